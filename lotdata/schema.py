@@ -1,0 +1,155 @@
+"""Arrow schemas of every table lotdata reads or writes: the single source of truth.
+
+Every table has a stable id column and keeps where each row came from. Steps talk to each other
+only through Parquet files with these schemas.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+import pyarrow as pa
+
+from lotdata.errors import InputError
+
+SCHEMA_VERSION = "1"
+
+#: mask tokens of the official LOT release, one per task (the release itself is inconsistent)
+MASK_TOKENS = {"clozet": "<mask>", "senpos": "[MASK]", "plotcom": "<MASK>"}
+
+STORY_STATUSES = ("raw", "clean", "accepted", "rejected", "rewritten")
+SPLITS = ("train", "val", "test")
+
+_str_list = pa.list_(pa.string())
+
+
+def _schema(name: str, fields: list[pa.Field]) -> pa.Schema:
+    return pa.schema(fields, metadata={"lotdata.table": name, "lotdata.schema_version": SCHEMA_VERSION})
+
+
+STORIES = _schema(
+    "stories",
+    [
+        pa.field("story_id", pa.string(), nullable=False),  # sha256 of the normalised text, 16 hex
+        pa.field("title", pa.string()),
+        pa.field("text", pa.string(), nullable=False),  # normalised text
+        pa.field("sentences", _str_list, nullable=False),  # join(sentences) == text
+        pa.field("lang", pa.string(), nullable=False),  # zh | en
+        pa.field("source", pa.string(), nullable=False),  # site or corpus name
+        pa.field("source_id", pa.string()),  # the id the source gave the story, if any
+        pa.field("url", pa.string()),  # page URL, or file path (+ #row) for local corpora
+        pa.field("license", pa.string()),
+        pa.field("fetched_at", pa.string()),  # ISO 8601 UTC for crawled pages, null for local files
+        pa.field("status", pa.string(), nullable=False),
+        pa.field("flags", _str_list, nullable=False),
+    ],
+)
+
+SENPOS = _schema(
+    "senpos",
+    [
+        pa.field("example_id", pa.string(), nullable=False),
+        pa.field("story_id", pa.string(), nullable=False),
+        pa.field("split", pa.string(), nullable=False),
+        pa.field("sentences", _str_list, nullable=False),  # the paragraph without the removed sentence
+        pa.field("removed", pa.string(), nullable=False),
+        pa.field("label", pa.int32(), nullable=False),  # true gap, counted from 1 as in LOT
+        pa.field("n_candidates", pa.int32(), nullable=False),  # gaps between adjacent sentences
+        pa.field("refined", pa.bool_(), nullable=False),
+        pa.field("lang", pa.string(), nullable=False),
+    ],
+)
+
+PLOTCOM = _schema(
+    "plotcom",
+    [
+        pa.field("example_id", pa.string(), nullable=False),
+        pa.field("story_id", pa.string(), nullable=False),
+        pa.field("split", pa.string(), nullable=False),
+        pa.field("context", pa.string(), nullable=False),  # story with one <MASK>
+        pa.field("target", pa.string(), nullable=False),
+        pa.field("mask_sentence_index", pa.int32()),  # null when imported
+        pa.field("lang", pa.string(), nullable=False),
+    ],
+)
+
+OUTGEN = _schema(
+    "outgen",
+    [
+        pa.field("example_id", pa.string(), nullable=False),
+        pa.field("story_id", pa.string(), nullable=False),
+        pa.field("split", pa.string(), nullable=False),
+        pa.field("title", pa.string()),  # null when the source has none
+        pa.field("outline", _str_list, nullable=False),  # shuffled phrases
+        pa.field("story", pa.string(), nullable=False),
+        pa.field("lang", pa.string(), nullable=False),
+    ],
+)
+
+CLOZET = _schema(
+    "clozet",
+    [
+        pa.field("example_id", pa.string(), nullable=False),
+        pa.field("story_id", pa.string(), nullable=False),
+        pa.field("split", pa.string(), nullable=False),
+        pa.field("context", pa.string(), nullable=False),  # story with one <mask>
+        pa.field("candidates", _str_list, nullable=False),  # exactly 2
+        pa.field("label", pa.int32(), nullable=False),  # index into candidates (0 or 1)
+        pa.field("mask_sentence_index", pa.int32()),
+        pa.field("annotator", pa.string()),  # annotation provenance; null for imported rows
+        pa.field("annotation_id", pa.string()),
+        pa.field("lang", pa.string(), nullable=False),
+    ],
+)
+
+QUARANTINE = _schema(
+    "quarantine",
+    [
+        pa.field("path", pa.string(), nullable=False),
+        pa.field("row", pa.int64()),  # 1-based line or record number; null for whole-file problems
+        pa.field("reason", pa.string(), nullable=False),
+        pa.field("raw", pa.string()),  # the offending record, truncated
+    ],
+)
+
+TASK_SCHEMAS: dict[str, pa.Schema] = {
+    "senpos": SENPOS,
+    "plotcom": PLOTCOM,
+    "outgen": OUTGEN,
+    "clozet": CLOZET,
+}
+
+ALL_SCHEMAS: dict[str, pa.Schema] = {"stories": STORIES, "quarantine": QUARANTINE, **TASK_SCHEMAS}
+
+
+def table_from_rows(rows: Iterable[Mapping[str, Any]], schema: pa.Schema) -> pa.Table:
+    """Build a table with exactly `schema`'s columns, in its order; unknown keys are an error."""
+    rows = list(rows)
+    names = schema.names
+    for i, row in enumerate(rows):
+        extra = set(row) - set(names)
+        if extra:
+            raise ValueError(f"row {i} has columns not in the {schema.metadata[b'lotdata.table'].decode()} schema: {sorted(extra)}")
+    columns = {name: [row.get(name) for row in rows] for name in names}
+    return pa.Table.from_pydict(columns, schema=schema)
+
+
+def check_table(table: pa.Table, schema: pa.Schema, path: str = "<table>") -> pa.Table:
+    """Check that a table read from disk has the columns of `schema`; cast it to the exact schema."""
+    missing = [n for n in schema.names if n not in table.column_names]
+    if missing:
+        name = schema.metadata[b"lotdata.table"].decode()
+        raise InputError(f"not a '{name}' table: missing columns {missing}", path=path)
+    table = table.select(schema.names)
+    try:
+        return table.cast(schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as exc:
+        raise InputError(f"columns do not match the schema: {exc}", path=path) from exc
+
+
+def table_kind(schema_or_table: pa.Schema | pa.Table) -> str | None:
+    """The table name stored in the schema metadata ('stories', 'senpos', ...), if any."""
+    schema = schema_or_table.schema if isinstance(schema_or_table, pa.Table) else schema_or_table
+    meta = schema.metadata or {}
+    value = meta.get(b"lotdata.table")
+    return value.decode() if value else None

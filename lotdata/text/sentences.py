@@ -1,0 +1,175 @@
+"""Sentence splitting and short-sentence merging, Chinese and English.
+
+The splitters are lossless: ``join_sentences(split_sentences(t, lang), lang) == t`` for normalised
+text ``t`` (Chinese joins with "", English with one space). That is what lets a builder remove a
+sentence and a test put it back to get the paragraph exactly.
+
+Chinese rules:
+* a sentence ends after 。！？!? (a run of them counts once: ！？！, 。。) and after the closing
+  quotes and brackets that follow (”’」』）》);
+* inside a matched pair of quotes or brackets there is no boundary, so “你好！今天真好。”他说。
+  is never cut into the fragment “你好！; the quoted speech ends its sentence when it closes on a
+  terminal mark (…叫唤。” | 她说…);
+* …… ends a sentence only when a closing quote, an opening quote or the end of the text follows it;
+  elsewhere it is a pause inside the sentence;
+* unmatched quotes (common in crawled text) are ignored for this purpose rather than swallowing
+  the rest of the story.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lotdata.text.normalize import count_chars
+
+_ZH_TERMINAL = set("。！？!?")
+_ELLIPSIS = "…"
+_OPENERS = {"“": "”", "‘": "’", "「": "」", "『": "』", "（": "）", "(": ")", "《": "》", "【": "】"}
+_CLOSERS = {v: k for k, v in _OPENERS.items()}
+
+
+def join_sentences(sentences: list[str], lang: str) -> str:
+    return ("" if lang == "zh" else " ").join(sentences)
+
+
+def _matched_pairs(text: str) -> set[int]:
+    """Positions of quote/bracket characters that belong to a matched pair."""
+    stack: list[int] = []
+    matched: set[int] = set()
+    for i, ch in enumerate(text):
+        if ch in _OPENERS:
+            stack.append(i)
+        elif ch in _CLOSERS:
+            # pop until the matching opener; openers skipped over were never closed
+            for depth in range(len(stack) - 1, -1, -1):
+                if text[stack[depth]] == _CLOSERS[ch]:
+                    matched.add(stack[depth])
+                    matched.add(i)
+                    del stack[depth:]
+                    break
+    return matched
+
+
+def split_zh(text: str) -> list[str]:
+    matched = _matched_pairs(text)
+    sentences: list[str] = []
+    start, depth, i, n = 0, 0, 0, len(text)
+
+    def cut(end: int) -> None:
+        nonlocal start
+        if end > start:
+            sentences.append(text[start:end])
+        start = end
+
+    while i < n:
+        ch = text[i]
+        if ch in _OPENERS and i in matched:
+            depth += 1
+        elif ch in _CLOSERS and i in matched:
+            depth -= 1
+            if depth == 0 and _ends_on_terminal(text, start, i):
+                j = _skip_closers(text, i + 1)
+                cut(j)
+                i = j
+                continue
+        elif depth == 0 and ch in _ZH_TERMINAL:
+            j = i
+            while j < n and text[j] in _ZH_TERMINAL:
+                j += 1
+            j = _skip_unmatched_closers(text, j, matched)
+            cut(j)
+            i = j
+            continue
+        elif depth == 0 and ch == _ELLIPSIS:
+            j = i
+            while j < n and text[j] in (_ELLIPSIS, *_ZH_TERMINAL):
+                j += 1
+            if j >= n or text[j] in _OPENERS or text[j] in _CLOSERS:
+                j = _skip_unmatched_closers(text, j, matched)
+                cut(j)
+                i = j
+                continue
+            i = j
+            continue
+        i += 1
+    cut(n)
+    return sentences
+
+
+def _ends_on_terminal(text: str, start: int, close_at: int) -> bool:
+    """True when the characters before the closing quote at `close_at` end on a terminal mark."""
+    k = close_at - 1
+    while k >= start and text[k] in _CLOSERS:
+        k -= 1
+    return k >= start and (text[k] in _ZH_TERMINAL or text[k] == _ELLIPSIS)
+
+
+def _skip_closers(text: str, j: int) -> int:
+    while j < len(text) and text[j] in _CLOSERS:
+        j += 1
+    return j
+
+
+def _skip_unmatched_closers(text: str, j: int, matched: set[int]) -> int:
+    while j < len(text) and text[j] in _CLOSERS and j not in matched:
+        j += 1
+    return j
+
+
+_EN_ABBREVIATIONS = {
+    "mr", "mrs", "ms", "dr", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "u.s", "a.m", "p.m",
+    "no", "mt", "prof", "inc", "ltd", "co", "ave", "sgt", "capt", "gen", "col", "lt",
+}
+_EN_BOUNDARY = re.compile(r"""[.!?]+["'”’)\]]*(?=\s+\S)""")
+
+
+def split_en(text: str) -> list[str]:
+    quote_balanced = text.count('"') % 2 == 0
+    sentences: list[str] = []
+    start = 0
+    for match in _EN_BOUNDARY.finditer(text):
+        end = match.end()
+        if quote_balanced and text[start:end].count('"') % 2 == 1 and not match.group().endswith('"'):
+            continue  # inside a quotation
+        prefix = text[start : match.start()]
+        last_word = re.split(r"\s", prefix)[-1].lower() if prefix else ""
+        if match.group().startswith(".") and (
+            last_word in _EN_ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha())
+        ):
+            continue
+        nxt = text[end:].lstrip()[:1]
+        if nxt.islower():
+            continue
+        sentences.append(text[start:end])
+        start = end
+        while start < len(text) and text[start].isspace():
+            start += 1
+    if start < len(text):
+        sentences.append(text[start:])
+    return sentences
+
+
+def split_sentences(text: str, lang: str) -> list[str]:
+    """Split normalised text into sentences (lossless; see the module docstring)."""
+    if not text:
+        return []
+    return split_zh(text) if lang == "zh" else split_en(text)
+
+
+def merge_short_sentences(sentences: list[str], lang: str, min_chars: int = 10) -> list[str]:
+    """Merge every sentence under `min_chars` content characters into its neighbour.
+
+    A short sentence joins the one before it (speech tags such as 他说。 and replies such as 好吧。
+    belong to what precedes them); a short first sentence joins the one after it (LOT footnote 3).
+    """
+    sep = "" if lang == "zh" else " "
+    out: list[str] = []
+    for sentence in sentences:
+        if out and count_chars(sentence) < min_chars:
+            out[-1] = out[-1] + sep + sentence
+        else:
+            out.append(sentence)
+    if len(out) >= 2 and count_chars(out[0]) < min_chars:
+        out[1] = out[0] + sep + out[1]
+        del out[0]
+    return out
