@@ -1,0 +1,250 @@
+"""The `lotdata` command line: parse, call a stage, print a one-screen summary.
+
+Exit codes: 0 success; 1 a problem lotdata explains (bad parameter, missing file); 2 usage error;
+3 bad input data (the message names the file and row); 4 an optional package is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, List, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from lotdata import __version__
+from lotdata.errors import LotdataError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Build and audit story benchmarks (LOT, Story Cloze).")
+build_app = typer.Typer(no_args_is_help=True, help="Build a task dataset from a stories table.")
+import_app = typer.Typer(no_args_is_help=True, help="Import datasets in other formats.")
+export_app = typer.Typer(no_args_is_help=True, help="Export datasets to other formats.")
+app.add_typer(build_app, name="build")
+app.add_typer(import_app, name="import")
+app.add_typer(export_app, name="export")
+
+console = Console(stderr=True)
+out_console = Console()
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    """Turn lotdata's own errors into a one-line message and a stable exit code."""
+    try:
+        yield
+    except LotdataError as exc:
+        console.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(exc.exit_code)
+    except (ValueError, FileNotFoundError) as exc:
+        console.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(1)
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
+
+
+def _summary_table(title: str, rows: dict) -> Table:
+    table = Table(title=title, show_header=False)
+    for key, value in rows.items():
+        table.add_row(str(key), json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value))
+    return table
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
+    if version:
+        out_console.print(f"lotdata {__version__}")
+        raise typer.Exit(0)
+
+
+@app.command("read")
+def read_cmd(
+    files: List[str] = typer.Argument(..., help="Corpus files (or lotdata:sample for the embedded corpus)."),
+    out: Path = typer.Option(..., "--out", help="stories Parquet file to write."),
+    fmt: Optional[str] = typer.Option(None, "--format", help="txt, jsonl, csv, parquet, rocstories, roc_lines, storycloze, cmrc (default: detect)."),
+    lang: Optional[str] = typer.Option(None, "--lang", help="zh or en (default: detect per story)."),
+    source: Optional[str] = typer.Option(None, "--source", help="Source name stored with every story."),
+    license: Optional[str] = typer.Option(None, "--license", help="License stored with every story."),
+) -> None:
+    """Read local corpora into a stories table; rejected records go to OUT.quarantine.parquet."""
+    from lotdata.pipeline import quarantine_path_for, read_step
+
+    with _errors():
+        summary = read_step(files, out, fmt=fmt, lang=lang, source=source, license=license)
+    summary["out"] = str(out)
+    if summary["quarantine"]:
+        summary["quarantine_file"] = str(quarantine_path_for(out))
+    out_console.print(_summary_table("lotdata read", summary))
+
+
+def _build(task: str, stories: List[Path], out: Path, n: Optional[int], seed: int, split: str, params: dict, lot_jsonl: bool) -> None:
+    from lotdata.tasks.build import build_dataset
+
+    with _errors(), _progress() as progress:
+        bar = progress.add_task(f"build {task}", total=None)
+        report = build_dataset(
+            task, stories, out, n=n, seed=seed, split=split, params=params, lot_jsonl=lot_jsonl,
+            progress=lambda k: progress.advance(bar, k),
+            on_start=lambda total: progress.update(bar, total=total),
+        )
+    out_console.print(_summary_table(f"lotdata build {task} -> {out}", {**report.rows_per_split, **report.stats}))
+
+
+_STORIES = typer.Option(..., "--stories", help="stories Parquet file(s).")
+_OUT = typer.Option(..., "--out", help="Dataset folder to write.")
+_N = typer.Option(None, "--n", help="At most this many examples in all (whole stories first, seeded order).")
+_SEED = typer.Option(0, "--seed")
+_SPLIT = typer.Option("train=0.8,val=0.1,test=0.1", "--split", help="Ratios (train=0.8,val=0.1,test=0.1) or sizes in examples (val=800,test=863).")
+_LOT = typer.Option(True, "--lot-jsonl/--no-lot-jsonl", help="Also write OUT/lot/{split}.jsonl in the official LOT format.")
+_MIN_CHARS = typer.Option(10, "--min-chars", help="Sentences shorter than this are merged; the removed one is at least this long.")
+_MAX_WORDS = typer.Option(500, "--max-words", help="Paragraphs (stories) must have fewer jieba words than this.")
+
+
+@build_app.command("senpos")
+def build_senpos(
+    stories: List[Path] = _STORIES, out: Path = _OUT, n: Optional[int] = typer.Option(20000, "--n"),
+    seed: int = _SEED, split: str = _SPLIT, lot_jsonl: bool = _LOT,
+    min_chars: int = _MIN_CHARS, max_words: int = _MAX_WORDS,
+    min_candidates: int = typer.Option(2, "--min-candidates", help="Fewest candidate gaps an example may have."),
+) -> None:
+    """SenPos: one inner sentence removed; every gap between adjacent sentences is a candidate."""
+    _build("senpos", stories, out, n, seed, split, {"min_chars": min_chars, "max_words": max_words, "min_candidates": min_candidates}, lot_jsonl)
+
+
+@build_app.command("plotcom")
+def build_plotcom(
+    stories: List[Path] = _STORIES, out: Path = _OUT, n: Optional[int] = _N, seed: int = _SEED,
+    split: str = _SPLIT, lot_jsonl: bool = _LOT, min_chars: int = _MIN_CHARS, max_words: int = _MAX_WORDS,
+) -> None:
+    """PlotCom (training construction): one random inner sentence replaced by <MASK>."""
+    _build("plotcom", stories, out, n, seed, split, {"min_chars": min_chars, "max_words": max_words}, lot_jsonl)
+
+
+@build_app.command("outgen")
+def build_outgen(
+    stories: List[Path] = _STORIES, out: Path = _OUT, n: Optional[int] = _N, seed: int = _SEED,
+    split: str = _SPLIT, lot_jsonl: bool = _LOT,
+    max_phrases: int = typer.Option(8, "--max-phrases"), max_phrase_words: int = typer.Option(8, "--max-phrase-words"),
+) -> None:
+    """OutGen: title + shuffled RAKE outline -> story."""
+    _build("outgen", stories, out, n, seed, split, {"max_phrases": max_phrases, "max_words": max_phrase_words}, lot_jsonl)
+
+
+@import_app.command("lot")
+def import_lot_cmd(
+    files: List[Path] = typer.Argument(..., help="LOT jsonl files (train/val/test by name) or a folder holding them."),
+    task: str = typer.Option(..., "--task", help="clozet, senpos, plotcom or outgen."),
+    out: Path = _OUT,
+    split: Optional[str] = typer.Option(None, "--split", help="Split of the file(s) when the name does not tell (default train)."),
+) -> None:
+    """Import the official LOT jsonl format into a dataset folder."""
+    from lotdata.tasks.build import import_lot
+
+    with _errors():
+        report = import_lot(files, task, out, split=split)
+    out_console.print(_summary_table(f"lotdata import lot ({task}) -> {out}", report.rows_per_split))
+
+
+@export_app.command("lot")
+def export_lot_cmd(
+    folder: Path = typer.Argument(..., help="Dataset folder."),
+    out: Path = typer.Option(..., "--out", help="Folder for train.jsonl, val.jsonl, test.jsonl."),
+    include_empty: bool = typer.Option(False, "--include-empty", help="Write empty files for empty splits."),
+) -> None:
+    """Export a dataset folder in the official LOT jsonl format."""
+    from lotdata.tasks.build import export_lot
+
+    with _errors():
+        written = export_lot(folder, out, include_empty=include_empty)
+    out_console.print(_summary_table(f"lotdata export lot -> {out}", written))
+
+
+@app.command("stats")
+def stats_cmd(
+    folder: Path = typer.Argument(..., help="Dataset folder."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the statistics as JSON here ('-' for stdout only)."),
+) -> None:
+    """LOT Table 3 statistics of a dataset, per split."""
+    from lotdata.io import write_text
+    from lotdata.tasks.stats import dataset_stats
+
+    with _errors():
+        stats = dataset_stats(folder)
+    if json_out is not None and str(json_out) == "-":
+        sys.stdout.write(json.dumps(stats, ensure_ascii=False, indent=2) + "\n")
+        return
+    splits = list(stats["splits"])
+    table = Table(title=f"{stats['task']} — {folder}")
+    table.add_column("statistic")
+    for split in splits:
+        table.add_column(split, justify="right")
+    keys = list(next(iter(stats["splits"].values()), {}).keys())
+    for key in keys:
+        table.add_row(key, *(str(stats["splits"][s].get(key, "")) for s in splits))
+    out_console.print(table)
+    if json_out is not None:
+        write_text(json.dumps(stats, ensure_ascii=False, indent=2) + "\n", json_out)
+
+
+@app.command("run")
+def run_cmd(
+    recipe: str = typer.Argument(..., help="A recipe TOML path, or a shipped recipe's name (demo, senpos, ...)."),
+    out_root: Optional[Path] = typer.Option(None, "--out", help="Output folder (default: the recipe's `out`)."),
+    force: bool = typer.Option(False, "--force", help="Re-run steps already marked done."),
+) -> None:
+    """Run a recipe; steps already done with the same inputs and parameters are skipped."""
+    from lotdata.pipeline import run_recipe
+    from lotdata.resources import resolve_recipe
+
+    table = Table(title=f"lotdata run {recipe}")
+    for column in ("step", "status", "output", "summary"):
+        table.add_column(column)
+
+    def show(result) -> None:
+        status = "skipped (done)" if result.skipped else "done"
+        brief = {k: v for k, v in result.summary.items() if k in ("stories", "quarantine", "rows", "stories_dropped", "seconds")}
+        table.add_row(result.name, status, ", ".join(map(str, result.outputs)), json.dumps(brief, ensure_ascii=False))
+        console.print(f"[green]✓[/] {result.name}: {status}")
+
+    with _errors(), _progress() as progress:
+        def factory(task: str):
+            bar = progress.add_task(f"build {task}", total=None)
+            return (lambda total: progress.update(bar, total=total)), (lambda k: progress.advance(bar, k))
+
+        run_recipe(resolve_recipe(recipe), out_root=out_root, force=force, on_step=show, progress_factory=factory)
+    out_console.print(table)
+
+
+@app.command("demo")
+def demo_cmd(
+    out_root: Path = typer.Option(Path("out/demo"), "--out", help="Output folder."),
+    force: bool = typer.Option(False, "--force"),
+) -> None:
+    """The main job on the embedded sample corpus: read, build SenPos/PlotCom/OutGen, print Table 3."""
+    run_cmd("demo", out_root, force)
+    for task in ("senpos", "plotcom", "outgen"):
+        folder = out_root / task
+        if folder.exists():
+            stats_cmd(folder, None)
+
+
+def main() -> None:  # pragma: no cover - console script entry
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,45 @@
+"""PlotCom training examples: one random inner sentence removed and replaced by <MASK>.
+
+Val/test come from ClozeT right candidates (LOT Section 3.3), not from this builder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from lotdata.schema import MASK_TOKENS
+from lotdata.tasks.common import StoryOutcome, inner_candidates, merged_sentences, story_rng
+from lotdata.text import count_words, join_sentences
+
+TASK = "plotcom"
+MASK = MASK_TOKENS[TASK]
+
+
+@dataclass(frozen=True)
+class PlotcomParams:
+    min_chars: int = 10
+    max_words: int = 500
+
+
+def plotcom_examples(story: Mapping[str, Any], params: PlotcomParams, seed: int) -> StoryOutcome:
+    lang = story["lang"]
+    sentences = merged_sentences(story, params.min_chars)
+    if len(sentences) < 3:
+        return StoryOutcome(dropped="too_few_sentences")
+    if count_words(story["text"], lang) >= params.max_words:
+        return StoryOutcome(dropped="too_long")
+    eligible = inner_candidates(sentences, params.min_chars)
+    if not eligible:
+        return StoryOutcome(dropped="no_eligible_sentence")
+    at = story_rng(seed, TASK, story["story_id"]).choice(eligible)
+    context = join_sentences(sentences[:at] + [MASK] + sentences[at + 1 :], lang)
+    example = {
+        "example_id": f"{TASK}-{story['story_id']}-0",
+        "story_id": story["story_id"],
+        "context": context,
+        "target": sentences[at],
+        "mask_sentence_index": at,
+        "lang": lang,
+    }
+    return StoryOutcome(examples=[example])

@@ -1,0 +1,78 @@
+"""SenPos: remove one inner sentence of a paragraph; every gap between adjacent sentences is a candidate.
+
+Rules (LOT Section 3.2 and footnote 3): paragraphs under 500 words; sentences under 10 characters are
+merged with a neighbour; the removed sentence has at least 10 characters and is never the first or
+last; the label counts the gaps from 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from lotdata.tasks.common import StoryOutcome, inner_candidates, merged_sentences, story_rng
+from lotdata.text import count_words
+
+TASK = "senpos"
+
+
+@dataclass(frozen=True)
+class SenposParams:
+    min_chars: int = 10
+    max_words: int = 500
+    min_candidates: int = 2
+
+
+def paragraphs(sentences: list[str], lang: str, max_words: int) -> list[list[str]]:
+    """Cut a story into consecutive runs of sentences, each under `max_words` words.
+
+    A story under the limit is one paragraph; a longer one is cut greedily. A single sentence over
+    the limit starts and ends its own run (and is dropped later for having no gap).
+    """
+    runs: list[list[str]] = [[]]
+    words = 0
+    for sentence in sentences:
+        n = count_words(sentence, lang)
+        if runs[-1] and words + n >= max_words:
+            runs.append([])
+            words = 0
+        runs[-1].append(sentence)
+        words += n
+    return [run for run in runs if run]
+
+
+def senpos_examples(story: Mapping[str, Any], params: SenposParams, seed: int) -> StoryOutcome:
+    lang = story["lang"]
+    sentences = merged_sentences(story, params.min_chars)
+    outcome = StoryOutcome()
+    reasons = []
+    for part, para in enumerate(paragraphs(sentences, lang, params.max_words)):
+        if len(para) - 2 < params.min_candidates:
+            reasons.append("too_few_sentences")
+            continue
+        eligible = inner_candidates(para, params.min_chars)
+        if not eligible:
+            reasons.append("no_eligible_sentence")
+            continue
+        removed_at = story_rng(seed, TASK, story["story_id"], part).choice(eligible)
+        remaining = para[:removed_at] + para[removed_at + 1 :]
+        outcome.examples.append(
+            {
+                "example_id": f"{TASK}-{story['story_id']}-{part}",
+                "story_id": story["story_id"],
+                "sentences": remaining,
+                "removed": para[removed_at],
+                "label": removed_at,  # gap k sits between remaining[k-1] and remaining[k]
+                "n_candidates": len(remaining) - 1,
+                "refined": False,
+                "lang": lang,
+            }
+        )
+    if not outcome.examples:
+        outcome.dropped = reasons[0] if reasons else "empty"
+    return outcome
+
+
+def reinsert(sentences: list[str], removed: str, label: int) -> list[str]:
+    """Put the removed sentence back at gap `label` (counted from 1)."""
+    return sentences[:label] + [removed] + sentences[label:]
