@@ -12,7 +12,7 @@ from lotdata.pipeline import read_step
 from lotdata.tasks.build import build_dataset, read_dataset
 from lotdata.tasks.senpos import reinsert
 from lotdata.tasks.stats import dataset_stats
-from lotdata.text import count_chars, join_sentences
+from lotdata.text import count_chars, join_sentences, merge_short_sentences
 
 
 @pytest.fixture(scope="module")
@@ -42,10 +42,17 @@ def test_rocstories_english_senpos_and_plotcom(roc_stories: Path, tmp_path: Path
     senpos = build_dataset("senpos", [roc_stories], tmp_path / "senpos", seed=11)
     assert sum(senpos.rows_per_split.values()) >= 4900
     _assert_grouped(tmp_path / "senpos")
+    five_sentence = three_gaps = 0
     for row in read_dataset(tmp_path / "senpos")["test"].to_pylist():
-        assert join_sentences(reinsert(row["sentences"], row["removed"], row["label"]), "en") == stories[row["story_id"]]["text"]
-        if len(stories[row["story_id"]]["sentences"]) == 5:
-            assert row["n_candidates"] == 3  # five-sentence stories: four left, three gaps
+        story = stories[row["story_id"]]
+        assert join_sentences(reinsert(row["sentences"], row["removed"], row["label"]), "en") == story["text"]
+        # the whole story is one paragraph: every merged sentence but the removed one stays, gaps between them
+        assert row["n_candidates"] == len(merge_short_sentences(story["sentences"], "en", 10)) - 2
+        if len(story["sentences"]) == 5:
+            five_sentence += 1
+            three_gaps += row["n_candidates"] == 3
+    # a five-sentence story keeps its three gaps unless a sentence under 10 letters ("It went in!") was merged
+    assert five_sentence > 450 and three_gaps / five_sentence > 0.98
     plotcom = build_dataset("plotcom", [roc_stories], tmp_path / "plotcom", seed=11)
     assert sum(plotcom.rows_per_split.values()) >= 4900
     _assert_grouped(tmp_path / "plotcom")

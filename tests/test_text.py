@@ -51,6 +51,14 @@ def test_en_splitter_abbreviations_and_quotes():
     ]
 
 
+def test_en_splitter_no_and_single_letters():
+    # "no." ends a sentence unless a number follows; a lower-case single letter is no initial
+    assert split_sentences("They said no. So she went. See No. 5 now.", "en") == [
+        "They said no.", "So she went.", "See No. 5 now."]
+    assert split_sentences("She fixed the w. She smiled.", "en") == ["She fixed the w.", "She smiled."]
+    assert split_sentences("Ask J. Smith. He knows.", "en") == ["Ask J. Smith.", "He knows."]
+
+
 def test_normalise_zh_deletes_spaces_and_keeps_fullwidth_punctuation():
     assert normalize_text("小 猴 呢 ， 整天 从 这 棵 树 跳 到 那 棵 树 !") == "小猴呢，整天从这棵树跳到那棵树！"
     assert normalize_text("他用 iPhone 12 拍照，ＡＢＣ１２３") == "他用iPhone 12拍照，ABC123"

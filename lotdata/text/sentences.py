@@ -118,9 +118,23 @@ def _skip_unmatched_closers(text: str, j: int, matched: set[int]) -> int:
 
 _EN_ABBREVIATIONS = {
     "mr", "mrs", "ms", "dr", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "u.s", "a.m", "p.m",
-    "no", "mt", "prof", "inc", "ltd", "co", "ave", "sgt", "capt", "gen", "col", "lt",
+    "mt", "prof", "inc", "ltd", "co", "ave", "sgt", "capt", "gen", "col", "lt",
 }
 _EN_BOUNDARY = re.compile(r"""[.!?]+["'”’)\]]*(?=\s+\S)""")
+
+
+def _is_abbreviation(word: str, next_char: str) -> bool:
+    """Whether `word` followed by "." is an abbreviation rather than the end of a sentence.
+
+    "No." counts only before a number ("No. 5"), so "She said no. Then..." still splits; a single
+    letter counts only in upper case (an initial: "J. K. Rowling"), so a cut word ("w.") does not.
+    """
+    lower = word.lower()
+    if lower == "no":
+        return next_char.isdigit()
+    if len(word) == 1:
+        return word.isalpha() and word.isupper()
+    return lower in _EN_ABBREVIATIONS
 
 
 def split_en(text: str) -> list[str]:
@@ -132,12 +146,10 @@ def split_en(text: str) -> list[str]:
         if quote_balanced and text[start:end].count('"') % 2 == 1 and not match.group().endswith('"'):
             continue  # inside a quotation
         prefix = text[start : match.start()]
-        last_word = re.split(r"\s", prefix)[-1].lower() if prefix else ""
-        if match.group().startswith(".") and (
-            last_word in _EN_ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha())
-        ):
-            continue
+        last_word = re.split(r"\s", prefix)[-1] if prefix else ""
         nxt = text[end:].lstrip()[:1]
+        if match.group().startswith(".") and _is_abbreviation(last_word, nxt):
+            continue
         if nxt.islower():
             continue
         sentences.append(text[start:end])
