@@ -194,10 +194,14 @@ def stats_cmd(
         table.add_column(split, justify="right")
     keys = list(next(iter(stats["splits"].values()), {}).keys())
     for key in keys:
-        table.add_row(key, *(str(stats["splits"][s].get(key, "")) for s in splits))
+        table.add_row(key, *_cells(stats["splits"][s].get(key) for s in splits))
     out_console.print(table)
     if json_out is not None:
         write_text(json.dumps(stats, ensure_ascii=False, indent=2) + "\n", json_out)
+
+
+def _cells(values) -> list[str]:
+    return ["–" if value is None else str(value) for value in values]
 
 
 @app.command("run")

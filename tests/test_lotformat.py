@@ -32,6 +32,11 @@ def test_outgen_dev_round_trips_without_title(shared_data: Path, tmp_path: Path)
     import_lot([original], "outgen", tmp_path / "ds")  # dev.jsonl -> val
     tables = read_dataset(tmp_path / "ds")
     assert tables["val"].num_rows == 111 and tables["train"].num_rows == 0
+    from lotdata.tasks.stats import dataset_stats
+
+    stats = dataset_stats(tmp_path / "ds")["splits"]["val"]
+    assert stats["avg_words_title"] is None  # no titles in the file: not 0
+    assert 7 <= stats["avg_phrases_outline"] <= 8 and 2 <= stats["avg_words_per_phrase"] <= 4
     export_lot(tmp_path / "ds", tmp_path / "export")
     assert (tmp_path / "export" / "val.jsonl").read_bytes() == original.read_bytes()
     assert not (tmp_path / "export" / "train.jsonl").exists()

@@ -16,10 +16,10 @@ from lotdata.text.tokenize import tokenize
 REPO = Path(__file__).resolve().parents[1]
 LOT_DEV = REPO.parent / "shared" / "data" / "lot_outgen_dev" / "dev.jsonl"
 
-# agreement reached on dev.jsonl when this was written: share 0.567, Jaccard 0.407, char recall 0.649
-MIN_SHARE = 0.54
-MIN_JACCARD = 0.38
-MIN_CHAR_RECALL = 0.62
+# agreement reached on dev.jsonl when this was written: share 0.591, Jaccard 0.432, char recall 0.671
+MIN_SHARE = 0.575
+MIN_JACCARD = 0.415
+MIN_CHAR_RECALL = 0.655
 
 ZH_STORIES = [
     "从前，山脚下住着一位勤劳的老木匠。他每天天不亮就起床，背着工具箱走进深山砍柴。有一年冬天，"
@@ -56,6 +56,13 @@ def test_zh_outline_properties(text: str) -> None:
         assert len(tokenize(phrase, "zh")) <= 8
         assert not any(ch.isspace() for ch in phrase)
         assert phrase not in load_stopwords("zh")
+
+
+@pytest.mark.parametrize("text", ZH_STORIES[:3] + [EN_STORY])
+def test_no_phrase_nested_in_another(text: str) -> None:
+    outline = extract_outline(text, "en" if text is EN_STORY else "zh", max_phrases=20)
+    assert outline
+    assert not [(a, b) for a in outline for b in outline if a != b and a in b]
 
 
 def test_zh_outline_is_not_trivial() -> None:
@@ -191,8 +198,9 @@ def test_agreement_with_lot_outlines() -> None:
     assert result["share"] >= MIN_SHARE, result
     assert result["story_overlap_mean"] >= MIN_JACCARD, result
     assert result["char_recall"] >= MIN_CHAR_RECALL, result
-    # every outline of a real story obeys the limits too
-    for story in stories[:40]:
+    # every outline of a real story obeys the limits too, and like LOT's never nests one phrase in another
+    for story in stories:
         outline = extract_outline(story, "zh", rng=random.Random(0))
         assert len(outline) <= 8
         assert all(p in story and " " not in p and len(tokenize(p, "zh")) <= 8 for p in outline)
+        assert not [(a, b) for a in outline for b in outline if a != b and a in b]

@@ -11,8 +11,8 @@ from lotdata.tasks.build import dataset_task, read_dataset
 from lotdata.text import join_sentences, split_sentences, tokenize
 
 
-def _avg(values: list[float]) -> float:
-    return round(mean(values), 2) if values else 0.0
+def _avg(values: list[float]) -> float | None:
+    return round(mean(values), 2) if values else None  # an average of nothing is undefined, not 0
 
 
 class _Vocab:
@@ -53,7 +53,8 @@ def split_stats(task: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
                 [len(vocab.words_of(c, r["lang"])) for r in rows for c in r["candidates"]]
             )
     elif task == "outgen":
-        result["avg_words_title"] = _avg([len(vocab.words_of(r["title"] or "", r["lang"])) for r in rows])
+        # over titled rows only: null, not 0, when the source has none (LOT's NLPCC OutGen files)
+        result["avg_words_title"] = _avg([len(vocab.words_of(r["title"], r["lang"])) for r in rows if r["title"]])
         result["avg_words_outline"] = _avg(
             [sum(len(vocab.words_of(p, r["lang"])) for p in r["outline"]) for r in rows]
         )
