@@ -24,7 +24,6 @@ How this module does it (choices tuned against LOT's own outlines, see benchmark
 
 from __future__ import annotations
 
-import logging
 import random
 import unicodedata
 from dataclasses import dataclass, replace
@@ -35,27 +34,12 @@ from typing import Iterable
 from rake_nltk import Metric, Rake
 
 from lotdata.text.sentences import split_sentences
-from lotdata.text.tokenize import _load as _load_tokenizer
-from lotdata.text.tokenize import register_tokenizer, tokenize
+from lotdata.text.tokenize import get_tokenizer
+from lotdata.text.tokenize import tokenize
 
 __all__ = [
     "DEFAULT_CONFIG", "Metric", "OutlineConfig", "extract_outline", "load_stopwords", "outline_agreement", "with_config",
 ]
-
-
-def _jieba_nohmm_factory():
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    jieba.initialize()
-
-    def cut(text: str) -> list[str]:
-        return [tok for tok in jieba.lcut(text, HMM=False) if tok.strip()]
-
-    return cut
-
-
-register_tokenizer("jieba-nohmm", _jieba_nohmm_factory)
 
 
 @dataclass(frozen=True)
@@ -103,8 +87,7 @@ def _is_punct(token: str) -> bool:
 
 def _word_tokenizer(lang: str, config: OutlineConfig):
     if lang == "zh" and config.tokenizer is not None:
-        cut = _load_tokenizer(config.tokenizer)
-        return cut
+        return get_tokenizer(config.tokenizer)
     return lambda s: tokenize(s, lang)
 
 

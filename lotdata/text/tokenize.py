@@ -27,19 +27,21 @@ def register_tokenizer(name: str, factory: Callable[[], Tokenizer]) -> None:
         _load.cache_clear()
 
 
-def _jieba_factory() -> Tokenizer:
+def _jieba_factory(hmm: bool = True) -> Tokenizer:
     import jieba
 
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()
 
     def cut(text: str) -> list[str]:
-        return [tok for tok in jieba.lcut(text) if tok.strip()]
+        return [tok for tok in jieba.lcut(text, HMM=hmm) if tok.strip()]
 
     return cut
 
 
 register_tokenizer("jieba", _jieba_factory)
+# HMM off: no new words guessed from characters; the OutGen outline uses it (it matches LOT's phrase boundaries)
+register_tokenizer("jieba-nohmm", lambda: _jieba_factory(hmm=False))
 
 
 @lru_cache(maxsize=None)
@@ -47,6 +49,11 @@ def _load(name: str) -> Tokenizer:
     if name not in _REGISTRY:
         raise ValueError(f"unknown tokenizer {name!r}; registered: {sorted(_REGISTRY)}")
     return _REGISTRY[name]()
+
+
+def get_tokenizer(name: str) -> Tokenizer:
+    """The registered Chinese tokenizer `name` (loaded once)."""
+    return _load(name)
 
 
 def set_tokenizer(name: str) -> None:
