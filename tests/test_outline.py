@@ -179,6 +179,8 @@ def test_agreement_measures_on_toy_data() -> None:
     ours = extract_outline(story, "zh")
     same = outline_agreement([story], [ours])
     assert same["reproduced"] == same["phrases"] == len(ours)
+    assert same["on_word_boundaries"] == len(ours)  # our phrases are runs of whole words
+    assert outline_agreement([story], [["匠冒着"]])["on_word_boundaries"] == 0  # starts inside 木匠
     assert same["share"] == 1.0 and same["story_overlap_mean"] == 1.0 and same["char_recall"] == 1.0
     other = outline_agreement([story], [[ours[0], "老木匠冒着风雪"]])
     assert other["phrases"] == 2 and other["reproduced"] == 1 and other["share"] == 0.5
@@ -195,6 +197,7 @@ def test_agreement_with_lot_outlines() -> None:
     stories = [row["story"] for row in rows]
     result = outline_agreement(stories, [row["outline"] for row in rows])
     assert result["phrases"] == sum(len(row["outline"]) for row in rows)
+    assert result["on_word_boundaries"] / result["phrases"] > 0.99  # LOT cut at jieba (HMM off) words too
     assert result["share"] >= MIN_SHARE, result
     assert result["story_overlap_mean"] >= MIN_JACCARD, result
     assert result["char_recall"] >= MIN_CHAR_RECALL, result

@@ -294,6 +294,22 @@ def _covered_chars(story: str, phrases: Iterable[str]) -> list[bool]:
     return covered
 
 
+def _word_boundaries(text: str, word_tokenizer) -> set[int]:
+    """Character offsets where a word of `text` starts or ends."""
+    bounds, pos = {0, len(text)}, 0
+    for word in word_tokenizer(text):
+        at = text.find(word, pos)
+        if at >= 0:
+            bounds.update((at, at + len(word)))
+            pos = at + len(word)
+    return bounds
+
+
+def _on_boundaries(story: str, phrase: str, bounds: set[int]) -> bool:
+    start = story.find(phrase)
+    return start >= 0 and start in bounds and start + len(phrase) in bounds
+
+
 def outline_agreement(stories: list[str], references: list[list[str]], **kw) -> dict:
     """How well our outlines reproduce reference (LOT) outlines of the same stories.
 
@@ -301,13 +317,16 @@ def outline_agreement(stories: list[str], references: list[list[str]], **kw) -> 
     outline of the same story; share = reproduced / phrases; precision = reproduced / our phrases;
     story_overlap_mean: mean Jaccard of the two phrase sets; char_recall: share of the reference
     phrases' characters (their occurrences in the story) that our phrases cover (a soft measure);
-    char_precision: the converse. Keyword arguments go to `extract_outline` (lang defaults to "zh").
+    char_precision: the converse; on_word_boundaries: reference phrases whose first occurrence starts
+    and ends on a word boundary of the outline's tokenizer (phrases we could produce at all).
+    Keyword arguments go to `extract_outline` (lang defaults to "zh").
     """
     if len(stories) != len(references):
         raise ValueError("stories and references differ in length")
     kw = dict(kw)
     lang = kw.pop("lang", "zh")
-    total = reproduced = ours_total = 0
+    word_tokenizer = _word_tokenizer(lang, kw.get("config") or DEFAULT_CONFIG)
+    total = reproduced = ours_total = aligned = 0
     jaccards: list[float] = []
     ref_chars = ref_covered = our_chars = our_covered = 0
     for story, ref in zip(stories, references):
@@ -316,6 +335,8 @@ def outline_agreement(stories: list[str], references: list[list[str]], **kw) -> 
         total += len(ref)
         ours_total += len(ours)
         reproduced += sum(1 for p in ref if p in our_set)
+        bounds = _word_boundaries(story, word_tokenizer)
+        aligned += sum(1 for p in ref if _on_boundaries(story, p, bounds))
         jaccards.append(_jaccard(ref_set, our_set))
         ref_mask = _covered_chars(story, ref_set)
         our_mask = _covered_chars(story, our_set)
@@ -333,6 +354,7 @@ def outline_agreement(stories: list[str], references: list[list[str]], **kw) -> 
         "story_overlap_mean": sum(jaccards) / len(jaccards) if jaccards else 0.0,
         "char_recall": ref_covered / ref_chars if ref_chars else 0.0,
         "char_precision": our_covered / our_chars if our_chars else 0.0,
+        "on_word_boundaries": aligned,
     }
 
 
