@@ -34,8 +34,7 @@ from typing import Iterable
 from rake_nltk import Metric, Rake
 
 from lotdata.text.sentences import split_sentences
-from lotdata.text.tokenize import get_tokenizer
-from lotdata.text.tokenize import tokenize
+from lotdata.text.tokenize import get_tokenizer, tokenize
 
 __all__ = [
     "DEFAULT_CONFIG", "Metric", "OutlineConfig", "extract_outline", "load_stopwords", "outline_agreement", "with_config",
