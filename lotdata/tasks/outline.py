@@ -90,10 +90,6 @@ def _word_tokenizer(lang: str, config: OutlineConfig):
     return lambda s: tokenize(s, lang)
 
 
-def _sentences(text: str, lang: str) -> list[str]:
-    return split_sentences(text, lang)
-
-
 @dataclass(frozen=True)
 class _Candidate:
     start: int
@@ -211,7 +207,7 @@ def _ranked(text: str, lang: str, max_words: int, config: OutlineConfig) -> list
         punctuations={"\x00"},  # punctuation is recognised by Unicode category in _sentence_candidates
         ranking_metric=config.metric,
         include_repeated_phrases=config.repeated,
-        sentence_tokenizer=lambda t: _sentences(t, lang),
+        sentence_tokenizer=lambda t: split_sentences(t, lang),
         word_tokenizer=word_tokenizer,
     )
     rake.extract_keywords_from_text(text)
