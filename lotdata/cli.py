@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import json
 import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, List, Optional
+from typing import List, Optional
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from lotdata import __version__
-from lotdata.errors import LotdataError
+from lotdata.clikit import console, out_console
+from lotdata.clikit import errors as _errors, progress as _progress, summary_table as _summary_table
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Build and audit story benchmarks (LOT, Story Cloze).")
 build_app = typer.Typer(no_args_is_help=True, help="Build a task dataset from a stories table.")
@@ -27,42 +25,6 @@ export_app = typer.Typer(no_args_is_help=True, help="Export datasets to other fo
 app.add_typer(build_app, name="build")
 app.add_typer(import_app, name="import")
 app.add_typer(export_app, name="export")
-
-console = Console(stderr=True)
-out_console = Console()
-
-
-@contextmanager
-def _errors() -> Iterator[None]:
-    """Turn lotdata's own errors into a one-line message and a stable exit code."""
-    try:
-        yield
-    except LotdataError as exc:
-        console.print(f"[bold red]error:[/] {exc}")
-        raise typer.Exit(exc.exit_code)
-    except (ValueError, FileNotFoundError) as exc:
-        console.print(f"[bold red]error:[/] {exc}")
-        raise typer.Exit(1)
-
-
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    )
-
-
-def _summary_table(title: str, rows: dict) -> Table:
-    table = Table(title=title, show_header=False)
-    for key, value in rows.items():
-        table.add_row(str(key), json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value))
-    return table
-
 
 @app.callback()
 def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:

@@ -6,7 +6,7 @@ Val/test come from ClozeT right candidates (LOT Section 3.3), not from this buil
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from lotdata.schema import MASK_TOKENS
 from lotdata.tasks.common import StoryOutcome, inner_candidates, merged_sentences, story_rng
@@ -43,3 +43,27 @@ def plotcom_examples(story: Mapping[str, Any], params: PlotcomParams, seed: int)
         "lang": lang,
     }
     return StoryOutcome(examples=[example])
+
+
+def plotcom_from_clozet(clozet_rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """PlotCom val/test rows from ClozeT rows (LOT Section 3.3): the story with the right candidate as target.
+
+    Each row keeps its ClozeT split and story id; the ClozeT mask becomes PlotCom's <MASK>.
+    """
+    clozet_mask = MASK_TOKENS["clozet"]
+    rows = []
+    for row in clozet_rows:
+        if row["context"].count(clozet_mask) != 1:
+            raise ValueError(f"ClozeT example {row['example_id']} has {row['context'].count(clozet_mask)} masks, expected 1")
+        rows.append(
+            {
+                "example_id": f"{TASK}-from-{row['example_id']}",
+                "story_id": row["story_id"],
+                "split": row["split"],
+                "context": row["context"].replace(clozet_mask, MASK),
+                "target": row["candidates"][row["label"]],
+                "mask_sentence_index": row.get("mask_sentence_index"),
+                "lang": row["lang"],
+            }
+        )
+    return rows
