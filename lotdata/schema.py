@@ -136,6 +136,10 @@ def table_from_rows(rows: Iterable[Mapping[str, Any]], schema: pa.Schema) -> pa.
 
 def check_table(table: pa.Table, schema: pa.Schema, path: str = "<table>") -> pa.Table:
     """Check that a table read from disk has the columns of `schema`; cast it to the exact schema."""
+    for name in [n for n in schema.names if n not in table.column_names]:
+        field = schema.field(name)
+        if field.nullable:  # a column added after the file was written reads as null
+            table = table.append_column(name, pa.nulls(table.num_rows, field.type))
     missing = [n for n in schema.names if n not in table.column_names]
     if missing:
         name = schema.metadata[b"lotdata.table"].decode()

@@ -37,3 +37,19 @@ def test_official_clozet_example_converts(tmp_path):
     for src, dst in zip(rows, converted):
         assert dst["target"] == src["candidates"][src["label"]]
         assert dst["context"].count("<MASK>") == 1
+
+
+def test_a_nullable_column_missing_from_an_older_file_reads_as_null():
+    import pyarrow as pa
+
+    from lotdata.schema import CLOZET, check_table
+
+    older = pa.table({n: pa.array([], CLOZET.field(n).type) for n in CLOZET.names if n != "annotator"})
+    assert check_table(older, CLOZET).column_names == CLOZET.names
+    no_context = older.drop(["context"])
+    import pytest as _pytest
+
+    from lotdata.errors import InputError
+
+    with _pytest.raises(InputError, match="context"):
+        check_table(no_context, CLOZET)
