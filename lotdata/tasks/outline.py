@@ -4,49 +4,70 @@ LOT (Guan et al., 2022): "We followed Rashkin et al. (2020) to extract the outli
 RAKE algorithm (Rose et al., 2010). We extract at most eight phrases for each story, and each phrase
 contains no more than eight words." The outline is shuffled, so its order carries no information.
 
-How this module does it (choices tuned against LOT's own outlines, see benchmarks/outline_agreement.py):
+Two extractors:
 
-* rake-nltk's ``Rake`` builds the word co-occurrence graph and the word scores. It is always given our
-  own stopwords, punctuation set, sentence splitter and word tokenizer, so it never touches NLTK data
-  (no ``nltk.corpus.stopwords``, no punkt).
-* Chinese words come from lotdata's tokenizer registry; by default jieba *without* its HMM (registered
-  here as ``jieba-nohmm``): LOT's phrase boundaries agree with HMM-off jieba for 848 of 850 dev phrases
-  and with HMM-on jieba (the lotdata default) for only 825.
-* Candidate phrases are maximal runs of words that are neither stopwords nor punctuation (RAKE), cut
-  also wherever the text has a gap between two words (whitespace), so every phrase is a verbatim span
-  of the text. Chinese phrases are that span (no spaces), English ones keep the text's own spacing and case.
-* Over-long runs are handled by ``long_phrases`` (see ``OutlineConfig``).
-* Phrases are ranked by the RAKE score, ties by first position in the text; duplicates (same string)
-  keep their first occurrence; a phrase inside a better-ranked kept one, or holding one, is skipped
-  (慧海 after 慧海禅师: none of LOT's 111 dev outlines nests one phrase in another, ours had 56 such
-  pairs before this rule); at most ``max_phrases`` are kept; with ``rng`` they are shuffled.
+``lot-rake`` (the default for Chinese) is the Chinese RAKE variant that reproduces LOT's own outlines
+(described in the fidelity issue; the same procedure as the NLPCC 2021 OutGen entry IndexFziQ/LongLM-Eyas,
+``keywordExtract/rake.py``, written anew here):
+
+* words and part-of-speech flags come from ``jieba.posseg`` (HMM on);
+* a word ends the current phrase, and belongs to none, when it is a stopword, holds a Latin letter or a
+  digit, has one of the POS flags ``m x uj ul mq u f``, or is a newline; candidate phrases are the
+  maximal runs of the other words, their text the words joined without spaces;
+* word score = degree / frequency (each occurrence adds its phrase's length in words to the degree and
+  1 to the frequency); phrase score = sum of its words' scores; phrases of more than ``max_words``
+  words are dropped (their words still count);
+* phrases are ranked by score, ties in first-occurrence order; the walk keeps phrases while the score is
+  above 1: a phrase inside a kept one is skipped, kept phrases inside the new one are dropped, and the
+  walk stops after ``max_phrases`` phrases were taken (so removals can leave fewer);
+* when fewer than ``max_phrases`` were taken, LOT filled up with other candidates in random order: here
+  with the caller's seeded ``rng`` (rank order without one), never repeating or nesting a kept phrase;
+* with ``rng`` the outline is then shuffled.
+
+``rake-nltk`` (English, and Chinese on request) uses rake-nltk's ``Rake`` for the co-occurrence graph
+and the scores, with our own stopwords, sentence splitter and tokenizer (no NLTK data is ever loaded);
+candidates are maximal runs of non-stopword, non-punctuation words that are verbatim spans of the text.
+
+The stopword list is a setting (``OutlineConfig.stopwords``, ``OutgenParams.stopwords``,
+``lotdata build outgen --stopwords FILE``); :func:`outline_settings` says what a build used.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 import unicodedata
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from importlib import resources
-from typing import Iterable
+from importlib import metadata, resources
+from pathlib import Path
+from typing import Any, Iterable, Mapping
 
 from rake_nltk import Metric, Rake
 
+from lotdata.errors import LotdataError
 from lotdata.text.sentences import split_sentences
 from lotdata.text.tokenize import get_tokenizer, tokenize
 
 __all__ = [
-    "DEFAULT_CONFIG", "Metric", "OutlineConfig", "extract_outline", "load_stopwords", "outline_agreement", "with_config",
+    "DEFAULT_CONFIG", "EXTRACTORS", "Metric", "OutlineConfig", "extract_outline", "load_stopwords",
+    "outline_agreement", "outline_settings", "rank_phrases_lot", "read_stopword_file", "with_config",
 ]
+
+EXTRACTORS = ("lot-rake", "rake-nltk")
+#: POS flags of jieba.posseg that end a phrase (numerals, punctuation, particles, measure words, directions)
+LOT_BREAK_FLAGS = frozenset({"m", "x", "uj", "ul", "mq", "u", "f"})
 
 
 @dataclass(frozen=True)
 class OutlineConfig:
     """Knobs of the extraction (the defaults are what agrees best with LOT's outlines).
 
-    tokenizer: name of a registered Chinese tokenizer, or None for lotdata's current one
-        (``lotdata.text.tokenize.tokenize``; jieba with HMM unless configured otherwise).
+    extractor: "lot-rake" (LOT's Chinese RAKE; Chinese only, English always uses rake-nltk) or "rake-nltk".
+    stopwords: a stopword file (one word per line, # comments), or None for the list shipped for the
+        story's language (``lotdata/data/stopwords_{zh,en}.txt``).
+    The other knobs concern the rake-nltk extractor only:
+    tokenizer: name of a registered Chinese tokenizer, or None for lotdata's current one.
     metric: rake-nltk ranking metric.
     long_phrases: what to do with a run of more than ``max_words`` words:
         "truncate" keeps its first ``max_words`` words, "truncate_end" its last ones,
@@ -56,6 +77,8 @@ class OutlineConfig:
         first) or "rake" (rake-nltk's own: joined words in reverse string order).
     """
 
+    extractor: str = "lot-rake"
+    stopwords: str | None = None
     tokenizer: str | None = "jieba-nohmm"
     metric: Metric = Metric.DEGREE_TO_FREQUENCY_RATIO
     long_phrases: str = "truncate"
@@ -66,17 +89,54 @@ class OutlineConfig:
 DEFAULT_CONFIG = OutlineConfig()
 
 
-@lru_cache(maxsize=None)
-def load_stopwords(lang: str) -> frozenset[str]:
-    """Stopwords shipped in ``lotdata/data/stopwords_{lang}.txt`` (one per line, # comments)."""
-    name = "stopwords_zh.txt" if lang == "zh" else "stopwords_en.txt"
-    text = resources.files("lotdata").joinpath("data", name).read_text(encoding="utf-8")
+def _parse_stopwords(text: str) -> frozenset[str]:
     words = set()
     for line in text.splitlines():
         line = line.strip()
         if line and not line.startswith("#"):
-            words.add(line.lower())
+            words.update(word.lower() for word in line.split())
     return frozenset(words)
+
+
+def _shipped_name(lang: str) -> str:
+    return "stopwords_zh.txt" if lang == "zh" else "stopwords_en.txt"
+
+
+def _shipped_bytes(lang: str) -> bytes:
+    return resources.files("lotdata").joinpath("data", _shipped_name(lang)).read_bytes()
+
+
+@lru_cache(maxsize=None)
+def load_stopwords(lang: str) -> frozenset[str]:
+    """Stopwords shipped in ``lotdata/data/stopwords_{lang}.txt`` (one per line, # comments)."""
+    return _parse_stopwords(_shipped_bytes(lang).decode("utf-8"))
+
+
+@lru_cache(maxsize=16)
+def _read_stopword_file(path: str, mtime_ns: int, size: int) -> frozenset[str]:
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise LotdataError(f"stopword file {path}: not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    return _parse_stopwords(text)
+
+
+def read_stopword_file(path: str | Path) -> frozenset[str]:
+    """Stopwords of a user's file: UTF-8, words separated by newlines or spaces, lines starting with # skipped."""
+    file = Path(path)
+    if not file.is_file():
+        raise LotdataError(f"stopword file {file}: no such file")
+    stat = file.stat()
+    words = _read_stopword_file(str(file), stat.st_mtime_ns, stat.st_size)
+    if not words:
+        raise LotdataError(f"stopword file {file}: holds no words")
+    return words
+
+
+def stopwords_for(lang: str, config: OutlineConfig) -> frozenset[str]:
+    """The stopwords `config` names (its file), else the shipped list of `lang`."""
+    return read_stopword_file(config.stopwords) if config.stopwords else load_stopwords(lang)
 
 
 def _is_punct(token: str) -> bool:
@@ -196,7 +256,7 @@ class _OutlineRake(Rake):
 
 
 def _ranked(text: str, lang: str, max_words: int, config: OutlineConfig) -> list[str]:
-    stopwords = set(load_stopwords(lang))
+    stopwords = set(stopwords_for(lang, config))
     word_tokenizer = _word_tokenizer(lang, config)
     rake = _OutlineRake(
         text,
@@ -241,6 +301,81 @@ def _nested_in_any(phrase: str, kept: list[str]) -> bool:
     return any(phrase in other or other in phrase for other in kept)
 
 
+@lru_cache(maxsize=512)
+def _pos_tagged(text: str) -> tuple[tuple[str, str], ...]:
+    """(word, flag) pairs of jieba's POS tagger, HMM on (cached: agreement runs try several lists)."""
+    import jieba
+    import jieba.posseg
+
+    jieba.setLogLevel(30)  # WARNING: no "Building prefix dict" chatter
+    return tuple((pair.word, pair.flag) for pair in jieba.posseg.cut(text, HMM=True))
+
+
+def _has_latin_or_digit(word: str) -> bool:
+    return any("A" <= ch <= "Z" or "a" <= ch <= "z" or ch.isdigit() for ch in word)
+
+
+def _lot_candidates(text: str, stopwords: frozenset[str]) -> list[list[str]]:
+    """Maximal runs of words that are not phrase breaks (see the module docstring)."""
+    phrases: list[list[str]] = []
+    run: list[str] = []
+    for word, flag in _pos_tagged(text):
+        if word in stopwords or flag in LOT_BREAK_FLAGS or _has_latin_or_digit(word) or word == "\n":
+            if run:
+                phrases.append(run)
+            run = []
+        else:
+            run.append(word)
+    if run:
+        phrases.append(run)
+    return phrases
+
+
+def rank_phrases_lot(text: str, stopwords: frozenset[str], max_words: int = 8) -> list[tuple[str, float]]:
+    """Candidate phrases of `text` with their RAKE scores, best first (ties in first-occurrence order)."""
+    candidates = _lot_candidates(text, stopwords)
+    frequency: dict[str, int] = {}
+    degree: dict[str, int] = {}
+    for phrase in candidates:
+        for word in phrase:
+            frequency[word] = frequency.get(word, 0) + 1
+            degree[word] = degree.get(word, 0) + len(phrase)
+    scores: dict[str, float] = {}  # keeps first-occurrence order, which the stable sort keeps for ties
+    for phrase in candidates:
+        if len(phrase) <= max_words:
+            scores["".join(phrase)] = sum(degree[w] / frequency[w] for w in phrase)
+    return sorted(scores.items(), key=lambda item: -item[1])
+
+
+def _select_lot(ranked: list[tuple[str, float]], max_phrases: int, rng: random.Random | None) -> list[str]:
+    kept: list[str] = []
+    taken = 0
+    for phrase, score in ranked:
+        if score <= 1 or taken >= max_phrases:
+            break
+        if any(phrase in other for other in kept):
+            continue
+        kept = [other for other in kept if other not in phrase]
+        kept.append(phrase)
+        taken += 1
+    if taken < max_phrases:
+        rest = [phrase for phrase, _ in ranked if phrase and not _nested_in_any(phrase, kept)]
+        if rng is not None:
+            rng.shuffle(rest)
+        for phrase in rest:
+            if taken >= max_phrases:
+                break
+            if not _nested_in_any(phrase, kept):
+                kept.append(phrase)
+                taken += 1
+    return kept
+
+
+def _check_extractor(name: str) -> None:
+    if name not in EXTRACTORS:
+        raise LotdataError(f"unknown outline extractor {name!r}; known: {', '.join(EXTRACTORS)}")
+
+
 def extract_outline(
     text: str,
     lang: str = "zh",
@@ -252,22 +387,73 @@ def extract_outline(
 ) -> list[str]:
     """At most `max_phrases` RAKE phrases of `text`, each of at most `max_words` words.
 
-    Every phrase is a verbatim substring of `text` and phrases are distinct. Without `rng` they come in
-    rank order (best first); with `rng` they are shuffled with it (same rng state -> same order).
+    Every phrase is a verbatim substring of `text`, phrases are distinct and none lies inside another.
+    Without `rng` they come in rank order (best first; LOT's random filling follows the ranking); with
+    `rng` the filling draws from it and the outline is shuffled with it (same rng state -> same outline).
     """
     config = config or DEFAULT_CONFIG
+    _check_extractor(config.extractor)
     if not text or max_phrases <= 0 or max_words <= 0:
         return []
-    phrases: list[str] = []
-    for phrase in _ranked(text, lang, max_words, config):
-        if not _fits(phrase, lang, max_words) or _nested_in_any(phrase, phrases):
-            continue
-        phrases.append(phrase)
-        if len(phrases) == max_phrases:
-            break
+    if lang == "zh" and config.extractor == "lot-rake":
+        ranked = rank_phrases_lot(text, stopwords_for(lang, config), max_words)
+        # the limit holds in lotdata's tokenizer too (statistics count with it); a phrase of at most
+        # max_words characters cannot break it
+        ranked = [(p, s) for p, s in ranked if len(p) <= max_words or _fits(p, lang, max_words)]
+        phrases = _select_lot(ranked, max_phrases, rng)
+    else:
+        phrases = []
+        for phrase in _ranked(text, lang, max_words, config):
+            if not _fits(phrase, lang, max_words) or _nested_in_any(phrase, phrases):
+                continue
+            phrases.append(phrase)
+            if len(phrases) == max_phrases:
+                break
     if rng is not None:
         rng.shuffle(phrases)
     return phrases
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:  # pragma: no cover - both are dependencies
+        return None
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def outline_settings(params: Any = None) -> dict[str, Any]:
+    """What an OutGen build's outlines depend on, for its manifest.
+
+    `params` is an ``OutgenParams``, a mapping with its keys (``extractor``, ``stopwords``,
+    ``max_phrases``, ``max_words``), or None for the defaults. Per language: the extractor, the
+    stopword list (the file given, or the shipped one as ``lotdata:data/...``) and its sha256, and the
+    tokenizer; then the jieba and rake-nltk versions.
+    """
+    if params is None:
+        params = {}
+    get = params.get if isinstance(params, Mapping) else (lambda key, default=None: getattr(params, key, default))
+    extractor = get("extractor", None) or DEFAULT_CONFIG.extractor
+    _check_extractor(extractor)
+    stopwords = get("stopwords", None)
+    if stopwords:
+        read_stopword_file(stopwords)  # the same checks a build makes
+        data = Path(stopwords).read_bytes()
+    settings: dict[str, Any] = {"max_phrases": get("max_phrases", 8), "max_words": get("max_words", 8)}
+    for lang in ("zh", "en"):
+        lot = lang == "zh" and extractor == "lot-rake"
+        settings[lang] = {
+            "extractor": "lot-rake" if lot else "rake-nltk",
+            "stopwords": str(stopwords) if stopwords else f"lotdata:data/{_shipped_name(lang)}",
+            "stopwords_sha256": _sha256(data if stopwords else _shipped_bytes(lang)),
+            "tokenizer": "jieba.posseg (HMM on)" if lot
+            else (DEFAULT_CONFIG.tokenizer if lang == "zh" else "lotdata regex words"),
+        }
+    settings["versions"] = {"jieba": _version("jieba"), "rake-nltk": _version("rake-nltk")}
+    return settings
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:
