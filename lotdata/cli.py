@@ -101,9 +101,10 @@ def build_outgen(
     stories: List[Path] = _STORIES, out: Path = _OUT, n: Optional[int] = _N, seed: int = _SEED,
     split: str = _SPLIT, lot_jsonl: bool = _LOT,
     max_phrases: int = typer.Option(8, "--max-phrases"), max_phrase_words: int = typer.Option(8, "--max-phrase-words"),
+    stopwords: Optional[Path] = typer.Option(None, "--stopwords", help="Stopword file (one word per line) instead of the shipped list, e.g. LOT's reference list."),
 ) -> None:
     """OutGen: title + shuffled RAKE outline -> story."""
-    _build("outgen", stories, out, n, seed, split, {"max_phrases": max_phrases, "max_words": max_phrase_words}, lot_jsonl)
+    _build("outgen", stories, out, n, seed, split, {"max_phrases": max_phrases, "max_words": max_phrase_words, "stopwords": str(stopwords) if stopwords else None}, lot_jsonl)
 
 
 @import_app.command("lot")

@@ -10,16 +10,23 @@ from pathlib import Path
 
 import pytest
 
-from lotdata.tasks.outline import extract_outline, load_stopwords, outline_agreement, with_config
+from lotdata.errors import LotdataError
+from lotdata.tasks.outgen import OutgenParams
+from lotdata.tasks.outline import (
+    dev_halves, extract_outline, load_stopwords, outline_agreement, outline_settings, rank_phrases_lot,
+    with_config,
+)
 from lotdata.text.tokenize import tokenize
 
 REPO = Path(__file__).resolve().parents[1]
 LOT_DEV = REPO.parent / "shared" / "data" / "lot_outgen_dev" / "dev.jsonl"
+LOT_STOPWORDS = REPO.parent / "shared" / "data" / "lot_rake_stopwords" / "stopwords_zh_5k.txt"
 
-# agreement reached on dev.jsonl when this was written: share 0.591, Jaccard 0.432, char recall 0.671
-MIN_SHARE = 0.575
-MIN_JACCARD = 0.415
-MIN_CHAR_RECALL = 0.655
+# Exact phrase recall reached on the 111 dev stories when this was written (median of 5 filling seeds,
+# `make outline-agreement`): ours 91.8% (tuning 91.9%, held-out 91.9%), LOT's reference list 92.6%
+# (tuning 93.0%, held-out 92.4%); the random filling moves a figure by about half a point.
+MIN_RECALL = {"ours": 0.90, "reference": 0.905}
+MIN_PRECISION = 0.85
 
 ZH_STORIES = [
     "从前，山脚下住着一位勤劳的老木匠。他每天天不亮就起床，背着工具箱走进深山砍柴。有一年冬天，"
@@ -190,20 +197,145 @@ def test_agreement_measures_on_toy_data() -> None:
         outline_agreement([story], [])
 
 
-def test_agreement_with_lot_outlines() -> None:
+def _lot_dev_rows() -> list[dict]:
     if not LOT_DEV.is_file():
         pytest.skip("../shared/data (LOT OutGen dev outlines) is not beside the repository")
-    rows = [json.loads(line) for line in LOT_DEV.read_text(encoding="utf-8").splitlines() if line.strip()]
-    stories = [row["story"] for row in rows]
-    result = outline_agreement(stories, [row["outline"] for row in rows])
-    assert result["phrases"] == sum(len(row["outline"]) for row in rows)
-    assert result["on_word_boundaries"] / result["phrases"] > 0.99  # LOT cut at jieba (HMM off) words too
-    assert result["share"] >= MIN_SHARE, result
-    assert result["story_overlap_mean"] >= MIN_JACCARD, result
-    assert result["char_recall"] >= MIN_CHAR_RECALL, result
-    # every outline of a real story obeys the limits too, and like LOT's never nests one phrase in another
-    for story in stories:
-        outline = extract_outline(story, "zh", rng=random.Random(0))
-        assert len(outline) <= 8
+    return [json.loads(line) for line in LOT_DEV.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("which", ["ours", "reference"])
+def test_agreement_with_lot_outlines(which: str) -> None:
+    rows = _lot_dev_rows()
+    stopwords = str(LOT_STOPWORDS) if which == "reference" else None
+    config = with_config(stopwords=stopwords)
+    tuning, held_out = dev_halves(rows)
+    for part in (tuning, held_out):
+        stories = [row["story"] for row in part]
+        result = outline_agreement(stories, [row["outline"] for row in part], config=config, seed=0)
+        assert result["phrases"] == sum(len(row["outline"]) for row in part)
+        assert result["on_word_boundaries"] / result["phrases"] > 0.97  # LOT cut at jieba.posseg words too
+        assert result["share"] >= MIN_RECALL[which], result
+        assert result["precision"] >= MIN_PRECISION, result
+
+
+def test_real_outlines_obey_the_limits() -> None:
+    stories = [row["story"] for row in _lot_dev_rows()]
+    for i, story in enumerate(stories):
+        outline = extract_outline(story, "zh", rng=random.Random(i))
+        assert outline and len(outline) <= 8
         assert all(p in story and " " not in p and len(tokenize(p, "zh")) <= 8 for p in outline)
         assert not [(a, b) for a in outline for b in outline if a != b and a in b]
+
+
+def test_lot_rake_phrase_breaks_and_scores() -> None:
+    # jieba.posseg: 小猫/n 在/p 花园/n 中/f 追/v 蝴蝶/n 。/x 小狗/nr 追/v 蝴蝶/n 12/m 次/t 。/x 小猫/n 的/uj ...
+    text = "小猫在花园中追蝴蝶。小狗追蝴蝶12次。小猫的朋友大象睡觉。"
+    ranked = rank_phrases_lot(text, frozenset({"在"}))
+    # phrases: 小猫 | 花园 | 追蝴蝶 | 小狗追蝴蝶 | 次 | 小猫 | 朋友大象睡觉 (breaks: stopword 在, f 中,
+    # x 。, m 12, uj 的); 追 and 蝴蝶: degree 2+3, frequency 2 -> 2.5; 小狗 3; 朋友/大象/睡觉 3 each
+    assert ranked == [("朋友大象睡觉", 9.0), ("小狗追蝴蝶", 8.0), ("追蝴蝶", 5.0),
+                      ("小猫", 1.0), ("花园", 1.0), ("次", 1.0)]
+    # the walk keeps scores above 1 and skips 追蝴蝶 (inside 小狗追蝴蝶); the filling follows the
+    # ranking without an rng and never takes a nested phrase
+    assert extract_outline(text, "zh") == ["朋友大象睡觉", "小狗追蝴蝶", "小猫", "花园", "次"]
+    assert extract_outline(text, "zh", max_phrases=2) == ["朋友大象睡觉", "小狗追蝴蝶"]
+    # a phrase of more than max_words words is dropped, its words still count
+    assert [p for p, _ in rank_phrases_lot(text, frozenset({"在"}), max_words=2)][:2] == ["追蝴蝶", "小猫"]
+    # a stopword file breaks phrases: with 追 as a stopword no phrase holds it
+    assert not any("追" in p for p, _ in rank_phrases_lot(text, frozenset({"在", "追"})))
+
+
+def test_lot_walk_drops_kept_phrases_inside_a_new_one() -> None:
+    from lotdata.tasks.outline import _select_lot
+
+    ranked = [("蝴蝶", 5.0), ("大蝴蝶", 3.0), ("花园", 2.0), ("小猫", 1.0)]
+    assert _select_lot(ranked, 8, None) == ["大蝴蝶", "花园", "小猫"]
+    # the walk stops after max_phrases phrases were taken, even when a removal left fewer
+    ranked = [("蝴蝶", 5.0), ("大蝴蝶", 3.0), ("花园", 2.0), ("小猫", 1.0)]
+    assert _select_lot(ranked, 2, None) == ["大蝴蝶"]
+
+
+def test_random_filling_is_seeded_and_never_nests() -> None:
+    text = ZH_STORIES[1]
+    one = extract_outline(text, "zh", rng=random.Random(5))
+    assert one == extract_outline(text, "zh", rng=random.Random(5))
+    assert len(one) == 8 and len(set(one)) == 8
+    assert not [(a, b) for a in one for b in one if a != b and a in b]
+    # short text: fewer candidates than 8, every one used once
+    short = "老虎吃肉。"
+    assert sorted(extract_outline(short, "zh", rng=random.Random(1))) == sorted(extract_outline(short, "zh"))
+
+
+def test_stopword_file_setting(tmp_path: Path) -> None:
+    text = ZH_STORIES[0]
+    default = extract_outline(text, "zh")
+    words = tmp_path / "stop.txt"
+    words.write_text("# my list\n木匠\n风雪 柴火\n", encoding="utf-8")
+    custom = extract_outline(text, "zh", config=with_config(stopwords=str(words)))
+    assert custom != default
+    assert not any(w in p for p in custom for w in ("木匠", "风雪", "柴火"))
+    with pytest.raises(LotdataError, match="no such file"):
+        extract_outline(text, "zh", config=with_config(stopwords=str(tmp_path / "missing.txt")))
+    (tmp_path / "empty.txt").write_text("# nothing\n", encoding="utf-8")
+    with pytest.raises(LotdataError, match="no words"):
+        OutgenParams(stopwords=str(tmp_path / "empty.txt"))
+    with pytest.raises(LotdataError, match="extractor"):
+        OutgenParams(extractor="textrank")
+
+
+def test_outline_settings(tmp_path: Path) -> None:
+    import hashlib
+
+    default = outline_settings()
+    assert default["zh"]["extractor"] == "lot-rake" and default["en"]["extractor"] == "rake-nltk"
+    assert default["zh"]["stopwords"] == "lotdata:data/stopwords_zh.txt"
+    shipped = (REPO / "lotdata" / "data" / "stopwords_zh.txt").read_bytes()
+    assert default["zh"]["stopwords_sha256"] == hashlib.sha256(shipped).hexdigest()
+    assert default["versions"]["jieba"] and default["versions"]["rake-nltk"]
+    words = tmp_path / "stop.txt"
+    words.write_text("木匠\n", encoding="utf-8")
+    given = outline_settings(OutgenParams(stopwords=str(words), max_phrases=5))
+    assert given["zh"]["stopwords"] == str(words) and given["max_phrases"] == 5
+    assert given["zh"]["stopwords_sha256"] == hashlib.sha256(b"\xe6\x9c\xa8\xe5\x8c\xa0\n").hexdigest()
+    assert outline_settings({"extractor": "rake-nltk"})["zh"]["extractor"] == "rake-nltk"
+    json.dumps(given)  # fits in a manifest
+
+
+def test_rake_nltk_extractor_still_available() -> None:
+    outline = extract_outline(ZH_STORIES[0], "zh", config=with_config(extractor="rake-nltk"))
+    assert 0 < len(outline) <= 8 and all(p in ZH_STORIES[0] for p in outline)
+
+
+def test_shipped_list_is_not_the_reference_list() -> None:
+    if not LOT_STOPWORDS.is_file():
+        pytest.skip("../shared/data is not beside the repository")
+    ours = load_stopwords("zh")
+    reference = {w for w in LOT_STOPWORDS.read_text(encoding="utf-8").split()}
+    assert len(ours) < 0.8 * len(reference)  # a list of its own (see benchmarks/build_stopwords_zh.py)
+
+
+def test_build_outgen_stopwords_option(tmp_path: Path) -> None:
+    import os
+
+    import pyarrow.parquet as pq
+
+    from helpers import write_stories
+
+    stories = write_stories(tmp_path / "stories.parquet", ZH_STORIES[:3])
+    words = tmp_path / "stop.txt"
+    words.write_text("木匠\n蘑菇\n恐龙\n", encoding="utf-8")
+    env = {**os.environ, "COLUMNS": "200"}
+
+    def build(*extra: str) -> subprocess.CompletedProcess:
+        args = ["build", "outgen", "--stories", str(stories), "--split", "train=1.0", *extra]
+        return subprocess.run([sys.executable, "-m", "lotdata.cli", *args], capture_output=True, text=True, env=env)
+
+    done = build("--out", str(tmp_path / "custom"), "--stopwords", str(words))
+    assert done.returncode == 0, done.stderr
+    outlines = [p for row in pq.read_table(tmp_path / "custom" / "train.parquet").to_pylist() for p in row["outline"]]
+    assert outlines and not any(w in p for p in outlines for w in ("木匠", "蘑菇", "恐龙"))
+    manifest = json.loads((tmp_path / "custom" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["params"]["stopwords"] == str(words)
+    missing = build("--out", str(tmp_path / "missing"), "--stopwords", str(tmp_path / "nope.txt"))
+    assert missing.returncode == 1 and "nope.txt" in missing.stderr and "Traceback" not in missing.stderr
+    assert not (tmp_path / "missing" / "manifest.json").exists()
