@@ -7,7 +7,9 @@ Punctuation policy (documented in README "Text normalisation"):
   (Ａ１ -> A1), compatibility ideographs and ligatures are folded, the ideographic space becomes a space.
 * Chinese (`lang="zh"`): every whitespace run is deleted unless it separates two Latin letters or
   digits (as LOT did, "spaces are deleted from Chinese text"); ASCII , ! ? : ; next to a CJK character
-  become ，！？：；; "..." / "。。。" / "…" runs become "……"; straight double quotes are paired into “ ”.
+  become ，！？：；; a "." between two ideographs becomes 。; "..." / "。。。" / "…" runs become "……";
+  straight double quotes are paired into “ ” by context (see ``_pair_straight_quotes_zh``), an odd one
+  left straight.
 * English (`lang="en"`): whitespace runs (newlines included) collapse to one space; punctuation is kept.
 * Zero-width characters and control characters are removed in both.
 """
@@ -61,12 +63,18 @@ def _drop_spaces_zh(text: str) -> str:
     return "".join(out)
 
 
+def _is_ideograph(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" or "\uf900" <= ch <= "\ufaff"
+
+
 def _fullwidth_punct_zh(text: str) -> str:
     chars = list(text)
     for i, ch in enumerate(chars):
-        if ch in _ASCII_TO_FULL:
-            prev = chars[i - 1] if i > 0 else ""
-            nxt = chars[i + 1] if i + 1 < len(chars) else ""
+        prev = chars[i - 1] if i > 0 else ""
+        nxt = chars[i + 1] if i + 1 < len(chars) else ""
+        if ch == "." and prev and nxt and _is_ideograph(prev) and _is_ideograph(nxt):
+            chars[i] = "。"  # 回家了.妈妈 : a full stop typed in ASCII
+        elif ch in _ASCII_TO_FULL:
             # a digit on both sides is a number (1,000 / 3:30): leave it
             if prev.isdigit() and nxt.isdigit():
                 continue
@@ -75,16 +83,50 @@ def _fullwidth_punct_zh(text: str) -> str:
     return "".join(chars)
 
 
+# after a closing quote comes punctuation; after an opening one, words
+_FOLLOWS_CLOSER = set("，。！？、；：…,.!?;:")
+_PRECEDES_OPENER = set("：:")
+
+
 def _pair_straight_quotes_zh(text: str) -> str:
+    """Turn straight double quotes into “ ” by context, leaving an odd one straight.
+
+    Scanning left to right with the quotes already curly taken as they are: a straight quote opens
+    unless punctuation follows it (then it is a closer without its opener: left alone); while a quote
+    is open, a straight quote closes it unless it follows a colon and no punctuation follows it (a
+    new quotation: the open straight quote lost its closer and is left alone). A straight quote still
+    open at the end is left alone. So one missing quote changes nothing beyond its own quotation, and
+    normalising twice changes nothing more.
+    """
     if '"' not in text:
         return text
-    out, opening = [], True
-    for ch in text:
-        if ch == '"':
-            out.append("“" if opening else "”")
-            opening = not opening
-        else:
-            out.append(ch)
+    out = list(text)
+    open_at: int | None = None  # index of the straight quote now open, if the open quote is straight
+    is_open = False
+    for i, ch in enumerate(text):
+        if ch == "“":
+            if open_at is not None:
+                out[open_at] = '"'
+            open_at, is_open = None, True
+        elif ch == "”":
+            open_at, is_open = None, False
+        elif ch == '"':
+            prev = text[i - 1] if i > 0 else ""
+            nxt = text[i + 1] if i + 1 < len(text) else ""
+            closer = nxt == "" or nxt in _FOLLOWS_CLOSER
+            opener = prev == "" or prev in _PRECEDES_OPENER
+            if not is_open:
+                if closer and not opener:
+                    continue
+                out[i], open_at, is_open = "“", i, True
+            elif opener and not closer:
+                if open_at is not None:
+                    out[open_at] = '"'
+                out[i], open_at = "“", i
+            else:
+                out[i], open_at, is_open = "”", None, False
+    if open_at is not None:
+        out[open_at] = '"'
     return "".join(out)
 
 
@@ -100,8 +142,8 @@ def normalize_text(text: str, lang: str = "zh") -> str:
     if lang == "zh":
         text = _drop_spaces_zh(text)
         text = _ELLIPSIS_ZH.sub("……", text)
+        text = _pair_straight_quotes_zh(text)  # first: ASCII marks next to a paired quote become full width
         text = _fullwidth_punct_zh(text)
-        text = _pair_straight_quotes_zh(text)
     else:
         text = re.sub(r"\s+", " ", text)
     return text.strip()
@@ -115,8 +157,10 @@ def detect_lang(text: str) -> str:
 
 
 def count_chars(text: str) -> int:
-    """Characters that carry content: letters, digits and ideographs (punctuation and spaces excluded).
+    """Length of a normalised sentence in characters, punctuation included: ``len(text)``.
 
-    This is the length LOT's "at least 10 Chinese characters" rule is measured in.
+    This is the length LOT's 10-character rule is measured in (merging short sentences, choosing the
+    removed one): LOT's official SenPos example keeps “什么声音也没有。” (10 characters with its quotes
+    and full stop, 7 without) as a sentence of its own.
     """
-    return sum(1 for ch in text if ch.isalnum())
+    return len(text)

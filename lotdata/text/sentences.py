@@ -10,8 +10,11 @@ Chinese rules:
 * inside a matched pair of quotes or brackets there is no boundary, so “你好！今天真好。”他说。
   is never cut into the fragment “你好！; the quoted speech ends its sentence when it closes on a
   terminal mark (…叫唤。” | 她说…);
-* …… ends a sentence only when a closing quote, an opening quote or the end of the text follows it;
-  elsewhere it is a pause inside the sentence;
+* a closing quote followed by ，、；： does not end the sentence (“千万不要害怕！”，它勇敢地冲上去。
+  is one sentence); followed by 。！？ the sentence ends after those;
+* …… ends a sentence when 。！？ follow it (……。 / ……？) or when a closing quote, an opening quote or
+  the end of the text follows it; elsewhere it is a pause inside the sentence;
+* a "." between two Chinese characters was normalised to 。 (``normalize_text``), so it ends a sentence;
 * unmatched quotes (common in crawled text) are ignored for this purpose rather than swallowing
   the rest of the story.
 """
@@ -26,6 +29,8 @@ _ZH_TERMINAL = set("。！？!?")
 _ELLIPSIS = "…"
 _OPENERS = {"“": "”", "‘": "’", "「": "」", "『": "』", "（": "）", "(": ")", "《": "》", "【": "】"}
 _CLOSERS = {v: k for k, v in _OPENERS.items()}
+# punctuation after a closing quote that carries the sentence on
+_CONTINUES = set("，、；：,;:")
 
 
 def join_sentences(sentences: list[str], lang: str) -> str:
@@ -69,6 +74,12 @@ def split_zh(text: str) -> list[str]:
             depth -= 1
             if depth == 0 and _ends_on_terminal(text, start, i):
                 j = _skip_closers(text, i + 1)
+                if j < n and text[j] in _ZH_TERMINAL:  # “好！”。 : the full stop after the quote ends it
+                    i = j  # (the terminal branch cuts after it)
+                    continue
+                if j < n and text[j] in _CONTINUES:  # “千万不要害怕！”，它… : the sentence goes on
+                    i = j
+                    continue
                 cut(j)
                 i = j
                 continue
@@ -76,7 +87,13 @@ def split_zh(text: str) -> list[str]:
             j = i
             while j < n and text[j] in _ZH_TERMINAL:
                 j += 1
+            marks_end = j
             j = _skip_unmatched_closers(text, j, matched)
+            if j < n and text[j] == '"' and (j + 1 >= n or text[j + 1] in _CONTINUES):
+                j += 1  # a straight quote left unpaired by normalisation, closing: 好！"，他说
+            if j > marks_end and j < n and text[j] in _CONTINUES:
+                i = j  # 。”， with an unmatched closer: the sentence goes on
+                continue
             cut(j)
             i = j
             continue
@@ -84,7 +101,8 @@ def split_zh(text: str) -> list[str]:
             j = i
             while j < n and text[j] in (_ELLIPSIS, *_ZH_TERMINAL):
                 j += 1
-            if j >= n or text[j] in _OPENERS or text[j] in _CLOSERS:
+            ends = any(c in _ZH_TERMINAL for c in text[i:j])  # ……。 / ……？ end a sentence
+            if ends or j >= n or text[j] in _OPENERS or text[j] in _CLOSERS:
                 j = _skip_unmatched_closers(text, j, matched)
                 cut(j)
                 i = j
@@ -169,7 +187,7 @@ def split_sentences(text: str, lang: str) -> list[str]:
 
 
 def merge_short_sentences(sentences: list[str], lang: str, min_chars: int = 10) -> list[str]:
-    """Merge every sentence under `min_chars` content characters into its neighbour.
+    """Merge every sentence under `min_chars` characters (punctuation counted: `count_chars`) into its neighbour.
 
     A short sentence joins the one before it (speech tags such as 他说。 and replies such as 好吧。
     belong to what precedes them); a short first sentence joins the one after it (LOT footnote 3).
