@@ -294,8 +294,9 @@ def test_cmrc_doc_query_with_answer_file(tmp_path: Path):
     check_tables(result)
     assert len(result.stories) == 1
     story = result.stories[0]
-    assert story["text"] == "小刺猬的生日今天是小刺猬的生日，小松鼠送来了一篮红苹果。小刺猬说：“谢谢你！”它们一起吃了蛋糕。"
-    assert story["title"] is None  # the title stays glued to the first sentence
+    # line 1 has no final punctuation: a title line, taken out of the text
+    assert story["text"] == "今天是小刺猬的生日，小松鼠送来了一篮红苹果。小刺猬说：“谢谢你！”它们一起吃了蛋糕。"
+    assert story["title"] == "小刺猬的生日"
     assert story["source"] == "cmrc2017" and story["source_id"] == "<qid_0>" and story["lang"] == "zh"
     assert story["url"] == f"{path}#1" and story["license"] == "CC BY-SA 4.0"
     # document 2 has no answer line; document 3 restores to the same story as document 1
@@ -474,3 +475,34 @@ def test_real_cft_zip_human(data: Path):
     for story in result.stories:
         assert "XXXXX" not in story["text"] and not CJK_SPACE.search(story["text"])
         assert story["source"] == "cft"
+
+
+def test_real_cft_auto_titles(data: Path):
+    """cft.test.auto puts the title alone on line 1 (no final punctuation): it becomes `title`."""
+    path = data / "cft_children_fairy_tale/children_fairy_tale/cft.zip"
+    result = read_stories([path])
+    with zipfile.ZipFile(path) as archive:
+        raw = archive.read("cft/cft.test.auto").decode("utf-8")
+    first_lines, second_lines = {}, {}  # document number -> its lines 1 and 2, read here from the raw file
+    doc = 0
+    for line in raw.split("\n"):
+        if line.startswith("1 |||"):
+            doc += 1
+            first_lines[doc] = "".join(line.split("|||")[1].split())
+        elif line.startswith("2 |||"):
+            second_lines[doc] = "".join(line.split("|||")[1].split())
+    auto = [s for s in result.stories if "cft.test.auto#" in s["url"]]
+    titled = [s for s in auto if s["title"]]
+    assert len(titled) > 300
+    for story in titled:
+        line1 = first_lines[int(story["url"].rsplit("#", 1)[1])]
+        assert story["title"] == normalize_text(line1) and line1[-1] not in "。！？!?…，,"
+        line2 = second_lines[int(story["url"].rsplit("#", 1)[1])]
+        if "XXXXX" not in line2[:5]:
+            assert story["text"].startswith(normalize_text(line2)[:5])  # the text starts after the title
+    for story in auto:
+        if not story["title"]:  # line 1 is a sentence: it stays in the text
+            line1 = first_lines[int(story["url"].rsplit("#", 1)[1])]
+            assert story["text"].startswith(normalize_text(line1)[:5])
+    human = [s for s in result.stories if "cft.test.human#" in s["url"]]
+    assert all(s["title"] is None for s in human)  # glued to the first sentence: cannot be told apart

@@ -438,6 +438,29 @@ def _read_answers(text: str) -> dict[str, str]:
     return answers
 
 
+# what a CMRC/CFT sentence line ends with; a first line ending otherwise is a title line
+_CMRC_LINE_END = set("。！？!?…；;：:，,、”\"’'」』）)—-~～.")
+_CMRC_TITLE_MAX = 30
+
+
+def _cmrc_title(lines: list[str]) -> tuple[str | None, list[str]]:
+    """The title of a CMRC/CFT document and its sentence lines.
+
+    Where the format tells a title apart (CFT's `cft.test.auto`: line 1 is the title, a short line without
+    final punctuation, e.g. `1 ||| 迎 着 寒风 上学 去`), it is taken out of the text. In CMRC 2017 and
+    `cft.test.human` the title is glued to the first sentence on one line, which cannot be told apart
+    safely: those keep `title` empty.
+    """
+    if len(lines) < 2:
+        return None, lines
+    first = "".join(lines[0].split())
+    if not first or len(first) > _CMRC_TITLE_MAX or first[-1] in _CMRC_LINE_END:
+        return None, lines
+    if not any(ch.isalnum() for ch in first):
+        return None, lines
+    return first, lines[1:]
+
+
 def _parse_cmrc_text(text: str, display_path: str, answers: dict[str, str] | None, source: str,
                      answer_note: str) -> Iterator[_Record]:
     """Documents of `N ||| sentence` lines, each closed by a query line.
@@ -464,9 +487,12 @@ def _parse_cmrc_text(text: str, display_path: str, answers: dict[str, str] | Non
         if not answer:
             where = f"{qid} " if qid else ""
             return _bad(row, f"no answer for the document's blank ({where}{answer_note})", raw, display_path)
-        story = " ".join(body).replace(BLANK, answer)
-        return _Record(row=row, raw=raw, text=story, source_id=qid or f"doc{doc}", lang="zh", source=source,
-                       path=display_path)
+        title, lines = _cmrc_title(body)
+        story = " ".join(lines).replace(BLANK, answer)
+        if title is not None:
+            title = title.replace(BLANK, answer)
+        return _Record(row=row, raw=raw, text=story, title=title, source_id=qid or f"doc{doc}", lang="zh",
+                       source=source, path=display_path)
 
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
