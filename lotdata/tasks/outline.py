@@ -35,6 +35,7 @@ The stopword list is a setting (``OutlineConfig.stopwords``, ``OutgenParams.stop
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 import unicodedata
 from dataclasses import dataclass, replace
@@ -307,7 +308,7 @@ def _pos_tagged(text: str) -> tuple[tuple[str, str], ...]:
     import jieba
     import jieba.posseg
 
-    jieba.setLogLevel(30)  # WARNING: no "Building prefix dict" chatter
+    jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict" chatter
     return tuple((pair.word, pair.flag) for pair in jieba.posseg.cut(text, HMM=True))
 
 
