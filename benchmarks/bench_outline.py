@@ -12,6 +12,7 @@ precision of LOT's 850 dev phrases, tuning vs held-out halves, median over filli
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import sys
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         median = statistics.median(rates)
         base = base or median
         lines.append(f"| {name} | {median:.1f} | {min(rates):.1f}-{max(rates):.1f} | {median / base:.2f} |")
-    rows = [__import__("json").loads(line) for line in DEFAULT_DATA.read_text(encoding="utf-8").splitlines() if line]
+    rows = [json.loads(line) for line in DEFAULT_DATA.read_text(encoding="utf-8").splitlines() if line]
     lines += [
         "",
         f"## Agreement with LOT's outlines ({len(rows)} dev stories, {sum(len(r['outline']) for r in rows)} phrases)",
