@@ -18,8 +18,11 @@ MASK = MASK_TOKENS[TASK]
 
 @dataclass(frozen=True)
 class PlotcomParams:
+    """`max_words` (stories of this many words or more are dropped; None: no limit) is our choice:
+    LOT states the 500-word limit for SenPos paragraphs only."""
+
     min_chars: int = 10
-    max_words: int = 500
+    max_words: int | None = 500
 
 
 def plotcom_examples(story: Mapping[str, Any], params: PlotcomParams, seed: int) -> StoryOutcome:
@@ -27,7 +30,7 @@ def plotcom_examples(story: Mapping[str, Any], params: PlotcomParams, seed: int)
     sentences = merged_sentences(story, params.min_chars)
     if len(sentences) < 3:
         return StoryOutcome(dropped="too_few_sentences")
-    if count_words(story["text"], lang) >= params.max_words:
+    if params.max_words is not None and count_words(story["text"], lang) >= params.max_words:
         return StoryOutcome(dropped="too_long")
     eligible = inner_candidates(sentences, params.min_chars)
     if not eligible:
@@ -41,11 +44,12 @@ def plotcom_examples(story: Mapping[str, Any], params: PlotcomParams, seed: int)
         "target": sentences[at],
         "mask_sentence_index": at,
         "lang": lang,
+        "origin": "auto",
     }
     return StoryOutcome(examples=[example])
 
 
-def plotcom_from_clozet(clozet_rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def plotcom_from_clozet(clozet_rows: Iterable[Mapping[str, Any]], origin: str = "clozet") -> list[dict[str, Any]]:
     """PlotCom val/test rows from ClozeT rows (LOT Section 3.3): the story with the right candidate as target.
 
     Each row keeps its ClozeT split and story id; the ClozeT mask becomes PlotCom's <MASK>.
@@ -64,6 +68,7 @@ def plotcom_from_clozet(clozet_rows: Iterable[Mapping[str, Any]]) -> list[dict[s
                 "target": row["candidates"][row["label"]],
                 "mask_sentence_index": row.get("mask_sentence_index"),
                 "lang": row["lang"],
+                "origin": origin,
             }
         )
     return rows
