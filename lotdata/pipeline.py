@@ -20,6 +20,7 @@ from lotdata.resources import resolve_input
 from lotdata.schema import QUARANTINE, STORIES, table_from_rows
 
 DONE_DIR = ".done"
+BUILD_KEYS = {"task", "out", "seed", "n", "train_n", "split", "params", "lot_jsonl", "clozet", "stopwords"}
 
 
 @dataclass
@@ -41,6 +42,9 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
     for i, step in enumerate(recipe.get("build", [])):
         if "task" not in step:
             raise InputError(f"[[build]] step {i + 1} has no task", path=str(path))
+        unknown = sorted(set(step) - BUILD_KEYS)
+        if unknown:
+            raise InputError(f"[[build]] step {i + 1} has unknown key(s) {unknown}; known: {sorted(BUILD_KEYS)}", path=str(path))
     return recipe
 
 
@@ -93,6 +97,14 @@ def read_step(
         raise InputError(f"no story could be read{where}", path=", ".join(map(str, paths)))
     write_parquet(table_from_rows(result.stories, STORIES), out)
     return {**result.counts, "stories": len(result.stories), "quarantine": len(result.quarantine)}
+
+
+def _step_params(step: dict[str, Any], recipe: Path) -> dict[str, Any] | None:
+    """The step's params; a step-level `stopwords = FILE` (OutGen) joins them as a parameter."""
+    params = dict(step.get("params") or {})
+    if "stopwords" in step:
+        params["stopwords"] = str(_recipe_relative(recipe, step["stopwords"]))
+    return params or None
 
 
 def _recipe_relative(recipe: Path, value: str) -> Path:
@@ -172,7 +184,7 @@ def run_recipe(
                 train_n=step.get("train_n"),
                 seed=int(step.get("seed", 0)),
                 split=step.get("split"),
-                params=step.get("params"),
+                params=_step_params(step, Path(path)),
                 lot_jsonl=bool(step.get("lot_jsonl", True)),
                 clozet=clozet,
                 command=f"lotdata run {path} --out {root}",
