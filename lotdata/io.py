@@ -36,16 +36,18 @@ def _tmp_prefix(name: str) -> str:
     return f".{name}.lotdata-"
 
 
-def clean_stale_tmp(folder: str | os.PathLike, name: str | None = None) -> int:
-    """Remove temporary files a killed run of ours left in `folder` (only ours: `.NAME.lotdata-*.tmp`)."""
+def clean_stale_tmp(folder: str | os.PathLike, names: Iterable[str] | None = None) -> int:
+    """Remove temporary files a killed run of ours left in `folder`: `.NAME.*.tmp` for each of our file
+    `names` (older lotdata versions included), or every `.*.lotdata-*.tmp` when no names are given."""
     folder = Path(folder)
     if not folder.is_dir():
         return 0
-    pattern = f"{_tmp_prefix(name)}*.tmp" if name else ".*.lotdata-*.tmp"
+    patterns = [f".{name}.*.tmp" for name in names] if names is not None else [".*.lotdata-*.tmp"]
     removed = 0
-    for stale in folder.glob(pattern):
-        stale.unlink(missing_ok=True)
-        removed += 1
+    for pattern in patterns:
+        for stale in folder.glob(pattern):
+            stale.unlink(missing_ok=True)
+            removed += 1
     return removed
 
 
@@ -57,7 +59,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    clean_stale_tmp(path.parent, path.name)
+    clean_stale_tmp(path.parent, [path.name])
     fd, tmp = tempfile.mkstemp(prefix=_tmp_prefix(path.name), suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
@@ -98,6 +100,9 @@ def mark_incomplete(folder: str | os.PathLike) -> Path:
     """Flag a dataset folder as being written (readers refuse it) and clean our stale temp files."""
     folder = check_output_dir(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    splits = ("train", "val", "test")
+    clean_stale_tmp(folder, [MANIFEST_NAME, "README.md", *(f"{s}.parquet" for s in splits)])
+    clean_stale_tmp(folder / "lot", [f"{s}.jsonl" for s in splits])
     for sub in (folder, folder / "lot"):
         clean_stale_tmp(sub)
     marker = folder / INCOMPLETE_MARKER

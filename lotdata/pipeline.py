@@ -49,7 +49,12 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
 
 
 def _fingerprint(step: dict[str, Any], inputs: list[Path]) -> str:
-    payload = json.dumps({"step": step, "inputs": [sha256_file(p) for p in inputs]}, sort_keys=True, default=str)
+    from lotdata.text.tokenize import tokenizer_name
+
+    # the tokenizer changes the data without changing a parameter: a run with another one is not "done"
+    payload = json.dumps(
+        {"step": step, "inputs": [sha256_file(p) for p in inputs], "tokenizer": tokenizer_name()}, sort_keys=True, default=str
+    )
     return hashlib.sha256(payload.encode()).hexdigest()
 
 

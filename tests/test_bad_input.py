@@ -103,7 +103,8 @@ def test_files_get_the_umask_mode(tmp_path: Path, umask: int, mode: int):
 def test_stale_temp_files_of_ours_are_cleaned_and_others_kept(stories: Path, tmp_path: Path):
     out = tmp_path / "pc"
     (out / "lot").mkdir(parents=True)
-    ours = [out / ".train.parquet.lotdata-k1ll3d.tmp", out / "lot" / ".val.jsonl.lotdata-x.tmp"]
+    ours = [out / ".train.parquet.lotdata-k1ll3d.tmp", out / "lot" / ".val.jsonl.lotdata-x.tmp",
+            out / ".manifest.json.a8f3k2.tmp"]  # the last: the name an older lotdata gave its temp files
     foreign = out / ".someone-else.tmp"
     for path in [*ours, foreign]:
         path.write_text("partial")

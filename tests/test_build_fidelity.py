@@ -183,7 +183,7 @@ def test_every_drop_is_counted_per_rule_for_senpos_paragraphs_and_plotcom_length
     manifest = json.loads((tmp_path / "pc" / "manifest.json").read_text())
     assert manifest["stats"]["stories_dropped"]["too_long"] == 1  # the 60-sentence story
     assert "our choice" in manifest["drop_rules"]["too_long"]
-    build_dataset("plotcom", [stories], tmp_path / "pc2", seed=1, params={"max_words": None})
+    build_dataset("plotcom", [stories], tmp_path / "pc2", seed=1, params={"max_words": 0})  # 0: no limit
     assert "too_long" not in json.loads((tmp_path / "pc2" / "manifest.json").read_text())["stats"]["stories_dropped"]
 
 
@@ -250,3 +250,16 @@ def test_incomplete_folder_is_refused_by_readers(tmp_path: Path):
     (tmp_path / "pc" / INCOMPLETE_MARKER).write_text("")
     with pytest.raises(InputError, match="incomplete dataset folder"):
         read_dataset(tmp_path / "pc")
+
+
+def test_a_recipe_run_with_another_tokenizer_is_not_skipped_as_done(tmp_path: Path):
+    recipe = tmp_path / "r.toml"
+    stories = write_stories(tmp_path / "s.parquet", texts(8))
+    recipe.write_text(f'stories = {json.dumps(str(stories))}\n[[build]]\ntask = "plotcom"\nsplit = "train=1.0"\n', encoding="utf-8")
+    first = lotdata("run", recipe, "--out", tmp_path / "out")
+    again = lotdata("run", recipe, "--out", tmp_path / "out")
+    other = lotdata("run", recipe, "--out", tmp_path / "out", env={"LOTDATA_TOKENIZER": "jieba-nohmm"})
+    assert first.returncode == again.returncode == other.returncode == 0, other.stderr
+    assert "skipped (done)" in again.stderr and "skipped (done)" not in other.stderr
+    manifest = json.loads((tmp_path / "out" / "plotcom" / "manifest.json").read_text())
+    assert manifest["environment"]["tokenizer"] == "jieba-nohmm"

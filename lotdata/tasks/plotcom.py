@@ -18,7 +18,7 @@ MASK = MASK_TOKENS[TASK]
 
 @dataclass(frozen=True)
 class PlotcomParams:
-    """`max_words` (stories of this many words or more are dropped; None: no limit) is our choice:
+    """`max_words` (stories of this many words or more are dropped; None or 0: no limit) is our choice:
     LOT states the 500-word limit for SenPos paragraphs only."""
 
     min_chars: int = 10
@@ -30,7 +30,7 @@ def plotcom_examples(story: Mapping[str, Any], params: PlotcomParams, seed: int)
     sentences = merged_sentences(story, params.min_chars)
     if len(sentences) < 3:
         return StoryOutcome(dropped="too_few_sentences")
-    if params.max_words is not None and count_words(story["text"], lang) >= params.max_words:
+    if params.max_words and count_words(story["text"], lang) >= params.max_words:
         return StoryOutcome(dropped="too_long")
     eligible = inner_candidates(sentences, params.min_chars)
     if not eligible:
