@@ -166,6 +166,8 @@ def run_recipe(
             finish(StepResult("read", [stories_path], skipped=False, summary=summary))
     else:
         stories_path = Path(recipe["stories"])
+        if not stories_path.exists():
+            raise MissingFileError(f"the stories table named by the recipe {path} does not exist (lotdata read ... --out it)", path=str(stories_path))
 
     for step in recipe.get("build", []):
         task = step["task"]
