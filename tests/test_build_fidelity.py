@@ -263,3 +263,22 @@ def test_a_recipe_run_with_another_tokenizer_is_not_skipped_as_done(tmp_path: Pa
     assert "skipped (done)" in again.stderr and "skipped (done)" not in other.stderr
     manifest = json.loads((tmp_path / "out" / "plotcom" / "manifest.json").read_text())
     assert manifest["environment"]["tokenizer"] == "jieba-nohmm"
+
+
+def test_every_shipped_recipe_parses():
+    from lotdata.pipeline import load_recipe
+
+    for recipe in sorted((REPO / "pipelines").glob("*.toml")):
+        assert load_recipe(recipe)["build"], recipe
+
+
+def test_lot_sizes_recipe_runs_where_its_stories_and_clozet_are(shared_data: Path, tmp_path: Path):
+    write_stories(tmp_path / "stories.parquet", texts(16) + [clozet_story()])
+    imported = lotdata("import", "lot", CLOZET_EXAMPLE, "--task", "clozet", "--split", "test", "--out", tmp_path / "clozet")
+    assert imported.returncode == 0, imported.stderr
+    result = subprocess.run([sys.executable, "-m", "lotdata.cli", "run", "lot", "--out", "out"], cwd=tmp_path,
+                            capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"})
+    assert result.returncode == 0, result.stderr
+    assert "fewer than the 863 asked for" in result.stderr and "fewer than the 729 asked for" in result.stderr
+    manifest = json.loads((tmp_path / "out" / "plotcom" / "manifest.json").read_text())
+    assert manifest["params"]["train_n"] == 13099 and manifest["split_origin"]["test"] == ["clozet"]
