@@ -39,7 +39,8 @@ if str(REPO) not in sys.path:
 from lotdata.io import write_parquet, write_text  # noqa: E402
 from lotdata.schema import STORIES, table_from_rows  # noqa: E402
 from lotdata.sources.readers import read_stories  # noqa: E402
-from lotdata.tasks.build import build_dataset, build_plotcom_with_clozet, stories_held_by  # noqa: E402
+from lotdata.tasks.build import build_dataset, build_plotcom_with_clozet  # noqa: E402
+from lotdata.tasks.plotcom import stories_held_by  # noqa: E402
 from lotdata.text import join_sentences  # noqa: E402
 
 CORPORA = {

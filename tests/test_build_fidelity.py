@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from lotdata.errors import InputError
@@ -191,7 +189,7 @@ def test_manifest_is_enough_to_reproduce_a_build(tmp_path: Path):
     stories = write_stories(tmp_path / "s.parquet", texts(10))
     stopwords = tmp_path / "stop.txt"
     stopwords.write_text("的\n了\n", encoding="utf-8")
-    from lotdata.tasks.build import build_environment
+    from lotdata.tasks.provenance import build_environment
 
     env = build_environment("outgen", {"stopwords": str(stopwords), "max_words": 8})
     assert env["parameter_files"]["stopwords"]["sha256"] == sha256_file(stopwords)

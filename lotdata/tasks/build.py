@@ -1,13 +1,12 @@
-"""Assemble a task dataset folder: stories -> examples -> seeded grouped splits -> Parquet + manifest.
+"""Assemble a task dataset folder: stories -> examples -> seeded grouped splits -> Parquet + card + manifest.
 
-A dataset folder holds `train.parquet`, `val.parquet`, `test.parquet`, `manifest.json` and, when asked,
-`lot/{train,val,test}.jsonl` in the official LOT format.
+A dataset folder holds `train.parquet`, `val.parquet`, `test.parquet`, `README.md` (dataset card),
+`manifest.json` and, when asked, `lot/{train,val,test}.jsonl` in the official LOT format. While it is
+written it holds `.incomplete`, which readers refuse.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
-import platform
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
@@ -30,12 +29,12 @@ from lotdata.io import (
     write_manifest,
     write_parquet,
 )
-from lotdata.schema import MASK_TOKENS, SPLITS, STORIES, TASK_SCHEMAS, table_from_rows
+from lotdata.schema import SPLITS, STORIES, TASK_SCHEMAS, table_from_rows
 from lotdata.tasks.common import BuildStats, StoryOutcome
 from lotdata.tasks.lotformat import TASKS, read_lot_file, split_of_file, to_lot
-from lotdata.tasks.plotcom import plotcom_from_clozet
+from lotdata.tasks.plotcom import plotcom_from_clozet, stories_held_by
+from lotdata.tasks.provenance import build_environment
 from lotdata.tasks.splits import SplitSpec, assign_splits, parse_split_spec, story_order_key, whole_stories_up_to
-from lotdata.text import normalize_text
 
 #: stories in these states are never used to build examples
 EXCLUDED_STATUSES = ("rejected",)
@@ -224,45 +223,6 @@ def write_dataset(
     return {split: len(by_split.get(split, [])) for split in SPLITS}
 
 
-def _parameter_files(params: Mapping[str, Any]) -> dict[str, dict[str, str]]:
-    """sha256 of every parameter that names an existing file (a stopword list, a lexicon)."""
-    found = {}
-    for key, value in params.items():
-        if isinstance(value, (str, Path)) and str(value) and Path(value).is_file():
-            found[key] = {"path": str(value), "sha256": sha256_file(value)}
-    return found
-
-
-def build_environment(task: str, params: Mapping[str, Any]) -> dict[str, Any]:
-    """What else decides the bytes of a build: the tokenizer, package versions, the outline settings."""
-    from lotdata.text.tokenize import tokenizer_name
-
-    env: dict[str, Any] = {
-        "python": platform.python_version(),
-        "tokenizer": tokenizer_name(),
-        "packages": {name: _version(name) for name in ("jieba", "rake-nltk", "pyarrow", "snownlp")},
-        "parameter_files": _parameter_files(params),
-    }
-    if task == "outgen":
-        env["outline_settings"] = _outline_settings(params)
-    return env
-
-
-def _outline_settings(params: Mapping[str, Any]) -> dict[str, Any]:
-    try:
-        from lotdata.tasks.outline import outline_settings  # provided by the outline module once it has it
-    except ImportError:
-        return dict(params)
-    return outline_settings(params)
-
-
-def _version(name: str) -> str | None:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
 def load_clozet(source: str | Path) -> dict[str, list[dict[str, Any]]]:
     """ClozeT rows by split from a ClozeT dataset folder (with a manifest) or LOT ClozeT jsonl (a file or a folder)."""
     path = Path(source)
@@ -281,27 +241,6 @@ def load_clozet(source: str | Path) -> dict[str, list[dict[str, Any]]]:
         split = split_of_file(file, "test")
         by_split.setdefault(split, []).extend(read_lot_file(file, "clozet", split))
     return by_split
-
-
-def stories_held_by(stories: Sequence[Mapping[str, Any]], clozet_rows: Sequence[Mapping[str, Any]]) -> set[str]:
-    """Ids of the stories that are also ClozeT stories: same story id (same normalised text), or a story
-    holding the ClozeT right candidate as one of its sentences with the context on either side of it."""
-    held = {row["story_id"] for row in clozet_rows}
-    by_sentence: dict[str, list[int]] = {}
-    for i, story in enumerate(stories):
-        for sentence in story["sentences"]:
-            by_sentence.setdefault(sentence.strip(), []).append(i)
-    mask = MASK_TOKENS["clozet"]
-    for row in clozet_rows:
-        target = normalize_text(row["candidates"][row["label"]], row["lang"]).strip()
-        before, _, after = row["context"].partition(mask)
-        before = normalize_text(before, row["lang"])[-12:] if before.strip() else ""
-        after = normalize_text(after, row["lang"])[:12] if after.strip() else ""
-        for i in by_sentence.get(target, ()):
-            text = stories[i]["text"]
-            if before in text and after in text:
-                held.add(stories[i]["story_id"])
-    return {story["story_id"] for story in stories} & held
 
 
 def build_dataset(

@@ -6,11 +6,11 @@ Val/test come from ClozeT right candidates (LOT Section 3.3), not from this buil
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from lotdata.schema import MASK_TOKENS
 from lotdata.tasks.common import StoryOutcome, inner_candidates, merged_sentences, story_rng
-from lotdata.text import count_words, join_sentences
+from lotdata.text import count_words, join_sentences, normalize_text
 
 TASK = "plotcom"
 MASK = MASK_TOKENS[TASK]
@@ -72,3 +72,24 @@ def plotcom_from_clozet(clozet_rows: Iterable[Mapping[str, Any]], origin: str = 
             }
         )
     return rows
+
+
+def stories_held_by(stories: Sequence[Mapping[str, Any]], clozet_rows: Sequence[Mapping[str, Any]]) -> set[str]:
+    """Ids of the stories that are also ClozeT stories: same story id (same normalised text), or a story
+    holding the ClozeT right candidate as one of its sentences with the context on either side of it."""
+    held = {row["story_id"] for row in clozet_rows}
+    by_sentence: dict[str, list[int]] = {}
+    for i, story in enumerate(stories):
+        for sentence in story["sentences"]:
+            by_sentence.setdefault(sentence.strip(), []).append(i)
+    mask = MASK_TOKENS["clozet"]
+    for row in clozet_rows:
+        target = normalize_text(row["candidates"][row["label"]], row["lang"]).strip()
+        before, _, after = row["context"].partition(mask)
+        before = normalize_text(before, row["lang"])[-12:] if before.strip() else ""
+        after = normalize_text(after, row["lang"])[:12] if after.strip() else ""
+        for i in by_sentence.get(target, ()):
+            text = stories[i]["text"]
+            if before in text and after in text:
+                held.add(stories[i]["story_id"])
+    return {story["story_id"] for story in stories} & held
