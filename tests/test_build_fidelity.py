@@ -216,6 +216,7 @@ def test_outgen_export_keeps_an_absent_title_absent_and_round_trips(shared_data:
 # --- the dataset card (part 6) ------------------------------------------------------------------------
 
 def test_card_loads_with_datasets(tmp_path: Path):
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local folder: nothing to fetch
     datasets = pytest.importorskip("datasets")  # in the test extra: a missing package fails CI at install
     stories = write_stories(tmp_path / "s.parquet", texts(30))
     build_dataset("plotcom", [stories], tmp_path / "pc", seed=5, split="val=4,test=0")
@@ -223,7 +224,6 @@ def test_card_loads_with_datasets(tmp_path: Path):
     assert card.startswith("---\n") and "configs:" in card and "split: train" in card
     assert "split: test" not in card  # the empty split is left out: datasets cannot load it
     assert "lotdata build plotcom" in card and "seed: `5`" in card and "## Known limitations" in card
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     loaded = datasets.load_dataset(str(tmp_path / "pc"), cache_dir=str(tmp_path / "hf"))
     assert set(loaded) == {"train", "val"}
     assert loaded["val"].num_rows == 4 and loaded["train"].num_rows == 26
