@@ -7,6 +7,7 @@ Exit codes: 0 success; 1 a problem lotdata explains (bad parameter, missing file
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -16,7 +17,7 @@ from rich.table import Table
 
 from lotdata import __version__
 from lotdata.clikit import console, out_console
-from lotdata.clikit import errors as _errors, progress as _progress, summary_table as _summary_table
+from lotdata.clikit import errors as _errors, progress as _progress, summary_table as _summary_table, warn as _warn
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Build and audit story benchmarks (LOT, Story Cloze).")
 build_app = typer.Typer(no_args_is_help=True, help="Build a task dataset from a stories table.")
@@ -53,24 +54,37 @@ def read_cmd(
     out_console.print(_summary_table("lotdata read", summary))
 
 
-def _build(task: str, stories: List[Path], out: Path, n: Optional[int], seed: int, split: str, params: dict, lot_jsonl: bool) -> None:
+def _command_line() -> str:
+    return shlex.join(["lotdata", *sys.argv[1:]])
+
+
+def _warn_all(notes: List[str]) -> None:
+    for note in notes:
+        _warn(note)
+
+
+def _build(task: str, stories: List[Path], out: Path, n: Optional[int], train_n: Optional[int], seed: int,
+           split: Optional[str], params: dict, lot_jsonl: bool, clozet: Optional[Path] = None) -> None:
     from lotdata.tasks.build import build_dataset
 
     with _errors(), _progress() as progress:
         bar = progress.add_task(f"build {task}", total=None)
         report = build_dataset(
-            task, stories, out, n=n, seed=seed, split=split, params=params, lot_jsonl=lot_jsonl,
+            task, stories, out, n=n, train_n=train_n, seed=seed, split=split, params=params, lot_jsonl=lot_jsonl,
+            clozet=clozet, command=_command_line(),
             progress=lambda k: progress.advance(bar, k),
             on_start=lambda total: progress.update(bar, total=total),
         )
+    _warn_all(report.warnings)
     out_console.print(_summary_table(f"lotdata build {task} -> {out}", {**report.rows_per_split, **report.stats}))
 
 
-_STORIES = typer.Option(..., "--stories", help="stories Parquet file(s).")
+_STORIES = typer.Option(..., "--stories", help="stories Parquet file(s): --stories a.parquet b.parquet")
 _OUT = typer.Option(..., "--out", help="Dataset folder to write.")
-_N = typer.Option(None, "--n", help="At most this many examples in all (whole stories first, seeded order).")
+_N = typer.Option(None, "--n", help="At most this many examples in all (whole stories, seeded order).")
+_TRAIN_N = typer.Option(None, "--train-n", help="At most this many training examples (whole stories; LOT SenPos: 20000).")
 _SEED = typer.Option(0, "--seed")
-_SPLIT = typer.Option("train=0.8,val=0.1,test=0.1", "--split", help="Ratios (train=0.8,val=0.1,test=0.1) or sizes in examples (val=800,test=863).")
+_SPLIT = typer.Option(None, "--split", help="Ratios (train=0.8,val=0.1,test=0.1, the default) or val/test sizes in examples (val=800,test=863); train takes the rest.")
 _LOT = typer.Option(True, "--lot-jsonl/--no-lot-jsonl", help="Also write OUT/lot/{split}.jsonl in the official LOT format.")
 _MIN_CHARS = typer.Option(10, "--min-chars", help="Sentences shorter than this are merged; the removed one is at least this long.")
 _MAX_WORDS = typer.Option(500, "--max-words", help="Paragraphs (stories) must have fewer jieba words than this.")
@@ -78,33 +92,36 @@ _MAX_WORDS = typer.Option(500, "--max-words", help="Paragraphs (stories) must ha
 
 @build_app.command("senpos")
 def build_senpos(
-    stories: List[Path] = _STORIES, out: Path = _OUT, n: Optional[int] = typer.Option(20000, "--n"),
-    seed: int = _SEED, split: str = _SPLIT, lot_jsonl: bool = _LOT,
+    stories: List[Path] = _STORIES, out: Path = _OUT, n: Optional[int] = _N, train_n: Optional[int] = _TRAIN_N,
+    seed: int = _SEED, split: Optional[str] = _SPLIT, lot_jsonl: bool = _LOT,
     min_chars: int = _MIN_CHARS, max_words: int = _MAX_WORDS,
-    min_candidates: int = typer.Option(2, "--min-candidates", help="Fewest candidate gaps an example may have."),
+    min_candidates: int = typer.Option(2, "--min-candidates", help="Fewest candidate gaps an example may have (2: paragraphs of at least 4 units; our choice)."),
 ) -> None:
     """SenPos: one inner sentence removed; every gap between adjacent sentences is a candidate."""
-    _build("senpos", stories, out, n, seed, split, {"min_chars": min_chars, "max_words": max_words, "min_candidates": min_candidates}, lot_jsonl)
+    _build("senpos", stories, out, n, train_n, seed, split, {"min_chars": min_chars, "max_words": max_words, "min_candidates": min_candidates}, lot_jsonl)
 
 
 @build_app.command("plotcom")
 def build_plotcom(
-    stories: List[Path] = _STORIES, out: Path = _OUT, n: Optional[int] = _N, seed: int = _SEED,
-    split: str = _SPLIT, lot_jsonl: bool = _LOT, min_chars: int = _MIN_CHARS, max_words: int = _MAX_WORDS,
+    stories: List[Path] = _STORIES, out: Path = _OUT, n: Optional[int] = _N, train_n: Optional[int] = _TRAIN_N,
+    seed: int = _SEED, split: Optional[str] = _SPLIT, lot_jsonl: bool = _LOT, min_chars: int = _MIN_CHARS,
+    max_words: int = typer.Option(500, "--max-words", help="Stories must have fewer jieba words than this (our choice; 0: no limit)."),
+    clozet: Optional[Path] = typer.Option(None, "--clozet", help="ClozeT dataset folder (or LOT ClozeT jsonl): val/test become its stories with the right candidate as target (LOT 3.3)."),
 ) -> None:
-    """PlotCom (training construction): one random inner sentence replaced by <MASK>."""
-    _build("plotcom", stories, out, n, seed, split, {"min_chars": min_chars, "max_words": max_words}, lot_jsonl)
+    """PlotCom: automatic training construction (one random inner sentence -> <MASK>); val/test from ClozeT with --clozet."""
+    params = {"min_chars": min_chars, "max_words": max_words or None}
+    _build("plotcom", stories, out, n, train_n, seed, split, params, lot_jsonl, clozet)
 
 
 @build_app.command("outgen")
 def build_outgen(
-    stories: List[Path] = _STORIES, out: Path = _OUT, n: Optional[int] = _N, seed: int = _SEED,
-    split: str = _SPLIT, lot_jsonl: bool = _LOT,
+    stories: List[Path] = _STORIES, out: Path = _OUT, n: Optional[int] = _N, train_n: Optional[int] = _TRAIN_N,
+    seed: int = _SEED, split: Optional[str] = _SPLIT, lot_jsonl: bool = _LOT,
     max_phrases: int = typer.Option(8, "--max-phrases"), max_phrase_words: int = typer.Option(8, "--max-phrase-words"),
     stopwords: Optional[Path] = typer.Option(None, "--stopwords", help="Stopword file (one word per line) instead of the shipped list, e.g. LOT's reference list."),
 ) -> None:
     """OutGen: title + shuffled RAKE outline -> story."""
-    _build("outgen", stories, out, n, seed, split, {"max_phrases": max_phrases, "max_words": max_phrase_words, "stopwords": str(stopwords) if stopwords else None}, lot_jsonl)
+    _build("outgen", stories, out, n, train_n, seed, split, {"max_phrases": max_phrases, "max_words": max_phrase_words, "stopwords": str(stopwords) if stopwords else None}, lot_jsonl)
 
 
 @import_app.command("lot")
@@ -118,7 +135,8 @@ def import_lot_cmd(
     from lotdata.tasks.build import import_lot
 
     with _errors():
-        report = import_lot(files, task, out, split=split)
+        report = import_lot(files, task, out, split=split, command=_command_line())
+    _warn_all([w for w in report.warnings if "empty" not in w])
     out_console.print(_summary_table(f"lotdata import lot ({task}) -> {out}", report.rows_per_split))
 
 
@@ -142,10 +160,12 @@ def stats_cmd(
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the statistics as JSON here ('-' for stdout only)."),
 ) -> None:
     """LOT Table 3 statistics of a dataset, per split."""
-    from lotdata.io import write_text
+    from lotdata.io import check_output_file, write_text
     from lotdata.tasks.stats import dataset_stats
 
     with _errors():
+        if json_out is not None and str(json_out) != "-":
+            check_output_file(json_out)
         stats = dataset_stats(folder)
     if json_out is not None and str(json_out) == "-":
         sys.stdout.write(json.dumps(stats, ensure_ascii=False, indent=2) + "\n")
@@ -160,7 +180,18 @@ def stats_cmd(
         table.add_row(key, *_cells(stats["splits"][s].get(key) for s in splits))
     out_console.print(table)
     if json_out is not None:
-        write_text(json.dumps(stats, ensure_ascii=False, indent=2) + "\n", json_out)
+        with _errors():
+            write_text(json.dumps(stats, ensure_ascii=False, indent=2) + "\n", json_out)
+
+
+@app.command("card")
+def card_cmd(folder: Path = typer.Argument(..., help="Dataset folder (with manifest.json).")) -> None:
+    """Write FOLDER/README.md, a Hugging Face dataset card (datasets.load_dataset(FOLDER) loads the splits)."""
+    from lotdata.tasks.card import write_card
+
+    with _errors():
+        path = write_card(folder)
+    out_console.print(f"wrote {path}")
 
 
 def _cells(values) -> list[str]:
@@ -186,6 +217,7 @@ def run_cmd(
         brief = {k: v for k, v in result.summary.items() if k in ("stories", "quarantine", "rows", "stories_dropped", "seconds")}
         table.add_row(result.name, status, ", ".join(map(str, result.outputs)), json.dumps(brief, ensure_ascii=False))
         console.print(f"[green]✓[/] {result.name}: {status}")
+        _warn_all([f"{result.name}: {note}" for note in result.summary.get("warnings", [])])
 
     with _errors(), _progress() as progress:
         def factory(task: str):
@@ -209,8 +241,28 @@ def demo_cmd(
             stats_cmd(folder, None)
 
 
+#: options that take several values: `--stories a.parquet b.parquet` becomes `--stories a.parquet --stories b.parquet`
+MULTI_VALUE_OPTIONS = ("--stories",)
+
+
+def expand_multi_value_options(argv: List[str]) -> List[str]:
+    expanded: List[str] = []
+    current: Optional[str] = None
+    for arg in argv:
+        if arg.startswith("-"):
+            current = arg if arg in MULTI_VALUE_OPTIONS else None
+            if current is None:
+                expanded.append(arg)
+            continue
+        if current is not None:
+            expanded += [current, arg]
+            continue
+        expanded.append(arg)
+    return expanded
+
+
 def main() -> None:  # pragma: no cover - console script entry
-    app()
+    app(args=expand_multi_value_options(sys.argv[1:]), prog_name="lotdata")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,8 +13,14 @@ from rich.table import Table
 
 from lotdata.errors import LotdataError
 
-console = Console(stderr=True)
+# soft_wrap: a long error message runs on one line instead of being cut at the terminal width
+console = Console(stderr=True, soft_wrap=True)
 out_console = Console()
+
+
+def warn(message: str) -> None:
+    console.print("[bold yellow]warning:[/] ", end="")
+    console.print(message, markup=False, highlight=False)
 
 
 @contextmanager
@@ -23,11 +29,16 @@ def errors() -> Iterator[None]:
     try:
         yield
     except LotdataError as exc:
-        console.print(f"[bold red]error:[/] {exc}")
+        _error(exc)
         raise typer.Exit(exc.exit_code)
-    except (ValueError, FileNotFoundError) as exc:
-        console.print(f"[bold red]error:[/] {exc}")
+    except (ValueError, OSError) as exc:  # a bad parameter, a path that cannot be written
+        _error(exc)
         raise typer.Exit(1)
+
+
+def _error(exc: Exception) -> None:
+    console.print("[bold red]error:[/] ", end="")
+    console.print(str(exc), markup=False, highlight=False)
 
 
 def progress() -> Progress:

@@ -26,6 +26,16 @@ class InputError(LotdataError):
         super().__init__(f"{where}{message}")
 
 
+class MissingFileError(LotdataError):
+    """A file or folder named on the command line does not exist (exit 1: not bad data, a wrong path)."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, path: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}")
+
+
 class MissingExtraError(LotdataError):
     """An optional dependency is missing; the message gives the exact install command."""
 

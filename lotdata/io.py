@@ -15,29 +15,103 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lotdata import __version__
-from lotdata.errors import InputError
+from lotdata.errors import InputError, LotdataError, MissingFileError
 from lotdata.schema import check_table
 
 MANIFEST_NAME = "manifest.json"
+#: present while a dataset folder is being written; readers refuse a folder that holds it
+INCOMPLETE_MARKER = ".incomplete"
 
 # Fixed writer options: the same table always gives the same bytes.
 _PARQUET_OPTIONS = dict(compression="zstd", use_dictionary=True, write_statistics=True, version="2.6")
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _tmp_prefix(name: str) -> str:
+    return f".{name}.lotdata-"
+
+
+def clean_stale_tmp(folder: str | os.PathLike, names: Iterable[str] | None = None) -> int:
+    """Remove temporary files a killed run of ours left in `folder`: `.NAME.*.tmp` for each of our file
+    `names` (older lotdata versions included), or every `.*.lotdata-*.tmp` when no names are given."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return 0
+    patterns = [f".{name}.*.tmp" for name in names] if names is not None else [".*.lotdata-*.tmp"]
+    removed = 0
+    for pattern in patterns:
+        for stale in folder.glob(pattern):
+            stale.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside `path`; rename it over `path` only if the block succeeds."""
+    """Yield a temporary path beside `path`; rename it over `path` only if the block succeeds.
+
+    The final file gets the mode the umask gives a new file (mkstemp alone would leave it 0600).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    clean_stale_tmp(path.parent, [path.name])
+    fd, tmp = tempfile.mkstemp(prefix=_tmp_prefix(path.name), suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        os.chmod(tmp_path, 0o666 & ~_umask())
         os.replace(tmp_path, path)
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
+
+
+def check_output_file(path: str | os.PathLike) -> Path:
+    """Fail before any work when `path` cannot become a file: it is a folder, or its parent is a file."""
+    path = Path(path)
+    if path.is_dir():
+        raise LotdataError(f"{path}: is a folder; give a file name")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise LotdataError(f"{path}: cannot create it, {parent} is a file, not a folder")
+            if not os.access(parent, os.W_OK):
+                raise LotdataError(f"{path}: cannot write into {parent} (permission denied)")
+            break
+    return path
+
+
+def check_output_dir(path: str | os.PathLike) -> Path:
+    """Fail before any work when `path` cannot become a folder (it names an existing file, or lies under one)."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise LotdataError(f"{path}: exists and is a file; --out names a dataset folder")
+    check_output_file(path / MANIFEST_NAME)
+    return path
+
+
+def mark_incomplete(folder: str | os.PathLike) -> Path:
+    """Flag a dataset folder as being written (readers refuse it) and clean our stale temp files."""
+    folder = check_output_dir(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    splits = ("train", "val", "test")
+    clean_stale_tmp(folder, [MANIFEST_NAME, "README.md", *(f"{s}.parquet" for s in splits)])
+    clean_stale_tmp(folder / "lot", [f"{s}.jsonl" for s in splits])
+    for sub in (folder, folder / "lot"):
+        clean_stale_tmp(sub)
+    marker = folder / INCOMPLETE_MARKER
+    marker.write_text("a lotdata build is writing this folder, or was stopped before it finished\n", encoding="utf-8")
+    return marker
+
+
+def mark_complete(folder: str | os.PathLike) -> None:
+    (Path(folder) / INCOMPLETE_MARKER).unlink(missing_ok=True)
 
 
 def write_parquet(table: pa.Table, path: str | os.PathLike) -> Path:
@@ -51,7 +125,7 @@ def read_parquet(path: str | os.PathLike, schema: pa.Schema | None = None) -> pa
     """Read a Parquet file; with `schema`, check its columns and cast to it."""
     path = Path(path)
     if not path.exists():
-        raise InputError("file not found", path=str(path))
+        raise MissingFileError("file not found", path=str(path))
     try:
         table = pq.read_table(path)
     except (pa.ArrowInvalid, OSError) as exc:
@@ -83,8 +157,7 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def write_manifest(
-    folder: str | os.PathLike,
+def manifest_dict(
     *,
     task: str,
     command: str,
@@ -92,12 +165,13 @@ def write_manifest(
     inputs: Iterable[str | os.PathLike],
     files: Mapping[str, str | os.PathLike],
     stats: Mapping[str, Any] | None = None,
-) -> Path:
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """Describe a dataset folder: what made it, from what, and what it holds.
 
-    `files` maps a split name to its Parquet file; each gets its row count and sha256.
+    `files` maps a split name to its Parquet file; each gets its row count and sha256. `extra` adds
+    keys (environment, drop rules, origins, ...).
     """
-    folder = Path(folder)
     split_entries = {}
     for split, file in files.items():
         file = Path(file)
@@ -106,7 +180,7 @@ def write_manifest(
             "rows": pq.ParquetFile(file).metadata.num_rows,
             "sha256": sha256_file(file),
         }
-    manifest = {
+    return {
         "lotdata_version": __version__,
         "task": task,
         "command": command,
@@ -115,13 +189,27 @@ def write_manifest(
         "inputs": [{"path": str(p), "sha256": sha256_file(p)} for p in inputs],
         "splits": split_entries,
         "stats": dict(stats or {}),
+        **dict(extra or {}),
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
-    return write_text(json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=False) + "\n", folder / MANIFEST_NAME)
+
+
+def write_manifest(folder: str | os.PathLike, manifest: Mapping[str, Any] | None = None, **fields: Any) -> Path:
+    """Write `folder/manifest.json`: the given manifest, or one made by `manifest_dict(**fields)`."""
+    manifest = manifest if manifest is not None else manifest_dict(**fields)
+    return write_text(json.dumps(manifest, ensure_ascii=False, indent=2, default=str) + "\n", Path(folder) / MANIFEST_NAME)
 
 
 def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
-    path = Path(folder) / MANIFEST_NAME
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise MissingFileError("no such dataset folder", path=str(folder))
+    if (folder / INCOMPLETE_MARKER).exists():
+        raise InputError(
+            f"incomplete dataset folder (it holds {INCOMPLETE_MARKER}: a build was stopped before it finished); build it again",
+            path=str(folder),
+        )
+    path = folder / MANIFEST_NAME
     if not path.exists():
         raise InputError("no manifest.json: not a lotdata dataset folder", path=str(folder))
     return json.loads(path.read_text(encoding="utf-8"))

@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from lotdata.errors import InputError, LotdataError
-from lotdata.io import sha256_file, write_parquet, write_text
+from lotdata.errors import InputError, LotdataError, MissingFileError
+from lotdata.io import check_output_file, sha256_file, write_parquet, write_text
 from lotdata.resources import resolve_input
 from lotdata.schema import QUARANTINE, STORIES, table_from_rows
 
 DONE_DIR = ".done"
+BUILD_KEYS = {"task", "out", "seed", "n", "train_n", "split", "params", "lot_jsonl", "clozet", "stopwords"}
 
 
 @dataclass
@@ -41,11 +42,19 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
     for i, step in enumerate(recipe.get("build", [])):
         if "task" not in step:
             raise InputError(f"[[build]] step {i + 1} has no task", path=str(path))
+        unknown = sorted(set(step) - BUILD_KEYS)
+        if unknown:
+            raise InputError(f"[[build]] step {i + 1} has unknown key(s) {unknown}; known: {sorted(BUILD_KEYS)}", path=str(path))
     return recipe
 
 
 def _fingerprint(step: dict[str, Any], inputs: list[Path]) -> str:
-    payload = json.dumps({"step": step, "inputs": [sha256_file(p) for p in inputs]}, sort_keys=True, default=str)
+    from lotdata.text.tokenize import tokenizer_name
+
+    # the tokenizer changes the data without changing a parameter: a run with another one is not "done"
+    payload = json.dumps(
+        {"step": step, "inputs": [sha256_file(p) for p in inputs], "tokenizer": tokenizer_name()}, sort_keys=True, default=str
+    )
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -69,18 +78,51 @@ def read_step(
     source: str | None = None,
     license: str | None = None,
 ) -> dict[str, Any]:
-    """Read corpora into a stories Parquet file; rejected records go to `<out>.quarantine.parquet`."""
-    from lotdata.sources.readers import read_stories
+    """Read corpora into a stories Parquet file; rejected records go to `<out>.quarantine.parquet`.
 
-    out = Path(out)
-    result = read_stories([resolve_input(p) for p in inputs], fmt=fmt, lang=lang, source=source, license=license)
-    write_parquet(table_from_rows(result.stories, STORIES), out)
+    Nothing read at all (an empty file, every record quarantined) is an error, not an empty table.
+    """
+    from lotdata.sources.readers import FORMATS, read_stories
+
+    out = check_output_file(out)
+    if fmt is not None and fmt not in FORMATS:
+        raise LotdataError(f"unknown --format {fmt!r}; formats: {', '.join(FORMATS)}")
+    paths = [resolve_input(p) for p in inputs]
+    for path in paths:
+        if not path.exists():
+            raise MissingFileError("file not found", path=str(path))
+    result = read_stories(paths, fmt=fmt, lang=lang, source=source, license=license)
     quarantine_path = quarantine_path_for(out)
     if result.quarantine:
         write_parquet(table_from_rows(result.quarantine, QUARANTINE), quarantine_path)
     elif quarantine_path.exists():
         quarantine_path.unlink()
+    if not result.stories:
+        where = f"; {len(result.quarantine)} record(s) quarantined in {quarantine_path}" if result.quarantine else ""
+        raise InputError(f"no story could be read{where}", path=", ".join(map(str, paths)))
+    write_parquet(table_from_rows(result.stories, STORIES), out)
     return {**result.counts, "stories": len(result.stories), "quarantine": len(result.quarantine)}
+
+
+def _step_params(step: dict[str, Any], recipe: Path) -> dict[str, Any] | None:
+    """The step's params; a step-level `stopwords = FILE` (OutGen) joins them as a parameter."""
+    params = dict(step.get("params") or {})
+    if "stopwords" in step:
+        params["stopwords"] = str(_recipe_relative(recipe, step["stopwords"]))
+    return params or None
+
+
+def _recipe_relative(recipe: Path, value: str) -> Path:
+    candidate = Path(value)
+    if candidate.is_absolute() or candidate.exists():
+        return candidate
+    return recipe.parent / candidate
+
+
+def _files_of(path: Path | None) -> list[Path]:
+    if path is None or not path.exists():
+        return []
+    return [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in (".parquet", ".jsonl", ".json"))
 
 
 def quarantine_path_for(stories_path: Path) -> Path:
@@ -124,12 +166,17 @@ def run_recipe(
             finish(StepResult("read", [stories_path], skipped=False, summary=summary))
     else:
         stories_path = Path(recipe["stories"])
+        if not stories_path.exists():
+            raise MissingFileError(f"the stories table named by the recipe {path} does not exist (lotdata read ... --out it)", path=str(stories_path))
 
     for step in recipe.get("build", []):
         task = step["task"]
         out = root / step.get("out", task)
         name = f"build-{step.get('out', task)}"
-        fp = _fingerprint({"build": step}, [stories_path])
+        clozet = step.get("clozet")
+        if clozet is not None:  # a ClozeT dataset for PlotCom val/test, relative to the recipe's folder
+            clozet = _recipe_relative(Path(path), clozet)
+        fp = _fingerprint({"build": step}, [stories_path, *_files_of(clozet)])
         outputs = [out / "manifest.json"]
         if not force and _is_done(root, name, fp, outputs):
             finish(StepResult(name, [out], skipped=True))
@@ -141,16 +188,19 @@ def run_recipe(
                 [stories_path],
                 out,
                 n=step.get("n"),
+                train_n=step.get("train_n"),
                 seed=int(step.get("seed", 0)),
-                split=step.get("split", "train=0.8,val=0.1,test=0.1"),
-                params=step.get("params"),
+                split=step.get("split"),
+                params=_step_params(step, Path(path)),
                 lot_jsonl=bool(step.get("lot_jsonl", True)),
+                clozet=clozet,
+                command=f"lotdata run {path} --out {root}",
                 progress=advance,
                 on_start=on_start,
             )
         except (TypeError, ValueError) as exc:
             raise LotdataError(f"{path}: step {name}: {exc}") from exc
-        summary = {**report.stats, "rows": report.rows_per_split}
+        summary = {**report.stats, "rows": report.rows_per_split, "warnings": report.warnings}
         _mark_done(root, name, fp, summary)
         finish(StepResult(name, [out], skipped=False, summary=summary))
     return results

@@ -16,6 +16,7 @@ SCHEMA_VERSION = "1"
 
 #: mask tokens of the official LOT release, one per task (the release itself is inconsistent)
 MASK_TOKENS = {"clozet": "<mask>", "senpos": "[MASK]", "plotcom": "<MASK>"}
+PLOTCOM_ORIGINS = ("auto", "clozet", "annotated")
 
 STORY_STATUSES = ("raw", "clean", "accepted", "rejected", "rewritten")
 SPLITS = ("train", "val", "test")
@@ -70,6 +71,8 @@ PLOTCOM = _schema(
         pa.field("target", pa.string(), nullable=False),
         pa.field("mask_sentence_index", pa.int32()),  # null when imported
         pa.field("lang", pa.string(), nullable=False),
+        # auto (random removal) | clozet (a ClozeT right candidate, LOT 3.3) | annotated; null: unknown (older files, imports)
+        pa.field("origin", pa.string()),
     ],
 )
 

@@ -1,24 +1,40 @@
-"""Assemble a task dataset folder: stories -> examples -> seeded grouped splits -> Parquet + manifest.
+"""Assemble a task dataset folder: stories -> examples -> seeded grouped splits -> Parquet + card + manifest.
 
-A dataset folder holds `train.parquet`, `val.parquet`, `test.parquet`, `manifest.json` and, when asked,
-`lot/{train,val,test}.jsonl` in the official LOT format.
+A dataset folder holds `train.parquet`, `val.parquet`, `test.parquet`, `README.md` (dataset card),
+`manifest.json` and, when asked, `lot/{train,val,test}.jsonl` in the official LOT format. While it is
+written it holds `.incomplete`, which readers refuse.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from collections import Counter
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import pyarrow as pa
 
-from lotdata.errors import InputError
-from lotdata.io import read_manifest, read_parquet, write_jsonl, write_manifest, write_parquet
+from lotdata.errors import InputError, LotdataError, MissingFileError
+from lotdata.io import (
+    MANIFEST_NAME,
+    check_output_dir,
+    manifest_dict,
+    mark_complete,
+    mark_incomplete,
+    read_manifest,
+    read_parquet,
+    sha256_file,
+    write_jsonl,
+    write_manifest,
+    write_parquet,
+)
 from lotdata.schema import SPLITS, STORIES, TASK_SCHEMAS, table_from_rows
 from lotdata.tasks.common import BuildStats, StoryOutcome
 from lotdata.tasks.lotformat import TASKS, read_lot_file, split_of_file, to_lot
-from lotdata.tasks.splits import SplitSpec, assign_splits, parse_split_spec, story_order_key
+from lotdata.tasks.plotcom import plotcom_from_clozet, stories_held_by
+from lotdata.tasks.provenance import build_environment
+from lotdata.tasks.splits import SplitSpec, assign_splits, parse_split_spec, story_order_key, whole_stories_up_to
 
 #: stories in these states are never used to build examples
 EXCLUDED_STATUSES = ("rejected",)
@@ -50,6 +66,18 @@ class BuildReport:
     out: Path
     rows_per_split: dict[str, int]
     stats: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+#: what each drop reason means, with the parameter that sets it (the manifest and the card say it)
+DROP_RULES = {
+    "too_few_sentences": "fewer sentences than the task needs (SenPos: min_candidates + 2 units, our choice; PlotCom: 3)",
+    "no_eligible_sentence": "no inner sentence of at least min_chars characters to remove",
+    "too_long": "PlotCom: the story has max_words jieba words or more (our choice; LOT states 500 words for SenPos only)",
+    "outline_too_short": "OutGen: fewer than min_phrases outline phrases",
+    "status_rejected": "the story was rejected in annotation",
+    "in_clozet": "PlotCom train: the story is also a ClozeT val/test story (PlotCom val/test come from ClozeT)",
+}
 
 
 def load_stories(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
@@ -71,40 +99,90 @@ def build_examples(
     seed: int,
     params: Mapping[str, Any] | None = None,
     progress: Callable[[int], None] | None = None,
+    exclude: Mapping[str, str] | None = None,
 ) -> tuple[list[dict[str, Any]], BuildStats]:
-    """Run a task's per-story builder over every usable story (pure: no files)."""
+    """Run a task's per-story builder over every usable story (pure: no files).
+
+    `exclude` maps story ids to a drop reason (e.g. stories held by ClozeT val/test).
+    SenPos paragraphs (runs of long stories included) are counted in `stats.paragraphs*`.
+    """
     make, params_cls = _builder(task)
     task_params = params_cls(**(params or {}))
     stats = BuildStats()
+    stats.paragraphs = 0
+    stats.paragraphs_dropped = Counter()
     examples: list[dict[str, Any]] = []
     for story in stories:
         if story["status"] in EXCLUDED_STATUSES:
             outcome = StoryOutcome(dropped=f"status_{story['status']}")
+        elif exclude and story["story_id"] in exclude:
+            outcome = StoryOutcome(dropped=exclude[story["story_id"]])
         else:
             outcome = make(story, task_params, seed)
         stats.add(outcome)
+        stats.paragraphs += getattr(outcome, "paragraphs", 0)
+        stats.paragraphs_dropped.update(getattr(outcome, "paragraphs_dropped", {}))
         examples.extend(outcome.examples)
         if progress:
             progress(1)
     return examples, stats
 
 
+def _stats_dict(task: str, stats: BuildStats) -> dict[str, Any]:
+    result = stats.as_dict()
+    if task == "senpos":
+        result["paragraphs"] = stats.paragraphs
+        result["paragraphs_dropped"] = dict(sorted(stats.paragraphs_dropped.items()))
+    return result
+
+
+def check_sizes(n: int | None, train_n: int | None) -> None:
+    for name, value in (("--n", n), ("--train-n", train_n)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ValueError(f"{name} must be a whole number of examples, at least 1 (got {value!r})")
+
+
+def _cap(examples: list[dict[str, Any]], limit: int | None, seed: int) -> list[dict[str, Any]]:
+    if limit is None:
+        return examples
+    kept = whole_stories_up_to([ex["story_id"] for ex in examples], limit, seed)
+    return [ex for ex in examples if ex["story_id"] in kept]
+
+
 def split_examples(
-    examples: list[dict[str, Any]], spec: SplitSpec, seed: int, n: int | None = None
+    examples: list[dict[str, Any]],
+    spec: SplitSpec,
+    seed: int,
+    n: int | None = None,
+    train_n: int | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
-    """Cap at `n` examples (whole stories first, in seeded order), assign grouped splits, and order
-    each split by a seeded hash so the files are shuffled yet reproducible."""
-    ordered = sorted(examples, key=lambda ex: (story_order_key(ex["story_id"], seed), ex["example_id"]))
-    if n is not None:
-        ordered = ordered[:n]
+    """Cap at `n` examples in all, assign grouped splits, cap train at `train_n`, and order each split
+    by a seeded hash so the files are shuffled yet reproducible. Caps take whole stories (seeded
+    order): a story's examples are never cut in two."""
+    check_sizes(n, train_n)
+    ordered = sorted(_cap(examples, n, seed), key=lambda ex: (story_order_key(ex["story_id"], seed), ex["example_id"]))
     splits = assign_splits([ex["story_id"] for ex in ordered], spec, seed)
     by_split: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
     for example, split in zip(ordered, splits):
-        if split:
-            by_split[split].append({**example, "split": split})
-    for split, rows in by_split.items():
+        by_split[split].append({**example, "split": split})
+    by_split["train"] = _cap(by_split["train"], train_n, seed)
+    for rows in by_split.values():
         rows.sort(key=lambda ex: story_order_key(ex["example_id"], seed))
     return by_split
+
+
+def split_warnings(by_split: Mapping[str, list], spec: SplitSpec | None, train_n: int | None) -> list[str]:
+    """What a user should hear about the sizes they got: an empty split, a split short of its target."""
+    notes = []
+    for split in SPLITS:
+        rows = len(by_split.get(split, []))
+        if rows == 0:
+            notes.append(f"split {split!r} is empty (datasets.load_dataset skips it; the card leaves it out)")
+        elif spec is not None and spec.by_size and split in spec.values and rows < int(spec.values[split]):
+            notes.append(f"split {split!r} has {rows} examples, fewer than the {spec.values[split]} asked for")
+    if train_n is not None and 0 < len(by_split.get("train", [])) < train_n:
+        notes.append(f"split 'train' has {len(by_split['train'])} examples, fewer than --train-n {train_n}")
+    return notes
 
 
 def write_dataset(
@@ -117,17 +195,52 @@ def write_dataset(
     inputs: Sequence[str | Path],
     stats: Mapping[str, Any],
     lot_jsonl: bool = True,
+    extra: Mapping[str, Any] | None = None,
+    card: bool = True,
 ) -> dict[str, int]:
-    """Write one Parquet per split (always all three, possibly empty), the LOT jsonl and the manifest."""
+    """Write one Parquet per split (always all three, possibly empty), the LOT jsonl, the card and the manifest.
+
+    While it writes, the folder holds `.incomplete` (readers refuse it); the marker goes last, so a
+    killed build leaves a folder that says so instead of a mix of old and new files.
+    """
     out = Path(out)
     schema = TASK_SCHEMAS[task]
-    files = {}
+    mark_incomplete(out)
+    files, lot_files = {}, {}
     for split in SPLITS:
-        files[split] = write_parquet(table_from_rows(by_split.get(split, []), schema), out / f"{split}.parquet")
+        rows = by_split.get(split, [])
+        files[split] = write_parquet(table_from_rows(rows, schema), out / f"{split}.parquet")
         if lot_jsonl:
-            write_jsonl((to_lot(task, row) for row in by_split.get(split, [])), out / "lot" / f"{split}.jsonl")
-    write_manifest(out, task=task, command=command, params=params, inputs=inputs, files=files, stats=stats)
+            lot_files[f"lot/{split}.jsonl"] = write_jsonl((to_lot(task, row) for row in rows), out / "lot" / f"{split}.jsonl")
+    extra = {**(extra or {}), "lot_files": {name: sha256_file(path) for name, path in lot_files.items()}}
+    manifest = manifest_dict(task=task, command=command, params=params, inputs=inputs, files=files, stats=stats, extra=extra)
+    if card:
+        from lotdata.tasks.card import write_card
+
+        write_card(out, manifest=manifest)
+    write_manifest(out, manifest)
+    mark_complete(out)
     return {split: len(by_split.get(split, [])) for split in SPLITS}
+
+
+def load_clozet(source: str | Path) -> dict[str, list[dict[str, Any]]]:
+    """ClozeT rows by split from a ClozeT dataset folder (with a manifest) or LOT ClozeT jsonl (a file or a folder)."""
+    path = Path(source)
+    if not path.exists():
+        raise MissingFileError("no such ClozeT dataset", path=str(path))
+    if path.is_dir() and (path / MANIFEST_NAME).exists():
+        task = dataset_task(path)
+        if task != "clozet":
+            raise InputError(f"a {task} dataset, not a ClozeT one", path=str(path))
+        return {s: t.to_pylist() for s, t in read_dataset(path).items()}
+    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    if not files:
+        raise InputError("no manifest.json and no LOT ClozeT *.jsonl files", path=str(path))
+    by_split: dict[str, list[dict[str, Any]]] = {}
+    for file in files:
+        split = split_of_file(file, "test")
+        by_split.setdefault(split, []).extend(read_lot_file(file, "clozet", split))
+    return by_split
 
 
 def build_dataset(
@@ -136,55 +249,138 @@ def build_dataset(
     out: str | Path,
     *,
     n: int | None = None,
+    train_n: int | None = None,
     seed: int = 0,
-    split: str | SplitSpec = DEFAULT_SPLIT,
+    split: str | SplitSpec | None = None,
     params: Mapping[str, Any] | None = None,
     lot_jsonl: bool = True,
+    clozet: str | Path | Mapping[str, list[dict[str, Any]]] | None = None,
+    clozet_origin: str = "clozet",
+    command: str | None = None,
+    card: bool = True,
     progress: Callable[[int], None] | None = None,
     on_start: Callable[[int], None] | None = None,
 ) -> BuildReport:
-    """Build `task` from stories Parquet files into the folder `out`."""
+    """Build `task` from stories Parquet files into the folder `out`.
+
+    PlotCom with `clozet` (a ClozeT dataset folder, LOT jsonl, or ClozeT rows by split): val/test are the
+    ClozeT val/test stories with the right candidate as target (LOT 3.3), train is the automatic
+    construction over the other stories. Everything is checked before the work starts.
+    """
     if task not in BUILD_TASKS:
         raise ValueError(f"no automatic builder for task {task!r} (builders: {', '.join(BUILD_TASKS)})")
-    spec = split if isinstance(split, SplitSpec) else parse_split_spec(split)
+    if clozet is not None and task != "plotcom":
+        raise ValueError("--clozet applies to plotcom only (its val/test come from ClozeT)")
+    if clozet is not None and split is not None:
+        raise ValueError("--split does not apply with --clozet: val/test are ClozeT's, train takes every other story")
+    check_sizes(n, train_n)
+    if not stories_paths:
+        raise ValueError("no stories file given")
+    spec = None if clozet is not None else (split if isinstance(split, SplitSpec) else parse_split_spec(split or DEFAULT_SPLIT))
+    task_params = _params_dict(task, params)
+    check_output_dir(out)
+    clozet_rows = clozet if (clozet is None or isinstance(clozet, Mapping)) else load_clozet(clozet)
     started = time.perf_counter()
     stories = load_stories(stories_paths)
+    if not stories:
+        raise InputError("no stories in the input", path=", ".join(map(str, stories_paths)))
     if on_start:
         on_start(len(stories))
-    examples, stats = build_examples(task, stories, seed=seed, params=params, progress=progress)
-    by_split = split_examples(examples, spec, seed, n)
+    exclude = {}
+    if clozet_rows is not None:
+        held_out = [row for s in ("val", "test") for row in clozet_rows.get(s, [])]
+        exclude = dict.fromkeys(stories_held_by(stories, held_out), "in_clozet")
+    examples, stats = build_examples(task, stories, seed=seed, params=params, progress=progress, exclude=exclude)
+    if clozet_rows is None:
+        by_split = split_examples(examples, spec, seed, n, train_n)
+    else:
+        train = _cap(_cap(examples, n, seed), train_n, seed)
+        by_split = {
+            "train": sorted(({**ex, "split": "train"} for ex in train), key=lambda ex: story_order_key(ex["example_id"], seed)),
+            **{s: plotcom_from_clozet(clozet_rows.get(s, []), origin=clozet_origin) for s in ("val", "test")},
+        }
+    if not any(by_split.values()):
+        raise LotdataError(f"no examples built from {len(stories)} stories (dropped: {_stats_dict(task, stats)['stories_dropped']})")
     seconds = time.perf_counter() - started
     summary = {
-        **stats.as_dict(),
+        **_stats_dict(task, stats),
         "examples_written": sum(len(v) for v in by_split.values()),
         "seconds": round(seconds, 3),
         "stories_per_second": round(stats.stories_in / seconds, 1) if seconds else None,
     }
-    all_params = {"task": task, "n": n, "seed": seed, "split": str(spec), **_params_dict(task, params)}
+    origins = _origins(task, by_split)
+    if clozet_rows is not None:
+        summary["clozet_rows_unused"] = {s: len(r) for s, r in clozet_rows.items() if s not in ("val", "test")}
+    all_params = {"task": task, "n": n, "train_n": train_n, "seed": seed, "split": str(spec) if spec else None, **task_params}
+    extra = {
+        "environment": build_environment(task, task_params),
+        "drop_rules": {k: DROP_RULES[k] for k in {**stats.dropped, **getattr(stats, "paragraphs_dropped", {})} if k in DROP_RULES},
+        "split_origin": origins,
+        "licenses": sorted({s["license"] for s in stories if s.get("license")}),
+        "languages": sorted({ex["lang"] for rows in by_split.values() for ex in rows}),
+    }
+    inputs = list(stories_paths)
+    if clozet is not None and not isinstance(clozet, Mapping):
+        extra["clozet"] = str(clozet)
+        inputs += _dataset_files(Path(clozet))
     rows = write_dataset(
         out,
         task,
         by_split,
-        command=f"lotdata build {task}",
+        command=command or f"lotdata build {task}",
         params=all_params,
-        inputs=stories_paths,
+        inputs=inputs,
         stats=summary,
         lot_jsonl=lot_jsonl,
+        extra=extra,
+        card=card,
     )
-    return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=summary)
+    return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=summary, warnings=split_warnings(by_split, spec, train_n))
+
+
+def build_plotcom_with_clozet(
+    stories_paths: Sequence[str | Path],
+    clozet: str | Path | Mapping[str, list[dict[str, Any]]],
+    out: str | Path,
+    *,
+    origin: str = "clozet",
+    **options: Any,
+) -> BuildReport:
+    """PlotCom the LOT way: automatic train, val/test from ClozeT (a folder, LOT jsonl, or rows by split,
+    e.g. assembled from Label Studio with `origin="annotated"`); no story in both."""
+    return build_dataset("plotcom", stories_paths, out, clozet=clozet, clozet_origin=origin, **options)
+
+
+def _origins(task: str, by_split: Mapping[str, list[dict[str, Any]]]) -> dict[str, list[str]] | None:
+    if task != "plotcom":
+        return None
+    return {s: sorted({r.get("origin") or "unknown" for r in rows}) for s, rows in by_split.items()}
+
+
+def _dataset_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    return sorted(p for p in path.iterdir() if p.is_file() and p.suffix in (".parquet", ".jsonl"))
 
 
 def _params_dict(task: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
     _, params_cls = _builder(task)
-    return asdict(params_cls(**(params or {})))
+    try:
+        return asdict(params_cls(**(params or {})))
+    except TypeError as exc:
+        known = ", ".join(f.name for f in fields(params_cls))
+        raise ValueError(f"unknown {task} parameter ({exc}); known: {known}") from None
 
 
 def import_lot(
-    files: Sequence[str | Path], task: str, out: str | Path, *, split: str | None = None
+    files: Sequence[str | Path], task: str, out: str | Path, *, split: str | None = None, command: str | None = None
 ) -> BuildReport:
     """Import official LOT jsonl files (a split per file: from `split` or the file name) into a dataset folder."""
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}; tasks: {', '.join(TASKS)}")
+    if split is not None and split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; splits: {', '.join(SPLITS)}")
+    check_output_dir(out)
     by_split: dict[str, list[dict[str, Any]]] = {}
     paths: list[Path] = []
     for file in files:
@@ -194,24 +390,29 @@ def import_lot(
         elif path.exists():
             paths.append(path)
         else:
-            raise InputError("file not found", path=str(path))
+            raise MissingFileError("file not found", path=str(path))
+    if not paths:
+        raise InputError("no LOT jsonl files (train/val/test.jsonl) to import", path=", ".join(map(str, files)))
     for path in paths:
         file_split = split or split_of_file(path, "train")
         if file_split in by_split:
             raise InputError(f"a second file for split {file_split!r}; pass --split or rename", path=str(path))
         by_split[file_split] = read_lot_file(path, task, file_split)
     stats = {"examples_imported": sum(len(v) for v in by_split.values())}
+    if not stats["examples_imported"]:
+        raise InputError("no examples in the file(s)", path=", ".join(map(str, paths)))
     rows = write_dataset(
         out,
         task,
         by_split,
-        command="lotdata import lot",
+        command=command or "lotdata import lot",
         params={"task": task, "split": split},
         inputs=paths,
         stats=stats,
         lot_jsonl=False,
+        extra={"languages": sorted({r["lang"] for rows in by_split.values() for r in rows}), "source_format": "LOT jsonl"},
     )
-    return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=stats)
+    return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=stats, warnings=split_warnings(by_split, None, None))
 
 
 def dataset_task(folder: str | Path) -> str:
@@ -228,6 +429,7 @@ def read_dataset(folder: str | Path) -> dict[str, pa.Table]:
 def export_lot(folder: str | Path, out: str | Path, *, include_empty: bool = False) -> dict[str, int]:
     """Write `{train,val,test}.jsonl` in the official LOT format; empty splits are skipped unless asked."""
     task = dataset_task(folder)
+    check_output_dir(out)
     written = {}
     for split, table in read_dataset(folder).items():
         if table.num_rows == 0 and not include_empty:

@@ -6,11 +6,11 @@ Val/test come from ClozeT right candidates (LOT Section 3.3), not from this buil
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from lotdata.schema import MASK_TOKENS
 from lotdata.tasks.common import StoryOutcome, inner_candidates, merged_sentences, story_rng
-from lotdata.text import count_words, join_sentences
+from lotdata.text import count_words, join_sentences, normalize_text
 
 TASK = "plotcom"
 MASK = MASK_TOKENS[TASK]
@@ -18,8 +18,11 @@ MASK = MASK_TOKENS[TASK]
 
 @dataclass(frozen=True)
 class PlotcomParams:
+    """`max_words` (stories of this many words or more are dropped; None or 0: no limit) is our choice:
+    LOT states the 500-word limit for SenPos paragraphs only."""
+
     min_chars: int = 10
-    max_words: int = 500
+    max_words: int | None = 500
 
 
 def plotcom_examples(story: Mapping[str, Any], params: PlotcomParams, seed: int) -> StoryOutcome:
@@ -27,7 +30,7 @@ def plotcom_examples(story: Mapping[str, Any], params: PlotcomParams, seed: int)
     sentences = merged_sentences(story, params.min_chars)
     if len(sentences) < 3:
         return StoryOutcome(dropped="too_few_sentences")
-    if count_words(story["text"], lang) >= params.max_words:
+    if params.max_words and count_words(story["text"], lang) >= params.max_words:
         return StoryOutcome(dropped="too_long")
     eligible = inner_candidates(sentences, params.min_chars)
     if not eligible:
@@ -41,11 +44,12 @@ def plotcom_examples(story: Mapping[str, Any], params: PlotcomParams, seed: int)
         "target": sentences[at],
         "mask_sentence_index": at,
         "lang": lang,
+        "origin": "auto",
     }
     return StoryOutcome(examples=[example])
 
 
-def plotcom_from_clozet(clozet_rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def plotcom_from_clozet(clozet_rows: Iterable[Mapping[str, Any]], origin: str = "clozet") -> list[dict[str, Any]]:
     """PlotCom val/test rows from ClozeT rows (LOT Section 3.3): the story with the right candidate as target.
 
     Each row keeps its ClozeT split and story id; the ClozeT mask becomes PlotCom's <MASK>.
@@ -64,6 +68,28 @@ def plotcom_from_clozet(clozet_rows: Iterable[Mapping[str, Any]]) -> list[dict[s
                 "target": row["candidates"][row["label"]],
                 "mask_sentence_index": row.get("mask_sentence_index"),
                 "lang": row["lang"],
+                "origin": origin,
             }
         )
     return rows
+
+
+def stories_held_by(stories: Sequence[Mapping[str, Any]], clozet_rows: Sequence[Mapping[str, Any]]) -> set[str]:
+    """Ids of the stories that are also ClozeT stories: same story id (same normalised text), or a story
+    holding the ClozeT right candidate as one of its sentences with the context on either side of it."""
+    held = {row["story_id"] for row in clozet_rows}
+    by_sentence: dict[str, list[int]] = {}
+    for i, story in enumerate(stories):
+        for sentence in story["sentences"]:
+            by_sentence.setdefault(sentence.strip(), []).append(i)
+    mask = MASK_TOKENS["clozet"]
+    for row in clozet_rows:
+        target = normalize_text(row["candidates"][row["label"]], row["lang"]).strip()
+        before, _, after = row["context"].partition(mask)
+        before = normalize_text(before, row["lang"])[-12:] if before.strip() else ""
+        after = normalize_text(after, row["lang"])[:12] if after.strip() else ""
+        for i in by_sentence.get(target, ()):
+            text = stories[i]["text"]
+            if before in text and after in text:
+                held.add(stories[i]["story_id"])
+    return {story["story_id"] for story in stories} & held

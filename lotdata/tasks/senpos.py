@@ -7,7 +7,8 @@ last; the label counts the gaps from 1.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from lotdata.tasks.common import StoryOutcome, inner_candidates, merged_sentences, story_rng
@@ -18,9 +19,20 @@ TASK = "senpos"
 
 @dataclass(frozen=True)
 class SenposParams:
+    """LOT's rules (10 characters, paragraphs under 500 words) and one of ours: `min_candidates` = 2
+    drops paragraphs of fewer than 4 units (LOT does not say; 3 units would leave a single gap)."""
+
     min_chars: int = 10
     max_words: int = 500
     min_candidates: int = 2
+
+
+@dataclass
+class SenposOutcome(StoryOutcome):
+    """A story's outcome plus what happened to each of its paragraphs (runs of a long story included)."""
+
+    paragraphs: int = 0
+    paragraphs_dropped: Counter = field(default_factory=Counter)
 
 
 def paragraphs(sentences: list[str], lang: str, max_words: int) -> list[list[str]]:
@@ -44,15 +56,18 @@ def paragraphs(sentences: list[str], lang: str, max_words: int) -> list[list[str
 def senpos_examples(story: Mapping[str, Any], params: SenposParams, seed: int) -> StoryOutcome:
     lang = story["lang"]
     sentences = merged_sentences(story, params.min_chars)
-    outcome = StoryOutcome()
+    outcome = SenposOutcome()
     reasons = []
     for part, para in enumerate(paragraphs(sentences, lang, params.max_words)):
+        outcome.paragraphs += 1
         if len(para) - 2 < params.min_candidates:
             reasons.append("too_few_sentences")
+            outcome.paragraphs_dropped["too_few_sentences"] += 1
             continue
         eligible = inner_candidates(para, params.min_chars)
         if not eligible:
             reasons.append("no_eligible_sentence")
+            outcome.paragraphs_dropped["no_eligible_sentence"] += 1
             continue
         removed_at = story_rng(seed, TASK, story["story_id"], part).choice(eligible)
         remaining = para[:removed_at] + para[removed_at + 1 :]

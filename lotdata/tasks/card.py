@@ -1,0 +1,181 @@
+"""A Hugging Face dataset card (`README.md`) for any lotdata dataset folder.
+
+The YAML header lists the splits as `configs`/`data_files`, so `datasets.load_dataset(DIR)` loads
+them; the body gives the LOT Table 3 statistics, the exact command and seed, the drop counts and
+the known limitations. It is a function of the folder (its manifest and split files), so every
+dataset (builds, imports, Label Studio assemblies, overlap-filtered sets) gets the same card.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+from lotdata.io import read_manifest, read_parquet, write_text
+from lotdata.schema import SPLITS, TASK_SCHEMAS
+
+CARD_NAME = "README.md"
+
+TASK_INFO = {
+    "clozet": ("multiple-choice", "ClozeT: pick the right one of two candidate sentences for the masked position"),
+    "senpos": ("multiple-choice", "SenPos: put the removed sentence back in the right gap between adjacent sentences"),
+    "plotcom": ("text-generation", "PlotCom: generate the sentence behind <MASK> so the story reads coherently"),
+    "outgen": ("text-generation", "OutGen: write the story from its title and an out-of-order outline of phrases"),
+}
+
+_LICENSES = {"apache-2.0", "mit", "cc0-1.0", "cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0", "cc-by-nc-sa-4.0", "cc-by-nd-4.0"}
+
+LIMITATIONS = {
+    "senpos": [
+        "Automatic examples: val/test are not refined by annotators (LOT had each refined so that exactly one position fits); "
+        "`refined` says which rows were.",
+        "Paragraphs of fewer than min_candidates + 2 units are dropped: our choice, LOT does not state one.",
+    ],
+    "plotcom": [
+        "Rows with origin `auto` come from random removal: the removed sentence may not be inferable from the context "
+        "(LOT Table 4); LOT used such rows for training only.",
+        "Stories of max_words jieba words or more are dropped: our choice (LOT states 500 words for SenPos paragraphs).",
+    ],
+    "outgen": [
+        "Outlines come from a RAKE extractor: a phrase set close to, not identical with, LOT's; the filling step is seeded.",
+    ],
+    "clozet": ["The wrong candidates are written by people; check them for artifacts (`lotdata audit-bias`)."],
+}
+
+
+def _license_tag(licenses: list[str]) -> str:
+    if not licenses:
+        return "unknown"
+    tags = {lic.strip().lower().replace(" ", "-") for lic in licenses}
+    if len(tags) == 1 and (tag := tags.pop()) in _LICENSES:
+        return tag
+    return "other"
+
+
+def _size_category(rows: int) -> str:
+    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
+        if rows < limit:
+            return label
+    return "1M<n<10M"
+
+
+def _yaml_header(task: str, manifest: Mapping[str, Any], splits: list[str]) -> str:
+    q = lambda value: json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML string
+    category, _ = TASK_INFO.get(task, ("other", ""))
+    languages = manifest.get("languages") or ["zh"]
+    total = sum(entry["rows"] for entry in manifest.get("splits", {}).values())
+    lines = [
+        "---",
+        f"pretty_name: {q(f'lotdata {task}')}",
+        f"license: {_license_tag(manifest.get('licenses') or [])}",
+        "language:",
+        *[f"- {lang}" for lang in languages],
+        "task_categories:",
+        f"- {category}",
+        "size_categories:",
+        f"- {_size_category(total)}",
+        "tags:",
+        "- lot",
+        "- story",
+        f"- {task}",
+        "configs:",
+        "- config_name: default",
+        "  data_files:",
+    ]
+    for split in splits:
+        lines += [f"  - split: {split}", f"    path: {q(manifest['splits'][split]['file'])}"]
+    lines.append("---")
+    return "\n".join(lines)
+
+
+def _stats_table(task: str, stats: Mapping[str, Mapping[str, Any]], splits: list[str]) -> str:
+    if not splits:
+        return "_No examples._"
+    keys = list(stats[splits[0]])
+    lines = ["| statistic | " + " | ".join(splits) + " |", "| --- |" + " ---: |" * len(splits)]
+    for key in keys:
+        cells = ["–" if stats[s].get(key) is None else str(stats[s].get(key)) for s in splits]
+        lines.append(f"| {key} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _drops(manifest: Mapping[str, Any]) -> str:
+    stats = manifest.get("stats", {})
+    rules = manifest.get("drop_rules", {})
+    lines = []
+    for title, counts in (("stories", stats.get("stories_dropped")), ("paragraphs", stats.get("paragraphs_dropped"))):
+        for reason, count in (counts or {}).items():
+            lines.append(f"| {title} | {reason} | {count} | {rules.get(reason, '')} |")
+    if not lines:
+        return "Nothing was dropped (or the dataset was imported, not built)."
+    return "\n".join(["| unit | reason | dropped | rule |", "| --- | --- | ---: | --- |", *lines])
+
+
+def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None) -> str:
+    """The card of a dataset folder (its manifest is read unless given)."""
+    from lotdata.tasks.stats import split_stats
+
+    folder = Path(folder)
+    manifest = manifest if manifest is not None else read_manifest(folder)
+    task = manifest["task"]
+    schema = TASK_SCHEMAS[task]
+    present = [s for s in SPLITS if s in manifest.get("splits", {})] + [s for s in manifest.get("splits", {}) if s not in SPLITS]
+    rows = {s: read_parquet(folder / manifest["splits"][s]["file"], schema).to_pylist() for s in present}
+    non_empty = [s for s in present if rows[s]]  # datasets cannot load an empty split
+    stats = {s: split_stats(task, rows[s]) for s in non_empty}
+    _, description = TASK_INFO.get(task, ("", task))
+    env = manifest.get("environment", {})
+    params = manifest.get("params", {})
+    inputs = "\n".join(f"- `{i['path']}` (sha256 `{i['sha256'][:16]}…`)" for i in manifest.get("inputs", [])) or "- (none recorded)"
+    origin = manifest.get("split_origin")
+    body = [
+        f"# lotdata {task}",
+        "",
+        f"{description}. Built with lotdata {manifest.get('lotdata_version', '')} the way the LOT benchmark "
+        "(Guan et al., 2022) built its tasks. 数据格式与 LOT 官方发布一致（`lot/*.jsonl`）。",
+        "",
+        "## Splits",
+        "",
+        "| split | examples | file | sha256 |",
+        "| --- | ---: | --- | --- |",
+        *[f"| {s} | {e['rows']} | `{e['file']}` | `{e['sha256'][:16]}…` |" for s, e in manifest.get("splits", {}).items()],
+        "",
+        *(["Empty splits are left out of `configs` (`datasets` cannot load an empty split): " + ", ".join(sorted(set(present) - set(non_empty))), ""]
+          if set(present) - set(non_empty) else []),
+        *([f"Where the rows come from (`origin`): {json.dumps(origin, ensure_ascii=False)}.", ""] if origin else []),
+        "## 数据统计 Statistics (LOT Table 3)",
+        "",
+        _stats_table(task, stats, non_empty),
+        "",
+        "## How it was built",
+        "",
+        "```bash",
+        manifest.get("command", ""),
+        "```",
+        "",
+        f"- seed: `{manifest.get('seed')}`",
+        f"- parameters: `{json.dumps(params, ensure_ascii=False)}`",
+        f"- tokenizer: `{env.get('tokenizer', 'n/a')}`; packages: `{json.dumps(env.get('packages', {}))}`",
+        f"- licenses of the source stories: {', '.join(manifest.get('licenses') or []) or 'not recorded'}",
+        "- inputs:",
+        inputs,
+        "",
+        "`manifest.json` holds all of it (with the full sha256 of every input and output file).",
+        "",
+        "## Drops",
+        "",
+        _drops(manifest),
+        "",
+        "## Known limitations",
+        "",
+        *[f"- {text}" for text in LIMITATIONS.get(task, [])],
+        "- Splits are grouped by story: no story is in two splits of this dataset.",
+        "",
+    ]
+    return _yaml_header(task, manifest, non_empty) + "\n\n" + "\n".join(body)
+
+
+def write_card(folder: str | Path, manifest: Mapping[str, Any] | None = None) -> Path:
+    """Write `folder/README.md`, a Hugging Face dataset card that `datasets.load_dataset(folder)` reads."""
+    return write_text(card_text(folder, manifest), Path(folder) / CARD_NAME)
