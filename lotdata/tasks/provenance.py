@@ -30,16 +30,10 @@ def build_environment(task: str, params: Mapping[str, Any]) -> dict[str, Any]:
         "parameter_files": _parameter_files(params),
     }
     if task == "outgen":
-        env["outline_settings"] = _outline_settings(params)
+        from lotdata.tasks.outline import outline_settings
+
+        env["outline_settings"] = outline_settings(params)
     return env
-
-
-def _outline_settings(params: Mapping[str, Any]) -> dict[str, Any]:
-    try:
-        from lotdata.tasks.outline import outline_settings  # provided by the outline module once it has it
-    except ImportError:
-        return dict(params)
-    return outline_settings(params)
 
 
 def _version(name: str) -> str | None:
