@@ -208,6 +208,12 @@ def demo_cmd(
             stats_cmd(folder, None)
 
 
+from lotdata.models.cli import baseline_app, evaluate_cmd  # noqa: E402
+
+app.command("evaluate")(evaluate_cmd)
+app.add_typer(baseline_app, name="baseline")
+
+
 def main() -> None:  # pragma: no cover - console script entry
     app()
 
