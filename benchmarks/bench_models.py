@@ -126,9 +126,10 @@ def _hf_generate(model, prompts, specials, new_tokens, device) -> float:
     return tokens / (time.perf_counter() - start)
 
 
-def run(shapes: list[str], repeats: int) -> dict:
+def run(shapes: list[str], repeats: int, threads: int) -> dict:
     import torch
 
+    torch.set_num_threads(threads)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     results = {}
     for name in shapes:
@@ -148,7 +149,7 @@ def run(shapes: list[str], repeats: int) -> dict:
         }
         if device.startswith("cuda"):
             results[name]["peak_gpu_mib"] = torch.cuda.max_memory_allocated() / 2**20
-    return {"device": device, "repeats": repeats, "results": results}
+    return {"device": device, "repeats": repeats, "threads": threads, "results": results}
 
 
 def render(report: dict) -> str:
@@ -156,7 +157,7 @@ def render(report: dict) -> str:
         "# Model baselines: our loop and generate vs plain transformers",
         "",
         f"Device: {report['device']} ({platform.processor() or platform.machine()}, {os.cpu_count()} cores). "
-        f"Medians of {report['repeats']} interleaved runs. Batch {BATCH}, GPT-2-style model from a config, the same initial weights.",
+        f"torch threads: {report['threads']}. Medians of {report['repeats']} interleaved runs. Batch {BATCH}, GPT-2-style model from a config, the same initial weights.",
         "The machine was shared with six other engineers running tests: timings are noisy; compare the two columns of a row.",
         "",
         "| shape | #P | length | train ex/s ours | train ex/s Trainer | ratio | gen tok/s ours | gen tok/s generate() | ratio |",
@@ -179,8 +180,9 @@ def main() -> None:
     parser.add_argument("--out", default="bench/models.md")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--shapes", default="tiny,base")
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (1 is fastest on a contended machine)")
     args = parser.parse_args()
-    report = run(args.shapes.split(","), args.repeats)
+    report = run(args.shapes.split(","), args.repeats, args.threads)
     text = render(report)
     from lotdata.io import write_text
 

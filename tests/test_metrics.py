@@ -157,3 +157,28 @@ def test_plotcom_and_understanding_tasks():
     assert acc == {"accuracy": 0.5}
     with pytest.raises(InputError):
         metrics.evaluate("senpos", [{"label": 1}], [])
+
+
+def test_evaluate_cli_writes_json_and_names_bad_input(tmp_path):
+    from typer.testing import CliRunner
+
+    from lotdata.cli import app
+
+    runner = CliRunner()
+    gold = _dev()[:12]
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in _derived_predictions(gold)), encoding="utf-8")
+    gold_path = tmp_path / "gold.jsonl"
+    gold_path.write_text("".join(json.dumps(g, ensure_ascii=False) + "\n" for g in gold), encoding="utf-8")
+    out = tmp_path / "scores.json"
+    result = runner.invoke(app, ["evaluate", "outgen", "--pred", str(pred), "--gold", str(gold_path), "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    scores = json.loads(out.read_text(encoding="utf-8"))
+    assert scores == pytest.approx(metrics.evaluate("outgen", _derived_predictions(gold), gold))
+    assert "overall" in result.output
+    paper = runner.invoke(app, ["evaluate", "outgen", "--pred", str(gold_path), "--gold", str(gold_path), "--definition", "paper", "--json", "-"])
+    assert json.loads(paper.output)["order"] == pytest.approx(1.0)
+    short = tmp_path / "short.jsonl"
+    short.write_text('{"story": "x"}\n', encoding="utf-8")
+    bad = runner.invoke(app, ["evaluate", "outgen", "--pred", str(short), "--gold", str(gold_path)])
+    assert bad.exit_code == 3 and "1 predictions for 12 gold" in bad.output

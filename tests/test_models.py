@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("torch")  # the `models` extra is part of `test`; this guards a bare install only
+torch = pytest.importorskip("torch")  # the `models` extra is part of `test`; this guards a bare install only
+torch.set_num_threads(1)  # tiny models: one thread is faster than two fighting over a shared 2-core machine
 
 from typer.testing import CliRunner  # noqa: E402
 
