@@ -168,6 +168,12 @@ def render(report: dict) -> str:
             f"| {name} | {r['parameters'] / 1e6:.1f}M | {r['length']} | {r['ours_train']:.1f} | {r['hf_train']:.1f} | "
             f"{r['ours_train'] / r['hf_train']:.2f} | {r['ours_gen']:.1f} | {r['hf_gen']:.1f} | {r['ours_gen'] / r['hf_gen']:.2f} |"
         )
+    lines += ["", "Ratio ours/transformers of each interleaved repeat (the spread shows the noise):", ""]
+    for name, r in report["results"].items():
+        raw = r["raw"]
+        train = ", ".join(f"{a / b:.2f}" for a, b in zip(raw["ours_train"], raw["hf_train"]))
+        gen = ", ".join(f"{a / b:.2f}" for a, b in zip(raw["ours_gen"], raw["hf_gen"]))
+        lines.append(f"- {name}: train {train}; generate {gen}")
     if any("peak_gpu_mib" in r for r in report["results"].values()):
         lines += ["", "Peak GPU memory (MiB): " + ", ".join(f"{n} {r['peak_gpu_mib']:.0f}" for n, r in report["results"].items())]
     lines += ["", "Training steps per run: " + ", ".join(f"{n} {r['steps']}" for n, r in report["results"].items()) +
@@ -181,8 +187,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--shapes", default="tiny,base")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (1 is fastest on a contended machine)")
+    parser.add_argument("--render", help="Only re-render the Markdown from a results JSON written before.")
     args = parser.parse_args()
-    report = run(args.shapes.split(","), args.repeats, args.threads)
+    if args.render:
+        report = json.loads(Path(args.render).read_text(encoding="utf-8"))
+    else:
+        report = run(args.shapes.split(","), args.repeats, args.threads)
     text = render(report)
     from lotdata.io import write_text
 

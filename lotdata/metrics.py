@@ -268,8 +268,11 @@ def overall(scores: Mapping[str, float], human: Sequence[float] = HUMAN_SCORES, 
 
 # ----------------------------------------------------------------------------- per task
 
-def evaluate(task: str, pred: Sequence[Mapping[str, Any]], gold: Sequence[Mapping[str, Any]], definition: str = "official") -> dict[str, float]:
-    """Score LOT-format prediction records against LOT-format gold records of one task."""
+def evaluate(task: str, pred: Sequence[Mapping[str, Any]], gold: Sequence[Mapping[str, Any]], definition: str = "official",
+             human: Sequence[float] = HUMAN_SCORES, baseline: Sequence[float] = BASELINE_SCORES) -> dict[str, float]:
+    """Score LOT-format prediction records against LOT-format gold records of one task.
+
+    OutGen's `overall` weighs B-1, B-2, D-3, D-4, Cover and Order by `human` / `baseline` (Eq. 1-2)."""
     if definition not in DEFINITIONS:
         raise ValueError(f"unknown definition {definition!r}: choose from {DEFINITIONS}")
     if len(pred) != len(gold):
@@ -288,7 +291,7 @@ def evaluate(task: str, pred: Sequence[Mapping[str, Any]], gold: Sequence[Mappin
             "coverage": coverage(cands, outlines, definition),
             "order": order(cands, outlines, refs, definition),
         }
-        scores["overall"] = overall(scores)
+        scores["overall"] = overall(scores, human, baseline)
         return scores
     raise ValueError(f"unknown task {task!r}")
 

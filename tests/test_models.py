@@ -213,3 +213,21 @@ def test_missing_checkpoint_is_a_clear_error(tmp_path):
     result = runner.invoke(app, ["baseline", "train", "--config", "bert", "--data", str(data), "--out", str(tmp_path / "r"),
                                  "--checkpoint", str(tmp_path / "nowhere")])
     assert result.exit_code == 3 and "checkpoint folder not found" in result.output
+
+
+def test_train_from_a_local_checkpoint_folder_with_the_cli(tmp_path):
+    """A user with a checkpoint on disk (tokenizer + weights, e.g. bert-base-chinese) runs one command."""
+    from lotdata.models.backbone import load_backbone
+
+    rows = clozet_rows(16, "train", 1)
+    model, tokenizer = load_backbone(tiny_config(), "encoder", texts=bl._texts("clozet", rows), workdir=tmp_path / "scratch")
+    checkpoint = tmp_path / "my-bert"
+    model.save_pretrained(str(checkpoint))
+    tokenizer.save_pretrained(str(checkpoint))
+    data = _dataset(tmp_path, "clozet", {"train": rows, "test": clozet_rows(6, "test", 2)})
+    result = runner.invoke(app, ["baseline", "train", "--config", "bert", "--checkpoint", str(checkpoint), "--data", str(data),
+                                 "--out", str(tmp_path / "run"), "--epochs", "1", "--batch-size", "8", "--max-length", "64", "--device", "cpu"])
+    assert result.exit_code == 0, result.output
+    results = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))
+    assert results["model"] == "bert" and results["parameters"] == sum(p.numel() for p in model.parameters())
+    assert 0.0 <= results["scores"]["test"]["accuracy"] <= 1.0

@@ -23,6 +23,8 @@ def evaluate_cmd(
     gold: Path = typer.Option(..., "--gold", help="Gold: LOT jsonl or our Parquet split."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the scores as JSON here ('-' for stdout only)."),
     definition: str = typer.Option("official", "--definition", help="official (the NLPCC 2021 OutGen script) or paper."),
+    human: Optional[str] = typer.Option(None, "--human", help="Overall: human scores of B-1,B-2,D-3,D-4,Cover,Order (default: the script's)."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="Overall: the reference model's scores, same order (default: LongLM-small val)."),
 ) -> None:
     """Score predictions: accuracy, BLEU-n, Distinct-n, Coverage, Order, Overall (LOT Section 5.3)."""
     from lotdata import metrics
@@ -31,7 +33,8 @@ def evaluate_cmd(
     with errors():
         if task not in metrics.UNDERSTANDING + metrics.GENERATION:
             raise ValueError(f"unknown task {task!r}")
-        scores = metrics.evaluate(task, metrics.load_records(pred, task), metrics.load_records(gold, task, gold=True), definition)
+        weights = {k: [float(x) for x in v.split(",")] for k, v in (("human", human), ("baseline", baseline)) if v}
+        scores = metrics.evaluate(task, metrics.load_records(pred, task), metrics.load_records(gold, task, gold=True), definition, **weights)
     text = json.dumps(scores, ensure_ascii=False, indent=2) + "\n"
     if json_out is not None and str(json_out) == "-":
         sys.stdout.write(text)
