@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from lotdata.errors import require
+from lotdata.errors import InputError, require
 from lotdata.models.backbone import Specials
 from lotdata.schema import MASK_TOKENS
 
@@ -105,6 +105,8 @@ class Encoder:
         sentences = [self.ids(s) for s in row["sentences"]]
         removed = self.ids(row["removed"])
         gaps = len(sentences) - 1
+        if gaps < 1:
+            raise InputError(f"SenPos example {row.get('example_id')} has no gap between two sentences")
         if self.variant == "wo_context":
             (removed_fit,) = _fit([(removed, "start")], self.max_length - 2 - gaps)
             seq = [S] + removed_fit + [E]
