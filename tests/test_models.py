@@ -7,20 +7,19 @@ import random
 from pathlib import Path
 
 import pytest
+import torch  # the `models` extra is part of `test`
+from typer.testing import CliRunner
 
-torch = pytest.importorskip("torch")  # the `models` extra is part of `test`; this guards a bare install only
+from lotdata.cli import app
+from lotdata.models import baseline as bl
+from lotdata.models.backbone import specials_of
+from lotdata.models.bias import make_bias_model
+from lotdata.models.choice import Encoder
+from lotdata.models.config import BaselineConfig, GenerateSettings, TrainSettings, load_config
+from lotdata.models.vocab import build_tokenizer
+from lotdata.schema import CLOZET, SENPOS, table_from_rows
+
 torch.set_num_threads(1)  # tiny models: one thread is faster than two fighting over a shared 2-core machine
-
-from typer.testing import CliRunner  # noqa: E402
-
-from lotdata.cli import app  # noqa: E402
-from lotdata.models import baseline as bl  # noqa: E402
-from lotdata.models.backbone import specials_of  # noqa: E402
-from lotdata.models.bias import make_bias_model  # noqa: E402
-from lotdata.models.choice import Encoder  # noqa: E402
-from lotdata.models.config import BaselineConfig, TrainSettings, GenerateSettings, load_config  # noqa: E402
-from lotdata.models.vocab import build_tokenizer  # noqa: E402
-from lotdata.schema import CLOZET, SENPOS, table_from_rows  # noqa: E402
 
 runner = CliRunner()
 WORDS = "今天 我们 小明 妈妈 学校 公园 下雨 太阳 朋友 跑步 吃饭 睡觉 老师 书本 小狗 河边".split()
