@@ -230,3 +230,10 @@ def test_train_from_a_local_checkpoint_folder_with_the_cli(tmp_path):
     results = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))
     assert results["model"] == "bert" and results["parameters"] == sum(p.numel() for p in model.parameters())
     assert 0.0 <= results["scores"]["test"]["accuracy"] <= 1.0
+
+
+def test_generation_without_val_keeps_the_lowest_training_loss(tmp_path):
+    model = bl.GenBaseline(tiny_config("gpt2", epochs=3, lr=3e-3), "outgen", device="cpu")
+    model.fit(outgen_rows(16, "train", 1), out=tmp_path / "run")
+    losses = [h["train_loss"] for h in model.fit_result.history]
+    assert model.fit_result.best_epoch == 1 + losses.index(min(losses))

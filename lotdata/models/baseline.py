@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import pyarrow as pa
 
+from lotdata.clikit import progress
 from lotdata.errors import InputError, require
 from lotdata.models import choice, generation
 from lotdata.models.backbone import load_backbone, pick_device, specials_of
@@ -129,12 +130,20 @@ class ChoiceBaseline(_Baseline):
             save_best=lambda m, path: self.save(path), progress_label=f"{self.config.name} {self.task}",
         )
 
-    def _predict_items(self, items: Sequence[choice.Encoded]) -> list[int]:
+    def _predict_items(self, items: Sequence[choice.Encoded], show_progress: bool = False) -> list[int]:
+        """Argmax candidate of each item; a progress bar only outside training (rich shows one at a time)."""
+        if show_progress:
+            with progress() as bars:
+                bar = bars.add_task(f"predict {self.task}", total=len(items))
+                return self._predict_loop(items, lambda n: bars.advance(bar, n))
+        return self._predict_loop(items, lambda n: None)
+
+    def _predict_loop(self, items: Sequence[choice.Encoded], advance) -> list[int]:
         torch = require("torch", "models")
-        from lotdata.models.trainer import autocast, to_device
+        from lotdata.models.trainer import autocast, batch_size_for, to_device
 
         self.model.eval()
-        size = self.config.train.gpu_batch_size if self.device.startswith("cuda") and self.config.train.gpu_batch_size else self.config.train.batch_size
+        size = batch_size_for(self.config.train, self.device)
         preds: list[int] = []
         with torch.no_grad():
             for i in range(0, len(items), size):
@@ -142,6 +151,7 @@ class ChoiceBaseline(_Baseline):
                 with autocast(self.device, self.config.train.mixed_precision):
                     scores, _ = self.model(batch)
                 preds += scores.argmax(-1).tolist()
+                advance(len(items[i : i + size]))
         return preds
 
     def predict(self, table: pa.Table | Sequence[dict]) -> list[int]:
@@ -149,7 +159,7 @@ class ChoiceBaseline(_Baseline):
         if self.model is None:
             raise ValueError("fit or load the baseline first")
         encode = self.encoder()
-        preds = self._predict_items([encode(r) for r in _rows(table)])
+        preds = self._predict_items([encode(r) for r in _rows(table)], show_progress=True)
         return [p + 1 for p in preds] if self.task == "senpos" else preds
 
 
@@ -212,15 +222,21 @@ class GenBaseline(_Baseline):
         rows = _rows(table)
         self.model.eval()
         texts: list[str] = []
-        for i in range(0, len(rows), settings.batch_size):
-            chunk = rows[i : i + settings.batch_size]
-            prompts = [encode.prompt(encode(r)) for r in chunk]
-            outs = generation.generate_batch(
-                self.model, prompts, self.specials, top_k=settings.top_k, temperature=settings.temperature,
-                max_new_tokens=settings.max_new_tokens, encoder_decoder=self.encoder_decoder, device=self.device,
-            )
-            texts += [generation.decode(self.tokenizer, ids, r.get("lang")) for ids, r in zip(outs, chunk)]
+        with progress() as bars:
+            bar = bars.add_task(f"generate {self.task}", total=len(rows))
+            for i in range(0, len(rows), settings.batch_size):
+                texts += self._generate_chunk(encode, rows[i : i + settings.batch_size])
+                bars.advance(bar, len(rows[i : i + settings.batch_size]))
         return texts
+
+    def _generate_chunk(self, encode: generation.GenEncoder, chunk: list[dict]) -> list[str]:
+        settings = self.config.generate
+        prompts = [encode.prompt(encode(r)) for r in chunk]
+        outs = generation.generate_batch(
+            self.model, prompts, self.specials, top_k=settings.top_k, temperature=settings.temperature,
+            max_new_tokens=settings.max_new_tokens, encoder_decoder=self.encoder_decoder, device=self.device,
+        )
+        return [generation.decode(self.tokenizer, ids, r.get("lang")) for ids, r in zip(outs, chunk)]
 
     predict = generate
 

@@ -128,8 +128,10 @@ def fit(
             train_seconds += time.perf_counter() - started
             seen += len(order)
             module.eval()
-            score = float(score_fn(module, val_items)) if len(val_items) else -float(total_loss / max(1, len(batches)))
-            record = {"epoch": epoch + 1, "train_loss": total_loss / max(1, len(batches)), "val_score": score}
+            train_loss = total_loss / max(1, len(batches))
+            # without a val set the training loss decides, in the direction the score is read
+            score = float(score_fn(module, val_items)) if len(val_items) else (-train_loss if higher_is_better else train_loss)
+            record = {"epoch": epoch + 1, "train_loss": train_loss, "val_score": score}
             history.append(record)
             if sign * score > best:
                 best, best_epoch, bad_epochs = sign * score, epoch + 1, 0
