@@ -36,6 +36,7 @@ bench: setup
 	$(BIN)/python benchmarks/bench_builders.py --out bench/results.md
 	$(BIN)/python benchmarks/bench_outline.py --out bench/outline.md
 	$(BIN)/python benchmarks/bench_build.py --out bench/build.md
+	$(BIN)/python benchmarks/bench_models.py --out bench/models.md
 
 outline-agreement: setup
 	$(BIN)/python benchmarks/outline_agreement.py

@@ -241,6 +241,12 @@ def demo_cmd(
             stats_cmd(folder, None)
 
 
+from lotdata.models.cli import baseline_app, evaluate_cmd  # noqa: E402
+
+app.command("evaluate")(evaluate_cmd)
+app.add_typer(baseline_app, name="baseline")
+
+
 #: options that take several values: `--stories a.parquet b.parquet` becomes `--stories a.parquet --stories b.parquet`
 MULTI_VALUE_OPTIONS = ("--stories",)
 

@@ -1,0 +1,143 @@
+"""`lotdata evaluate` and `lotdata baseline train|predict|table|curve` (torch is imported only when needed)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.table import Table
+
+from lotdata.clikit import errors, out_console, summary_table
+
+baseline_app = typer.Typer(no_args_is_help=True, help="Train and run the LOT model baselines (pip install 'lotdata[models]').")
+
+_TASK = typer.Argument(..., help="clozet, senpos, plotcom or outgen.")
+
+
+def evaluate_cmd(
+    task: str = _TASK,
+    pred: Path = typer.Option(..., "--pred", help="Predictions: LOT jsonl (same shape as the test file) or our Parquet."),
+    gold: Path = typer.Option(..., "--gold", help="Gold: LOT jsonl or our Parquet split."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the scores as JSON here ('-' for stdout only)."),
+    definition: str = typer.Option("official", "--definition", help="official (the NLPCC 2021 OutGen script) or paper."),
+    human: Optional[str] = typer.Option(None, "--human", help="Overall: human scores of B-1,B-2,D-3,D-4,Cover,Order (default: the script's)."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="Overall: the reference model's scores, same order (default: LongLM-small val)."),
+) -> None:
+    """Score predictions: accuracy, BLEU-n, Distinct-n, Coverage, Order, Overall (LOT Section 5.3)."""
+    from lotdata import metrics
+    from lotdata.io import write_text
+
+    with errors():
+        if task not in metrics.UNDERSTANDING + metrics.GENERATION:
+            raise ValueError(f"unknown task {task!r}")
+        weights = {k: [float(x) for x in v.split(",")] for k, v in (("human", human), ("baseline", baseline)) if v}
+        scores = metrics.evaluate(task, metrics.load_records(pred, task), metrics.load_records(gold, task, gold=True), definition, **weights)
+    text = json.dumps(scores, ensure_ascii=False, indent=2) + "\n"
+    if json_out is not None and str(json_out) == "-":
+        sys.stdout.write(text)
+        return
+    table = Table(title=f"lotdata evaluate {task} ({definition})")
+    table.add_column("metric")
+    table.add_column("score", justify="right")
+    table.add_column("%", justify="right")
+    for key, value in scores.items():
+        table.add_row(key, f"{value:.4f}", f"{100 * value:.2f}")
+    out_console.print(table)
+    if json_out is not None:
+        write_text(text, json_out)
+
+
+@baseline_app.command("train")
+def train_cmd(
+    config: str = typer.Option(..., "--config", help="baselines/NAME.toml, or a shipped name (bert, vanilla_transformer, ...)."),
+    task: Optional[str] = typer.Option(None, "--task", help="Task (default: the dataset's)."),
+    data: Path = typer.Option(..., "--data", help="Dataset folder (train/val/test Parquet)."),
+    out: Path = typer.Option(..., "--out", help="Run folder (best/, last/, history.jsonl, results.json)."),
+    checkpoint: Optional[str] = typer.Option(None, "--checkpoint", help="Local checkpoint folder (overrides the config's)."),
+    variant: str = typer.Option("full", "--variant", help="Understanding input: full, wo_context, wo_long (LOT 5.5)."),
+    epochs: Optional[int] = typer.Option(None, "--epochs"),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Default 12 (the paper's)."),
+    gpu_batch_size: Optional[int] = typer.Option(None, "--gpu-batch-size", help="Batch size when a GPU is used."),
+    grad_accum: Optional[int] = typer.Option(None, "--grad-accum", help="Gradient accumulation steps."),
+    max_length: Optional[int] = typer.Option(None, "--max-length", help="Default 512."),
+    lr: Optional[float] = typer.Option(None, "--lr", help="Default 3e-5."),
+    patience: Optional[int] = typer.Option(None, "--patience", help="Epochs without a better val score before stopping."),
+    seed: Optional[int] = typer.Option(None, "--seed"),
+    train_size: Optional[int] = typer.Option(None, "--train-size", help="Use this many training examples (seeded)."),
+    device: Optional[str] = typer.Option(None, "--device", help="cpu, cuda, cuda:1 (default: cuda when present)."),
+    mixed_precision: bool = typer.Option(True, "--amp/--no-amp", help="Mixed precision on CUDA."),
+    resume: bool = typer.Option(True, "--resume/--restart", help="Continue from OUT/last/state.pt when it exists."),
+) -> None:
+    """Fine-tune a baseline on a dataset folder (early stopping on val; resumable)."""
+    from dataclasses import replace
+
+    from lotdata.models.config import load_config
+    from lotdata.models.runs import train_run
+
+    with errors():
+        cfg = load_config(config).with_train(
+            epochs=epochs, batch_size=batch_size, gpu_batch_size=gpu_batch_size, grad_accum=grad_accum, max_length=max_length,
+            learning_rate=lr, patience=patience, seed=seed, mixed_precision=mixed_precision,
+        )
+        if checkpoint:
+            cfg = replace(cfg, checkpoint=checkpoint)
+        results = train_run(cfg, data, out, task=task, variant=variant, device=device, train_size=train_size, resume=resume)
+    shown = {k: v for k, v in results.items() if k != "history"}
+    out_console.print(summary_table(f"lotdata baseline train {cfg.name} -> {out}", shown))
+
+
+@baseline_app.command("predict")
+def predict_cmd(
+    run: Path = typer.Option(..., "--run", help="Run folder (or its best/ folder)."),
+    data: Path = typer.Option(..., "--data", help="Dataset folder."),
+    out: Path = typer.Option(..., "--out", help="Predictions, LOT jsonl."),
+    split: str = typer.Option("test", "--split"),
+    device: Optional[str] = typer.Option(None, "--device"),
+    score: bool = typer.Option(True, "--score/--no-score", help="Score against the split and store it in RUN/results.json."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Sampling seed (default: the run's)."),
+) -> None:
+    """Predict a split in the official LOT format (generation: top-k 40, temperature 0.7)."""
+    from lotdata.models.runs import predict_run
+
+    with errors():
+        summary = predict_run(run, data, out, split=split, device=device, score=score, seed=seed)
+    out_console.print(summary_table(f"lotdata baseline predict -> {out}", summary))
+
+
+@baseline_app.command("table")
+def table_cmd(
+    runs: List[Path] = typer.Argument(..., help="Run folders."),
+    split: str = typer.Option("test", "--split"),
+    out: Optional[Path] = typer.Option(None, "--out", help="Also write the Markdown table here."),
+) -> None:
+    """Results in the style of LOT Tables 10/11 (percent)."""
+    from lotdata.io import write_text
+    from lotdata.models.runs import results_table
+
+    with errors():
+        text = results_table(runs, split)
+    sys.stdout.write(text)
+    if out is not None:
+        write_text(text, out)
+
+
+@baseline_app.command("curve")
+def curve_cmd(
+    config: str = typer.Option(..., "--config"),
+    data: Path = typer.Option(..., "--data"),
+    out: Path = typer.Option(..., "--out", help="Folder: one run per size, curve.json, curve.png."),
+    sizes: str = typer.Option("0.1,0.25,0.5,1.0", "--sizes", help="Fractions of the training set (or counts > 1)."),
+    epochs: Optional[int] = typer.Option(None, "--epochs"),
+    device: Optional[str] = typer.Option(None, "--device"),
+) -> None:
+    """Accuracy against training-set size (LOT Figure 2) as a PNG."""
+    from lotdata.models.config import load_config
+    from lotdata.models.runs import learning_curve
+
+    with errors():
+        cfg = load_config(config).with_train(epochs=epochs)
+        curve = learning_curve(cfg, data, out, sizes=[float(s) for s in sizes.split(",")], device=device)
+    out_console.print(summary_table(f"lotdata baseline curve -> {out / 'curve.png'}", {"points": curve["points"]}))

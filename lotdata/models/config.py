@@ -1,0 +1,96 @@
+"""Baseline configurations (`baselines/*.toml`): architecture, shape and the paper's settings."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from lotdata.errors import InputError
+
+#: architectures a from-scratch model can be built as (transformers model types)
+ARCHITECTURES = ("bert", "roberta", "gpt2", "t5", "mt5", "bart")
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    batch_size: int = 12  # LOT Section 5.2
+    max_length: int = 512
+    learning_rate: float = 3e-5
+    epochs: int = 3
+    grad_accum: int = 1
+    gpu_batch_size: int | None = None  # a larger batch where a GPU is present (None: batch_size)
+    weight_decay: float = 0.0
+    warmup_ratio: float = 0.0
+    patience: int = 2  # early stopping: epochs without a better val score
+    mixed_precision: bool = True  # only ever used on CUDA
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class GenerateSettings:
+    top_k: int = 40  # LOT Section 5.2
+    temperature: float = 0.7
+    max_new_tokens: int = 512
+    batch_size: int = 12
+
+
+@dataclass(frozen=True)
+class BaselineConfig:
+    name: str
+    architecture: str  # bert | roberta | gpt2 | t5 | mt5 | bart
+    generation_architecture: str = ""  # for PlotCom/OutGen when it differs (the Vanilla Transformer: bart)
+    checkpoint: str = ""  # local folder with tokenizer + weights; empty: build from `model`
+    model: dict[str, Any] = field(default_factory=dict)  # shape of a from-scratch model (transformers config keys)
+    vocab_size: int = 21128  # most tokens kept when the vocabulary is built from training data
+    train: TrainSettings = TrainSettings()
+    generate: GenerateSettings = GenerateSettings()
+    path: str = ""
+
+    def with_train(self, **changes: Any) -> "BaselineConfig":
+        changes = {k: v for k, v in changes.items() if v is not None}
+        return replace(self, train=replace(self.train, **changes))
+
+    def with_generate(self, **changes: Any) -> "BaselineConfig":
+        changes = {k: v for k, v in changes.items() if v is not None}
+        return replace(self, generate=replace(self.generate, **changes))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "architecture": self.architecture,
+            "generation_architecture": self.generation_architecture, "checkpoint": self.checkpoint,
+            "model": dict(self.model), "vocab_size": self.vocab_size,
+            "train": {f.name: getattr(self.train, f.name) for f in fields(TrainSettings)},
+            "generate": {f.name: getattr(self.generate, f.name) for f in fields(GenerateSettings)},
+        }
+
+
+def config_from_dict(data: dict[str, Any], path: str = "<config>") -> BaselineConfig:
+    data = dict(data)
+    try:
+        train = TrainSettings(**data.pop("train", {}))
+        generate = GenerateSettings(**data.pop("generate", {}))
+        config = BaselineConfig(**data, train=train, generate=generate, path=path)
+    except TypeError as exc:
+        raise InputError(f"bad baseline config: {exc}", path=path) from exc
+    for arch in (config.architecture, config.generation_architecture or config.architecture):
+        if arch not in ARCHITECTURES:
+            raise InputError(f"architecture {arch!r} is not one of {ARCHITECTURES}", path=path)
+    return config
+
+
+def load_config(path: str | Path) -> BaselineConfig:
+    """Read a baseline TOML; a bare name (`bert`) means the shipped `baselines/NAME.toml`."""
+    path = Path(path)
+    if not path.exists() and path.suffix != ".toml":
+        from lotdata.resources import asset_dir
+
+        path = asset_dir("baselines") / f"{path.name}.toml"
+    if not path.exists():
+        raise InputError("baseline config not found", path=str(path))
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML ({exc})", path=str(path)) from exc
+    return config_from_dict(data, str(path))

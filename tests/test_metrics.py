@@ -1,0 +1,184 @@
+"""Metrics: hand-computed values, edge cases, LOT's "Truth" property, and the official script's figures."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from lotdata import metrics
+from lotdata.errors import InputError
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+OUTGEN_DEV = SHARED / "lot_outgen_dev" / "dev.jsonl"
+
+
+def test_accuracy_compares_labels_as_strings():
+    assert metrics.accuracy(["1", 0, 1], [1, "0", 0]) == pytest.approx(2 / 3)
+    with pytest.raises(ValueError):
+        metrics.accuracy([1], [1, 0])
+
+
+def test_bleu_hand_computed():
+    # jieba words: 猫 ， 狗 ， 鸟 against 猫 ， 狗 ， 鱼: p1 = 4/5, p2 = 3/4, same length so BP = 1
+    scores = metrics.bleu(["猫，狗，鸟"], ["猫，狗，鱼"], max_n=2)
+    assert scores["bleu-1"] == pytest.approx(0.8)
+    assert scores["bleu-2"] == pytest.approx(math.sqrt(0.8 * 0.75))
+
+
+def test_bleu_unsmoothed_zero_and_empty_output():
+    scores = metrics.bleu(["x y", ""], ["a b", "a b"], max_n=2)
+    assert scores["bleu-1"] == 0.0 and scores["bleu-2"] == 0.0
+
+
+def test_distinct_counts_characters_of_the_spaced_string_in_official_mode():
+    # "猫，狗" is scored as the string '猫 ， 狗': 5 characters, spaces included; "狗" adds 1
+    scores = metrics.distinct(["猫，狗", "狗"], max_n=2)
+    assert scores["distinct-1"] == pytest.approx(4 / 6)  # 猫 ' ' ， 狗
+    assert scores["distinct-2"] == pytest.approx(4 / 4)
+    paper = metrics.distinct(["猫，狗", "狗"], max_n=1, definition="paper")
+    assert paper["distinct-1"] == pytest.approx(3 / 4)  # words 猫 ， 狗 狗
+
+
+def test_coverage_official_edge_cases():
+    # a phrase fully in the story, a missing one: recall 1 and 0
+    assert metrics.coverage(["他去了北京"], [["北京", "上海"]]) == pytest.approx(0.5)
+    # rouge 1.0.0 recall is over *distinct* characters: "好好" against "好" is 1/1
+    assert metrics.coverage(["好"], [["好好"]]) == pytest.approx(1.0)
+    # an empty output is skipped by the script (the package raises): nothing left -> nan
+    assert math.isnan(metrics.coverage([""], [["北京"]]))
+    # ... and does not pull the mean down when other stories are scored
+    assert metrics.coverage(["北京", ""], [["北京"], ["北京"]]) == pytest.approx(1.0)
+    # paper definition: plain LCS recall, empty output scores 0
+    assert metrics.coverage(["北京", ""], [["北京"], ["北京"]], definition="paper") == pytest.approx(0.5)
+
+
+def test_order_official_quirks():
+    gold = "小明去了北京，然后去了上海，最后回家。"
+    outline = ["回家", "北京", "上海"]
+    # same order as gold -> 1
+    assert metrics.order(["先到北京再到上海然后回家"], [outline], [gold]) == pytest.approx(1.0)
+    # fully reversed: 3 inversions over the script's n(n+1)/2 = 6 "pairs" (diagonal included) -> 0.5
+    assert metrics.order(["回家了上海了北京了"], [outline], [gold]) == pytest.approx(0.5)
+    assert metrics.order(["回家了上海了北京了"], [outline], [gold], definition="paper") == pytest.approx(0.0)
+    # a single phrase is always in order
+    assert metrics.order(["什么都没有"], [["北京"]], [gold]) == pytest.approx(1.0)
+    # empty output: every phrase at -1, stable sort keeps the reversed key order
+    assert 0.0 <= metrics.order([""], [outline], [gold]) <= 1.0
+
+
+def test_order_missing_and_repeated_phrase():
+    gold = "北京很大。上海很美。"
+    # the repeated phrase keeps one entry (a dict key in the script), with its last rank
+    ranks = metrics.gold_ranks(["上海", "北京", "上海"], gold)
+    assert ranks == {"北京": 0, "上海": 2}
+    # a phrase missing from the output sorts first (position -1): one inversion of 3
+    assert metrics.order(["北京很大"], [["北京", "上海"]], [gold]) == pytest.approx(2 / 3)
+    # paper definition: a missing phrase makes each of its pairs an inversion
+    assert metrics.order(["北京很大"], [["北京", "上海"]], [gold], definition="paper") == pytest.approx(0.0)
+
+
+def test_longest_common_substring_first_longest():
+    assert metrics.longest_common_substring("abcxbcd", "zbcdz") == "bcd"
+    assert metrics.longest_common_substring("ab", "cd") == ""
+
+
+def test_overall_weights_follow_eq1():
+    w = metrics.overall_weights([100, 50], [50, 50])
+    assert w == pytest.approx([2 / 3, 1 / 3])
+    perfect = {k: 1.0 for k in metrics.OVERALL_KEYS}
+    assert metrics.overall(perfect) == pytest.approx(1.0)
+
+
+def _dev():
+    return [json.loads(line) for line in OUTGEN_DEV.read_text(encoding="utf-8").splitlines()]
+
+
+def test_truth_scores_100_bleu_coverage_order():
+    gold = _dev()[:20]
+    for definition in metrics.DEFINITIONS:
+        scores = metrics.evaluate("outgen", gold, gold, definition)
+        for key in ("bleu-1", "bleu-2", "bleu-3", "bleu-4", "coverage", "order"):
+            assert scores[key] == pytest.approx(1.0), (definition, key)
+
+
+def _derived_predictions(rows):
+    """Deterministic imperfect outputs derived from the dev stories at test time (shuffled halves,
+    every other character, rotations, one empty output)."""
+    preds = []
+    for i, row in enumerate(rows):
+        story, other = row["story"], rows[(i + 1) % len(rows)]["story"]
+        if i % 17 == 5:
+            text = ""
+        elif i % 3 == 0:
+            text = other[: len(other) // 2] + story[len(story) // 2 :]
+        elif i % 3 == 1:
+            text = story[::2]
+        else:
+            text = story[len(story) // 3 :] + story[: len(story) // 3]
+        preds.append({"story": text})
+    return preds
+
+
+# Figures printed by the official NLPCC 2021 OutGen script (datasets/chn/eval.py of
+# IndexFziQ/LongLM-Eyas, nltk 3.10, rouge 1.0.0, jieba 0.42) for the 111 dev stories and the
+# predictions above; computed once outside this repository.
+OFFICIAL = {
+    "bleu-1": 0.518536, "bleu-2": 0.451293, "bleu-3": 0.438686, "bleu-4": 0.434899,
+    "distinct-1": 0.039104, "distinct-2": 0.165336, "distinct-3": 0.453864, "distinct-4": 0.662425,
+    "coverage": 0.778638, "order": 0.557708, "overall": 0.522577,
+}
+
+
+def test_matches_official_script_to_4_decimals():
+    gold = _dev()
+    scores = metrics.evaluate("outgen", _derived_predictions(gold), gold)
+    for key, value in OFFICIAL.items():
+        assert round(scores[key], 4) == round(value, 4), key
+
+
+def test_load_records_names_the_bad_line(tmp_path):
+    path = tmp_path / "pred.jsonl"
+    path.write_text('{"story": "a"}\n{"plot": "b"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match="row 2"):
+        metrics.load_records(path, "outgen")
+    with pytest.raises(InputError, match="not found"):
+        metrics.load_records(tmp_path / "none.jsonl", "outgen")
+
+
+def test_plotcom_and_understanding_tasks():
+    gold = [{"story": "x", "plot": "他很开心。"}, {"story": "y", "plot": "她哭了。"}]
+    scores = metrics.evaluate("plotcom", gold, gold)
+    assert set(scores) == {"bleu-1", "bleu-2", "distinct-1", "distinct-2"}
+    assert scores["bleu-1"] == pytest.approx(1.0)
+    acc = metrics.evaluate("clozet", [{"label": "1"}, {"label": "0"}], [{"label": "1"}, {"label": "1"}])
+    assert acc == {"accuracy": 0.5}
+    with pytest.raises(InputError):
+        metrics.evaluate("senpos", [{"label": 1}], [])
+
+
+def test_evaluate_cli_writes_json_and_names_bad_input(tmp_path):
+    from typer.testing import CliRunner
+
+    from lotdata.cli import app
+
+    runner = CliRunner()
+    gold = _dev()[:12]
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in _derived_predictions(gold)), encoding="utf-8")
+    gold_path = tmp_path / "gold.jsonl"
+    gold_path.write_text("".join(json.dumps(g, ensure_ascii=False) + "\n" for g in gold), encoding="utf-8")
+    out = tmp_path / "scores.json"
+    result = runner.invoke(app, ["evaluate", "outgen", "--pred", str(pred), "--gold", str(gold_path), "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    scores = json.loads(out.read_text(encoding="utf-8"))
+    assert scores == pytest.approx(metrics.evaluate("outgen", _derived_predictions(gold), gold))
+    assert "overall" in result.output
+    paper = runner.invoke(app, ["evaluate", "outgen", "--pred", str(gold_path), "--gold", str(gold_path), "--definition", "paper", "--json", "-"])
+    assert json.loads(paper.output)["order"] == pytest.approx(1.0)
+    short = tmp_path / "short.jsonl"
+    short.write_text('{"story": "x"}\n', encoding="utf-8")
+    bad = runner.invoke(app, ["evaluate", "outgen", "--pred", str(short), "--gold", str(gold_path)])
+    assert bad.exit_code == 3 and "1 predictions for 12 gold" in bad.output
