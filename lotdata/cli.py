@@ -208,6 +208,11 @@ def demo_cmd(
             stats_cmd(folder, None)
 
 
+from lotdata.annotate.cli import app as _annotate_app  # noqa: E402
+
+app.add_typer(_annotate_app, name="annotate")
+
+
 def main() -> None:  # pragma: no cover - console script entry
     app()
 
