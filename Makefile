@@ -3,6 +3,11 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 OUT    ?= out
+# Label Studio lives in its own venv: it pins pyarrow<25 and other packages lotdata must not inherit.
+LS_VENV    ?= .venv-labelstudio
+LS_BIN     := $(LS_VENV)/bin/label-studio
+LS_VERSION ?= 1.23.2
+LS_PORT    ?= 8080
 
 .PHONY: setup demo test labelstudio labelstudio-venv build-senpos build-plotcom build-outgen build-all bench outline-agreement clean
 
@@ -32,17 +37,12 @@ build-outgen: setup
 build-all: setup
 	$(BIN)/lotdata run all --out $(OUT)/sample
 
-bench: setup
+bench: setup $(LS_BIN)
 	$(BIN)/python benchmarks/bench_builders.py --out bench/results.md
+	$(BIN)/python benchmarks/bench_annotate.py --out bench/annotate.md
 
 outline-agreement: setup
 	$(BIN)/python benchmarks/outline_agreement.py
-
-# Label Studio lives in its own venv: it pins pyarrow<25 and other packages lotdata must not inherit.
-LS_VENV    ?= .venv-labelstudio
-LS_BIN     := $(LS_VENV)/bin/label-studio
-LS_VERSION ?= 1.23.2
-LS_PORT    ?= 8080
 
 $(LS_BIN):
 	$(PYTHON) -m venv $(LS_VENV)

@@ -176,3 +176,18 @@ def test_human_eval_tasks_hide_the_system_from_the_view():
     values = job.parse([choice(a, "output", ["1"]) for a in ("grammaticality", "coherence", "relatedness")], task["data"])
     assert values == {"grammaticality": 1, "coherence": 1, "relatedness": 1}
     assert json.loads(json.dumps(values)) == values
+
+
+def test_clozet_write_splits_are_grouped_seeded_and_never_unasked(tmp_path):
+    from tests.helpers import write_stories
+
+    texts = [f"第{i}个故事开始了，天气很好。小明出门去上学了。他在路上捡到了一只小猫。于是他把小猫带回了家。" for i in range(9)]
+    path = write_stories(tmp_path / "s.parquet", texts)
+    load = get_job("clozet_write").load
+    rows = load(path, ["val", "test"])
+    assert len(rows) == 9 and {r["split"] for r in rows} == {"val", "test"}
+    assert abs(sum(r["split"] == "val" for r in rows) - sum(r["split"] == "test" for r in rows)) == 1
+    assert [r["split"] for r in load(path, ["val", "test"])] == [r["split"] for r in rows]  # seeded
+    assert {r["split"] for r in load(path, ["train=0.5", "val=0.25", "test=0.25"])} <= {"train", "val", "test"}
+    with pytest.raises(ValueError, match="unknown split"):
+        load(path, ["dev"])

@@ -188,17 +188,28 @@ def _numbered(sentences: Sequence[str]) -> str:
 
 
 def _clozet_rows(path: Path, splits: Sequence[str] | None) -> list[Row]:
-    """Stories for ClozeT writing, each given a held-out split (grouped by story, seeded)."""
-    from lotdata.tasks.splits import SplitSpec, assign_splits
+    """Stories for ClozeT writing, each given a split, grouped by story and seeded.
+
+    Plain names (`val,test`) share the stories evenly in seeded order; ratios (`train=0.5,val=0.25,test=0.25`)
+    use the builders' split assignment.
+    """
+    from lotdata.tasks.splits import assign_splits, parse_split_spec, story_order_key
 
     splits = list(splits or ("val", "test"))
     stories = [s for s in _load_stories(path, None) if s["status"] != "rejected"]
     stories = [{**s, "sentences": merged_sentences(s, 10)} for s in stories]
     stories = [s for s in stories if len(s["sentences"]) >= 3]
-    spec = SplitSpec({name: 1 / len(splits) for name in splits})
-    for story, split in zip(stories, assign_splits([s["story_id"] for s in stories], spec, 0)):
+    if any("=" in s for s in splits):
+        assigned = assign_splits([s["story_id"] for s in stories], parse_split_spec(",".join(splits)), 0)
+    else:
+        unknown = [s for s in splits if s not in SPLITS]
+        if unknown:
+            raise ValueError(f"unknown split(s) {unknown}; splits: {', '.join(SPLITS)}")
+        rank = {s["story_id"]: i for i, s in enumerate(sorted(stories, key=lambda s: story_order_key(s["story_id"], 0)))}
+        assigned = [splits[rank[s["story_id"]] % len(splits)] for s in stories]
+    for story, split in zip(stories, assigned):
         story["split"] = split
-    return stories
+    return [s for s in stories if s["split"]]
 
 
 def _clozet_tasks(rows: list[Row]) -> list[dict[str, Any]]:

@@ -78,7 +78,9 @@ def _environment(data_dir: Path, api_key: str, password: str) -> dict[str, str]:
     return env
 
 
-def start(data_dir: str | Path, *, port: int | None = None, api_key: str | None = None, timeout: float = 180) -> Server:
+def start(
+    data_dir: str | Path, *, port: int | None = None, api_key: str | None = None, password: str | None = None, timeout: float = 180
+) -> Server:
     """Start Label Studio on 127.0.0.1 with `data_dir`; wait until /health answers.
 
     The preset key only takes effect on the first boot of a data dir (or a copy of one made with it).
@@ -87,7 +89,7 @@ def start(data_dir: str | Path, *, port: int | None = None, api_key: str | None 
     data_dir.mkdir(parents=True, exist_ok=True)
     port = port or free_port()
     api_key = api_key or secrets.token_hex(20)
-    password = secrets.token_urlsafe(16)
+    password = password or secrets.token_urlsafe(16)
     log = data_dir / "server.log"
     cmd = [str(label_studio_bin()), "start", "--no-browser", "--internal-host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)]
     with open(log, "ab") as sink:
@@ -123,24 +125,28 @@ def copy_data_dir(source: str | Path, target: str | Path) -> Path:
     return target
 
 
+def _secret(path: Path, new: str) -> str:
+    """A secret kept in a file readable by its owner only (created on first use)."""
+    if path.exists():
+        return path.read_text().strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch(mode=0o600)
+    path.write_text(new)
+    return new
+
+
 def main(argv: list[str] | None = None) -> int:  # pragma: no cover - interactive entry for `make labelstudio`
     parser = argparse.ArgumentParser(description="Run a local Label Studio for lotdata.")
     parser.add_argument("--data-dir", default="out/labelstudio")
     parser.add_argument("--port", type=int, default=8080)
     args = parser.parse_args(argv)
     data_dir = Path(args.data_dir).resolve()
-    key_file = data_dir / "api_key"
-    api_key = os.environ.get("LABEL_STUDIO_API_KEY")
-    if not api_key:
-        if key_file.exists():
-            api_key = key_file.read_text().strip()
-        else:
-            api_key = secrets.token_hex(20)
-            data_dir.mkdir(parents=True, exist_ok=True)
-            key_file.write_text(api_key)
-            key_file.chmod(0o600)
-    server = start(data_dir, port=args.port, api_key=api_key)
-    print(f"Label Studio is up at {server.url} (user {USERNAME}; log {server.log})")
+    key_file, password_file = data_dir / "api_key", data_dir / "password"
+    api_key = os.environ.get("LABEL_STUDIO_API_KEY") or _secret(key_file, secrets.token_hex(20))
+    password = os.environ.get("LABEL_STUDIO_PASSWORD") or _secret(password_file, secrets.token_urlsafe(12))
+    server = start(data_dir, port=args.port, api_key=api_key, password=password)
+    print(f"Label Studio is up at {server.url} (log {server.log})")
+    print(f"log in as {USERNAME}, password in {password_file} (or your LABEL_STUDIO_PASSWORD); both are set at the first start only")
     print(f"export LABEL_STUDIO_URL={server.url}")
     print(f'export LABEL_STUDIO_API_KEY="$(cat {key_file})"' if key_file.exists() else "LABEL_STUDIO_API_KEY: the one in your environment")
     print("Ctrl-C stops it.")
