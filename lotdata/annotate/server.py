@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from lotdata.errors import LotdataError
@@ -42,7 +42,7 @@ def free_port() -> int:
 @dataclass
 class Server:
     url: str
-    api_key: str
+    api_key: str = field(repr=False)  # never shown
     data_dir: Path
     process: subprocess.Popen
     log: Path
