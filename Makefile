@@ -3,8 +3,13 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 OUT    ?= out
+# Label Studio lives in its own venv: it pins pyarrow<25 and other packages lotdata must not inherit.
+LS_VENV    ?= .venv-labelstudio
+LS_BIN     := $(LS_VENV)/bin/label-studio
+LS_VERSION ?= 1.23.2
+LS_PORT    ?= 8080
 
-.PHONY: setup demo test build-senpos build-plotcom build-outgen build-all bench outline-agreement clean
+.PHONY: setup demo test labelstudio labelstudio-venv build-senpos build-plotcom build-outgen build-all bench outline-agreement clean
 
 $(BIN)/lotdata: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +22,7 @@ setup: $(BIN)/lotdata
 demo: setup
 	$(BIN)/lotdata demo --out $(OUT)/demo
 
-test: setup
+test: setup $(LS_BIN)
 	$(BIN)/python -m pytest -q
 
 build-senpos: setup
@@ -32,14 +37,26 @@ build-outgen: setup
 build-all: setup
 	$(BIN)/lotdata run all --out $(OUT)/sample
 
-bench: setup
+bench: setup $(LS_BIN)
 	$(BIN)/python benchmarks/bench_builders.py --out bench/results.md
 	$(BIN)/python benchmarks/bench_outline.py --out bench/outline.md
 	$(BIN)/python benchmarks/bench_build.py --out bench/build.md
 	$(BIN)/python benchmarks/bench_models.py --out bench/models.md
+	$(BIN)/python benchmarks/bench_annotate.py --out bench/annotate.md
 
 outline-agreement: setup
 	$(BIN)/python benchmarks/outline_agreement.py
+
+$(LS_BIN):
+	$(PYTHON) -m venv $(LS_VENV)
+	$(LS_VENV)/bin/pip install --quiet --upgrade pip
+	$(LS_VENV)/bin/pip install --quiet 'label-studio==$(LS_VERSION)'
+	test -x $@
+
+labelstudio-venv: $(LS_BIN)
+
+labelstudio: setup $(LS_BIN)
+	$(BIN)/python -m lotdata.annotate.server --data-dir $(OUT)/labelstudio --port $(LS_PORT)
 
 clean:
 	rm -rf $(OUT) build dist *.egg-info .pytest_cache

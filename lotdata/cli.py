@@ -246,6 +246,10 @@ from lotdata.models.cli import baseline_app, evaluate_cmd  # noqa: E402
 app.command("evaluate")(evaluate_cmd)
 app.add_typer(baseline_app, name="baseline")
 
+from lotdata.annotate.cli import app as _annotate_app  # noqa: E402
+
+app.add_typer(_annotate_app, name="annotate")
+
 
 #: options that take several values: `--stories a.parquet b.parquet` becomes `--stories a.parquet --stories b.parquet`
 MULTI_VALUE_OPTIONS = ("--stories",)

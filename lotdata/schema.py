@@ -160,3 +160,51 @@ def table_kind(schema_or_table: pa.Schema | pa.Table) -> str | None:
     meta = schema.metadata or {}
     value = meta.get(b"lotdata.table")
     return value.decode() if value else None
+
+# ---- annotation loop (Label Studio): appended by the annotate stage
+
+ANNOTATIONS = _schema(
+    "annotations",
+    [
+        pa.field("uid", pa.string()),  # the stable external id pushed in the task data; null if the task has none
+        pa.field("task_id", pa.int64(), nullable=False),
+        pa.field("annotation_id", pa.int64(), nullable=False),
+        pa.field("annotator", pa.string()),  # e-mail of the Label Studio user
+        pa.field("result", pa.string(), nullable=False),  # the Label Studio result list, as JSON
+        pa.field("lead_time", pa.float64()),  # seconds the annotator spent
+        pa.field("created_at", pa.string()),
+        pa.field("updated_at", pa.string()),
+        pa.field("was_cancelled", pa.bool_()),  # skipped by the annotator
+    ],
+)
+
+STORY_DECISIONS = _schema(
+    "story_decisions",
+    [
+        pa.field("story_id", pa.string(), nullable=False),
+        pa.field("decision", pa.string(), nullable=False),  # accept | reject | rewrite
+        pa.field("reason", pa.string()),  # reject reasons, comma-separated
+        pa.field("old_text", pa.string(), nullable=False),
+        pa.field("new_text", pa.string()),  # the rewrite, for decision 'rewrite'
+        pa.field("annotator", pa.string()),
+        pa.field("annotation_id", pa.string(), nullable=False),
+        pa.field("time", pa.string()),  # when the annotation was made (ISO 8601 UTC)
+        pa.field("final", pa.bool_(), nullable=False),  # the annotation whose decision the stories table shows
+    ],
+)
+
+HUMAN_EVAL = _schema(
+    "human_eval",
+    [
+        pa.field("uid", pa.string(), nullable=False),
+        pa.field("input_id", pa.string(), nullable=False),
+        pa.field("system", pa.string(), nullable=False),
+        pa.field("task", pa.string()),  # plotcom | outgen, when given
+        pa.field("raters", pa.int32(), nullable=False),
+        pa.field("grammaticality", pa.int32()),  # majority of the raters' 0/1; null on a tie
+        pa.field("coherence", pa.int32()),
+        pa.field("relatedness", pa.int32()),
+    ],
+)
+
+ALL_SCHEMAS.update(annotations=ANNOTATIONS, story_decisions=STORY_DECISIONS, human_eval=HUMAN_EVAL)

@@ -1,0 +1,322 @@
+"""The annotation loop against a real Label Studio server started here (127.0.0.1, free port, tmp data dir).
+
+Annotators are Label Studio users; their answers are submitted through the API (`completed_by`).
+The first run migrates a data dir once and caches it; every session boots a copy of it (~5 s).
+If Label Studio is not installed (`make labelstudio-venv`), these tests fail: they are never skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from lotdata.annotate import server as ls_server
+from lotdata.annotate.client import connect, export_tasks, get_project
+from lotdata.cli import app
+
+REPO = Path(__file__).resolve().parents[1]
+CACHE = REPO / ".pytest_cache" / "lotdata-labelstudio-data"
+PASSWORD = "annotator-Pw-2026"
+
+
+def _migrated_data_dir() -> tuple[Path, str]:
+    """A data dir migrated once (first boot ~30-45 s) and kept, with the API key it was created with."""
+    if (CACHE / "api_key").exists() and (CACHE / "label_studio.sqlite3").exists():
+        return CACHE, (CACHE / "api_key").read_text().strip()
+    building = CACHE.with_name(CACHE.name + ".building")
+    shutil.rmtree(building, ignore_errors=True)
+    key = os.urandom(20).hex()
+    ls_server.start(building, api_key=key).stop()
+    (building / "api_key").write_text(key)
+    shutil.rmtree(CACHE, ignore_errors=True)
+    building.rename(CACHE)
+    return CACHE, key
+
+
+@pytest.fixture(scope="session")
+def label_studio(tmp_path_factory):
+    template, key = _migrated_data_dir()
+    data_dir = ls_server.copy_data_dir(template, tmp_path_factory.mktemp("labelstudio") / "data")
+    server = ls_server.start(data_dir, api_key=key)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def conn(label_studio):
+    return connect(label_studio.url, label_studio.api_key)
+
+
+@pytest.fixture(scope="session")
+def annotators(conn):
+    """Three annotator accounts: name -> user id."""
+    ids = {}
+    for name in ("ann1", "ann2", "ann3"):
+        user = conn.sdk.users.create(username=name, email=f"{name}@lotdata.test", password=PASSWORD)
+        ids[name] = user.id
+    return ids
+
+
+@pytest.fixture(scope="session")
+def stories(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("stories") / "stories.parquet"
+    result = CliRunner().invoke(app, ["read", "lotdata:sample", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def lotdata(server, *args: str, key: str | None = None, url: str | None = None):
+    env = {"LABEL_STUDIO_URL": url or server.url, "LABEL_STUDIO_API_KEY": key or server.api_key, "COLUMNS": "200"}
+    result = CliRunner().invoke(app, list(args), env=env)
+    assert server.api_key not in result.output
+    return result
+
+
+def tasks_by_uid(conn, title: str) -> dict[str, dict]:
+    return {t["data"]["uid"]: t for t in export_tasks(conn, get_project(conn, title).id)}
+
+
+def annotate(conn, task: dict, user_id: int, result: list, *, skipped: bool = False, lead_time: float = 12.5) -> None:
+    conn.sdk.annotations.create(id=task["id"], result=result, completed_by=user_id, lead_time=lead_time, was_cancelled=skipped)
+
+
+def choice(name, to, values):
+    return {"from_name": name, "to_name": to, "type": "choices", "value": {"choices": values}}
+
+
+def text(name, to, value):
+    return {"from_name": name, "to_name": to, "type": "textarea", "value": {"text": [value]}}
+
+
+def read_rows(path: Path) -> list[dict]:
+    return pq.read_table(path).to_pylist()
+
+
+# ---------------------------------------------------------------- story_filter
+
+def test_story_filter_round_trip_with_disagreement_and_a_malformed_result(label_studio, conn, annotators, stories, tmp_path):
+    title = "filter stories"
+    pushed = lotdata(label_studio, "annotate", "push", "story_filter", "--input", str(stories), "--project", title, "--raters", "2", "--limit", "4")
+    assert pushed.exit_code == 0, pushed.output
+    tasks = list(tasks_by_uid(conn, title).values())
+    assert len(tasks) == 4
+    a1, a2 = annotators["ann1"], annotators["ann2"]
+    accept, reject = [choice("decision", "story", ["accept"])], [choice("decision", "story", ["reject"]), choice("reason", "story", ["no_main_plot"])]
+    annotate(conn, tasks[0], a1, accept)
+    annotate(conn, tasks[0], a2, accept)
+    annotate(conn, tasks[1], a1, reject)
+    annotate(conn, tasks[1], a2, reject)
+    annotate(conn, tasks[2], a1, [choice("decision", "story", ["rewrite"]), text("rewritten", "story", "小熊早上出门。它在河边捡到一只鞋。")])
+    annotate(conn, tasks[2], a2, [choice("decision", "story", ["rewrite"]), text("rewritten", "story", "小熊早上出门，去河边钓鱼。它钓到了一只旧鞋子。")])
+    annotate(conn, tasks[3], a1, accept)
+    annotate(conn, tasks[3], a2, [choice("decision", "story", ["maybe"])])  # Label Studio stores it all the same
+
+    status = lotdata(label_studio, "annotate", "status", title)
+    assert status.exit_code == 0, status.output
+    assert "ann1@lotdata.test" in status.output and '"annotations": 4' in status.output
+
+    out = tmp_path / "pulled"
+    pulled = lotdata(label_studio, "annotate", "pull", "story_filter", "--project", title, "--out", str(out))
+    assert pulled.exit_code == 0, pulled.output
+    annotations = read_rows(out / "annotations.parquet")
+    assert len(annotations) == 8 and {a["annotator"] for a in annotations} == {"ann1@lotdata.test", "ann2@lotdata.test"}
+    assert all(a["uid"] and a["lead_time"] == 12.5 for a in annotations)
+    [bad] = read_rows(out / "quarantine.parquet")
+    assert "not among the choices" in bad["reason"] and "maybe" in bad["raw"]
+
+    by_id = {s["story_id"]: s for s in read_rows(out / "stories.parquet")}
+    statuses = [by_id[t["data"]["uid"]]["status"] for t in tasks]
+    assert statuses == ["accepted", "rejected", "rewritten", "accepted"]
+    rewritten = by_id[tasks[2]["data"]["uid"]]
+    assert rewritten["text"] == "小熊早上出门，去河边钓鱼。它钓到了一只旧鞋子。"  # the latest of the majority
+    assert rewritten["sentences"] == ["小熊早上出门，去河边钓鱼。", "它钓到了一只旧鞋子。"]
+    history = read_rows(out / "story_decisions.parquet")
+    assert len(history) == 7 and sum(h["final"] for h in history) == 4
+    rewrite_rows = [h for h in history if h["story_id"] == tasks[2]["data"]["uid"]]
+    assert {h["old_text"] for h in rewrite_rows} == {tasks[2]["data"]["text"]} and all(h["new_text"] for h in rewrite_rows)
+    agreement = json.loads((out / "agreement.json").read_text())
+    assert agreement["questions"]["decision"]["multi_rated"] == 3
+    assert agreement["questions"]["decision"]["fleiss_kappa"] == pytest.approx(1.0)
+    assert agreement["annotators"]["ann2@lotdata.test"]["quarantined"] == 1
+
+
+# ---------------------------------------------------------------- clozet_write -> ClozeT + PlotCom, then cloze_verify
+
+def test_clozet_write_then_cloze_verify_assemble_clozet_and_plotcom(label_studio, conn, annotators, stories, tmp_path):
+    pushed = lotdata(label_studio, "annotate", "push", "clozet_write", "--input", str(stories), "--project", "write cloze", "--limit", "5")
+    assert pushed.exit_code == 0, pushed.output
+    tasks = list(tasks_by_uid(conn, "write cloze").values())
+    assert len(tasks) == 5 and all(t["predictions"] for t in tasks)  # the heuristic's sentence is pre-annotated
+    for i, task in enumerate(tasks):
+        if i == 4:
+            annotate(conn, task, annotators["ann1"], [choice("reject", "story", ["reject"])])
+            continue
+        last = len(task["data"]["sentences"])
+        annotate(conn, task, annotators["ann1"], [
+            {"from_name": "mask_sentence", "to_name": "story", "type": "number", "value": {"number": last}},
+            text("wrong_candidate", "story", f"可是第{i}个故事的主人公突然飞上了月亮。"),
+            choice("policy", "story", ["reaction_intention" if i % 2 else "physical_nature"]),
+        ])
+    written = tmp_path / "written"
+    pulled = lotdata(label_studio, "annotate", "pull", "clozet_write", "--project", "write cloze", "--out", str(written))
+    assert pulled.exit_code == 0, pulled.output
+    clozet = [r for s in ("val", "test") for r in read_rows(written / "clozet" / f"{s}.parquet")]
+    assert len(clozet) == 4 and not read_rows(written / "clozet" / "train.parquet")
+    for split in ("val", "test"):
+        labels = [r["label"] for r in clozet if r["split"] == split]
+        assert abs(labels.count(0) - labels.count(1)) <= 1  # candidate order leaks nothing
+    plotcom = {r["story_id"]: r for s in ("val", "test") for r in read_rows(written / "plotcom" / f"{s}.parquet")}
+    for row in clozet:
+        assert "可是" not in row["candidates"][row["label"]] and "<mask>" in row["context"]
+        assert plotcom[row["story_id"]]["target"] == row["candidates"][row["label"]]
+        assert row["annotator"] == "ann1@lotdata.test"
+    assert (written / "clozet" / "lot" / "test.jsonl").exists()
+
+    verify = lotdata(label_studio, "annotate", "push", "cloze_verify", "--input", str(written / "clozet"), "--project", "verify cloze")
+    assert verify.exit_code == 0, verify.output
+    vtasks = tasks_by_uid(conn, "verify cloze")
+    assert len(vtasks) == 8 and get_project(conn, "verify cloze").maximum_annotations == 3
+    ids = sorted(r["example_id"] for r in clozet)
+    raters = [annotators[n] for n in ("ann1", "ann2", "ann3")]
+    plan = {ids[0]: ([1, 1, 1], [0, 0, 0]), ids[1]: ([1, 1, 0], [0, 0, 0]), ids[2]: ([1, 1, 1], [0, 0, -1]), ids[3]: ([1, 1, 1], [0, 0, None])}
+    for example_id, (right, wrong) in plan.items():
+        for role, values in (("right", right), ("wrong", wrong)):
+            for user, value in zip(raters, values):
+                task = vtasks[f"{example_id}:{role}"]
+                annotate(conn, task, user, [] if value is None else [choice("rating", "story", [str(value)])], skipped=value is None)
+    verified = tmp_path / "verified"
+    pulled = lotdata(label_studio, "annotate", "pull", "cloze_verify", "--project", "verify cloze", "--out", str(verified))
+    assert pulled.exit_code == 0, pulled.output
+    kept = [r for s in ("val", "test") for r in read_rows(verified / "clozet" / f"{s}.parquet")]
+    assert [r["example_id"] for r in kept] == [ids[0]]
+    assert [r["target"] for s in ("val", "test") for r in read_rows(verified / "plotcom" / f"{s}.parquet")] == [kept[0]["candidates"][kept[0]["label"]]]
+    summary = json.loads((verified / "pull.json").read_text())
+    assert summary["skipped"] == 1 and summary["assembly"]["dropped"] == {"not_unanimous": 2, "too_few_ratings": 1}
+    assert json.loads((verified / "agreement.json").read_text())["questions"]["rating"]["multi_rated"] == 8
+
+
+# ---------------------------------------------------------------- senpos_refine
+
+def test_senpos_refine_round_trip_and_repush_is_a_no_op(label_studio, conn, annotators, stories, tmp_path):
+    senpos = tmp_path / "senpos"
+    built = CliRunner().invoke(app, ["build", "senpos", "--stories", str(stories), "--out", str(senpos), "--split", "train=0.6,val=0.2,test=0.2"])
+    assert built.exit_code == 0, built.output
+    held_out = [r for s in ("val", "test") for r in read_rows(senpos / f"{s}.parquet")]
+    first = lotdata(label_studio, "annotate", "push", "senpos_refine", "--input", str(senpos), "--project", "refine senpos")
+    assert first.exit_code == 0, first.output
+    again = lotdata(label_studio, "annotate", "push", "senpos_refine", "--input", str(senpos), "--project", "refine senpos")
+    assert again.exit_code == 0, again.output
+    tasks = tasks_by_uid(conn, "refine senpos")
+    assert len(export_tasks(conn, get_project(conn, "refine senpos").id)) == len(tasks) == len(held_out) >= 4  # val + test, once
+    assert "already_there │ " + str(len(held_out)) in again.output
+
+    rows = sorted(held_out, key=lambda r: r["example_id"])
+    a1 = annotators["ann1"]
+    confirm, several, rejected, revised = rows[:4]
+    assert tasks[confirm["example_id"]]["predictions"]  # the automatic gap is pre-annotated
+    annotate(conn, tasks[confirm["example_id"]], a1, [choice("gaps", "story", [str(confirm["label"])])])  # accepted unchanged
+    annotate(conn, tasks[several["example_id"]], a1, [choice("gaps", "story", ["1", str(several["n_candidates"])])])
+    annotate(conn, tasks[rejected["example_id"]], a1, [choice("verdict", "story", ["reject"])])
+    annotate(conn, tasks[revised["example_id"]], a1, [
+        choice("gaps", "story", ["1"]), choice("verdict", "story", ["revise"]), text("revised_sentence", "story", "他想了想，决定先回家。"),
+    ])
+    out = tmp_path / "refined"
+    pulled = lotdata(label_studio, "annotate", "pull", "senpos_refine", "--project", "refine senpos", "--out", str(out))
+    assert pulled.exit_code == 0, pulled.output
+    refined = {r["example_id"]: r for s in ("val", "test") for r in read_rows(out / "senpos" / f"{s}.parquet")}
+    assert set(refined) == {confirm["example_id"], revised["example_id"]}
+    assert refined[confirm["example_id"]]["label"] == confirm["label"] and refined[confirm["example_id"]]["refined"]
+    assert refined[revised["example_id"]]["removed"] == "他想了想，决定先回家。" and refined[revised["example_id"]]["label"] == 1
+    assert refined[revised["example_id"]]["split"] == revised["split"]
+    manifest = json.loads((out / "senpos" / "manifest.json").read_text())
+    assert manifest["task"] == "senpos" and manifest["stats"]["dropped"] == {"rejected": 1, "several_gaps_fit": 1}
+
+
+# ---------------------------------------------------------------- human_eval
+
+def test_human_eval_gives_a_table12_summary(label_studio, conn, annotators, tmp_path):
+    outputs = tmp_path / "outputs.jsonl"
+    lines = [{"input_id": i, "input": f"输入{i}", "system": system, "output": f"{system}写的第{i}个故事。", "task": "plotcom"}
+             for i in range(2) for system in ("longlm", "gpt2")]
+    outputs.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
+    pushed = lotdata(label_studio, "annotate", "push", "human_eval", "--input", str(outputs), "--project", "human eval")
+    assert pushed.exit_code == 0, pushed.output
+    scores = {"longlm": (1, 1, 1), "gpt2": (1, 0, 0)}
+    for uid, task in tasks_by_uid(conn, "human eval").items():
+        system = task["data"]["system"]
+        for n, name in enumerate(("ann1", "ann2", "ann3")):
+            gram, cohe, relat = scores[system]
+            if name == "ann3":
+                relat = 1 - relat  # one rater disagrees on relatedness
+            annotate(conn, task, annotators[name], [choice("grammaticality", "output", [str(gram)]),
+                                                   choice("coherence", "output", [str(cohe)]), choice("relatedness", "output", [str(relat)])])
+    out = tmp_path / "eval"
+    pulled = lotdata(label_studio, "annotate", "pull", "human_eval", "--project", "human eval", "--out", str(out))
+    assert pulled.exit_code == 0, pulled.output
+    summary = json.loads((out / "pull.json").read_text())["datasets"]["table12"]
+    assert summary["longlm"] == {"items": 2, "grammaticality": 1.0, "coherence": 1.0, "relatedness": 1.0}
+    assert summary["gpt2"] == {"items": 2, "grammaticality": 1.0, "coherence": 0.0, "relatedness": 0.0}
+    assert "| gpt2 | 2 | 1.00 | 0.00 | 0.00 |" in (out / "table12.md").read_text()
+    questions = json.loads((out / "agreement.json").read_text())["questions"]
+    assert questions["relatedness"]["fleiss_kappa"] < questions["coherence"]["fleiss_kappa"] == 1.0
+    assert len(read_rows(out / "human_eval.parquet")) == 4
+
+
+# ---------------------------------------------------------------- a pull killed midway
+
+def test_a_pull_killed_midway_and_run_again_loses_nothing(label_studio, conn, annotators, stories, tmp_path):
+    title = "kill pull"
+    assert lotdata(label_studio, "annotate", "push", "story_filter", "--input", str(stories), "--project", title, "--limit", "8").exit_code == 0
+    tasks = list(tasks_by_uid(conn, title).values())
+    for task in tasks[:6]:
+        annotate(conn, task, annotators["ann1"], [choice("decision", "story", ["accept"])])
+    out = tmp_path / "pulled"
+    assert lotdata(label_studio, "annotate", "pull", "story_filter", "--project", title, "--out", str(out)).exit_code == 0
+    for task in tasks[6:]:
+        annotate(conn, task, annotators["ann2"], [choice("decision", "story", ["reject"])])
+
+    env = {**os.environ, "LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.api_key}
+    cmd = [sys.executable, "-m", "lotdata.cli", "annotate", "pull", "story_filter", "--project", title, "--out", str(out), "--page-size", "1"]
+    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    try:
+        for line in proc.stderr:
+            if line.startswith("page 3"):
+                proc.send_signal(signal.SIGKILL)
+                break
+    finally:
+        proc.wait(60)
+    assert proc.returncode == -signal.SIGKILL
+    assert len(read_rows(out / "annotations.parquet")) == 6  # the earlier pull is still whole
+    assert not list(out.rglob("*.tmp"))
+
+    again = lotdata(label_studio, "annotate", "pull", "story_filter", "--project", title, "--out", str(out), "--page-size", "3")
+    assert again.exit_code == 0, again.output
+    annotations = read_rows(out / "annotations.parquet")
+    assert len(annotations) == 8 and len({a["annotation_id"] for a in annotations}) == 8
+    assert sorted(s["status"] for s in read_rows(out / "stories.parquet")) == ["accepted"] * 6 + ["rejected"] * 2
+
+
+# ---------------------------------------------------------------- documented errors
+
+def test_server_down_wrong_key_and_missing_project_give_clear_errors(label_studio, tmp_path):
+    down = lotdata(label_studio, "annotate", "status", "anything", url=f"http://127.0.0.1:{ls_server.free_port()}")
+    assert down.exit_code == 1 and "cannot reach Label Studio" in down.output
+    wrong = lotdata(label_studio, "annotate", "status", "anything", key="0" * 40)
+    assert wrong.exit_code == 1 and "refused the API key" in wrong.output and "0" * 40 not in wrong.output
+    missing = lotdata(label_studio, "annotate", "pull", "story_filter", "--project", "no such project", "--out", str(tmp_path))
+    assert missing.exit_code == 1 and "no project titled 'no such project'" in missing.output
+    unknown = lotdata(label_studio, "annotate", "pull", "nope", "--project", "x", "--out", str(tmp_path))
+    assert unknown.exit_code == 1 and "unknown annotation job" in unknown.output
+    no_url = CliRunner().invoke(app, ["annotate", "status", "x"], env={"LABEL_STUDIO_URL": "", "LABEL_STUDIO_API_KEY": ""})
+    assert no_url.exit_code == 1 and "LABEL_STUDIO_URL" in no_url.output
