@@ -208,6 +208,12 @@ def demo_cmd(
             stats_cmd(folder, None)
 
 
+from lotdata.audit.cli import audit_bias_cmd, import_storycloze_cmd  # noqa: E402
+
+app.command("audit-bias")(audit_bias_cmd)
+import_app.command("storycloze")(import_storycloze_cmd)
+
+
 def main() -> None:  # pragma: no cover - console script entry
     app()
 

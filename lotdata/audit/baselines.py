@@ -255,7 +255,7 @@ class EndingOnly(Baseline):
         if train and train[0].task == "clozet":
             texts = [c for it in train for c in it.candidates]
             y = [int(o == it.gold_option) for it in train for o in range(len(it.candidates))]
-            self.model = LogisticRegression(C=1.0, max_iter=2000, random_state=0).fit(self.vec.fit_transform(texts), y)
+            self.model = LogisticRegression(C=1.0, solver="liblinear", random_state=0).fit(self.vec.fit_transform(texts), y)
         else:
             texts = [it.removed for it in train]
             y = [_relative(it.gold_option, it.n_options) for it in train]

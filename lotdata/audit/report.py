@@ -22,6 +22,10 @@ def anchor(record_id: str) -> str:
     return "rec-" + record_id.replace("/", "-")
 
 
+def _md_link(rec: dict[str, Any], text: str) -> str:
+    return f"[{text}](#{anchor(rec['id'])})"
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}"
 
@@ -57,10 +61,11 @@ def _summary_lines(result) -> list[str]:
     ]
 
 
-def _verdict_sentence(result, baseline: str, rec: dict[str, Any]) -> str:
+def _verdict_sentence(result, baseline: str, rec: dict[str, Any], link=lambda rec, text: text, escape=lambda t: t) -> str:
     delta = 100 * (rec["accuracy"] - rec["chance"])
-    return (f"{PAPER_NAMES.get(baseline, baseline)} ({baseline}) on {rec['split']}: {_pct(rec['accuracy'])}% "
-            f"[{_pct(rec['ci_low'])}, {_pct(rec['ci_high'])}], {delta:+.1f} points from chance — {VERDICT_TEXT[rec['verdict']]}.")
+    return (f"{escape(PAPER_NAMES.get(baseline, baseline))} ({escape(baseline)}) on {escape(rec['split'])}: "
+            f"{link(rec, _pct(rec['accuracy']) + '%')} [{_pct(rec['ci_low'])}, {_pct(rec['ci_high'])}], "
+            f"{delta:+.1f} points from chance — {escape(VERDICT_TEXT[rec['verdict']])}.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -92,7 +97,7 @@ def render_markdown(result, examples: Examples) -> str:
     lines += ["", "## Verdicts", ""]
     for b in _baselines_in_order(result):
         rec = by_key.get((b, main)) or next(r for r in result.records if r["baseline"] == b)
-        lines.append(f"- {_verdict_sentence(result, b, rec)}")
+        lines.append(f"- {_verdict_sentence(result, b, rec, _md_link)}")
     if result.skipped:
         lines += ["", "## Skipped baselines", ""] + [f"- `{s['baseline']}`: {s['reason']}" for s in result.skipped]
     lines += ["", "## Tokens that give the label away", ""] + _scan_md(result.scan)
@@ -203,7 +208,8 @@ def render_html(result, examples: Examples) -> str:
     parts.append("<h2>Verdicts in plain words</h2><ul>")
     for b in order:
         rec = by_key.get((b, main)) or next(r for r in result.records if r["baseline"] == b)
-        parts.append(f"<li class=\"{_vclass(rec['verdict'])}\"><a href=\"#{anchor(rec['id'])}\">{_e(_verdict_sentence(result, b, rec))}</a></li>")
+        sentence = _verdict_sentence(result, b, rec, lambda r, t: f"<a href=\"#{anchor(r['id'])}\">{t}</a>", _e)
+        parts.append(f"<li class=\"{_vclass(rec['verdict'])}\">{sentence}</li>")
     parts.append("</ul>")
     if result.skipped:
         parts.append("<h2>Skipped baselines</h2><ul>" + "".join(
