@@ -13,7 +13,8 @@ def wilson_interval(accuracy: float, n: int, z: float = Z95) -> tuple[float, flo
         return 0.0, 1.0
     centre = (accuracy + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(accuracy * (1 - accuracy) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # min/max: at accuracy 0 or 1 rounding would otherwise leave the estimate a hair outside its interval
+    return max(0.0, min(centre - half, accuracy)), min(1.0, max(centre + half, accuracy))
 
 
 #: a baseline this many points above chance, with its interval clear of chance, leaks
