@@ -167,14 +167,24 @@ class DiscourseMarkers(Baseline):
     def scores(self, items):
         out = []
         for it in items:
-            pairs = marker_pairs(it.lang)
             row = []
             for o in range(it.n_options):
                 left, right = it.neighbours(o)
                 text = it.option_text(o)
-                row.append(1.0 if pairs_fit(pairs, left, text, it.lang) or pairs_fit(pairs, text, right, it.lang) else 0.0)
+                row.append(1.0 if self._fit(left, text, it.lang) or self._fit(text, right, it.lang) else 0.0)
             out.append(row)
         return out
+
+    def _fit(self, earlier: str, later: str, lang: str) -> bool:
+        return bool(self._markers(earlier, lang)[0] & self._markers(later, lang)[1])
+
+    @staticmethod
+    @lru_cache(maxsize=1 << 18)
+    def _markers(text: str, lang: str) -> tuple[frozenset[int], frozenset[int]]:
+        """Indices of the pairs whose first, and whose second, marker occurs in `text` (once per sentence)."""
+        pairs = marker_pairs(lang)
+        return (frozenset(i for i, (a, _) in enumerate(pairs) if _contains(text, a, lang)),
+                frozenset(i for i, (_, b) in enumerate(pairs) if _contains(text, b, lang)))
 
 
 @lru_cache(maxsize=None)
@@ -194,10 +204,6 @@ def _contains(text: str, marker: str, lang: str) -> bool:
     if lang == "en":
         return re.search(rf"\b{re.escape(marker)}\b", text, flags=re.IGNORECASE) is not None
     return marker in text
-
-
-def pairs_fit(pairs: Sequence[tuple[str, str]], earlier: str, later: str, lang: str) -> bool:
-    return any(_contains(earlier, a, lang) and _contains(later, b, lang) for a, b in pairs)
 
 
 class Frequency(Baseline):
