@@ -11,7 +11,7 @@ import math
 import os
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from lotdata.errors import require
 from lotdata.text import tokenize
@@ -20,8 +20,11 @@ from lotdata.text import tokenize
 class FeatureCache:
     """Tokens, n-gram counts and sentiment scores of sentences, keyed by (lang, sentence)."""
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, sentiment_method: str = "snownlp") -> None:
+        if sentiment_method not in SENTIMENT_METHODS:
+            raise ValueError(f"unknown sentiment method {sentiment_method!r}; known: {', '.join(SENTIMENT_METHODS)}")
         self.workers = workers if workers is not None else min(2, os.cpu_count() or 1)
+        self.sentiment_method = sentiment_method
         self._tokens: dict[tuple[str, str], list[str]] = {}
         self._ngrams: dict[tuple[str, str, int], Counter] = {}
         self._sentiment: dict[tuple[str, str], float] = {}
@@ -58,7 +61,7 @@ class FeatureCache:
         if not todo:
             return 0
         started = time.perf_counter()
-        scores = _score_all(todo, lang, self.workers)
+        scores = _score_all(todo, lang, self.workers, self.sentiment_method)
         self._sentiment.update(((lang, t), s) for t, s in zip(todo, scores))
         self.sentiment_seconds += time.perf_counter() - started
         return len(todo)
@@ -68,9 +71,23 @@ class FeatureCache:
 # sentiment
 
 
-def _analyser(lang: str):
+#: Chinese: "snownlp" is SnowNLP(s).sentiments exactly (LOT's analyser; its own word segmenter is
+#: 95% of the time); "snownlp-jieba" feeds jieba's words to the same Bayes classifier, ~20x faster.
+SENTIMENT_METHODS = ("snownlp", "snownlp-jieba")
+
+
+def _analyser(lang: str, method: str = "snownlp") -> Callable[[str], float]:
     if lang == "zh":
         require("snownlp", "audit")
+        if method == "snownlp-jieba":
+            from snownlp import normal
+            from snownlp import sentiment as snow_sentiment
+
+            def score(s: str) -> float:
+                label, prob = snow_sentiment.classifier.classifier.classify(normal.filter_stop(tokenize(s, "zh")))
+                return prob if label == "pos" else 1 - prob
+
+            return lambda s: float(score(s)) if s.strip() else 0.5
         from snownlp import SnowNLP
 
         return lambda s: float(SnowNLP(s).sentiments) if s.strip() else 0.5
@@ -79,9 +96,9 @@ def _analyser(lang: str):
     return lambda s: float(analyser.polarity_scores(s)["compound"])
 
 
-def _score_chunk(args: tuple[list[str], str]) -> list[float]:
-    texts, lang = args
-    score = _analyser(lang)
+def _score_chunk(args: tuple[list[str], str, str]) -> list[float]:
+    texts, lang, method = args
+    score = _analyser(lang, method)
     return [score(t) for t in texts]
 
 
@@ -89,12 +106,12 @@ def _score_chunk(args: tuple[list[str], str]) -> list[float]:
 _POOL_MIN = 400
 
 
-def _score_all(texts: Sequence[str], lang: str, workers: int) -> list[float]:
-    if workers <= 1 or len(texts) < _POOL_MIN or (lang == "en"):  # VADER is fast: no pool needed
-        return _score_chunk((list(texts), lang))
-    _analyser(lang)  # load the model once before forking, so the workers share it
+def _score_all(texts: Sequence[str], lang: str, workers: int, method: str = "snownlp") -> list[float]:
+    if workers <= 1 or len(texts) < _POOL_MIN or lang == "en":  # VADER is fast: no pool needed
+        return _score_chunk((list(texts), lang, method))
+    _analyser(lang, method)  # load the model once before forking, so the workers share it
     size = max(50, math.ceil(len(texts) / (workers * 8)))
-    chunks = [(list(texts[i : i + size]), lang) for i in range(0, len(texts), size)]
+    chunks = [(list(texts[i : i + size]), lang, method) for i in range(0, len(texts), size)]
     scores: list[float] = []
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for part in pool.map(_score_chunk, chunks):

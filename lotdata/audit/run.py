@@ -30,6 +30,7 @@ from lotdata.audit.features import FeatureCache
 from lotdata.audit.items import Item, items_from_table, load_audit_input, ordered_splits
 from lotdata.audit.scan import association_scan
 from lotdata.audit.stats import verdict, wilson_interval
+from lotdata.errors import MissingExtraError
 from lotdata.io import write_parquet, write_text
 
 PREDICTIONS = pa.schema(
@@ -112,6 +113,7 @@ def audit(
     workers: int | None = None,
     model_path: str | None = None,
     aflite: bool = False,
+    sentiment: str = "snownlp",
     on_step: Callable[[str], None] | None = None,
 ) -> AuditResult:
     """Audit one dataset (folder, LOT jsonl or Story Cloze csv); nothing is written."""
@@ -125,7 +127,7 @@ def audit(
     if unknown:
         raise ValueError(f"unknown baseline(s) {unknown}; known: {', '.join(ALL_BASELINES)}")
     train = items.get(train_split, [])
-    cache = FeatureCache(workers)
+    cache = FeatureCache(workers, sentiment)
     records: list[dict[str, Any]] = []
     predictions: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
@@ -159,9 +161,17 @@ def audit(
                 if not train:
                     skipped.append({"baseline": name, "reason": f"learns from the training split, and there is no {train_split!r} split"})
                     continue
-                baseline.fit(train)
+                try:
+                    baseline.fit(train)
+                except MissingExtraError as exc:
+                    skipped.append({"baseline": name, "reason": str(exc)})
+                    continue
             eval_splits = [s for s in splits if not (baseline.learns and s == train_split)]
-            per_split = {s: baseline.scores(items[s]) for s in eval_splits}
+            try:
+                per_split = {s: baseline.scores(items[s]) for s in eval_splits}
+            except MissingExtraError as exc:
+                skipped.append({"baseline": name, "reason": str(exc)})
+                continue
             stochastic = baseline.stochastic
         for split, scores in per_split.items():
             record, preds = score_record(name, split, items[split], scores, seed=seed, runs=runs, stochastic=stochastic)
@@ -191,7 +201,8 @@ def audit(
         task=task, lang=lang, source=source, splits={s: len(items[s]) for s in splits},
         train_split=train_split if train else None, records=records, skipped=skipped, scan=scan, chance=chance,
         timings=timings, params={"input": str(path), "train_split": train_split, "seed": seed, "runs": runs,
-                                 "baselines": names, "model_path": model_path, "aflite": aflite},
+                                 "baselines": names, "model_path": model_path, "aflite": aflite,
+                                 "sentiment": sentiment},
         aflite=aflite_result, predictions=predictions,
     )
 
