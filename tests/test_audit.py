@@ -358,3 +358,21 @@ def test_audit_cli_bad_input_names_the_path(tmp_path):
     assert result.exit_code == 3 and "empty" in result.output
     result = runner.invoke(app, ["audit-bias", str(tmp_path / "empty"), "--out", str(tmp_path / "rep"), "--baseline", "nope"])
     assert result.exit_code in (1, 3)
+
+
+def test_aflite_removes_the_items_the_options_give_away(leaky_dataset, tmp_path):
+    result = audit(leaky_dataset, workers=1, baselines=["constant_first"], aflite=True)
+    assert result.aflite["removed"] > 0 and result.aflite["accuracy_before"] > 0.9
+    paths = write_audit(result, tmp_path)
+    removed = paths["aflite"].read_text().split()
+    assert len(removed) == result.aflite["removed"] and len(set(removed)) == len(removed)
+    assert "AFLite" in (tmp_path / "report.html").read_text(encoding="utf-8")
+
+
+def test_fast_chinese_sentiment_uses_the_same_classifier_scale():
+    fast = FeatureCache(workers=1, sentiment_method="snownlp-jieba")
+    exact = FeatureCache(workers=1)
+    text = "考试得了满分，妈妈夸奖了他。"
+    assert 0.5 < fast.sentiment(text, "zh") <= 1 and 0.5 < exact.sentiment(text, "zh") <= 1
+    with pytest.raises(ValueError):
+        FeatureCache(sentiment_method="nope")

@@ -57,7 +57,8 @@ def _summary_lines(result) -> list[str]:
         f"Task: {result.task} ({result.lang}), read as {result.source}: {result.params['input']}",
         f"Items per split: {splits}. Learning baselines fit on: {trained}. Seed {result.params['seed']}; "
         f"random choices averaged over {result.params['runs']} runs.",
-        f"Chance: {chance}. Intervals are 95% Wilson intervals over items.",
+        f"Chance: {chance}. Intervals are 95% Wilson intervals over items. Sentiment: "
+        + ("VADER (lexicon and rules)." if result.lang == "en" else f"{result.params.get('sentiment', 'snownlp')}."),
     ]
 
 
