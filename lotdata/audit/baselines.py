@@ -127,34 +127,36 @@ class Sentiment(Baseline):
         ]
 
 
-class SentimentFull(Sentiment):
-    """ROCStories: the ending whose score is closest to the context's mean sentence score."""
+class _SentimentMatch(Sentiment):
+    """ROCStories' sentiment baselines: the ending whose score is closest to a target from the context."""
+
+    tasks = ("clozet",)
+
+    def target(self, item: Item, score: Callable[[str, str], float]) -> float:
+        raise NotImplementedError
+
+    def scores(self, items):
+        s = self._prefill(items)
+        return [[-abs(s(c, it.lang) - self.target(it, s)) for c in it.candidates] for it in items]
+
+
+class SentimentFull(_SentimentMatch):
+    """Target: the mean score of the context sentences."""
 
     name = "sentiment_full"
-    tasks = ("clozet",)
 
-    def scores(self, items):
-        s = self._prefill(items)
-        out = []
-        for it in items:
-            target = mean(s(x, it.lang) for x in it.context_sentences()) if it.context_sentences() else 0.0
-            out.append([-abs(s(c, it.lang) - target) for c in it.candidates])
-        return out
+    def target(self, item, score):
+        context = item.context_sentences()
+        return mean(score(x, item.lang) for x in context) if context else 0.0
 
 
-class SentimentLast(Sentiment):
-    """ROCStories: the ending whose score is closest to the last context sentence's before the gap."""
+class SentimentLast(_SentimentMatch):
+    """Target: the score of the last context sentence before the gap."""
 
     name = "sentiment_last"
-    tasks = ("clozet",)
 
-    def scores(self, items):
-        s = self._prefill(items)
-        out = []
-        for it in items:
-            target = s(it.before[-1], it.lang) if it.before else 0.0
-            out.append([-abs(s(c, it.lang) - target) for c in it.candidates])
-        return out
+    def target(self, item, score):
+        return score(item.before[-1], item.lang) if item.before else 0.0
 
 
 class DiscourseMarkers(Baseline):
