@@ -376,3 +376,15 @@ def test_fast_chinese_sentiment_uses_the_same_classifier_scale():
     assert 0.5 < fast.sentiment(text, "zh") <= 1 and 0.5 < exact.sentiment(text, "zh") <= 1
     with pytest.raises(ValueError):
         FeatureCache(sentiment_method="nope")
+
+
+def test_story_cloze_csv_and_lot_clozet_jsonl_are_read_directly(tmp_path, shared_data):
+    folder = tmp_path / "csvs"
+    folder.mkdir()
+    _sct_csv(folder / "val.csv", 8), _sct_csv(folder / "test.csv", 6)
+    result = audit(folder, train_split="val", workers=1, runs=2, baselines=["constant_first", "majority"])
+    assert result.source == "Story Cloze csv" and result.splits == {"val": 8, "test": 6}
+    assert {r["id"] for r in result.records} == {"constant_first/val", "constant_first/test", "majority/test"}
+    official = audit(shared_data / "lot_official_examples" / "examples" / "clozet.jsonl", workers=1, runs=2,
+                     baselines=["constant_first", "length"])
+    assert official.task == "clozet" and official.lang == "zh" and sum(official.splits.values()) == 1
