@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from typing import Any
 
 from lotdata.audit.baselines import ALL_BASELINES
@@ -239,14 +240,15 @@ def _scan_html(scan: dict[str, Any]) -> str:
     if not scan.get("tokens"):
         return "<p>No token occurs often enough to test.</p>"
     out = [f"<p>{_e(_scan_intro(scan))}</p>",
-           "<table><tr><th>token</th><th>class</th><th>n items</th><th>share in class</th><th>z</th><th>PMI</th></tr>"]
+           "<table><tr><th>token</th><th>class</th><th>n items</th><th>share in class</th><th>z</th><th>PMI</th><th>an example (more below)</th></tr>"]
     details = []
     for i, r in enumerate(scan["tokens"]):
         link = f"#tok-{i}"
         ns = "" if r["significant"] else " <span class=\"muted\">(n.s.)</span>"
         out.append(f"<tr><td><b>{_e(r['token'])}</b></td><td>{_e(r['label'])}</td>"
                    f"<td class=\"num\"><a href=\"{link}\">{r['n']}</a></td><td class=\"num\"><a href=\"{link}\">{100 * r['p_label']:.0f}%</a></td>"
-                   f"<td class=\"num\"><a href=\"{link}\">{r['z']:.1f}</a>{ns}</td><td class=\"num\"><a href=\"{link}\">{r['pmi']:.2f}</a></td></tr>")
+                   f"<td class=\"num\"><a href=\"{link}\">{r['z']:.1f}</a>{ns}</td><td class=\"num\"><a href=\"{link}\">{r['pmi']:.2f}</a></td>"
+                   f"<td>{_first_example(r)}</td></tr>")
         exs = "".join(f"<li><code>{_e(e['example_id'])}</code> ({_e(e['split'])}, {_e(e['label'])}): {_highlight(e['text'], r['token'])}</li>"
                       for e in r.get("examples", []))
         details.append(f"<details id=\"tok-{i}\"><summary><b>{_e(r['token'])}</b> → {_e(r['label'])}: "
@@ -255,11 +257,18 @@ def _scan_html(scan: dict[str, Any]) -> str:
     return "".join(out) + "<h3>Examples</h3>" + "".join(details)
 
 
+def _first_example(row: dict[str, Any]) -> str:
+    first = (row.get("examples") or [None])[0]
+    return f"{_highlight(first['text'], row['token'])} <span class=\"muted\">({_e(first['example_id'])})</span>" if first else ""
+
+
 def _highlight(text: str, token: str) -> str:
-    escaped, tok = _e(text), _e(token)
-    lower = escaped.lower()
-    i = lower.find(tok.lower())
-    return escaped if i < 0 else f"{escaped[:i]}<mark>{escaped[i:i + len(tok)]}</mark>{escaped[i + len(tok):]}"
+    """`text` escaped, with the first whole-word (for Latin script) occurrence of `token` marked."""
+    bound = r"\b" if token.isascii() else ""
+    match = re.search(f"{bound}{re.escape(token)}{bound}", text, flags=re.IGNORECASE)
+    if not match:
+        return _e(text)
+    return f"{_e(text[:match.start()])}<mark>{_e(match.group())}</mark>{_e(text[match.end():])}"
 
 
 def bar_chart(records: list[dict[str, Any]], chance: float, width: int = 760) -> str:
