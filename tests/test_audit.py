@@ -388,3 +388,11 @@ def test_story_cloze_csv_and_lot_clozet_jsonl_are_read_directly(tmp_path, shared
     official = audit(shared_data / "lot_official_examples" / "examples" / "clozet.jsonl", workers=1, runs=2,
                      baselines=["constant_first", "length"])
     assert official.task == "clozet" and official.lang == "zh" and sum(official.splits.values()) == 1
+
+
+def test_a_rerun_reuses_the_sentiment_scores_it_stored(leaky_dataset, tmp_path):
+    store = tmp_path / "sentiment_cache.parquet"
+    first = audit(leaky_dataset, workers=1, baselines=["sentiment"], sentiment_cache=store)
+    assert store.exists() and first.timings["sentiment_scoring"] > 0
+    again = audit(leaky_dataset, workers=1, baselines=["sentiment"], sentiment_cache=store)
+    assert again.timings["sentiment_scoring"] == 0 and again.records == first.records

@@ -30,6 +30,7 @@ def audit_bias_cmd(
     with errors():
         result = audit(path, task=task, train_split=train_split, seed=seed, runs=runs, baselines=baseline,
                        workers=workers, model_path=model_path, aflite=aflite, sentiment=sentiment,
+                       sentiment_cache=out / "sentiment_cache.parquet",
                        on_step=lambda name: console.print(f"[dim]· {name}[/]"))
         paths = write_audit(result, out)
     for skipped in result.skipped:

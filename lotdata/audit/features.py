@@ -13,6 +13,8 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterable, Sequence
 
+import pyarrow as pa
+
 from lotdata.errors import require
 from lotdata.text import tokenize
 
@@ -20,7 +22,8 @@ from lotdata.text import tokenize
 class FeatureCache:
     """Tokens, n-gram counts and sentiment scores of sentences, keyed by (lang, sentence)."""
 
-    def __init__(self, workers: int | None = None, sentiment_method: str = "snownlp") -> None:
+    def __init__(self, workers: int | None = None, sentiment_method: str = "snownlp", store: str | os.PathLike | None = None) -> None:
+        """`store`: a Parquet file of sentiment scores kept across runs (read now, rewritten after each fill)."""
         if sentiment_method not in SENTIMENT_METHODS:
             raise ValueError(f"unknown sentiment method {sentiment_method!r}; known: {', '.join(SENTIMENT_METHODS)}")
         self.workers = workers if workers is not None else min(2, os.cpu_count() or 1)
@@ -29,6 +32,9 @@ class FeatureCache:
         self._ngrams: dict[tuple[str, str, int], Counter] = {}
         self._sentiment: dict[tuple[str, str], float] = {}
         self.sentiment_seconds = 0.0
+        self.store = store
+        if store is not None:
+            self.load_sentiment(store)
 
     def tokens(self, text: str, lang: str) -> list[str]:
         key = (lang, text)
@@ -64,7 +70,31 @@ class FeatureCache:
         scores = _score_all(todo, lang, self.workers, self.sentiment_method)
         self._sentiment.update(((lang, t), s) for t, s in zip(todo, scores))
         self.sentiment_seconds += time.perf_counter() - started
+        if self.store is not None:
+            self.save_sentiment(self.store)
         return len(todo)
+
+
+    def load_sentiment(self, path: str | os.PathLike) -> int:
+        """Scores saved by an earlier run with the same analyser (a re-run skips them); returns how many."""
+        import pyarrow.parquet as pq
+
+        if not os.path.exists(path):
+            return 0
+        rows = pq.read_table(path).to_pylist()
+        mine = [r for r in rows if r["method"] == self.sentiment_method or r["lang"] == "en"]
+        self._sentiment.update(((r["lang"], r["sentence"]), r["score"]) for r in mine)
+        return len(mine)
+
+    def save_sentiment(self, path: str | os.PathLike) -> None:
+        from lotdata.io import write_parquet
+
+        rows = [{"lang": lang, "method": "vader" if lang == "en" else self.sentiment_method, "sentence": text, "score": score}
+                for (lang, text), score in sorted(self._sentiment.items())]
+        write_parquet(pa.Table.from_pylist(rows, schema=_CACHE_SCHEMA), path)
+
+
+_CACHE_SCHEMA = pa.schema([("lang", pa.string()), ("method", pa.string()), ("sentence", pa.string()), ("score", pa.float64())])
 
 
 # ---------------------------------------------------------------------------------------------

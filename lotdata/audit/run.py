@@ -114,9 +114,11 @@ def audit(
     model_path: str | None = None,
     aflite: bool = False,
     sentiment: str = "snownlp",
+    sentiment_cache: str | Path | None = None,
     on_step: Callable[[str], None] | None = None,
 ) -> AuditResult:
-    """Audit one dataset (folder, LOT jsonl or Story Cloze csv); nothing is written."""
+    """Audit one dataset (folder, LOT jsonl or Story Cloze csv). Nothing is written but the
+    `sentiment_cache` Parquet file, when given: scores an earlier run left there are reused."""
     started = time.perf_counter()
     task, tables, source = load_audit_input(path, task)
     splits = [s for s in ordered_splits(tables) if tables[s].num_rows]
@@ -127,7 +129,7 @@ def audit(
     if unknown:
         raise ValueError(f"unknown baseline(s) {unknown}; known: {', '.join(ALL_BASELINES)}")
     train = items.get(train_split, [])
-    cache = FeatureCache(workers, sentiment)
+    cache = FeatureCache(workers, sentiment, store=sentiment_cache)
     records: list[dict[str, Any]] = []
     predictions: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
@@ -196,6 +198,7 @@ def audit(
         aflite_result = aflite_filter([it for s in splits for it in items[s]], cache, seed=seed)
         timings["aflite"] = time.perf_counter() - t0
     timings["sentiment_scoring"] = cache.sentiment_seconds
+
     timings["total"] = time.perf_counter() - started
     return AuditResult(
         task=task, lang=lang, source=source, splits={s: len(items[s]) for s in splits},
