@@ -134,50 +134,19 @@ def audit(
     predictions: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
     timings: dict[str, float] = {"load": time.perf_counter() - started}
-    factory, factory_problem = (None, None)
-    if any(n in MODEL_BASELINES for n in names):
-        factory, factory_problem = load_model_factory()
-
+    model_factory = load_model_factory() if any(n in MODEL_BASELINES for n in names) else (None, None)
     for name in names:
         t0 = time.perf_counter()
         if on_step:
             on_step(name)
-        baseline: Baseline | None = None
-        if name in MODEL_BASELINES:
-            if factory is None:
-                skipped.append({"baseline": name, "reason": factory_problem or "no model factory"})
-                continue
-            if not train:
-                skipped.append({"baseline": name, "reason": f"no training split {train_split!r} to fine-tune on"})
-                continue
-            model = ModelBaseline(cache, name, task, factory, seed, model_path).fit_table(tables[train_split])
-            eval_splits = [s for s in splits if s != train_split]
-            per_split = {s: model.scores_from_table(tables[s], items[s]) for s in eval_splits}
-            stochastic = False
-        else:
-            baseline = HEURISTICS[name](cache)
-            if task not in baseline.tasks:
-                skipped.append({"baseline": name, "reason": f"not defined for {task} (it compares candidate endings)"})
-                continue
-            if baseline.learns:
-                if not train:
-                    skipped.append({"baseline": name, "reason": f"learns from the training split, and there is no {train_split!r} split"})
-                    continue
-                try:
-                    baseline.fit(train)
-                except MissingExtraError as exc:
-                    skipped.append({"baseline": name, "reason": str(exc)})
-                    continue
-            eval_splits = [s for s in splits if not (baseline.learns and s == train_split)]
-            try:
-                per_split = {s: baseline.scores(items[s]) for s in eval_splits}
-            except MissingExtraError as exc:
-                skipped.append({"baseline": name, "reason": str(exc)})
-                continue
-            stochastic = baseline.stochastic
+        outcome = _run_baseline(name, task, tables, items, train_split, cache, model_factory, seed, model_path)
+        if isinstance(outcome, str):
+            skipped.append({"baseline": name, "reason": outcome})
+            continue
+        per_split, stochastic, learns = outcome
         for split, scores in per_split.items():
             record, preds = score_record(name, split, items[split], scores, seed=seed, runs=runs, stochastic=stochastic)
-            record["fit_on"] = train_split if (name in MODEL_BASELINES or (baseline is not None and baseline.learns)) else None
+            record["fit_on"] = train_split if learns else None
             records.append(record)
             predictions.extend(preds)
         timings[name] = time.perf_counter() - t0
@@ -210,7 +179,37 @@ def audit(
     )
 
 
-def write_audit(result: AuditResult, out: str | Path, tables: dict[str, pa.Table] | None = None) -> dict[str, Path]:
+def _run_baseline(
+    name: str, task: str, tables: dict[str, pa.Table], items: dict[str, list[Item]], train_split: str,
+    cache: FeatureCache, model_factory: tuple[Callable | None, str | None], seed: int, model_path: str | None,
+) -> tuple[dict[str, Scores], bool, bool] | str:
+    """(scores per split, stochastic, learns), or why the baseline cannot run here.
+
+    Learning baselines fit on `train_split` and are scored on the other splits; the rest on all."""
+    train = items.get(train_split, [])
+    if name in MODEL_BASELINES:
+        factory, problem = model_factory
+        if factory is None:
+            return problem or "no model factory"
+        if not train:
+            return f"no training split {train_split!r} to fine-tune on"
+        model = ModelBaseline(cache, name, task, factory, seed, model_path).fit_table(tables[train_split])
+        return {s: model.scores_from_table(tables[s], items[s]) for s in items if s != train_split}, False, True
+    baseline: Baseline = HEURISTICS[name](cache)
+    if task not in baseline.tasks:
+        return f"not defined for {task} (it compares candidate endings)"
+    if baseline.learns and not train:
+        return f"learns from the training split, and there is no {train_split!r} split"
+    try:
+        if baseline.learns:
+            baseline.fit(train)
+        per_split = {s: baseline.scores(items[s]) for s in items if not (baseline.learns and s == train_split)}
+    except MissingExtraError as exc:
+        return str(exc)
+    return per_split, baseline.stochastic, baseline.learns
+
+
+def write_audit(result: AuditResult, out: str | Path) -> dict[str, Path]:
     """results.json, predictions.parquet, scan.json, audit.json, report.md and report.html under `out`."""
     from lotdata.audit.report import render_html, render_markdown
 
