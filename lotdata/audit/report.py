@@ -295,6 +295,6 @@ def bar_chart(records: list[dict[str, Any]], chance: float, width: int = 760) ->
     svg.append(f"<line x1=\"{cx:.1f}\" y1=\"{top - 10}\" x2=\"{cx:.1f}\" y2=\"{height - 24}\" stroke=\"#000\" stroke-dasharray=\"5,4\" stroke-width=\"1.5\"/>"
                f"<text x=\"{cx + 4:.1f}\" y=\"{top - 12}\" fill=\"#000\">chance {_pct(chance)}%</text></svg>")
     legend = ("<p class=\"muted\">Bars: accuracy; whiskers: 95% interval; dashed line: chance. "
-              "<span class=\"v-leaks\">red</span> leaks, <span class=\"v-near\">blue</span> near chance, "
-              "<span class=\"v-below\">amber</span> below chance. Click a bar for its record.</p>")
+              f"<span style=\"color:{colour['leaks']}\">■ red</span> leaks, <span style=\"color:{colour['near chance']}\">■ blue</span> near chance, "
+              f"<span style=\"color:{colour['below chance']}\">■ amber</span> below chance. Click a bar for its record.</p>")
     return "".join(svg) + legend
