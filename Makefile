@@ -43,6 +43,7 @@ bench: setup $(LS_BIN)
 	$(BIN)/python benchmarks/bench_build.py --out bench/build.md
 	$(BIN)/python benchmarks/bench_models.py --out bench/models.md
 	$(BIN)/python benchmarks/bench_annotate.py --out bench/annotate.md
+	$(BIN)/python benchmarks/bench_audit.py --out bench/audit.md
 
 outline-agreement: setup
 	$(BIN)/python benchmarks/outline_agreement.py

@@ -250,6 +250,11 @@ from lotdata.annotate.cli import app as _annotate_app  # noqa: E402
 
 app.add_typer(_annotate_app, name="annotate")
 
+from lotdata.audit.cli import audit_bias_cmd, import_storycloze_cmd  # noqa: E402
+
+app.command("audit-bias")(audit_bias_cmd)
+import_app.command("storycloze")(import_storycloze_cmd)
+
 
 #: options that take several values: `--stories a.parquet b.parquet` becomes `--stories a.parquet --stories b.parquet`
 MULTI_VALUE_OPTIONS = ("--stories",)

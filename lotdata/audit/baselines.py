@@ -1,0 +1,353 @@
+"""The bias baselines of LOT Table 13 and ROCStories Table 6, plus an options-only classifier.
+
+Every baseline follows one small estimator API: `fit(train_items)` (a no-op for the heuristics)
+and `scores(items)`: one number per option of each item, higher is better. The runner picks the
+best option and breaks ties at random with a seeded generator, so "random choice when no pair or
+several fit" (LOT's discourse-marker rule) is the same code path as the Random baseline itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from functools import lru_cache
+from importlib import resources
+from math import log
+from statistics import mean
+from typing import Callable, Sequence
+
+from lotdata.audit.features import FeatureCache, sentence_bleu
+from lotdata.audit.items import Item
+
+Scores = list[list[float]]
+
+
+class Baseline:
+    name: str = ""
+    tasks: tuple[str, ...] = ("clozet", "senpos")
+    learns: bool = False  # fits on the training split: scored only on the other splits
+    stochastic: bool = False  # averaged over several seeded runs even without ties
+
+    def __init__(self, cache: FeatureCache) -> None:
+        self.cache = cache
+
+    def fit(self, train: Sequence[Item]) -> "Baseline":
+        return self
+
+    def scores(self, items: Sequence[Item]) -> Scores:
+        raise NotImplementedError
+
+
+class Random(Baseline):
+    name = "random"
+    stochastic = True
+
+    def scores(self, items):
+        return [[0.0] * it.n_options for it in items]
+
+
+class Majority(Baseline):
+    """The option index chosen most often in the training split."""
+
+    name = "majority"
+    learns = True
+
+    def fit(self, train):
+        counts = Counter(it.gold_option for it in train)
+        self.option = min(counts, key=lambda o: (-counts[o], o)) if counts else 0
+        return self
+
+    def scores(self, items):
+        return [[1.0 if o == self.option else 0.0 for o in range(it.n_options)] for it in items]
+
+
+class ConstantFirst(Baseline):
+    name = "constant_first"
+
+    def scores(self, items):
+        return [[1.0] + [0.0] * (it.n_options - 1) for it in items]
+
+
+class Length(Baseline):
+    """ClozeT: the candidate with more words. SenPos: the gap whose neighbours' mean length is closest
+    to the removed sentence's."""
+
+    name = "length"
+
+    def scores(self, items):
+        n = lambda text, lang: len(self.cache.tokens(text, lang))  # noqa: E731
+        return [
+            [float(n(c, it.lang)) for c in it.candidates]
+            if it.task == "clozet"
+            else [-abs(mean(n(s, it.lang) for s in it.neighbours(o)) - n(it.removed, it.lang)) for o in range(it.n_options)]
+            for it in items
+        ]
+
+
+class Bleu(Baseline):
+    """ClozeT: the candidate with the higher BLEU-n against the context. SenPos: the gap whose two
+    neighbours have the highest mean BLEU-n with the removed sentence (hypothesis = the sentence)."""
+
+    def __init__(self, cache, n: int, name: str, smooth: str = "epsilon") -> None:
+        super().__init__(cache)
+        self.n, self.name, self.smooth = n, name, smooth
+
+    def _bleu(self, hyp: str, ref: str, lang: str) -> float:
+        return sentence_bleu(self.cache, hyp, ref, lang, self.n, smooth=self.smooth)
+
+    def scores(self, items):
+        out = []
+        for it in items:
+            if it.task == "clozet":
+                context = " ".join(it.context_sentences()) if it.lang == "en" else "".join(it.context_sentences())
+                out.append([self._bleu(c, context, it.lang) for c in it.candidates])
+            else:
+                out.append([mean(self._bleu(it.removed, s, it.lang) for s in it.neighbours(o)) for o in range(it.n_options)])
+        return out
+
+
+class Sentiment(Baseline):
+    """LOT's Sentiment. ClozeT: the candidate with the higher score. SenPos: the gap whose neighbours'
+    mean score is closest to the removed sentence's."""
+
+    name = "sentiment"
+
+    def _prefill(self, items: Sequence[Item]) -> Callable[[str, str], float]:
+        for lang in {it.lang for it in items}:
+            self.cache.fill_sentiment((s for it in items if it.lang == lang for s in it.all_sentences()), lang)
+        return self.cache.sentiment
+
+    def scores(self, items):
+        s = self._prefill(items)
+        return [
+            [s(c, it.lang) for c in it.candidates]
+            if it.task == "clozet"
+            else [-abs(mean(s(x, it.lang) for x in it.neighbours(o)) - s(it.removed, it.lang)) for o in range(it.n_options)]
+            for it in items
+        ]
+
+
+class _SentimentMatch(Sentiment):
+    """ROCStories' sentiment baselines: the ending whose score is closest to a target from the context."""
+
+    tasks = ("clozet",)
+
+    def target(self, item: Item, score: Callable[[str, str], float]) -> float:
+        raise NotImplementedError
+
+    def scores(self, items):
+        s = self._prefill(items)
+        return [[-abs(s(c, it.lang) - self.target(it, s)) for c in it.candidates] for it in items]
+
+
+class SentimentFull(_SentimentMatch):
+    """Target: the mean score of the context sentences."""
+
+    name = "sentiment_full"
+
+    def target(self, item, score):
+        context = item.context_sentences()
+        return mean(score(x, item.lang) for x in context) if context else 0.0
+
+
+class SentimentLast(_SentimentMatch):
+    """Target: the score of the last context sentence before the gap."""
+
+    name = "sentiment_last"
+
+    def target(self, item, score):
+        return score(item.before[-1], item.lang) if item.before else 0.0
+
+
+class DiscourseMarkers(Baseline):
+    """An option fits when a marker pair spans it and a neighbour: the first marker in the sentence
+    before and the second in the option, or the first in the option and the second in the sentence
+    after. One fitting option is chosen; with none or several, a random (fitting) one."""
+
+    name = "discourse_markers"
+
+    def scores(self, items):
+        out = []
+        for it in items:
+            row = []
+            for o in range(it.n_options):
+                left, right = it.neighbours(o)
+                text = it.option_text(o)
+                row.append(1.0 if self._fit(left, text, it.lang) or self._fit(text, right, it.lang) else 0.0)
+            out.append(row)
+        return out
+
+    def _fit(self, earlier: str, later: str, lang: str) -> bool:
+        return bool(self._markers(earlier, lang)[0] & self._markers(later, lang)[1])
+
+    @staticmethod
+    @lru_cache(maxsize=1 << 18)
+    def _markers(text: str, lang: str) -> tuple[frozenset[int], frozenset[int]]:
+        """Indices of the pairs whose first, and whose second, marker occurs in `text` (once per sentence)."""
+        pairs = marker_pairs(lang)
+        return (frozenset(i for i, (a, _) in enumerate(pairs) if _contains(text, a, lang)),
+                frozenset(i for i, (_, b) in enumerate(pairs) if _contains(text, b, lang)))
+
+
+@lru_cache(maxsize=None)
+def marker_pairs(lang: str) -> tuple[tuple[str, str], ...]:
+    """The curated marker pairs of `lang` (lotdata/data/discourse_markers_{lang}.tsv)."""
+    name = f"discourse_markers_{lang if lang in ('zh', 'en') else 'zh'}.tsv"
+    text = resources.files("lotdata").joinpath("data", name).read_text(encoding="utf-8")
+    pairs = []
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            first, second, *_ = line.split("\t")
+            pairs.append((first.strip(), second.strip()))
+    return tuple(pairs)
+
+
+def _contains(text: str, marker: str, lang: str) -> bool:
+    if lang == "en":
+        return re.search(rf"\b{re.escape(marker)}\b", text, flags=re.IGNORECASE) is not None
+    return marker in text
+
+
+class Frequency(Baseline):
+    """ROCStories' frequency baseline, with the training split's right endings standing in for web
+    hit counts: the candidate whose words are more frequent there (mean add-one log probability)."""
+
+    name = "frequency"
+    tasks = ("clozet",)
+    learns = True
+
+    def fit(self, train):
+        self.counts = Counter(t for it in train for t in self.cache.tokens(it.candidates[it.gold_option], it.lang))
+        self.total = sum(self.counts.values())
+        return self
+
+    def _logprob(self, text: str, lang: str) -> float:
+        toks = self.cache.tokens(text, lang)
+        vocab = len(self.counts) + 1
+        return mean(log((self.counts[t] + 1) / (self.total + vocab)) for t in toks) if toks else float("-inf")
+
+    def scores(self, items):
+        return [[self._logprob(c, it.lang) for c in it.candidates] for it in items]
+
+
+class EndingOnly(Baseline):
+    """An options-only classifier (Schwartz et al. 2017 style) on word 1-2-grams, character 2-4-grams
+    (1-3 for Chinese) and length. ClozeT: logistic regression on single candidates (right vs wrong),
+    the more probable candidate wins. SenPos: ridge regression from the removed sentence alone to its
+    relative position; the gap nearest the prediction wins."""
+
+    name = "ending_only"
+    learns = True
+
+    def _vectorizer(self, lang: str):
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        from sklearn.pipeline import FeatureUnion, make_pipeline
+        from sklearn.preprocessing import FunctionTransformer, StandardScaler
+
+        cache = self.cache
+        words = TfidfVectorizer(analyzer=lambda s: _word_ngrams(cache.tokens(s, lang)), min_df=2, sublinear_tf=True)
+        chars = TfidfVectorizer(analyzer="char_wb" if lang == "en" else "char",
+                                ngram_range=(2, 4) if lang == "en" else (1, 3), min_df=2, sublinear_tf=True,
+                                lowercase=True)
+        length = make_pipeline(FunctionTransformer(lambda xs: [[len(cache.tokens(x, lang)), len(x)] for x in xs]), StandardScaler())
+        return FeatureUnion([("words", words), ("chars", chars), ("length", length)])
+
+    def fit(self, train):
+        from lotdata.errors import require
+
+        require("sklearn", "audit")
+        from sklearn.linear_model import LogisticRegression, Ridge
+
+        self.lang = train[0].lang if train else "zh"
+        self.vec = self._vectorizer(self.lang)
+        if train and train[0].task == "clozet":
+            texts = [c for it in train for c in it.candidates]
+            y = [int(o == it.gold_option) for it in train for o in range(len(it.candidates))]
+            self.model = LogisticRegression(C=1.0, solver="liblinear", random_state=0).fit(self.vec.fit_transform(texts), y)
+        else:
+            texts = [it.removed for it in train]
+            y = [_relative(it.gold_option, it.n_options) for it in train]
+            self.model = Ridge(alpha=1.0, random_state=0).fit(self.vec.fit_transform(texts), y)
+        return self
+
+    def scores(self, items):
+        if not items:
+            return []
+        if items[0].task == "clozet":
+            probs = self.model.predict_proba(self.vec.transform([c for it in items for c in it.candidates]))[:, 1]
+            out, k = [], 0
+            for it in items:
+                out.append([float(p) for p in probs[k : k + len(it.candidates)]])
+                k += len(it.candidates)
+            return out
+        predicted = self.model.predict(self.vec.transform([it.removed for it in items]))
+        return [[-abs(_relative(o, it.n_options) - float(p)) for o in range(it.n_options)] for it, p in zip(items, predicted)]
+
+
+def _relative(option: int, n_options: int) -> float:
+    return option / (n_options - 1) if n_options > 1 else 0.0
+
+
+def _word_ngrams(tokens: list[str]) -> list[str]:
+    return tokens + [f"{a} {b}" for a, b in zip(tokens, tokens[1:])]
+
+
+class ModelBaseline(Baseline):
+    """BERT w/o Context and BERT w/o Long from the model-baseline stage (`lotdata.models.bias`)."""
+
+    learns = True
+
+    def __init__(self, cache, name: str, task: str, make_model: Callable, seed: int, model_path: str | None = None) -> None:
+        super().__init__(cache)
+        self.name = name
+        kwargs = {"seed": seed}
+        if model_path:
+            kwargs["model_path"] = model_path
+        self.model = make_model(name, task, **kwargs)
+        self.tables: dict[str, object] = {}
+
+    def fit_table(self, train_table) -> "ModelBaseline":
+        self.model.fit(train_table)
+        return self
+
+    def scores_from_table(self, table, items: Sequence[Item]) -> Scores:
+        predictions = list(self.model.predict(table))
+        if len(predictions) != len(items):
+            raise ValueError(f"{self.name} returned {len(predictions)} predictions for {len(items)} items")
+        out = []
+        for it, label in zip(items, predictions):
+            option = int(label) if it.task == "clozet" else int(label) - 1
+            out.append([1.0 if o == option else 0.0 for o in range(it.n_options)])
+        return out
+
+
+MODEL_BASELINES = ("bert_wo_context", "bert_wo_long")
+HEURISTICS: dict[str, Callable[[FeatureCache], Baseline]] = {
+    "random": Random,
+    "majority": Majority,
+    "constant_first": ConstantFirst,
+    "length": Length,
+    "bleu1": lambda c: Bleu(c, 1, "bleu1"),
+    "bleu2": lambda c: Bleu(c, 2, "bleu2"),
+    "sentiment": Sentiment,
+    "sentiment_full": SentimentFull,
+    "sentiment_last": SentimentLast,
+    "discourse_markers": DiscourseMarkers,
+    "frequency": Frequency,
+    "ngram_overlap": lambda c: Bleu(c, 4, "ngram_overlap", smooth="add1"),
+    "ending_only": EndingOnly,
+}
+ALL_BASELINES = tuple(HEURISTICS) + MODEL_BASELINES
+
+
+def load_model_factory() -> tuple[Callable | None, str | None]:
+    """`make_bias_model` from the models stage, or (None, why it cannot be used)."""
+    import importlib
+
+    from lotdata.errors import LotdataError
+
+    try:
+        module = importlib.import_module("lotdata.models.bias")
+        return module.make_bias_model, None
+    except (ImportError, LotdataError, AttributeError) as exc:
+        return None, f"lotdata.models.bias is not usable here ({exc}); install 'lotdata[models]' to run it"

@@ -1,0 +1,174 @@
+"""What the audit sees of a cloze-style example: its options and what surrounds them.
+
+A ClozeT item has two candidate sentences for one masked position; a SenPos item has one removed
+sentence and a candidate gap between every two adjacent sentences. Both become an `Item` whose
+options are numbered from 0; `label_of_option` turns an option back into the table's own label
+convention (ClozeT: the candidate index; SenPos: the gap counted from 1).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+
+from lotdata.errors import InputError
+from lotdata.schema import MASK_TOKENS, SPLITS
+from lotdata.text import split_sentences
+
+AUDIT_TASKS = ("clozet", "senpos")
+
+
+@dataclass
+class Item:
+    example_id: str
+    split: str
+    task: str
+    lang: str
+    label: int  # the table's convention
+    before: list[str] = field(default_factory=list)  # clozet: context sentences before the mask
+    after: list[str] = field(default_factory=list)  # clozet: context sentences after the mask
+    candidates: list[str] = field(default_factory=list)  # clozet
+    sentences: list[str] = field(default_factory=list)  # senpos: the paragraph without `removed`
+    removed: str = ""  # senpos
+
+    @property
+    def n_options(self) -> int:
+        return len(self.candidates) if self.task == "clozet" else len(self.sentences) - 1
+
+    @property
+    def gold_option(self) -> int:
+        return self.label if self.task == "clozet" else self.label - 1
+
+    def label_of_option(self, option: int) -> int:
+        return option if self.task == "clozet" else option + 1
+
+    def neighbours(self, option: int) -> tuple[str, str]:
+        """ClozeT: the sentences just before and after the mask; SenPos: the two sides of gap `option`."""
+        if self.task == "clozet":
+            return (self.before[-1] if self.before else "", self.after[0] if self.after else "")
+        return self.sentences[option], self.sentences[option + 1]
+
+    def option_text(self, option: int) -> str:
+        """The text an option adds (ClozeT: the candidate; SenPos: the removed sentence)."""
+        return self.candidates[option] if self.task == "clozet" else self.removed
+
+    def context_sentences(self) -> list[str]:
+        return self.before + self.after if self.task == "clozet" else self.sentences
+
+    def all_sentences(self) -> list[str]:
+        return self.context_sentences() + (self.candidates if self.task == "clozet" else [self.removed])
+
+
+def items_from_table(table: pa.Table, task: str) -> list[Item]:
+    if task not in AUDIT_TASKS:
+        raise InputError(f"audit-bias works on clozet and senpos datasets, not {task!r}")
+    items = []
+    for row in table.to_pylist():
+        if task == "clozet":
+            before, _, after = row["context"].partition(MASK_TOKENS["clozet"])
+            items.append(
+                Item(
+                    example_id=row["example_id"], split=row["split"], task=task, lang=row["lang"], label=int(row["label"]),
+                    before=split_sentences(before.strip(), row["lang"]) if before.strip() else [],
+                    after=split_sentences(after.strip(), row["lang"]) if after.strip() else [],
+                    candidates=list(row["candidates"]),
+                )
+            )
+        else:
+            items.append(
+                Item(
+                    example_id=row["example_id"], split=row["split"], task=task, lang=row["lang"], label=int(row["label"]),
+                    sentences=list(row["sentences"]), removed=row["removed"],
+                )
+            )
+    return items
+
+
+def load_audit_input(path: str | Path, task: str | None = None) -> tuple[str, dict[str, pa.Table], str]:
+    """(task, split tables, a description of the source) from a dataset folder, LOT jsonl or Story Cloze csv.
+
+    Accepted: a lotdata dataset folder (manifest.json); a LOT jsonl file, or a folder of
+    train/val/test jsonl files (task from `task` or the record fields); a labelled Story Cloze
+    csv, or a folder of them (split from the file name: val.csv, test.csv).
+    """
+    from lotdata.schema import TASK_SCHEMAS
+    from lotdata.tasks.build import dataset_task, read_dataset
+
+    path = Path(path)
+    if not path.exists():
+        raise InputError("not found", path=str(path))
+    if path.is_dir() and (path / "manifest.json").exists():
+        return dataset_task(path), read_dataset(path), "dataset folder"
+    csvs = _storycloze_files(path)
+    if csvs:
+        from lotdata.tasks.storycloze import read_storycloze_splits
+
+        by_split, _ = read_storycloze_splits(csvs)
+        return "clozet", _tables(by_split, TASK_SCHEMAS["clozet"]), "Story Cloze csv"
+    jsonls = _jsonl_files(path)
+    if jsonls:
+        from lotdata.tasks.lotformat import read_lot_file
+
+        task = task or _lot_task(jsonls[0])
+        by_split = {split: read_lot_file(p, task, split) for split, p in _lot_splits(jsonls).items()}
+        return task, _tables(by_split, TASK_SCHEMAS[task]), "LOT jsonl"
+    raise InputError("not a dataset folder (no manifest.json), LOT jsonl or Story Cloze csv", path=str(path))
+
+
+def _tables(by_split: dict[str, list[dict]], schema: pa.Schema) -> dict[str, pa.Table]:
+    from lotdata.schema import table_from_rows
+
+    return {split: table_from_rows(rows, schema) for split, rows in by_split.items()}
+
+
+def _storycloze_files(path: Path) -> dict[str, Path]:
+    from lotdata.tasks.lotformat import split_of_file
+    from lotdata.tasks.storycloze import is_storycloze_csv
+
+    files = sorted(path.glob("*.csv")) if path.is_dir() else [path]
+    found = [p for p in files if is_storycloze_csv(p)]
+    if len(found) == 1 and not path.is_dir():
+        return {split_of_file(found[0], "test"): found[0]}
+    return {split_of_file(p, p.stem): p for p in found}
+
+
+def _jsonl_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        return [path / f"{s}.jsonl" for s in ("train", "val", "dev", "valid", "test") if (path / f"{s}.jsonl").exists()]
+    return [path] if path.suffix.lower() in (".jsonl", ".json") else []
+
+
+def _lot_splits(files: list[Path]) -> dict[str, Path]:
+    from lotdata.tasks.lotformat import split_of_file
+
+    splits: dict[str, Path] = {}
+    for p in files:
+        split = split_of_file(p, "test")
+        if split in splits:
+            raise InputError(f"two files for split {split!r}", path=str(p))
+        splits[split] = p
+    return splits
+
+
+def _lot_task(path: Path) -> str:
+    with open(path, encoding="utf-8") as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if line.strip():
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"not JSON ({exc})", path=str(path), row=line_no) from exc
+                if isinstance(record, dict) and {"plot0", "plot1"} <= set(record):
+                    return "clozet"
+                if isinstance(record, dict) and "sentence" in record:
+                    return "senpos"
+                raise InputError("not a ClozeT or SenPos LOT record (pass --task)", path=str(path), row=line_no)
+    raise InputError("empty file", path=str(path))
+
+
+def ordered_splits(tables: dict[str, pa.Table]) -> list[str]:
+    known = [s for s in SPLITS if s in tables]
+    return known + sorted(s for s in tables if s not in SPLITS)

@@ -1,0 +1,106 @@
+"""The Story Cloze Test csv as a two-candidate cloze dataset (`clozet` schema, English).
+
+Each record becomes one row: the four context sentences followed by `<mask>`, the two endings as
+candidates (in the file's order, so "constant-choose-first" keeps its meaning) and `label` = the
+right ending's index. Records without a usable answer go to the quarantine table with the reason.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any, Sequence
+
+from lotdata.errors import InputError
+from lotdata.io import write_parquet
+from lotdata.schema import MASK_TOKENS, QUARANTINE, table_from_rows
+from lotdata.sources.story import story_id_for
+from lotdata.tasks.build import BuildReport, write_dataset
+
+CONTEXT_COLUMNS = [f"InputSentence{i}" for i in range(1, 5)]
+ENDING_COLUMNS = ["RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2"]
+ANSWER_COLUMN = "AnswerRightEnding"
+
+
+def is_storycloze_csv(path: str | Path) -> bool:
+    path = Path(path)
+    if path.suffix.lower() != ".csv" or not path.is_file():
+        return False
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        header = next(csv.reader([handle.readline()]), [])
+    return "InputSentence1" in [h.strip() for h in header]
+
+
+def read_storycloze(path: str | Path, split: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(clozet rows, quarantine rows) of one labelled Story Cloze Test csv."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("file not found", path=str(path))
+    text = path.read_text(encoding="utf-8-sig")
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = [h.strip() for h in reader.fieldnames or []]
+    missing = [c for c in CONTEXT_COLUMNS + ENDING_COLUMNS + [ANSWER_COLUMN] if c not in header]
+    if missing:
+        raise InputError(f"not a labelled Story Cloze Test csv: missing columns {missing}", path=str(path))
+    rows, quarantine = [], []
+    for number, record in enumerate(reader, start=1):
+        record = {k.strip(): (v or "").strip() for k, v in record.items() if k}
+        reason = _problem(record)
+        if reason:
+            quarantine.append({"path": str(path), "row": number, "reason": reason, "raw": ",".join(record.values())[:500]})
+            continue
+        label = int(record[ANSWER_COLUMN]) - 1
+        context = " ".join(record[c] for c in CONTEXT_COLUMNS)
+        candidates = [record[c] for c in ENDING_COLUMNS]
+        rows.append(
+            {
+                "example_id": f"storycloze-{split}-{record.get('InputStoryid') or number}",
+                "story_id": story_id_for(f"{context} {candidates[label]}"),
+                "split": split,
+                "context": f"{context} {MASK_TOKENS['clozet']}",
+                "candidates": candidates,
+                "label": label,
+                "mask_sentence_index": len(CONTEXT_COLUMNS),
+                "annotator": None,
+                "annotation_id": None,
+                "lang": "en",
+            }
+        )
+    return rows, quarantine
+
+
+def _problem(record: dict[str, str]) -> str | None:
+    empty = [c for c in CONTEXT_COLUMNS + ENDING_COLUMNS if not record.get(c)]
+    if empty:
+        return f"empty {', '.join(empty)}"
+    if record.get(ANSWER_COLUMN) not in ("1", "2"):
+        return f"AnswerRightEnding is {record.get(ANSWER_COLUMN)!r}, not 1 or 2"
+    return None
+
+
+def read_storycloze_splits(files: dict[str, str | Path]) -> tuple[dict[str, list[dict]], list[dict]]:
+    by_split: dict[str, list[dict]] = {}
+    quarantine: list[dict] = []
+    for split, path in files.items():
+        by_split[split], bad = read_storycloze(path, split)
+        quarantine.extend(bad)
+    return by_split, quarantine
+
+
+def import_storycloze(val: str | Path, out: str | Path, *, test: str | Path | None = None) -> BuildReport:
+    """Write a `clozet` dataset folder with splits val (and test) from Story Cloze Test csv files."""
+    files: dict[str, str | Path] = {"val": val}
+    if test is not None:
+        files["test"] = test
+    by_split, quarantine = read_storycloze_splits(files)
+    stats = {"examples_imported": sum(len(v) for v in by_split.values()), "quarantined": len(quarantine)}
+    inputs: Sequence[str | Path] = list(files.values())
+    rows = write_dataset(
+        out, "clozet", by_split, command="lotdata import storycloze",
+        params={"val": str(val), "test": None if test is None else str(test)}, inputs=inputs, stats=stats,
+        lot_jsonl=False,
+    )
+    if quarantine:
+        write_parquet(table_from_rows(quarantine, QUARANTINE), Path(out) / "quarantine.parquet")
+    return BuildReport(task="clozet", out=Path(out), rows_per_split=rows, stats=stats)
