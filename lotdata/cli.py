@@ -208,6 +208,12 @@ def demo_cmd(
             stats_cmd(folder, None)
 
 
+from lotdata.sources.cli import crawl_cmd, extract_cmd  # noqa: E402
+from lotdata.clean.cli import clean_cmd  # noqa: E402
+
+app.command("crawl")(crawl_cmd), app.command("extract")(extract_cmd), app.command("clean")(clean_cmd)
+
+
 def main() -> None:  # pragma: no cover - console script entry
     app()
 

@@ -90,14 +90,19 @@ def build_examples(
 
 
 def split_examples(
-    examples: list[dict[str, Any]], spec: SplitSpec, seed: int, n: int | None = None
+    examples: list[dict[str, Any]], spec: SplitSpec, seed: int, n: int | None = None,
+    groups: Mapping[str, str] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
-    """Cap at `n` examples (whole stories first, in seeded order), assign grouped splits, and order
-    each split by a seeded hash so the files are shuffled yet reproducible."""
-    ordered = sorted(examples, key=lambda ex: (story_order_key(ex["story_id"], seed), ex["example_id"]))
+    """Cap at `n` examples (whole groups first, in seeded order), assign grouped splits, and order
+    each split by a seeded hash so the files are shuffled yet reproducible.
+
+    `groups` maps a story_id to its group (the `cluster_id` that `lotdata clean` gives near-duplicates);
+    a story without one is its own group."""
+    group = (lambda ex: groups.get(ex["story_id"]) or ex["story_id"]) if groups else (lambda ex: ex["story_id"])
+    ordered = sorted(examples, key=lambda ex: (story_order_key(group(ex), seed), ex["story_id"], ex["example_id"]))
     if n is not None:
         ordered = ordered[:n]
-    splits = assign_splits([ex["story_id"] for ex in ordered], spec, seed)
+    splits = assign_splits([group(ex) for ex in ordered], spec, seed)
     by_split: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
     for example, split in zip(ordered, splits):
         if split:
@@ -152,7 +157,8 @@ def build_dataset(
     if on_start:
         on_start(len(stories))
     examples, stats = build_examples(task, stories, seed=seed, params=params, progress=progress)
-    by_split = split_examples(examples, spec, seed, n)
+    groups = {s["story_id"]: s["cluster_id"] for s in stories if s.get("cluster_id")}
+    by_split = split_examples(examples, spec, seed, n, groups)
     seconds = time.perf_counter() - started
     summary = {
         **stats.as_dict(),
