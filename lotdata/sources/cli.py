@@ -11,19 +11,20 @@ from lotdata.clikit import console, errors, out_console, summary_table
 
 
 def crawl_cmd(
-    recipe: Path = typer.Option(..., "--recipe", help="Crawl recipe (TOML, one [[sites]] table per site; see pipelines/README.md)."),
+    recipe: str = typer.Option(..., "--recipe", help="Crawl recipe: a TOML path or a shipped name (lot-sources); format in pipelines/README.md."),
     out: Path = typer.Option(..., "--out", help="Crawl folder: pages.jsonl log, raw/ pages, stories.parquet, quarantine.parquet."),
     max_pages: Optional[int] = typer.Option(None, "--max-pages", help="Lower every site's max_pages for this run (a page budget)."),
     extract_only: bool = typer.Option(False, "--extract-only", help="Fetch nothing: re-extract stories from the raw pages kept in OUT."),
 ) -> None:
     """Crawl story sites politely (robots.txt, rate limit, retries), resuming from OUT; then extract stories."""
+    from lotdata.resources import resolve_recipe
     from lotdata.sources.crawl import crawl
 
     def show(entry: dict) -> None:
         console.print(f"{entry['outcome']:>12} {entry.get('status') or '-':>4} {entry['url']}", highlight=False)
 
     with errors():
-        summary = crawl(recipe, out, max_pages=max_pages, extract_only=extract_only, on_page=show)
+        summary = crawl(resolve_recipe(recipe), out, max_pages=max_pages, extract_only=extract_only, on_page=show)
     out_console.print(summary_table(f"lotdata crawl -> {out}", summary))
 
 
