@@ -76,7 +76,10 @@ def serve(site: FakeSite):
                 self.send_header(k, v)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body)
+            try:
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):  # the crawler gave up on a slow page
+                pass
 
         def do_GET(self):
             with site.lock:
@@ -115,7 +118,11 @@ def serve(site: FakeSite):
                 return self.send(200, b"<html><body><p>" + "长".encode() * 400_000 + b"</p></body></html>")
             return self.send(404, b"not found")
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    class QuietServer(ThreadingHTTPServer):
+        def handle_error(self, request, client_address):  # a client that hung up is expected here
+            pass
+
+    server = QuietServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
