@@ -63,7 +63,8 @@ def find_near_duplicates(texts: Sequence[str], langs: Sequence[str], rank: Calla
     """Cluster near-duplicates. `rank(i)` orders copies: the smallest rank is the best copy."""
     datasketch = require("datasketch", "sources")
     hashes = minhashes(texts, langs, params)
-    lsh = datasketch.MinHashLSH(threshold=params.cluster_threshold, num_perm=params.num_perm)
+    # LSH below the threshold so pairs just above it are rarely missed; each candidate is then checked
+    lsh = datasketch.MinHashLSH(threshold=max(0.1, params.cluster_threshold - 0.2), num_perm=params.num_perm)
     for i, m in enumerate(hashes):
         lsh.insert(i, m, check_duplication=False)
     parent = list(range(len(texts)))

@@ -121,7 +121,7 @@ def dialogue_share(text: str) -> float:
     return sum(len(m.group(0)) for m in _QUOTED.finditer(text)) / len(text)
 
 
-_CLASSICAL = set("之乎者也矣焉哉曰兮尔吾汝其乃遂亦皆莫弗勿夫盖故")
+_CLASSICAL = set("之乎者也矣焉哉曰兮尔吾汝其乃遂亦皆莫弗勿夫盖故而于以")
 _MODERN = set("的了是们这那么吗呢吧着很就都没")
 
 
@@ -135,7 +135,7 @@ def classical_score(text: str) -> tuple[float, float]:
 
 def is_classical(text: str) -> bool:
     classical, modern = classical_score(text)
-    return classical >= 0.06 and modern < 0.03
+    return classical >= 0.08 and modern < 0.02
 
 
 # Narrative vs expository: markers of told events against markers of explanation and argument.
