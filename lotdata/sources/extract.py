@@ -6,9 +6,9 @@ the batch goes on.
 
 Encoding, in this order (Chinese story sites often declare the wrong charset, or none):
 
-1. the recipe's ``encoding`` (a user who knows better), then the HTTP ``Content-Type`` charset,
-   then a ``<meta charset>`` / ``<meta http-equiv>`` declaration, then a BOM, then the bytes
-   themselves (charset-normalizer);
+1. the recipe's ``encoding`` (a user who knows better), a byte-order mark, the HTTP
+   ``Content-Type`` charset, a ``<meta charset>`` / ``<meta http-equiv>`` declaration, then the
+   bytes themselves (valid UTF-8, else charset-normalizer);
 2. a declaration is believed only if the bytes decode strictly with it, and a declared legacy
    charset (GBK, Big5, ...) loses to UTF-8 when the bytes are valid UTF-8 with multi-byte
    sequences (legacy CJK text is practically never valid UTF-8, while UTF-8 pages mislabelled
@@ -103,6 +103,9 @@ def looks_binary(body: bytes) -> bool:
 
 def decode_html(body: bytes, content_type: str | None = None, encoding: str | None = None) -> Decoded:
     """Decode page bytes; see the module docstring for the order. Raises PageError for binary bytes."""
+    for bom, codec in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
+        if body.startswith(bom) and not encoding:  # a BOM outranks any declaration (WHATWG)
+            return Decoded(body.decode(codec, "replace"), codec, None, "bom")
     if looks_binary(body):
         raise PageError("binary content, not a text page")
     header = _HEADER_CHARSET.search(content_type.encode("latin-1", "ignore")) if content_type else None
@@ -119,9 +122,6 @@ def decode_html(body: bytes, content_type: str | None = None, encoding: str | No
         if text is not None:
             return Decoded(text, codec, _raw_name(name), how)
     declared = next((_raw_name(n) for _, n in declared_by if n), None)
-    for bom, codec in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
-        if body.startswith(bom):
-            return Decoded(body.decode(codec, "replace"), codec, declared, "bom")
     if multibyte_utf8 or body.isascii():
         return Decoded(body.decode("utf-8"), "utf-8", declared, "bytes")
     from charset_normalizer import from_bytes
@@ -192,11 +192,22 @@ def extract_text(html: str, *, url: str | None = None, title_selector: str | Non
     else:
         text, found_title, rule = _trafilatura(html, url)
         title = title or found_title
-        if title and text.startswith(title + "\n"):  # trafilatura keeps the <h1> as the first line
-            text = text[len(title) + 1:]
+        text = _after_title_line(text, title)
     if not text.strip():
         raise PageError("no main text found")
     return Extracted(title=title, text=text, rule=rule)
+
+
+def _after_title_line(text: str, title: str | None) -> str:
+    """On short pages trafilatura keeps navigation lines above the <h1>: the story starts after the
+    title line when the title is one of the first lines."""
+    if not title:
+        return text
+    lines = text.split("\n")
+    for i, line in enumerate(lines[:5]):
+        if line.strip() == title.strip() and i + 1 < len(lines):
+            return "\n".join(lines[i + 1:])
+    return text
 
 
 def _trafilatura(html: str, url: str | None) -> tuple[str, str | None, str]:
@@ -321,6 +332,7 @@ def saved_pages(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES)
 def warc_pages(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[Page]:
     """HTML responses of a WARC file (gzipped or not), with their URL, status and date."""
     warcio = require("warcio.archiveiterator", "sources")
+    yielded = 0
     try:
         with open(path, "rb") as stream:
             for record in warcio.ArchiveIterator(stream):
@@ -330,6 +342,7 @@ def warc_pages(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator
                 if "html" not in content_type.lower():
                     continue
                 status = int(record.http_headers.get_statuscode() or 0) or None
+                yielded += 1
                 yield Page(
                     url=record.rec_headers.get_header("WARC-Target-URI") or f"{path}#{record.rec_headers.get_header('WARC-Record-ID')}",
                     body=record.content_stream().read(max_bytes + 1),
@@ -339,3 +352,6 @@ def warc_pages(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator
                 )
     except Exception as exc:  # warcio raises ArchiveLoadFailed and friends on a broken file
         yield Page(url=str(path), body=b"", error=f"not a readable WARC file ({exc.__class__.__name__}: {exc})"[:300])
+        return
+    if not yielded:
+        yield Page(url=str(path), body=b"", error="no HTML response records in this WARC file")
