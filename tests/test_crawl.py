@@ -215,6 +215,8 @@ def test_crawl_fake_site_end_to_end(site, tmp_path: Path):
     assert reasons["/stories/slow.html"].startswith("timeout")
     assert reasons["/stories/big.html"].startswith("too_large")
     assert summary["stories"] == 5
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["splits"]["stories"]["rows"] == 5 and manifest["stats"]["fetched"] == 11
 
     # raw pages are kept compressed; extraction re-runs from them without the network
     entry = log["/stories/utf8.html"]

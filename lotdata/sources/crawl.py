@@ -41,7 +41,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 from lotdata import __version__
 from lotdata.errors import InputError, require
-from lotdata.io import write_parquet, write_text
+from lotdata.io import write_manifest, write_parquet, write_text
 from lotdata.schema import QUARANTINE, STORIES, table_from_rows
 from lotdata.sources.extract import DEFAULT_MAX_BYTES, ExtractOptions, Page, extract_pages, quarantine_row
 
@@ -483,4 +483,7 @@ def crawl(recipe: str | Path, out: str | Path, *, max_pages: int | None = None, 
                 summary["outcomes"][k] = summary["outcomes"].get(k, 0) + v
     summary.update(extract_crawl(out, sites))
     summary["seconds"] = round(time.perf_counter() - started, 2)
+    write_manifest(out, task="crawl", command="lotdata crawl", params={"recipe": str(recipe), "max_pages": max_pages,
+                   "extract_only": extract_only, "sites": [s.name for s in sites]}, inputs=[recipe],
+                   files={"stories": out / "stories.parquet", "quarantine": out / "quarantine.parquet"}, stats=summary)
     return summary
