@@ -79,18 +79,21 @@ def test_narrative_score_separates_a_story_from_an_explanation():
 def test_rejections_go_to_quarantine_with_rule_and_evidence(tmp_path: Path):
     lexicon = tmp_path / "lexicon.txt"
     lexicon.write_text("# test lexicon\n毒蘑菇汤\n", encoding="utf-8")
+    one_line = {**row(BEAR), "text": "长" * 10_000_000, "sentences": ["长" * 10_000_000]}  # a 10 MB single line
     rows = [row(FOX), row("太短了。"), row(BEAR + "它喝了一碗毒蘑菇汤。"), row(FOX, source="other", url="b"),
-            row("很长的故事。" * 5000)]
+            row("很长的故事。" * 1000), one_line]
     result = clean_rows(rows, CleanParams(lexicon=load_lexicon(lexicon), max_chars=3000))
     rules = {q["rule"]: q for q in result.quarantine}
     assert set(rules) == {"length_min", "lexicon", "exact_duplicate", "length_max"}
+    assert sorted(q["evidence"] for q in result.quarantine if q["rule"] == "length_max") == [
+        "10000000 characters > 3000 (before cleaning)", "6000 characters > 3000"]
     assert rules["lexicon"]["evidence"] == "毒蘑菇汤" and rules["lexicon"]["status"] == "rejected"
     assert "characters < 50" in rules["length_min"]["evidence"]
     assert "same text as" in rules["exact_duplicate"]["evidence"]
     assert [r["text"] for r in result.kept] == [normalize_text(FOX, "zh")]
     summary = {(s["source"], s["rule"], s["action"]): s["stories"] for s in result.summary}
     assert summary[("test", "length_min", "removed")] == 1 and summary[("test", "lexicon", "removed")] == 1
-    assert sum(v for (_, r, a), v in summary.items() if a == "removed") == 4
+    assert sum(v for (_, r, a), v in summary.items() if a == "removed") == 5
 
 
 def test_near_duplicates_best_copy_kept_and_related_stories_share_a_cluster():
