@@ -50,6 +50,7 @@ class FakeSite:
         self.flaky_calls = 0
         self.slow = timeout * 3
         self.delay = 0.0  # extra seconds on every story page (to make a crawl slow enough to kill)
+        self.robots_redirect = False  # serve robots.txt through a redirect
 
     def index(self, page: int, port: int) -> str:
         links = {
@@ -88,7 +89,9 @@ def serve(site: FakeSite):
             path = self.path
             if path.startswith("/stories/") and site.delay:
                 time.sleep(site.delay)
-            if path == "/robots.txt":
+            if path == "/robots.txt" and site.robots_redirect:
+                return self.send(301, b"", None, [("Location", "/robots-real.txt")])
+            if path in ("/robots.txt", "/robots-real.txt"):
                 return self.send(200, b"User-agent: *\nDisallow: /private/\n", "text/plain")
             if path in ("/index1.html", "/index2.html"):
                 return self.send(200, site.index(int(path[6]), port).encode())
@@ -262,6 +265,7 @@ def test_killed_crawl_resumes_without_refetching(site, tmp_path: Path):
 
 def test_page_budget_then_resume(site, tmp_path: Path):
     fake, port = site
+    fake.robots_redirect = True
     recipe = write_recipe(tmp_path, port, rate=50.0)
     out = tmp_path / "crawl"
     crawl(recipe, out, max_pages=3)
@@ -269,6 +273,9 @@ def test_page_budget_then_resume(site, tmp_path: Path):
     crawl(recipe, out)
     urls = [e["url"] for e in read_log(out)]
     assert len(urls) == len(set(urls)) == 11
+    paths = Counter(p for p, _, _ in fake.requests)
+    assert paths["/robots.txt"] == paths["/robots-real.txt"] == 1  # redirected robots.txt followed, then kept
+    assert not any(p.startswith("/private/") for p in paths)
 
 
 def test_recipe_errors_name_the_site(tmp_path: Path):

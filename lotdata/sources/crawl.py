@@ -214,6 +214,10 @@ class Fetcher:
             saved = json.loads(cache.read_text(encoding="utf-8"))
         else:
             result = self._get(base + "/robots.txt", max_bytes=500_000)
+            for _ in range(5):  # RFC 9309: follow at least five redirects (http -> https, say)
+                if result.outcome != "redirect":
+                    break
+                result = self._get(urljoin(result.url, result.final_url or ""), max_bytes=500_000)
             saved = {"url": base + "/robots.txt", "status": result.status, "outcome": result.outcome,
                      "text": (result.body or b"").decode("utf-8", "replace") if result.outcome == "ok" else None,
                      "fetched_at": _now()}
