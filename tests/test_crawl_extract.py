@@ -111,3 +111,18 @@ def test_warc_files_and_the_extract_command(tmp_path: Path):
     assert [q["path"] for q in quarantine] == [str(broken)] and "WARC" in quarantine[0]["reason"]
     missing = CliRunner().invoke(app, ["extract", str(tmp_path / "nope.warc"), "--out", str(out)])
     assert missing.exit_code == 3 and "nope.warc" in missing.output
+
+
+def test_lines_repeated_across_a_sites_pages_are_dropped():
+    from lotdata.sources.extract import Page
+
+    sentences = [FOX, BEAR, FOX[::-1], BEAR[::-1], FOX[20:] + BEAR[:30], BEAR[10:] + FOX[:25]]
+    pager = "<div class='pager'>上一篇：龟兔赛跑 下一篇：小马过河</div>"
+    pages = [Page(url=f"http://s.example/{i}", body=page(f"故事{i}", text).replace("</article>", "</article>" + pager).encode())
+             for i, text in enumerate(sentences)]
+    kept, _ = extract_pages(pages, ExtractOptions(source="s"))
+    assert len(kept) == 6 and not any("上一篇" in r["text"] for r in kept)
+    assert any(r["extraction"].startswith("trafilatura+boilerplate") for r in kept)
+    assert kept[0]["text"] == FOX  # story lines are never repeated across pages, so none is lost
+    raw, _ = extract_pages(pages, ExtractOptions(source="s", drop_repeated_lines=False))
+    assert any("上一篇" in r["text"] for r in raw)

@@ -38,6 +38,7 @@ def extract_cmd(
     encoding: Optional[str] = typer.Option(None, "--encoding", help="Force this encoding instead of detecting it."),
     max_bytes: int = typer.Option(2_000_000, "--max-bytes", help="Pages larger than this are quarantined."),
     lang: Optional[str] = typer.Option(None, "--lang", help="zh or en (default: detect per story)."),
+    keep_repeated_lines: bool = typer.Option(False, "--keep-repeated-lines", help="Keep lines found on 30%+ of the pages (boilerplate by default)."),
 ) -> None:
     """Extract stories from saved pages with the crawler's extractor; bad pages go to the quarantine."""
     from lotdata.io import write_parquet
@@ -46,7 +47,8 @@ def extract_cmd(
     from lotdata.sources.extract import ExtractOptions, extract_pages, saved_pages
 
     options = ExtractOptions(source=source, license=license, title_selector=title_selector,
-                             content_selector=content_selector, encoding=encoding, max_bytes=max_bytes, lang=lang)
+                             content_selector=content_selector, encoding=encoding, max_bytes=max_bytes, lang=lang,
+                             drop_repeated_lines=not keep_repeated_lines)
     with errors():
         stories, quarantine = extract_pages(saved_pages(inputs, max_bytes), options)
         write_parquet(table_from_rows(stories, STORIES), out)

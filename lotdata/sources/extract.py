@@ -29,6 +29,9 @@ from lotdata.sources.story import make_story_row
 
 DEFAULT_MAX_BYTES = 2_000_000
 RAW_LIMIT = 500
+BOILERPLATE_SHARE = 0.3  # a line on 30% of a site's pages or more is boilerplate ...
+BOILERPLATE_MIN_PAGES = 5  # ... when it is on 5 pages at least
+BOILERPLATE_MAX_CHARS = 100
 
 _SUPERSETS = {
     "gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "cp936": "gb18030", "gb18030": "gb18030",
@@ -249,12 +252,11 @@ class ExtractOptions:
     encoding: str | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
     lang: str | None = None
+    drop_repeated_lines: bool = True  # boilerplate lines shared by many pages of the batch
 
 
-def page_to_story(page: Page, options: ExtractOptions) -> dict[str, Any]:
-    """One stories row from one page; raises PageError with the quarantine reason."""
-    import hashlib
-
+def extract_page(page: Page, options: ExtractOptions) -> tuple[Extracted, Decoded]:
+    """Decode and extract one page; raises PageError with the quarantine reason."""
     if page.error:
         raise PageError(page.error)
     if not page.body:
@@ -264,6 +266,13 @@ def page_to_story(page: Page, options: ExtractOptions) -> dict[str, Any]:
     decoded = decode_html(page.body, page.content_type, options.encoding)
     found = extract_text(decoded.text, url=page.url, title_selector=options.title_selector,
                          content_selector=options.content_selector)
+    return found, decoded
+
+
+def story_row(page: Page, found: Extracted, decoded: Decoded, options: ExtractOptions) -> dict[str, Any]:
+    """The stories row of an extracted page, with its provenance; PageError when no text is left."""
+    import hashlib
+
     row = make_story_row(found.text, source=options.source, title=found.title, lang=options.lang,
                          url=page.url, license=options.license, fetched_at=page.fetched_at)
     if not row["text"]:
@@ -273,6 +282,26 @@ def page_to_story(page: Page, options: ExtractOptions) -> dict[str, Any]:
     return row
 
 
+def page_to_story(page: Page, options: ExtractOptions) -> dict[str, Any]:
+    """One stories row from one page; raises PageError with the quarantine reason."""
+    found, decoded = extract_page(page, options)
+    return story_row(page, found, decoded, options)
+
+
+def repeated_lines(texts: list[str], share: float = BOILERPLATE_SHARE, min_pages: int = BOILERPLATE_MIN_PAGES) -> set[str]:
+    """Lines found on at least `share` of a site's pages (and on `min_pages` of them): navigation,
+    pagers, ads and footers that the extractor let through. Short lines only."""
+    if len(texts) < min_pages:
+        return set()
+    counts: dict[str, int] = {}
+    for text in texts:
+        for line in {line.strip() for line in text.split("\n")}:
+            if line and len(line) <= BOILERPLATE_MAX_CHARS:
+                counts[line] = counts.get(line, 0) + 1
+    needed = max(min_pages, share * len(texts))
+    return {line for line, n in counts.items() if n >= needed}
+
+
 def quarantine_row(url: str, reason: str, raw: bytes | str | None = None) -> dict[str, Any]:
     if isinstance(raw, bytes):
         raw = raw[:RAW_LIMIT].decode("utf-8", "replace")
@@ -280,13 +309,27 @@ def quarantine_row(url: str, reason: str, raw: bytes | str | None = None) -> dic
 
 
 def extract_pages(pages: Iterable[Page], options: ExtractOptions) -> tuple[list[dict], list[dict]]:
-    """Stories and quarantine rows from pages; a story seen twice (same story_id) is kept once."""
+    """Stories and quarantine rows from the pages of one site (or one folder).
+
+    Lines repeated on many of the pages (boilerplate the extractor let through) are dropped, and a
+    story seen twice (same story_id) is kept once."""
     stories: list[dict] = []
     quarantine: list[dict] = []
-    seen: set[str] = set()
+    extracted: list[tuple[Page, Extracted, Decoded]] = []
     for page in pages:
         try:
-            row = page_to_story(page, options)
+            extracted.append((page, *extract_page(page, options)))
+        except PageError as exc:
+            quarantine.append(quarantine_row(page.url, str(exc), page.body))
+    boilerplate = repeated_lines([found.text for _, found, _ in extracted]) if options.drop_repeated_lines else set()
+    seen: set[str] = set()
+    for page, found, decoded in extracted:
+        if boilerplate:
+            lines = [line for line in found.text.split("\n") if line.strip() not in boilerplate]
+            if len(lines) != found.text.count("\n") + 1:
+                found = Extracted(found.title, "\n".join(lines), found.rule + "+boilerplate")
+        try:
+            row = story_row(page, found, decoded, options)
         except PageError as exc:
             quarantine.append(quarantine_row(page.url, str(exc), page.body))
             continue
