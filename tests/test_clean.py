@@ -68,6 +68,8 @@ def test_flags_dialogue_classical_length_and_glued_title():
     assert "classical" in flags[classical[:6]] and "too_long" in flags[talk[:6]]
     assert "title_glued" in flags["小熊做蛋糕小"] and "title_glued" not in flags[FOX[:6]]
     assert all(r["status"] == "clean" for r in result.kept)
+    accepted = clean_rows([{**row(FOX), "status": "accepted"}], CleanParams(min_chars=20)).kept
+    assert accepted[0]["status"] == "accepted"  # an annotator's verdict is kept
 
 
 def test_narrative_score_separates_a_story_from_an_explanation():

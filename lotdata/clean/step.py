@@ -22,6 +22,8 @@ classical           flagged   classical Chinese (function characters of 文言 d
 non_narrative       flagged   expository or argumentative (narrative score below threshold)
 too_short/too_long  flagged   outside [``short_chars``, ``long_chars``]
 title_glued         flagged   a title seems glued to the first sentence
+near_duplicate_     flagged   kept, but estimated Jaccard >= ``cluster_threshold`` with
+cluster                       another kept story: both get the ``cluster_id``
 ==================  ========  ===========================================================
 
 The best copy of a duplicate group has the fewest judgement flags, then the longest text, then
@@ -94,7 +96,9 @@ def clean_story(row: Mapping[str, Any], params: CleanParams) -> tuple[dict[str, 
              and f not in ("has_dialogue", "fixed_punct")]
     flags += [f"stripped_{rule}" if rule != "repeated_punct" else "fixed_punct" for rule in stripped.removed]
     new = {**row, "text": text, "title": title, "sentences": split_sentences(text, lang) if text else [],
-           "story_id": story_id_for(text), "status": "clean", "cluster_id": None}
+           "story_id": story_id_for(text), "cluster_id": None,
+           # an annotator's verdict (accepted, rejected, rewritten) outlives a re-clean
+           "status": "clean" if row.get("status") in (None, "raw", "clean") else row["status"]}
     n = len(text)
     share = dialogue_share(text)
     if share > 0:
