@@ -255,6 +255,20 @@ class ExtractOptions:
     drop_repeated_lines: bool = True  # boilerplate lines shared by many pages of the batch
 
 
+def page_lines(html: str) -> set[str]:
+    """The short lines of a whole page's visible text (for finding a site's boilerplate)."""
+    try:
+        root = _parse(html)
+    except PageError:
+        return set()
+    body = root.find("body")
+    body = body if body is not None else root
+    # text nodes one by one (extractors often break a line at a link) and block-level lines
+    pieces = [piece for node in body.iter() for piece in (node.text, node.tail) if isinstance(node.tag, str)]
+    pieces += _block_text(body).split("\n")
+    return {line for line in (p.strip() for p in pieces if p) if line and len(line) <= BOILERPLATE_MAX_CHARS}
+
+
 def extract_page(page: Page, options: ExtractOptions) -> tuple[Extracted, Decoded]:
     """Decode and extract one page; raises PageError with the quarantine reason."""
     if page.error:
@@ -288,17 +302,17 @@ def page_to_story(page: Page, options: ExtractOptions) -> dict[str, Any]:
     return story_row(page, found, decoded, options)
 
 
-def repeated_lines(texts: list[str], share: float = BOILERPLATE_SHARE, min_pages: int = BOILERPLATE_MIN_PAGES) -> set[str]:
+def repeated_lines(pages_lines: list[set[str]], share: float = BOILERPLATE_SHARE,
+                   min_pages: int = BOILERPLATE_MIN_PAGES) -> set[str]:
     """Lines found on at least `share` of a site's pages (and on `min_pages` of them): navigation,
-    pagers, ads and footers that the extractor let through. Short lines only."""
-    if len(texts) < min_pages:
+    pagers, ads and footers, whether or not the extractor let them through on a given page."""
+    if len(pages_lines) < min_pages:
         return set()
     counts: dict[str, int] = {}
-    for text in texts:
-        for line in {line.strip() for line in text.split("\n")}:
-            if line and len(line) <= BOILERPLATE_MAX_CHARS:
-                counts[line] = counts.get(line, 0) + 1
-    needed = max(min_pages, share * len(texts))
+    for lines in pages_lines:
+        for line in lines:
+            counts[line] = counts.get(line, 0) + 1
+    needed = max(min_pages, share * len(pages_lines))
     return {line for line, n in counts.items() if n >= needed}
 
 
@@ -316,12 +330,17 @@ def extract_pages(pages: Iterable[Page], options: ExtractOptions) -> tuple[list[
     stories: list[dict] = []
     quarantine: list[dict] = []
     extracted: list[tuple[Page, Extracted, Decoded]] = []
+    lines_per_page: list[set[str]] = []
     for page in pages:
         try:
-            extracted.append((page, *extract_page(page, options)))
+            found, decoded = extract_page(page, options)
         except PageError as exc:
             quarantine.append(quarantine_row(page.url, str(exc), page.body))
-    boilerplate = repeated_lines([found.text for _, found, _ in extracted]) if options.drop_repeated_lines else set()
+            continue
+        extracted.append((page, found, decoded))
+        if options.drop_repeated_lines:
+            lines_per_page.append(page_lines(decoded.text))
+    boilerplate = repeated_lines(lines_per_page) if options.drop_repeated_lines else set()
     seen: set[str] = set()
     for page, found, decoded in extracted:
         if boilerplate:
