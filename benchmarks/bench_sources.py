@@ -204,7 +204,7 @@ def main() -> None:
         "",
         "Throughput rising with size means fixed costs (trafilatura's and the regexes' first-call set-up, jieba's POS "
         "tagger) spread over more items, plus the noise of the shared machine: none of the three grows worse than linearly. "
-        "Memory grows slowly with size (the pages or rows themselves); MinHash LSH adds a few MiB per thousand stories.",
+        "Peak memory grows with size only by the pages or rows held in memory (the +Δ column).",
         "",
         "## Quality of the flags (hand labels, not tuned on the held-out part)",
         "",
