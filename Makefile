@@ -44,6 +44,7 @@ bench: setup $(LS_BIN)
 	$(BIN)/python benchmarks/bench_models.py --out bench/models.md
 	$(BIN)/python benchmarks/bench_annotate.py --out bench/annotate.md
 	$(BIN)/python benchmarks/bench_audit.py --out bench/audit.md
+	$(BIN)/python benchmarks/bench_sources.py --out bench/sources.md
 
 outline-agreement: setup
 	$(BIN)/python benchmarks/outline_agreement.py

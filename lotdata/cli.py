@@ -255,6 +255,13 @@ from lotdata.audit.cli import audit_bias_cmd, import_storycloze_cmd  # noqa: E40
 app.command("audit-bias")(audit_bias_cmd)
 import_app.command("storycloze")(import_storycloze_cmd)
 
+from lotdata.sources.cli import crawl_cmd, extract_cmd  # noqa: E402
+from lotdata.clean.cli import clean_cmd  # noqa: E402
+
+app.command("crawl")(crawl_cmd)
+app.command("extract")(extract_cmd)
+app.command("clean")(clean_cmd)
+
 
 #: options that take several values: `--stories a.parquet b.parquet` becomes `--stories a.parquet --stories b.parquet`
 MULTI_VALUE_OPTIONS = ("--stories",)

@@ -43,6 +43,28 @@ STORIES = _schema(
         pa.field("fetched_at", pa.string()),  # ISO 8601 UTC for crawled pages, null for local files
         pa.field("status", pa.string(), nullable=False),
         pa.field("flags", _str_list, nullable=False),
+        # provenance of crawled pages and the result of `lotdata clean` (null for older files)
+        pa.field("http_status", pa.int32()),  # HTTP status of the page the story came from
+        pa.field("content_sha256", pa.string()),  # sha256 of the raw page bytes (or saved file / WARC record)
+        pa.field("extraction", pa.string()),  # rule that found the text: css:<selector>, trafilatura, ...
+        pa.field("cluster_id", pa.string()),  # near-duplicates kept by `clean` share it; splits group by it
+    ],
+)
+
+#: stories that `lotdata clean` rejected: the story row, the rule and its evidence
+STORIES_QUARANTINE = _schema(
+    "stories_quarantine",
+    [*(STORIES.field(n) for n in STORIES.names), pa.field("rule", pa.string(), nullable=False), pa.field("evidence", pa.string())],
+)
+
+#: what `lotdata clean` did, per source and rule: stories flagged, stripped or removed
+CLEAN_SUMMARY = _schema(
+    "clean_summary",
+    [
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("rule", pa.string(), nullable=False),
+        pa.field("action", pa.string(), nullable=False),  # flagged | stripped | removed
+        pa.field("stories", pa.int64(), nullable=False),
     ],
 )
 
@@ -122,7 +144,8 @@ TASK_SCHEMAS: dict[str, pa.Schema] = {
     "clozet": CLOZET,
 }
 
-ALL_SCHEMAS: dict[str, pa.Schema] = {"stories": STORIES, "quarantine": QUARANTINE, **TASK_SCHEMAS}
+ALL_SCHEMAS: dict[str, pa.Schema] = {"stories": STORIES, "quarantine": QUARANTINE, "stories_quarantine": STORIES_QUARANTINE,
+               "clean_summary": CLEAN_SUMMARY, **TASK_SCHEMAS}
 
 
 def table_from_rows(rows: Iterable[Mapping[str, Any]], schema: pa.Schema) -> pa.Table:

@@ -142,11 +142,24 @@ def check_sizes(n: int | None, train_n: int | None) -> None:
             raise ValueError(f"{name} must be a whole number of examples, at least 1 (got {value!r})")
 
 
-def _cap(examples: list[dict[str, Any]], limit: int | None, seed: int) -> list[dict[str, Any]]:
+def _story(example: Mapping[str, Any]) -> str:
+    return example["story_id"]
+
+
+def _grouping(groups: Mapping[str, str] | None) -> Callable[[Mapping[str, Any]], str]:
+    """An example's split group: its story's near-duplicate cluster when it has one, else its story."""
+    if not groups:
+        return _story
+    return lambda ex: groups.get(ex["story_id"]) or ex["story_id"]
+
+
+def _cap(
+    examples: list[dict[str, Any]], limit: int | None, seed: int, group: Callable[[Mapping[str, Any]], str] = _story
+) -> list[dict[str, Any]]:
     if limit is None:
         return examples
-    kept = whole_stories_up_to([ex["story_id"] for ex in examples], limit, seed)
-    return [ex for ex in examples if ex["story_id"] in kept]
+    kept = whole_stories_up_to([group(ex) for ex in examples], limit, seed)
+    return [ex for ex in examples if group(ex) in kept]
 
 
 def split_examples(
@@ -155,17 +168,22 @@ def split_examples(
     seed: int,
     n: int | None = None,
     train_n: int | None = None,
+    groups: Mapping[str, str] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """Cap at `n` examples in all, assign grouped splits, cap train at `train_n`, and order each split
-    by a seeded hash so the files are shuffled yet reproducible. Caps take whole stories (seeded
-    order): a story's examples are never cut in two."""
+    by a seeded hash so the files are shuffled yet reproducible. Caps take whole groups (seeded
+    order): a story's examples are never cut in two.
+
+    `groups` maps a story_id to its group (the `cluster_id` that `lotdata clean` gives near-duplicates);
+    a story without one is its own group, and no group spans two splits."""
     check_sizes(n, train_n)
-    ordered = sorted(_cap(examples, n, seed), key=lambda ex: (story_order_key(ex["story_id"], seed), ex["example_id"]))
-    splits = assign_splits([ex["story_id"] for ex in ordered], spec, seed)
+    group = _grouping(groups)
+    ordered = sorted(_cap(examples, n, seed, group), key=lambda ex: (story_order_key(group(ex), seed), ex["story_id"], ex["example_id"]))
+    splits = assign_splits([group(ex) for ex in ordered], spec, seed)
     by_split: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
     for example, split in zip(ordered, splits):
         by_split[split].append({**example, "split": split})
-    by_split["train"] = _cap(by_split["train"], train_n, seed)
+    by_split["train"] = _cap(by_split["train"], train_n, seed, group)
     for rows in by_split.values():
         rows.sort(key=lambda ex: story_order_key(ex["example_id"], seed))
     return by_split
@@ -291,10 +309,12 @@ def build_dataset(
         held_out = [row for s in ("val", "test") for row in clozet_rows.get(s, [])]
         exclude = dict.fromkeys(stories_held_by(stories, held_out), "in_clozet")
     examples, stats = build_examples(task, stories, seed=seed, params=params, progress=progress, exclude=exclude)
+    groups = {s["story_id"]: s["cluster_id"] for s in stories if s.get("cluster_id")}
     if clozet_rows is None:
-        by_split = split_examples(examples, spec, seed, n, train_n)
+        by_split = split_examples(examples, spec, seed, n, train_n, groups)
     else:
-        train = _cap(_cap(examples, n, seed), train_n, seed)
+        group = _grouping(groups)
+        train = _cap(_cap(examples, n, seed, group), train_n, seed, group)
         by_split = {
             "train": sorted(({**ex, "split": "train"} for ex in train), key=lambda ex: story_order_key(ex["example_id"], seed)),
             **{s: plotcom_from_clozet(clozet_rows.get(s, []), origin=clozet_origin) for s in ("val", "test")},

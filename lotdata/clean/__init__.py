@@ -1,0 +1,1 @@
+"""Cleaning: noise stripping, annotator flags, rule-based rejection, exact and near-duplicate removal."""

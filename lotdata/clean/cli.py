@@ -1,0 +1,40 @@
+"""`lotdata clean`: a stories table in, clean stories + quarantine + summary out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from lotdata.clikit import errors, out_console, summary_table
+
+
+def clean_cmd(
+    stories: List[Path] = typer.Argument(..., help="stories Parquet file(s); duplicates are found across all of them."),
+    out: Path = typer.Option(..., "--out", help="Folder for stories.parquet, quarantine.parquet, summary.parquet, manifest.json."),
+    t2s: bool = typer.Option(False, "--t2s", help="Convert traditional to simplified Chinese (OpenCC)."),
+    min_chars: int = typer.Option(50, "--min-chars", help="Reject stories shorter than this after cleaning."),
+    max_chars: int = typer.Option(20000, "--max-chars", help="Reject stories longer than this."),
+    short_chars: int = typer.Option(100, "--short-chars", help="Flag too_short below this."),
+    long_chars: int = typer.Option(1500, "--long-chars", help="Flag too_long above this."),
+    lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="Lexicon file (one term a line) of content to reject; default: the shipped list."),
+    near_dup: float = typer.Option(0.8, "--near-dup", help="Estimated Jaccard at which a copy is removed."),
+    cluster: float = typer.Option(0.5, "--cluster", help="Estimated Jaccard at which kept stories share a cluster_id."),
+) -> None:
+    """Clean stories: strip noise, flag for annotators, reject by rule, remove exact and near-duplicates."""
+    from lotdata.clean.dedup import DedupParams
+    from lotdata.clean.step import CleanParams, clean_files, load_lexicon
+
+    with errors():
+        if not 0 < cluster <= near_dup <= 1:
+            raise ValueError("need 0 < --cluster <= --near-dup <= 1")
+        params = CleanParams(t2s=t2s, min_chars=min_chars, max_chars=max_chars, short_chars=short_chars,
+                             long_chars=long_chars, lexicon=load_lexicon(lexicon),
+                             dedup=DedupParams(cluster_threshold=cluster, reject_threshold=near_dup))
+        result = clean_files(stories, out, params)
+    out_console.print(summary_table(f"lotdata clean -> {out}", result.counts))
+    table = summary_table("per source and rule", {})
+    for row in result.summary:
+        table.add_row(f"{row['source']} · {row['rule']} ({row['action']})", str(row["stories"]))
+    out_console.print(table)

@@ -1,0 +1,214 @@
+"""`lotdata clean`: normalise and strip noise, flag what annotators judge, reject by rule, remove
+exact and near-duplicates across sources, and write the kept stories, a quarantine table (the
+story, the rule, the evidence) and a summary per source and rule.
+
+Rules, in order (the first rejection wins; a rejected story is not compared for duplicates):
+
+==================  ========  ===========================================================
+rule                action    when
+==================  ========  ===========================================================
+link, email,        stripped  removed from the text (``stripped_*`` flag on the story)
+nav_ad, garbled,
+bracketed_noise,
+repeated_punct
+length_min          removed   fewer than ``min_chars`` characters after cleaning
+length_max          removed   more than ``max_chars`` characters
+lexicon             removed   a term of the lexicon occurs (evidence: the terms)
+exact_duplicate     removed   same cleaned text as a better copy
+near_duplicate      removed   estimated Jaccard >= ``reject_threshold`` with a better copy
+has_dialogue,       flagged   quoted speech; ``dialogue_heavy`` over ``dialogue_share``
+dialogue_heavy
+classical           flagged   classical Chinese (function characters of 文言 dominate)
+non_narrative       flagged   expository or argumentative (narrative score below threshold)
+too_short/too_long  flagged   outside [``short_chars``, ``long_chars``]
+title_glued         flagged   a title seems glued to the first sentence
+near_duplicate_     flagged   kept, but estimated Jaccard >= ``cluster_threshold`` with
+cluster                       another kept story: both get the ``cluster_id``
+==================  ========  ===========================================================
+
+The best copy of a duplicate group has the fewest judgement flags, then the longest text, then
+the smallest (source, url, story_id): the choice never depends on row order.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from lotdata.clean.dedup import DedupParams, find_near_duplicates
+from lotdata.clean.rules import dialogue_share, glued_title, is_classical, narrative_score, strip_noise, to_simplified
+from lotdata.errors import InputError
+from lotdata.io import read_parquet, write_manifest, write_parquet
+from lotdata.schema import CLEAN_SUMMARY, STORIES, STORIES_QUARANTINE, table_from_rows
+from lotdata.sources.story import story_id_for
+from lotdata.text import normalize_text, split_sentences
+
+DEFAULT_LEXICON = Path(__file__).resolve().parents[1] / "data" / "clean_lexicon_zh.txt"
+JUDGEMENT_FLAGS = ("dialogue_heavy", "classical", "non_narrative", "too_short", "too_long", "title_glued")
+EVIDENCE_LIMIT = 300
+
+
+@dataclass(frozen=True)
+class CleanParams:
+    t2s: bool = False  # traditional -> simplified with OpenCC
+    min_chars: int = 50
+    max_chars: int = 20_000
+    short_chars: int = 100
+    long_chars: int = 1_500  # LOT's paragraphs stay under 500 words (about 800-1000 characters)
+    dialogue_share: float = 0.3
+    non_narrative_below: float = -1.0  # tuned on 29 hand-labelled C3 dev documents (bench/sources.md)
+    lexicon: tuple[str, ...] = ()
+    dedup: DedupParams = field(default_factory=DedupParams)
+
+
+def load_lexicon(path: str | Path | None = None) -> tuple[str, ...]:
+    """Terms of a lexicon file (one a line, # comments); the shipped default when `path` is None."""
+    path = Path(path) if path else DEFAULT_LEXICON
+    if not path.is_file():
+        raise InputError("lexicon file not found", path=str(path))
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return tuple(t.strip() for t in lines if t.strip() and not t.lstrip().startswith("#"))
+
+
+@dataclass
+class CleanResult:
+    kept: list[dict[str, Any]]
+    quarantine: list[dict[str, Any]]
+    summary: list[dict[str, Any]]
+    counts: dict[str, Any]
+
+
+def clean_story(row: Mapping[str, Any], params: CleanParams) -> tuple[dict[str, Any], str | None, str | None]:
+    """Clean one story: (new row, rejecting rule or None, evidence)."""
+    lang = row.get("lang") or "zh"
+    text = row["text"] or ""
+    if len(text) > 4 * params.max_chars:  # no cleaning shrinks a text that much: skip the work
+        return dict(row), "length_max", f"{len(text)} characters > {params.max_chars} (before cleaning)"
+    title = row.get("title")
+    if params.t2s and lang == "zh":
+        text, title = to_simplified(text), (to_simplified(title) if title else title)
+    stripped = strip_noise(text, lang)
+    text = normalize_text(stripped.text, lang)
+    flags = [f for f in row.get("flags") or [] if not f.startswith("stripped_") and f not in JUDGEMENT_FLAGS
+             and f not in ("has_dialogue", "fixed_punct")]
+    flags += [f"stripped_{rule}" if rule != "repeated_punct" else "fixed_punct" for rule in stripped.removed]
+    new = {**row, "text": text, "title": title, "sentences": split_sentences(text, lang) if text else [],
+           "story_id": story_id_for(text), "cluster_id": None,
+           # an annotator's verdict (accepted, rejected, rewritten) outlives a re-clean
+           "status": "clean" if row.get("status") in (None, "raw", "clean") else row["status"]}
+    n = len(text)
+    share = dialogue_share(text)
+    if share > 0:
+        flags.append("has_dialogue")
+    if share >= params.dialogue_share:
+        flags.append("dialogue_heavy")
+    if lang == "zh" and is_classical(text):
+        flags.append("classical")
+    if lang == "zh" and n and narrative_score(text) < params.non_narrative_below:
+        flags.append("non_narrative")
+    if n < params.short_chars:
+        flags.append("too_short")
+    if n > params.long_chars:
+        flags.append("too_long")
+    if lang == "zh" and text and glued_title(text, title):
+        flags.append("title_glued")
+    new["flags"] = flags
+    if n < params.min_chars:
+        return new, "length_min", f"{n} characters < {params.min_chars}"
+    if n > params.max_chars:
+        return new, "length_max", f"{n} characters > {params.max_chars}"
+    hits = [term for term in params.lexicon if term in text]
+    if hits:
+        return new, "lexicon", "、".join(hits)
+    return new, None, None
+
+
+def _rank(row: Mapping[str, Any]) -> tuple:
+    judged = sum(1 for f in row["flags"] if f in JUDGEMENT_FLAGS)
+    return (judged, -len(row["text"]), row.get("source") or "", row.get("url") or "", row["story_id"])
+
+
+def _where(row: Mapping[str, Any]) -> str:
+    return f"{row['story_id']} ({row.get('source')}, {row.get('url')})"
+
+
+def clean_rows(rows: Iterable[Mapping[str, Any]], params: CleanParams = CleanParams()) -> CleanResult:
+    """Clean stories rows (pure: no files)."""
+    started = time.perf_counter()
+    candidates: list[dict[str, Any]] = []
+    quarantine: list[dict[str, Any]] = []
+    summary: Counter = Counter()
+    n_in = 0
+    for row in rows:
+        n_in += 1
+        new, rule, evidence = clean_story(row, params)
+        source = new.get("source") or ""
+        for flag in new["flags"]:
+            action = "stripped" if flag.startswith("stripped_") or flag == "fixed_punct" else "flagged"
+            summary[(source, flag.removeprefix("stripped_"), action)] += 1
+        if rule:
+            quarantine.append({**new, "status": "rejected", "rule": rule, "evidence": (evidence or "")[:EVIDENCE_LIMIT]})
+            summary[(source, rule, "removed")] += 1
+        else:
+            candidates.append(new)
+    # exact duplicates: same cleaned text
+    by_id: dict[str, list[dict[str, Any]]] = {}
+    for row in candidates:
+        by_id.setdefault(row["story_id"], []).append(row)
+    unique = []
+    for copies in by_id.values():
+        copies.sort(key=_rank)
+        unique.append(copies[0])
+        for dup in copies[1:]:
+            quarantine.append({**dup, "status": "rejected", "rule": "exact_duplicate",
+                               "evidence": f"same text as {_where(copies[0])}"[:EVIDENCE_LIMIT]})
+            summary[(dup.get("source") or "", "exact_duplicate", "removed")] += 1
+    unique.sort(key=_rank)  # a fixed order: the result never depends on row order
+    near = find_near_duplicates([r["text"] for r in unique], [r["lang"] for r in unique],
+                                lambda i: _rank(unique[i]), params.dedup)
+    kept = []
+    cluster_sizes = Counter(near.cluster_of[i] for i in range(len(unique)) if near.duplicate_of[i] is None)
+    for i, row in enumerate(unique):
+        better = near.duplicate_of[i]
+        if better is not None:
+            quarantine.append({**row, "status": "rejected", "rule": "near_duplicate",
+                               "evidence": f"jaccard {near.similarity[i]} with {_where(unique[better])}"[:EVIDENCE_LIMIT]})
+            summary[(row.get("source") or "", "near_duplicate", "removed")] += 1
+            continue
+        root = near.cluster_of[i]
+        if cluster_sizes[root] > 1:
+            row["cluster_id"] = unique[root]["story_id"]
+            summary[(row.get("source") or "", "near_duplicate_cluster", "flagged")] += 1
+        kept.append(row)
+    seconds = time.perf_counter() - started
+    counts = {
+        "stories_in": n_in, "kept": len(kept), "removed": len(quarantine),
+        "clusters": sum(1 for size in cluster_sizes.values() if size > 1),
+        "seconds": round(seconds, 3), "stories_per_second": round(n_in / seconds, 1) if seconds else None,
+    }
+    summary_rows = [{"source": s, "rule": r, "action": a, "stories": c} for (s, r, a), c in sorted(summary.items())]
+    return CleanResult(kept, quarantine, summary_rows, counts)
+
+
+def clean_files(paths: Sequence[str | Path], out: str | Path, params: CleanParams = CleanParams()) -> CleanResult:
+    """Clean stories Parquet files into OUT/{stories,quarantine,summary}.parquet + manifest.json."""
+    if not paths:
+        raise InputError("no stories file given")
+    rows: list[dict[str, Any]] = []
+    for path in paths:
+        rows.extend(read_parquet(path, STORIES).to_pylist())
+    result = clean_rows(rows, params)
+    out = Path(out)
+    files = {
+        "stories": write_parquet(table_from_rows(result.kept, STORIES), out / "stories.parquet"),
+        "quarantine": write_parquet(table_from_rows(result.quarantine, STORIES_QUARANTINE), out / "quarantine.parquet"),
+        "summary": write_parquet(table_from_rows(result.summary, CLEAN_SUMMARY), out / "summary.parquet"),
+    }
+    recorded = {k: v for k, v in asdict(params).items() if k != "lexicon"}
+    recorded["lexicon_terms"] = len(params.lexicon)
+    write_manifest(out, task="clean", command="lotdata clean", params=recorded, inputs=paths, files=files,
+                   stats=result.counts)
+    return result
