@@ -188,9 +188,21 @@ def leaky_dataset(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def leaky_report(leaky_dataset, tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
-    result = audit(leaky_dataset, seed=3, runs=4, workers=1)
+    with pytest.MonkeyPatch.context() as patch:  # as on a machine without the models extra
+        patch.setitem(sys.modules, "lotdata.models.bias", None)
+        result = audit(leaky_dataset, seed=3, runs=4, workers=1)
     write_audit(result, out)
     return result, out
+
+
+def test_bert_baselines_run_through_the_models_stage(leaky_dataset):
+    result = audit(leaky_dataset, seed=3, runs=1, workers=1, baselines=["bert_wo_context", "bert_wo_long"])
+    assert not result.skipped
+    by_id = {r["id"]: r for r in result.records}
+    for name in ("bert_wo_context", "bert_wo_long"):
+        record = by_id[f"{name}/test"]
+        assert record["n"] == 30 and 0.0 <= record["accuracy"] <= 1.0 and record["fit_on"] == "train"
+        assert f"{name}/train" not in by_id
 
 
 def test_audit_records_predictions_and_scan(leaky_report):
