@@ -93,3 +93,19 @@ def compare_tokenizers(name: str, texts: Iterable[str], reference: str = "jieba"
         else:
             differ += 1
     return {"same": same, "differ": differ}
+
+
+def _rjieba_factory(hmm: bool = True) -> Tokenizer:
+    """rjieba (jieba-rs, Rust): jieba's dictionary and HMM, about 10x faster; `lotdata overlap` measures agreement."""
+    from lotdata.errors import require
+
+    rjieba = require("rjieba", "overlap")  # a core dependency; require() for a broken install
+
+    def cut(text: str) -> list[str]:
+        return [tok for tok in rjieba.cut(text, hmm) if tok.strip()]
+
+    return cut
+
+
+register_tokenizer("rjieba", _rjieba_factory)
+register_tokenizer("rjieba-nohmm", lambda: _rjieba_factory(hmm=False))
