@@ -208,6 +208,11 @@ def demo_cmd(
             stats_cmd(folder, None)
 
 
+from lotdata.overlap.cli import overlap_cmd  # noqa: E402
+
+app.command("overlap")(overlap_cmd)
+
+
 def main() -> None:  # pragma: no cover - console script entry
     app()
 
