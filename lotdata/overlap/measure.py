@@ -65,16 +65,19 @@ def index_test_set(test: TestSet, spec: TokenSpec) -> tuple[Index, dict[str, lis
 
 # ------------------------------------------------------------------------------------------------ scan
 
-_LOADED: dict[str, tuple[Index, Any]] = {}
+_LOADED: dict[tuple, tuple[Index, Any]] = {}
 
 
 def _load_index(path: str) -> tuple[Index, Any]:
-    if path not in _LOADED:
+    """The index, loaded once per worker process (and again only when the file changes)."""
+    stat = Path(path).stat()
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    if key not in _LOADED:
         _LOADED.clear()
         with open(path, "rb") as handle:
             index = pickle.load(handle)
-        _LOADED[path] = (index, index.spec.words())
-    return _LOADED[path]
+        _LOADED[key] = (index, index.spec.words())
+    return _LOADED[key]
 
 
 @dataclass(frozen=True)
