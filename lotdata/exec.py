@@ -74,7 +74,8 @@ class ShardError(LotdataError):
     """A shard failed; the message names it. Keeps the exit code of the error inside."""
 
     def __init__(self, shard: Shard, message: str, exit_code: int = 1) -> None:
-        super().__init__(f"shard {shard.describe()}: {message}")
+        named = message.startswith(shard.path) and shard.describe() == shard.path
+        super().__init__(message if named else f"shard {shard.describe()}: {message}")
         self.exit_code = exit_code
 
 
