@@ -99,8 +99,9 @@ class ScanShard:
                     tokens += len(segment)
                     if len(segment) < n:
                         continue
-                    ids = list(map(get, segment))
-                    for gram in grams.keys() & set(zip(*[ids[i:] for i in range(n)])):
+                    ids = list(map(get, segment))  # None for a word the test never uses: no match
+                    # dict_keys & iterator checks each document n-gram against the index at C speed
+                    for gram in grams.keys() & zip(*[ids[i:] for i in range(n)]):
                         first.setdefault(grams[gram], doc_id)
         found = sorted(first.items())
         table = pa.table({"ngram": [g for g, _ in found], "doc": [d for _, d in found]}, schema=_PART_SCHEMA)
