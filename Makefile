@@ -34,6 +34,7 @@ build-all: setup
 
 bench: setup
 	$(BIN)/python benchmarks/bench_builders.py --out bench/results.md
+	$(BIN)/python benchmarks/bench_overlap.py --out bench/overlap.md
 
 outline-agreement: setup
 	$(BIN)/python benchmarks/outline_agreement.py

@@ -180,3 +180,31 @@ def test_unknown_tokenizer_and_bad_test_file_are_clear_errors(tmp_path: Path) ->
     (tmp_path / "junk.parquet").write_bytes(b"not parquet")
     result = runner.invoke(app, ["overlap", str(tmp_path / "junk.parquet"), "-r", str(ref), "--out", str(tmp_path / "o")])
     assert result.exit_code == 3 and "junk.parquet" in " ".join(result.output.split())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ＡＢ１２，。！？：；（）　…“”‘’ａ ｶﾞ①㈱ﬁ가각\u0301e한文字abc")))
+def test_fast_nfkc_equals_unicodedata(text: str) -> None:
+    from lotdata.overlap.texts import nfkc
+
+    assert nfkc(text) == unicodedata.normalize("NFKC", text)
+
+
+@settings(max_examples=80, deadline=None)
+@given(tests=st.lists(st.lists(st.sampled_from(WORDS), max_size=10), min_size=1, max_size=5),
+       docs=st.lists(st.lists(st.lists(st.sampled_from(WORDS + ["fox"]), max_size=12), max_size=3), max_size=5),
+       n=st.integers(1, 3))
+def test_matcher_finds_every_occurrence_in_document_order(tests, docs, n) -> None:
+    from lotdata.overlap.measure import Index, Matcher
+
+    index = Index(TokenSpec(n=n, lang="en"))
+    for words in tests:
+        index.add(words)
+    expected = []
+    for d, segments in enumerate(docs):
+        for seg in segments:  # n-grams never cross segments or documents
+            for gram in zip(*[seg[i:] for i in range(n)]):
+                ids = tuple(index.vocab.get(w) for w in gram)
+                if ids in index.grams:
+                    expected.append((d, index.grams[ids]))
+    assert list(Matcher(index).find(docs)) == expected

@@ -173,7 +173,7 @@ def _line_documents(path: Path, shard: Shard, kind: str) -> Iterator[tuple[str, 
                 raise InputError(f"not a JSON line at {doc_id} ({exc})", path=shard.path) from exc
             yield doc_id, texts_of_record(obj)
         else:
-            yield doc_id, [line]
+            yield doc_id, [line.rstrip("\r\n")]
 
 
 def texts_of_record(obj: Any) -> list[str]:

@@ -1,20 +1,22 @@
 """Index the test n-grams, stream the references through the executor, compute LOT Table 14.
 
 The test side is small: its words get integer ids (`vocab`) and each distinct test n-gram becomes a tuple of
-ids, kept in a Python set (hashed to 64 bits; a hash hit is confirmed by tuple equality, so the figures are
-exact). The reference side is streamed shard by shard: each document's words are mapped through `vocab`
-(a word the test never uses can start no match) and its n-grams intersected with the set. A shard's part
-file lists the test n-grams it contains with the first document holding each; merged in shard order.
+ids (`grams`). The reference side is streamed shard by shard; each worker builds a `Matcher` from the index
+once and finds the test n-grams in each document's words exactly (no hashing: the figures have no false
+positives). A shard's part file lists the test n-grams it holds with the first document holding each;
+parts are merged in shard order, so the figures and the documents named never depend on the executor.
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import pickle
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -25,6 +27,7 @@ from lotdata.overlap.testset import Example, TestSet
 from lotdata.overlap.texts import TokenSpec
 
 MAX_SPANS = 3
+_BATCH_CHARS = 1 << 20  # documents are matched in batches of about this many characters
 _PART_SCHEMA = pa.schema([pa.field("ngram", pa.int64()), pa.field("doc", pa.string())])
 
 
@@ -65,18 +68,72 @@ def index_test_set(test: TestSet, spec: TokenSpec) -> tuple[Index, dict[str, lis
 
 # ------------------------------------------------------------------------------------------------ scan
 
-_LOADED: dict[tuple, tuple[Index, Any]] = {}
+_MULT = np.uint64(0x9E3779B97F4A7C15)  # odd: the rolling hash below is a bijection on each next word id
 
 
-def _load_index(path: str) -> tuple[Index, Any]:
-    """The index, loaded once per worker process (and again only when the file changes)."""
+def _window_hashes(ids: np.ndarray, n: int) -> np.ndarray:
+    """64-bit hash of every window of n ids (rows of a matrix, or a sliding window over a vector)."""
+    with np.errstate(over="ignore"):
+        if ids.ndim == 2:
+            h = np.zeros(ids.shape[0], dtype=np.uint64)
+            for k in range(n):
+                h = h * _MULT + ids[:, k].astype(np.uint64)
+            return h
+        length = len(ids) - n + 1
+        h = np.zeros(max(length, 0), dtype=np.uint64)
+        for k in range(n):
+            h = h * _MULT + ids[k:k + length].astype(np.uint64)
+        return h
+
+
+class Matcher:
+    """Finds the test n-grams in documents' words.
+
+    Words become their test id (-1 for a word the test never uses), a batch of documents one numpy array
+    (-1 between segments and documents, so no n-gram crosses them); every window of n ids is hashed to 64
+    bits at once and looked up in the sorted hashes of the test n-grams; each hash hit is then confirmed
+    by comparing the id tuple with the index, so the figures are exact (no false positives)."""
+
+    def __init__(self, index: Index) -> None:
+        self.n, self.grams, self.get = index.spec.n, index.grams, index.vocab.get
+        keys = np.array(list(index.grams), dtype=np.int64).reshape(-1, self.n)
+        self.hashes = np.unique(_window_hashes(keys, self.n))
+
+    def find(self, docs: list[list[list[str]]]) -> Iterator[tuple[int, int]]:
+        """(document number, test n-gram index) for each occurrence, in document order."""
+        n, get = self.n, self.get
+        ids: list[int] = []
+        starts: list[int] = []
+        for segments in docs:
+            starts.append(len(ids))
+            for seg in segments:
+                ids.extend([get(w, -1) for w in seg])
+                ids.append(-1)
+        if len(ids) < n or not len(self.hashes):
+            return
+        array = np.array(ids, dtype=np.int64)
+        h = _window_hashes(array, n)
+        unknown = np.concatenate(([0], np.cumsum(array < 0)))
+        clean = (unknown[n:n + len(h)] - unknown[:len(h)]) == 0
+        slot = np.minimum(np.searchsorted(self.hashes, h), len(self.hashes) - 1)
+        for i in np.flatnonzero(clean & (self.hashes[slot] == h)).tolist():
+            g = self.grams.get(tuple(ids[i:i + n]))  # confirm the hash hit
+            if g is not None:
+                yield bisect.bisect_right(starts, i) - 1, g
+
+
+_LOADED: dict[tuple, tuple[Matcher, Any]] = {}
+
+
+def _load_index(path: str) -> tuple[Matcher, Any]:
+    """The matcher, built once per worker process (and again only when the index file changes)."""
     stat = Path(path).stat()
     key = (path, stat.st_mtime_ns, stat.st_size)
     if key not in _LOADED:
         _LOADED.clear()
         with open(path, "rb") as handle:
             index = pickle.load(handle)
-        _LOADED[key] = (index, index.spec.words())
+        _LOADED[key] = (Matcher(index), index.spec.words())
     return _LOADED[key]
 
 
@@ -87,22 +144,30 @@ class ScanShard:
     index_path: str
 
     def __call__(self, shard: Shard, part: Path) -> dict:
-        index, words = _load_index(self.index_path)
-        n, grams, get = index.spec.n, index.grams, index.vocab.get
+        matcher, words = _load_index(self.index_path)
         first: dict[int, str] = {}
         docs = chars = tokens = 0
+        batch: list[tuple[str, list[list[str]]]] = []
+        batch_chars = 0
+
+        def flush() -> None:
+            for d, g in matcher.find([segments for _, segments in batch]):
+                if g not in first:
+                    first[g] = batch[d][0]
+            batch.clear()
+
         for doc_id, texts in iter_documents(shard):
             docs += 1
-            for text in texts:
-                chars += len(text)
-                for segment in words(text):
-                    tokens += len(segment)
-                    if len(segment) < n:
-                        continue
-                    ids = list(map(get, segment))  # None for a word the test never uses: no match
-                    # dict_keys & iterator checks each document n-gram against the index at C speed
-                    for gram in grams.keys() & zip(*[ids[i:] for i in range(n)]):
-                        first.setdefault(grams[gram], doc_id)
+            segments = [seg for text in texts for seg in words(text)]
+            size = sum(map(len, texts))
+            chars += size
+            tokens += sum(map(len, segments))
+            batch.append((doc_id, segments))
+            batch_chars += size
+            if batch_chars >= _BATCH_CHARS:
+                flush()
+                batch_chars = 0
+        flush()
         found = sorted(first.items())
         table = pa.table({"ngram": [g for g, _ in found], "doc": [d for _, d in found]}, schema=_PART_SCHEMA)
         with atomic_path(part) as tmp:

@@ -25,6 +25,17 @@ TEXT_FIELDS: dict[str, tuple[str, ...]] = {
 }
 _MASKS = re.compile("|".join(re.escape(m) for m in sorted(set(MASK_TOKENS.values()), key=len, reverse=True)))
 _PUNCT_ONLY = re.compile(r"^[\W_]+$")
+# the compatibility characters most common in Chinese text, replaced one by one (str.replace is a fast C
+# scan); text that is then NFKC already (the usual case) skips the slow full normalisation
+_NFKC_COMMON = [(ch, unicodedata.normalize("NFKC", ch)) for ch in "，：！？…；（）　～．％＂＇"]
+
+
+def nfkc(text: str) -> str:
+    """unicodedata.normalize("NFKC", text), about 10x faster on Chinese text (same result: see the tests)."""
+    for char, folded in _NFKC_COMMON:
+        if char in text:
+            text = text.replace(char, folded)
+    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
 
 
 def example_texts(kind: str, row: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -61,7 +72,8 @@ class TokenSpec:
 
         def segments(text: str) -> list[list[str]]:
             out = []
-            for piece in _MASKS.split(unicodedata.normalize("NFKC", text)):
+            text = nfkc(text)
+            for piece in _MASKS.split(text) if ("MASK" in text or "mask" in text) else (text,):
                 tokens = cut(piece)
                 if drop:
                     tokens = [t for t in tokens if not _PUNCT_ONLY.match(t)]

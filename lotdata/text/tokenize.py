@@ -102,10 +102,13 @@ def _rjieba_factory(hmm: bool = True) -> Tokenizer:
     rjieba = require("rjieba", "overlap")  # a core dependency; require() for a broken install
 
     def cut(text: str) -> list[str]:
-        return [tok for tok in rjieba.cut(text, hmm) if tok.strip()]
+        tokens = rjieba.cut(text, hmm)
+        # text without whitespace gives no whitespace token: skip the filter (a third of the time on Chinese)
+        return [tok for tok in tokens if tok.strip()] if _SPACE.search(text) else tokens
 
     return cut
 
 
+_SPACE = re.compile(r"\s")
 register_tokenizer("rjieba", _rjieba_factory)
 register_tokenizer("rjieba-nohmm", lambda: _rjieba_factory(hmm=False))
