@@ -174,6 +174,39 @@ def naive_once(ref: Path) -> list[dict]:
     return summaries
 
 
+def tokenizer_agreement(texts: list[str], limit_mb: float | None) -> tuple[int, int, int, list[str]]:
+    """rjieba against jieba (both HMM on, NFKC text): documents with identical tokens, and each differing
+    run of tokens, with whether it holds a Chinese character."""
+    import difflib
+    import re
+
+    from lotdata.overlap.texts import nfkc
+    from lotdata.text.tokenize import get_tokenizer
+
+    jieba, rjieba = get_tokenizer("jieba"), get_tokenizer("rjieba")
+    cjk = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+    same = total = cjk_runs = 0
+    examples: list[str] = []
+    size = 0
+    for text in texts:
+        if limit_mb is not None and size >= limit_mb * 1e6:
+            break
+        size += len(text.encode()) + 1
+        text = nfkc(text)
+        a, b = jieba(text), rjieba(text)
+        total += 1
+        if a == b:
+            same += 1
+            continue
+        for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+            if op != "equal":
+                has_cjk = bool(cjk.search("".join(a[i1:i2] + b[j1:j2])))
+                cjk_runs += has_cjk
+                if len(examples) < 12 or has_cjk:
+                    examples.append(f"{'CJK ' if has_cjk else ''}{a[i1:i2]} -> {b[j1:j2]}")
+    return same, total, cjk_runs, examples
+
+
 def compare_runs(a, b) -> list[str]:
     """Every difference between two overlap results, figure by figure and example by example."""
     diffs = [f"summary {x['split']}: {k} {x[k]} vs {y[k]}" for x, y in zip(a.summary, b.summary) for k in x if x[k] != y[k]]
@@ -192,6 +225,7 @@ def main() -> None:
     parser.add_argument("--jieba-mb", type=float, default=2, help="prefix of that text for jieba (slow) and the jieba-vs-rjieba run")
     parser.add_argument("--rss-mb", type=float, nargs="+", default=[100, 1000], help="reference sizes for peak RSS")
     parser.add_argument("--naive-mb", type=float, nargs="+", default=[5, 10], help="reference sizes for the naive set")
+    parser.add_argument("--agree-mb", type=float, default=None, help="text for the tokenizer agreement (default: all)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--tmp", type=Path, default=None, help="where to generate the corpora (deleted afterwards)")
     args = parser.parse_args()
@@ -203,6 +237,12 @@ def main() -> None:
     try:
         texts = base_texts()
         base_mb = sum(len(t.encode()) + 1 for t in texts) / 1e6
+        same, total, cjk_runs, examples = tokenizer_agreement(texts, args.agree_mb)
+        rows.append(("rjieba vs jieba tokens, real text", f"{same:,} / {total:,} documents identical",
+                     f"{total - same} differ; differing runs holding a Chinese character: {cjk_runs} "
+                     f"(the others are URLs, numbers, hyphenated Latin words)"))
+        notes += ["Tokenizer differences (jieba -> rjieba), first ones and every one with a Chinese character:", ""]
+        notes += [f"- `{e}`" for e in examples] + [""]
         scan_ref = make_corpus(tmp / "scan.txt", args.scan_mb, texts)
         jieba_ref = make_corpus(tmp / "jieba.txt", args.jieba_mb, texts)
 
@@ -235,7 +275,7 @@ def main() -> None:
         rows.append(("figures, jieba run vs rjieba run", "identical" if not diffs else f"{len(diffs)} differences",
                      f"{args.jieba_mb:g} MB reference: {s['ngrams']} overlapped 8-grams of {s['total_ngrams']}, "
                      f"{s['examples']} examples, {s['examples_over']} over 10%"))
-        notes += [f"- jieba vs rjieba difference: {d}" for d in diffs]
+        notes += [f"- jieba-based vs rjieba-based run: {d}" for d in diffs]
 
         rss = {}
         for mb in args.rss_mb:
