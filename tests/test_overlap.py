@@ -106,6 +106,27 @@ def test_planted_overlap_is_found_with_its_span_and_document(tmp_path: Path) -> 
     assert "金色鲤鱼" in (tmp_path / "out" / "report.md").read_text()
 
 
+def test_compressed_jsonl_and_parquet_references_give_the_same_figures(tmp_path: Path) -> None:
+    import zstandard
+
+    write_stories(tmp_path / "test.parquet", STORIES)
+    lines = _reference(tmp_path).read_text(encoding="utf-8").splitlines()
+    jsonl = "".join(json.dumps({"id": i, "text": line}, ensure_ascii=False) + "\n" for i, line in enumerate(lines))
+    (tmp_path / "c.jsonl.gz").write_bytes(gzip.compress(jsonl.encode()))
+    (tmp_path / "c.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(jsonl.encode()))
+    write_stories(tmp_path / "c.parquet", lines)
+    test_set = load_test_set(tmp_path / "test.parquet")
+    found = {}
+    for name in ("corpus.txt", "c.jsonl.gz", "c.jsonl.zst", "c.parquet"):
+        result = measure_overlap(test_set, [str(tmp_path / name)], tmp_path / f"w_{name}", workers=1, spec=TokenSpec(n=4))
+        found[name] = (result.summary, [r["overlapped"] for r in result.examples["test"]])
+        assert result.scan["docs"] == 4
+    assert len({json.dumps(v) for v in found.values()}) == 1 and found["c.parquet"][0][0]["examples"] == 1
+    spans = measure_overlap(test_set, [str(tmp_path / "c.jsonl.zst")], tmp_path / "w2", workers=1,
+                            spec=TokenSpec(n=4)).examples["test"]
+    assert [s["ref_doc"] for r in spans for s in r["spans"]][0] == f"{tmp_path / 'c.jsonl.zst'}:3"
+
+
 def test_write_filtered_drops_the_overlapped_examples_and_a_rerun_resumes(tmp_path: Path) -> None:
     from lotdata.tasks.build import import_lot
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import pickle
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -203,6 +204,7 @@ def measure_overlap(
     """Share of each test example's n-grams found anywhere in `references` (files, globs, dataset folders)."""
     from lotdata.errors import InputError
 
+    started = time.perf_counter()
     work = Path(work)
     index, segments = index_test_set(test, spec)
     expanded = expand_references(references)
@@ -235,6 +237,8 @@ def measure_overlap(
         for row in pq.read_table(result.part).to_pylist():
             hit_doc.setdefault(row["ngram"], row["doc"])
     scan["seconds_in_shards"] = round(scan["seconds_in_shards"], 3)
+    scan["seconds"] = round(time.perf_counter() - started, 3)
+    scan["mb_per_s"] = round(scan["bytes"] / 1e6 / scan["seconds"], 2) if scan["seconds"] else None
     scan["distinct_test_ngrams"] = len(index.grams)
     scan["distinct_test_ngrams_found"] = len(hit_doc)
     examples = {split: [_example_record(ex, segs, hit_doc, spec, threshold)

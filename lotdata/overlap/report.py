@@ -45,7 +45,8 @@ def render_report(result: OverlapResult, test_path: str, references: list[str]) 
         f"- references: {', '.join(f'`{r}`' for r in references)}",
         f"- tokens: `{spec.tokenizer if spec.lang == 'zh' else 'words'}` ({spec.lang}), NFKC, "
         f"punctuation {'dropped' if spec.drop_punct else 'kept'}; threshold {_pct(result.threshold)}",
-        f"- scanned: {result.scan['docs']:,} documents, {result.scan['bytes'] / 1e6:,.1f} MB in {result.scan['shards']} shards",
+        f"- scanned: {result.scan['docs']:,} documents, {result.scan['bytes'] / 1e6:,.1f} MB in {result.scan['shards']} shards "
+        f"({result.scan['shards_resumed']} done by an earlier run), {result.scan['seconds']:.1f} s",
         "",
         f"| split | # Exam (all) | Percent | # {spec.n}-grams | # Exam | # Exam>{_pct(result.threshold)} | Max Percent |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
