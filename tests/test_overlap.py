@@ -162,7 +162,9 @@ def test_fables_shared_by_cmrc_cft_and_lot_outgen_are_reported(shared_data: Path
                                  "--out", str(tmp_path / "out"), "--workers", "2"])
     assert result.exit_code == 0, result.output
     split = json.loads((tmp_path / "out" / "summary.json").read_text())["splits"][0]
-    assert split["n_examples"] == 111 and split["examples_over"] >= 5 and split["max_percent"] == 1.0
+    # 11 stories over 10% and 16 with a shared 8-gram when this was written (README); allow a tokenizer update
+    assert split["n_examples"] == 111 and split["examples_over"] >= 9 and split["examples"] >= 12
+    assert split["max_percent"] == 1.0
     rows = pq.read_table(tmp_path / "out" / "examples.parquet").to_pylist()
     refs = {r["spans"][0]["ref_doc"].split(":")[0] for r in rows if r["over_threshold"]}
     assert refs == {str(tmp_path / "cmrc.parquet"), str(tmp_path / "cft.parquet")}
