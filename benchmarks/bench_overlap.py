@@ -92,7 +92,7 @@ def tokenizer_mb_s(name: str, path: Path, limit_mb: float | None, repeats: int) 
     return mb, mb / statistics.median(times)
 
 
-def scan_once(ref: Path, work: Path, workers: int, tokenizer: str = "rjieba", shard_mb: float = 4.0):
+def scan_once(ref: Path, work: Path, workers: int, tokenizer: str = "rjieba", shard_mb: float = 2.0):
     from lotdata.overlap import TokenSpec, load_test_set, measure_overlap
 
     shutil.rmtree(work, ignore_errors=True)
@@ -262,7 +262,7 @@ def main() -> None:
                      f"{rj_mb:.1f} MB, {rounds}; {med['rjieba'] / med['jieba']:.1f}x jieba"))
         for workers in (1, 2):
             rows.append((f"overlap scan, {workers} worker{'s' if workers > 1 else ''}", f"{med[f'scan{workers}']:.2f} MB/s",
-                         f"{args.scan_mb:g} MB, 4 MB shards, {rounds}; whole job: index, scan, merge"))
+                         f"{args.scan_mb:g} MB, 2 MB shards, {rounds}; whole job: index, scan, merge"))
         rows.append(("scan / jieba alone", f"{med['scan1'] / med['jieba']:.1f}x (1 worker), {med['scan2'] / med['jieba']:.1f}x (2)",
                      "target >= 10x"))
         rows.append(("scan / rjieba alone", f"{med['scan1'] / med['rjieba']:.2f}x (1 worker)", "the tokenizer is the limit"))
