@@ -257,7 +257,7 @@ def main() -> None:
                 runs[f"scan{workers}"].append(args.scan_mb / scan_once(scan_ref, tmp / f"w{workers}", workers)[0])
         med = {k: statistics.median(v) for k, v in runs.items()}
         rounds = f"median of {args.repeats} rounds"
-        rows.append(("jieba tokenisation alone", f"{med['jieba']:.2f} MB/s", f"first {jb_mb:g} MB of the scan text, {rounds}"))
+        rows.append(("jieba tokenisation alone", f"{med['jieba']:.2f} MB/s", f"first {jb_mb:.1f} MB of the scan text, {rounds}"))
         rows.append(("rjieba tokenisation alone (the default)", f"{med['rjieba']:.2f} MB/s",
                      f"{rj_mb:.1f} MB, {rounds}; {med['rjieba'] / med['jieba']:.1f}x jieba"))
         for workers in (1, 2):

@@ -18,7 +18,8 @@
   when the job's parameters change.
 - Results come back in shard order, so whatever a caller merges from them does not depend on the executor
   or on the number of workers.
-- `executor="local"`: a process pool of `workers` processes (1 worker runs in this process);
+- `executor="local"`: a process pool of `workers` processes, forked where the platform can (1 worker runs
+  in this process; default: all cores);
   `executor="ray"`: the same shards as Ray tasks (`ray.init()` is called if Ray is not running; pass
   `ray_address` to join a cluster). Parts are written where the workers run: use a shared folder on a cluster.
 - `on_error="raise"` stops at the first failing shard (its error names the shard);
