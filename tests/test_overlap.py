@@ -231,3 +231,20 @@ def test_matcher_finds_every_occurrence_in_document_order(tests, docs, n) -> Non
                 if ids in index.grams:
                     expected.append((d, index.grams[ids]))
     assert list(Matcher(index).find(docs)) == expected
+
+
+def test_token_spec_nfkc_masks_and_drop_punct() -> None:
+    words = TokenSpec(n=2, lang="zh").words()
+    assert words("小狗，小猫！<mask>大象。") == [["小狗", ",", "小猫", "!"], ["大象", "。"]]
+    assert TokenSpec(n=2, lang="zh", drop_punct=True).words()("小狗，小猫！[MASK]大象。") == [["小狗", "小猫"], ["大象"]]
+    assert TokenSpec(n=2, lang="en").words()("The cat's hat, ＦＵＬＬ width.") == [["The", "cat's", "hat", ",", "FULL", "width", "."]]
+
+
+def test_drop_punct_changes_the_ngrams_counted(tmp_path: Path) -> None:
+    write_stories(tmp_path / "test.parquet", STORIES)
+    test_set = load_test_set(tmp_path / "test.parquet")
+    ref = str(_reference(tmp_path))
+    kept = measure_overlap(test_set, [ref], tmp_path / "a", workers=1, spec=TokenSpec(n=4))
+    dropped = measure_overlap(test_set, [ref], tmp_path / "b", workers=1, spec=TokenSpec(n=4, drop_punct=True))
+    assert dropped.summary[0]["total_ngrams"] < kept.summary[0]["total_ngrams"]
+    assert dropped.summary[0]["examples"] == kept.summary[0]["examples"] == 1
