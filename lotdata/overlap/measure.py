@@ -13,6 +13,7 @@ import bisect
 import hashlib
 import pickle
 import time
+from itertools import repeat
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -74,16 +75,19 @@ _MULT = np.uint64(0x9E3779B97F4A7C15)  # odd: the rolling hash below is a biject
 
 def _window_hashes(ids: np.ndarray, n: int) -> np.ndarray:
     """64-bit hash of every window of n ids (rows of a matrix, or a sliding window over a vector)."""
+    words = ids.astype(np.uint64)
     with np.errstate(over="ignore"):
-        if ids.ndim == 2:
-            h = np.zeros(ids.shape[0], dtype=np.uint64)
+        if words.ndim == 2:
+            h = np.zeros(words.shape[0], dtype=np.uint64)
             for k in range(n):
-                h = h * _MULT + ids[:, k].astype(np.uint64)
+                h *= _MULT
+                h += words[:, k]
             return h
-        length = len(ids) - n + 1
-        h = np.zeros(max(length, 0), dtype=np.uint64)
+        length = max(len(words) - n + 1, 0)
+        h = np.zeros(length, dtype=np.uint64)
         for k in range(n):
-            h = h * _MULT + ids[k:k + length].astype(np.uint64)
+            h *= _MULT
+            h += words[k:k + length]
         return h
 
 
@@ -92,13 +96,18 @@ class Matcher:
 
     Words become their test id (-1 for a word the test never uses), a batch of documents one numpy array
     (-1 between segments and documents, so no n-gram crosses them); every window of n ids is hashed to 64
-    bits at once and looked up in the sorted hashes of the test n-grams; each hash hit is then confirmed
-    by comparing the id tuple with the index, so the figures are exact (no false positives)."""
+    bits at once, pre-filtered by a Bloom filter, looked up in the sorted hashes of the test n-grams, and
+    each hash hit is confirmed by comparing the id tuple with the index: the figures are exact."""
 
     def __init__(self, index: Index) -> None:
         self.n, self.grams, self.get = index.spec.n, index.grams, index.vocab.get
         keys = np.array(list(index.grams), dtype=np.int64).reshape(-1, self.n)
         self.hashes = np.unique(_window_hashes(keys, self.n))
+        # a one-hash Bloom filter on the top bits (>= 16 slots per test n-gram, <= 1/16 false candidates)
+        bits = max(20, min(30, int(len(self.hashes) * 16).bit_length()))
+        self.shift = np.uint64(64 - bits)
+        self.bloom = np.zeros(1 << bits, dtype=bool)
+        self.bloom[self.hashes >> self.shift] = True
 
     def find(self, docs: list[list[list[str]]]) -> Iterator[tuple[int, int]]:
         """(document number, test n-gram index) for each occurrence, in document order."""
@@ -108,16 +117,20 @@ class Matcher:
         for segments in docs:
             starts.append(len(ids))
             for seg in segments:
-                ids.extend([get(w, -1) for w in seg])
+                ids.extend(map(get, seg, repeat(-1)))
                 ids.append(-1)
         if len(ids) < n or not len(self.hashes):
             return
         array = np.array(ids, dtype=np.int64)
         h = _window_hashes(array, n)
+        candidates = np.flatnonzero(self.bloom[h >> self.shift])
+        if not len(candidates):
+            return
         unknown = np.concatenate(([0], np.cumsum(array < 0)))
-        clean = (unknown[n:n + len(h)] - unknown[:len(h)]) == 0
-        slot = np.minimum(np.searchsorted(self.hashes, h), len(self.hashes) - 1)
-        for i in np.flatnonzero(clean & (self.hashes[slot] == h)).tolist():
+        candidates = candidates[(unknown[candidates + n] - unknown[candidates]) == 0]  # no unknown word inside
+        hc = h[candidates]
+        slot = np.minimum(np.searchsorted(self.hashes, hc), len(self.hashes) - 1)
+        for i in candidates[self.hashes[slot] == hc].tolist():
             g = self.grams.get(tuple(ids[i:i + n]))  # confirm the hash hit
             if g is not None:
                 yield bisect.bisect_right(starts, i) - 1, g

@@ -96,7 +96,7 @@ def compare_tokenizers(name: str, texts: Iterable[str], reference: str = "jieba"
 
 
 def _rjieba_factory(hmm: bool = True) -> Tokenizer:
-    """rjieba (jieba-rs, Rust): jieba's dictionary and HMM, about 10x faster; `lotdata overlap` measures agreement."""
+    """rjieba (jieba-rs, Rust): jieba's dictionary and HMM, about 25x faster; agreement in bench/overlap.md."""
     from lotdata.errors import require
 
     rjieba = require("rjieba", "overlap")  # a core dependency; require() for a broken install
