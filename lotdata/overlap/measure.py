@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lotdata.exec import Shard, run_shards
-from lotdata.io import atomic_path, write_parquet
+from lotdata.io import atomic_path
 from lotdata.overlap.corpus import DEFAULT_SHARD_BYTES, expand_references, iter_documents, plan_shards
 from lotdata.overlap.testset import Example, TestSet
 from lotdata.overlap.texts import TokenSpec
@@ -306,5 +306,4 @@ def result_params(result: OverlapResult) -> dict[str, Any]:
     return {**asdict(result.spec), "threshold": result.threshold}
 
 
-__all__ = ["Index", "OverlapResult", "ScanShard", "index_test_set", "measure_overlap", "split_summary",
-           "write_parquet"]
+__all__ = ["Index", "Matcher", "OverlapResult", "ScanShard", "index_test_set", "measure_overlap", "split_summary"]
