@@ -262,6 +262,10 @@ app.command("crawl")(crawl_cmd)
 app.command("extract")(extract_cmd)
 app.command("clean")(clean_cmd)
 
+from lotdata.overlap.cli import overlap_cmd  # noqa: E402
+
+app.command("overlap")(overlap_cmd)
+
 
 #: options that take several values: `--stories a.parquet b.parquet` becomes `--stories a.parquet --stories b.parquet`
 MULTI_VALUE_OPTIONS = ("--stories",)

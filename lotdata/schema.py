@@ -231,3 +231,25 @@ HUMAN_EVAL = _schema(
 )
 
 ALL_SCHEMAS.update(annotations=ANNOTATIONS, story_decisions=STORY_DECISIONS, human_eval=HUMAN_EVAL)
+
+# `lotdata overlap`: one row per test example (DIR/examples.parquet)
+_OVERLAP_SPAN = pa.struct([
+    pa.field("field", pa.string()),  # the example's text field (story, candidates[1], ...)
+    pa.field("token_start", pa.int32()),  # token range of the overlapping run within that field
+    pa.field("token_end", pa.int32()),
+    pa.field("text", pa.string()),
+    pa.field("ref_doc", pa.string()),  # the first reference document holding the run's first n-gram
+])
+OVERLAP_EXAMPLES = _schema(
+    "overlap_examples",
+    [
+        pa.field("split", pa.string(), nullable=False),
+        pa.field("example_id", pa.string(), nullable=False),
+        pa.field("ngrams", pa.int64(), nullable=False),  # n-gram occurrences in the example
+        pa.field("overlapped", pa.int64(), nullable=False),  # of those, found in the references
+        pa.field("share", pa.float64(), nullable=False),
+        pa.field("over_threshold", pa.bool_(), nullable=False),
+        pa.field("spans", pa.list_(_OVERLAP_SPAN), nullable=False),  # the first overlapping runs
+    ],
+)
+ALL_SCHEMAS["overlap_examples"] = OVERLAP_EXAMPLES

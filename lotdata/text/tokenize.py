@@ -93,3 +93,22 @@ def compare_tokenizers(name: str, texts: Iterable[str], reference: str = "jieba"
         else:
             differ += 1
     return {"same": same, "differ": differ}
+
+
+def _rjieba_factory(hmm: bool = True) -> Tokenizer:
+    """rjieba (jieba-rs, Rust): jieba's dictionary and HMM, about 25x faster; agreement in bench/overlap.md."""
+    from lotdata.errors import require
+
+    rjieba = require("rjieba", "overlap")  # a core dependency; require() for a broken install
+
+    def cut(text: str) -> list[str]:
+        tokens = rjieba.cut(text, hmm)
+        # text without whitespace gives no whitespace token: skip the filter (a third of the time on Chinese)
+        return [tok for tok in tokens if tok.strip()] if _SPACE.search(text) else tokens
+
+    return cut
+
+
+_SPACE = re.compile(r"\s")
+register_tokenizer("rjieba", _rjieba_factory)
+register_tokenizer("rjieba-nohmm", lambda: _rjieba_factory(hmm=False))

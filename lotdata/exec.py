@@ -1,0 +1,230 @@
+"""One executor for the whole toolkit: run a per-shard function locally or on Ray, resumably.
+
+    from lotdata.exec import Shard, run_shards
+
+    def count_lines(shard: Shard, part: Path) -> dict:      # a module-level function (picklable)
+        n = ...                                             # read shard.path[shard.start:shard.stop]
+        part.write_text(str(n))                             # one part file per shard
+        return {"lines": n}                                 # small stats, kept in the done marker
+
+    results = run_shards(count_lines, shards, out, executor="local", workers=2)
+    total = sum(r.stats["lines"] for r in results)          # results come back in shard order
+
+- `fn(shard, part_path) -> dict` turns one shard into one part file `out/parts/NNNNN<suffix>` and returns
+  small JSON-able stats. It must be a picklable (module-level) callable; put large shared state in a file
+  that `fn` loads once per process, not in the closure.
+- After `fn` returns, `out/done/NNNNN.json` records the shard, the job `fingerprint` and the stats: a re-run
+  with the same shards and fingerprint skips that shard (datatrove's completions). Change the fingerprint
+  when the job's parameters change.
+- Results come back in shard order, so whatever a caller merges from them does not depend on the executor
+  or on the number of workers.
+- `executor="local"`: a process pool of `workers` processes, forked where the platform can (1 worker runs
+  in this process; default: all cores);
+  `executor="ray"`: the same shards as Ray tasks (`ray.init()` is called if Ray is not running; pass
+  `ray_address` to join a cluster). Parts are written where the workers run: use a shared folder on a cluster.
+- `on_error="raise"` stops at the first failing shard (its error names the shard);
+  `on_error="skip"` goes on and returns the failure in `ShardResult.error` (no done marker: a re-run retries it).
+- The progress bar (rich) counts shard bytes (`Shard.size`) and shows MB/s and the ETA.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import multiprocessing
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from lotdata.errors import LotdataError, require
+from lotdata.io import write_text
+
+EXECUTORS = ("local", "ray")
+ShardFn = Callable[["Shard", Path], dict]
+
+
+@dataclass(frozen=True)
+class Shard:
+    """A unit of work: a file, or a byte range / row-group range [start, stop) of one."""
+
+    path: str
+    start: int = 0
+    stop: int | None = None  # None: to the end
+    size: int = 0  # bytes, for the progress bar
+
+    def describe(self) -> str:
+        if self.start == 0 and self.stop is None:
+            return self.path
+        return f"{self.path}[{self.start}:{'' if self.stop is None else self.stop}]"
+
+
+@dataclass
+class ShardResult:
+    index: int
+    shard: Shard
+    part: Path
+    stats: dict = field(default_factory=dict)
+    skipped: bool = False  # done by an earlier run
+    error: str | None = None  # only with on_error="skip"
+    seconds: float = 0.0
+
+
+class ShardError(LotdataError):
+    """A shard failed; the message names it. Keeps the exit code of the error inside."""
+
+    def __init__(self, shard: Shard, message: str, exit_code: int = 1) -> None:
+        named = message.startswith(shard.path) and shard.describe() == shard.path
+        super().__init__(message if named else f"shard {shard.describe()}: {message}")
+        self.exit_code = exit_code
+
+
+def default_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+def _paths(out: Path, index: int, suffix: str) -> tuple[Path, Path]:
+    return out / "parts" / f"{index:05d}{suffix}", out / "done" / f"{index:05d}.json"
+
+
+def _marker_matches(marker: Path, shard: Shard, fingerprint: str, part: Path) -> dict | None:
+    if not (marker.exists() and part.exists()):
+        return None
+    try:
+        data = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if data.get("shard") != asdict(shard) or data.get("fingerprint") != fingerprint:
+        return None
+    return data.get("stats", {})
+
+
+def _call(fn: ShardFn, shard: Shard, part: Path) -> tuple[dict, float]:
+    """Run one shard in a worker; errors come back as (kind, message, exit code) so they pickle."""
+    started = time.perf_counter()
+    part.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        stats = fn(shard, part) or {}
+    except LotdataError as exc:
+        return {"__error__": str(exc), "__exit__": exc.exit_code}, time.perf_counter() - started
+    except (OSError, ValueError, EOFError) as exc:
+        return {"__error__": f"{type(exc).__name__}: {exc}", "__exit__": 3}, time.perf_counter() - started
+    return stats, time.perf_counter() - started
+
+
+def run_shards(
+    fn: ShardFn,
+    shards: Sequence[Shard],
+    out: str | os.PathLike,
+    *,
+    executor: str = "local",
+    workers: int | None = None,
+    fingerprint: str = "",
+    suffix: str = ".parquet",
+    on_error: str = "raise",
+    progress: bool | None = None,
+    description: str = "shards",
+    ray_address: str | None = None,
+) -> list[ShardResult]:
+    """Run `fn` over `shards` (see the module docstring); results in shard order."""
+    if executor not in EXECUTORS:
+        raise LotdataError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
+    if on_error not in ("raise", "skip"):
+        raise LotdataError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
+    out = Path(out)
+    workers = max(1, workers or default_workers())
+    results: list[ShardResult | None] = [None] * len(shards)
+    todo: list[int] = []
+    for index, shard in enumerate(shards):
+        part, marker = _paths(out, index, suffix)
+        stats = _marker_matches(marker, shard, fingerprint, part)
+        if stats is None:
+            todo.append(index)
+        else:
+            results[index] = ShardResult(index, shard, part, stats, skipped=True)
+
+    def finish(index: int, outcome: tuple[dict, float]) -> None:
+        stats, seconds = outcome
+        shard = shards[index]
+        part, marker = _paths(out, index, suffix)
+        if "__error__" in stats:
+            if on_error == "raise":
+                raise ShardError(shard, stats["__error__"], stats["__exit__"])
+            results[index] = ShardResult(index, shard, part, error=stats["__error__"], seconds=seconds)
+            return
+        record = {"shard": asdict(shard), "fingerprint": fingerprint, "stats": stats, "seconds": round(seconds, 3)}
+        write_text(json.dumps(record, ensure_ascii=False) + "\n", marker)
+        results[index] = ShardResult(index, shard, part, stats, seconds=seconds)
+
+    with _progress_bar(progress, description, sum(s.size for s in shards)) as advance:
+        advance(sum(shards[i].size for i in range(len(shards)) if results[i] is not None))
+        if todo:
+            runner = _run_ray if executor == "ray" else _run_local
+            for index, outcome in runner(fn, shards, todo, out, suffix, workers, ray_address):
+                finish(index, outcome)
+                advance(shards[index].size)
+    return [r for r in results if r is not None]
+
+
+def _run_local(fn, shards, todo, out, suffix, workers, _address) -> Iterator[tuple[int, tuple[dict, float]]]:
+    if workers == 1 or len(todo) == 1:
+        for index in todo:
+            yield index, _call(fn, shards[index], _paths(out, index, suffix)[0])
+        return
+    # fork where there is one: workers start in milliseconds with the parent's modules (a loaded tokenizer),
+    # and a script without a __main__ guard still works; the children never touch the progress bar's console
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context) as pool:
+        pending = {}
+        queue = list(todo)
+        while queue or pending:
+            # keep at most 2 shards per worker in flight so an error stops the job early
+            while queue and len(pending) < 2 * workers:
+                index = queue.pop(0)
+                pending[pool.submit(_call, fn, shards[index], _paths(out, index, suffix)[0])] = index
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield pending.pop(future), future.result()
+
+
+def _run_ray(fn, shards, todo, out, suffix, workers, address) -> Iterator[tuple[int, tuple[dict, float]]]:
+    ray = require("ray", "ray")
+    if not ray.is_initialized():
+        ray.init(address=address, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
+    remote = ray.remote(_call)
+    pending = {}
+    queue = list(todo)
+    while queue or pending:
+        while queue and len(pending) < workers:
+            index = queue.pop(0)
+            pending[remote.remote(fn, shards[index], _paths(out, index, suffix)[0])] = index
+        done, _ = ray.wait(list(pending), num_returns=1)
+        for ref in done:
+            yield pending.pop(ref), ray.get(ref)
+
+
+class _progress_bar:
+    """A rich progress bar over bytes (MB/s, ETA) on stderr; silent when not a terminal unless forced."""
+
+    def __init__(self, enabled: bool | None, description: str, total: int) -> None:
+        self.enabled, self.description, self.total = enabled, description, total
+        self.bar = None
+
+    def __enter__(self) -> Callable[[int], None]:
+        from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
+                                   TransferSpeedColumn)
+
+        from lotdata.clikit import console
+
+        enabled = console.is_terminal if self.enabled is None else self.enabled
+        self.bar = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+            TimeRemainingColumn(), console=console, transient=True, disable=not enabled,
+        )
+        self.bar.__enter__()
+        task = self.bar.add_task(self.description, total=self.total or None)
+        return lambda n: self.bar.advance(task, n)
+
+    def __exit__(self, *exc: Any) -> None:
+        self.bar.__exit__(*exc)

@@ -1,0 +1,72 @@
+"""lotdata.exec.run_shards: shard-order results, done markers, errors naming the shard, local vs workers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lotdata.errors import InputError
+from lotdata.exec import Shard, ShardError, run_shards
+
+
+def count_words(shard: Shard, part: Path) -> dict:
+    """A per-shard function: count the words of a byte range of a text file."""
+    data = Path(shard.path).read_bytes()[shard.start:shard.stop]
+    if b"BAD" in data:
+        raise InputError("planted bad record", path=shard.path)
+    words = len(data.split())
+    part.write_text(json.dumps({"words": words}))
+    return {"words": words}
+
+
+def _shards(tmp_path: Path, n_files: int = 4) -> list[Shard]:
+    shards = []
+    for i in range(n_files):
+        path = tmp_path / f"in{i}.txt"
+        path.write_text(" ".join(["w"] * (i + 1) * 10) + "\n")
+        shards.append(Shard(str(path), 0, None, path.stat().st_size))
+    return shards
+
+
+def test_results_in_shard_order_and_equal_for_one_or_two_workers(tmp_path: Path) -> None:
+    shards = _shards(tmp_path)
+    one = run_shards(count_words, shards, tmp_path / "one", workers=1)
+    two = run_shards(count_words, shards, tmp_path / "two", workers=2)
+    assert [r.stats["words"] for r in one] == [10, 20, 30, 40]
+    assert [r.stats for r in two] == [r.stats for r in one]
+    assert [r.index for r in two] == [0, 1, 2, 3]
+    assert [json.loads(r.part.read_text()) for r in two] == [r.stats for r in one]
+
+
+def test_done_markers_make_a_rerun_skip_and_a_new_fingerprint_rerun(tmp_path: Path) -> None:
+    shards = _shards(tmp_path, 2)
+    first = run_shards(count_words, shards, tmp_path / "w", workers=1, fingerprint="a")
+    assert not any(r.skipped for r in first)
+    assert sorted(p.name for p in (tmp_path / "w" / "done").iterdir()) == ["00000.json", "00001.json"]
+    again = run_shards(count_words, shards, tmp_path / "w", workers=1, fingerprint="a")
+    assert all(r.skipped for r in again) and [r.stats for r in again] == [r.stats for r in first]
+    changed = run_shards(count_words, shards, tmp_path / "w", workers=1, fingerprint="b")
+    assert not any(r.skipped for r in changed)
+    (tmp_path / "w" / "parts" / "00001.parquet").unlink()  # a lost part is redone even with a marker
+    assert [r.skipped for r in run_shards(count_words, shards, tmp_path / "w", workers=1, fingerprint="b")] == [True, False]
+
+
+def test_a_failing_shard_is_named_or_skipped_and_retried(tmp_path: Path) -> None:
+    shards = _shards(tmp_path, 3)
+    Path(shards[1].path).write_text("one BAD two\n")
+    with pytest.raises(ShardError, match="in1.txt.*planted bad record") as info:
+        run_shards(count_words, shards, tmp_path / "w", workers=2)
+    assert info.value.exit_code == 3
+    results = run_shards(count_words, shards, tmp_path / "w", workers=2, on_error="skip")
+    assert [r.error is not None for r in results] == [False, True, False]
+    assert not (tmp_path / "w" / "done" / "00001.json").exists()
+    Path(shards[1].path).write_text("fixed now\n")
+    rerun = run_shards(count_words, shards, tmp_path / "w", workers=1, on_error="skip")
+    assert [r.skipped for r in rerun] == [True, False, True] and rerun[1].stats == {"words": 2}
+
+
+def test_unknown_executor_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(Exception, match="unknown executor 'slurm'"):
+        run_shards(count_words, _shards(tmp_path, 1), tmp_path / "w", executor="slurm")
