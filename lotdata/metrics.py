@@ -20,7 +20,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from lotdata.errors import InputError, require
+from lotdata.errors import InputError, MissingFileError, require
 
 DEFINITIONS = ("official", "paper")
 UNDERSTANDING = ("clozet", "senpos")
@@ -297,34 +297,83 @@ def evaluate(task: str, pred: Sequence[Mapping[str, Any]], gold: Sequence[Mappin
 
 
 _KEY_FIELDS = {"clozet": ("label",), "senpos": ("label",), "plotcom": ("plot",), "outgen": ("story",)}
+#: the input a prediction was made from, present in LOT records of both sides: used to check that
+#: records lined up by row are the same examples (OutGen's `story` is the output itself, not an input)
+_CONTEXT_FIELDS = {"clozet": ("story",), "senpos": ("story",), "plotcom": ("story",), "outgen": ("outline",)}
+ID_FIELD = "example_id"
 
 
 def load_records(path: str | Path, task: str, gold: bool = False) -> list[dict[str, Any]]:
-    """LOT-format records from a LOT jsonl file or one of our Parquet task tables."""
+    """LOT-format records from a LOT jsonl file or one of our Parquet task tables (these records
+    also carry the row's ``example_id``, so that predictions can be matched to the gold by id)."""
     path = Path(path)
     if not path.exists():
-        raise InputError("file not found", path=str(path))
+        raise MissingFileError("file not found", path=str(path))
+    if path.is_dir():
+        raise MissingFileError("is a folder; give a LOT jsonl or Parquet file", path=str(path))
     needed = _KEY_FIELDS[task] + (("outline",) if gold and task == "outgen" else ())
     if path.suffix == ".parquet":
         from lotdata.io import read_parquet
         from lotdata.schema import TASK_SCHEMAS
         from lotdata.tasks.lotformat import to_lot
 
-        return [to_lot(task, row) for row in read_parquet(path, TASK_SCHEMAS[task]).to_pylist()]
-    records = []
-    with open(path, encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"not JSON ({exc.msg})", path=str(path), row=line_no) from exc
-            missing = [f for f in needed if not isinstance(record, dict) or f not in record]
-            if missing:
-                raise InputError(f"missing field(s) {missing} for task {task}", path=str(path), row=line_no)
-            records.append(record)
+        records = [{**to_lot(task, row), ID_FIELD: row[ID_FIELD]} for row in read_parquet(path, TASK_SCHEMAS[task]).to_pylist()]
+    else:
+        records = []
+        with open(path, "rb") as handle:
+            for line_no, raw in enumerate(handle, start=1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise InputError(f"not UTF-8 text (byte {exc.start}): a binary file? give LOT jsonl or Parquet", path=str(path), row=line_no) from exc
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"not JSON ({exc.msg})", path=str(path), row=line_no) from exc
+                missing = [f for f in needed if not isinstance(record, dict) or f not in record]
+                if missing:
+                    raise InputError(f"missing field(s) {missing} for task {task}", path=str(path), row=line_no)
+                records.append(record)
+    if not records:
+        raise InputError("no record to score (the file is empty)", path=str(path))
     return records
+
+
+def align_records(task: str, pred: Sequence[Mapping[str, Any]], gold: Sequence[Mapping[str, Any]],
+                  pred_name: str = "predictions", gold_name: str = "gold") -> list[Mapping[str, Any]]:
+    """The predictions in the gold's order.
+
+    When every record of both sides has an ``example_id`` (our Parquet), predictions are matched to
+    the gold by id; an id on one side only is an error. Otherwise (LOT jsonl has no ids) records are
+    matched by row: the counts must be equal and, where both sides hold the input the prediction was
+    made from (the story; OutGen's outline), it must agree row by row."""
+    if pred and gold and all(ID_FIELD in r for r in pred) and all(ID_FIELD in g for g in gold):
+        by_id: dict[str, Mapping[str, Any]] = {}
+        for row, record in enumerate(pred, start=1):
+            if record[ID_FIELD] in by_id:
+                raise InputError(f"example_id {record[ID_FIELD]!r} appears twice", path=pred_name, row=row)
+            by_id[record[ID_FIELD]] = record
+        gold_ids = [g[ID_FIELD] for g in gold]
+        for name, ids, other in ((pred_name, list(by_id), set(gold_ids)), (gold_name, gold_ids, set(by_id))):
+            only = [i for i in ids if i not in other]
+            if only:
+                other_name = gold_name if name == pred_name else pred_name
+                raise InputError(f"{len(only)} example_id(s) missing from {other_name}, e.g. {only[0]!r}", path=name)
+        aligned = [by_id[i] for i in gold_ids]
+    else:
+        if len(pred) != len(gold):
+            raise InputError(f"{len(pred)} predictions for {len(gold)} gold examples (no example_id to match them by: "
+                             "records are matched by row)", path=pred_name)
+        aligned = list(pred)
+    for row, (p, g) in enumerate(zip(aligned, gold), start=1):
+        for field in _CONTEXT_FIELDS[task]:
+            if field in p and field in g and p[field] != g[field]:
+                where = f"example_id {g[ID_FIELD]!r}" if ID_FIELD in g else f"row {row}"
+                raise InputError(f"{field!r} differs from {gold_name} at {where}: the predictions are not for these gold examples "
+                                 "(or not in their order)", path=pred_name)
+    return aligned
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -338,5 +387,5 @@ def _same_length(a: Sequence, b: Sequence) -> None:
 
 __all__ = [
     "accuracy", "bleu", "distinct", "coverage", "order", "overall", "overall_weights", "evaluate",
-    "load_records", "gold_ranks", "longest_common_substring",
+    "load_records", "align_records", "gold_ranks", "longest_common_substring",
 ]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lotdata import metrics
-from lotdata.errors import InputError
+from lotdata.errors import InputError, MissingFileError
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 OUTGEN_DEV = SHARED / "lot_outgen_dev" / "dev.jsonl"
@@ -144,7 +144,7 @@ def test_load_records_names_the_bad_line(tmp_path):
     path.write_text('{"story": "a"}\n{"plot": "b"}\n', encoding="utf-8")
     with pytest.raises(InputError, match="row 2"):
         metrics.load_records(path, "outgen")
-    with pytest.raises(InputError, match="not found"):
+    with pytest.raises(MissingFileError, match="not found"):
         metrics.load_records(tmp_path / "none.jsonl", "outgen")
 
 
@@ -182,3 +182,73 @@ def test_evaluate_cli_writes_json_and_names_bad_input(tmp_path):
     short.write_text('{"story": "x"}\n', encoding="utf-8")
     bad = runner.invoke(app, ["evaluate", "outgen", "--pred", str(short), "--gold", str(gold_path)])
     assert bad.exit_code == 3 and "1 predictions for 12 gold" in bad.output
+
+
+# ----------------------------------------------------------------------------- evaluate: alignment, outputs, options
+
+def _cli(*args):
+    from typer.testing import CliRunner
+
+    from lotdata.cli import app
+
+    return CliRunner().invoke(app, ["evaluate", *map(str, args)])
+
+
+def _clozet_jsonl(path, n=8):
+    """Invented ClozeT records with alternating labels (so a shuffled order scores below 1)."""
+    rows = [{"story": f"第{i}个故事。他走进了房间。<mask>然后他睡了。", "plot0": f"他打开了第{i}盏灯。", "plot1": f"他关上了第{i}扇门。",
+             "label": str(i % 2)} for i in range(n)]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return rows
+
+
+def test_evaluate_matches_parquet_predictions_by_example_id(tmp_path):
+    import pyarrow.parquet as pq
+
+    from lotdata.tasks.build import import_lot
+
+    _clozet_jsonl(tmp_path / "test.jsonl")
+    import_lot([tmp_path / "test.jsonl"], "clozet", tmp_path / "ds", split="test")
+    gold = tmp_path / "ds" / "test.parquet"
+    table = pq.read_table(gold)
+    rev = tmp_path / "rev.parquet"
+    pq.write_table(table.take(list(range(table.num_rows))[::-1]), rev)
+    result = _cli("clozet", "--pred", rev, "--gold", gold, "--json", "-")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["accuracy"] == 1.0
+    # an id on one side only: exit 3, how many and one of them
+    short = tmp_path / "short.parquet"
+    pq.write_table(table.slice(1), short)
+    missing = _cli("clozet", "--pred", short, "--gold", gold)
+    first_id = table.column("example_id")[0].as_py()
+    assert missing.exit_code == 3
+    assert "1 example_id(s) missing from" in missing.output and first_id in missing.output
+
+
+def test_evaluate_jsonl_rows_must_line_up(tmp_path):
+    rows = _clozet_jsonl(tmp_path / "gold.jsonl")
+    swapped = rows[:2][::-1] + rows[2:]
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in swapped), encoding="utf-8")
+    result = _cli("clozet", "--pred", pred, "--gold", tmp_path / "gold.jsonl")
+    assert result.exit_code == 3 and "row 1" in result.output and "'story' differs" in result.output
+    # LOT predictions without the story: matched by row, counts must agree
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text('{"label": "0"}\n' * 7, encoding="utf-8")
+    short = _cli("clozet", "--pred", labels, "--gold", tmp_path / "gold.jsonl")
+    assert short.exit_code == 3 and "7 predictions for 8 gold" in short.output
+
+
+def test_evaluate_missing_file_exit_1_binary_file_exit_3(tmp_path):
+    gold = tmp_path / "gold.jsonl"
+    _clozet_jsonl(gold)
+    missing = _cli("clozet", "--pred", tmp_path / "nope.jsonl", "--gold", gold)
+    assert missing.exit_code == 1 and "nope.jsonl" in missing.stderr
+    binary = tmp_path / "pred.jsonl"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe\x00\x01")
+    bad = _cli("clozet", "--pred", binary, "--gold", gold)
+    assert bad.exit_code == 3 and "pred.jsonl" in bad.stderr and "row 1" in bad.stderr
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    none = _cli("clozet", "--pred", empty, "--gold", gold)
+    assert none.exit_code == 3 and "empty.jsonl" in none.stderr

@@ -34,7 +34,10 @@ def evaluate_cmd(
         if task not in metrics.UNDERSTANDING + metrics.GENERATION:
             raise ValueError(f"unknown task {task!r}")
         weights = {k: [float(x) for x in v.split(",")] for k, v in (("human", human), ("baseline", baseline)) if v}
-        scores = metrics.evaluate(task, metrics.load_records(pred, task), metrics.load_records(gold, task, gold=True), definition, **weights)
+        pred_records = metrics.load_records(pred, task)
+        gold_records = metrics.load_records(gold, task, gold=True)
+        pred_records = metrics.align_records(task, pred_records, gold_records, str(pred), str(gold))
+        scores = metrics.evaluate(task, pred_records, gold_records, definition, **weights)
     text = json.dumps(scores, ensure_ascii=False, indent=2) + "\n"
     if json_out is not None and str(json_out) == "-":
         sys.stdout.write(text)
