@@ -239,6 +239,15 @@ def test_evaluate_jsonl_rows_must_line_up(tmp_path):
     assert short.exit_code == 3 and "7 predictions for 8 gold" in short.output
 
 
+def test_evaluate_checks_the_json_output_before_scoring(tmp_path, monkeypatch):
+    _clozet_jsonl(tmp_path / "gold.jsonl")
+    (tmp_path / "folder").mkdir()
+    monkeypatch.setattr(metrics, "evaluate", lambda *a, **k: pytest.fail("scored before checking --json"))
+    result = _cli("clozet", "--pred", tmp_path / "gold.jsonl", "--gold", tmp_path / "gold.jsonl", "--json", tmp_path / "folder")
+    assert result.exit_code == 1 and "folder" in result.output and "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
 def test_evaluate_missing_file_exit_1_binary_file_exit_3(tmp_path):
     gold = tmp_path / "gold.jsonl"
     _clozet_jsonl(gold)

@@ -28,18 +28,21 @@ def evaluate_cmd(
 ) -> None:
     """Score predictions: accuracy, BLEU-n, Distinct-n, Coverage, Order, Overall (LOT Section 5.3)."""
     from lotdata import metrics
-    from lotdata.io import write_text
+    from lotdata.io import check_output_file, write_text
 
+    to_stdout = json_out is not None and str(json_out) == "-"
     with errors():
         if task not in metrics.UNDERSTANDING + metrics.GENERATION:
             raise ValueError(f"unknown task {task!r}")
+        if json_out is not None and not to_stdout:
+            check_output_file(json_out)
         weights = {k: [float(x) for x in v.split(",")] for k, v in (("human", human), ("baseline", baseline)) if v}
         pred_records = metrics.load_records(pred, task)
         gold_records = metrics.load_records(gold, task, gold=True)
         pred_records = metrics.align_records(task, pred_records, gold_records, str(pred), str(gold))
         scores = metrics.evaluate(task, pred_records, gold_records, definition, **weights)
     text = json.dumps(scores, ensure_ascii=False, indent=2) + "\n"
-    if json_out is not None and str(json_out) == "-":
+    if to_stdout:
         sys.stdout.write(text)
         return
     table = Table(title=f"lotdata evaluate {task} ({definition})")
@@ -50,7 +53,8 @@ def evaluate_cmd(
         table.add_row(key, f"{value:.4f}", f"{100 * value:.2f}")
     out_console.print(table)
     if json_out is not None:
-        write_text(text, json_out)
+        with errors():
+            write_text(text, json_out)
 
 
 @baseline_app.command("train")
