@@ -248,6 +248,17 @@ def test_evaluate_checks_the_json_output_before_scoring(tmp_path, monkeypatch):
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
+@pytest.mark.parametrize("option", ["--baseline", "--human"])
+@pytest.mark.parametrize("value", ["a,b,c,d,e,f", "1,2,3"])
+def test_evaluate_names_a_bad_weights_option(tmp_path, option, value):
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps(_dev()[0], ensure_ascii=False) + "\n", encoding="utf-8")
+    result = _cli("outgen", "--pred", gold, "--gold", gold, option, value)
+    assert result.exit_code == 1
+    assert option in result.stderr and "comma-separated numbers" in result.stderr
+    assert "could not convert" not in result.output
+
+
 def test_evaluate_missing_file_exit_1_binary_file_exit_3(tmp_path):
     gold = tmp_path / "gold.jsonl"
     _clozet_jsonl(gold)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -36,7 +37,7 @@ def evaluate_cmd(
             raise ValueError(f"unknown task {task!r}")
         if json_out is not None and not to_stdout:
             check_output_file(json_out)
-        weights = {k: [float(x) for x in v.split(",")] for k, v in (("human", human), ("baseline", baseline)) if v}
+        weights = {name: _scores_option(f"--{name}", value) for name, value in (("human", human), ("baseline", baseline)) if value}
         pred_records = metrics.load_records(pred, task)
         gold_records = metrics.load_records(gold, task, gold=True)
         pred_records = metrics.align_records(task, pred_records, gold_records, str(pred), str(gold))
@@ -55,6 +56,25 @@ def evaluate_cmd(
     if json_out is not None:
         with errors():
             write_text(text, json_out)
+
+
+def _scores_option(option: str, value: str) -> list[float]:
+    """--human / --baseline: six comma-separated numbers (B-1,B-2,D-3,D-4,Cover,Order)."""
+    from lotdata.errors import LotdataError
+    from lotdata.metrics import OVERALL_KEYS
+
+    form = f"{len(OVERALL_KEYS)} comma-separated numbers for {','.join(OVERALL_KEYS)}, e.g. 26.58,16.04,17.90,31.38,83.64,63.15"
+    numbers = []
+    for part in value.split(","):
+        try:
+            numbers.append(float(part))
+        except ValueError:
+            raise LotdataError(f"{option} {value!r}: {part.strip()!r} is not a number; expected {form}") from None
+    if len(numbers) != len(OVERALL_KEYS):
+        raise LotdataError(f"{option} {value!r}: {len(numbers)} value(s); expected {form}")
+    if not all(math.isfinite(x) and x > 0 for x in numbers):
+        raise LotdataError(f"{option} {value!r}: every score must be a positive number; expected {form}")
+    return numbers
 
 
 @baseline_app.command("train")
