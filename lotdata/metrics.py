@@ -376,6 +376,19 @@ def align_records(task: str, pred: Sequence[Mapping[str, Any]], gold: Sequence[M
     return aligned
 
 
+#: why a metric can come out undefined (NaN)
+_UNDEFINED = {
+    "coverage": "no (output, outline phrase) pair could be scored: every output or every phrase is empty",
+    "overall": "it weighs metrics that could not be computed",
+}
+
+
+def undefined_metrics(scores: Mapping[str, float]) -> dict[str, str]:
+    """The metrics of `scores` that are NaN, each with the reason it could not be computed."""
+    return {k: _UNDEFINED.get(k, "no example could be scored") for k, v in scores.items()
+            if isinstance(v, float) and math.isnan(v)}
+
+
 def _mean(values: Sequence[float]) -> float:
     return float(sum(values) / len(values)) if values else math.nan
 
@@ -387,5 +400,5 @@ def _same_length(a: Sequence, b: Sequence) -> None:
 
 __all__ = [
     "accuracy", "bleu", "distinct", "coverage", "order", "overall", "overall_weights", "evaluate",
-    "load_records", "align_records", "gold_ranks", "longest_common_substring",
+    "load_records", "align_records", "undefined_metrics", "gold_ranks", "longest_common_substring",
 ]

@@ -248,6 +248,23 @@ def test_evaluate_checks_the_json_output_before_scoring(tmp_path, monkeypatch):
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
+def test_evaluate_empty_outputs_give_null_and_a_warning(tmp_path):
+    gold = _dev()[:3]
+    gold_path = tmp_path / "gold.jsonl"
+    gold_path.write_text("".join(json.dumps(g, ensure_ascii=False) + "\n" for g in gold), encoding="utf-8")
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text('{"story": ""}\n' * 3, encoding="utf-8")
+    out = tmp_path / "scores.json"
+    result = _cli("outgen", "--pred", pred, "--gold", gold_path, "--json", out)
+    assert result.exit_code == 0, result.output
+    text = out.read_text(encoding="utf-8")
+    assert "NaN" not in text
+    scores = json.loads(text)
+    assert scores["coverage"] is None and scores["overall"] is None
+    assert "coverage could not be computed" in result.stderr and "overall could not be computed" in result.stderr
+    assert "nan" not in result.stdout.lower() and "\u2013" in result.stdout
+
+
 @pytest.mark.parametrize("option", ["--baseline", "--human"])
 @pytest.mark.parametrize("value", ["a,b,c,d,e,f", "1,2,3"])
 def test_evaluate_names_a_bad_weights_option(tmp_path, option, value):

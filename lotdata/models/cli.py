@@ -29,6 +29,7 @@ def evaluate_cmd(
 ) -> None:
     """Score predictions: accuracy, BLEU-n, Distinct-n, Coverage, Order, Overall (LOT Section 5.3)."""
     from lotdata import metrics
+    from lotdata.clikit import warn
     from lotdata.io import check_output_file, write_text
 
     to_stdout = json_out is not None and str(json_out) == "-"
@@ -42,7 +43,11 @@ def evaluate_cmd(
         gold_records = metrics.load_records(gold, task, gold=True)
         pred_records = metrics.align_records(task, pred_records, gold_records, str(pred), str(gold))
         scores = metrics.evaluate(task, pred_records, gold_records, definition, **weights)
-    text = json.dumps(scores, ensure_ascii=False, indent=2) + "\n"
+    for key, reason in metrics.undefined_metrics(scores).items():
+        warn(f"{key} could not be computed: {reason} (shown as \u2013, written as null)")
+    # NaN is not JSON: an undefined metric is written as null
+    text = json.dumps({k: None if k in metrics.undefined_metrics(scores) else v for k, v in scores.items()},
+                      ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     if to_stdout:
         sys.stdout.write(text)
         return
@@ -51,7 +56,10 @@ def evaluate_cmd(
     table.add_column("score", justify="right")
     table.add_column("%", justify="right")
     for key, value in scores.items():
-        table.add_row(key, f"{value:.4f}", f"{100 * value:.2f}")
+        if math.isnan(value):
+            table.add_row(key, "\u2013", "\u2013")
+        else:
+            table.add_row(key, f"{value:.4f}", f"{100 * value:.2f}")
     out_console.print(table)
     if json_out is not None:
         with errors():
