@@ -372,6 +372,19 @@ def test_audit_cli_bad_input_names_the_path(tmp_path):
     assert result.exit_code in (1, 3)
 
 
+def test_missing_inputs_exit_1_and_undecodable_csv_exits_3(tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(app, ["audit-bias", str(tmp_path / "nonexist"), "--out", str(tmp_path / "rep")])
+    assert result.exit_code == 1 and "nonexist" in result.output
+    result = runner.invoke(app, ["import", "storycloze", "--val", str(tmp_path / "nonexist.csv"), "--out", str(tmp_path / "sct")])
+    assert result.exit_code == 1 and "nonexist.csv" in result.output
+    binary = tmp_path / "bin.dat"
+    binary.write_bytes(bytes(range(256)) * 10)
+    result = runner.invoke(app, ["import", "storycloze", "--val", str(binary), "--out", str(tmp_path / "sct")])
+    assert result.exit_code == 3 and "bin.dat" in result.output and "UTF-8" in result.output
+    assert "Traceback" not in result.output
+
+
 def test_aflite_removes_the_items_the_options_give_away(leaky_dataset, tmp_path):
     result = audit(leaky_dataset, workers=1, baselines=["constant_first"], aflite=True)
     assert result.aflite["removed"] > 0 and result.aflite["accuracy_before"] > 0.9
