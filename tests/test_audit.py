@@ -372,6 +372,43 @@ def test_audit_cli_bad_input_names_the_path(tmp_path):
     assert result.exit_code in (1, 3)
 
 
+def test_missing_inputs_exit_1_and_undecodable_csv_exits_3(tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(app, ["audit-bias", str(tmp_path / "nonexist"), "--out", str(tmp_path / "rep")])
+    assert result.exit_code == 1 and "nonexist" in result.output
+    result = runner.invoke(app, ["import", "storycloze", "--val", str(tmp_path / "nonexist.csv"), "--out", str(tmp_path / "sct")])
+    assert result.exit_code == 1 and "nonexist.csv" in result.output
+    binary = tmp_path / "bin.dat"
+    binary.write_bytes(bytes(range(256)) * 10)
+    result = runner.invoke(app, ["import", "storycloze", "--val", str(binary), "--out", str(tmp_path / "sct")])
+    assert result.exit_code == 3 and "bin.dat" in result.output and "UTF-8" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_audit_cli_rejects_a_missing_train_split_bad_runs_and_a_file_as_out(tmp_path):
+    folder = _write_clozet(tmp_path / "d", {"test": _leaky_items(10)})
+    runner = CliRunner()
+    result = runner.invoke(app, ["audit-bias", str(folder), "--out", str(tmp_path / "rep"), "--train-split", "foo",
+                                 "--baseline", "constant_first"])
+    assert result.exit_code == 1 and "'foo'" in result.output and "test" in result.output
+    assert not (tmp_path / "rep" / "results.json").exists()
+    result = runner.invoke(app, ["audit-bias", str(folder), "--out", str(tmp_path / "rep"), "--runs", "0",
+                                 "--baseline", "constant_first"])
+    assert result.exit_code == 1 and "--runs" in result.output and "mean requires" not in result.output
+    existing = tmp_path / "existing_file"
+    existing.write_text("keep me", encoding="utf-8")
+    result = runner.invoke(app, ["audit-bias", str(folder), "--out", str(existing), "--baseline", "constant_first"])
+    assert result.exit_code == 1 and "exists and is a file" in result.output and "Errno" not in result.output
+    assert "constant_first" not in result.output  # refused before any work
+    assert existing.read_text(encoding="utf-8") == "keep me"
+
+
+def test_an_empty_train_split_named_explicitly_is_an_error(tmp_path):
+    folder = _write_clozet(tmp_path / "d", {"train": [], "test": _leaky_items(10)})
+    with pytest.raises(ValueError, match="'train' is empty.*test"):
+        audit(folder, train_split="train", workers=1, baselines=["majority"])
+
+
 def test_aflite_removes_the_items_the_options_give_away(leaky_dataset, tmp_path):
     result = audit(leaky_dataset, workers=1, baselines=["constant_first"], aflite=True)
     assert result.aflite["removed"] > 0 and result.aflite["accuracy_before"] > 0.9

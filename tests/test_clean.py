@@ -135,10 +135,11 @@ def test_clean_cli_writes_tables_and_bad_input_is_a_clear_error(tmp_path: Path):
     assert kept.num_rows == 2 and quarantine.column("rule").to_pylist() == ["length_min"]
     manifest = json.loads((tmp_path / "clean" / "manifest.json").read_text())
     assert manifest["stats"]["kept"] == 2
-    # an empty table is fine; a file that is not a stories table or not Parquet is exit 3 naming it
+    # an empty table keeps no story: exit 3 naming it; a file that is not a stories table or not Parquet is exit 3 naming it
     empty = tmp_path / "empty.parquet"
     write_parquet(table_from_rows([], STORIES), empty)
-    assert runner.invoke(app, ["clean", str(empty), "--out", str(tmp_path / "c2")]).exit_code == 0
+    none_kept = runner.invoke(app, ["clean", str(empty), "--out", str(tmp_path / "c2")])
+    assert none_kept.exit_code == 3 and "empty.parquet" in none_kept.output and "no story kept" in none_kept.output
     binary = tmp_path / "binary.parquet"
     binary.write_bytes(bytes(range(256)) * 10)
     bad = runner.invoke(app, ["clean", str(binary), "--out", str(tmp_path / "c3")])
@@ -191,6 +192,37 @@ def glued_title_quality(shared_data: Path) -> dict[str, tuple[float, float]]:
         flagged = {i for i in span if glued_title(stories[i]["text"])}
         figures[part] = (len(flagged & truth) / max(len(flagged), 1), len(flagged & truth) / len(truth))
     return figures
+
+
+def test_clean_cli_path_and_parameter_errors(tmp_path: Path):
+    stories = tmp_path / "stories.parquet"
+    write_parquet(table_from_rows([row(FOX), row(BEAR)], STORIES), stories)
+    runner = CliRunner()
+    # a missing lexicon is a wrong path (exit 1); an undecodable one is bad input (exit 3)
+    missing = runner.invoke(app, ["clean", str(stories), "--out", str(tmp_path / "c1"), "--lexicon", str(tmp_path / "nonexist.txt")])
+    assert missing.exit_code == 1 and "nonexist.txt" in missing.output
+    binary = tmp_path / "lexicon.bin"
+    binary.write_bytes(b"\xff\xfe\x00" * 10)
+    undecodable = runner.invoke(app, ["clean", str(stories), "--out", str(tmp_path / "c1"), "--lexicon", str(binary)])
+    assert undecodable.exit_code == 3 and "lexicon.bin" in undecodable.output
+    # --min-chars above --max-chars is refused before any work
+    swapped = runner.invoke(app, ["clean", str(stories), "--out", str(tmp_path / "c2"), "--min-chars", "500", "--max-chars", "100"])
+    assert swapped.exit_code == 1 and "--min-chars" in swapped.output and not (tmp_path / "c2").exists()
+    # --out naming a file: one clear line before any work
+    existing = tmp_path / "existing_file"
+    existing.write_text("keep me", encoding="utf-8")
+    as_file = runner.invoke(app, ["clean", str(stories), "--out", str(existing)])
+    assert as_file.exit_code == 1 and "exists and is a file" in as_file.output and "Errno" not in as_file.output
+    assert existing.read_text(encoding="utf-8") == "keep me"
+
+
+def test_clean_cli_keeping_no_story_exits_3_and_still_writes_quarantine(tmp_path: Path):
+    stories = tmp_path / "stories.parquet"
+    write_parquet(table_from_rows([row(FOX), row(BEAR)], STORIES), stories)
+    result = CliRunner().invoke(app, ["clean", str(stories), "--out", str(tmp_path / "c"), "--min-chars", "500"])
+    assert result.exit_code == 3 and "no story kept" in result.output and "stories.parquet" in result.output
+    assert pq.read_table(tmp_path / "c" / "quarantine.parquet").column("rule").to_pylist() == ["length_min", "length_min"]
+    assert (tmp_path / "c" / "summary.parquet").exists() and (tmp_path / "c" / "manifest.json").exists()
 
 
 def test_real_glued_titles_precise_on_hand_labels(shared_data: Path):

@@ -110,7 +110,19 @@ def test_warc_files_and_the_extract_command(tmp_path: Path):
     quarantine = pq.read_table(tmp_path / "stories.quarantine.parquet").to_pylist()
     assert [q["path"] for q in quarantine] == [str(broken)] and "WARC" in quarantine[0]["reason"]
     missing = CliRunner().invoke(app, ["extract", str(tmp_path / "nope.warc"), "--out", str(out)])
-    assert missing.exit_code == 3 and "nope.warc" in missing.output
+    assert missing.exit_code == 1 and "nope.warc" in missing.output  # a wrong path, not bad data
+
+
+def test_extract_with_no_story_exits_3_and_writes_no_table(tmp_path: Path):
+    binary = tmp_path / "bin.dat"
+    binary.write_bytes(bytes(range(256)) * 40)
+    out = tmp_path / "ex.parquet"
+    result = CliRunner().invoke(app, ["extract", str(binary), "--out", str(out)])
+    assert result.exit_code == 3, result.output
+    assert "bin.dat" in result.output and "no story" in result.output and "ex.quarantine.parquet" in result.output
+    assert not out.exists()
+    quarantine = pq.read_table(tmp_path / "ex.quarantine.parquet").to_pylist()
+    assert [Path(q["path"]).name for q in quarantine] == ["bin.dat"]
 
 
 def test_lines_repeated_across_a_sites_pages_are_dropped():

@@ -14,7 +14,7 @@ from lotdata.clikit import console, errors, out_console, summary_table
 def audit_bias_cmd(
     path: Path = typer.Argument(..., help="Dataset folder, LOT jsonl file/folder, or Story Cloze csv file/folder."),
     out: Path = typer.Option(..., "--out", help="Report folder: results.json, predictions.parquet, report.md, report.html."),
-    train_split: str = typer.Option("train", "--train-split", help="Split the learning baselines fit on (SCT: val)."),
+    train_split: Optional[str] = typer.Option(None, "--train-split", help="Split the learning baselines fit on (SCT: val); it must exist. Default: train, where there is one."),
     seed: int = typer.Option(0, "--seed"),
     runs: int = typer.Option(10, "--runs", help="Seeded runs averaged for random choices and ties."),
     baseline: Optional[List[str]] = typer.Option(None, "--baseline", help="Run only these (repeatable); default: all."),
@@ -26,8 +26,10 @@ def audit_bias_cmd(
 ) -> None:
     """Bias baselines (LOT Table 13, ROCStories Table 6), token-label scan and a report."""
     from lotdata.audit.run import audit, write_audit
+    from lotdata.io import check_output_dir
 
     with errors():
+        check_output_dir(out)
         result = audit(path, task=task, train_split=train_split, seed=seed, runs=runs, baselines=baseline,
                        workers=workers, model_path=model_path, aflite=aflite, sentiment=sentiment,
                        sentiment_cache=out / "sentiment_cache.parquet",

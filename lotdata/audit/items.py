@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from lotdata.errors import InputError
+from lotdata.errors import InputError, MissingFileError
 from lotdata.schema import MASK_TOKENS, SPLITS
 from lotdata.text import split_sentences
 
@@ -99,7 +99,7 @@ def load_audit_input(path: str | Path, task: str | None = None) -> tuple[str, di
 
     path = Path(path)
     if not path.exists():
-        raise InputError("not found", path=str(path))
+        raise MissingFileError("not found", path=str(path))
     if path.is_dir() and (path / "manifest.json").exists():
         return dataset_task(path), read_dataset(path), "dataset folder"
     csvs = _storycloze_files(path)

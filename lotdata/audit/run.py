@@ -106,7 +106,7 @@ def audit(
     path: str | Path,
     *,
     task: str | None = None,
-    train_split: str = "train",
+    train_split: str | None = None,
     seed: int = 0,
     runs: int = 10,
     baselines: Sequence[str] | None = None,
@@ -118,16 +118,26 @@ def audit(
     on_step: Callable[[str], None] | None = None,
 ) -> AuditResult:
     """Audit one dataset (folder, LOT jsonl or Story Cloze csv). Nothing is written but the
-    `sentiment_cache` Parquet file, when given: scores an earlier run left there are reused."""
+    `sentiment_cache` Parquet file, when given: scores an earlier run left there are reused.
+
+    `train_split` None means "train" where the input has one (the learners are skipped where it has
+    not); a split named explicitly must exist and hold rows."""
     started = time.perf_counter()
-    task, tables, source = load_audit_input(path, task)
-    splits = [s for s in ordered_splits(tables) if tables[s].num_rows]
-    items = {s: items_from_table(tables[s], task) for s in splits}
-    lang = next((it.lang for s in splits for it in items[s]), "zh")
+    if runs < 1:
+        raise ValueError(f"--runs must be at least 1, not {runs}")
     names = list(baselines or ALL_BASELINES)
     unknown = [n for n in names if n not in ALL_BASELINES]
     if unknown:
         raise ValueError(f"unknown baseline(s) {unknown}; known: {', '.join(ALL_BASELINES)}")
+    task, tables, source = load_audit_input(path, task)
+    splits = [s for s in ordered_splits(tables) if tables[s].num_rows]
+    if train_split is None:
+        train_split = "train"
+    elif train_split not in splits:
+        state = "is empty" if train_split in tables else "does not exist"
+        raise ValueError(f"--train-split {train_split!r} {state} in {path}; splits with rows: {', '.join(splits) or 'none'}")
+    items = {s: items_from_table(tables[s], task) for s in splits}
+    lang = next((it.lang for s in splits for it in items[s]), "zh")
     train = items.get(train_split, [])
     cache = FeatureCache(workers, sentiment, store=sentiment_cache)
     records: list[dict[str, Any]] = []

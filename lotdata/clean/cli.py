@@ -25,14 +25,22 @@ def clean_cmd(
     """Clean stories: strip noise, flag for annotators, reject by rule, remove exact and near-duplicates."""
     from lotdata.clean.dedup import DedupParams
     from lotdata.clean.step import CleanParams, clean_files, load_lexicon
+    from lotdata.errors import InputError
 
     with errors():
         if not 0 < cluster <= near_dup <= 1:
             raise ValueError("need 0 < --cluster <= --near-dup <= 1")
+        if min_chars > max_chars:
+            raise ValueError(f"--min-chars {min_chars} is greater than --max-chars {max_chars}: no story could be kept")
         params = CleanParams(t2s=t2s, min_chars=min_chars, max_chars=max_chars, short_chars=short_chars,
                              long_chars=long_chars, lexicon=load_lexicon(lexicon),
                              dedup=DedupParams(cluster_threshold=cluster, reject_threshold=near_dup))
         result = clean_files(stories, out, params)
+        if not result.kept:
+            raise InputError(
+                f"no story kept: {result.counts['stories_in']} read, {result.counts['removed']} removed; "
+                f"see {out / 'quarantine.parquet'} and {out / 'summary.parquet'}",
+                path=", ".join(map(str, stories)))
     out_console.print(summary_table(f"lotdata clean -> {out}", result.counts))
     table = summary_table("per source and rule", {})
     for row in result.summary:

@@ -40,8 +40,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from lotdata.clean.dedup import DedupParams, find_near_duplicates
 from lotdata.clean.rules import dialogue_share, glued_title, is_classical, narrative_score, strip_noise, to_simplified
-from lotdata.errors import InputError
-from lotdata.io import read_parquet, write_manifest, write_parquet
+from lotdata.errors import InputError, MissingFileError
+from lotdata.io import check_output_dir, read_parquet, write_manifest, write_parquet
 from lotdata.schema import CLEAN_SUMMARY, STORIES, STORIES_QUARANTINE, table_from_rows
 from lotdata.sources.story import story_id_for
 from lotdata.text import normalize_text, split_sentences
@@ -68,8 +68,11 @@ def load_lexicon(path: str | Path | None = None) -> tuple[str, ...]:
     """Terms of a lexicon file (one a line, # comments); the shipped default when `path` is None."""
     path = Path(path) if path else DEFAULT_LEXICON
     if not path.is_file():
-        raise InputError("lexicon file not found", path=str(path))
-    lines = path.read_text(encoding="utf-8").splitlines()
+        raise MissingFileError("lexicon file not found", path=str(path))
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text, not a lexicon (byte {exc.start}: {exc.reason})", path=str(path)) from exc
     return tuple(t.strip() for t in lines if t.strip() and not t.lstrip().startswith("#"))
 
 
@@ -197,11 +200,11 @@ def clean_files(paths: Sequence[str | Path], out: str | Path, params: CleanParam
     """Clean stories Parquet files into OUT/{stories,quarantine,summary}.parquet + manifest.json."""
     if not paths:
         raise InputError("no stories file given")
+    out = check_output_dir(out)
     rows: list[dict[str, Any]] = []
     for path in paths:
         rows.extend(read_parquet(path, STORIES).to_pylist())
     result = clean_rows(rows, params)
-    out = Path(out)
     files = {
         "stories": write_parquet(table_from_rows(result.kept, STORIES), out / "stories.parquet"),
         "quarantine": write_parquet(table_from_rows(result.quarantine, STORIES_QUARANTINE), out / "quarantine.parquet"),

@@ -41,7 +41,8 @@ def extract_cmd(
     keep_repeated_lines: bool = typer.Option(False, "--keep-repeated-lines", help="Keep lines found on 30%+ of the pages (boilerplate by default)."),
 ) -> None:
     """Extract stories from saved pages with the crawler's extractor; bad pages go to the quarantine."""
-    from lotdata.io import write_parquet
+    from lotdata.errors import InputError
+    from lotdata.io import check_output_file, write_parquet
     from lotdata.pipeline import quarantine_path_for
     from lotdata.schema import QUARANTINE, STORIES, table_from_rows
     from lotdata.sources.extract import ExtractOptions, extract_pages, saved_pages
@@ -50,7 +51,12 @@ def extract_cmd(
                              content_selector=content_selector, encoding=encoding, max_bytes=max_bytes, lang=lang,
                              drop_repeated_lines=not keep_repeated_lines)
     with errors():
+        check_output_file(out)
         stories, quarantine = extract_pages(saved_pages(inputs, max_bytes), options)
+        quarantine_path = quarantine_path_for(out)
+        write_parquet(table_from_rows(quarantine, QUARANTINE), quarantine_path)
+        if not stories:  # as `lotdata read`: nothing extracted is an error, not an empty table
+            raise InputError(f"no story could be extracted; {len(quarantine)} page(s) quarantined in {quarantine_path}; "
+                             f"{out} not written", path=", ".join(map(str, inputs)))
         write_parquet(table_from_rows(stories, STORIES), out)
-        write_parquet(table_from_rows(quarantine, QUARANTINE), quarantine_path_for(out))
     out_console.print(summary_table(f"lotdata extract -> {out}", {"stories": len(stories), "quarantine": len(quarantine)}))

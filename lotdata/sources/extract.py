@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from lotdata.errors import InputError, require
+from lotdata.errors import InputError, MissingFileError, require
 from lotdata.sources.story import make_story_row
 
 DEFAULT_MAX_BYTES = 2_000_000
@@ -381,7 +381,7 @@ def saved_pages(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES)
     for given in paths:
         path = Path(given)
         if not path.exists():
-            raise InputError("file not found", path=str(path))
+            raise MissingFileError("file not found", path=str(path))
         files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
         for file in files:
             name = file.name.lower()

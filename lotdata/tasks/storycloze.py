@@ -12,8 +12,8 @@ import io
 from pathlib import Path
 from typing import Any, Sequence
 
-from lotdata.errors import InputError
-from lotdata.io import write_parquet
+from lotdata.errors import InputError, MissingFileError
+from lotdata.io import check_output_dir, write_parquet
 from lotdata.schema import MASK_TOKENS, QUARANTINE, table_from_rows
 from lotdata.sources.story import story_id_for
 from lotdata.tasks.build import BuildReport, write_dataset
@@ -27,8 +27,11 @@ def is_storycloze_csv(path: str | Path) -> bool:
     path = Path(path)
     if path.suffix.lower() != ".csv" or not path.is_file():
         return False
-    with open(path, encoding="utf-8-sig", newline="") as handle:
-        header = next(csv.reader([handle.readline()]), [])
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            header = next(csv.reader([handle.readline()]), [])
+    except UnicodeDecodeError:
+        return False
     return "InputSentence1" in [h.strip() for h in header]
 
 
@@ -36,8 +39,11 @@ def read_storycloze(path: str | Path, split: str) -> tuple[list[dict[str, Any]],
     """(clozet rows, quarantine rows) of one labelled Story Cloze Test csv."""
     path = Path(path)
     if not path.is_file():
-        raise InputError("file not found", path=str(path))
-    text = path.read_text(encoding="utf-8-sig")
+        raise MissingFileError("file not found", path=str(path))
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text, not a Story Cloze Test csv (byte {exc.start}: {exc.reason})", path=str(path)) from exc
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = [h.strip() for h in reader.fieldnames or []]
     missing = [c for c in CONTEXT_COLUMNS + ENDING_COLUMNS + [ANSWER_COLUMN] if c not in header]
@@ -93,6 +99,7 @@ def import_storycloze(val: str | Path, out: str | Path, *, test: str | Path | No
     files: dict[str, str | Path] = {"val": val}
     if test is not None:
         files["test"] = test
+    check_output_dir(out)
     by_split, quarantine = read_storycloze_splits(files)
     stats = {"examples_imported": sum(len(v) for v in by_split.values()), "quarantined": len(quarantine)}
     inputs: Sequence[str | Path] = list(files.values())
