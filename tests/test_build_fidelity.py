@@ -264,10 +264,21 @@ def test_a_recipe_run_with_another_tokenizer_is_not_skipped_as_done(tmp_path: Pa
 
 
 def test_every_shipped_recipe_parses():
-    from lotdata.pipeline import load_recipe
+    """Build recipes parse with the build parser; crawl recipes ([[sites]], `lotdata crawl`) with the crawl loader."""
+    import tomllib
 
+    from lotdata.pipeline import load_recipe
+    from lotdata.sources.crawl import load_crawl_recipe
+
+    kinds = {"build": 0, "crawl": 0}
     for recipe in sorted((REPO / "pipelines").glob("*.toml")):
-        assert load_recipe(recipe)["build"], recipe
+        if "sites" in tomllib.loads(recipe.read_text(encoding="utf-8")):
+            assert load_crawl_recipe(recipe), recipe
+            kinds["crawl"] += 1
+        else:
+            assert load_recipe(recipe)["build"], recipe
+            kinds["build"] += 1
+    assert kinds["build"] and kinds["crawl"], kinds
 
 
 def test_lot_sizes_recipe_runs_where_its_stories_and_clozet_are(shared_data: Path, tmp_path: Path):
