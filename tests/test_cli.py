@@ -36,6 +36,22 @@ def test_build_senpos_recipe_on_embedded_sample(tmp_path: Path):
     assert again.returncode == 0 and "skipped (done)" in again.stderr
 
 
+def test_a_deleted_or_changed_output_is_not_done_and_a_missing_split_is_an_error(tmp_path: Path):
+    assert run("run", "senpos", "--out", tmp_path).returncode == 0
+    train = tmp_path / "senpos" / "train.parquet"
+    train.unlink()
+    stats = run("stats", tmp_path / "senpos")
+    assert stats.returncode == 3 and "train.parquet" in stats.stderr and "Traceback" not in stats.stderr
+    exported = run("export", "lot", tmp_path / "senpos", "--out", tmp_path / "lot")
+    assert exported.returncode == 3 and "train.parquet" in exported.stderr
+    again = run("run", "senpos", "--out", tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "build-senpos: done" in again.stderr and "build-senpos: skipped" not in again.stderr and train.exists()
+    (tmp_path / "senpos" / "lot" / "val.jsonl").write_text("changed\n", encoding="utf-8")
+    third = run("run", "senpos", "--out", tmp_path)
+    assert "build-senpos: done" in third.stderr and "read: skipped (done)" in third.stderr
+
+
 def test_demo_builds_three_tasks_and_prints_table3(tmp_path: Path):
     result = run("demo", "--out", tmp_path)
     assert result.returncode == 0, result.stderr

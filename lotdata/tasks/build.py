@@ -442,8 +442,15 @@ def dataset_task(folder: str | Path) -> str:
 def read_dataset(folder: str | Path) -> dict[str, pa.Table]:
     """The split tables of a dataset folder, checked against the task's schema."""
     folder = Path(folder)
-    schema = TASK_SCHEMAS[dataset_task(folder)]
-    return {s: read_parquet(folder / f"{s}.parquet", schema) for s in SPLITS if (folder / f"{s}.parquet").exists()}
+    manifest = read_manifest(folder)
+    schema = TASK_SCHEMAS[manifest["task"]]
+    listed = {split: entry.get("file", f"{split}.parquet") for split, entry in (manifest.get("splits") or {}).items()}
+    for split, name in listed.items():
+        if not (folder / name).exists():
+            raise InputError(f"split {split!r} is listed in {MANIFEST_NAME} but its file is missing; build the dataset again",
+                             path=str(folder / name))
+    files = {s: listed.get(s, f"{s}.parquet") for s in SPLITS}
+    return {s: read_parquet(folder / name, schema) for s, name in files.items() if (folder / name).exists()}
 
 
 def export_lot(folder: str | Path, out: str | Path, *, include_empty: bool = False) -> dict[str, int]:
