@@ -27,11 +27,16 @@ app.add_typer(build_app, name="build")
 app.add_typer(import_app, name="import")
 app.add_typer(export_app, name="export")
 
-@app.callback()
-def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
-    if version:
+def _print_version(value: bool) -> None:
+    if value:
         out_console.print(f"lotdata {__version__}")
         raise typer.Exit(0)
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
+                                       callback=_print_version)) -> None:
+    pass
 
 
 @app.command("read")

@@ -105,11 +105,12 @@ def read_step(
 
     Nothing read at all (an empty file, every record quarantined) is an error, not an empty table.
     """
-    from lotdata.sources.readers import FORMATS, read_stories
+    from lotdata.sources.readers import FORMATS, check_lang, read_stories
 
     out = check_output_file(out)
     if fmt is not None and fmt not in FORMATS:
         raise LotdataError(f"unknown --format {fmt!r}; formats: {', '.join(FORMATS)}")
+    check_lang(lang)
     paths = [resolve_input(p) for p in inputs]
     for path in paths:
         if not path.exists():

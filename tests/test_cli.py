@@ -115,3 +115,19 @@ def test_wheel_ships_recipes_templates_and_sample(tmp_path: Path):
     assert "lotdata/_assets/baselines/longlm.toml" in names
     assert "lotdata/data/sample_stories.jsonl" in names
     assert "lotdata/data/stopwords_zh.txt" in names
+
+
+def test_version_prints_the_version_and_exits_0():
+    from lotdata import __version__
+
+    result = run("--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"lotdata {__version__}"
+
+
+def test_an_unknown_lang_is_a_bad_parameter_naming_the_option_and_the_values(tmp_path: Path):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"text": "Tom went out. He saw a dog. He was happy."}\n', encoding="utf-8")
+    result = run("read", corpus, "--out", tmp_path / "s.parquet", "--lang", "fr")
+    assert result.returncode == 1 and "--lang" in result.stderr and "zh, en" in result.stderr
+    assert not (tmp_path / "s.parquet").exists()

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from lotdata.errors import InputError
+from lotdata.errors import InputError, LotdataError
 from lotdata.sources.story import make_story_row
 from lotdata.text import join_sentences, normalize_text
 
@@ -625,6 +625,15 @@ def _story_row(record: _Record, *, path: str, lang: str | None, source: str | No
     return row
 
 
+LANGS = ("zh", "en")
+
+
+def check_lang(lang: str | None) -> None:
+    """A bad --lang is a bad parameter (exit 1) naming the accepted values, not bad data."""
+    if lang is not None and lang not in LANGS:
+        raise LotdataError(f"--lang: unknown language {lang!r}; accepted: {', '.join(LANGS)}")
+
+
 def read_stories(
     paths: list[str | Path],
     *,
@@ -642,8 +651,7 @@ def read_stories(
     if fmt is not None and fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}",
                          path=", ".join(str(p) for p in paths) or None)
-    if lang is not None and lang not in ("zh", "en"):
-        raise InputError(f"unknown language {lang!r}; use zh or en")
+    check_lang(lang)
     stories: list[dict] = []
     quarantine: list[dict] = []
     seen: set[str] = set()
