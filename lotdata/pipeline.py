@@ -35,6 +35,9 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     try:
         recipe = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"cannot read recipe: not UTF-8 text ({exc.reason} at byte {exc.start}); a recipe is a TOML file",
+                         path=str(path)) from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise InputError(f"cannot read recipe: {exc}", path=str(path)) from exc
     if "read" not in recipe and "stories" not in recipe:

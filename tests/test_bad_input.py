@@ -200,3 +200,16 @@ def test_exit_4_missing_optional_package(capsys):
             require("lotdata_no_such_optional_module", "labelstudio")
     assert exit_info.value.exit_code == 4
     assert "pip install 'lotdata[labelstudio]'" in capsys.readouterr().err.replace("\n", "")
+
+
+def test_binary_input_is_bad_data_naming_the_file(stories: Path, tmp_path: Path):
+    binary = tmp_path / "bin.dat"
+    binary.write_bytes(b"\xff\xfe\x00\x01binary\x80\x81\n")
+    runs = [
+        lotdata("import", "lot", binary, "--task", "senpos", "--out", tmp_path / "imported"),
+        lotdata("build", "plotcom", "--stories", stories, "--out", tmp_path / "pc", "--clozet", binary),
+        lotdata("run", binary),
+    ]
+    for result in runs:
+        assert result.returncode == 3, result.stderr
+        assert "bin.dat" in result.stderr and "UTF-8" in result.stderr and "Traceback" not in result.stderr
