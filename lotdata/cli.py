@@ -91,8 +91,8 @@ _TRAIN_N = typer.Option(None, "--train-n", help="At most this many training exam
 _SEED = typer.Option(0, "--seed")
 _SPLIT = typer.Option(None, "--split", help="Ratios (train=0.8,val=0.1,test=0.1, the default) or val/test sizes in examples (val=800,test=863); train takes the rest.")
 _LOT = typer.Option(True, "--lot-jsonl/--no-lot-jsonl", help="Also write OUT/lot/{split}.jsonl in the official LOT format.")
-_MIN_CHARS = typer.Option(10, "--min-chars", help="Sentences shorter than this are merged; the removed one is at least this long.")
-_MAX_WORDS = typer.Option(500, "--max-words", help="Paragraphs (stories) must have fewer jieba words than this.")
+_MIN_CHARS = typer.Option(10, "--min-chars", help="Sentences shorter than this are merged; the removed one is at least this long (at least 1).")
+_MAX_WORDS = typer.Option(500, "--max-words", help="Paragraphs must have fewer jieba words than this; a longer story is cut into such paragraphs (LOT: 500; 0: no limit).")
 
 
 @build_app.command("senpos")
@@ -100,10 +100,10 @@ def build_senpos(
     stories: List[Path] = _STORIES, out: Path = _OUT, n: Optional[int] = _N, train_n: Optional[int] = _TRAIN_N,
     seed: int = _SEED, split: Optional[str] = _SPLIT, lot_jsonl: bool = _LOT,
     min_chars: int = _MIN_CHARS, max_words: int = _MAX_WORDS,
-    min_candidates: int = typer.Option(2, "--min-candidates", help="Fewest candidate gaps an example may have (2: paragraphs of at least 4 units; our choice)."),
+    min_candidates: int = typer.Option(2, "--min-candidates", help="Fewest candidate gaps an example may have (at least 1; 2: paragraphs of at least 4 units; our choice)."),
 ) -> None:
     """SenPos: one inner sentence removed; every gap between adjacent sentences is a candidate."""
-    _build("senpos", stories, out, n, train_n, seed, split, {"min_chars": min_chars, "max_words": max_words, "min_candidates": min_candidates}, lot_jsonl)
+    _build("senpos", stories, out, n, train_n, seed, split, {"min_chars": min_chars, "max_words": max_words or None, "min_candidates": min_candidates}, lot_jsonl)
 
 
 @build_app.command("plotcom")

@@ -213,3 +213,20 @@ def test_binary_input_is_bad_data_naming_the_file(stories: Path, tmp_path: Path)
     for result in runs:
         assert result.returncode == 3, result.stderr
         assert "bin.dat" in result.stderr and "UTF-8" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_senpos_max_words_0_means_no_limit_like_plotcom(stories: Path, tmp_path: Path):
+    limited = lotdata("build", "senpos", "--stories", stories, "--out", tmp_path / "a", "--split", "val=1,test=1")
+    unlimited = lotdata("build", "senpos", "--stories", stories, "--out", tmp_path / "b", "--split", "val=1,test=1",
+                        "--max-words", "0")
+    assert limited.returncode == 0 and unlimited.returncode == 0, unlimited.stderr
+    rows = [sum(json.loads((tmp_path / f / "manifest.json").read_text())["splits"][s]["rows"] for s in ("train", "val", "test"))
+            for f in ("a", "b")]
+    assert rows[1] == rows[0] > 0
+
+
+@pytest.mark.parametrize("task,option", [("senpos", "--min-chars"), ("senpos", "--min-candidates"), ("plotcom", "--min-chars")])
+def test_a_minimum_below_1_is_a_bad_parameter(stories: Path, tmp_path: Path, task: str, option: str):
+    result = lotdata("build", task, "--stories", stories, "--out", tmp_path / "o", option, "0")
+    assert result.returncode == 1 and option in result.stderr and "at least 1" in result.stderr
+    assert not (tmp_path / "o").exists()
