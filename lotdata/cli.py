@@ -80,13 +80,15 @@ def _build(task: str, stories: List[Path], out: Path, n: Optional[int], train_n:
             progress=lambda k: progress.advance(bar, k),
             on_start=lambda total: progress.update(bar, total=total),
         )
+    for note in report.notes:
+        console.print(note, markup=False, highlight=False)
     _warn_all(report.warnings)
     out_console.print(_summary_table(f"lotdata build {task} -> {out}", {**report.rows_per_split, **report.stats}))
 
 
 _STORIES = typer.Option(..., "--stories", help="stories Parquet file(s): --stories a.parquet b.parquet")
 _OUT = typer.Option(..., "--out", help="Dataset folder to write.")
-_N = typer.Option(None, "--n", help="At most this many examples in all (whole stories, seeded order).")
+_N = typer.Option(None, "--n", help="At most this many examples in all (whole stories, seeded order); with --clozet, the automatic (train) examples only.")
 _TRAIN_N = typer.Option(None, "--train-n", help="At most this many training examples (whole stories; LOT SenPos: 20000).")
 _SEED = typer.Option(0, "--seed")
 _SPLIT = typer.Option(None, "--split", help="Ratios (train=0.8,val=0.1,test=0.1, the default) or val/test sizes in examples (val=800,test=863); train takes the rest.")
@@ -222,6 +224,8 @@ def run_cmd(
         brief = {k: v for k, v in result.summary.items() if k in ("stories", "quarantine", "rows", "stories_dropped", "seconds")}
         table.add_row(result.name, status, ", ".join(map(str, result.outputs)), json.dumps(brief, ensure_ascii=False))
         console.print(f"[green]✓[/] {result.name}: {status}")
+        for note in result.summary.get("notes", []):
+            console.print(f"{result.name}: {note}", markup=False, highlight=False)
         _warn_all([f"{result.name}: {note}" for note in result.summary.get("warnings", [])])
 
     with _errors(), _progress() as progress:

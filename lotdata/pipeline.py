@@ -227,7 +227,7 @@ def run_recipe(
             )
         except (TypeError, ValueError) as exc:
             raise LotdataError(f"{path}: step {name}: {exc}") from exc
-        summary = {**report.stats, "rows": report.rows_per_split, "warnings": report.warnings}
+        summary = {**report.stats, "rows": report.rows_per_split, "warnings": report.warnings, "notes": report.notes}
         _mark_done(root, name, fp, summary, outputs)
         finish(StepResult(name, [out], skipped=False, summary=summary))
     return results

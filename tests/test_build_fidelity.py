@@ -86,6 +86,15 @@ def test_cli_plotcom_val_test_from_official_clozet_example(stories_with_clozet_s
     assert (out / "lot" / "test.jsonl").read_text(encoding="utf-8").count("<MASK>") == 1
 
 
+def test_cli_plotcom_says_which_split_a_clozet_file_became_and_n_caps_train_only(stories_with_clozet_story: Path, tmp_path: Path):
+    out = tmp_path / "pc"
+    built = lotdata("build", "plotcom", "--stories", stories_with_clozet_story, "--clozet", CLOZET_EXAMPLE, "--out", out, "--n", "2")
+    assert built.returncode == 0, built.stderr
+    assert "clozet.jsonl -> test" in built.stderr and "val.jsonl/test.jsonl" in built.stderr
+    rows = {s: e["rows"] for s, e in json.loads((out / "manifest.json").read_text())["splits"].items()}
+    assert rows["train"] == 2 and rows["test"] >= 1
+
+
 def test_library_function_takes_clozet_rows_and_an_origin(tmp_path: Path):
     stories = write_stories(tmp_path / "s.parquet", texts(12))
     annotated = {"val": [{"example_id": "a1", "story_id": "x1", "split": "val", "context": "开头。<mask>结尾。",

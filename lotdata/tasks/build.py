@@ -67,6 +67,8 @@ class BuildReport:
     rows_per_split: dict[str, int]
     stats: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    #: what the build decided for the user that is no problem (e.g. the split a ClozeT file was taken as)
+    notes: list[str] = field(default_factory=list)
 
 
 #: what each drop reason means, with the parameter that sets it (the manifest and the card say it)
@@ -241,8 +243,10 @@ def write_dataset(
     return {split: len(by_split.get(split, [])) for split in SPLITS}
 
 
-def load_clozet(source: str | Path) -> dict[str, list[dict[str, Any]]]:
-    """ClozeT rows by split from a ClozeT dataset folder (with a manifest) or LOT ClozeT jsonl (a file or a folder)."""
+def load_clozet(source: str | Path, notes: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """ClozeT rows by split from a ClozeT dataset folder (with a manifest) or LOT ClozeT jsonl (a file or a folder).
+
+    For jsonl, each file's split comes from its name (train/val/dev/test, else test); `notes` gets one line per file."""
     path = Path(source)
     if not path.exists():
         raise MissingFileError("no such ClozeT dataset", path=str(path))
@@ -257,6 +261,9 @@ def load_clozet(source: str | Path) -> dict[str, list[dict[str, Any]]]:
     by_split: dict[str, list[dict[str, Any]]] = {}
     for file in files:
         split = split_of_file(file, "test")
+        if notes is not None:
+            how = "from its name" if split_of_file(file, "") else "its name is not train/val/test, so test"
+            notes.append(f"ClozeT {file.name} -> {split} ({how}; use a folder with val.jsonl/test.jsonl to set)")
         by_split.setdefault(split, []).extend(read_lot_file(file, "clozet", split))
     return by_split
 
@@ -297,7 +304,8 @@ def build_dataset(
     spec = None if clozet is not None else (split if isinstance(split, SplitSpec) else parse_split_spec(split or DEFAULT_SPLIT))
     task_params = _params_dict(task, params)
     check_output_dir(out)
-    clozet_rows = clozet if (clozet is None or isinstance(clozet, Mapping)) else load_clozet(clozet)
+    notes: list[str] = []
+    clozet_rows = clozet if (clozet is None or isinstance(clozet, Mapping)) else load_clozet(clozet, notes)
     started = time.perf_counter()
     stories = load_stories(stories_paths)
     if not stories:
@@ -355,7 +363,8 @@ def build_dataset(
         extra=extra,
         card=card,
     )
-    return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=summary, warnings=split_warnings(by_split, spec, train_n))
+    return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=summary, warnings=split_warnings(by_split, spec, train_n),
+                       notes=notes)
 
 
 def build_plotcom_with_clozet(
