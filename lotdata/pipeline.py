@@ -108,7 +108,7 @@ def read_step(
 
     Nothing read at all (an empty file, every record quarantined) is an error, not an empty table.
     """
-    from lotdata.sources.readers import FORMATS, check_lang, read_stories
+    from lotdata.sources.readers import FORMATS, check_lang, common_reasons, read_stories
 
     out = check_output_file(out)
     if fmt is not None and fmt not in FORMATS:
@@ -125,7 +125,8 @@ def read_step(
     elif quarantine_path.exists():
         quarantine_path.unlink()
     if not result.stories:
-        where = f"; {len(result.quarantine)} record(s) quarantined in {quarantine_path}" if result.quarantine else ""
+        where = (f"; {len(result.quarantine)} record(s) quarantined in {quarantine_path} ({common_reasons(result.quarantine)})"
+                 if result.quarantine else "")
         raise InputError(f"no story could be read{where}", path=", ".join(map(str, paths)))
     write_parquet(table_from_rows(result.stories, STORIES), out)
     return {**result.counts, "stories": len(result.stories), "quarantine": len(result.quarantine)}

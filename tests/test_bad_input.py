@@ -230,3 +230,16 @@ def test_a_minimum_below_1_is_a_bad_parameter(stories: Path, tmp_path: Path, tas
     result = lotdata("build", task, "--stories", stories, "--out", tmp_path / "o", option, "0")
     assert result.returncode == 1 and option in result.stderr and "at least 1" in result.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_nothing_read_names_the_most_common_quarantine_reasons(tmp_path: Path):
+    cmrc = tmp_path / "x.doc_query"
+    documents = [f"1 ||| 小熊在森林里散步，看见一只XXXXX。\n2 ||| 它们一起玩了一下午。\n<qid_{i}> ||| 小熊看见了什么？\n\n" for i in range(5)]
+    cmrc.write_text("".join(documents), encoding="utf-8")
+    result = lotdata("read", cmrc, "--out", tmp_path / "s.parquet", columns=400)
+    assert result.returncode == 3, result.stderr
+    assert "5 x: no answer for the document's blank (<qid_N> answer file x.answer not found)" in result.stderr
+    jsonl = tmp_path / "c.jsonl"
+    jsonl.write_text('{"title": "no text"}\n{"text": ""}\n{"title": "again"}\n', encoding="utf-8")
+    result = lotdata("read", jsonl, "--out", tmp_path / "j.parquet", columns=400)
+    assert result.returncode == 3 and " x: " in result.stderr.split("quarantined", 1)[1]

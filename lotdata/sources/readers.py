@@ -39,6 +39,7 @@ import io
 import json
 import re
 import zipfile
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -623,6 +624,21 @@ def _story_row(record: _Record, *, path: str, lang: str | None, source: str | No
         if all(sentences) and join_sentences(sentences, row["lang"]) == row["text"]:
             row["sentences"] = sentences
     return row
+
+
+def common_reasons(quarantine: list[dict], top: int = 3) -> str:
+    """The most common quarantine reasons with their counts: "2000 x: no answer ...; 3 x: empty story"."""
+    counts: Counter = Counter()
+    shown: dict[str, str] = {}
+    for row in quarantine:  # reasons that differ only in a number (a qid, a line) count as one: "<qid_N>", "line N"
+        reason = row.get("reason") or "unknown"
+        key = re.sub(r"\d+", "N", reason)
+        counts[key] += 1
+        shown[key] = reason if shown.get(key, reason) == reason else key
+    parts = [f"{n} x: {shown[key]}" for key, n in counts.most_common(top)]
+    if len(counts) > top:
+        parts.append(f"{len(counts) - top} other reason(s)")
+    return "; ".join(parts)
 
 
 LANGS = ("zh", "en")
