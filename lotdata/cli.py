@@ -89,7 +89,7 @@ def _build(task: str, stories: List[Path], out: Path, n: Optional[int], train_n:
 _STORIES = typer.Option(..., "--stories", help="stories Parquet file(s): --stories a.parquet b.parquet")
 _OUT = typer.Option(..., "--out", help="Dataset folder to write.")
 _N = typer.Option(None, "--n", help="At most this many examples in all (whole stories, seeded order); with --clozet, the automatic (train) examples only.")
-_TRAIN_N = typer.Option(None, "--train-n", help="At most this many training examples (whole stories; LOT SenPos: 20000).")
+_TRAIN_N = typer.Option(None, "--train-n", help="At most this many training examples (whole stories, seeded order).")
 _SEED = typer.Option(0, "--seed")
 _SPLIT = typer.Option(None, "--split", help="Ratios (train=0.8,val=0.1,test=0.1, the default) or val/test sizes in examples (val=800,test=863); train takes the rest.")
 _LOT = typer.Option(True, "--lot-jsonl/--no-lot-jsonl", help="Also write OUT/lot/{split}.jsonl in the official LOT format.")
@@ -124,7 +124,8 @@ def build_plotcom(
 def build_outgen(
     stories: List[Path] = _STORIES, out: Path = _OUT, n: Optional[int] = _N, train_n: Optional[int] = _TRAIN_N,
     seed: int = _SEED, split: Optional[str] = _SPLIT, lot_jsonl: bool = _LOT,
-    max_phrases: int = typer.Option(8, "--max-phrases"), max_phrase_words: int = typer.Option(8, "--max-phrase-words"),
+    max_phrases: int = typer.Option(8, "--max-phrases", help="At most this many outline phrases, the top-ranked RAKE phrases (LOT: 8)."),
+    max_phrase_words: int = typer.Option(8, "--max-phrase-words", help="Phrases of more words than this are left out of the outline (LOT: 8)."),
     stopwords: Optional[Path] = typer.Option(None, "--stopwords", help="Stopword file (one word per line) instead of the shipped list, e.g. LOT's reference list."),
 ) -> None:
     """OutGen: title + shuffled RAKE outline -> story."""
@@ -240,7 +241,7 @@ def run_cmd(
 @app.command("demo")
 def demo_cmd(
     out_root: Path = typer.Option(Path("out/demo"), "--out", help="Output folder."),
-    force: bool = typer.Option(False, "--force"),
+    force: bool = typer.Option(False, "--force", help="Re-run every step, even those already done."),
 ) -> None:
     """The main job on the embedded sample corpus: read, build SenPos/PlotCom/OutGen, print Table 3."""
     run_cmd("demo", out_root, force)
@@ -253,7 +254,8 @@ def demo_cmd(
 from lotdata.models.cli import baseline_app, evaluate_cmd  # noqa: E402
 
 app.command("evaluate")(evaluate_cmd)
-app.add_typer(baseline_app, name="baseline")
+# the help given here: typer renders Rich markup, so "[models]" must be escaped or it vanishes from --help
+app.add_typer(baseline_app, name="baseline", help="Train and run the LOT model baselines (pip install 'lotdata\\[models]').")
 
 from lotdata.annotate.cli import app as _annotate_app  # noqa: E402
 

@@ -131,3 +131,14 @@ def test_an_unknown_lang_is_a_bad_parameter_naming_the_option_and_the_values(tmp
     result = run("read", corpus, "--out", tmp_path / "s.parquet", "--lang", "fr")
     assert result.returncode == 1 and "--lang" in result.stderr and "zh, en" in result.stderr
     assert not (tmp_path / "s.parquet").exists()
+
+
+def test_help_texts_name_the_right_extra_and_are_task_neutral():
+    top = run("--help")
+    assert "pip install 'lotdata[models]'" in top.stdout and "pip install 'lotdata')" not in top.stdout
+    assert "pip install 'lotdata[models]'" in run("baseline", "--help").stdout
+    for task in ("plotcom", "outgen"):
+        assert "LOT SenPos: 20000" not in run("build", task, "--help").stdout
+    outgen = run("build", "outgen", "--help").stdout
+    assert "outline phrases" in outgen and "left out of the outline" in outgen
+    assert "Re-run every step" in run("demo", "--help").stdout
