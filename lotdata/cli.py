@@ -27,11 +27,16 @@ app.add_typer(build_app, name="build")
 app.add_typer(import_app, name="import")
 app.add_typer(export_app, name="export")
 
-@app.callback()
-def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.")) -> None:
-    if version:
+def _print_version(value: bool) -> None:
+    if value:
         out_console.print(f"lotdata {__version__}")
         raise typer.Exit(0)
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
+                                       callback=_print_version)) -> None:
+    pass
 
 
 @app.command("read")
@@ -75,19 +80,21 @@ def _build(task: str, stories: List[Path], out: Path, n: Optional[int], train_n:
             progress=lambda k: progress.advance(bar, k),
             on_start=lambda total: progress.update(bar, total=total),
         )
+    for note in report.notes:
+        console.print(note, markup=False, highlight=False)
     _warn_all(report.warnings)
     out_console.print(_summary_table(f"lotdata build {task} -> {out}", {**report.rows_per_split, **report.stats}))
 
 
 _STORIES = typer.Option(..., "--stories", help="stories Parquet file(s): --stories a.parquet b.parquet")
 _OUT = typer.Option(..., "--out", help="Dataset folder to write.")
-_N = typer.Option(None, "--n", help="At most this many examples in all (whole stories, seeded order).")
-_TRAIN_N = typer.Option(None, "--train-n", help="At most this many training examples (whole stories; LOT SenPos: 20000).")
+_N = typer.Option(None, "--n", help="At most this many examples in all (whole stories, seeded order); with --clozet, the automatic (train) examples only.")
+_TRAIN_N = typer.Option(None, "--train-n", help="At most this many training examples (whole stories, seeded order).")
 _SEED = typer.Option(0, "--seed")
 _SPLIT = typer.Option(None, "--split", help="Ratios (train=0.8,val=0.1,test=0.1, the default) or val/test sizes in examples (val=800,test=863); train takes the rest.")
 _LOT = typer.Option(True, "--lot-jsonl/--no-lot-jsonl", help="Also write OUT/lot/{split}.jsonl in the official LOT format.")
-_MIN_CHARS = typer.Option(10, "--min-chars", help="Sentences shorter than this are merged; the removed one is at least this long.")
-_MAX_WORDS = typer.Option(500, "--max-words", help="Paragraphs (stories) must have fewer jieba words than this.")
+_MIN_CHARS = typer.Option(10, "--min-chars", help="Sentences shorter than this are merged; the removed one is at least this long (at least 1).")
+_MAX_WORDS = typer.Option(500, "--max-words", help="Paragraphs must have fewer jieba words than this; a longer story is cut into such paragraphs (LOT: 500; 0: no limit).")
 
 
 @build_app.command("senpos")
@@ -95,10 +102,10 @@ def build_senpos(
     stories: List[Path] = _STORIES, out: Path = _OUT, n: Optional[int] = _N, train_n: Optional[int] = _TRAIN_N,
     seed: int = _SEED, split: Optional[str] = _SPLIT, lot_jsonl: bool = _LOT,
     min_chars: int = _MIN_CHARS, max_words: int = _MAX_WORDS,
-    min_candidates: int = typer.Option(2, "--min-candidates", help="Fewest candidate gaps an example may have (2: paragraphs of at least 4 units; our choice)."),
+    min_candidates: int = typer.Option(2, "--min-candidates", help="Fewest candidate gaps an example may have (at least 1; 2: paragraphs of at least 4 units; our choice)."),
 ) -> None:
     """SenPos: one inner sentence removed; every gap between adjacent sentences is a candidate."""
-    _build("senpos", stories, out, n, train_n, seed, split, {"min_chars": min_chars, "max_words": max_words, "min_candidates": min_candidates}, lot_jsonl)
+    _build("senpos", stories, out, n, train_n, seed, split, {"min_chars": min_chars, "max_words": max_words or None, "min_candidates": min_candidates}, lot_jsonl)
 
 
 @build_app.command("plotcom")
@@ -117,7 +124,8 @@ def build_plotcom(
 def build_outgen(
     stories: List[Path] = _STORIES, out: Path = _OUT, n: Optional[int] = _N, train_n: Optional[int] = _TRAIN_N,
     seed: int = _SEED, split: Optional[str] = _SPLIT, lot_jsonl: bool = _LOT,
-    max_phrases: int = typer.Option(8, "--max-phrases"), max_phrase_words: int = typer.Option(8, "--max-phrase-words"),
+    max_phrases: int = typer.Option(8, "--max-phrases", help="At most this many outline phrases, the top-ranked RAKE phrases (LOT: 8)."),
+    max_phrase_words: int = typer.Option(8, "--max-phrase-words", help="Phrases of more words than this are left out of the outline (LOT: 8)."),
     stopwords: Optional[Path] = typer.Option(None, "--stopwords", help="Stopword file (one word per line) instead of the shipped list, e.g. LOT's reference list."),
 ) -> None:
     """OutGen: title + shuffled RAKE outline -> story."""
@@ -217,6 +225,8 @@ def run_cmd(
         brief = {k: v for k, v in result.summary.items() if k in ("stories", "quarantine", "rows", "stories_dropped", "seconds")}
         table.add_row(result.name, status, ", ".join(map(str, result.outputs)), json.dumps(brief, ensure_ascii=False))
         console.print(f"[green]✓[/] {result.name}: {status}")
+        for note in result.summary.get("notes", []):
+            console.print(f"{result.name}: {note}", markup=False, highlight=False)
         _warn_all([f"{result.name}: {note}" for note in result.summary.get("warnings", [])])
 
     with _errors(), _progress() as progress:
@@ -231,7 +241,7 @@ def run_cmd(
 @app.command("demo")
 def demo_cmd(
     out_root: Path = typer.Option(Path("out/demo"), "--out", help="Output folder."),
-    force: bool = typer.Option(False, "--force"),
+    force: bool = typer.Option(False, "--force", help="Re-run every step, even those already done."),
 ) -> None:
     """The main job on the embedded sample corpus: read, build SenPos/PlotCom/OutGen, print Table 3."""
     run_cmd("demo", out_root, force)
@@ -244,7 +254,8 @@ def demo_cmd(
 from lotdata.models.cli import baseline_app, evaluate_cmd  # noqa: E402
 
 app.command("evaluate")(evaluate_cmd)
-app.add_typer(baseline_app, name="baseline")
+# the help given here: typer renders Rich markup, so "[models]" must be escaped or it vanishes from --help
+app.add_typer(baseline_app, name="baseline", help="Train and run the LOT model baselines (pip install 'lotdata\\[models]').")
 
 from lotdata.annotate.cli import app as _annotate_app  # noqa: E402
 

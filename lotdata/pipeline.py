@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lotdata.errors import InputError, LotdataError, MissingFileError
-from lotdata.io import check_output_file, sha256_file, write_parquet, write_text
+from lotdata.io import MANIFEST_NAME, check_output_file, sha256_file, write_parquet, write_text
 from lotdata.resources import resolve_input
 from lotdata.schema import QUARANTINE, STORIES, table_from_rows
 
@@ -35,6 +35,9 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     try:
         recipe = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"cannot read recipe: not UTF-8 text ({exc.reason} at byte {exc.start}); a recipe is a TOML file",
+                         path=str(path)) from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise InputError(f"cannot read recipe: {exc}", path=str(path)) from exc
     if "read" not in recipe and "stories" not in recipe:
@@ -58,15 +61,38 @@ def _fingerprint(step: dict[str, Any], inputs: list[Path]) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
+def _output_hashes(outputs: list[Path]) -> dict[str, str | None]:
+    """sha256 of every output file on disk (None: missing): a file output itself, or each file a dataset
+    folder's manifest lists (its splits and LOT files)."""
+    files: list[Path] = []
+    for output in outputs:
+        if output.name == MANIFEST_NAME:
+            manifest = json.loads(output.read_text(encoding="utf-8"))
+            files += [output.parent / entry["file"] for entry in (manifest.get("splits") or {}).values()]
+            files += [output.parent / rel for rel in (manifest.get("lot_files") or {})]
+        else:
+            files.append(output)
+    return {str(f): sha256_file(f) if f.is_file() else None for f in files}
+
+
 def _is_done(root: Path, name: str, fingerprint: str, outputs: list[Path]) -> bool:
+    """Done: the marker's fingerprint matches and every output file is there with the sha256 recorded for it."""
     marker = root / DONE_DIR / f"{name}.json"
     if not marker.exists() or not all(p.exists() for p in outputs):
         return False
-    return json.loads(marker.read_text()).get("fingerprint") == fingerprint
+    try:
+        done = json.loads(marker.read_text())
+        if done.get("fingerprint") != fingerprint or not done.get("outputs"):
+            return False
+        current = _output_hashes(outputs)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
+    return None not in current.values() and current == done["outputs"]
 
 
-def _mark_done(root: Path, name: str, fingerprint: str, summary: dict[str, Any]) -> None:
-    write_text(json.dumps({"fingerprint": fingerprint, "summary": summary}, indent=2, default=str), root / DONE_DIR / f"{name}.json")
+def _mark_done(root: Path, name: str, fingerprint: str, summary: dict[str, Any], outputs: list[Path]) -> None:
+    record = {"fingerprint": fingerprint, "summary": summary, "outputs": _output_hashes(outputs)}
+    write_text(json.dumps(record, indent=2, default=str), root / DONE_DIR / f"{name}.json")
 
 
 def read_step(
@@ -82,11 +108,12 @@ def read_step(
 
     Nothing read at all (an empty file, every record quarantined) is an error, not an empty table.
     """
-    from lotdata.sources.readers import FORMATS, read_stories
+    from lotdata.sources.readers import FORMATS, check_lang, common_reasons, read_stories
 
     out = check_output_file(out)
     if fmt is not None and fmt not in FORMATS:
         raise LotdataError(f"unknown --format {fmt!r}; formats: {', '.join(FORMATS)}")
+    check_lang(lang)
     paths = [resolve_input(p) for p in inputs]
     for path in paths:
         if not path.exists():
@@ -98,7 +125,8 @@ def read_step(
     elif quarantine_path.exists():
         quarantine_path.unlink()
     if not result.stories:
-        where = f"; {len(result.quarantine)} record(s) quarantined in {quarantine_path}" if result.quarantine else ""
+        where = (f"; {len(result.quarantine)} record(s) quarantined in {quarantine_path} ({common_reasons(result.quarantine)})"
+                 if result.quarantine else "")
         raise InputError(f"no story could be read{where}", path=", ".join(map(str, paths)))
     write_parquet(table_from_rows(result.stories, STORIES), out)
     return {**result.counts, "stories": len(result.stories), "quarantine": len(result.quarantine)}
@@ -162,7 +190,7 @@ def run_recipe(
         else:
             summary = read_step(inputs, stories_path, fmt=read.get("format"), lang=read.get("lang"),
                                 source=read.get("source"), license=read.get("license"))
-            _mark_done(root, "read", fp, summary)
+            _mark_done(root, "read", fp, summary, [stories_path])
             finish(StepResult("read", [stories_path], skipped=False, summary=summary))
     else:
         stories_path = Path(recipe["stories"])
@@ -200,7 +228,7 @@ def run_recipe(
             )
         except (TypeError, ValueError) as exc:
             raise LotdataError(f"{path}: step {name}: {exc}") from exc
-        summary = {**report.stats, "rows": report.rows_per_split, "warnings": report.warnings}
-        _mark_done(root, name, fp, summary)
+        summary = {**report.stats, "rows": report.rows_per_split, "warnings": report.warnings, "notes": report.notes}
+        _mark_done(root, name, fp, summary, outputs)
         finish(StepResult(name, [out], skipped=False, summary=summary))
     return results

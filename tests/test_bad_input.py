@@ -200,3 +200,46 @@ def test_exit_4_missing_optional_package(capsys):
             require("lotdata_no_such_optional_module", "labelstudio")
     assert exit_info.value.exit_code == 4
     assert "pip install 'lotdata[labelstudio]'" in capsys.readouterr().err.replace("\n", "")
+
+
+def test_binary_input_is_bad_data_naming_the_file(stories: Path, tmp_path: Path):
+    binary = tmp_path / "bin.dat"
+    binary.write_bytes(b"\xff\xfe\x00\x01binary\x80\x81\n")
+    runs = [
+        lotdata("import", "lot", binary, "--task", "senpos", "--out", tmp_path / "imported"),
+        lotdata("build", "plotcom", "--stories", stories, "--out", tmp_path / "pc", "--clozet", binary),
+        lotdata("run", binary),
+    ]
+    for result in runs:
+        assert result.returncode == 3, result.stderr
+        assert "bin.dat" in result.stderr and "UTF-8" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_senpos_max_words_0_means_no_limit_like_plotcom(stories: Path, tmp_path: Path):
+    limited = lotdata("build", "senpos", "--stories", stories, "--out", tmp_path / "a", "--split", "val=1,test=1")
+    unlimited = lotdata("build", "senpos", "--stories", stories, "--out", tmp_path / "b", "--split", "val=1,test=1",
+                        "--max-words", "0")
+    assert limited.returncode == 0 and unlimited.returncode == 0, unlimited.stderr
+    rows = [sum(json.loads((tmp_path / f / "manifest.json").read_text())["splits"][s]["rows"] for s in ("train", "val", "test"))
+            for f in ("a", "b")]
+    assert rows[1] == rows[0] > 0
+
+
+@pytest.mark.parametrize("task,option", [("senpos", "--min-chars"), ("senpos", "--min-candidates"), ("plotcom", "--min-chars")])
+def test_a_minimum_below_1_is_a_bad_parameter(stories: Path, tmp_path: Path, task: str, option: str):
+    result = lotdata("build", task, "--stories", stories, "--out", tmp_path / "o", option, "0")
+    assert result.returncode == 1 and option in result.stderr and "at least 1" in result.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_nothing_read_names_the_most_common_quarantine_reasons(tmp_path: Path):
+    cmrc = tmp_path / "x.doc_query"
+    documents = [f"1 ||| 小熊在森林里散步，看见一只XXXXX。\n2 ||| 它们一起玩了一下午。\n<qid_{i}> ||| 小熊看见了什么？\n\n" for i in range(5)]
+    cmrc.write_text("".join(documents), encoding="utf-8")
+    result = lotdata("read", cmrc, "--out", tmp_path / "s.parquet", columns=400)
+    assert result.returncode == 3, result.stderr
+    assert "5 x: no answer for the document's blank (<qid_N> answer file x.answer not found)" in result.stderr
+    jsonl = tmp_path / "c.jsonl"
+    jsonl.write_text('{"title": "no text"}\n{"text": ""}\n{"title": "again"}\n', encoding="utf-8")
+    result = lotdata("read", jsonl, "--out", tmp_path / "j.parquet", columns=400)
+    assert result.returncode == 3 and " x: " in result.stderr.split("quarantined", 1)[1]

@@ -86,6 +86,15 @@ def test_cli_plotcom_val_test_from_official_clozet_example(stories_with_clozet_s
     assert (out / "lot" / "test.jsonl").read_text(encoding="utf-8").count("<MASK>") == 1
 
 
+def test_cli_plotcom_says_which_split_a_clozet_file_became_and_n_caps_train_only(stories_with_clozet_story: Path, tmp_path: Path):
+    out = tmp_path / "pc"
+    built = lotdata("build", "plotcom", "--stories", stories_with_clozet_story, "--clozet", CLOZET_EXAMPLE, "--out", out, "--n", "2")
+    assert built.returncode == 0, built.stderr
+    assert "clozet.jsonl -> test" in built.stderr and "val.jsonl/test.jsonl" in built.stderr
+    rows = {s: e["rows"] for s, e in json.loads((out / "manifest.json").read_text())["splits"].items()}
+    assert rows["train"] == 2 and rows["test"] >= 1
+
+
 def test_library_function_takes_clozet_rows_and_an_origin(tmp_path: Path):
     stories = write_stories(tmp_path / "s.parquet", texts(12))
     annotated = {"val": [{"example_id": "a1", "story_id": "x1", "split": "val", "context": "开头。<mask>结尾。",
@@ -264,10 +273,21 @@ def test_a_recipe_run_with_another_tokenizer_is_not_skipped_as_done(tmp_path: Pa
 
 
 def test_every_shipped_recipe_parses():
-    from lotdata.pipeline import load_recipe
+    """Build recipes parse with the build parser; crawl recipes ([[sites]], `lotdata crawl`) with the crawl loader."""
+    import tomllib
 
+    from lotdata.pipeline import load_recipe
+    from lotdata.sources.crawl import load_crawl_recipe
+
+    kinds = {"build": 0, "crawl": 0}
     for recipe in sorted((REPO / "pipelines").glob("*.toml")):
-        assert load_recipe(recipe)["build"], recipe
+        if "sites" in tomllib.loads(recipe.read_text(encoding="utf-8")):
+            assert load_crawl_recipe(recipe), recipe
+            kinds["crawl"] += 1
+        else:
+            assert load_recipe(recipe)["build"], recipe
+            kinds["build"] += 1
+    assert kinds["build"] and kinds["crawl"], kinds
 
 
 def test_lot_sizes_recipe_runs_where_its_stories_and_clozet_are(shared_data: Path, tmp_path: Path):

@@ -36,6 +36,22 @@ def test_build_senpos_recipe_on_embedded_sample(tmp_path: Path):
     assert again.returncode == 0 and "skipped (done)" in again.stderr
 
 
+def test_a_deleted_or_changed_output_is_not_done_and_a_missing_split_is_an_error(tmp_path: Path):
+    assert run("run", "senpos", "--out", tmp_path).returncode == 0
+    train = tmp_path / "senpos" / "train.parquet"
+    train.unlink()
+    stats = run("stats", tmp_path / "senpos")
+    assert stats.returncode == 3 and "train.parquet" in stats.stderr and "Traceback" not in stats.stderr
+    exported = run("export", "lot", tmp_path / "senpos", "--out", tmp_path / "lot")
+    assert exported.returncode == 3 and "train.parquet" in exported.stderr
+    again = run("run", "senpos", "--out", tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "build-senpos: done" in again.stderr and "build-senpos: skipped" not in again.stderr and train.exists()
+    (tmp_path / "senpos" / "lot" / "val.jsonl").write_text("changed\n", encoding="utf-8")
+    third = run("run", "senpos", "--out", tmp_path)
+    assert "build-senpos: done" in third.stderr and "read: skipped (done)" in third.stderr
+
+
 def test_demo_builds_three_tasks_and_prints_table3(tmp_path: Path):
     result = run("demo", "--out", tmp_path)
     assert result.returncode == 0, result.stderr
@@ -99,3 +115,30 @@ def test_wheel_ships_recipes_templates_and_sample(tmp_path: Path):
     assert "lotdata/_assets/baselines/longlm.toml" in names
     assert "lotdata/data/sample_stories.jsonl" in names
     assert "lotdata/data/stopwords_zh.txt" in names
+
+
+def test_version_prints_the_version_and_exits_0():
+    from lotdata import __version__
+
+    result = run("--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"lotdata {__version__}"
+
+
+def test_an_unknown_lang_is_a_bad_parameter_naming_the_option_and_the_values(tmp_path: Path):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"text": "Tom went out. He saw a dog. He was happy."}\n', encoding="utf-8")
+    result = run("read", corpus, "--out", tmp_path / "s.parquet", "--lang", "fr")
+    assert result.returncode == 1 and "--lang" in result.stderr and "zh, en" in result.stderr
+    assert not (tmp_path / "s.parquet").exists()
+
+
+def test_help_texts_name_the_right_extra_and_are_task_neutral():
+    top = run("--help")
+    assert "pip install 'lotdata[models]'" in top.stdout and "pip install 'lotdata')" not in top.stdout
+    assert "pip install 'lotdata[models]'" in run("baseline", "--help").stdout
+    for task in ("plotcom", "outgen"):
+        assert "LOT SenPos: 20000" not in run("build", task, "--help").stdout
+    outgen = run("build", "outgen", "--help").stdout
+    assert "outline phrases" in outgen and "left out of the outline" in outgen
+    assert "Re-run every step" in run("demo", "--help").stdout

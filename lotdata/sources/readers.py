@@ -39,11 +39,12 @@ import io
 import json
 import re
 import zipfile
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from lotdata.errors import InputError
+from lotdata.errors import InputError, LotdataError
 from lotdata.sources.story import make_story_row
 from lotdata.text import join_sentences, normalize_text
 
@@ -625,6 +626,30 @@ def _story_row(record: _Record, *, path: str, lang: str | None, source: str | No
     return row
 
 
+def common_reasons(quarantine: list[dict], top: int = 3) -> str:
+    """The most common quarantine reasons with their counts: "2000 x: no answer ...; 3 x: empty story"."""
+    counts: Counter = Counter()
+    shown: dict[str, str] = {}
+    for row in quarantine:  # reasons that differ only in a number (a qid, a line) count as one: "<qid_N>", "line N"
+        reason = row.get("reason") or "unknown"
+        key = re.sub(r"\d+", "N", reason)
+        counts[key] += 1
+        shown[key] = reason if shown.get(key, reason) == reason else key
+    parts = [f"{n} x: {shown[key]}" for key, n in counts.most_common(top)]
+    if len(counts) > top:
+        parts.append(f"{len(counts) - top} other reason(s)")
+    return "; ".join(parts)
+
+
+LANGS = ("zh", "en")
+
+
+def check_lang(lang: str | None) -> None:
+    """A bad --lang is a bad parameter (exit 1) naming the accepted values, not bad data."""
+    if lang is not None and lang not in LANGS:
+        raise LotdataError(f"--lang: unknown language {lang!r}; accepted: {', '.join(LANGS)}")
+
+
 def read_stories(
     paths: list[str | Path],
     *,
@@ -642,8 +667,7 @@ def read_stories(
     if fmt is not None and fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}",
                          path=", ".join(str(p) for p in paths) or None)
-    if lang is not None and lang not in ("zh", "en"):
-        raise InputError(f"unknown language {lang!r}; use zh or en")
+    check_lang(lang)
     stories: list[dict] = []
     quarantine: list[dict] = []
     seen: set[str] = set()

@@ -67,6 +67,8 @@ class BuildReport:
     rows_per_split: dict[str, int]
     stats: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    #: what the build decided for the user that is no problem (e.g. the split a ClozeT file was taken as)
+    notes: list[str] = field(default_factory=list)
 
 
 #: what each drop reason means, with the parameter that sets it (the manifest and the card say it)
@@ -241,8 +243,10 @@ def write_dataset(
     return {split: len(by_split.get(split, [])) for split in SPLITS}
 
 
-def load_clozet(source: str | Path) -> dict[str, list[dict[str, Any]]]:
-    """ClozeT rows by split from a ClozeT dataset folder (with a manifest) or LOT ClozeT jsonl (a file or a folder)."""
+def load_clozet(source: str | Path, notes: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """ClozeT rows by split from a ClozeT dataset folder (with a manifest) or LOT ClozeT jsonl (a file or a folder).
+
+    For jsonl, each file's split comes from its name (train/val/dev/test, else test); `notes` gets one line per file."""
     path = Path(source)
     if not path.exists():
         raise MissingFileError("no such ClozeT dataset", path=str(path))
@@ -257,6 +261,9 @@ def load_clozet(source: str | Path) -> dict[str, list[dict[str, Any]]]:
     by_split: dict[str, list[dict[str, Any]]] = {}
     for file in files:
         split = split_of_file(file, "test")
+        if notes is not None:
+            how = "from its name" if split_of_file(file, "") else "its name is not train/val/test, so test"
+            notes.append(f"ClozeT {file.name} -> {split} ({how}; use a folder with val.jsonl/test.jsonl to set)")
         by_split.setdefault(split, []).extend(read_lot_file(file, "clozet", split))
     return by_split
 
@@ -297,7 +304,8 @@ def build_dataset(
     spec = None if clozet is not None else (split if isinstance(split, SplitSpec) else parse_split_spec(split or DEFAULT_SPLIT))
     task_params = _params_dict(task, params)
     check_output_dir(out)
-    clozet_rows = clozet if (clozet is None or isinstance(clozet, Mapping)) else load_clozet(clozet)
+    notes: list[str] = []
+    clozet_rows = clozet if (clozet is None or isinstance(clozet, Mapping)) else load_clozet(clozet, notes)
     started = time.perf_counter()
     stories = load_stories(stories_paths)
     if not stories:
@@ -355,7 +363,8 @@ def build_dataset(
         extra=extra,
         card=card,
     )
-    return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=summary, warnings=split_warnings(by_split, spec, train_n))
+    return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=summary, warnings=split_warnings(by_split, spec, train_n),
+                       notes=notes)
 
 
 def build_plotcom_with_clozet(
@@ -442,8 +451,15 @@ def dataset_task(folder: str | Path) -> str:
 def read_dataset(folder: str | Path) -> dict[str, pa.Table]:
     """The split tables of a dataset folder, checked against the task's schema."""
     folder = Path(folder)
-    schema = TASK_SCHEMAS[dataset_task(folder)]
-    return {s: read_parquet(folder / f"{s}.parquet", schema) for s in SPLITS if (folder / f"{s}.parquet").exists()}
+    manifest = read_manifest(folder)
+    schema = TASK_SCHEMAS[manifest["task"]]
+    listed = {split: entry.get("file", f"{split}.parquet") for split, entry in (manifest.get("splits") or {}).items()}
+    for split, name in listed.items():
+        if not (folder / name).exists():
+            raise InputError(f"split {split!r} is listed in {MANIFEST_NAME} but its file is missing; build the dataset again",
+                             path=str(folder / name))
+    files = {s: listed.get(s, f"{s}.parquet") for s in SPLITS}
+    return {s: read_parquet(folder / name, schema) for s, name in files.items() if (folder / name).exists()}
 
 
 def export_lot(folder: str | Path, out: str | Path, *, include_empty: bool = False) -> dict[str, int]:

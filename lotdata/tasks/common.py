@@ -10,6 +10,13 @@ from typing import Any, Mapping
 from lotdata.text import count_chars, merge_short_sentences
 
 
+def check_at_least_one(**values: int | None) -> None:
+    """A builder parameter that must be >= 1: a bad value is a ValueError naming its option (exit 1)."""
+    for name, value in values.items():
+        if value is not None and value < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1 (got {value})")
+
+
 @dataclass
 class StoryOutcome:
     """Examples made from one story, or the reason it gave none."""

@@ -146,8 +146,13 @@ def read_lot_file(
     """Rows of one LOT jsonl file; a bad line raises InputError naming file and line, unless
     `on_error(line_no, reason, raw)` is given, in which case it is reported there and skipped."""
     rows = []
-    with open(path, encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
+    with open(path, "rb") as handle:
+        for line_no, raw_line in enumerate(handle, start=1):
+            try:
+                line = raw_line.decode("utf-8")
+            except UnicodeDecodeError as exc:  # a binary or non-UTF-8 file is bad data, not a crash
+                raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start}); LOT jsonl is UTF-8",
+                                 path=str(path), row=line_no) from None
             if not line.strip():
                 continue
             try:

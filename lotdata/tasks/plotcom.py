@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from lotdata.schema import MASK_TOKENS
-from lotdata.tasks.common import StoryOutcome, inner_candidates, merged_sentences, story_rng
+from lotdata.tasks.common import StoryOutcome, check_at_least_one, inner_candidates, merged_sentences, story_rng
 from lotdata.text import count_words, join_sentences, normalize_text
 
 TASK = "plotcom"
@@ -23,6 +23,9 @@ class PlotcomParams:
 
     min_chars: int = 10
     max_words: int | None = 500
+
+    def __post_init__(self) -> None:
+        check_at_least_one(min_chars=self.min_chars)
 
 
 def plotcom_examples(story: Mapping[str, Any], params: PlotcomParams, seed: int) -> StoryOutcome:

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from lotdata.tasks.common import StoryOutcome, inner_candidates, merged_sentences, story_rng
+from lotdata.tasks.common import StoryOutcome, check_at_least_one, inner_candidates, merged_sentences, story_rng
 from lotdata.text import count_words
 
 TASK = "senpos"
@@ -23,8 +23,11 @@ class SenposParams:
     drops paragraphs of fewer than 4 units (LOT does not say; 3 units would leave a single gap)."""
 
     min_chars: int = 10
-    max_words: int = 500
+    max_words: int | None = 500  # None or 0: no limit
     min_candidates: int = 2
+
+    def __post_init__(self) -> None:
+        check_at_least_one(min_chars=self.min_chars, min_candidates=self.min_candidates)
 
 
 @dataclass
@@ -35,12 +38,14 @@ class SenposOutcome(StoryOutcome):
     paragraphs_dropped: Counter = field(default_factory=Counter)
 
 
-def paragraphs(sentences: list[str], lang: str, max_words: int) -> list[list[str]]:
-    """Cut a story into consecutive runs of sentences, each under `max_words` words.
+def paragraphs(sentences: list[str], lang: str, max_words: int | None) -> list[list[str]]:
+    """Cut a story into consecutive runs of sentences, each under `max_words` words (None or 0: no limit).
 
     A story under the limit is one paragraph; a longer one is cut greedily. A single sentence over
     the limit starts and ends its own run (and is dropped later for having no gap).
     """
+    if not max_words:
+        return [list(sentences)] if sentences else []
     runs: list[list[str]] = [[]]
     words = 0
     for sentence in sentences:
