@@ -13,7 +13,7 @@ appended, so every uid is new):
 * pull paged the same pull reading tasks 1,000 a page through the tasks API instead of the export.
 
 Each measurement is repeated `--repeats` times (push into a new project each time); the table gives medians.
-The machine is shared with other engineers' test runs: timings are noisy.
+The table's header gives the load average at the start: other jobs on the machine slow every figure.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from lotdata.schema import STORIES, table_from_rows  # noqa: E402
 from lotdata.sources.readers import read_stories  # noqa: E402
 from lotdata.sources.story import make_story_row  # noqa: E402
 from lotdata.resources import sample_corpus_path  # noqa: E402
+from machine import load_note  # benchmarks/machine.py
 
 
 def synthetic_stories(size: int, path: Path) -> Path:
@@ -109,7 +110,7 @@ def main() -> int:
         f"{os.cpu_count()} CPUs · label-studio 1.23.2 (SQLite) on 127.0.0.1 · {args.size:,} story_filter tasks · "
         f"medians of {args.repeats} runs.",
         "",
-        "**The machine was shared with six other engineers running tests: timings are noisy.**",
+        load_note(),
         "",
         "| measurement | tasks | median s | tasks/s | of which server fetch s | runs (s) |",
         "|---|--:|--:|--:|--:|---|",

@@ -32,6 +32,7 @@ from lotdata.audit.features import FeatureCache  # noqa: E402
 from lotdata.audit.items import items_from_table  # noqa: E402
 from lotdata.audit.run import audit, write_audit  # noqa: E402
 from lotdata.schema import SENPOS, table_from_rows  # noqa: E402
+from machine import load_note  # benchmarks/machine.py
 
 SCT_TARGET_S = 60
 SENPOS_TARGET_S = 600
@@ -109,9 +110,7 @@ def _git() -> str:
 
 def render(sct_runs, sct, senpos_runs, senpos, fast_runs, senpos_info, senti, wall: float, repeats: int) -> str:
     header = (f"# audit-bias benchmark\n\n{datetime.now(timezone.utc).isoformat(timespec='seconds')} · Python "
-              f"{platform.python_version()} · {os.cpu_count()} CPUs · git {_git()} · sentiment on 2 worker processes\n\n"
-              "**The machine was shared with six other engineers running tests at the same time: timings are noisy "
-              "(CPU contention), read them as upper bounds.**\n\n")
+              f"{platform.python_version()} · {os.cpu_count()} CPUs · git {_git()} · sentiment on 2 worker processes\n\n" + load_note() + "\n\n")
     lines = [header, "## Seconds per step (median over the runs in column *n*)\n",
              "| step | SCT val+test (3,742 items), s | SenPos 20k, s (snownlp) | SenPos 20k, s (--sentiment snownlp-jieba) |", "|---|--:|--:|--:|"]
     keys = ["load"] + [k for k in sct_runs[0] if k not in ("load", "total", "sentiment_scoring")]

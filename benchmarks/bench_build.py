@@ -17,7 +17,7 @@ find it). *found* = held stories detected; *false* = stories flagged that were n
 they are other documents holding the masked sentence with the same text on both sides (CMRC repeats a
 story in several documents with different blanks), which the rule is meant to drop. Nothing here was tuned
 on these corpora. The measurements run in rounds (one of each per round) after an untimed warm-up. The
-machine is shared with other engineers: timings are noisy.
+header gives the load average at the start.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from lotdata.sources.readers import read_stories  # noqa: E402
 from lotdata.tasks.build import build_dataset, build_plotcom_with_clozet  # noqa: E402
 from lotdata.tasks.plotcom import stories_held_by  # noqa: E402
 from lotdata.text import join_sentences  # noqa: E402
+from machine import load_note  # benchmarks/machine.py
 
 CORPORA = {
     "CMRC 2017 valid (zh)": ("cmrc2017_children_stories/validation/cloze.valid.doc_query", "cmrc"),
@@ -94,7 +95,7 @@ def main() -> None:
         "# lotdata build benchmark (PlotCom with ClozeT, card, held-out check)",
         "",
         f"{_dt.datetime.now(_dt.timezone.utc).isoformat(timespec='seconds')} · Python {platform.python_version()} · "
-        f"{platform.machine()} · medians of {args.repeats} · **shared 2-core machine, timings are noisy**",
+        f"{platform.machine()} · medians of {args.repeats} · {load_note()}",
         "",
         "| corpus | stories | measurement | median s | × no card | examples (train/val/test) |",
         "|---|--:|---|--:|--:|---|",

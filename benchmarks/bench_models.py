@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from machine import load_note  # benchmarks/machine.py
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -158,7 +159,7 @@ def render(report: dict) -> str:
         "",
         f"Device: {report['device']} ({platform.processor() or platform.machine()}, {os.cpu_count()} cores). "
         f"torch threads: {report['threads']}. Medians of {report['repeats']} interleaved runs. Batch {BATCH}, GPT-2-style model from a config, the same initial weights.",
-        "The machine was shared with six other engineers running tests: timings are noisy; compare the two columns of a row.",
+        load_note() + " Compare the two columns of a row.",
         "",
         "| shape | #P | length | train ex/s ours | train ex/s Trainer | ratio | gen tok/s ours | gen tok/s generate() | ratio |",
         "|---|---|---|---|---|---|---|---|---|",

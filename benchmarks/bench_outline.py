@@ -27,6 +27,7 @@ from benchmarks.outline_agreement import DEFAULT_DATA, REFERENCE_LIST, SHARED, m
 from lotdata.io import write_text  # noqa: E402
 from lotdata.sources.readers import read_stories  # noqa: E402
 from lotdata.tasks import outline  # noqa: E402
+from machine import load_note  # benchmarks/machine.py
 
 CMRC = SHARED / "cmrc2017_children_stories" / "validation" / "cloze.valid.doc_query"
 
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         "# OutGen outlines: speed and agreement with LOT",
         "",
-        "Measured on a shared 2-core machine while other engineers ran tests: the timings are noisy; compare",
+        load_note() + " Compare",
         f"rows of one run. `python benchmarks/bench_outline.py` ({args.repeats} repeats, medians).",
         "",
         f"## Speed on {len(stories)} CMRC 2017 validation stories (mean {chars:.0f} characters)",

@@ -315,9 +315,8 @@ def main() -> None:
         "distinct text; each repetition shuffles every story's sentences), deleted after the run. Test side: the 111 "
         "LOT OutGen dev stories, 8-grams, rjieba unless said. MB = 10^6 bytes of UTF-8 reference text.",
         "",
-        f"Machine: {os.cpu_count()} cores, SHARED with other engineers' test runs during this run "
-        f"(load average {load_before[0]:.1f} at the start, {load_after[0]:.1f} at the end): absolute figures and the "
-        "worker ratio are noisy; re-run on an idle machine with the command below.",
+        f"Machine: {os.cpu_count()} cores; load average {load_before[0]:.1f} at the start, {load_after[0]:.1f} at the end "
+        "(above about 1, other jobs shared the cores: the worker ratio suffers most; re-run with the command below).",
         "",
         "| measure | figure | notes |",
         "| --- | ---: | --- |",

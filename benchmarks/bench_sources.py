@@ -21,6 +21,7 @@ import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from machine import load_note  # benchmarks/machine.py
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
@@ -187,8 +188,7 @@ def main() -> None:
         f"{datetime.now(timezone.utc).isoformat(timespec='seconds')} · Python {platform.python_version()} · {cpu} CPUs · "
         f"{platform.platform()}",
         "",
-        "**The machine was shared with six other engineers running tests at the same time: timings are noisy "
-        "(medians of the repeats; compare rows of one run, not runs of different days).**",
+        load_note() + " Medians of the repeats; compare rows of one run, not runs of different days.",
         "",
         "Corpus: CMRC 2017 validation (1,159 stories after the reader's exact dedup), CFT (1,056) and C3 train+dev "
         "(4,184 documents, narratives and expository texts), interleaved by source and cut to the size. "
