@@ -49,8 +49,9 @@ def build_sct(tmp: Path) -> Path:
 
 def build_senpos(tmp: Path, n: int) -> tuple[Path, dict]:
     from lotdata.sources.readers import read_stories
-    from lotdata.tasks.build import build_examples, split_examples, write_dataset
-    from lotdata.tasks.splits import parse_split_spec
+    from lotdata.datasets.folder import write_dataset
+    from lotdata.tasks.build import build_examples, split_examples
+    from lotdata.datasets.splits import parse_split_spec
 
     files = [SHARED / "cmrc2017_children_stories" / "validation" / "cloze.valid.doc_query",
              SHARED / "cmrc2017_children_stories" / "validation" / "user.valid.doc_query",

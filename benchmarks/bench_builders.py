@@ -134,7 +134,7 @@ def _measure(kind: str, corpus_name: str, data: Path, repeats: int, trace: bool)
 
     elif kind in BUILDERS:
         from lotdata.tasks.build import DEFAULT_SPLIT, build_examples, split_examples
-        from lotdata.tasks.splits import parse_split_spec
+        from lotdata.datasets.splits import parse_split_spec
 
         spec = parse_split_spec(DEFAULT_SPLIT)
         build_examples(kind, stories[:1], seed=0)  # warm-up: lazy imports, tokenizers, stopword lists

@@ -140,7 +140,7 @@ def import_lot_cmd(
     split: Optional[str] = typer.Option(None, "--split", help="Split of the file(s) when the name does not tell (default train)."),
 ) -> None:
     """Import the official LOT jsonl format into a dataset folder."""
-    from lotdata.tasks.build import import_lot
+    from lotdata.datasets.folder import import_lot
 
     with _errors():
         report = import_lot(files, task, out, split=split, command=_command_line())
@@ -155,7 +155,7 @@ def export_lot_cmd(
     include_empty: bool = typer.Option(False, "--include-empty", help="Write empty files for empty splits."),
 ) -> None:
     """Export a dataset folder in the official LOT jsonl format."""
-    from lotdata.tasks.build import export_lot
+    from lotdata.datasets.folder import export_lot
 
     with _errors():
         written = export_lot(folder, out, include_empty=include_empty)
@@ -169,7 +169,7 @@ def stats_cmd(
 ) -> None:
     """LOT Table 3 statistics of a dataset, per split."""
     from lotdata.io import check_output_file, write_text
-    from lotdata.tasks.stats import dataset_stats
+    from lotdata.datasets.folder import dataset_stats
 
     with _errors():
         if json_out is not None and str(json_out) != "-":
@@ -195,7 +195,7 @@ def stats_cmd(
 @app.command("card")
 def card_cmd(folder: Path = typer.Argument(..., help="Dataset folder (with manifest.json).")) -> None:
     """Write FOLDER/README.md, a Hugging Face dataset card (datasets.load_dataset(FOLDER) loads the splits)."""
-    from lotdata.tasks.card import write_card
+    from lotdata.datasets.card import write_card
 
     with _errors():
         path = write_card(folder)

@@ -157,6 +157,11 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def story_id_for(text: str) -> str:
+    """Stable id of a story: the first 16 hex digits of the sha256 of its normalised text."""
+    return sha256_text(text)[:16]
+
+
 def manifest_dict(
     *,
     task: str,

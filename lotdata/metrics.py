@@ -315,7 +315,7 @@ def load_records(path: str | Path, task: str, gold: bool = False) -> list[dict[s
     if path.suffix == ".parquet":
         from lotdata.io import read_parquet
         from lotdata.schema import TASK_SCHEMAS
-        from lotdata.tasks.lotformat import to_lot
+        from lotdata.datasets.lotformat import to_lot
 
         records = [{**to_lot(task, row), ID_FIELD: row[ID_FIELD]} for row in read_parquet(path, TASK_SCHEMAS[task]).to_pylist()]
     else:

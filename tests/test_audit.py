@@ -23,7 +23,7 @@ from lotdata.audit.run import audit, choose, write_audit
 from lotdata.audit.stats import verdict, wilson_interval
 from lotdata.cli import app
 from lotdata.schema import CLOZET, SENPOS, table_from_rows
-from lotdata.tasks.build import write_dataset
+from lotdata.datasets.folder import write_dataset
 
 
 def clozet_item(before: list[str], candidates: list[str], label: int, lang: str = "zh", after: list[str] | None = None, i: int = 0) -> Item:

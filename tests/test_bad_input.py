@@ -18,7 +18,7 @@ from lotdata.clikit import errors
 from lotdata.errors import require
 from lotdata.io import INCOMPLETE_MARKER, write_parquet, write_text
 from lotdata.tasks.build import build_dataset
-from lotdata.tasks.splits import parse_split_spec
+from lotdata.datasets.splits import parse_split_spec
 
 from helpers import write_stories
 
@@ -114,7 +114,7 @@ def test_stale_temp_files_of_ours_are_cleaned_and_others_kept(stories: Path, tmp
 
 
 def test_a_killed_build_leaves_a_folder_that_says_so(stories: Path, tmp_path: Path, monkeypatch):
-    import lotdata.tasks.build as build
+    import lotdata.datasets.folder as build
 
     out = tmp_path / "pc"
     build_dataset("plotcom", [stories], out, seed=0)  # an older complete build is there

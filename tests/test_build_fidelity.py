@@ -14,8 +14,9 @@ from lotdata.errors import InputError
 from lotdata.io import INCOMPLETE_MARKER, sha256_file
 from lotdata.schema import PLOTCOM, check_table, table_from_rows
 from lotdata.sources.story import make_story_row
-from lotdata.tasks.build import build_dataset, build_plotcom_with_clozet, read_dataset, split_examples
-from lotdata.tasks.splits import parse_split_spec
+from lotdata.datasets.folder import read_dataset
+from lotdata.tasks.build import build_dataset, build_plotcom_with_clozet, split_examples
+from lotdata.datasets.splits import parse_split_spec
 
 from helpers import write_stories
 
@@ -214,7 +215,7 @@ def test_manifest_is_enough_to_reproduce_a_build(tmp_path: Path):
 
 
 def test_outgen_export_keeps_an_absent_title_absent_and_round_trips(shared_data: Path, tmp_path: Path):
-    from lotdata.tasks.build import export_lot, import_lot
+    from lotdata.datasets.folder import export_lot, import_lot
 
     source = shared_data / "lot_official_examples" / "examples" / "outgen.jsonl"
     import_lot([source], "outgen", tmp_path / "ds", split="test")

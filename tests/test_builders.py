@@ -13,7 +13,7 @@ from lotdata.sources.story import make_story_row
 from lotdata.tasks.build import build_dataset, build_examples, split_examples
 from lotdata.tasks.plotcom import PlotcomParams, plotcom_examples
 from lotdata.tasks.senpos import SenposParams, reinsert, senpos_examples
-from lotdata.tasks.splits import assign_splits, parse_split_spec
+from lotdata.datasets.splits import assign_splits, parse_split_spec
 from lotdata.text import count_chars, join_sentences, merge_short_sentences
 
 from helpers import write_stories

@@ -9,9 +9,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from lotdata.pipeline import read_step
-from lotdata.tasks.build import build_dataset, read_dataset
+from lotdata.datasets.folder import read_dataset
+from lotdata.tasks.build import build_dataset
 from lotdata.tasks.senpos import reinsert
-from lotdata.tasks.stats import dataset_stats
+from lotdata.datasets.folder import dataset_stats
 from lotdata.text import count_chars, join_sentences, merge_short_sentences
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from lotdata.errors import InputError
-from lotdata.tasks.build import export_lot, import_lot, read_dataset
+from lotdata.datasets.folder import export_lot, import_lot, read_dataset
 
 TASKS = ["clozet", "senpos", "plotcom", "outgen"]
 
@@ -32,7 +32,7 @@ def test_outgen_dev_round_trips_without_title(shared_data: Path, tmp_path: Path)
     import_lot([original], "outgen", tmp_path / "ds")  # dev.jsonl -> val
     tables = read_dataset(tmp_path / "ds")
     assert tables["val"].num_rows == 111 and tables["train"].num_rows == 0
-    from lotdata.tasks.stats import dataset_stats
+    from lotdata.datasets.folder import dataset_stats
 
     stats = dataset_stats(tmp_path / "ds")["splits"]["val"]
     assert stats["avg_words_title"] is None  # no titles in the file: not 0

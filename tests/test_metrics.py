@@ -205,7 +205,7 @@ def _clozet_jsonl(path, n=8):
 def test_evaluate_matches_parquet_predictions_by_example_id(tmp_path):
     import pyarrow.parquet as pq
 
-    from lotdata.tasks.build import import_lot
+    from lotdata.datasets.folder import import_lot
 
     _clozet_jsonl(tmp_path / "test.jsonl")
     import_lot([tmp_path / "test.jsonl"], "clozet", tmp_path / "ds", split="test")

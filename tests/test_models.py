@@ -111,7 +111,7 @@ def test_bias_model_rejects_unknown_names():
 
 def _dataset(tmp_path: Path, task: str, splits: dict[str, list[dict]]) -> Path:
     """Write LOT jsonl files and import them with the CLI, as a user would."""
-    from lotdata.tasks.lotformat import to_lot
+    from lotdata.datasets.lotformat import to_lot
 
     src = tmp_path / f"{task}_lot"
     src.mkdir()

@@ -128,7 +128,7 @@ def test_compressed_jsonl_and_parquet_references_give_the_same_figures(tmp_path:
 
 
 def test_write_filtered_drops_the_overlapped_examples_and_a_rerun_resumes(tmp_path: Path) -> None:
-    from lotdata.tasks.build import import_lot
+    from lotdata.datasets.folder import import_lot
 
     lot = tmp_path / "lot"
     lot.mkdir()

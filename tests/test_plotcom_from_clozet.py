@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from lotdata.tasks.build import import_lot, read_dataset
+from lotdata.datasets.folder import import_lot, read_dataset
 from lotdata.tasks.plotcom import plotcom_from_clozet
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "data" / "lot_official_examples"

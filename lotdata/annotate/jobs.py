@@ -79,14 +79,14 @@ def _by_uid(annotations: Iterable[Annotation]) -> dict[str, list[Annotation]]:
 # ---------------------------------------------------------------- inputs
 
 def _load_stories(path: Path, splits: Sequence[str] | None) -> list[Row]:
-    from lotdata.tasks.build import load_stories
+    from lotdata.datasets.folder import load_stories
 
     return load_stories([path])
 
 
 def _load_dataset(task: str) -> Callable[[Path, Sequence[str] | None], list[Row]]:
     def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
-        from lotdata.tasks.build import dataset_task, read_dataset
+        from lotdata.datasets.folder import dataset_task, read_dataset
 
         if not path.is_dir():
             raise InputError(f"expected a {task} dataset folder", path=str(path))
@@ -193,7 +193,7 @@ def _clozet_rows(path: Path, splits: Sequence[str] | None) -> list[Row]:
     Plain names (`val,test`) share the stories evenly in seeded order; ratios (`train=0.5,val=0.25,test=0.25`)
     use the builders' split assignment.
     """
-    from lotdata.tasks.splits import assign_splits, parse_split_spec, story_order_key
+    from lotdata.datasets.splits import assign_splits, parse_split_spec, story_order_key
 
     splits = list(splits or ("val", "test"))
     stories = [s for s in _load_stories(path, None) if s["status"] != "rejected"]

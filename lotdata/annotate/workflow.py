@@ -121,7 +121,7 @@ def pull(
 
 def write_assembled(job_name: str, assembled: dict[str, Any], out: Path, params: dict[str, Any]) -> dict[str, Any]:
     """The final tables of a job: ClozeT (+ PlotCom), SenPos, the stories table, or the Table 12 summary."""
-    from lotdata.tasks.build import write_dataset
+    from lotdata.datasets.folder import write_dataset
     from lotdata.tasks.plotcom import plotcom_from_clozet
 
     command = f"lotdata annotate pull {job_name}"

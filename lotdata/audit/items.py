@@ -95,7 +95,7 @@ def load_audit_input(path: str | Path, task: str | None = None) -> tuple[str, di
     csv, or a folder of them (split from the file name: val.csv, test.csv).
     """
     from lotdata.schema import TASK_SCHEMAS
-    from lotdata.tasks.build import dataset_task, read_dataset
+    from lotdata.datasets.folder import dataset_task, read_dataset
 
     path = Path(path)
     if not path.exists():
@@ -110,7 +110,7 @@ def load_audit_input(path: str | Path, task: str | None = None) -> tuple[str, di
         return "clozet", _tables(by_split, TASK_SCHEMAS["clozet"]), "Story Cloze csv"
     jsonls = _jsonl_files(path)
     if jsonls:
-        from lotdata.tasks.lotformat import read_lot_file
+        from lotdata.datasets.lotformat import read_lot_file
 
         task = task or _lot_task(jsonls[0])
         by_split = {split: read_lot_file(p, task, split) for split, p in _lot_splits(jsonls).items()}
@@ -125,7 +125,7 @@ def _tables(by_split: dict[str, list[dict]], schema: pa.Schema) -> dict[str, pa.
 
 
 def _storycloze_files(path: Path) -> dict[str, Path]:
-    from lotdata.tasks.lotformat import split_of_file
+    from lotdata.datasets.lotformat import split_of_file
     from lotdata.tasks.storycloze import is_storycloze_csv
 
     files = sorted(path.glob("*.csv")) if path.is_dir() else [path]
@@ -142,7 +142,7 @@ def _jsonl_files(path: Path) -> list[Path]:
 
 
 def _lot_splits(files: list[Path]) -> dict[str, Path]:
-    from lotdata.tasks.lotformat import split_of_file
+    from lotdata.datasets.lotformat import split_of_file
 
     splits: dict[str, Path] = {}
     for p in files:

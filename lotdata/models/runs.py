@@ -16,7 +16,7 @@ RESULTS_FILE = "results.json"
 
 
 def _dataset(data: str | Path, task: str | None = None) -> tuple[str, dict]:
-    from lotdata.tasks.build import dataset_task, read_dataset
+    from lotdata.datasets.folder import dataset_task, read_dataset
 
     found = dataset_task(data)
     if task and found != task:
@@ -67,7 +67,7 @@ def predict_run(run: str | Path, data: str | Path, out: str | Path, *, split: st
                 score: bool = True, definition: str = "official", seed: int | None = None) -> dict[str, Any]:
     """Predict one split in the official LOT format (`out`, jsonl); score it against the split's labels."""
     from lotdata import metrics
-    from lotdata.tasks.lotformat import to_lot
+    from lotdata.datasets.lotformat import to_lot
 
     run = Path(run)
     baseline = load(run, device=device)

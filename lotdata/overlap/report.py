@@ -74,7 +74,7 @@ def render_report(result: OverlapResult, test_path: str, references: list[str]) 
 def write_filtered(test: TestSet, result: OverlapResult, out: str | Path, *, command: str,
                    inputs: list[Path]) -> dict[str, int]:
     """The test set without the examples over the threshold: a new dataset folder with a manifest."""
-    from lotdata.tasks.build import write_dataset
+    from lotdata.datasets.folder import write_dataset
 
     kept: dict[str, list[dict[str, Any]]] = {}
     for split, examples in test.splits.items():

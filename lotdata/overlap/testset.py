@@ -12,7 +12,7 @@ from lotdata.errors import InputError
 from lotdata.io import read_parquet
 from lotdata.overlap.texts import example_texts
 from lotdata.schema import ALL_SCHEMAS, SPLITS, TASK_SCHEMAS, table_kind
-from lotdata.tasks.lotformat import TASKS, read_lot_file, split_of_file
+from lotdata.datasets.lotformat import TASKS, read_lot_file, split_of_file
 
 
 @dataclass
@@ -59,7 +59,7 @@ def load_test_set(path: str | Path) -> TestSet:
     if not path.exists():
         raise InputError("file not found", path=str(path))
     if path.is_dir() and (path / "manifest.json").exists():
-        from lotdata.tasks.build import dataset_task, read_dataset
+        from lotdata.datasets.folder import dataset_task, read_dataset
 
         kind = dataset_task(path)
         tables = read_dataset(path)

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lotdata.io import sha256_text
+from lotdata.io import story_id_for
 from lotdata.text import detect_lang, normalize_text, split_sentences
-
-
-def story_id_for(text: str) -> str:
-    """Stable id of a story: the first 16 hex digits of the sha256 of its normalised text."""
-    return sha256_text(text)[:16]
 
 
 def make_story_row(

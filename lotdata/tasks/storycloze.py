@@ -16,7 +16,7 @@ from lotdata.errors import InputError, MissingFileError
 from lotdata.io import check_output_dir, write_parquet
 from lotdata.schema import MASK_TOKENS, QUARANTINE, table_from_rows
 from lotdata.sources.story import story_id_for
-from lotdata.tasks.build import BuildReport, write_dataset
+from lotdata.datasets.folder import BuildReport, write_dataset
 
 CONTEXT_COLUMNS = [f"InputSentence{i}" for i in range(1, 5)]
 ENDING_COLUMNS = ["RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2"]

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
+from lotdata.datasets.stats import split_stats
 from lotdata.io import read_manifest, read_parquet, write_text
 from lotdata.schema import SPLITS, TASK_SCHEMAS
 
@@ -114,8 +115,6 @@ def _drops(manifest: Mapping[str, Any]) -> str:
 
 def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None) -> str:
     """The card of a dataset folder (its manifest is read unless given)."""
-    from lotdata.tasks.stats import split_stats
-
     folder = Path(folder)
     manifest = manifest if manifest is not None else read_manifest(folder)
     task = manifest["task"]

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from statistics import mean
 from typing import Any
 
 from lotdata.schema import MASK_TOKENS
-from lotdata.tasks.build import dataset_task, read_dataset
 from lotdata.text import join_sentences, split_sentences, tokenize
 
 
@@ -70,9 +68,3 @@ def split_stats(task: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     result["vocabulary_size"] = len(vocab.words)
     return result
 
-
-def dataset_stats(folder: str | Path) -> dict[str, Any]:
-    """{"task": ..., "splits": {split: {statistic: value}}} for a dataset folder."""
-    task = dataset_task(folder)
-    tables = read_dataset(folder)
-    return {"task": task, "splits": {s: split_stats(task, t.to_pylist()) for s, t in tables.items()}}

@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping
 
 from lotdata.errors import InputError
 from lotdata.schema import MASK_TOKENS, SPLITS
-from lotdata.sources.story import story_id_for
+from lotdata.io import story_id_for
 from lotdata.text import detect_lang, join_sentences
 
 TASKS = ("clozet", "senpos", "plotcom", "outgen")

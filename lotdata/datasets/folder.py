@@ -1,0 +1,220 @@
+"""Dataset folders: write one (Parquet splits, LOT jsonl, card, manifest), read one back, import and export LOT jsonl.
+
+A dataset folder holds `train.parquet`, `val.parquet`, `test.parquet`, `README.md` (dataset card),
+`manifest.json` and, when asked, `lot/{train,val,test}.jsonl` in the official LOT format. While it is
+written it holds `.incomplete`, which readers refuse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import pyarrow as pa
+
+from lotdata.datasets.card import write_card
+from lotdata.datasets.lotformat import TASKS, read_lot_file, split_of_file, to_lot
+from lotdata.datasets.splits import SplitSpec
+from lotdata.datasets.stats import split_stats
+from lotdata.errors import InputError, MissingFileError
+from lotdata.io import (
+    MANIFEST_NAME,
+    check_output_dir,
+    manifest_dict,
+    mark_complete,
+    mark_incomplete,
+    read_manifest,
+    read_parquet,
+    sha256_file,
+    write_jsonl,
+    write_manifest,
+)
+from lotdata.io import write_parquet
+from lotdata.schema import SPLITS, STORIES, TASK_SCHEMAS, table_from_rows
+
+
+@dataclass
+class BuildReport:
+    task: str
+    out: Path
+    rows_per_split: dict[str, int]
+    stats: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    #: what the build decided for the user that is no problem (e.g. the split a ClozeT file was taken as)
+    notes: list[str] = field(default_factory=list)
+
+
+def load_stories(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
+    """Stories from one or more `stories` Parquet files, in file order; a story id seen twice is kept once."""
+    rows: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for path in paths:
+        for row in read_parquet(path, STORIES).to_pylist():
+            if row["story_id"] not in seen:
+                seen.add(row["story_id"])
+                rows.append(row)
+    return rows
+
+
+def split_warnings(by_split: Mapping[str, list], spec: SplitSpec | None, train_n: int | None) -> list[str]:
+    """What a user should hear about the sizes they got: an empty split, a split short of its target."""
+    notes = []
+    for split in SPLITS:
+        rows = len(by_split.get(split, []))
+        if rows == 0:
+            notes.append(f"split {split!r} is empty (datasets.load_dataset skips it; the card leaves it out)")
+        elif spec is not None and spec.by_size and split in spec.values and rows < int(spec.values[split]):
+            notes.append(f"split {split!r} has {rows} examples, fewer than the {spec.values[split]} asked for")
+    if train_n is not None and 0 < len(by_split.get("train", [])) < train_n:
+        notes.append(f"split 'train' has {len(by_split['train'])} examples, fewer than --train-n {train_n}")
+    return notes
+
+
+def write_dataset(
+    out: str | Path,
+    task: str,
+    by_split: Mapping[str, list[dict[str, Any]]],
+    *,
+    command: str,
+    params: Mapping[str, Any],
+    inputs: Sequence[str | Path],
+    stats: Mapping[str, Any],
+    lot_jsonl: bool = True,
+    extra: Mapping[str, Any] | None = None,
+    card: bool = True,
+) -> dict[str, int]:
+    """Write one Parquet per split (always all three, possibly empty), the LOT jsonl, the card and the manifest.
+
+    While it writes, the folder holds `.incomplete` (readers refuse it); the marker goes last, so a
+    killed build leaves a folder that says so instead of a mix of old and new files.
+    """
+    out = Path(out)
+    schema = TASK_SCHEMAS[task]
+    mark_incomplete(out)
+    files, lot_files = {}, {}
+    for split in SPLITS:
+        rows = by_split.get(split, [])
+        files[split] = write_parquet(table_from_rows(rows, schema), out / f"{split}.parquet")
+        if lot_jsonl:
+            lot_files[f"lot/{split}.jsonl"] = write_jsonl((to_lot(task, row) for row in rows), out / "lot" / f"{split}.jsonl")
+    extra = {**(extra or {}), "lot_files": {name: sha256_file(path) for name, path in lot_files.items()}}
+    manifest = manifest_dict(task=task, command=command, params=params, inputs=inputs, files=files, stats=stats, extra=extra)
+    if card:
+        write_card(out, manifest=manifest)
+    write_manifest(out, manifest)
+    mark_complete(out)
+    return {split: len(by_split.get(split, [])) for split in SPLITS}
+
+
+def load_clozet(source: str | Path, notes: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """ClozeT rows by split from a ClozeT dataset folder (with a manifest) or LOT ClozeT jsonl (a file or a folder).
+
+    For jsonl, each file's split comes from its name (train/val/dev/test, else test); `notes` gets one line per file."""
+    path = Path(source)
+    if not path.exists():
+        raise MissingFileError("no such ClozeT dataset", path=str(path))
+    if path.is_dir() and (path / MANIFEST_NAME).exists():
+        task = dataset_task(path)
+        if task != "clozet":
+            raise InputError(f"a {task} dataset, not a ClozeT one", path=str(path))
+        return {s: t.to_pylist() for s, t in read_dataset(path).items()}
+    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    if not files:
+        raise InputError("no manifest.json and no LOT ClozeT *.jsonl files", path=str(path))
+    by_split: dict[str, list[dict[str, Any]]] = {}
+    for file in files:
+        split = split_of_file(file, "test")
+        if notes is not None:
+            how = "from its name" if split_of_file(file, "") else "its name is not train/val/test, so test"
+            notes.append(f"ClozeT {file.name} -> {split} ({how}; use a folder with val.jsonl/test.jsonl to set)")
+        by_split.setdefault(split, []).extend(read_lot_file(file, "clozet", split))
+    return by_split
+
+
+def _dataset_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    return sorted(p for p in path.iterdir() if p.is_file() and p.suffix in (".parquet", ".jsonl"))
+
+
+def import_lot(
+    files: Sequence[str | Path], task: str, out: str | Path, *, split: str | None = None, command: str | None = None
+) -> BuildReport:
+    """Import official LOT jsonl files (a split per file: from `split` or the file name) into a dataset folder."""
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}; tasks: {', '.join(TASKS)}")
+    if split is not None and split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; splits: {', '.join(SPLITS)}")
+    check_output_dir(out)
+    by_split: dict[str, list[dict[str, Any]]] = {}
+    paths: list[Path] = []
+    for file in files:
+        path = Path(file)
+        if path.is_dir():
+            paths.extend(p for p in (path / f"{s}.jsonl" for s in SPLITS) if p.exists())
+        elif path.exists():
+            paths.append(path)
+        else:
+            raise MissingFileError("file not found", path=str(path))
+    if not paths:
+        raise InputError("no LOT jsonl files (train/val/test.jsonl) to import", path=", ".join(map(str, files)))
+    for path in paths:
+        file_split = split or split_of_file(path, "train")
+        if file_split in by_split:
+            raise InputError(f"a second file for split {file_split!r}; pass --split or rename", path=str(path))
+        by_split[file_split] = read_lot_file(path, task, file_split)
+    stats = {"examples_imported": sum(len(v) for v in by_split.values())}
+    if not stats["examples_imported"]:
+        raise InputError("no examples in the file(s)", path=", ".join(map(str, paths)))
+    rows = write_dataset(
+        out,
+        task,
+        by_split,
+        command=command or "lotdata import lot",
+        params={"task": task, "split": split},
+        inputs=paths,
+        stats=stats,
+        lot_jsonl=False,
+        extra={"languages": sorted({r["lang"] for rows in by_split.values() for r in rows}), "source_format": "LOT jsonl"},
+    )
+    return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=stats, warnings=split_warnings(by_split, None, None))
+
+
+def dataset_task(folder: str | Path) -> str:
+    return read_manifest(folder)["task"]
+
+
+def read_dataset(folder: str | Path) -> dict[str, pa.Table]:
+    """The split tables of a dataset folder, checked against the task's schema."""
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    schema = TASK_SCHEMAS[manifest["task"]]
+    listed = {split: entry.get("file", f"{split}.parquet") for split, entry in (manifest.get("splits") or {}).items()}
+    for split, name in listed.items():
+        if not (folder / name).exists():
+            raise InputError(f"split {split!r} is listed in {MANIFEST_NAME} but its file is missing; build the dataset again",
+                             path=str(folder / name))
+    files = {s: listed.get(s, f"{s}.parquet") for s in SPLITS}
+    return {s: read_parquet(folder / name, schema) for s, name in files.items() if (folder / name).exists()}
+
+
+def export_lot(folder: str | Path, out: str | Path, *, include_empty: bool = False) -> dict[str, int]:
+    """Write `{train,val,test}.jsonl` in the official LOT format; empty splits are skipped unless asked."""
+    task = dataset_task(folder)
+    check_output_dir(out)
+    written = {}
+    for split, table in read_dataset(folder).items():
+        if table.num_rows == 0 and not include_empty:
+            continue
+        write_jsonl((to_lot(task, row) for row in table.to_pylist()), Path(out) / f"{split}.jsonl")
+        written[split] = table.num_rows
+    return written
+
+
+
+def dataset_stats(folder: str | Path) -> dict[str, Any]:
+    """{"task": ..., "splits": {split: {statistic: value}}} (LOT Table 3) for a dataset folder."""
+    task = dataset_task(folder)
+    tables = read_dataset(folder)
+    return {"task": task, "splits": {s: split_stats(task, t.to_pylist()) for s, t in tables.items()}}
