@@ -8,13 +8,11 @@ from typing import Iterator
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from lotdata.errors import LotdataError
+from lotdata.progress import console, progress  # noqa: F401  (the library's console and bars, shared)
 
-# soft_wrap: a long error message runs on one line instead of being cut at the terminal width
-console = Console(stderr=True, soft_wrap=True)
 out_console = Console()
 
 
@@ -39,18 +37,6 @@ def errors() -> Iterator[None]:
 def _error(exc: Exception) -> None:
     console.print("[bold red]error:[/] ", end="")
     console.print(str(exc), markup=False, highlight=False)
-
-
-def progress() -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    )
 
 
 def summary_table(title: str, rows: dict) -> Table:

@@ -215,7 +215,7 @@ class _progress_bar:
         from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
                                    TransferSpeedColumn)
 
-        from lotdata.clikit import console
+        from lotdata.progress import console
 
         enabled = console.is_terminal if self.enabled is None else self.enabled
         self.bar = Progress(

@@ -114,6 +114,12 @@ def mark_complete(folder: str | os.PathLike) -> None:
     (Path(folder) / INCOMPLETE_MARKER).unlink(missing_ok=True)
 
 
+def quarantine_path_for(table_path: str | os.PathLike) -> Path:
+    """Where the rows rejected while making a table file go: `NAME.quarantine.parquet` beside it."""
+    table_path = Path(table_path)
+    return table_path.with_name(table_path.stem + ".quarantine.parquet")
+
+
 def write_parquet(table: pa.Table, path: str | os.PathLike) -> Path:
     """Write a table atomically (temp file + rename) with deterministic writer settings."""
     with atomic_path(path) as tmp:
@@ -162,9 +168,14 @@ def story_id_for(text: str) -> str:
     return sha256_text(text)[:16]
 
 
+#: the manifest `kind` a writer that names none gets, from its `task` (the kinds before `kind` existed)
+_KIND_OF_TASK = {"clean": "clean", "crawl": "crawl", "stories": "stories-splits"}
+
+
 def manifest_dict(
     *,
     task: str,
+    kind: str | None = None,
     command: str,
     params: Mapping[str, Any],
     inputs: Iterable[str | os.PathLike],
@@ -174,8 +185,9 @@ def manifest_dict(
 ) -> dict[str, Any]:
     """Describe a dataset folder: what made it, from what, and what it holds.
 
-    `files` maps a split name to its Parquet file; each gets its row count and sha256. `extra` adds
-    keys (environment, drop rules, origins, ...).
+    `kind` says what the folder is (`lotdata.datasets.inputs.KINDS`: dataset, clean, crawl, ...; by
+    default "dataset", or clean/crawl/stories-splits for those `task` values). `files` maps a split name
+    to its Parquet file; each gets its row count and sha256. `extra` adds keys (environment, drop rules, ...).
     """
     split_entries = {}
     for split, file in files.items():
@@ -187,6 +199,7 @@ def manifest_dict(
         }
     return {
         "lotdata_version": __version__,
+        "kind": kind or _KIND_OF_TASK.get(task, "dataset"),
         "task": task,
         "command": command,
         "params": dict(params),

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lotdata.errors import InputError, LotdataError, MissingFileError
-from lotdata.io import MANIFEST_NAME, check_output_file, sha256_file, write_parquet, write_text
+from lotdata.io import MANIFEST_NAME, check_output_file, quarantine_path_for, sha256_file, write_parquet, write_text
 from lotdata.resources import resolve_input
 from lotdata.schema import QUARANTINE, STORIES, table_from_rows
 
@@ -151,10 +151,6 @@ def _files_of(path: Path | None) -> list[Path]:
     if path is None or not path.exists():
         return []
     return [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in (".parquet", ".jsonl", ".json"))
-
-
-def quarantine_path_for(stories_path: Path) -> Path:
-    return stories_path.with_name(stories_path.stem + ".quarantine.parquet")
 
 
 def run_recipe(

@@ -8,14 +8,17 @@ convention (ClozeT: the candidate index; SenPos: the gap counted from 1).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
 
-from lotdata.errors import InputError, MissingFileError
-from lotdata.schema import MASK_TOKENS, SPLITS
+from lotdata.datasets.folder import dataset_task, read_dataset
+from lotdata.datasets.inputs import first_jsonl_record, lot_split_files, open_input
+from lotdata.datasets.lotformat import read_lot_file, split_of_file
+from lotdata.errors import InputError
+from lotdata.schema import MASK_TOKENS, SPLITS, TASK_SCHEMAS, table_from_rows
+from lotdata.tasks.storycloze import read_storycloze_splits
 from lotdata.text import split_sentences
 
 AUDIT_TASKS = ("clozet", "senpos")
@@ -94,79 +97,26 @@ def load_audit_input(path: str | Path, task: str | None = None) -> tuple[str, di
     train/val/test jsonl files (task from `task` or the record fields); a labelled Story Cloze
     csv, or a folder of them (split from the file name: val.csv, test.csv).
     """
-    from lotdata.schema import TASK_SCHEMAS
-    from lotdata.datasets.folder import dataset_task, read_dataset
-
-    path = Path(path)
-    if not path.exists():
-        raise MissingFileError("not found", path=str(path))
-    if path.is_dir() and (path / "manifest.json").exists():
+    found = open_input(path, expect=("dataset", "storycloze-csv", "lot-jsonl", "jsonl"),
+                       what="a task dataset folder, LOT jsonl or a Story Cloze csv")
+    if found.kind == "dataset":
         return dataset_task(path), read_dataset(path), "dataset folder"
-    csvs = _storycloze_files(path)
-    if csvs:
-        from lotdata.tasks.storycloze import read_storycloze_splits
-
+    if found.kind == "storycloze-csv":
+        files = found.files
+        csvs = {split_of_file(p, "test" if not found.path.is_dir() else p.stem): p for p in files}
         by_split, _ = read_storycloze_splits(csvs)
         return "clozet", _tables(by_split, TASK_SCHEMAS["clozet"]), "Story Cloze csv"
-    jsonls = _jsonl_files(path)
-    if jsonls:
-        from lotdata.datasets.lotformat import read_lot_file
-
-        task = task or _lot_task(jsonls[0])
-        by_split = {split: read_lot_file(p, task, split) for split, p in _lot_splits(jsonls).items()}
-        return task, _tables(by_split, TASK_SCHEMAS[task]), "LOT jsonl"
-    raise InputError("not a dataset folder (no manifest.json), LOT jsonl or Story Cloze csv", path=str(path))
+    task = task or found.task
+    if task is None:
+        first = first_jsonl_record(found.files[0])
+        raise InputError("not a ClozeT or SenPos LOT record (pass --task)", path=str(found.files[0]),
+                         row=first[0] if first else None)
+    by_split = {split: read_lot_file(p, task, split) for split, p in lot_split_files(found.files).items()}
+    return task, _tables(by_split, TASK_SCHEMAS[task]), "LOT jsonl"
 
 
 def _tables(by_split: dict[str, list[dict]], schema: pa.Schema) -> dict[str, pa.Table]:
-    from lotdata.schema import table_from_rows
-
     return {split: table_from_rows(rows, schema) for split, rows in by_split.items()}
-
-
-def _storycloze_files(path: Path) -> dict[str, Path]:
-    from lotdata.datasets.lotformat import split_of_file
-    from lotdata.tasks.storycloze import is_storycloze_csv
-
-    files = sorted(path.glob("*.csv")) if path.is_dir() else [path]
-    found = [p for p in files if is_storycloze_csv(p)]
-    if len(found) == 1 and not path.is_dir():
-        return {split_of_file(found[0], "test"): found[0]}
-    return {split_of_file(p, p.stem): p for p in found}
-
-
-def _jsonl_files(path: Path) -> list[Path]:
-    if path.is_dir():
-        return [path / f"{s}.jsonl" for s in ("train", "val", "dev", "valid", "test") if (path / f"{s}.jsonl").exists()]
-    return [path] if path.suffix.lower() in (".jsonl", ".json") else []
-
-
-def _lot_splits(files: list[Path]) -> dict[str, Path]:
-    from lotdata.datasets.lotformat import split_of_file
-
-    splits: dict[str, Path] = {}
-    for p in files:
-        split = split_of_file(p, "test")
-        if split in splits:
-            raise InputError(f"two files for split {split!r}", path=str(p))
-        splits[split] = p
-    return splits
-
-
-def _lot_task(path: Path) -> str:
-    with open(path, encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if line.strip():
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"not JSON ({exc})", path=str(path), row=line_no) from exc
-                if isinstance(record, dict) and {"plot0", "plot1"} <= set(record):
-                    return "clozet"
-                if isinstance(record, dict) and "sentence" in record:
-                    return "senpos"
-                raise InputError("not a ClozeT or SenPos LOT record (pass --task)", path=str(path), row=line_no)
-    raise InputError("empty file", path=str(path))
 
 
 def ordered_splits(tables: dict[str, pa.Table]) -> list[str]:

@@ -212,6 +212,6 @@ def clean_files(paths: Sequence[str | Path], out: str | Path, params: CleanParam
     }
     recorded = {k: v for k, v in asdict(params).items() if k != "lexicon"}
     recorded["lexicon_terms"] = len(params.lexicon)
-    write_manifest(out, task="clean", command="lotdata clean", params=recorded, inputs=paths, files=files,
+    write_manifest(out, kind="clean", task="clean", command="lotdata clean", params=recorded, inputs=paths, files=files,
                    stats=result.counts)
     return result

@@ -13,37 +13,14 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from lotdata.datasets.stats import split_stats
-from lotdata.io import read_manifest, read_parquet, write_text
-from lotdata.schema import SPLITS, TASK_SCHEMAS
+from lotdata.datasets.inputs import open_input
+from lotdata.datasets.registry import get_task
+from lotdata.io import read_parquet, write_text
+from lotdata.schema import SPLITS
 
 CARD_NAME = "README.md"
 
-TASK_INFO = {
-    "clozet": ("multiple-choice", "ClozeT: pick the right one of two candidate sentences for the masked position"),
-    "senpos": ("multiple-choice", "SenPos: put the removed sentence back in the right gap between adjacent sentences"),
-    "plotcom": ("text-generation", "PlotCom: generate the sentence behind <MASK> so the story reads coherently"),
-    "outgen": ("text-generation", "OutGen: write the story from its title and an out-of-order outline of phrases"),
-}
-
 _LICENSES = {"apache-2.0", "mit", "cc0-1.0", "cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0", "cc-by-nc-sa-4.0", "cc-by-nd-4.0"}
-
-LIMITATIONS = {
-    "senpos": [
-        "Automatic examples: val/test are not refined by annotators (LOT had each refined so that exactly one position fits); "
-        "`refined` says which rows were.",
-        "Paragraphs of fewer than min_candidates + 2 units are dropped: our choice, LOT does not state one.",
-    ],
-    "plotcom": [
-        "Rows with origin `auto` come from random removal: the removed sentence may not be inferable from the context "
-        "(LOT Table 4); LOT used such rows for training only.",
-        "Stories of max_words jieba words or more are dropped: our choice (LOT states 500 words for SenPos paragraphs).",
-    ],
-    "outgen": [
-        "Outlines come from a RAKE extractor: a phrase set close to, not identical with, LOT's; the filling step is seeded.",
-    ],
-    "clozet": ["The wrong candidates are written by people; check them for artifacts (`lotdata audit-bias`)."],
-}
-
 
 def _license_tag(licenses: list[str]) -> str:
     if not licenses:
@@ -63,7 +40,7 @@ def _size_category(rows: int) -> str:
 
 def _yaml_header(task: str, manifest: Mapping[str, Any], splits: list[str]) -> str:
     q = lambda value: json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML string
-    category, _ = TASK_INFO.get(task, ("other", ""))
+    category = get_task(task).card_category
     languages = manifest.get("languages") or ["zh"]
     total = sum(entry["rows"] for entry in manifest.get("splits", {}).values())
     lines = [
@@ -116,14 +93,14 @@ def _drops(manifest: Mapping[str, Any]) -> str:
 def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None) -> str:
     """The card of a dataset folder (its manifest is read unless given)."""
     folder = Path(folder)
-    manifest = manifest if manifest is not None else read_manifest(folder)
+    manifest = manifest if manifest is not None else open_input(folder, expect=("dataset",)).manifest
     task = manifest["task"]
-    schema = TASK_SCHEMAS[task]
+    schema = get_task(task).schema
     present = [s for s in SPLITS if s in manifest.get("splits", {})] + [s for s in manifest.get("splits", {}) if s not in SPLITS]
     rows = {s: read_parquet(folder / manifest["splits"][s]["file"], schema).to_pylist() for s in present}
     non_empty = [s for s in present if rows[s]]  # datasets cannot load an empty split
     stats = {s: split_stats(task, rows[s]) for s in non_empty}
-    _, description = TASK_INFO.get(task, ("", task))
+    description = get_task(task).card_description
     env = manifest.get("environment", {})
     params = manifest.get("params", {})
     inputs = "\n".join(f"- `{i['path']}` (sha256 `{i['sha256'][:16]}…`)" for i in manifest.get("inputs", [])) or "- (none recorded)"
@@ -168,7 +145,7 @@ def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None) -> 
         "",
         "## Known limitations",
         "",
-        *[f"- {text}" for text in LIMITATIONS.get(task, [])],
+        *[f"- {text}" for text in get_task(task).card_limitations],
         "- Splits are grouped by story: no story is in two splits of this dataset.",
         "",
     ]

@@ -14,7 +14,9 @@ from typing import Any, Mapping, Sequence
 import pyarrow as pa
 
 from lotdata.datasets.card import write_card
-from lotdata.datasets.lotformat import TASKS, read_lot_file, split_of_file, to_lot
+from lotdata.datasets.inputs import Input, open_input
+from lotdata.datasets.registry import get_task, task_names
+from lotdata.datasets.lotformat import read_lot_file, split_of_file, to_lot
 from lotdata.datasets.splits import SplitSpec
 from lotdata.datasets.stats import split_stats
 from lotdata.errors import InputError, MissingFileError
@@ -24,14 +26,13 @@ from lotdata.io import (
     manifest_dict,
     mark_complete,
     mark_incomplete,
-    read_manifest,
     read_parquet,
     sha256_file,
     write_jsonl,
     write_manifest,
 )
 from lotdata.io import write_parquet
-from lotdata.schema import SPLITS, STORIES, TASK_SCHEMAS, table_from_rows
+from lotdata.schema import SPLITS, STORIES, table_from_rows
 
 
 @dataclass
@@ -49,12 +50,27 @@ def load_stories(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
     """Stories from one or more `stories` Parquet files, in file order; a story id seen twice is kept once."""
     rows: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for path in paths:
+    for path in _stories_files(paths):
         for row in read_parquet(path, STORIES).to_pylist():
             if row["story_id"] not in seen:
                 seen.add(row["story_id"])
                 rows.append(row)
     return rows
+
+
+def _stories_files(paths: Sequence[str | Path]) -> list[Path]:
+    """The stories Parquet files behind each path: a stories table, or the stories a clean/crawl folder kept."""
+    files: list[Path] = []
+    for path in paths:
+        found = open_input(path, expect=("stories", "clean", "crawl", "stories-splits", "file"),
+                           what="a stories Parquet table (or a clean/crawl output folder)")
+        if found.kind in ("clean", "crawl"):
+            files.append(found.path / "stories.parquet")
+        elif found.kind == "stories-splits":
+            files.extend(found.files)
+        else:
+            files.append(found.path)
+    return files
 
 
 def split_warnings(by_split: Mapping[str, list], spec: SplitSpec | None, train_n: int | None) -> list[str]:
@@ -90,7 +106,7 @@ def write_dataset(
     killed build leaves a folder that says so instead of a mix of old and new files.
     """
     out = Path(out)
-    schema = TASK_SCHEMAS[task]
+    schema = get_task(task).schema
     mark_incomplete(out)
     files, lot_files = {}, {}
     for split in SPLITS:
@@ -99,7 +115,7 @@ def write_dataset(
         if lot_jsonl:
             lot_files[f"lot/{split}.jsonl"] = write_jsonl((to_lot(task, row) for row in rows), out / "lot" / f"{split}.jsonl")
     extra = {**(extra or {}), "lot_files": {name: sha256_file(path) for name, path in lot_files.items()}}
-    manifest = manifest_dict(task=task, command=command, params=params, inputs=inputs, files=files, stats=stats, extra=extra)
+    manifest = manifest_dict(kind="dataset", task=task, command=command, params=params, inputs=inputs, files=files, stats=stats, extra=extra)
     if card:
         write_card(out, manifest=manifest)
     write_manifest(out, manifest)
@@ -114,11 +130,13 @@ def load_clozet(source: str | Path, notes: list[str] | None = None) -> dict[str,
     path = Path(source)
     if not path.exists():
         raise MissingFileError("no such ClozeT dataset", path=str(path))
-    if path.is_dir() and (path / MANIFEST_NAME).exists():
-        task = dataset_task(path)
-        if task != "clozet":
-            raise InputError(f"a {task} dataset, not a ClozeT one", path=str(path))
+    found = open_input(path)
+    if found.kind == "dataset":
+        if found.task != "clozet":
+            raise InputError(f"a {found.task} dataset, not a ClozeT one", path=str(path))
         return {s: t.to_pylist() for s, t in read_dataset(path).items()}
+    if found.manifest is not None:
+        raise InputError(f"this is {found.describe()}, expected a ClozeT dataset folder or LOT ClozeT jsonl", path=str(path))
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
     if not files:
         raise InputError("no manifest.json and no LOT ClozeT *.jsonl files", path=str(path))
@@ -142,8 +160,7 @@ def import_lot(
     files: Sequence[str | Path], task: str, out: str | Path, *, split: str | None = None, command: str | None = None
 ) -> BuildReport:
     """Import official LOT jsonl files (a split per file: from `split` or the file name) into a dataset folder."""
-    if task not in TASKS:
-        raise ValueError(f"unknown task {task!r}; tasks: {', '.join(TASKS)}")
+    get_task(task)  # an unknown task is a ValueError naming the known ones
     if split is not None and split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; splits: {', '.join(SPLITS)}")
     check_output_dir(out)
@@ -181,15 +198,24 @@ def import_lot(
     return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=stats, warnings=split_warnings(by_split, None, None))
 
 
+def open_dataset(folder: str | Path) -> Input:
+    """A task dataset folder (InputError, exit 3, naming what the folder holds when it is another kind)."""
+    found = open_input(folder, expect=("dataset",))
+    if found.task not in task_names():
+        raise InputError(f"the manifest names task {found.task!r}, which lotdata does not know; tasks: {', '.join(task_names())}",
+                         path=str(folder))
+    return found
+
+
 def dataset_task(folder: str | Path) -> str:
-    return read_manifest(folder)["task"]
+    return open_dataset(folder).task
 
 
 def read_dataset(folder: str | Path) -> dict[str, pa.Table]:
     """The split tables of a dataset folder, checked against the task's schema."""
     folder = Path(folder)
-    manifest = read_manifest(folder)
-    schema = TASK_SCHEMAS[manifest["task"]]
+    manifest = open_dataset(folder).manifest
+    schema = get_task(manifest["task"]).schema
     listed = {split: entry.get("file", f"{split}.parquet") for split, entry in (manifest.get("splits") or {}).items()}
     for split, name in listed.items():
         if not (folder / name).exists():

@@ -11,49 +11,24 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from lotdata.datasets.registry import BUILTIN_TASKS, all_tasks, get_task, task_names
 from lotdata.errors import InputError
-from lotdata.schema import MASK_TOKENS, SPLITS
 from lotdata.io import story_id_for
-from lotdata.text import detect_lang, join_sentences
+from lotdata.schema import SPLITS
+from lotdata.text import detect_lang
 
-TASKS = ("clozet", "senpos", "plotcom", "outgen")
-_FIELDS = {
-    "clozet": (("story", "plot0", "plot1", "label"), ()),
-    "senpos": (("story", "sentence", "label"), ()),
-    "plotcom": (("story", "plot"), ()),
-    "outgen": (("story", "outline"), ("title",)),
-}
+TASKS = tuple(BUILTIN_TASKS)
 
 
 def to_lot(task: str, row: Mapping[str, Any]) -> dict[str, Any]:
     """One dataset row as an official LOT record."""
-    if task == "clozet":
-        return {
-            "story": row["context"],
-            "plot0": row["candidates"][0],
-            "plot1": row["candidates"][1],
-            "label": str(row["label"]),
-        }
-    if task == "senpos":
-        return {
-            "story": MASK_TOKENS["senpos"].join(row["sentences"]),
-            "sentence": row["removed"],
-            "label": int(row["label"]),
-        }
-    if task == "plotcom":
-        return {"story": row["context"], "plot": row["target"]}
-    if task == "outgen":
-        record = {"story": row["story"], "outline": list(row["outline"])}
-        if row.get("title") is not None:
-            record["title"] = row["title"]
-        return record
-    raise ValueError(f"unknown task {task!r}")
+    return get_task(task).to_lot(row)
 
 
 def _check_fields(task: str, record: Any) -> None:
     if not isinstance(record, dict):
         raise ValueError("not a JSON object")
-    required, optional = _FIELDS[task]
+    required, optional = get_task(task).lot_fields
     missing = [f for f in required if f not in record]
     if missing:
         raise ValueError(f"missing field(s) {missing} for task {task}")
@@ -65,72 +40,24 @@ def _check_fields(task: str, record: Any) -> None:
 def from_lot(task: str, record: Mapping[str, Any], *, split: str, index: int) -> dict[str, Any]:
     """One official LOT record as a dataset row (raises ValueError on a malformed record)."""
     _check_fields(task, record)
-    lang = detect_lang(record["story"])
-    example_id = f"{task}-{split}-{index:06d}"
-    if task == "clozet":
-        mask = MASK_TOKENS["clozet"]
-        if record["story"].count(mask) != 1:
-            raise ValueError(f"story must hold exactly one {mask}")
-        if not isinstance(record["label"], str) or record["label"] not in ("0", "1"):
-            raise ValueError(f"label must be the string '0' or '1', got {record['label']!r}")
-        label = int(record["label"])
-        candidates = [record["plot0"], record["plot1"]]
-        full = record["story"].replace(mask, candidates[label])
-        return {
-            "example_id": example_id,
-            "story_id": story_id_for(full),
-            "split": split,
-            "context": record["story"],
-            "candidates": candidates,
-            "label": label,
-            "mask_sentence_index": None,
-            "annotator": None,
-            "annotation_id": None,
-            "lang": lang,
-        }
-    if task == "senpos":
-        sentences = record["story"].split(MASK_TOKENS["senpos"])
-        label = record["label"]
-        if not isinstance(label, int) or isinstance(label, bool) or not 1 <= label <= len(sentences) - 1:
-            raise ValueError(f"label must be an int in 1..{len(sentences) - 1}, got {label!r}")
-        full = join_sentences(sentences[:label] + [record["sentence"]] + sentences[label:], lang)
-        return {
-            "example_id": example_id,
-            "story_id": story_id_for(full),
-            "split": split,
-            "sentences": sentences,
-            "removed": record["sentence"],
-            "label": label,
-            "n_candidates": len(sentences) - 1,
-            "refined": True,
-            "lang": lang,
-        }
-    if task == "plotcom":
-        mask = MASK_TOKENS["plotcom"]
-        if record["story"].count(mask) != 1:
-            raise ValueError(f"story must hold exactly one {mask}")
-        return {
-            "example_id": example_id,
-            "story_id": story_id_for(record["story"].replace(mask, record["plot"])),
-            "split": split,
-            "context": record["story"],
-            "target": record["plot"],
-            "mask_sentence_index": None,
-            "lang": lang,
-        }
-    if task == "outgen":
-        if not isinstance(record["outline"], list) or not all(isinstance(p, str) for p in record["outline"]):
-            raise ValueError("outline must be a list of strings")
-        return {
-            "example_id": example_id,
-            "story_id": story_id_for(record["story"]),
-            "split": split,
-            "title": record.get("title"),
-            "outline": record["outline"],
-            "story": record["story"],
-            "lang": lang,
-        }
-    raise ValueError(f"unknown task {task!r}")
+    return get_task(task).from_lot(record, split=split, index=index)
+
+
+def lot_row_base(task: str, record: Mapping[str, Any], *, split: str, index: int, full_text: str) -> dict[str, Any]:
+    """The fields every imported row shares: its id (`TASK-SPLIT-NNNNNN`), the story id of the full story
+    text, its split and the language of the record's story."""
+    return {"example_id": f"{task}-{split}-{index:06d}", "story_id": story_id_for(full_text), "split": split,
+            "lang": detect_lang(record["story"])}
+
+
+def lot_task_of(record: Any) -> str:
+    """The task of a LOT record, from its field names (ValueError when it is no task's record)."""
+    if isinstance(record, dict):
+        for spec in all_tasks():
+            if set(spec.lot_fields[0]) <= set(record):  # unknown extra fields are reported when the record is read
+                return spec.name
+        raise ValueError(f"not a LOT record (fields {sorted(record)}); tasks: {', '.join(task_names())}")
+    raise ValueError("not a JSON object")
 
 
 def split_of_file(path: Path, default: str) -> str:

@@ -14,7 +14,8 @@ from typing import Any, Sequence
 
 import pyarrow as pa
 
-from lotdata.clikit import progress
+from lotdata.datasets.registry import get_task
+from lotdata.progress import progress
 from lotdata.errors import InputError, require
 from lotdata.models import choice, generation
 from lotdata.models.backbone import load_backbone, pick_device, specials_of
@@ -28,17 +29,8 @@ GENERATION = generation.TASKS
 
 def _texts(task: str, rows: Sequence[dict]) -> list[str]:
     """Every text of the rows, for a from-scratch vocabulary."""
-    out: list[str] = []
-    for row in rows:
-        if task == "clozet":
-            out += [row["context"], *row["candidates"]]
-        elif task == "senpos":
-            out += [*row["sentences"], row["removed"]]
-        elif task == "plotcom":
-            out += [row["context"], row["target"]]
-        else:
-            out += [row.get("title") or "", *row["outline"], row["story"]]
-    return out
+    spec = get_task(task)
+    return [text for row in rows for text in spec.texts(row)]
 
 
 def _rows(table: pa.Table | Sequence[dict]) -> list[dict]:

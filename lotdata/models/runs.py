@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from lotdata.datasets.registry import get_task
 from lotdata.errors import InputError, require
 from lotdata.io import write_jsonl, write_text
 from lotdata.models.baseline import GENERATION, UNDERSTANDING, load, make_baseline, subsample
@@ -77,18 +78,8 @@ def predict_run(run: str | Path, data: str | Path, out: str | Path, *, split: st
         raise InputError(f"no {split} examples", path=str(data))
     gold = [to_lot(task, row) for row in rows]
     preds = baseline.predict(rows) if task in UNDERSTANDING else baseline.generate(rows, seed=seed)
-    records = []
-    for record, pred in zip(gold, preds):
-        record = dict(record)
-        if task == "clozet":
-            record["label"] = str(pred)
-        elif task == "senpos":
-            record["label"] = int(pred)
-        elif task == "plotcom":
-            record["plot"] = pred
-        else:
-            record["story"] = pred
-        records.append(record)
+    spec = get_task(task)
+    records = [{**record, spec.prediction_field: spec.prediction_type(pred)} for record, pred in zip(gold, preds)]
     write_jsonl(records, out)
     summary: dict[str, Any] = {"task": task, "split": split, "rows": len(records), "out": str(out)}
     if score:

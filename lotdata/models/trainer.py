@@ -69,7 +69,7 @@ def fit(
     `settings.patience` epochs without improvement."""
     torch = require("torch", "models")
     transformers = require("transformers", "models")
-    from lotdata.clikit import progress
+    from lotdata.progress import progress
 
     out = Path(out)
     seed_everything(settings.seed)

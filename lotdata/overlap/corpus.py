@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from lotdata.datasets.inputs import open_input
 from lotdata.errors import InputError, LotdataError, require
 from lotdata.exec import Shard
 from lotdata.overlap.texts import TEXT_FIELDS, example_texts
-from lotdata.schema import SPLITS, table_kind
+from lotdata.schema import table_kind
 
 DEFAULT_SHARD_BYTES = 32 << 20
 _COMPRESSED = (".gz", ".zst")
@@ -44,8 +45,11 @@ def expand_references(patterns: list[str]) -> Expanded:
     for pattern in patterns:
         path = Path(pattern)
         if path.is_dir():
-            if (path / "manifest.json").exists():  # a dataset folder: its split tables
-                found = [path / f"{s}.parquet" for s in SPLITS if (path / f"{s}.parquet").exists()]
+            folder = open_input(path)
+            if folder.kind in ("dataset", "stories-splits"):  # its split tables
+                found = [f for f in folder.files if f.exists()]
+            elif folder.kind in ("clean", "crawl"):  # the stories kept, not the quarantine
+                found = [path / "stories.parquet"]
             else:
                 found = sorted(p for p in path.rglob("*") if p.is_file() and _kind(p) is not None)
             files.extend(found)

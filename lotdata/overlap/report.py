@@ -86,6 +86,6 @@ def write_filtered(test: TestSet, result: OverlapResult, out: str | Path, *, com
     if test.kind == "stories":
         out = Path(out)
         files = {s: write_parquet(table_from_rows(rows, STORIES), out / f"{s}.parquet") for s, rows in kept.items()}
-        write_manifest(out, task="stories", command=command, params=params, inputs=inputs, files=files, stats=stats)
+        write_manifest(out, kind="stories-splits", task="stories", command=command, params=params, inputs=inputs, files=files, stats=stats)
         return {s: len(v) for s, v in kept.items()}
     return write_dataset(out, test.kind, kept, command=command, params=params, inputs=inputs, stats=stats)

@@ -8,11 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lotdata.datasets.folder import dataset_task, read_dataset
+from lotdata.datasets.inputs import open_input
+from lotdata.datasets.lotformat import lot_task_of, read_lot_file, split_of_file
 from lotdata.errors import InputError
 from lotdata.io import read_parquet
 from lotdata.overlap.texts import example_texts
-from lotdata.schema import ALL_SCHEMAS, SPLITS, TASK_SCHEMAS, table_kind
-from lotdata.datasets.lotformat import TASKS, read_lot_file, split_of_file
+from lotdata.schema import ALL_SCHEMAS, SPLITS, STORIES, TASK_SCHEMAS, table_kind
 
 
 @dataclass
@@ -34,46 +36,30 @@ class TestSet:
         return counts.most_common(1)[0][0] if counts else "zh"
 
 
-def lot_task_of(record: dict[str, Any]) -> str:
-    """The LOT task a jsonl record belongs to, from its fields."""
-    if "plot0" in record:
-        return "clozet"
-    if "sentence" in record:
-        return "senpos"
-    if "outline" in record:
-        return "outgen"
-    if "plot" in record:
-        return "plotcom"
-    raise ValueError(f"not a LOT record (fields {sorted(record)}); tasks: {', '.join(TASKS)}")
-
-
 def _examples(kind: str, rows: list[dict[str, Any]]) -> list[Example]:
     id_field = "story_id" if kind == "stories" else "example_id"
     return [Example(str(row[id_field]), example_texts(kind, row), row, row.get("lang") or "zh") for row in rows]
 
 
 def load_test_set(path: str | Path) -> TestSet:
-    """TEST as examples per split: a dataset folder (each split on its own), a task or stories Parquet
-    table (split column, or the file's name), or LOT jsonl (a file, or a folder of train/val/test.jsonl)."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError("file not found", path=str(path))
-    if path.is_dir() and (path / "manifest.json").exists():
-        from lotdata.datasets.folder import dataset_task, read_dataset
-
+    """TEST as examples per split: a dataset folder (each split on its own), a folder of stories split tables,
+    a task or stories Parquet table (split column, or the file's name), or LOT jsonl (a file, or a folder of
+    train/val/test.jsonl)."""
+    found = open_input(path, expect=("dataset", "stories-splits", "stories", "task-table", "lot-jsonl", "jsonl", "file"),
+                       what="a stories/task Parquet table, a dataset folder or LOT jsonl")
+    path = found.path
+    if found.kind == "dataset":
         kind = dataset_task(path)
         tables = read_dataset(path)
         return TestSet(kind, {s: _examples(kind, t.to_pylist()) for s, t in tables.items()},
                        [path / f"{s}.parquet" for s in tables])
-    if path.is_dir():
-        files = [path / f"{s}.jsonl" for s in ("train", "val", "dev", "valid", "test") if (path / f"{s}.jsonl").exists()]
-        if not files:
-            raise InputError("neither a dataset folder (manifest.json) nor a folder of LOT jsonl files", path=str(path))
-        return _load_lot(files)
+    if found.kind == "stories-splits":
+        tables = {f.stem: read_parquet(f, STORIES) for f in found.files}
+        return TestSet("stories", {s: _examples("stories", t.to_pylist()) for s, t in tables.items()}, list(found.files))
+    if found.kind in ("lot-jsonl", "jsonl"):
+        return _load_lot(list(found.files))
     if path.suffix == ".parquet":
         return _load_parquet(path)
-    if path.suffix in (".jsonl", ".json"):
-        return _load_lot([path])
     raise InputError("TEST must be a stories/task Parquet table, a dataset folder or LOT jsonl", path=str(path))
 
 

@@ -42,8 +42,7 @@ def extract_cmd(
 ) -> None:
     """Extract stories from saved pages with the crawler's extractor; bad pages go to the quarantine."""
     from lotdata.errors import InputError
-    from lotdata.io import check_output_file, write_parquet
-    from lotdata.pipeline import quarantine_path_for
+    from lotdata.io import check_output_file, quarantine_path_for, write_parquet
     from lotdata.schema import QUARANTINE, STORIES, table_from_rows
     from lotdata.sources.extract import ExtractOptions, extract_pages, saved_pages
 

@@ -490,7 +490,7 @@ def crawl(recipe: str | Path, out: str | Path, *, max_pages: int | None = None, 
                 summary["outcomes"][k] = summary["outcomes"].get(k, 0) + v
     summary.update(extract_crawl(out, sites))
     summary["seconds"] = round(time.perf_counter() - started, 2)
-    write_manifest(out, task="crawl", command="lotdata crawl", params={"recipe": str(recipe), "max_pages": max_pages,
+    write_manifest(out, kind="crawl", task="crawl", command="lotdata crawl", params={"recipe": str(recipe), "max_pages": max_pages,
                    "extract_only": extract_only, "sites": [s.name for s in sites]}, inputs=[recipe],
                    files={"stories": out / "stories.parquet", "quarantine": out / "quarantine.parquet"}, stats=summary)
     return summary

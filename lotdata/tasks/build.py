@@ -20,6 +20,7 @@ from lotdata.datasets.folder import (  # noqa: F401  (re-exported: callers that 
     write_dataset,
     _dataset_files,
 )
+from lotdata.datasets.registry import builder_tasks, get_task
 from lotdata.datasets.splits import SplitSpec, assign_splits, parse_split_spec, story_order_key, whole_stories_up_to
 from lotdata.errors import InputError, LotdataError
 from lotdata.io import check_output_dir
@@ -34,22 +35,10 @@ DEFAULT_SPLIT = "train=0.8,val=0.1,test=0.1"
 
 
 def _builder(task: str) -> tuple[Callable[..., StoryOutcome], type]:
-    if task == "senpos":
-        from lotdata.tasks.senpos import SenposParams, senpos_examples
-
-        return senpos_examples, SenposParams
-    if task == "plotcom":
-        from lotdata.tasks.plotcom import PlotcomParams, plotcom_examples
-
-        return plotcom_examples, PlotcomParams
-    if task == "outgen":
-        from lotdata.tasks.outgen import OutgenParams, outgen_examples
-
-        return outgen_examples, OutgenParams
-    raise ValueError(f"no automatic builder for task {task!r} (builders: senpos, plotcom, outgen)")
-
-
-BUILD_TASKS = ("senpos", "plotcom", "outgen")
+    builder = get_task(task).builder
+    if builder is None:
+        raise ValueError(f"no automatic builder for task {task!r} (builders: {', '.join(builder_tasks())})")
+    return builder.examples, builder.params
 
 
 #: what each drop reason means, with the parameter that sets it (the manifest and the card say it)
@@ -184,8 +173,7 @@ def build_dataset(
     ClozeT val/test stories with the right candidate as target (LOT 3.3), train is the automatic
     construction over the other stories. Everything is checked before the work starts.
     """
-    if task not in BUILD_TASKS:
-        raise ValueError(f"no automatic builder for task {task!r} (builders: {', '.join(BUILD_TASKS)})")
+    _builder(task)
     if clozet is not None and task != "plotcom":
         raise ValueError("--clozet applies to plotcom only (its val/test come from ClozeT)")
     if clozet is not None and split is not None:

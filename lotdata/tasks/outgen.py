@@ -5,8 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from lotdata.datasets.lotformat import lot_row_base
+from lotdata.datasets.registry import Builder, TaskSpec, register_task
+from lotdata.datasets.stats import Vocabulary, avg, input_stats
+from lotdata.schema import OUTGEN
 from lotdata.tasks.common import StoryOutcome, story_rng
 from lotdata.tasks.outline import extract_outline, outline_settings, with_config
+from lotdata.text import tokenize
 
 TASK = "outgen"
 
@@ -43,3 +48,46 @@ def outgen_examples(story: Mapping[str, Any], params: OutgenParams, seed: int) -
         "lang": story["lang"],
     }
     return StoryOutcome(examples=[example])
+
+
+# ---------------------------------------------------------------- the task record
+
+def to_lot(row: Mapping[str, Any]) -> dict[str, Any]:
+    record = {"story": row["story"], "outline": list(row["outline"])}
+    if row.get("title") is not None:
+        record["title"] = row["title"]
+    return record
+
+
+def from_lot(record: Mapping[str, Any], *, split: str, index: int) -> dict[str, Any]:
+    if not isinstance(record["outline"], list) or not all(isinstance(p, str) for p in record["outline"]):
+        raise ValueError("outline must be a list of strings")
+    base = lot_row_base(TASK, record, split=split, index=index, full_text=record["story"])
+    return {
+        "example_id": base["example_id"], "story_id": base["story_id"], "split": split, "title": record.get("title"),
+        "outline": record["outline"], "story": record["story"], "lang": base["lang"],
+    }
+
+
+def stats(rows: list[dict[str, Any]], vocab: Vocabulary) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        # over titled rows only: null, not 0, when the source has none (LOT's NLPCC OutGen files)
+        "avg_words_title": avg([len(vocab.words_of(r["title"], r["lang"])) for r in rows if r["title"]]),
+        "avg_words_outline": avg([sum(len(vocab.words_of(p, r["lang"])) for p in r["outline"]) for r in rows]),
+        "avg_phrases_outline": avg([len(r["outline"]) for r in rows]),
+        "avg_words_per_phrase": avg([len(tokenize(p, r["lang"])) for r in rows for p in r["outline"]]),
+    }
+    out = input_stats([(r["story"], r["lang"]) for r in rows], vocab)
+    result.update({k.replace("input", "output"): v for k, v in out.items()})
+    return result
+
+
+SPEC = register_task(TaskSpec(
+    name=TASK, schema=OUTGEN, mask_token=None, lot_fields=(("story", "outline"), ("title",)),
+    to_lot=to_lot, from_lot=from_lot, stats=stats, text_fields=("title", "outline", "story"),
+    metric_family="generation", prediction_field="story", prediction_type=str,
+    card_category="text-generation",
+    card_description="OutGen: write the story from its title and an out-of-order outline of phrases",
+    card_limitations=("Outlines come from a RAKE extractor: a phrase set close to, not identical with, LOT's; the filling step is seeded.",),
+    builder=Builder(outgen_examples, OutgenParams),
+))

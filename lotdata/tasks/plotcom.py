@@ -8,7 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from lotdata.schema import MASK_TOKENS
+from lotdata.datasets.lotformat import lot_row_base
+from lotdata.datasets.registry import Builder, TaskSpec, register_task
+from lotdata.datasets.stats import Vocabulary, avg, input_stats
+from lotdata.schema import MASK_TOKENS, PLOTCOM
 from lotdata.tasks.common import StoryOutcome, check_at_least_one, inner_candidates, merged_sentences, story_rng
 from lotdata.text import count_words, join_sentences, normalize_text
 
@@ -96,3 +99,40 @@ def stories_held_by(stories: Sequence[Mapping[str, Any]], clozet_rows: Sequence[
             if before in text and after in text:
                 held.add(stories[i]["story_id"])
     return {story["story_id"] for story in stories} & held
+
+
+# ---------------------------------------------------------------- the task record
+
+def to_lot(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {"story": row["context"], "plot": row["target"]}
+
+
+def from_lot(record: Mapping[str, Any], *, split: str, index: int) -> dict[str, Any]:
+    if record["story"].count(MASK) != 1:
+        raise ValueError(f"story must hold exactly one {MASK}")
+    base = lot_row_base(TASK, record, split=split, index=index, full_text=record["story"].replace(MASK, record["plot"]))
+    return {
+        "example_id": base["example_id"], "story_id": base["story_id"], "split": split, "context": record["story"],
+        "target": record["plot"], "mask_sentence_index": None, "lang": base["lang"],
+    }
+
+
+def stats(rows: list[dict[str, Any]], vocab: Vocabulary) -> dict[str, Any]:
+    result = input_stats([(r["context"].replace(MASK, ""), r["lang"]) for r in rows], vocab)
+    result["avg_words_output"] = avg([len(vocab.words_of(r["target"], r["lang"])) for r in rows])
+    return result
+
+
+SPEC = register_task(TaskSpec(
+    name=TASK, schema=PLOTCOM, mask_token=MASK, lot_fields=(("story", "plot"), ()),
+    to_lot=to_lot, from_lot=from_lot, stats=stats, text_fields=("context", "target"),
+    metric_family="generation", prediction_field="plot", prediction_type=str,
+    card_category="text-generation",
+    card_description="PlotCom: generate the sentence behind <MASK> so the story reads coherently",
+    card_limitations=(
+        "Rows with origin `auto` come from random removal: the removed sentence may not be inferable from the context "
+        "(LOT Table 4); LOT used such rows for training only.",
+        "Stories of max_words jieba words or more are dropped: our choice (LOT states 500 words for SenPos paragraphs).",
+    ),
+    builder=Builder(plotcom_examples, PlotcomParams),
+))

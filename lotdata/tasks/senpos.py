@@ -11,10 +11,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from lotdata.datasets.lotformat import lot_row_base
+from lotdata.datasets.registry import Builder, TaskSpec, register_task
+from lotdata.datasets.stats import Vocabulary, avg, input_stats
+from lotdata.schema import MASK_TOKENS, SENPOS
 from lotdata.tasks.common import StoryOutcome, check_at_least_one, inner_candidates, merged_sentences, story_rng
-from lotdata.text import count_words
+from lotdata.text import count_words, detect_lang, join_sentences
 
 TASK = "senpos"
+MASK = MASK_TOKENS[TASK]
 
 
 @dataclass(frozen=True)
@@ -96,3 +101,46 @@ def senpos_examples(story: Mapping[str, Any], params: SenposParams, seed: int) -
 def reinsert(sentences: list[str], removed: str, label: int) -> list[str]:
     """Put the removed sentence back at gap `label` (counted from 1)."""
     return sentences[:label] + [removed] + sentences[label:]
+
+
+# ---------------------------------------------------------------- the task record
+
+def to_lot(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {"story": MASK.join(row["sentences"]), "sentence": row["removed"], "label": int(row["label"])}
+
+
+def from_lot(record: Mapping[str, Any], *, split: str, index: int) -> dict[str, Any]:
+    sentences = record["story"].split(MASK)
+    label = record["label"]
+    if not isinstance(label, int) or isinstance(label, bool) or not 1 <= label <= len(sentences) - 1:
+        raise ValueError(f"label must be an int in 1..{len(sentences) - 1}, got {label!r}")
+    lang = detect_lang(record["story"])
+    full = join_sentences(sentences[:label] + [record["sentence"]] + sentences[label:], lang)
+    base = lot_row_base(TASK, record, split=split, index=index, full_text=full)
+    return {
+        "example_id": base["example_id"], "story_id": base["story_id"], "split": split, "sentences": sentences,
+        "removed": record["sentence"], "label": label, "n_candidates": len(sentences) - 1, "refined": True, "lang": lang,
+    }
+
+
+def stats(rows: list[dict[str, Any]], vocab: Vocabulary) -> dict[str, Any]:
+    result = input_stats([(join_sentences(r["sentences"], r["lang"]), r["lang"]) for r in rows], vocab)
+    result["avg_sents_input"] = avg([len(r["sentences"]) for r in rows])
+    result["avg_words_removed"] = avg([len(vocab.words_of(r["removed"], r["lang"])) for r in rows])
+    result["avg_candidate_positions"] = avg([r["n_candidates"] for r in rows])
+    return result
+
+
+SPEC = register_task(TaskSpec(
+    name=TASK, schema=SENPOS, mask_token=MASK, lot_fields=(("story", "sentence", "label"), ()),
+    to_lot=to_lot, from_lot=from_lot, stats=stats, text_fields=("sentences", "removed"),
+    metric_family="understanding", prediction_field="label", prediction_type=int,
+    card_category="multiple-choice",
+    card_description="SenPos: put the removed sentence back in the right gap between adjacent sentences",
+    card_limitations=(
+        "Automatic examples: val/test are not refined by annotators (LOT had each refined so that exactly one position fits); "
+        "`refined` says which rows were.",
+        "Paragraphs of fewer than min_candidates + 2 units are dropped: our choice, LOT does not state one.",
+    ),
+    builder=Builder(senpos_examples, SenposParams),
+))

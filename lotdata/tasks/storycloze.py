@@ -12,27 +12,16 @@ import io
 from pathlib import Path
 from typing import Any, Sequence
 
+from lotdata.datasets.inputs import is_storycloze_csv  # noqa: F401  (the one check, kept importable here)
 from lotdata.errors import InputError, MissingFileError
 from lotdata.io import check_output_dir, write_parquet
 from lotdata.schema import MASK_TOKENS, QUARANTINE, table_from_rows
-from lotdata.sources.story import story_id_for
+from lotdata.io import story_id_for
 from lotdata.datasets.folder import BuildReport, write_dataset
 
 CONTEXT_COLUMNS = [f"InputSentence{i}" for i in range(1, 5)]
 ENDING_COLUMNS = ["RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2"]
 ANSWER_COLUMN = "AnswerRightEnding"
-
-
-def is_storycloze_csv(path: str | Path) -> bool:
-    path = Path(path)
-    if path.suffix.lower() != ".csv" or not path.is_file():
-        return False
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            header = next(csv.reader([handle.readline()]), [])
-    except UnicodeDecodeError:
-        return False
-    return "InputSentence1" in [h.strip() for h in header]
 
 
 def read_storycloze(path: str | Path, split: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
