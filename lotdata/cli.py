@@ -69,14 +69,14 @@ def _warn_all(notes: List[str]) -> None:
 
 
 def _build(task: str, stories: List[Path], out: Path, n: Optional[int], train_n: Optional[int], seed: int,
-           split: Optional[str], params: dict, lot_jsonl: bool, clozet: Optional[Path] = None) -> None:
+           split: Optional[str], params: dict, lot_jsonl: bool, run: dict, clozet: Optional[Path] = None) -> None:
     from lotdata.tasks.build import build_dataset
 
     with _errors(), _progress() as progress:
         bar = progress.add_task(f"build {task}", total=None)
         report = build_dataset(
             task, stories, out, n=n, train_n=train_n, seed=seed, split=split, params=params, lot_jsonl=lot_jsonl,
-            clozet=clozet, command=_command_line(),
+            clozet=clozet, command=_command_line(), **run,
             progress=lambda k: progress.advance(bar, k),
             on_start=lambda total: progress.update(bar, total=total),
         )
@@ -93,6 +93,9 @@ _TRAIN_N = typer.Option(None, "--train-n", help="At most this many training exam
 _SEED = typer.Option(0, "--seed")
 _SPLIT = typer.Option(None, "--split", help="Ratios (train=0.8,val=0.1,test=0.1, the default) or val/test sizes in examples (val=800,test=863); train takes the rest.")
 _LOT = typer.Option(True, "--lot-jsonl/--no-lot-jsonl", help="Also write OUT/lot/{split}.jsonl in the official LOT format.")
+_WORKERS = typer.Option(1, "--workers", help="Processes (or Ray tasks) building shards of stories; the output is the same for any number.")
+_EXECUTOR = typer.Option("local", "--executor", help="local (process pool) or ray.")
+_RAY_ADDRESS = typer.Option(None, "--ray-address", help="Ray cluster to join (with --executor ray; default: start Ray locally).")
 _MIN_CHARS = typer.Option(10, "--min-chars", help="Sentences shorter than this are merged; the removed one is at least this long (at least 1).")
 _MAX_WORDS = typer.Option(500, "--max-words", help="Paragraphs must have fewer jieba words than this; a longer story is cut into such paragraphs (LOT: 500; 0: no limit).")
 
@@ -103,9 +106,11 @@ def build_senpos(
     seed: int = _SEED, split: Optional[str] = _SPLIT, lot_jsonl: bool = _LOT,
     min_chars: int = _MIN_CHARS, max_words: int = _MAX_WORDS,
     min_candidates: int = typer.Option(2, "--min-candidates", help="Fewest candidate gaps an example may have (at least 1; 2: paragraphs of at least 4 units; our choice)."),
+    workers: int = _WORKERS, executor: str = _EXECUTOR, ray_address: Optional[str] = _RAY_ADDRESS,
 ) -> None:
     """SenPos: one inner sentence removed; every gap between adjacent sentences is a candidate."""
-    _build("senpos", stories, out, n, train_n, seed, split, {"min_chars": min_chars, "max_words": max_words or None, "min_candidates": min_candidates}, lot_jsonl)
+    _build("senpos", stories, out, n, train_n, seed, split, {"min_chars": min_chars, "max_words": max_words or None, "min_candidates": min_candidates}, lot_jsonl,
+           {"workers": workers, "executor": executor, "ray_address": ray_address})
 
 
 @build_app.command("plotcom")
@@ -114,10 +119,12 @@ def build_plotcom(
     seed: int = _SEED, split: Optional[str] = _SPLIT, lot_jsonl: bool = _LOT, min_chars: int = _MIN_CHARS,
     max_words: int = typer.Option(500, "--max-words", help="Stories must have fewer jieba words than this (our choice; 0: no limit)."),
     clozet: Optional[Path] = typer.Option(None, "--clozet", help="ClozeT dataset folder (or LOT ClozeT jsonl): val/test become its stories with the right candidate as target (LOT 3.3)."),
+    workers: int = _WORKERS, executor: str = _EXECUTOR, ray_address: Optional[str] = _RAY_ADDRESS,
 ) -> None:
     """PlotCom: automatic training construction (one random inner sentence -> <MASK>); val/test from ClozeT with --clozet."""
     params = {"min_chars": min_chars, "max_words": max_words or None}
-    _build("plotcom", stories, out, n, train_n, seed, split, params, lot_jsonl, clozet)
+    _build("plotcom", stories, out, n, train_n, seed, split, params, lot_jsonl,
+           {"workers": workers, "executor": executor, "ray_address": ray_address}, clozet)
 
 
 @build_app.command("outgen")
@@ -127,9 +134,11 @@ def build_outgen(
     max_phrases: int = typer.Option(8, "--max-phrases", help="At most this many outline phrases, the top-ranked RAKE phrases (LOT: 8)."),
     max_phrase_words: int = typer.Option(8, "--max-phrase-words", help="Phrases of more words than this are left out of the outline (LOT: 8)."),
     stopwords: Optional[Path] = typer.Option(None, "--stopwords", help="Stopword file (one word per line) instead of the shipped list, e.g. LOT's reference list."),
+    workers: int = _WORKERS, executor: str = _EXECUTOR, ray_address: Optional[str] = _RAY_ADDRESS,
 ) -> None:
     """OutGen: title + shuffled RAKE outline -> story."""
-    _build("outgen", stories, out, n, train_n, seed, split, {"max_phrases": max_phrases, "max_words": max_phrase_words, "stopwords": str(stopwords) if stopwords else None}, lot_jsonl)
+    _build("outgen", stories, out, n, train_n, seed, split, {"max_phrases": max_phrases, "max_words": max_phrase_words, "stopwords": str(stopwords) if stopwords else None}, lot_jsonl,
+           {"workers": workers, "executor": executor, "ray_address": ray_address})
 
 
 @import_app.command("lot")

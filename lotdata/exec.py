@@ -36,10 +36,13 @@ import multiprocessing
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from lotdata.errors import LotdataError, require
 from lotdata.io import write_text
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 EXECUTORS = ("local", "ray")
 ShardFn = Callable[["Shard", Path], dict]
@@ -78,6 +81,55 @@ class ShardError(LotdataError):
         named = message.startswith(shard.path) and shard.describe() == shard.path
         super().__init__(message if named else f"shard {shard.describe()}: {message}")
         self.exit_code = exit_code
+
+
+def check_executor(executor: str, workers: int | None) -> None:
+    """Fail before any work on an unknown executor or a worker count below 1."""
+    if executor not in EXECUTORS:
+        raise LotdataError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise LotdataError(f"--workers must be a whole number, at least 1 (got {workers!r})")
+
+
+def parquet_shards(path: str | os.PathLike, shard_bytes: int) -> list[Shard]:
+    """Cut a Parquet file into shards of whole row groups, about `shard_bytes` (uncompressed) each;
+    `shard_bytes=1` gives one shard per row group. An unreadable file is one shard whose reader names the error."""
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    try:
+        meta = pq.ParquetFile(path).metadata
+    except Exception:  # noqa: BLE001 - reported by the shard that reads it
+        return [Shard(str(path), 0, None, path.stat().st_size)]
+    shards, start, acc = [], 0, 0
+    for group in range(meta.num_row_groups):
+        acc += meta.row_group(group).total_byte_size
+        if acc >= shard_bytes:
+            shards.append(Shard(str(path), start, group + 1, acc))
+            start, acc = group + 1, 0
+    if start < meta.num_row_groups or not shards:
+        shards.append(Shard(str(path), start, meta.num_row_groups, acc))
+    return shards
+
+
+def write_row_grouped(table: pa.Table, path: str | os.PathLike, rows_per_shard: int) -> list[Shard]:
+    """Write `table` as a work file with row groups of `rows_per_shard` rows, one shard per group
+    (the plan of a stage whose unit of work is a run of rows)."""
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path, row_group_size=max(1, rows_per_shard), compression="zstd")
+    return parquet_shards(path, 1)
+
+
+def read_shard_rows(shard: Shard) -> list[dict]:
+    """The rows of a row-group shard of a Parquet file."""
+    import pyarrow.parquet as pq
+
+    file = pq.ParquetFile(shard.path)
+    stop = file.num_row_groups if shard.stop is None else shard.stop
+    return file.read_row_groups(list(range(shard.start, stop))).to_pylist() if stop > shard.start else []
 
 
 def default_workers() -> int:
@@ -126,8 +178,12 @@ def run_shards(
     progress: bool | None = None,
     description: str = "shards",
     ray_address: str | None = None,
+    on_shard: Callable[[ShardResult], None] | None = None,
 ) -> list[ShardResult]:
-    """Run `fn` over `shards` (see the module docstring); results in shard order."""
+    """Run `fn` over `shards` (see the module docstring); results in shard order.
+
+    `on_shard(result)` is called in this process as each shard finishes (or is found done), in completion
+    order: a caller's own progress display or log."""
     if executor not in EXECUTORS:
         raise LotdataError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
     if on_error not in ("raise", "skip"):
@@ -159,11 +215,17 @@ def run_shards(
 
     with _progress_bar(progress, description, sum(s.size for s in shards)) as advance:
         advance(sum(shards[i].size for i in range(len(shards)) if results[i] is not None))
+        if on_shard:
+            for result in results:
+                if result is not None:
+                    on_shard(result)
         if todo:
             runner = _run_ray if executor == "ray" else _run_local
             for index, outcome in runner(fn, shards, todo, out, suffix, workers, ray_address):
                 finish(index, outcome)
                 advance(shards[index].size)
+                if on_shard and results[index] is not None:
+                    on_shard(results[index])
     return [r for r in results if r is not None]
 
 

@@ -41,7 +41,8 @@ class TaskSpec:
     split=..., index=...)` raises ValueError on a malformed record); `lot_fields` are the record's
     (required, optional) fields; `stats(rows)` gives the task's LOT Table 3 statistics of one split;
     `text_fields` are the row fields holding text (in reading order); `prediction_field` is the LOT field
-    a model fills (`prediction_type` its JSON type); `builder` is None where examples are written by people."""
+    a model fills (`prediction_type` its JSON type); `builder` is None where examples are written by people,
+    and such a task gives `demo_examples(stories) -> rows`, a few mechanical rows the conformance test checks."""
 
     name: str
     schema: pa.Schema
@@ -58,11 +59,14 @@ class TaskSpec:
     card_description: str
     card_limitations: tuple[str, ...] = ()
     builder: Builder | None = None
+    demo_examples: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.metric_family not in METRIC_FAMILIES:
             raise ValueError(f"task {self.name!r}: metric_family must be one of {METRIC_FAMILIES}, not {self.metric_family!r}")
+        if self.builder is None and self.demo_examples is None:
+            raise ValueError(f"task {self.name!r}: give a builder or demo_examples (the conformance test needs rows)")
         missing = [f for f in self.text_fields if f not in self.schema.names]
         if missing:
             raise ValueError(f"task {self.name!r}: text fields {missing} are not columns of its schema")

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 from lotdata.datasets.inputs import open_input
 from lotdata.errors import InputError, LotdataError, require
-from lotdata.exec import Shard
+from lotdata.exec import Shard, parquet_shards
 from lotdata.overlap.texts import TEXT_FIELDS, example_texts
 from lotdata.schema import table_kind
 
@@ -88,27 +88,9 @@ def plan_shards(files: list[Path], shard_bytes: int = DEFAULT_SHARD_BYTES) -> li
                 stop = min(start + shard_bytes, size)
                 shards.append(Shard(str(path), start, stop, stop - start))
         elif kind == "parquet":
-            shards.extend(_parquet_shards(path, shard_bytes))
+            shards.extend(parquet_shards(path, shard_bytes))
         else:
             shards.append(Shard(str(path), 0, None, size))
-    return shards
-
-
-def _parquet_shards(path: Path, shard_bytes: int) -> list[Shard]:
-    import pyarrow.parquet as pq
-
-    try:
-        meta = pq.ParquetFile(path).metadata
-    except Exception:  # noqa: BLE001 - an unreadable file becomes one shard whose scan names the error
-        return [Shard(str(path), 0, None, path.stat().st_size)]
-    shards, start, acc = [], 0, 0
-    for group in range(meta.num_row_groups):
-        acc += meta.row_group(group).total_byte_size
-        if acc >= shard_bytes:
-            shards.append(Shard(str(path), start, group + 1, acc))
-            start, acc = group + 1, 0
-    if start < meta.num_row_groups or not shards:
-        shards.append(Shard(str(path), start, meta.num_row_groups, acc))
     return shards
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 import time
 from collections import Counter
 from dataclasses import asdict, fields
@@ -23,8 +25,9 @@ from lotdata.datasets.folder import (  # noqa: F401  (re-exported: callers that 
 from lotdata.datasets.registry import builder_tasks, get_task
 from lotdata.datasets.splits import SplitSpec, assign_splits, parse_split_spec, story_order_key, whole_stories_up_to
 from lotdata.errors import InputError, LotdataError
-from lotdata.io import check_output_dir
-from lotdata.schema import SPLITS
+from lotdata.exec import Shard, check_executor, read_shard_rows, run_shards, write_row_grouped
+from lotdata.io import check_output_dir, sha256_file, sha256_text, write_jsonl
+from lotdata.schema import SPLITS, STORIES, table_from_rows
 from lotdata.tasks.common import BuildStats, StoryOutcome
 from lotdata.tasks.plotcom import plotcom_from_clozet, stories_held_by
 from lotdata.tasks.provenance import build_environment
@@ -94,6 +97,70 @@ def _stats_dict(task: str, stats: BuildStats) -> dict[str, Any]:
         result["paragraphs"] = stats.paragraphs
         result["paragraphs_dropped"] = dict(sorted(stats.paragraphs_dropped.items()))
     return result
+
+
+#: stories per shard of the executor (a shard's examples are built in one process)
+DEFAULT_SHARD_ROWS = 2000
+#: the executor's work folder inside the output folder (stories, parts, done markers); removed after a build
+WORK_DIR = ".lotdata-work"
+
+
+class _BuildShard:
+    """Build the examples of one shard of stories into a jsonl part (a picklable callable for the executor)."""
+
+    def __init__(self, task: str, seed: int, params: Mapping[str, Any] | None, exclude: Mapping[str, str]) -> None:
+        self.task, self.seed, self.params, self.exclude = task, seed, dict(params or {}), dict(exclude)
+
+    def __call__(self, shard: Shard, part: Path) -> dict:
+        examples, stats = build_examples(self.task, read_shard_rows(shard), seed=self.seed, params=self.params,
+                                         exclude=self.exclude)
+        write_jsonl(examples, part)
+        return {"stories_in": stats.stories_in, "stories_used": stats.stories_used, "examples": stats.examples,
+                "dropped": dict(stats.dropped), "paragraphs": stats.paragraphs,
+                "paragraphs_dropped": dict(stats.paragraphs_dropped)}
+
+
+def build_examples_sharded(
+    task: str,
+    stories: list[dict[str, Any]],
+    work: Path,
+    *,
+    seed: int,
+    params: Mapping[str, Any] | None = None,
+    exclude: Mapping[str, str] | None = None,
+    workers: int = 1,
+    executor: str = "local",
+    ray_address: str | None = None,
+    shard_rows: int = DEFAULT_SHARD_ROWS,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[list[dict[str, Any]], BuildStats]:
+    """`build_examples` on the executor: plan shards of `shard_rows` stories (a row-grouped work file in
+    `work`), build each into a part, combine the parts in shard order (the same result as one process)."""
+    if isinstance(shard_rows, bool) or not isinstance(shard_rows, int) or shard_rows < 1:
+        raise ValueError(f"shard_rows must be a whole number, at least 1 (got {shard_rows!r})")
+    stories_file = work / "stories.parquet"
+    shards = write_row_grouped(table_from_rows(stories, STORIES), stories_file, shard_rows)
+    job = {"task": task, "seed": seed, "params": dict(params or {}), "exclude": sorted((exclude or {}).items()),
+           "stories": sha256_file(stories_file)}
+    fingerprint = sha256_text(json.dumps(job, sort_keys=True, default=str))
+    on_shard = (lambda result: progress(result.stats.get("stories_in", 0))) if progress else None
+    results = run_shards(_BuildShard(task, seed, params, exclude or {}), shards, work, executor=executor, workers=workers,
+                         fingerprint=fingerprint, suffix=".jsonl", progress=False, description=f"build {task}",
+                         ray_address=ray_address, on_shard=on_shard)
+    examples: list[dict[str, Any]] = []
+    stats = BuildStats()
+    stats.paragraphs, stats.paragraphs_dropped = 0, Counter()
+    for result in results:
+        with open(result.part, encoding="utf-8") as handle:
+            examples.extend(json.loads(line) for line in handle)
+        part = result.stats
+        stats.stories_in += part["stories_in"]
+        stats.stories_used += part["stories_used"]
+        stats.examples += part["examples"]
+        stats.dropped.update(part["dropped"])
+        stats.paragraphs += part["paragraphs"]
+        stats.paragraphs_dropped.update(part["paragraphs_dropped"])
+    return examples, stats
 
 
 def check_sizes(n: int | None, train_n: int | None) -> None:
@@ -166,14 +233,24 @@ def build_dataset(
     card: bool = True,
     progress: Callable[[int], None] | None = None,
     on_start: Callable[[int], None] | None = None,
+    workers: int = 1,
+    executor: str = "local",
+    ray_address: str | None = None,
+    shard_rows: int = DEFAULT_SHARD_ROWS,
 ) -> BuildReport:
     """Build `task` from stories Parquet files into the folder `out`.
+
+    The per-story construction runs on the executor (`lotdata.exec`): the stories are cut into shards
+    of `shard_rows`, `workers` processes (or Ray tasks with `executor="ray"`, joining `ray_address`)
+    build them, and the parts are combined in shard order, so the output is the same bytes for any
+    number of workers. A stopped build resumes the shards it had finished.
 
     PlotCom with `clozet` (a ClozeT dataset folder, LOT jsonl, or ClozeT rows by split): val/test are the
     ClozeT val/test stories with the right candidate as target (LOT 3.3), train is the automatic
     construction over the other stories. Everything is checked before the work starts.
     """
     _builder(task)
+    check_executor(executor, workers)
     if clozet is not None and task != "plotcom":
         raise ValueError("--clozet applies to plotcom only (its val/test come from ClozeT)")
     if clozet is not None and split is not None:
@@ -196,7 +273,9 @@ def build_dataset(
     if clozet_rows is not None:
         held_out = [row for s in ("val", "test") for row in clozet_rows.get(s, [])]
         exclude = dict.fromkeys(stories_held_by(stories, held_out), "in_clozet")
-    examples, stats = build_examples(task, stories, seed=seed, params=params, progress=progress, exclude=exclude)
+    examples, stats = build_examples_sharded(task, stories, Path(out) / WORK_DIR, seed=seed, params=params, exclude=exclude,
+                                             workers=workers, executor=executor, ray_address=ray_address,
+                                             shard_rows=shard_rows, progress=progress)
     groups = {s["story_id"]: s["cluster_id"] for s in stories if s.get("cluster_id")}
     if clozet_rows is None:
         by_split = split_examples(examples, spec, seed, n, train_n, groups)
@@ -243,6 +322,7 @@ def build_dataset(
         extra=extra,
         card=card,
     )
+    shutil.rmtree(Path(out) / WORK_DIR, ignore_errors=True)
     return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=summary, warnings=split_warnings(by_split, spec, train_n),
                        notes=notes)
 

@@ -12,6 +12,7 @@ from lotdata.datasets.lotformat import lot_row_base
 from lotdata.datasets.registry import TaskSpec, register_task
 from lotdata.datasets.stats import Vocabulary, avg, input_stats
 from lotdata.schema import CLOZET, MASK_TOKENS
+from lotdata.text import join_sentences
 
 TASK = "clozet"
 MASK = MASK_TOKENS[TASK]
@@ -43,6 +44,25 @@ def stats(rows: list[dict[str, Any]], vocab: Vocabulary) -> dict[str, Any]:
     return result
 
 
+def demo_examples(stories: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Mechanical ClozeT rows for tests and demos, not a benchmark: the middle sentence of each story is
+    masked, the wrong candidate is a sentence of the next story (LOT's wrong candidates are written by people)."""
+    usable = [s for s in stories if len(s["sentences"]) >= 3]
+    rows = []
+    for i, story in enumerate(usable):
+        sentences, at = list(story["sentences"]), len(story["sentences"]) // 2
+        other = usable[(i + 1) % len(usable)]["sentences"]
+        right, wrong = sentences[at], other[len(other) // 2]
+        label = i % 2
+        rows.append({
+            "example_id": f"{TASK}-{story['story_id']}-0", "story_id": story["story_id"],
+            "context": join_sentences(sentences[:at] + [MASK] + sentences[at + 1 :], story["lang"]),
+            "candidates": [wrong, right] if label else [right, wrong], "label": label, "mask_sentence_index": at,
+            "annotator": None, "annotation_id": None, "lang": story["lang"],
+        })
+    return rows
+
+
 SPEC = register_task(TaskSpec(
     name=TASK, schema=CLOZET, mask_token=MASK, lot_fields=(("story", "plot0", "plot1", "label"), ()),
     to_lot=to_lot, from_lot=from_lot, stats=stats, text_fields=("context", "candidates"),
@@ -50,4 +70,5 @@ SPEC = register_task(TaskSpec(
     card_category="multiple-choice",
     card_description="ClozeT: pick the right one of two candidate sentences for the masked position",
     card_limitations=("The wrong candidates are written by people; check them for artifacts (`lotdata audit-bias`).",),
+    demo_examples=demo_examples,
 ))
