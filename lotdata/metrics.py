@@ -20,6 +20,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from lotdata.datasets.registry import get_task
 from lotdata.errors import InputError, MissingFileError, require
 
 DEFINITIONS = ("official", "paper")
@@ -277,7 +278,7 @@ def evaluate(task: str, pred: Sequence[Mapping[str, Any]], gold: Sequence[Mappin
         raise ValueError(f"unknown definition {definition!r}: choose from {DEFINITIONS}")
     if len(pred) != len(gold):
         raise InputError(f"{len(pred)} predictions for {len(gold)} gold examples")
-    if task in UNDERSTANDING:
+    if get_task(task).metric_family == "understanding":
         return {"accuracy": accuracy([p["label"] for p in pred], [g["label"] for g in gold])}
     if task == "plotcom":
         cands, refs = [p["plot"] for p in pred], [g["plot"] for g in gold]
@@ -296,7 +297,6 @@ def evaluate(task: str, pred: Sequence[Mapping[str, Any]], gold: Sequence[Mappin
     raise ValueError(f"unknown task {task!r}")
 
 
-_KEY_FIELDS = {"clozet": ("label",), "senpos": ("label",), "plotcom": ("plot",), "outgen": ("story",)}
 #: the input a prediction was made from, present in LOT records of both sides: used to check that
 #: records lined up by row are the same examples (OutGen's `story` is the output itself, not an input)
 _CONTEXT_FIELDS = {"clozet": ("story",), "senpos": ("story",), "plotcom": ("story",), "outgen": ("outline",)}
@@ -311,7 +311,7 @@ def load_records(path: str | Path, task: str, gold: bool = False) -> list[dict[s
         raise MissingFileError("file not found", path=str(path))
     if path.is_dir():
         raise MissingFileError("is a folder; give a LOT jsonl or Parquet file", path=str(path))
-    needed = _KEY_FIELDS[task] + (("outline",) if gold and task == "outgen" else ())
+    needed = (get_task(task).prediction_field,) + (("outline",) if gold and task == "outgen" else ())
     if path.suffix == ".parquet":
         from lotdata.io import read_parquet
         from lotdata.schema import TASK_SCHEMAS

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 from lotdata.datasets.inputs import open_input
 from lotdata.errors import InputError, LotdataError, require
 from lotdata.exec import Shard, parquet_shards
-from lotdata.overlap.texts import TEXT_FIELDS, example_texts
+from lotdata.overlap.texts import example_texts, text_fields_of
 from lotdata.schema import table_kind
 
 DEFAULT_SHARD_BYTES = 32 << 20
@@ -187,7 +187,8 @@ def _parquet_documents(path: Path, shard: Shard) -> Iterator[tuple[str, list[str
     file = pq.ParquetFile(path)
     schema = file.schema_arrow
     kind = table_kind(schema)
-    fields = list(TEXT_FIELDS[kind]) if kind in TEXT_FIELDS else _generic_text_fields(schema)
+    known = text_fields_of(kind)
+    fields = list(known) if known else _generic_text_fields(schema)
     fields = [f for f in fields if f in schema.names]
     if not fields:
         raise InputError("no text column (text, story, or any string column)", path=str(path))
@@ -199,7 +200,7 @@ def _parquet_documents(path: Path, shard: Shard) -> Iterator[tuple[str, list[str
         for record in batch.to_pylist():
             row += 1
             doc_id = f"{path}:{record[id_column]}" if id_column else f"{path}:{row}"
-            if kind in TEXT_FIELDS:
+            if known:
                 yield doc_id, [text for _, text in example_texts(kind, record)]
             else:
                 yield doc_id, texts_of_record({k: record[k] for k in fields})

@@ -12,17 +12,21 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from lotdata.datasets.registry import get_task, task_names
 from lotdata.schema import MASK_TOKENS
 from lotdata.text.tokenize import get_tokenizer, tokenize_en
 
-#: the text fields of each table kind, in the order they are measured
-TEXT_FIELDS: dict[str, tuple[str, ...]] = {
-    "stories": ("title", "text"),
-    "clozet": ("context", "candidates"),
-    "senpos": ("sentences", "removed"),
-    "plotcom": ("context", "target"),
-    "outgen": ("title", "outline", "story"),
-}
+#: the text fields of a stories table; a task table's are its registry record's `text_fields`
+STORY_TEXT_FIELDS = ("title", "text")
+
+
+def text_fields_of(kind: str | None) -> tuple[str, ...] | None:
+    """The text fields of a table kind, in the order they are measured (None: not a lotdata table)."""
+    if kind == "stories":
+        return STORY_TEXT_FIELDS
+    return get_task(kind).text_fields if kind in task_names() else None
+
+
 _MASKS = re.compile("|".join(re.escape(m) for m in sorted(set(MASK_TOKENS.values()), key=len, reverse=True)))
 _PUNCT_ONLY = re.compile(r"^[\W_]+$")
 # the compatibility characters most common in Chinese text, replaced one by one (str.replace is a fast C
@@ -42,7 +46,7 @@ def example_texts(kind: str, row: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(field, text) pairs of one row of a known table; a list field gives one text per item,
     except SenPos sentences, which are joined back into the paragraph."""
     pairs: list[tuple[str, str]] = []
-    for name in TEXT_FIELDS[kind]:
+    for name in text_fields_of(kind) or ():
         value = row.get(name)
         if value is None:
             continue
