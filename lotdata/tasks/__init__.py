@@ -1,1 +1,1 @@
-"""Task builders (SenPos, PlotCom, OutGen), splits, LOT jsonl format and Table 3 statistics."""
+"""Tasks: one module per task (clozet, senpos, plotcom, outgen) registering its record, the builders and `build`."""
