@@ -24,7 +24,14 @@
   `ray_address` to join a cluster). Parts are written where the workers run: use a shared folder on a cluster.
 - `on_error="raise"` stops at the first failing shard (its error names the shard);
   `on_error="skip"` goes on and returns the failure in `ShardResult.error` (no done marker: a re-run retries it).
-- The progress bar (rich) counts shard bytes (`Shard.size`) and shows MB/s and the ETA.
+- The progress bar (rich) counts shard bytes (`Shard.size`) and shows MB/s and the ETA; `on_shard(result)`
+  is called in the caller's process as each shard finishes, for a caller's own progress or log.
+
+The stage shape every stage follows: plan shards -> `fn` makes one part per shard -> the caller combines
+the parts in shard order. Planning helpers for Parquet: `parquet_shards` (row-group ranges of about
+`shard_bytes`), `write_row_grouped` (a work file whose row groups are the shards, for a stage whose unit is
+a run of rows, e.g. `build`) and `read_shard_rows`. This module imports no CLI code (`lotdata.progress`
+holds the console it shares with the CLI).
 """
 
 from __future__ import annotations
