@@ -30,8 +30,8 @@ from lotdata.io import (
     sha256_file,
     write_jsonl,
     write_manifest,
+    write_parquet,
 )
-from lotdata.io import write_parquet
 from lotdata.schema import SPLITS, STORIES, table_from_rows
 
 

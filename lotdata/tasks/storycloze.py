@@ -12,12 +12,11 @@ import io
 from pathlib import Path
 from typing import Any, Sequence
 
+from lotdata.datasets.folder import BuildReport, write_dataset
 from lotdata.datasets.inputs import is_storycloze_csv  # noqa: F401  (the one check, kept importable here)
 from lotdata.errors import InputError, MissingFileError
-from lotdata.io import check_output_dir, write_parquet
+from lotdata.io import check_output_dir, story_id_for, write_parquet
 from lotdata.schema import MASK_TOKENS, QUARANTINE, table_from_rows
-from lotdata.io import story_id_for
-from lotdata.datasets.folder import BuildReport, write_dataset
 
 CONTEXT_COLUMNS = [f"InputSentence{i}" for i in range(1, 5)]
 ENDING_COLUMNS = ["RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2"]
