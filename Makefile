@@ -41,6 +41,7 @@ bench: setup $(LS_BIN)
 	$(BIN)/python benchmarks/bench_builders.py --out bench/results.md
 	$(BIN)/python benchmarks/bench_outline.py --out bench/outline.md
 	$(BIN)/python benchmarks/bench_build.py --out bench/build.md
+	$(BIN)/python benchmarks/bench_build_exec.py --out bench/build_exec.md
 	$(BIN)/python benchmarks/bench_models.py --out bench/models.md
 	$(BIN)/python benchmarks/bench_annotate.py --out bench/annotate.md
 	$(BIN)/python benchmarks/bench_audit.py --out bench/audit.md
