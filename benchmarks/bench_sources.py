@@ -123,7 +123,7 @@ def split_leak() -> tuple[int, int, int]:
     """Near-duplicate pairs (estimated Jaccard >= 0.5) across PlotCom splits of CMRC validation, before and after clean."""
     import tempfile
 
-    from lotdata.clean.step import clean_files
+    from lotdata.clean.files import clean_files
     from lotdata.pipeline import read_step
     from lotdata.tasks.build import build_dataset
 
