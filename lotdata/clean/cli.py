@@ -48,7 +48,7 @@ def clean_cmd(
                 f"no story kept: {result.counts['stories_in']} read, {result.counts['removed']} removed; "
                 f"see {out / 'quarantine.parquet'} and {out / 'summary.parquet'}",
                 path=", ".join(map(str, stories)))
-    out_console.print(summary_table(f"lotdata clean -> {out}", result.counts))
+    out_console.print(summary_table(f"lotdata clean -> {out}", {k: v for k, v in result.counts.items() if k != "phase_seconds"}))
     table = summary_table("per source and rule", {})
     for row in result.summary:
         table.add_row(f"{row['source']} · {row['rule']} ({row['action']})", str(row["stories"]))

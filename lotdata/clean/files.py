@@ -85,11 +85,13 @@ def clean_shard(shard: Shard, part: Path, params: CleanParams) -> dict:
         rows.append({**new, "_rule": rule, "_evidence": (evidence or "")[:EVIDENCE_LIMIT] if rule else None,
                      "_len": len(new["text"]), "_sig": None})
     candidates = [r for r in rows if r["_rule"] is None]
+    signing = time.perf_counter()
     sigs = signatures([r["text"] for r in candidates], [r["lang"] for r in candidates], params.dedup)
     for row, sig in zip(candidates, sigs):
         row["_sig"] = sig.tobytes()
+    signing = time.perf_counter() - signing
     write_parquet(table_from_rows(rows, _PART), part)
-    return {"stories": len(rows), "candidates": len(candidates)}
+    return {"stories": len(rows), "candidates": len(candidates), "signature_seconds": round(signing, 4)}
 
 
 def bucket_shard(shard: Shard, part: Path, rows: int) -> dict:
@@ -128,8 +130,11 @@ def clean_files(
     shards = plan_clean_shards(paths, rows_per_shard)
     fingerprint = _fingerprint(params, paths, rows_per_shard)
     run = partial(run_shards, executor=executor, workers=workers, ray_address=ray_address, progress=progress)
-    parts = [r.part for r in run(partial(clean_shard, params=params), shards, work / "clean",
-                                 fingerprint=fingerprint, description="clean")]
+    cleaned = run(partial(clean_shard, params=params), shards, work / "clean", fingerprint=fingerprint,
+                  description="clean")
+    parts = [r.part for r in cleaned]
+    clock = _Clock(started)
+    clock.lap("clean_and_signatures")
     meta = _read_parts(parts, _META)
     ids, flags, sources, urls = (meta.column(c).to_pylist() for c in ("story_id", "flags", "source", "url"))
     rules, evidence, lengths = (meta.column(c).to_pylist() for c in ("_rule", "_evidence", "_len"))
@@ -155,6 +160,7 @@ def clean_files(
             rejected.append((dup, "exact_duplicate", f"same text as {where(ids[best], sources[best], urls[best])}"))
             summary[(sources[dup] or "", "exact_duplicate", "removed")] += 1
     unique.sort(key=rank)
+    clock.lap("exact")
     # phase 3: buckets over the signatures of the unique stories
     sigs = _signatures_of(parts, unique, params.dedup.num_perm)
     sig_path = work / "signatures.npy"
@@ -169,6 +175,7 @@ def clean_files(
                                       fingerprint=f"{sig_print}-{rows}", suffix=".npy", description="buckets")]
     found = [np.load(p) for p in pair_parts]
     pairs = np.unique(np.concatenate(found), axis=0) if found else np.zeros((0, 2), dtype=np.int64)
+    clock.lap("buckets")
     # phase 4: clusters and filter
     near = cluster_and_filter(sigs, pairs, lambda i: rank(unique[i]), params.dedup)
     cluster_sizes = Counter(near.cluster_of[i] for i in range(len(unique)) if near.duplicate_of[i] is None)
@@ -185,6 +192,7 @@ def clean_files(
         if cluster_sizes[root] > 1:
             summary[(sources[g] or "", "near_duplicate_cluster", "flagged")] += 1
         kept.append(g)
+    clock.lap("clusters_filter")
     full = _read_parts(parts, STORIES.names)
     kept_table = full.take(pa.array(kept, pa.int64())).set_column(STORIES.get_field_index("cluster_id"), STORIES.field("cluster_id"),
                                              pa.array(cluster_ids, pa.string()))
@@ -200,11 +208,14 @@ def clean_files(
         "quarantine": write_parquet(quarantine.cast(STORIES_QUARANTINE).combine_chunks(), out / "quarantine.parquet"),
         "summary": write_parquet(table_from_rows(summary_rows(summary), CLEAN_SUMMARY), out / "summary.parquet"),
     }
+    clock.lap("write")
     seconds = time.perf_counter() - started
+    clock.phases["signatures_cpu"] = round(sum(r.stats.get("signature_seconds", 0.0) for r in cleaned), 3)
     counts = {
         "stories_in": len(ids), "kept": len(kept), "removed": len(rejected),
         "clusters": sum(1 for size in cluster_sizes.values() if size > 1),
         "seconds": round(seconds, 3), "stories_per_second": round(len(ids) / seconds, 1) if seconds else None,
+        "phase_seconds": clock.phases,
     }
     recorded = {k: v for k, v in asdict(params).items() if k != "lexicon"}
     recorded["lexicon_terms"] = len(params.lexicon)
@@ -212,6 +223,17 @@ def clean_files(
                    stats=counts)
     shutil.rmtree(work, ignore_errors=True)
     return CleanFilesResult(len(kept), len(rejected), summary_rows(summary), counts, files)
+
+
+class _Clock:
+    """Wall seconds per phase (a lap ends a phase), for the benchmark; never part of the outputs."""
+
+    def __init__(self, started: float) -> None:
+        self.last, self.phases = started, {}
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.phases[name], self.last = round(now - self.last, 3), now
 
 
 def _read_parts(parts: Sequence[Path], columns: list[str]) -> pa.Table:
