@@ -62,8 +62,14 @@ def signatures(texts: Sequence[str], langs: Sequence[str], params: DedupParams =
         return np.zeros((0, params.num_perm), dtype=np.uint32)
     if params.backend == "rensa":
         rensa = require("rensa", "sources")
-        matrix = rensa.RMinHash.digest_matrix_from_token_sets(sets, params.num_perm, params.seed)
-        return np.asarray(matrix.to_rows(), dtype=np.uint32)
+        # one object a story, not rensa's batch call: that starts a Rust thread pool, and a process forked
+        # after it (the local executor forks its workers) hangs on its first batch call
+        rows = []
+        for grams in sets:
+            m = rensa.RMinHash(params.num_perm, params.seed)
+            m.update(list(grams))
+            rows.append(m.digest())
+        return np.asarray(rows, dtype=np.uint32)
     datasketch = require("datasketch", "sources")
     rows = []
     for grams in sets:
