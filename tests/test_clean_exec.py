@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
 import lotdata.clean.files as clean_files_module
 from lotdata.cli import app
-from lotdata.clean.dedup import DedupParams, find_near_duplicates
+from lotdata.clean.dedup import DedupParams, band_pairs, find_near_duplicates
 from lotdata.clean.files import clean_files
 from lotdata.clean.step import CleanParams, clean_rows
 from lotdata.io import write_parquet
@@ -165,3 +166,19 @@ def test_real_rensa_and_datasketch_find_the_same_near_duplicates(shared_data: Pa
     # estimates of two hash families differ only for pairs at a threshold: at most 5% of the ids
     assert len(removed_r ^ removed_d) <= 0.05 * len(removed_d | removed_r)
     assert len(clustered_r ^ clustered_d) <= 0.05 * len(clustered_d | clustered_r)
+
+
+def test_band_pairs_equal_plain_bucketing_and_split_over_band_ranges() -> None:
+    rng = np.random.default_rng(0)
+    sigs = rng.integers(0, 50, size=(300, 12), dtype=np.uint32)  # few values: many shared bands
+    sigs[10] = sigs[3]
+    expected = set()
+    for band in range(4):
+        buckets: dict[tuple, list[int]] = {}
+        for i, row in enumerate(sigs[:, band * 3:(band + 1) * 3].tolist()):
+            buckets.setdefault(tuple(row), []).append(i)
+        expected |= {(a, b) for members in buckets.values() for k, a in enumerate(members) for b in members[k + 1:]}
+    pairs = band_pairs(sigs, 3, range(4))
+    assert set(map(tuple, pairs.tolist())) == expected and (3, 10) in expected
+    halves = np.unique(np.concatenate([band_pairs(sigs, 3, range(0, 2)), band_pairs(sigs, 3, range(2, 4))]), axis=0)
+    assert np.array_equal(halves, pairs)

@@ -22,6 +22,7 @@ bench/sources.md); `backend="datasketch"` computes them with datasketch.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Sequence
@@ -31,6 +32,7 @@ import numpy as np
 from lotdata.errors import LotdataError, require
 
 BACKENDS = ("rensa", "datasketch")
+_NOT_ALNUM = re.compile(r"[\W_]+")  # \w is str.isalnum() plus "_"
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ def shingles(text: str, lang: str, size: int) -> set[str]:
         words = text.lower().split()
         grams = {" ".join(words[i:i + size]) for i in range(max(1, len(words) - size + 1))}
     else:
-        chars = "".join(ch for ch in text if ch.isalnum())  # punctuation differences do not count
+        chars = _NOT_ALNUM.sub("", text)  # punctuation differences do not count
         grams = {chars[i:i + size] for i in range(max(1, len(chars) - size + 1))}
     return {g for g in grams if g}
 
@@ -108,16 +110,22 @@ def band_pairs(sigs: np.ndarray, rows: int, bands: range) -> np.ndarray:
     """Phase 2: the candidate pairs (i < j, sorted, unique) that share a bucket in one of `bands`."""
     found: list[np.ndarray] = []
     for band in bands:
-        keys = np.ascontiguousarray(sigs[:, band * rows:(band + 1) * rows])
-        _, inverse, sizes = np.unique(keys.view(np.dtype((np.void, keys.dtype.itemsize * rows))).ravel(),
-                                      return_inverse=True, return_counts=True)
+        # a 64-bit key per band: a collision only adds a candidate, and every candidate is checked later
+        keys = np.zeros(len(sigs), dtype=np.uint64)
+        for column in range(band * rows, (band + 1) * rows):
+            keys = keys * np.uint64(0x9E3779B97F4A7C15) + sigs[:, column].astype(np.uint64)
+        _, inverse, sizes = np.unique(keys, return_inverse=True, return_counts=True)
         shared = np.flatnonzero(sizes[inverse] > 1)
         if not len(shared):
             continue
         order = shared[np.argsort(inverse[shared], kind="stable")]
-        groups = np.split(order, np.flatnonzero(np.diff(inverse[order])) + 1)
-        for group in groups:
-            i, j = np.triu_indices(len(group), k=1)
+        starts = np.flatnonzero(np.diff(inverse[order], prepend=-1))
+        lengths = np.diff(starts, append=len(order))
+        two = starts[lengths == 2]  # most buckets hold a pair: no loop for them
+        found.append(np.stack([order[two], order[two + 1]], axis=1))
+        for start, length in zip(starts[lengths > 2].tolist(), lengths[lengths > 2].tolist()):
+            group = order[start:start + length]
+            i, j = np.triu_indices(length, k=1)
             found.append(np.stack([group[i], group[j]], axis=1))
     if not found:
         return np.zeros((0, 2), dtype=np.int64)
