@@ -193,7 +193,7 @@ def write_dedup_inputs(n: int, folder: Path) -> Path:
     write_parquet(table_from_rows(rows, STORIES), folder / "stories.parquet")
     (folder / "jsonl").mkdir(exist_ok=True)
     for k in range(4):  # datatrove shards by file: 4 files for its tasks
-        lines = [json.dumps({"id": r["story_id"], "text": r["text"]}, ensure_ascii=False) for r in rows[k::4]]
+        lines = [json.dumps({"id": r["url"], "text": r["text"]}, ensure_ascii=False) for r in rows[k::4]]
         (folder / "jsonl" / f"part{k}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return folder
 
@@ -212,9 +212,10 @@ def clean_once(path: Path, workers: int) -> dict:
         result = clean_files([path], Path(tmp) / "clean", CleanParams(lexicon=load_lexicon()), workers=workers,
                              progress=False)
         seconds = time.perf_counter() - started
-        quarantine = pq.read_table(Path(tmp) / "clean" / "quarantine.parquet", columns=["story_id", "rule"]).to_pylist()
-    removed = sorted(r["story_id"] for r in quarantine if r["rule"] in ("exact_duplicate", "near_duplicate"))
-    ruled = sorted(r["story_id"] for r in quarantine if r["rule"] not in ("exact_duplicate", "near_duplicate"))
+        quarantine = pq.read_table(Path(tmp) / "clean" / "quarantine.parquet", columns=["url", "rule"]).to_pylist()
+    # the url names a story in both tools (cleaning can change the text and so the story_id)
+    removed = sorted(r["url"] for r in quarantine if r["rule"] in ("exact_duplicate", "near_duplicate"))
+    ruled = sorted(r["url"] for r in quarantine if r["rule"] not in ("exact_duplicate", "near_duplicate"))
     phases = result.counts["phase_seconds"]
     dedup = phases["signatures_cpu"] / workers + phases["exact"] + phases["buckets"] + phases["clusters_filter"]
     return {"seconds": seconds, "dedup_seconds": dedup, "phases": phases, "removed": removed, "ruled": ruled,
@@ -287,6 +288,7 @@ def executor_section(n: int, small: int, repeats: int) -> list[str]:
             print(workers, "workers done", flush=True)
         small_run = run_clean(write_dedup_inputs(small, Path(tmp) / "small") / "stories.parquet", 1)
         big_run = run_clean(write_dedup_inputs(10 * small, Path(tmp) / "big") / "stories.parquet", 1)
+    Path(tempfile.gettempdir(), "bench_sources_executor.json").write_text(json.dumps([lot, trove, small_run, big_run]))
     for workers in (1, 2):
         runs = lot[workers]
         s, d = med(r["seconds"] for r in runs), med(r["dedup_seconds"] for r in runs)
@@ -332,12 +334,12 @@ def executor_section(n: int, small: int, repeats: int) -> list[str]:
         ours = set(lot[1][0]["removed"])
         theirs = set(trove[1][0]["removed"]) - set(lot[1][0]["ruled"])  # stories a rule removed never reach dedup
         base = len(base_stories())
-        group = {row["story_id"]: i % base for i, row in enumerate(dedup_rows(n))}  # a base story and its copies
+        group = {row["url"]: i % base for i, row in enumerate(dedup_rows(n))}  # a base story and its copies
         per_group = [Counter(group[i] for i in ids) for ids in (ours, theirs)]
         touched = set(per_group[0]) | set(per_group[1])
         same = sum(1 for g in touched if per_group[0][g] == per_group[1][g])
         lines += [
-            f"Removed ids (1 worker; datatrove's ids that a lotdata rule had already rejected left out): "
+            f"Removed stories (by url; 1 worker; datatrove's ids that a lotdata rule had already rejected left out): "
             f"**{len(ours & theirs):,} removed by both**, {len(ours - theirs):,} by lotdata only, "
             f"{len(theirs - ours):,} by datatrove only. Most of the difference is *which* copy goes: lotdata keeps "
             f"the best copy (fewest flags, then the longest: here the original), datatrove an arbitrary member of "
