@@ -226,16 +226,20 @@ def tree_peak_rss(command: list[str], env: dict | None = None) -> tuple[str, flo
     """Run `command`; its stdout and the peak of the summed RSS of it and all its children (MiB, sampled)."""
     import psutil
 
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
-    root, peak = psutil.Process(proc.pid), 0
-    while proc.poll() is None:
-        try:
-            total = sum(p.memory_info().rss for p in [root, *root.children(recursive=True)])
-        except psutil.Error:
-            total = 0
-        peak = max(peak, total)
-        time.sleep(0.05)
-    out = proc.stdout.read()
+    import tempfile
+
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as stdout:  # a pipe would fill up and block the child
+        proc = subprocess.Popen(command, stdout=stdout, stderr=subprocess.DEVNULL, text=True, env=env)
+        root, peak = psutil.Process(proc.pid), 0
+        while proc.poll() is None:
+            try:
+                total = sum(p.memory_info().rss for p in [root, *root.children(recursive=True)])
+            except psutil.Error:
+                total = 0
+            peak = max(peak, total)
+            time.sleep(0.05)
+        stdout.seek(0)
+        out = stdout.read()
     if proc.returncode:
         raise RuntimeError(f"{command[:3]} exited {proc.returncode}")
     return out, peak / 2**20
