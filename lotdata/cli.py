@@ -47,12 +47,19 @@ def read_cmd(
     lang: Optional[str] = typer.Option(None, "--lang", help="zh or en (default: detect per story)."),
     source: Optional[str] = typer.Option(None, "--source", help="Source name stored with every story."),
     license: Optional[str] = typer.Option(None, "--license", help="License stored with every story."),
+    workers: int = typer.Option(1, "--workers", help="Parallel workers (a shard per input file)."),
+    executor: str = typer.Option("local", "--executor", help="local (process pool) or ray."),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Join this Ray cluster (default: start Ray locally)."),
+    seed: int = typer.Option(0, "--seed", help="Accepted as by every stage; reading draws nothing at random."),
 ) -> None:
     """Read local corpora into a stories table; rejected records go to OUT.quarantine.parquet."""
     from lotdata.pipeline import quarantine_path_for, read_step
 
     with _errors():
-        summary = read_step(files, out, fmt=fmt, lang=lang, source=source, license=license)
+        if workers < 1:
+            raise ValueError(f"--workers {workers}: need at least 1")
+        summary = read_step(files, out, fmt=fmt, lang=lang, source=source, license=license, executor=executor,
+                            workers=workers, ray_address=ray_address)
     summary["out"] = str(out)
     if summary["quarantine"]:
         summary["quarantine_file"] = str(quarantine_path_for(out))

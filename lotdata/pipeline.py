@@ -17,7 +17,6 @@ from typing import Any, Callable
 from lotdata.errors import InputError, LotdataError, MissingFileError
 from lotdata.io import MANIFEST_NAME, check_output_file, quarantine_path_for, sha256_file, write_parquet, write_text
 from lotdata.resources import resolve_input
-from lotdata.schema import QUARANTINE, STORIES, table_from_rows
 
 DONE_DIR = ".done"
 BUILD_KEYS = {"task", "out", "seed", "n", "train_n", "split", "params", "lot_jsonl", "clozet", "stopwords"}
@@ -103,12 +102,19 @@ def read_step(
     lang: str | None = None,
     source: str | None = None,
     license: str | None = None,
+    executor: str = "local",
+    workers: int = 1,
+    ray_address: str | None = None,
+    progress: bool | None = None,
 ) -> dict[str, Any]:
     """Read corpora into a stories Parquet file; rejected records go to `<out>.quarantine.parquet`.
 
-    Nothing read at all (an empty file, every record quarantined) is an error, not an empty table.
+    A shard per input file on the executor (`executor`, `workers`, `ray_address`); the parts wait in
+    `<out>.work/` (a killed run resumes) until the output is written. Nothing read at all (an empty
+    file, every record quarantined) is an error, not an empty table.
     """
-    from lotdata.sources.readers import FORMATS, check_lang, common_reasons, read_stories
+    from lotdata.sources.reading import read_files, remove_work
+    from lotdata.sources.readers import FORMATS, check_lang, common_reasons
 
     out = check_output_file(out)
     if fmt is not None and fmt not in FORMATS:
@@ -118,18 +124,21 @@ def read_step(
     for path in paths:
         if not path.exists():
             raise MissingFileError("file not found", path=str(path))
-    result = read_stories(paths, fmt=fmt, lang=lang, source=source, license=license)
+    work = out.with_name(out.name + ".work")
+    result = read_files(paths, work, fmt=fmt, lang=lang, source=source, license=license, executor=executor,
+                        workers=workers, ray_address=ray_address, progress=progress)
+    remove_work(work)
     quarantine_path = quarantine_path_for(out)
-    if result.quarantine:
-        write_parquet(table_from_rows(result.quarantine, QUARANTINE), quarantine_path)
+    if result.quarantine.num_rows:
+        write_parquet(result.quarantine, quarantine_path)
     elif quarantine_path.exists():
         quarantine_path.unlink()
-    if not result.stories:
-        where = (f"; {len(result.quarantine)} record(s) quarantined in {quarantine_path} ({common_reasons(result.quarantine)})"
-                 if result.quarantine else "")
+    if not result.stories.num_rows:
+        where = (f"; {result.quarantine.num_rows} record(s) quarantined in {quarantine_path} "
+                 f"({common_reasons(result.quarantine.to_pylist())})" if result.quarantine.num_rows else "")
         raise InputError(f"no story could be read{where}", path=", ".join(map(str, paths)))
-    write_parquet(table_from_rows(result.stories, STORIES), out)
-    return {**result.counts, "stories": len(result.stories), "quarantine": len(result.quarantine)}
+    write_parquet(result.stories, out)
+    return {**result.counts, "stories": result.stories.num_rows, "quarantine": result.quarantine.num_rows}
 
 
 def _step_params(step: dict[str, Any], recipe: Path) -> dict[str, Any] | None:

@@ -11,9 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from lotdata.cli import app
-from lotdata.clean.dedup import DedupParams, minhashes
+from lotdata.clean.dedup import DedupParams, signatures
 from lotdata.clean.rules import dialogue_share, glued_title, is_classical, narrative_score, strip_noise, to_simplified
-from lotdata.clean.step import CleanParams, clean_files, clean_rows, load_lexicon
+from lotdata.clean.files import clean_files
+from lotdata.clean.step import CleanParams, clean_rows, load_lexicon
 from lotdata.errors import InputError
 from lotdata.io import write_parquet
 from lotdata.pipeline import read_step
@@ -286,7 +287,7 @@ def near_pairs_across_splits(folder: Path, stories: Path, threshold: float) -> i
         for story_id in pq.read_table(folder / f"{split}.parquet").column("story_id").to_pylist():
             split_of[story_id] = split
     ids = sorted(split_of)
-    hashes = np.stack([m.hashvalues for m in minhashes([text_of[i] for i in ids], ["zh"] * len(ids), DedupParams())])
+    hashes = signatures([text_of[i] for i in ids], ["zh"] * len(ids), DedupParams())
     split_arr = np.array([split_of[i] for i in ids])
     pairs = 0
     for i in range(len(ids)):

@@ -234,13 +234,15 @@ def test_crawl_fake_site_end_to_end(site, tmp_path: Path):
     assert rerun["fetched"] == 0 and len(fake.requests) == before
 
     # crawl -> clean: provenance survives cleaning; traditional text is made simplified on request
-    from lotdata.clean.step import CleanParams, clean_files
+    from lotdata.clean.files import clean_files
+    from lotdata.clean.step import CleanParams
 
     result = clean_files([out / "stories.parquet"], tmp_path / "clean", CleanParams(min_chars=20, t2s=True))
-    assert len(result.kept) == 5
-    for row in result.kept:
+    kept = pq.read_table(result.files["stories"]).to_pylist()
+    assert result.kept == len(kept) == 5
+    for row in kept:
         assert row["status"] == "clean" and row["http_status"] == 200 and row["content_sha256"] and row["url"]
-    assert any(row["text"].startswith("从前有一个渔夫") for row in result.kept)
+    assert any(row["text"].startswith("从前有一个渔夫") for row in kept)
 
 
 def test_killed_crawl_resumes_without_refetching(site, tmp_path: Path):

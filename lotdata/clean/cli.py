@@ -21,27 +21,34 @@ def clean_cmd(
     lexicon: Optional[Path] = typer.Option(None, "--lexicon", help="Lexicon file (one term a line) of content to reject; default: the shipped list."),
     near_dup: float = typer.Option(0.8, "--near-dup", help="Estimated Jaccard at which a copy is removed."),
     cluster: float = typer.Option(0.5, "--cluster", help="Estimated Jaccard at which kept stories share a cluster_id."),
+    seed: int = typer.Option(1, "--seed", help="MinHash seed."),
+    workers: int = typer.Option(1, "--workers", help="Parallel workers for the clean, signature and bucket phases."),
+    executor: str = typer.Option("local", "--executor", help="local (process pool) or ray."),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Join this Ray cluster (default: start Ray locally)."),
 ) -> None:
     """Clean stories: strip noise, flag for annotators, reject by rule, remove exact and near-duplicates."""
     from lotdata.clean.dedup import DedupParams
-    from lotdata.clean.step import CleanParams, clean_files, load_lexicon
+    from lotdata.clean.files import clean_files
+    from lotdata.clean.step import CleanParams, load_lexicon
     from lotdata.errors import InputError
 
     with errors():
         if not 0 < cluster <= near_dup <= 1:
             raise ValueError("need 0 < --cluster <= --near-dup <= 1")
+        if workers < 1:
+            raise ValueError(f"--workers {workers}: need at least 1")
         if min_chars > max_chars:
             raise ValueError(f"--min-chars {min_chars} is greater than --max-chars {max_chars}: no story could be kept")
         params = CleanParams(t2s=t2s, min_chars=min_chars, max_chars=max_chars, short_chars=short_chars,
                              long_chars=long_chars, lexicon=load_lexicon(lexicon),
-                             dedup=DedupParams(cluster_threshold=cluster, reject_threshold=near_dup))
-        result = clean_files(stories, out, params)
+                             dedup=DedupParams(cluster_threshold=cluster, reject_threshold=near_dup, seed=seed))
+        result = clean_files(stories, out, params, executor=executor, workers=workers, ray_address=ray_address)
         if not result.kept:
             raise InputError(
                 f"no story kept: {result.counts['stories_in']} read, {result.counts['removed']} removed; "
                 f"see {out / 'quarantine.parquet'} and {out / 'summary.parquet'}",
                 path=", ".join(map(str, stories)))
-    out_console.print(summary_table(f"lotdata clean -> {out}", result.counts))
+    out_console.print(summary_table(f"lotdata clean -> {out}", {k: v for k, v in result.counts.items() if k != "phase_seconds"}))
     table = summary_table("per source and rule", {})
     for row in result.summary:
         table.add_row(f"{row['source']} · {row['rule']} ({row['action']})", str(row["stories"]))

@@ -1,4 +1,4 @@
-"""Exact and near-duplicate detection across sources (MinHash LSH, datasketch).
+"""Exact and near-duplicate detection across sources (MinHash LSH), in datatrove's four phases.
 
 Two thresholds on the estimated Jaccard similarity of character shingles:
 
@@ -6,16 +6,33 @@ Two thresholds on the estimated Jaccard similarity of character shingles:
 - at or above `cluster_threshold` stories are related (two retellings of one fable, say): all are
   kept and share a `cluster_id`, which the builders use to keep a cluster inside one split.
 
-Clusters are connected components of the LSH candidate pairs whose estimated similarity passes
-the threshold; the id of a cluster is the story_id of its best copy, so it is stable across runs.
+The phases (datatrove's MinHash stages: signatures -> buckets -> clusters -> filter):
+
+1. :func:`signatures`: a MinHash signature per story (a row of a ``uint32`` matrix; per shard of stories);
+2. :func:`band_pairs`: LSH banding; stories with an identical band are candidate pairs (per range of bands);
+3. :func:`cluster_and_filter`: every candidate pair is checked (estimated Jaccard >= `cluster_threshold`),
+   clusters are the connected components of the checked pairs, and inside a cluster a copy is rejected
+   only when its estimated Jaccard with a *better copy that stays* is >= `reject_threshold` (datatrove
+   drops all but one member of a cluster, unchecked, and keeps an arbitrary one).
+
+The id of a cluster is its best copy, so it is stable across runs, shardings and worker counts.
+Signatures come from Rust MinHash (`rensa`, about 40x faster than `datasketch` on CMRC/CFT stories;
+bench/sources.md); `backend="datasketch"` computes them with datasketch.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Sequence
 
-from lotdata.errors import require
+import numpy as np
+
+from lotdata.errors import LotdataError, require
+
+BACKENDS = ("rensa", "datasketch")
+_NOT_ALNUM = re.compile(r"[\W_]+")  # \w is str.isalnum() plus "_"
 
 
 @dataclass(frozen=True)
@@ -25,6 +42,7 @@ class DedupParams:
     cluster_threshold: float = 0.5
     reject_threshold: float = 0.8
     seed: int = 1
+    backend: str = "rensa"  # MinHash implementation: rensa (Rust) or datasketch
 
 
 def shingles(text: str, lang: str, size: int) -> set[str]:
@@ -32,21 +50,91 @@ def shingles(text: str, lang: str, size: int) -> set[str]:
         words = text.lower().split()
         grams = {" ".join(words[i:i + size]) for i in range(max(1, len(words) - size + 1))}
     else:
-        chars = "".join(ch for ch in text if ch.isalnum())  # punctuation differences do not count
+        chars = _NOT_ALNUM.sub("", text)  # punctuation differences do not count
         grams = {chars[i:i + size] for i in range(max(1, len(chars) - size + 1))}
     return {g for g in grams if g}
 
 
-def minhashes(texts: Sequence[str], langs: Sequence[str], params: DedupParams) -> list:
+def signatures(texts: Sequence[str], langs: Sequence[str], params: DedupParams = DedupParams()) -> np.ndarray:
+    """Phase 1: the MinHash signatures of `texts`, one ``uint32`` row of `num_perm` values per text."""
+    if params.backend not in BACKENDS:
+        raise LotdataError(f"unknown MinHash backend {params.backend!r}; use one of {', '.join(BACKENDS)}")
+    sets = [shingles(text, lang, params.shingle) for text, lang in zip(texts, langs)]
+    if not sets:
+        return np.zeros((0, params.num_perm), dtype=np.uint32)
+    if params.backend == "rensa":
+        rensa = require("rensa", "sources")
+        # one object a story, not rensa's batch call: that starts a Rust thread pool, and a process forked
+        # after it (the local executor forks its workers) hangs on its first batch call
+        rows = []
+        for grams in sets:
+            m = rensa.RMinHash(params.num_perm, params.seed)
+            m.update(list(grams))
+            rows.append(m.digest())
+        return np.asarray(rows, dtype=np.uint32)
     datasketch = require("datasketch", "sources")
-    out = []
-    for text, lang in zip(texts, langs):
+    rows = []
+    for grams in sets:
         m = datasketch.MinHash(num_perm=params.num_perm, seed=params.seed)
-        grams = shingles(text, lang, params.shingle)
         if grams:
             m.update_batch([g.encode("utf-8") for g in grams])
-        out.append(m)
-    return out
+        rows.append(m.hashvalues)
+    return np.asarray(rows, dtype=np.uint32)  # datasketch's values are < 2**32
+
+
+@lru_cache(maxsize=32)
+def lsh_bands(threshold: float, num_perm: int) -> tuple[int, int]:
+    """(bands, rows per band) minimising false positives + false negatives around `threshold` (as datasketch)."""
+    grid = np.linspace(0.0, 1.0, 1001)
+    best, best_error = (1, num_perm), float("inf")
+    for bands in range(1, num_perm + 1):
+        for rows in range(1, num_perm // bands + 1):
+            hit = 1.0 - (1.0 - grid ** rows) ** bands  # probability that a pair of similarity s is a candidate
+            below, above = grid <= threshold, grid >= threshold
+            error = _area(hit[below], grid[below]) + _area(1.0 - hit[above], grid[above])
+            if error < best_error:
+                best, best_error = (bands, rows), error
+    return best
+
+
+def _area(y: np.ndarray, x: np.ndarray) -> float:
+    return float(np.sum((y[1:] + y[:-1]) * np.diff(x)) / 2)
+
+
+def lsh_threshold(params: DedupParams) -> float:
+    # LSH below the threshold so pairs just above it are rarely missed; each candidate is then checked
+    return max(0.1, params.cluster_threshold - 0.2)
+
+
+def band_pairs(sigs: np.ndarray, rows: int, bands: range) -> np.ndarray:
+    """Phase 2: the candidate pairs (i < j, sorted, unique) that share a bucket in one of `bands`."""
+    found: list[np.ndarray] = []
+    for band in bands:
+        # a 64-bit key per band: a collision only adds a candidate, and every candidate is checked later
+        keys = np.zeros(len(sigs), dtype=np.uint64)
+        for column in range(band * rows, (band + 1) * rows):
+            keys = keys * np.uint64(0x9E3779B97F4A7C15) + sigs[:, column].astype(np.uint64)
+        _, inverse, sizes = np.unique(keys, return_inverse=True, return_counts=True)
+        shared = np.flatnonzero(sizes[inverse] > 1)
+        if not len(shared):
+            continue
+        order = shared[np.argsort(inverse[shared], kind="stable")]
+        starts = np.flatnonzero(np.diff(inverse[order], prepend=-1))
+        lengths = np.diff(starts, append=len(order))
+        two = starts[lengths == 2]  # most buckets hold a pair: no loop for them
+        found.append(np.stack([order[two], order[two + 1]], axis=1))
+        for start, length in zip(starts[lengths > 2].tolist(), lengths[lengths > 2].tolist()):
+            group = order[start:start + length]
+            i, j = np.triu_indices(length, k=1)
+            found.append(np.stack([group[i], group[j]], axis=1))
+    if not found:
+        return np.zeros((0, 2), dtype=np.int64)
+    return np.unique(np.concatenate(found).astype(np.int64), axis=0)
+
+
+def similarity(sigs: np.ndarray, i: np.ndarray | int, j: np.ndarray | int) -> np.ndarray:
+    """Estimated Jaccard: the share of equal signature values."""
+    return (sigs[i] == sigs[j]).mean(axis=-1)
 
 
 @dataclass
@@ -58,16 +146,13 @@ class NearDuplicates:
     similarity: list[float | None]  # estimated Jaccard with that better copy
 
 
-def find_near_duplicates(texts: Sequence[str], langs: Sequence[str], rank: Callable[[int], tuple],
-                         params: DedupParams = DedupParams()) -> NearDuplicates:
-    """Cluster near-duplicates. `rank(i)` orders copies: the smallest rank is the best copy."""
-    datasketch = require("datasketch", "sources")
-    hashes = minhashes(texts, langs, params)
-    # LSH below the threshold so pairs just above it are rarely missed; each candidate is then checked
-    lsh = datasketch.MinHashLSH(threshold=max(0.1, params.cluster_threshold - 0.2), num_perm=params.num_perm)
-    for i, m in enumerate(hashes):
-        lsh.insert(i, m, check_duplication=False)
-    parent = list(range(len(texts)))
+def cluster_and_filter(sigs: np.ndarray, pairs: np.ndarray, rank: Callable[[int], tuple],
+                       params: DedupParams = DedupParams()) -> NearDuplicates:
+    """Phases 3 and 4: clusters of the checked candidate pairs; reject each copy too close to a better kept one."""
+    n = len(sigs)
+    if len(pairs):
+        pairs = pairs[similarity(sigs, pairs[:, 0], pairs[:, 1]) >= params.cluster_threshold]
+    parent = list(range(n))
 
     def find(i: int) -> int:
         while parent[i] != i:
@@ -75,32 +160,37 @@ def find_near_duplicates(texts: Sequence[str], langs: Sequence[str], rank: Calla
             i = parent[i]
         return i
 
-    for i, m in enumerate(hashes):
-        for j in lsh.query(m):
-            if j <= i:
-                continue
-            if hashes[i].jaccard(hashes[j]) >= params.cluster_threshold:
-                a, b = find(i), find(j)
-                if a != b:
-                    parent[max(a, b)] = min(a, b)
+    for i, j in pairs.tolist():
+        a, b = find(i), find(j)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
     members: dict[int, list[int]] = {}
-    for i in range(len(texts)):
+    for i in range(n):
         members.setdefault(find(i), []).append(i)
-    cluster_of = list(range(len(texts)))
-    duplicate_of: list[int | None] = [None] * len(texts)
-    similarity: list[float | None] = [None] * len(texts)
+    cluster_of = list(range(n))
+    duplicate_of: list[int | None] = [None] * n
+    sims: list[float | None] = [None] * n
     for group in members.values():
+        if len(group) == 1:
+            continue
         ordered = sorted(group, key=rank)
-        best = ordered[0]
-        kept: list[int] = [best]
+        kept = [ordered[0]]
         for i in group:
-            cluster_of[i] = best
+            cluster_of[i] = ordered[0]
         for i in ordered[1:]:
             # a copy goes if it is a near-copy of any better copy that stays
-            sims = [(hashes[i].jaccard(hashes[k]), k) for k in kept]
-            sim, k = max(sims)
-            if sim >= params.reject_threshold:
-                duplicate_of[i], similarity[i] = k, round(float(sim), 3)
+            scores = similarity(sigs, i, np.asarray(kept))
+            best = int(np.argmax(scores))
+            if scores[best] >= params.reject_threshold:
+                duplicate_of[i], sims[i] = kept[best], round(float(scores[best]), 3)
             else:
                 kept.append(i)
-    return NearDuplicates(cluster_of, duplicate_of, similarity)
+    return NearDuplicates(cluster_of, duplicate_of, sims)
+
+
+def find_near_duplicates(texts: Sequence[str], langs: Sequence[str], rank: Callable[[int], tuple],
+                         params: DedupParams = DedupParams()) -> NearDuplicates:
+    """All phases in this process. `rank(i)` orders copies: the smallest rank is the best copy."""
+    sigs = signatures(texts, langs, params)
+    bands, rows = lsh_bands(lsh_threshold(params), params.num_perm)
+    return cluster_and_filter(sigs, band_pairs(sigs, rows, range(bands)), rank, params)

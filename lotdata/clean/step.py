@@ -34,15 +34,13 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from lotdata.clean.dedup import DedupParams, find_near_duplicates
 from lotdata.clean.rules import dialogue_share, glued_title, is_classical, narrative_score, strip_noise, to_simplified
 from lotdata.errors import InputError, MissingFileError
-from lotdata.io import check_output_dir, read_parquet, write_manifest, write_parquet
-from lotdata.schema import CLEAN_SUMMARY, STORIES, STORIES_QUARANTINE, table_from_rows
 from lotdata.sources.story import story_id_for
 from lotdata.text import normalize_text, split_sentences
 
@@ -129,13 +127,35 @@ def clean_story(row: Mapping[str, Any], params: CleanParams) -> tuple[dict[str, 
     return new, None, None
 
 
+def count_story(summary: Counter, source: str, flags: Sequence[str], rule: str | None) -> None:
+    """Add one cleaned story to the (source, rule, action) counts of the summary table."""
+    for flag in flags:
+        action = "stripped" if flag.startswith("stripped_") or flag == "fixed_punct" else "flagged"
+        summary[(source, flag.removeprefix("stripped_"), action)] += 1
+    if rule:
+        summary[(source, rule, "removed")] += 1
+
+
+def summary_rows(summary: Counter) -> list[dict[str, Any]]:
+    return [{"source": s, "rule": r, "action": a, "stories": c} for (s, r, a), c in sorted(summary.items())]
+
+
+def rank_key(flags: Sequence[str], length: int, source: str | None, url: str | None, story_id: str) -> tuple:
+    """The order of copies: fewest judgement flags, longest text, smallest (source, url, story_id)."""
+    return (sum(1 for f in flags if f in JUDGEMENT_FLAGS), -length, source or "", url or "", story_id)
+
+
 def _rank(row: Mapping[str, Any]) -> tuple:
-    judged = sum(1 for f in row["flags"] if f in JUDGEMENT_FLAGS)
-    return (judged, -len(row["text"]), row.get("source") or "", row.get("url") or "", row["story_id"])
+    return rank_key(row["flags"], len(row["text"]), row.get("source"), row.get("url"), row["story_id"])
 
 
 def _where(row: Mapping[str, Any]) -> str:
-    return f"{row['story_id']} ({row.get('source')}, {row.get('url')})"
+    return where(row["story_id"], row.get("source"), row.get("url"))
+
+
+def where(story_id: str, source: str | None, url: str | None) -> str:
+    """How the evidence of a duplicate names the copy that stays."""
+    return f"{story_id} ({source}, {url})"
 
 
 def clean_rows(rows: Iterable[Mapping[str, Any]], params: CleanParams = CleanParams()) -> CleanResult:
@@ -148,13 +168,9 @@ def clean_rows(rows: Iterable[Mapping[str, Any]], params: CleanParams = CleanPar
     for row in rows:
         n_in += 1
         new, rule, evidence = clean_story(row, params)
-        source = new.get("source") or ""
-        for flag in new["flags"]:
-            action = "stripped" if flag.startswith("stripped_") or flag == "fixed_punct" else "flagged"
-            summary[(source, flag.removeprefix("stripped_"), action)] += 1
+        count_story(summary, new.get("source") or "", new["flags"], rule)
         if rule:
             quarantine.append({**new, "status": "rejected", "rule": rule, "evidence": (evidence or "")[:EVIDENCE_LIMIT]})
-            summary[(source, rule, "removed")] += 1
         else:
             candidates.append(new)
     # exact duplicates: same cleaned text
@@ -192,26 +208,4 @@ def clean_rows(rows: Iterable[Mapping[str, Any]], params: CleanParams = CleanPar
         "clusters": sum(1 for size in cluster_sizes.values() if size > 1),
         "seconds": round(seconds, 3), "stories_per_second": round(n_in / seconds, 1) if seconds else None,
     }
-    summary_rows = [{"source": s, "rule": r, "action": a, "stories": c} for (s, r, a), c in sorted(summary.items())]
-    return CleanResult(kept, quarantine, summary_rows, counts)
-
-
-def clean_files(paths: Sequence[str | Path], out: str | Path, params: CleanParams = CleanParams()) -> CleanResult:
-    """Clean stories Parquet files into OUT/{stories,quarantine,summary}.parquet + manifest.json."""
-    if not paths:
-        raise InputError("no stories file given")
-    out = check_output_dir(out)
-    rows: list[dict[str, Any]] = []
-    for path in paths:
-        rows.extend(read_parquet(path, STORIES).to_pylist())
-    result = clean_rows(rows, params)
-    files = {
-        "stories": write_parquet(table_from_rows(result.kept, STORIES), out / "stories.parquet"),
-        "quarantine": write_parquet(table_from_rows(result.quarantine, STORIES_QUARANTINE), out / "quarantine.parquet"),
-        "summary": write_parquet(table_from_rows(result.summary, CLEAN_SUMMARY), out / "summary.parquet"),
-    }
-    recorded = {k: v for k, v in asdict(params).items() if k != "lexicon"}
-    recorded["lexicon_terms"] = len(params.lexicon)
-    write_manifest(out, kind="clean", task="clean", command="lotdata clean", params=recorded, inputs=paths, files=files,
-                   stats=result.counts)
-    return result
+    return CleanResult(kept, quarantine, summary_rows(summary), counts)

@@ -1,0 +1,256 @@
+"""`lotdata clean` on files, on the executor (`lotdata.exec`): plan shards -> process a shard -> combine.
+
+Phases, each resumable (done markers under ``OUT/.work/``, removed when the run succeeds):
+
+1. **clean + signatures** (sharded by rows, ``rows_per_shard`` a shard): the rules of
+   :func:`~lotdata.clean.step.clean_story` and the MinHash signature of every story no rule rejected;
+2. **exact duplicates** (driver): same cleaned text, the best copy stays;
+3. **buckets** (sharded by LSH bands): candidate pairs of stories sharing a band;
+4. **clusters + filter** (driver): each candidate pair checked, clusters, copies rejected against a better
+   kept copy (:func:`~lotdata.clean.dedup.cluster_and_filter`), then the tables are written.
+
+The driver holds per story only its id, flags, length, source, url and signature until it writes the
+output; the texts stay in the part files. The result does not depend on the executor, the number of
+workers or the shard size: the outputs are byte-identical (tests/test_clean_exec.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from lotdata.clean.dedup import band_pairs, cluster_and_filter, lsh_bands, lsh_threshold, signatures
+from lotdata.clean.step import (EVIDENCE_LIMIT, CleanParams, clean_story, count_story, rank_key, summary_rows,
+                                where)
+from lotdata.errors import InputError, MissingFileError
+from lotdata.exec import Shard, run_shards
+from lotdata.io import check_output_dir, read_parquet, write_manifest, write_parquet
+from lotdata.schema import CLEAN_SUMMARY, STORIES, STORIES_QUARANTINE, check_table, table_from_rows
+
+ROWS_PER_SHARD = 500
+BANDS_PER_SHARD = 4
+WORK_DIR = ".work"
+
+# a part of phase 1: the cleaned story, the rule that rejects it (if any) and its signature
+_PART = pa.schema([*STORIES, pa.field("_rule", pa.string()), pa.field("_evidence", pa.string()),
+                   pa.field("_len", pa.int64()), pa.field("_sig", pa.binary())])
+_META = ["story_id", "flags", "source", "url", "_rule", "_evidence", "_len"]
+
+
+@dataclass
+class CleanFilesResult:
+    kept: int
+    removed: int
+    summary: list[dict[str, Any]]
+    counts: dict[str, Any]
+    files: dict[str, Path]
+
+
+def plan_clean_shards(paths: Sequence[str | Path], rows_per_shard: int = ROWS_PER_SHARD) -> list[Shard]:
+    """Row ranges of the stories files; a file that is not a stories table fails here, naming it."""
+    shards = []
+    for path in map(Path, paths):
+        if not path.is_file():
+            raise MissingFileError("file not found" if not path.exists() else "is a folder, not a stories file",
+                                   path=str(path))
+        try:
+            meta = pq.ParquetFile(path).metadata
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from exc
+        check_table(meta.schema.to_arrow_schema().empty_table(), STORIES, str(path))
+        rows, size = meta.num_rows, path.stat().st_size
+        for start in range(0, rows, rows_per_shard):
+            stop = min(rows, start + rows_per_shard)
+            shards.append(Shard(str(path), start, stop, size * (stop - start) // max(rows, 1)))
+    return shards
+
+
+def clean_shard(shard: Shard, part: Path, params: CleanParams) -> dict:
+    """Phase 1 on one shard: clean each story, sign those no rule rejected."""
+    table = read_parquet(shard.path, STORIES).slice(shard.start, shard.stop - shard.start)
+    rows = []
+    for row in table.to_pylist():
+        new, rule, evidence = clean_story(row, params)
+        rows.append({**new, "_rule": rule, "_evidence": (evidence or "")[:EVIDENCE_LIMIT] if rule else None,
+                     "_len": len(new["text"]), "_sig": None})
+    candidates = [r for r in rows if r["_rule"] is None]
+    signing = time.perf_counter()
+    sigs = signatures([r["text"] for r in candidates], [r["lang"] for r in candidates], params.dedup)
+    for row, sig in zip(candidates, sigs):
+        row["_sig"] = sig.tobytes()
+    signing = time.perf_counter() - signing
+    write_parquet(table_from_rows(rows, _PART), part)
+    return {"stories": len(rows), "candidates": len(candidates), "signature_seconds": round(signing, 4)}
+
+
+def bucket_shard(shard: Shard, part: Path, rows: int) -> dict:
+    """Phase 3 on one range of bands: the candidate pairs, saved as an (n, 2) array."""
+    sigs = np.load(shard.path, mmap_mode="r")
+    pairs = band_pairs(sigs, rows, range(shard.start, shard.stop))
+    with open(part, "wb") as handle:  # run_shards writes the done marker only after this returns
+        np.save(handle, pairs)
+    return {"pairs": len(pairs)}
+
+
+def _fingerprint(params: CleanParams, paths: Sequence[Path], rows_per_shard: int) -> str:
+    files = [[str(p), p.stat().st_size, p.stat().st_mtime_ns] for p in paths]
+    text = json.dumps([asdict(params), files, rows_per_shard], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def clean_files(
+    paths: Sequence[str | Path],
+    out: str | Path,
+    params: CleanParams = CleanParams(),
+    *,
+    executor: str = "local",
+    workers: int = 1,
+    ray_address: str | None = None,
+    rows_per_shard: int = ROWS_PER_SHARD,
+    progress: bool | None = None,
+) -> CleanFilesResult:
+    """Clean stories Parquet files into OUT/{stories,quarantine,summary}.parquet + manifest.json."""
+    if not paths:
+        raise InputError("no stories file given")
+    started = time.perf_counter()
+    paths = [Path(p) for p in paths]
+    out = check_output_dir(out)
+    work = out / WORK_DIR
+    shards = plan_clean_shards(paths, rows_per_shard)
+    fingerprint = _fingerprint(params, paths, rows_per_shard)
+    run = partial(run_shards, executor=executor, workers=workers, ray_address=ray_address, progress=progress)
+    if executor == "local" and workers > 1 and len(shards) > 1:
+        _warm_up(params)
+    cleaned = run(partial(clean_shard, params=params), shards, work / "clean", fingerprint=fingerprint,
+                  description="clean")
+    parts = [r.part for r in cleaned]
+    clock = _Clock(started)
+    clock.lap("clean_and_signatures")
+    meta = _read_parts(parts, _META)
+    ids, flags, sources, urls = (meta.column(c).to_pylist() for c in ("story_id", "flags", "source", "url"))
+    rules, evidence, lengths = (meta.column(c).to_pylist() for c in ("_rule", "_evidence", "_len"))
+    del meta
+    summary: Counter = Counter()
+    for g in range(len(ids)):
+        count_story(summary, sources[g] or "", flags[g], rules[g])
+
+    def rank(g: int) -> tuple:
+        return rank_key(flags[g], lengths[g], sources[g], urls[g], ids[g])
+
+    # phase 2: exact duplicates
+    by_id: dict[str, list[int]] = {}
+    for g in range(len(ids)):
+        if rules[g] is None:
+            by_id.setdefault(ids[g], []).append(g)
+    unique, rejected = [], [(g, rules[g], evidence[g]) for g in range(len(ids)) if rules[g] is not None]
+    for copies in by_id.values():
+        copies.sort(key=rank)
+        unique.append(copies[0])
+        for dup in copies[1:]:
+            best = copies[0]
+            rejected.append((dup, "exact_duplicate", f"same text as {where(ids[best], sources[best], urls[best])}"))
+            summary[(sources[dup] or "", "exact_duplicate", "removed")] += 1
+    unique.sort(key=rank)
+    clock.lap("exact")
+    # phase 3: buckets over the signatures of the unique stories
+    sigs = _signatures_of(parts, unique, params.dedup.num_perm)
+    sig_path = work / "signatures.npy"
+    work.mkdir(parents=True, exist_ok=True)
+    with open(sig_path, "wb") as handle:
+        np.save(handle, sigs)
+    bands, rows = lsh_bands(lsh_threshold(params.dedup), params.dedup.num_perm)
+    band_shards = [Shard(str(sig_path), lo, min(bands, lo + BANDS_PER_SHARD), sigs.nbytes * BANDS_PER_SHARD // bands)
+                   for lo in range(0, bands, BANDS_PER_SHARD)]
+    sig_print = hashlib.sha256(sigs.tobytes()).hexdigest()[:16]
+    pair_parts = [r.part for r in run(partial(bucket_shard, rows=rows), band_shards, work / "buckets",
+                                      fingerprint=f"{sig_print}-{rows}", suffix=".npy", description="buckets")]
+    found = [np.load(p) for p in pair_parts]
+    pairs = np.unique(np.concatenate(found), axis=0) if found else np.zeros((0, 2), dtype=np.int64)
+    clock.lap("buckets")
+    # phase 4: clusters and filter
+    near = cluster_and_filter(sigs, pairs, lambda i: rank(unique[i]), params.dedup)
+    cluster_sizes = Counter(near.cluster_of[i] for i in range(len(unique)) if near.duplicate_of[i] is None)
+    kept, cluster_ids = [], []
+    for i, g in enumerate(unique):
+        better = near.duplicate_of[i]
+        if better is not None:
+            b = unique[better]
+            rejected.append((g, "near_duplicate", f"jaccard {near.similarity[i]} with {where(ids[b], sources[b], urls[b])}"))
+            summary[(sources[g] or "", "near_duplicate", "removed")] += 1
+            continue
+        root = near.cluster_of[i]
+        cluster_ids.append(ids[unique[root]] if cluster_sizes[root] > 1 else None)
+        if cluster_sizes[root] > 1:
+            summary[(sources[g] or "", "near_duplicate_cluster", "flagged")] += 1
+        kept.append(g)
+    clock.lap("clusters_filter")
+    full = _read_parts(parts, STORIES.names)
+    kept_table = full.take(pa.array(kept, pa.int64())).set_column(STORIES.get_field_index("cluster_id"), STORIES.field("cluster_id"),
+                                             pa.array(cluster_ids, pa.string()))
+    quarantine = full.take(pa.array([g for g, _, _ in rejected], pa.int64()))
+    quarantine = quarantine.set_column(quarantine.schema.get_field_index("status"), "status",
+                                       pa.array(["rejected"] * len(rejected), pa.string()))
+    quarantine = quarantine.append_column("rule", pa.array([r for _, r, _ in rejected], pa.string()))
+    quarantine = quarantine.append_column("evidence", pa.array([(e or "")[:EVIDENCE_LIMIT] for _, _, e in rejected],
+                                                               pa.string()))
+    del full
+    files = {
+        "stories": write_parquet(kept_table.cast(STORIES).combine_chunks(), out / "stories.parquet"),
+        "quarantine": write_parquet(quarantine.cast(STORIES_QUARANTINE).combine_chunks(), out / "quarantine.parquet"),
+        "summary": write_parquet(table_from_rows(summary_rows(summary), CLEAN_SUMMARY), out / "summary.parquet"),
+    }
+    clock.lap("write")
+    seconds = time.perf_counter() - started
+    clock.phases["signatures_cpu"] = round(sum(r.stats.get("signature_seconds", 0.0) for r in cleaned), 3)
+    counts = {
+        "stories_in": len(ids), "kept": len(kept), "removed": len(rejected),
+        "clusters": sum(1 for size in cluster_sizes.values() if size > 1),
+        "seconds": round(seconds, 3), "stories_per_second": round(len(ids) / seconds, 1) if seconds else None,
+        "phase_seconds": clock.phases,
+    }
+    recorded = {k: v for k, v in asdict(params).items() if k != "lexicon"}
+    recorded["lexicon_terms"] = len(params.lexicon)
+    write_manifest(out, kind="clean", task="clean", command="lotdata clean", params=recorded, inputs=paths, files=files,
+                   stats=counts)
+    shutil.rmtree(work, ignore_errors=True)
+    return CleanFilesResult(len(kept), len(rejected), summary_rows(summary), counts, files)
+
+
+def _warm_up(params: CleanParams) -> None:
+    """Load the rules' dictionaries (jieba's POS tagger) once here, so that forked workers share them."""
+    clean_story({"story_id": "", "text": "从前有一只小狐狸，它每天都到河边去喝水。", "lang": "zh", "source": "", "flags": []},
+                params)
+
+
+class _Clock:
+    """Wall seconds per phase (a lap ends a phase), for the benchmark; never part of the outputs."""
+
+    def __init__(self, started: float) -> None:
+        self.last, self.phases = started, {}
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.phases[name], self.last = round(now - self.last, 3), now
+
+
+def _read_parts(parts: Sequence[Path], columns: list[str]) -> pa.Table:
+    tables = [pq.read_table(p, columns=columns) for p in parts]
+    return pa.concat_tables(tables) if tables else pa.schema([_PART.field(c) for c in columns]).empty_table()
+
+
+def _signatures_of(parts: Sequence[Path], positions: list[int], num_perm: int) -> np.ndarray:
+    column = _read_parts(parts, ["_sig"]).column("_sig").take(pa.array(positions, pa.int64())).to_pylist()
+    if not column:
+        return np.zeros((0, num_perm), dtype=np.uint32)
+    return np.frombuffer(b"".join(column), dtype=np.uint32).reshape(len(column), num_perm)
