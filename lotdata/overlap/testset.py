@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lotdata.errors import InputError
+from lotdata.errors import InputError, must_exist
 from lotdata.io import read_parquet
 from lotdata.overlap.texts import example_texts
 from lotdata.schema import ALL_SCHEMAS, SPLITS, TASK_SCHEMAS, table_kind
@@ -55,9 +55,7 @@ def _examples(kind: str, rows: list[dict[str, Any]]) -> list[Example]:
 def load_test_set(path: str | Path) -> TestSet:
     """TEST as examples per split: a dataset folder (each split on its own), a task or stories Parquet
     table (split column, or the file's name), or LOT jsonl (a file, or a folder of train/val/test.jsonl)."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError("file not found", path=str(path))
+    path = must_exist(path, "test set")
     if path.is_dir() and (path / "manifest.json").exists():
         from lotdata.tasks.build import dataset_task, read_dataset
 
