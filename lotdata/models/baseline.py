@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import pyarrow as pa
 
 from lotdata.clikit import progress
-from lotdata.errors import InputError, require
+from lotdata.errors import InputError, require, must_exist
 from lotdata.models import choice, generation
 from lotdata.models.backbone import load_backbone, pick_device, specials_of
 from lotdata.models.config import BaselineConfig, config_from_dict
@@ -247,7 +247,7 @@ def make_baseline(config: BaselineConfig, task: str, **kwargs: Any):
 
 def load(path: str | Path, *, device: str | None = None):
     """A fitted baseline from a saved folder (`RUN/best` or a run folder)."""
-    path = Path(path)
+    path = must_exist(path, "run folder")
     if (path / "best" / META_FILE).exists():
         path = path / "best"
     if not (path / META_FILE).exists():
