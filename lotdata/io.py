@@ -196,11 +196,11 @@ def check_output_file(path: str | os.PathLike) -> Path:
     return path
 
 
-def check_output_dir(path: str | os.PathLike) -> Path:
+def check_output_dir(path: str | os.PathLike, option: str = "--out") -> Path:
     """Fail before any work when `path` cannot become a folder (it names an existing file, or lies under one)."""
     path = Path(path)
     if path.exists() and not path.is_dir():
-        raise LotdataError(f"{path}: exists and is a file; --out names a dataset folder")
+        raise LotdataError(f"{path}: exists and is a file; {option} names a folder")
     check_output_file(path / MANIFEST_NAME)
     return path
 

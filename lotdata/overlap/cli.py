@@ -42,7 +42,7 @@ def overlap_cmd(
         check_threshold(threshold)
         check_output_dir(out)
         if write_filtered is not None:  # checked now, not after the whole scan
-            check_output_dir(write_filtered)
+            check_output_dir(write_filtered, "--write-filtered")
             if write_filtered.resolve() in (out.resolve(), test.resolve()):
                 raise ValueError(f"--write-filtered {write_filtered} must be another folder than --out and TEST")
         testset = load_test_set(test)

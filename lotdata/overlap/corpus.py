@@ -313,8 +313,9 @@ def _last_piece(raw: bytes) -> bool:
 TEXT_PIECE_CHARS = 1 << 20
 
 
-def text_pieces(text: str, limit: int = TEXT_PIECE_CHARS) -> Iterator[str]:
-    """`text` in pieces of at most about `limit` characters, each ending just after a separator."""
+def text_pieces(text: str, limit: int | None = None) -> Iterator[str]:
+    """`text` in pieces of at most `limit` characters (TEXT_PIECE_CHARS), each ending just after a separator."""
+    limit = limit or TEXT_PIECE_CHARS
     start = 0
     while len(text) - start > limit:
         cut = start + _last_separator(text[start:start + limit])

@@ -489,13 +489,13 @@ def crawl_site(site: SiteRecipe, out: Path, clock: HostClock, *, max_pages: int 
     queue: list[str] = []
     queued: set[str] = set()
 
-    def enqueue(urls: list[str]) -> None:
-        for url in urls:
-            if url not in queued and url not in done and site.wants(url):
+    def enqueue(urls: list[str], start: bool = False) -> None:
+        for url in urls:  # a start URL is fetched whatever the patterns say (a home page matches none)
+            if url not in queued and url not in done and (start or site.wants(url)):
                 queued.add(url)
                 queue.append(url)
 
-    enqueue([urldefrag(u)[0] for u in site.start_urls if urlsplit(u).netloc.lower() in site.hosts])
+    enqueue([urldefrag(u)[0] for u in site.start_urls if urlsplit(u).netloc.lower() in site.hosts], start=True)
     for entry in log:  # rebuild the frontier from the pages already kept
         if entry.get("sha256") and entry.get("outcome") == "ok":
             enqueue(_links(gzip.decompress(raw_path(out, entry["sha256"]).read_bytes()), entry.get("content_type"), entry.get("final_url") or entry["url"]))
