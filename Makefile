@@ -57,6 +57,7 @@ bench: setup $(LS_BIN)
 	$(BIN)/python benchmarks/bench_audit.py --out bench/audit.md
 	$(BIN)/python benchmarks/bench_sources.py --out bench/sources.md
 	$(BIN)/python benchmarks/bench_overlap.py --out bench/overlap.md
+	$(BIN)/python benchmarks/bench_long_lines.py --out bench/overlap_long_lines.md
 
 outline-agreement: setup
 	$(BIN)/python benchmarks/outline_agreement.py
