@@ -40,7 +40,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 from lotdata import __version__
 from lotdata.errors import InputError, LotdataError, MissingFileError, must_exist, require
-from lotdata.io import check_output_dir, output_lock, write_manifest, write_parquet, write_text
+from lotdata.io import check_output_dir, output_lock, raise_disk_error, write_manifest, write_parquet, write_text
 from lotdata.schema import QUARANTINE, STORIES, table_from_rows
 from lotdata.sources.extract import DEFAULT_MAX_BYTES, ExtractOptions, Page, extract_pages, quarantine_row
 
@@ -428,10 +428,14 @@ def _store_raw(out: Path, body: bytes) -> str:
     sha = hashlib.sha256(body).hexdigest()
     path = raw_path(out, sha)
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(gzip.compress(body, mtime=0))
-        os.replace(tmp, path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(gzip.compress(body, mtime=0))
+            os.replace(tmp, path)
+        except OSError as exc:  # a full disk names the file
+            tmp.unlink(missing_ok=True)
+            raise_disk_error(exc, path)
     return sha
 
 
