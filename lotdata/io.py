@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lotdata import __version__
-from lotdata.errors import InputError, LotdataError, MissingFileError
+from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.schema import check_table
 
 MANIFEST_NAME = "manifest.json"
@@ -232,9 +232,7 @@ def write_parquet(table: pa.Table, path: str | os.PathLike) -> Path:
 
 def read_parquet(path: str | os.PathLike, schema: pa.Schema | None = None) -> pa.Table:
     """Read a Parquet file; with `schema`, check its columns and cast to it."""
-    path = Path(path)
-    if not path.exists():
-        raise MissingFileError("file not found", path=str(path))
+    path = must_exist(path, "file")
     try:
         table = pq.read_table(path)
     except (pa.ArrowInvalid, OSError) as exc:
@@ -310,9 +308,7 @@ def write_manifest(folder: str | os.PathLike, manifest: Mapping[str, Any] | None
 
 
 def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise MissingFileError("no such dataset folder", path=str(folder))
+    folder = must_exist(folder, "dataset folder")
     if (folder / INCOMPLETE_MARKER).exists():
         raise InputError(
             f"incomplete dataset folder (it holds {INCOMPLETE_MARKER}: a build was stopped before it finished); build it again",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from lotdata.errors import InputError, LotdataError, MissingFileError, must_exist
+from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.io import MANIFEST_NAME, check_output_file, output_lock, sha256_file, write_parquet, write_text
 from lotdata.resources import resolve_input
 from lotdata.schema import QUARANTINE, STORIES, table_from_rows
@@ -237,7 +237,7 @@ def read_step(
 
     Nothing read at all (an empty file, every record quarantined) is an error, not an empty table.
     """
-    from lotdata.sources.readers import FORMATS, check_lang, common_reasons, read_stories
+    from lotdata.sources.readers import FORMATS, check_lang
 
     out = check_output_file(out)
     if fmt is not None and fmt not in FORMATS:
@@ -248,10 +248,10 @@ def read_step(
         return _read_into(paths, out, fmt=fmt, lang=lang, source=source, license=license)
 
 
-def _read_into(paths: list[Path], out: Path, **options: Any) -> dict[str, Any]:
+def _read_into(paths: list[Path], out: Path, *, fmt: str | None, lang: str | None, source: str | None,
+               license: str | None) -> dict[str, Any]:
     from lotdata.sources.readers import common_reasons, read_stories
 
-    fmt, lang, source, license = (options.get(k) for k in ("fmt", "lang", "source", "license"))
     result = read_stories(paths, fmt=fmt, lang=lang, source=source, license=license)
     quarantine_path = quarantine_path_for(out)
     if result.quarantine:

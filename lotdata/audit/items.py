@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from lotdata.errors import InputError, MissingFileError
+from lotdata.errors import InputError, must_exist
 from lotdata.schema import MASK_TOKENS, SPLITS
 from lotdata.text import split_sentences
 
@@ -97,9 +97,7 @@ def load_audit_input(path: str | Path, task: str | None = None) -> tuple[str, di
     from lotdata.schema import TASK_SCHEMAS
     from lotdata.tasks.build import dataset_task, read_dataset
 
-    path = Path(path)
-    if not path.exists():
-        raise MissingFileError("not found", path=str(path))
+    path = must_exist(path, "input")
     if path.is_dir() and (path / "manifest.json").exists():
         return dataset_task(path), read_dataset(path), "dataset folder"
     csvs = _storycloze_files(path)

@@ -40,7 +40,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from lotdata.clean.dedup import DedupParams, find_near_duplicates
 from lotdata.clean.rules import dialogue_share, glued_title, is_classical, narrative_score, strip_noise, to_simplified
-from lotdata.errors import InputError, MissingFileError
+from lotdata.errors import InputError, must_exist
 from lotdata.io import check_output_dir, read_parquet, write_manifest, write_parquet
 from lotdata.schema import CLEAN_SUMMARY, STORIES, STORIES_QUARANTINE, table_from_rows
 from lotdata.sources.story import story_id_for
@@ -66,9 +66,7 @@ class CleanParams:
 
 def load_lexicon(path: str | Path | None = None) -> tuple[str, ...]:
     """Terms of a lexicon file (one a line, # comments); the shipped default when `path` is None."""
-    path = Path(path) if path else DEFAULT_LEXICON
-    if not path.is_file():
-        raise MissingFileError("lexicon file not found", path=str(path))
+    path = must_exist(path if path else DEFAULT_LEXICON, "lexicon file")
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError as exc:

@@ -12,7 +12,7 @@ import io
 from pathlib import Path
 from typing import Any, Sequence
 
-from lotdata.errors import InputError, MissingFileError
+from lotdata.errors import InputError, must_exist
 from lotdata.io import check_output_dir, write_parquet
 from lotdata.schema import MASK_TOKENS, QUARANTINE, table_from_rows
 from lotdata.sources.story import story_id_for
@@ -37,9 +37,7 @@ def is_storycloze_csv(path: str | Path) -> bool:
 
 def read_storycloze(path: str | Path, split: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(clozet rows, quarantine rows) of one labelled Story Cloze Test csv."""
-    path = Path(path)
-    if not path.is_file():
-        raise MissingFileError("file not found", path=str(path))
+    path = must_exist(path, "file")
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
