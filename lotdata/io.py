@@ -215,7 +215,10 @@ def mark_incomplete(folder: str | os.PathLike) -> Path:
     for sub in (folder, folder / "lot"):
         clean_stale_tmp(sub)
     marker = folder / INCOMPLETE_MARKER
-    marker.write_text("a lotdata build is writing this folder, or was stopped before it finished\n", encoding="utf-8")
+    try:
+        marker.write_text("a lotdata build is writing this folder, or was stopped before it finished\n", encoding="utf-8")
+    except OSError as exc:
+        raise_disk_error(exc, marker)
     return marker
 
 

@@ -177,6 +177,10 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise InputError(f"cannot read recipe: {exc}", path=str(path)) from exc
     validate_recipe(recipe, path)
+    if "sites" in recipe:  # the crawl's own keys, checked now rather than when the crawl step starts
+        from lotdata.sources.crawl import load_crawl_recipe
+
+        load_crawl_recipe(path)
     return recipe
 
 

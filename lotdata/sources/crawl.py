@@ -520,8 +520,11 @@ def crawl_site(site: SiteRecipe, out: Path, clock: HostClock, *, max_pages: int 
                 for result in pool.map(fetcher.fetch, wave):
                     entry = _log_entry(site, out, result)
                     with _LOG_LOCK:  # sites crawl in parallel threads and share the log
-                        log_file.write(json.dumps(entry, ensure_ascii=False) + "\n")
-                        log_file.flush()
+                        try:
+                            log_file.write(json.dumps(entry, ensure_ascii=False) + "\n")
+                            log_file.flush()
+                        except OSError as exc:  # a full disk names the log
+                            raise_disk_error(exc, out / "pages.jsonl")
                     done.add(result.url)
                     fetched_total += 1
                     stats.fetched += 1
