@@ -378,9 +378,9 @@ class _Run:
         if self.on_step:
             self.on_step(result)
 
-    def cached(self, name: str, params: dict[str, Any], inputs: list[Path], outputs: list[Path]) -> str | None:
+    def cached(self, name: str, payload: dict[str, Any], inputs: list[Path], outputs: list[Path]) -> str | None:
         """The step's fingerprint, or None when it is done already (then reported as skipped)."""
-        fp = _fingerprint({name: params}, inputs)
+        fp = _fingerprint(payload, inputs)
         if not self.force and _is_done(self.root, name, fp, outputs):
             self.finish(StepResult(name, outputs, skipped=True))
             return None
@@ -408,7 +408,7 @@ class _Run:
         options = dict(self.recipe["extract"])
         out = self.root / options.pop("out", "extracted.parquet")
         inputs = [_recipe_relative(self.path, v) for v in options.pop("inputs")]
-        fp = self.cached("extract", options, [f for i in inputs for f in _files_of(i, any_suffix=True)], [out])
+        fp = self.cached("extract", {"extract": options}, [f for i in inputs for f in _files_of(i, any_suffix=True)], [out])
         if fp is not None:
             summary = extract_files(inputs, out, **options)
             self.done("extract", fp, summary, [out])
@@ -418,7 +418,7 @@ class _Run:
         read = dict(self.recipe["read"])
         out = self.root / read.pop("out", "stories.parquet")
         inputs = [resolve_input(v) if v == "lotdata:sample" else _recipe_relative(self.path, v) for v in read.pop("inputs")]
-        fp = self.cached("read", read, [p for p in inputs if p.is_file()], [out])
+        fp = self.cached("read", {"read": read}, [p for p in inputs if p.is_file()], [out])
         if fp is not None:
             summary = read_step(inputs, out, fmt=read.get("format"), lang=read.get("lang"),
                                 source=read.get("source"), license=read.get("license"))
@@ -435,7 +435,7 @@ class _Run:
         near_dup, cluster = options.pop("near_dup", 0.8), options.pop("cluster", 0.5)
         lexicon_path = _recipe_relative(self.path, lexicon) if lexicon else None
         inputs = [*self.stories, *([lexicon_path] if lexicon_path else [])]
-        fp = self.cached("clean", {**options, "near_dup": near_dup, "cluster": cluster}, inputs, [out / "manifest.json"])
+        fp = self.cached("clean", {"clean": {**options, "near_dup": near_dup, "cluster": cluster}}, inputs, [out / "manifest.json"])
         if fp is not None:
             params = CleanParams(**options, lexicon=load_lexicon(lexicon_path),
                                  dedup=DedupParams(cluster_threshold=cluster, reject_threshold=near_dup))
@@ -490,7 +490,7 @@ class _Run:
         target = self._step_input(options.pop("input"))
         out = self.root / options.pop("out", f"audit-{target.name}")
         name = f"audit-{out.name}"
-        fp = self.cached(name, options, _files_of(target), [out / "results.json"])
+        fp = self.cached(name, {"audit": options}, _files_of(target), [out / "results.json"])
         if fp is None:
             return
         result = audit(target, task=options.get("task"), train_split=options.get("train_split"), seed=options.get("seed", 0),
