@@ -9,32 +9,43 @@ LS_BIN     := $(LS_VENV)/bin/label-studio
 LS_VERSION ?= 1.23.2
 LS_PORT    ?= 8080
 
-.PHONY: setup demo test labelstudio labelstudio-venv build-senpos build-plotcom build-outgen build-all bench outline-agreement clean
+.PHONY: core setup demo test labelstudio labelstudio-venv build-senpos build-plotcom build-outgen build-all bench outline-agreement clean
 
-$(BIN)/lotdata: pyproject.toml
+# Two stamps: the core install (what `make demo` and the builds need: no torch, no Label Studio client)
+# and the test extras on top of it (what `make test` and `make bench` need).
+CORE_STAMP := $(VENV)/.lotdata-core
+TEST_STAMP := $(VENV)/.lotdata-test
+
+$(CORE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(TEST_STAMP): pyproject.toml $(CORE_STAMP)
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
 
-setup: $(BIN)/lotdata
+core: $(CORE_STAMP)
 
-demo: setup
+setup: $(TEST_STAMP)
+
+demo: $(CORE_STAMP)
 	$(BIN)/lotdata demo --out $(OUT)/demo
 
 test: setup $(LS_BIN)
 	$(BIN)/python -m pytest -q
 
-build-senpos: setup
+build-senpos: $(CORE_STAMP)
 	$(BIN)/lotdata run senpos --out $(OUT)/sample
 
-build-plotcom: setup
+build-plotcom: $(CORE_STAMP)
 	$(BIN)/lotdata run plotcom --out $(OUT)/sample
 
-build-outgen: setup
+build-outgen: $(CORE_STAMP)
 	$(BIN)/lotdata run outgen --out $(OUT)/sample
 
-build-all: setup
+build-all: $(CORE_STAMP)
 	$(BIN)/lotdata run all --out $(OUT)/sample
 
 bench: setup $(LS_BIN)
@@ -47,6 +58,7 @@ bench: setup $(LS_BIN)
 	$(BIN)/python benchmarks/bench_audit.py --out bench/audit.md
 	$(BIN)/python benchmarks/bench_sources.py --out bench/sources.md
 	$(BIN)/python benchmarks/bench_overlap.py --out bench/overlap.md
+	$(BIN)/python benchmarks/bench_long_lines.py --out bench/overlap_long_lines.md
 
 outline-agreement: setup
 	$(BIN)/python benchmarks/outline_agreement.py

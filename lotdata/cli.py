@@ -77,9 +77,10 @@ def _warn_all(notes: List[str]) -> None:
 
 def _build(task: str, stories: List[Path], out: Path, n: Optional[int], train_n: Optional[int], seed: int,
            split: Optional[str], params: dict, lot_jsonl: bool, run: dict, clozet: Optional[Path] = None) -> None:
+    from lotdata.io import output_lock
     from lotdata.tasks.build import build_dataset
 
-    with _errors(), _progress() as progress:
+    with _errors(), output_lock(out), _progress() as progress:
         bar = progress.add_task(f"build {task}", total=None)
         report = build_dataset(
             task, stories, out, n=n, train_n=train_n, seed=seed, split=split, params=params, lot_jsonl=lot_jsonl,
@@ -250,7 +251,8 @@ def run_cmd(
             bar = progress.add_task(f"build {task}", total=None)
             return (lambda total: progress.update(bar, total=total)), (lambda k: progress.advance(bar, k))
 
-        run_recipe(resolve_recipe(recipe), out_root=out_root, force=force, on_step=show, progress_factory=factory)
+        run_recipe(resolve_recipe(recipe), out_root=out_root, force=force, on_step=show, progress_factory=factory,
+                   on_warning=_warn)
     out_console.print(table)
 
 

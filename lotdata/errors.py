@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 
 class LotdataError(Exception):
     """Base class: a problem the user can fix. The CLI prints it without a traceback."""
@@ -34,6 +37,22 @@ class MissingFileError(LotdataError):
     def __init__(self, message: str, *, path: str) -> None:
         self.path = path
         super().__init__(f"{path}: {message}")
+
+
+def must_exist(path: "str | os.PathLike[str]", what: str = "file", *, hint: str = "") -> Path:
+    """The one place that decides a named path is missing: exit 1 "not found", naming the path.
+
+    `what` says what was expected ("file", "folder", "recipe input", "run folder", ...); a folder
+    given where a file is expected (or the reverse) is reported as such, also exit 1.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise MissingFileError(f"{what} not found{hint}", path=str(path))
+    if what.endswith("folder") and not path.is_dir():
+        raise MissingFileError(f"is a file, expected a {what}", path=str(path))
+    if what.endswith("file") and path.is_dir():
+        raise MissingFileError(f"is a folder, expected a {what}", path=str(path))
+    return path
 
 
 class MissingExtraError(LotdataError):

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import socket
 import tempfile
+import threading
+import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -15,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lotdata import __version__
-from lotdata.errors import InputError, LotdataError, MissingFileError
+from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.schema import check_table
 
 MANIFEST_NAME = "manifest.json"
@@ -64,12 +68,117 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     os.close(fd)
     tmp_path = Path(tmp)
     try:
-        yield tmp_path
-        os.chmod(tmp_path, 0o666 & ~_umask())
-        os.replace(tmp_path, path)
+        try:
+            yield tmp_path
+            os.chmod(tmp_path, 0o666 & ~_umask())
+            os.replace(tmp_path, path)
+        except OSError as exc:
+            raise_disk_error(exc, path)
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
+
+
+def raise_disk_error(exc: OSError, path: str | os.PathLike) -> None:
+    """Re-raise a write failure naming the file: "[Errno 28] No space left on device" alone says not where."""
+    code = exc.errno
+    if code is None:  # pyarrow's OSError carries the errno only in its text
+        code = next((c for c in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG) if f"[Errno {c}]" in str(exc)), None)
+    if code in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EFBIG):
+        reason = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "disk quota exceeded",
+                  errno.EROFS: "read-only file system", errno.EACCES: "permission denied",
+                  errno.EFBIG: "file too large for the file system"}[code]
+        raise LotdataError(f"{path}: cannot write it: {reason} ({os.strerror(code)}); nothing was replaced") from exc
+    raise exc
+
+
+# ---------------------------------------------------------------------------------------------
+# output lock: two runs writing the same output would race and the last writer win silently
+
+_HELD_LOCKS: dict[Path, int] = {}
+_HELD_GUARD = threading.Lock()
+
+
+def lock_path_for(out: str | os.PathLike) -> Path:
+    """`OUT.lock` beside the output (a file or a folder), so the lock never lands among the outputs."""
+    out = Path(out)
+    return out.with_name(out.name + ".lock")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
+def _take_lock(lock: Path) -> bool:
+    try:
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                 "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}) + "\n")
+    return True
+
+
+def _stale(lock: Path) -> bool:
+    """A lock whose process is gone (same host) is stale; one from another host is never presumed stale."""
+    try:
+        holder = json.loads(lock.read_text(encoding="utf-8"))
+        pid, host = int(holder["pid"]), holder["host"]
+    except FileNotFoundError:
+        return True
+    except (OSError, ValueError, KeyError, TypeError):
+        # being written this instant, or garbage: garbage older than a minute is stale
+        try:
+            return time.time() - lock.stat().st_mtime > 60
+        except FileNotFoundError:
+            return True
+    return host == socket.gethostname() and not _pid_alive(pid)
+
+
+@contextmanager
+def output_lock(out: str | os.PathLike) -> Iterator[Path]:
+    """Hold `OUT.lock` (O_EXCL, holding our pid) while a run writes `out`; a second run exits 1 naming the lock.
+
+    A lock left by a killed run (its pid is gone) is taken over. Re-entrant within one process.
+    """
+    lock = lock_path_for(out).absolute()
+    with _HELD_GUARD:
+        if lock in _HELD_LOCKS:
+            _HELD_LOCKS[lock] += 1
+            reentered = True
+        else:
+            reentered = False
+    if not reentered:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        if not _take_lock(lock):
+            if _stale(lock):
+                lock.unlink(missing_ok=True)
+            if not _take_lock(lock):
+                try:
+                    holder = lock.read_text(encoding="utf-8").strip()
+                except OSError:
+                    holder = "?"
+                raise LotdataError(f"{lock}: another lotdata run is writing {out} ({holder}); wait for it to end, "
+                                   f"or delete the lock file if no run is going on")
+        with _HELD_GUARD:
+            _HELD_LOCKS[lock] = 1
+    try:
+        yield lock
+    finally:
+        with _HELD_GUARD:
+            _HELD_LOCKS[lock] -= 1
+            last = _HELD_LOCKS[lock] == 0
+            if last:
+                del _HELD_LOCKS[lock]
+        if last:
+            lock.unlink(missing_ok=True)
 
 
 def check_output_file(path: str | os.PathLike) -> Path:
@@ -87,11 +196,11 @@ def check_output_file(path: str | os.PathLike) -> Path:
     return path
 
 
-def check_output_dir(path: str | os.PathLike) -> Path:
+def check_output_dir(path: str | os.PathLike, option: str = "--out") -> Path:
     """Fail before any work when `path` cannot become a folder (it names an existing file, or lies under one)."""
     path = Path(path)
     if path.exists() and not path.is_dir():
-        raise LotdataError(f"{path}: exists and is a file; --out names a dataset folder")
+        raise LotdataError(f"{path}: exists and is a file; {option} names a folder")
     check_output_file(path / MANIFEST_NAME)
     return path
 
@@ -106,7 +215,10 @@ def mark_incomplete(folder: str | os.PathLike) -> Path:
     for sub in (folder, folder / "lot"):
         clean_stale_tmp(sub)
     marker = folder / INCOMPLETE_MARKER
-    marker.write_text("a lotdata build is writing this folder, or was stopped before it finished\n", encoding="utf-8")
+    try:
+        marker.write_text("a lotdata build is writing this folder, or was stopped before it finished\n", encoding="utf-8")
+    except OSError as exc:
+        raise_disk_error(exc, marker)
     return marker
 
 
@@ -129,9 +241,7 @@ def write_parquet(table: pa.Table, path: str | os.PathLike) -> Path:
 
 def read_parquet(path: str | os.PathLike, schema: pa.Schema | None = None) -> pa.Table:
     """Read a Parquet file; with `schema`, check its columns and cast to it."""
-    path = Path(path)
-    if not path.exists():
-        raise MissingFileError("file not found", path=str(path))
+    path = must_exist(path, "file")
     try:
         table = pq.read_table(path)
     except (pa.ArrowInvalid, OSError) as exc:
@@ -219,9 +329,7 @@ def write_manifest(folder: str | os.PathLike, manifest: Mapping[str, Any] | None
 
 
 def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise MissingFileError("no such dataset folder", path=str(folder))
+    folder = must_exist(folder, "dataset folder")
     if (folder / INCOMPLETE_MARKER).exists():
         raise InputError(
             f"incomplete dataset folder (it holds {INCOMPLETE_MARKER}: a build was stopped before it finished); build it again",

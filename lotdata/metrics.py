@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from lotdata.datasets.registry import get_task
-from lotdata.errors import InputError, MissingFileError, require
+from lotdata.errors import InputError, MissingFileError, require, must_exist
 
 DEFINITIONS = ("official", "paper")
 UNDERSTANDING = ("clozet", "senpos")
@@ -306,9 +306,7 @@ ID_FIELD = "example_id"
 def load_records(path: str | Path, task: str, gold: bool = False) -> list[dict[str, Any]]:
     """LOT-format records from a LOT jsonl file or one of our Parquet task tables (these records
     also carry the row's ``example_id``, so that predictions can be matched to the gold by id)."""
-    path = Path(path)
-    if not path.exists():
-        raise MissingFileError("file not found", path=str(path))
+    path = must_exist(path, "input")
     if path.is_dir():
         raise MissingFileError("is a folder; give a LOT jsonl or Parquet file", path=str(path))
     needed = (get_task(task).prediction_field,) + (("outline",) if gold and task == "outgen" else ())

@@ -9,17 +9,152 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from lotdata.errors import InputError, LotdataError, MissingFileError
-from lotdata.io import MANIFEST_NAME, check_output_file, quarantine_path_for, sha256_file, write_parquet, write_text
+from lotdata.errors import InputError, LotdataError, MissingFileError, must_exist
+from lotdata.io import MANIFEST_NAME, check_output_file, output_lock, quarantine_path_for, sha256_file, write_parquet, write_text
 from lotdata.resources import resolve_input
 
 DONE_DIR = ".done"
 BUILD_KEYS = {"task", "out", "seed", "n", "train_n", "split", "params", "lot_jsonl", "clozet", "stopwords"}
+#: the step kinds a recipe may hold, in the order they run (documented in pipelines/README.md)
+STEP_KINDS = ("crawl", "extract", "read", "clean", "build", "annotate", "audit")
+
+
+# ---------------------------------------------------------------------------------------------
+# recipe schema: every key of every table is checked before any step runs, naming file, table and key
+
+
+def _is_str(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: Any) -> bool:
+    return (isinstance(v, (int, float))) and not isinstance(v, bool)
+
+
+def _is_str_list(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "str": (_is_str, "a string"),
+    "int": (_is_int, "an integer"),
+    "int>0": (lambda v: _is_int(v) and v > 0, "an integer > 0"),
+    "int>=0": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    "num>0": (lambda v: _is_num(v) and v > 0, "a number > 0"),
+    "share": (lambda v: _is_num(v) and 0 < v <= 1, "a number in (0, 1]"),
+    "bool": (lambda v: isinstance(v, bool), "true or false"),
+    "list": (_is_str_list, "a list of strings, e.g. [\"a\", \"b\"]"),
+    "str|list": (lambda v: _is_str(v) or _is_str_list(v), "a string or a list of strings"),
+    "table": (lambda v: isinstance(v, dict), "a table, e.g. { key = 1 }"),
+    "lang": (lambda v: v in ("zh", "en"), "\"zh\" or \"en\""),
+}
+
+#: table -> key -> (type, required)
+RECIPE_SCHEMA: dict[str, dict[str, tuple[str, bool]]] = {
+    "": {"name": ("str", False), "version": ("str", False), "description": ("str", False), "out": ("str", False),
+         "stories": ("str|list", False)},
+    "crawl": {"out": ("str", False), "max_pages": ("int>=0", False), "extract_only": ("bool", False)},
+    "extract": {"inputs": ("list", True), "out": ("str", False), "source": ("str", False), "license": ("str", False),
+                "title_selector": ("str", False), "content_selector": ("str", False), "encoding": ("str", False),
+                "max_bytes": ("int>0", False), "lang": ("lang", False), "keep_repeated_lines": ("bool", False)},
+    "read": {"inputs": ("list", True), "format": ("str", False), "lang": ("lang", False), "source": ("str", False),
+             "license": ("str", False), "out": ("str", False)},
+    "clean": {"out": ("str", False), "t2s": ("bool", False), "min_chars": ("int>=0", False), "max_chars": ("int>0", False),
+              "short_chars": ("int>=0", False), "long_chars": ("int>0", False), "lexicon": ("str", False),
+              "near_dup": ("share", False), "cluster": ("share", False)},
+    "build": {"task": ("str", True), "out": ("str", False), "seed": ("int", False), "n": ("int>0", False),
+              "train_n": ("int>0", False), "split": ("str", False), "params": ("table", False),
+              "lot_jsonl": ("bool", False), "clozet": ("str", False), "stopwords": ("str", False)},
+    "annotate": {"job": ("str", True), "project": ("str", True), "input": ("str", False), "split": ("str|list", False),
+                 "raters": ("int>0", False), "limit": ("int>0", False), "batch_size": ("int>0", False)},
+    "audit": {"input": ("str", True), "out": ("str", False), "task": ("str", False), "train_split": ("str", False),
+              "seed": ("int", False), "runs": ("int>0", False), "baselines": ("list", False), "workers": ("int>0", False),
+              "model_path": ("str", False), "aflite": ("bool", False), "sentiment": ("str", False)},
+}
+#: tables that may appear once ([read]) or as arrays of tables ([[build]])
+_SINGLE = ("crawl", "extract", "read", "clean")
+_ARRAYS = ("build", "annotate", "audit")
+_CRAWL_TABLES = ("sites", "defaults")
+
+
+def _check_table(table: dict[str, Any], kind: str, where: str) -> None:
+    schema = RECIPE_SCHEMA[kind]
+    unknown = sorted(set(table) - set(schema))
+    if unknown:
+        raise InputError(f"{where} has unknown key(s) {unknown}; known: {sorted(schema)}")
+    for key, (type_name, required) in schema.items():
+        if key not in table:
+            if required:
+                raise InputError(f"{where} needs the key '{key}' ({_TYPES[type_name][1]})")
+            continue
+        check, expected = _TYPES[type_name]
+        if not check(table[key]):
+            raise InputError(f"{where}: '{key}' must be {expected}, not {table[key]!r}")
+
+
+def validate_recipe(recipe: dict[str, Any], path: Path) -> None:
+    """Check every table and key of a recipe (types, ranges, known names) before anything runs."""
+    top = {k: v for k, v in recipe.items() if not isinstance(v, (dict, list)) or k == "stories"}
+    extra_top = sorted(set(recipe) - set(top) - set(_SINGLE) - set(_ARRAYS) - set(_CRAWL_TABLES))
+    if extra_top:
+        raise InputError(f"{path}: unknown table(s) {extra_top}; a recipe holds {sorted((*STEP_KINDS, *_CRAWL_TABLES))}")
+    _check_table(top, "", f"{path}")
+    for kind in _SINGLE:
+        if kind in recipe:
+            if not isinstance(recipe[kind], dict):
+                raise InputError(f"{path}: [{kind}] must be one table ([{kind}]), not [[{kind}]]")
+            _check_table(recipe[kind], kind, f"{path}, [{kind}]")
+    for kind in _ARRAYS:
+        steps = recipe.get(kind, [])
+        if isinstance(steps, dict):
+            steps = recipe[kind] = [steps]  # [annotate] written once is one step
+        if not isinstance(steps, list):
+            raise InputError(f"{path}: '{kind}' must be [[{kind}]] tables")
+        for i, step in enumerate(steps, 1):
+            _check_table(step, kind, f"{path}, [[{kind}]] step {i}")
+    if "crawl" in recipe and "sites" not in recipe:
+        raise InputError(f"{path}: [crawl] needs [[sites]] tables in the same recipe (format: pipelines/README.md)")
+    if not any(k in recipe for k in ("sites", "extract", "read", "stories")):
+        raise InputError(f"{path}: a recipe needs a source: [[sites]] (crawl), [extract], [read] or a top-level stories = '...' path")
+    _check_values(recipe, path)
+
+
+def _check_values(recipe: dict[str, Any], path: Path) -> None:
+    """Names that must be one of a list: read format, build task, annotate job, audit sentiment."""
+    from lotdata.sources.readers import FORMATS
+    from lotdata.tasks.build import BUILD_TASKS
+
+    fmt = recipe.get("read", {}).get("format")
+    if fmt is not None and fmt not in FORMATS:
+        raise InputError(f"{path}, [read]: 'format' must be one of {list(FORMATS)}, not {fmt!r}")
+    for i, step in enumerate(recipe.get("build", []), 1):
+        if step["task"] not in BUILD_TASKS:
+            raise InputError(f"{path}, [[build]] step {i}: 'task' must be one of {list(BUILD_TASKS)}, not {step['task']!r}")
+    if recipe.get("annotate"):
+        from lotdata.annotate.client import KEY_ENV, URL_ENV
+        from lotdata.annotate.jobs import JOBS
+
+        for i, step in enumerate(recipe["annotate"], 1):
+            if step["job"] not in JOBS:
+                raise InputError(f"{path}, [[annotate]] step {i}: 'job' must be one of {list(JOBS)}, not {step['job']!r}")
+        missing_env = [name for name in (URL_ENV, KEY_ENV) if not os.environ.get(name)]
+        if missing_env:  # the server comes from the environment: say so before the first step runs
+            raise LotdataError(f"{path}: [[annotate]] pushes to Label Studio: set {' and '.join(missing_env)}")
+    clean = recipe.get("clean", {})
+    if clean.get("cluster", 0.5) > clean.get("near_dup", 0.8):
+        raise InputError(f"{path}, [clean]: need cluster <= near_dup")
+    if clean.get("min_chars", 0) > clean.get("max_chars", 20_000):
+        raise InputError(f"{path}, [clean]: min_chars is greater than max_chars: no story could be kept")
 
 
 @dataclass
@@ -31,7 +166,8 @@ class StepResult:
 
 
 def load_recipe(path: str | Path) -> dict[str, Any]:
-    path = Path(path)
+    """A recipe read and validated as a whole (see RECIPE_SCHEMA): a bad key fails here, before any work."""
+    path = must_exist(path, "recipe file")
     try:
         recipe = tomllib.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
@@ -39,14 +175,11 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
                          path=str(path)) from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise InputError(f"cannot read recipe: {exc}", path=str(path)) from exc
-    if "read" not in recipe and "stories" not in recipe:
-        raise InputError("a recipe needs a [read] table or a top-level stories = '...' path", path=str(path))
-    for i, step in enumerate(recipe.get("build", [])):
-        if "task" not in step:
-            raise InputError(f"[[build]] step {i + 1} has no task", path=str(path))
-        unknown = sorted(set(step) - BUILD_KEYS)
-        if unknown:
-            raise InputError(f"[[build]] step {i + 1} has unknown key(s) {unknown}; known: {sorted(BUILD_KEYS)}", path=str(path))
+    validate_recipe(recipe, path)
+    if "sites" in recipe:  # the crawl's own keys, checked now rather than when the crawl step starts
+        from lotdata.sources.crawl import load_crawl_recipe
+
+        load_crawl_recipe(path)
     return recipe
 
 
@@ -113,17 +246,24 @@ def read_step(
     `<out>.work/` (a killed run resumes) until the output is written. Nothing read at all (an empty
     file, every record quarantined) is an error, not an empty table.
     """
-    from lotdata.sources.reading import read_files, remove_work
-    from lotdata.sources.readers import FORMATS, check_lang, common_reasons
+    from lotdata.sources.readers import FORMATS, check_lang
 
     out = check_output_file(out)
     if fmt is not None and fmt not in FORMATS:
         raise LotdataError(f"unknown --format {fmt!r}; formats: {', '.join(FORMATS)}")
     check_lang(lang)
-    paths = [resolve_input(p) for p in inputs]
-    for path in paths:
-        if not path.exists():
-            raise MissingFileError("file not found", path=str(path))
+    paths = [must_exist(resolve_input(p), "input") for p in inputs]
+    with output_lock(out):
+        return _read_into(paths, out, fmt=fmt, lang=lang, source=source, license=license, executor=executor,
+                          workers=workers, ray_address=ray_address, progress=progress)
+
+
+def _read_into(paths: list[Path], out: Path, *, fmt: str | None, lang: str | None, source: str | None,
+               license: str | None, executor: str, workers: int, ray_address: str | None,
+               progress: bool | None) -> dict[str, Any]:
+    from lotdata.sources.reading import read_files, remove_work
+    from lotdata.sources.readers import common_reasons
+
     work = out.with_name(out.name + ".work")
     result = read_files(paths, work, fmt=fmt, lang=lang, source=source, license=license, executor=executor,
                         workers=workers, ray_address=ray_address, progress=progress)
@@ -156,10 +296,12 @@ def _recipe_relative(recipe: Path, value: str) -> Path:
     return recipe.parent / candidate
 
 
-def _files_of(path: Path | None) -> list[Path]:
+def _files_of(path: Path | None, any_suffix: bool = False) -> list[Path]:
     if path is None or not path.exists():
         return []
-    return [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in (".parquet", ".jsonl", ".json"))
+    suffixes = (".parquet", ".jsonl", ".json")
+    return [path] if path.is_file() else sorted(
+        p for p in path.rglob("*") if p.is_file() and (any_suffix or p.suffix in suffixes))
 
 
 def run_recipe(
@@ -169,71 +311,204 @@ def run_recipe(
     force: bool = False,
     on_step: Callable[[StepResult], None] | None = None,
     progress_factory: Callable[[str], tuple[Callable[[int], None], Callable[[int], None]]] | None = None,
+    on_page: Callable[[dict[str, Any]], None] | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> list[StepResult]:
-    """Run every step of a recipe; returns what each step did (or that it was skipped as done)."""
-    from lotdata.tasks.build import build_dataset
-
+    """Run every step of a recipe (crawl -> extract -> read -> clean -> build -> annotate -> audit);
+    returns what each step did (or that it was skipped as done). The whole recipe is validated and
+    every input it names checked before the first step runs; `OUT.lock` is held while it runs."""
+    path = Path(path)
     recipe = load_recipe(path)
     root = Path(out_root or recipe.get("out", "out"))
-    results: list[StepResult] = []
+    _check_recipe_inputs(recipe, path, root)
+    with output_lock(root):
+        return _Run(recipe, path, root, force, on_step, progress_factory, on_page, on_warning).all()
 
-    def finish(result: StepResult) -> None:
-        results.append(result)
-        if on_step:
-            on_step(result)
 
-    if "read" in recipe:
-        read = dict(recipe["read"])
-        stories_path = root / read.pop("out", "stories.parquet")
-        inputs = [resolve_input(p) for p in read.pop("inputs")]
-        missing = [str(p) for p in inputs if not p.exists()]
-        if missing:
-            raise InputError("input not found", path=", ".join(missing))
-        fp = _fingerprint({"read": read}, [p for p in inputs if p.is_file()])
-        if not force and _is_done(root, "read", fp, [stories_path]):
-            finish(StepResult("read", [stories_path], skipped=True))
-        else:
-            summary = read_step(inputs, stories_path, fmt=read.get("format"), lang=read.get("lang"),
+def _check_recipe_inputs(recipe: dict[str, Any], path: Path, root: Path) -> None:
+    """Every file a recipe names exists (exit 1, naming the key) and the output folders can be made."""
+    from lotdata.io import check_output_dir
+
+    check_output_dir(root)
+    for kind in ("read", "extract"):
+        for value in recipe.get(kind, {}).get("inputs", []):
+            must_exist(resolve_input(_recipe_relative(path, value)) if value != "lotdata:sample" else resolve_input(value),
+                       "input", hint=f" (recipe {path}, [{kind}] inputs)")
+    for value in _as_list(recipe.get("stories")):
+        must_exist(_recipe_relative(path, value), "stories table", hint=f" (recipe {path}, stories; lotdata read ... --out it)")
+    if "lexicon" in recipe.get("clean", {}):
+        must_exist(_recipe_relative(path, recipe["clean"]["lexicon"]), "file", hint=f" (recipe {path}, [clean] lexicon)")
+    for i, step in enumerate(recipe.get("build", []), 1):
+        for key in ("clozet", "stopwords"):
+            if key in step:
+                must_exist(_recipe_relative(path, step[key]), "file" if key == "stopwords" else "input",
+                           hint=f" (recipe {path}, [[build]] step {i} {key})")
+    built = {step.get("out", step["task"]) for step in recipe.get("build", [])}
+    for i, step in enumerate(recipe.get("audit", []), 1):
+        if step["input"] not in built:
+            must_exist(_recipe_relative(path, step["input"]), "input",
+                       hint=f" (recipe {path}, [[audit]] step {i} input: neither a [[build]] out nor a path)")
+
+
+def _as_list(value: str | list[str] | None) -> list[str]:
+    return [] if value is None else [value] if isinstance(value, str) else list(value)
+
+
+class _Run:
+    """One run of a recipe: each step kind a method; `stories` is the stories table(s) the next step reads."""
+
+    def __init__(self, recipe, path, root, force, on_step, progress_factory, on_page, on_warning) -> None:
+        self.recipe, self.path, self.root, self.force = recipe, path, root, force
+        self.on_step, self.progress_factory, self.on_page, self.on_warning = on_step, progress_factory, on_page, on_warning
+        self.results: list[StepResult] = []
+        self.stories: list[Path] = [_recipe_relative(path, v) for v in _as_list(recipe.get("stories"))]
+
+    def all(self) -> list[StepResult]:
+        if "sites" in self.recipe:
+            self.crawl()
+        if "extract" in self.recipe:
+            self.extract()
+        if "read" in self.recipe:
+            self.read()
+        if "clean" in self.recipe:
+            self.clean()
+        for step in self.recipe.get("build", []):
+            self.build(step)
+        for i, step in enumerate(self.recipe.get("annotate", []), 1):
+            self.annotate(step, i)
+        for i, step in enumerate(self.recipe.get("audit", []), 1):
+            self.audit(step, i)
+        return self.results
+
+    def finish(self, result: StepResult) -> None:
+        self.results.append(result)
+        if self.on_step:
+            self.on_step(result)
+
+    def cached(self, name: str, payload: dict[str, Any], inputs: list[Path], outputs: list[Path]) -> str | None:
+        """The step's fingerprint, or None when it is done already (then reported as skipped)."""
+        fp = _fingerprint(payload, inputs)
+        if not self.force and _is_done(self.root, name, fp, outputs):
+            self.finish(StepResult(name, outputs, skipped=True))
+            return None
+        return fp
+
+    def done(self, name: str, fp: str, summary: dict[str, Any], outputs: list[Path]) -> None:
+        _mark_done(self.root, name, fp, summary, outputs)
+        self.finish(StepResult(name, outputs, skipped=False, summary=summary))
+
+    # crawl: always run, it resumes itself and fetches nothing its log holds ----------------------
+    def crawl(self) -> None:
+        from lotdata.sources.crawl import crawl
+
+        options = self.recipe.get("crawl", {})
+        out = self.root / options.get("out", "crawl")
+        summary = crawl(self.path, out, max_pages=options.get("max_pages"),
+                        extract_only=bool(options.get("extract_only", False)), on_page=self.on_page,
+                        on_warning=self.on_warning)
+        self.stories.append(out / "stories.parquet")
+        self.finish(StepResult("crawl", [out / "stories.parquet"], skipped=False, summary=summary))
+
+    def extract(self) -> None:
+        from lotdata.sources.extract import extract_files
+
+        options = dict(self.recipe["extract"])
+        out = self.root / options.pop("out", "extracted.parquet")
+        inputs = [_recipe_relative(self.path, v) for v in options.pop("inputs")]
+        fp = self.cached("extract", {"extract": options}, [f for i in inputs for f in _files_of(i, any_suffix=True)], [out])
+        if fp is not None:
+            summary = extract_files(inputs, out, **options)
+            self.done("extract", fp, summary, [out])
+        self.stories.append(out)
+
+    def read(self) -> None:
+        read = dict(self.recipe["read"])
+        out = self.root / read.pop("out", "stories.parquet")
+        inputs = [resolve_input(v) if v == "lotdata:sample" else _recipe_relative(self.path, v) for v in read.pop("inputs")]
+        fp = self.cached("read", {"read": read}, [p for p in inputs if p.is_file()], [out])
+        if fp is not None:
+            summary = read_step(inputs, out, fmt=read.get("format"), lang=read.get("lang"),
                                 source=read.get("source"), license=read.get("license"))
-            _mark_done(root, "read", fp, summary, [stories_path])
-            finish(StepResult("read", [stories_path], skipped=False, summary=summary))
-    else:
-        stories_path = Path(recipe["stories"])
-        if not stories_path.exists():
-            raise MissingFileError(f"the stories table named by the recipe {path} does not exist (lotdata read ... --out it)", path=str(stories_path))
+            self.done("read", fp, summary, [out])
+        self.stories.append(out)
 
-    for step in recipe.get("build", []):
+    def clean(self) -> None:
+        from lotdata.clean.dedup import DedupParams
+        from lotdata.clean.step import CleanParams, clean_files, load_lexicon
+
+        options = dict(self.recipe["clean"])
+        out = self.root / options.pop("out", "clean")
+        lexicon = options.pop("lexicon", None)
+        near_dup, cluster = options.pop("near_dup", 0.8), options.pop("cluster", 0.5)
+        lexicon_path = _recipe_relative(self.path, lexicon) if lexicon else None
+        inputs = [*self.stories, *([lexicon_path] if lexicon_path else [])]
+        fp = self.cached("clean", {"clean": {**options, "near_dup": near_dup, "cluster": cluster}}, inputs, [out / "manifest.json"])
+        if fp is not None:
+            params = CleanParams(**options, lexicon=load_lexicon(lexicon_path),
+                                 dedup=DedupParams(cluster_threshold=cluster, reject_threshold=near_dup))
+            result = clean_files(self.stories, out, params)
+            if not result.kept:
+                raise InputError(f"step clean: no story kept ({result.counts}); see {out / 'quarantine.parquet'}",
+                                 path=", ".join(map(str, self.stories)))
+            self.done("clean", fp, dict(result.counts), [out / "manifest.json"])
+        self.stories = [out / "stories.parquet"]
+
+    def build(self, step: dict[str, Any]) -> None:
+        from lotdata.tasks.build import build_dataset
+
+        if not self.stories:
+            raise LotdataError(f"{self.path}: [[build]] {step['task']}: no stories table (add [read], [extract], [[sites]] or stories = '...')")
         task = step["task"]
-        out = root / step.get("out", task)
+        out = self.root / step.get("out", task)
         name = f"build-{step.get('out', task)}"
-        clozet = step.get("clozet")
-        if clozet is not None:  # a ClozeT dataset for PlotCom val/test, relative to the recipe's folder
-            clozet = _recipe_relative(Path(path), clozet)
-        fp = _fingerprint({"build": step}, [stories_path, *_files_of(clozet)])
-        outputs = [out / "manifest.json"]
-        if not force and _is_done(root, name, fp, outputs):
-            finish(StepResult(name, [out], skipped=True))
-            continue
-        on_start, advance = progress_factory(task) if progress_factory else (None, None)
+        clozet = _recipe_relative(self.path, step["clozet"]) if "clozet" in step else None
+        fp = self.cached(name, {"build": step}, [*self.stories, *_files_of(clozet)], [out / MANIFEST_NAME])
+        if fp is None:
+            return
+        on_start, advance = self.progress_factory(task) if self.progress_factory else (None, None)
         try:
             report = build_dataset(
-                task,
-                [stories_path],
-                out,
-                n=step.get("n"),
-                train_n=step.get("train_n"),
-                seed=int(step.get("seed", 0)),
-                split=step.get("split"),
-                params=_step_params(step, Path(path)),
-                lot_jsonl=bool(step.get("lot_jsonl", True)),
-                clozet=clozet,
-                command=f"lotdata run {path} --out {root}",
-                progress=advance,
-                on_start=on_start,
+                task, self.stories, out, n=step.get("n"), train_n=step.get("train_n"), seed=step.get("seed", 0),
+                split=step.get("split"), params=_step_params(step, self.path), lot_jsonl=step.get("lot_jsonl", True),
+                clozet=clozet, command=f"lotdata run {self.path} --out {self.root}", progress=advance, on_start=on_start,
             )
         except (TypeError, ValueError) as exc:
-            raise LotdataError(f"{path}: step {name}: {exc}") from exc
+            raise LotdataError(f"{self.path}: step {name}: {exc}") from exc
         summary = {**report.stats, "rows": report.rows_per_split, "warnings": report.warnings, "notes": report.notes}
-        _mark_done(root, name, fp, summary, outputs)
-        finish(StepResult(name, [out], skipped=False, summary=summary))
-    return results
+        self.done(name, fp, summary, [out / MANIFEST_NAME])
+
+    # annotate push: idempotent on the server (tasks carry a stable uid), so it always runs ----------
+    def annotate(self, step: dict[str, Any], index: int) -> None:
+        from lotdata.annotate.client import connect
+        from lotdata.annotate.workflow import push
+
+        target = self._step_input(step.get("input")) if "input" in step else (self.stories[-1] if self.stories else None)
+        if target is None:
+            raise LotdataError(f"{self.path}: [[annotate]] step {index}: no input (give input = a build out or a path)")
+        must_exist(target, "input", hint=f" (recipe {self.path}, [[annotate]] step {index})")
+        summary = push(connect(), step["job"], target, step["project"], splits=_as_list(step.get("split")) or None,
+                       raters=step.get("raters"), limit=step.get("limit"), batch_size=step.get("batch_size", 2000))
+        self.finish(StepResult(f"annotate-{step['job']}", [target], skipped=False, summary=summary))
+
+    def audit(self, step: dict[str, Any], index: int) -> None:
+        from lotdata.audit.run import audit, write_audit
+
+        options = dict(step)
+        target = self._step_input(options.pop("input"))
+        out = self.root / options.pop("out", f"audit-{target.name}")
+        name = f"audit-{out.name}"
+        fp = self.cached(name, {"audit": options}, _files_of(target), [out / "results.json"])
+        if fp is None:
+            return
+        result = audit(target, task=options.get("task"), train_split=options.get("train_split"), seed=options.get("seed", 0),
+                       runs=options.get("runs", 10), baselines=options.get("baselines"), workers=options.get("workers", 2),
+                       model_path=options.get("model_path"), aflite=options.get("aflite", False),
+                       sentiment=options.get("sentiment", "snownlp"), sentiment_cache=out / "sentiment_cache.parquet")
+        write_audit(result, out)
+        summary = {r["id"]: round(r["accuracy"], 4) for r in result.records}
+        self.done(name, fp, summary, [out / "results.json"])
+
+    def _step_input(self, value: str) -> Path:
+        """A [[build]] out name (a folder of this run) or a path relative to the recipe."""
+        built = self.root / value
+        return built if built.exists() else _recipe_relative(self.path, value)

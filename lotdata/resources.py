@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lotdata.errors import MissingFileError
+
 _PACKAGE = Path(__file__).resolve().parent
 ASSET_DIRS = ("pipelines", "annotation_templates", "baselines")
 SAMPLE_URI = "lotdata:sample"
@@ -43,4 +45,5 @@ def resolve_recipe(name_or_path: str | Path) -> Path:
     shipped = asset_dir("pipelines") / (path.name if path.suffix == ".toml" else f"{path.name}.toml")
     if shipped.exists():
         return shipped
-    raise FileNotFoundError(f"no recipe {name_or_path!r} (shipped: {sorted(p.stem for p in asset_dir('pipelines').glob('*.toml'))})")
+    raise MissingFileError(f"recipe not found (shipped: {', '.join(sorted(p.stem for p in asset_dir('pipelines').glob('*.toml')))})",
+                           path=str(name_or_path))

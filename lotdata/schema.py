@@ -160,6 +160,15 @@ def table_from_rows(rows: Iterable[Mapping[str, Any]], schema: pa.Schema) -> pa.
     return pa.Table.from_pydict(columns, schema=schema)
 
 
+def _is_text(dtype: pa.DataType) -> bool:
+    """Strings, lists of strings (or nulls: an all-null column, an empty list, carry no wrong value)."""
+    if pa.types.is_list(dtype) or pa.types.is_large_list(dtype):
+        return _is_text(dtype.value_type)
+    if pa.types.is_dictionary(dtype):
+        return _is_text(dtype.value_type)
+    return pa.types.is_string(dtype) or pa.types.is_large_string(dtype) or pa.types.is_null(dtype)
+
+
 def check_table(table: pa.Table, schema: pa.Schema, path: str = "<table>") -> pa.Table:
     """Check that a table read from disk has the columns of `schema`; cast it to the exact schema."""
     for name in [n for n in schema.names if n not in table.column_names]:
@@ -171,6 +180,11 @@ def check_table(table: pa.Table, schema: pa.Schema, path: str = "<table>") -> pa
         name = schema.metadata[b"lotdata.table"].decode()
         raise InputError(f"not a '{name}' table: missing columns {missing}", path=path)
     table = table.select(schema.names)
+    # a cast to string would turn numbers into text silently: a text column must already hold text
+    wrong = [f"{n} ({table.schema.field(n).type})" for n in schema.names
+             if _is_text(schema.field(n).type) and not _is_text(table.schema.field(n).type)]
+    if wrong:
+        raise InputError(f"columns that must hold text hold something else: {', '.join(wrong)}", path=path)
     try:
         return table.cast(schema)
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as exc:

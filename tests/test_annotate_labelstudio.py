@@ -320,3 +320,18 @@ def test_server_down_wrong_key_and_missing_project_give_clear_errors(label_studi
     assert unknown.exit_code == 1 and "unknown annotation job" in unknown.output
     no_url = CliRunner().invoke(app, ["annotate", "status", "x"], env={"LABEL_STUDIO_URL": "", "LABEL_STUDIO_API_KEY": ""})
     assert no_url.exit_code == 1 and "LABEL_STUDIO_URL" in no_url.output
+
+
+def test_a_recipe_pushes_to_the_server_named_by_the_environment(label_studio, conn, tmp_path):
+    """Issue 18: `[[annotate]]` is a recipe step; the server and key come from the environment; a re-run
+    imports nothing twice."""
+    title = "recipe push"
+    recipe = tmp_path / "push.toml"
+    recipe.write_text('[read]\ninputs = ["lotdata:sample"]\n\n[[annotate]]\njob = "story_filter"\n'
+                      f'project = "{title}"\nlimit = 5\n', encoding="utf-8")
+    first = lotdata(label_studio, "run", str(recipe), "--out", str(tmp_path / "out"))
+    assert first.exit_code == 0, first.output
+    assert len(tasks_by_uid(conn, title)) == 5
+    again = lotdata(label_studio, "run", str(recipe), "--out", str(tmp_path / "out"))
+    assert again.exit_code == 0, again.output
+    assert len(tasks_by_uid(conn, title)) == 5 and "skipped (done)" in again.output

@@ -211,7 +211,7 @@ def test_missing_checkpoint_is_a_clear_error(tmp_path):
     data = _dataset(tmp_path, "clozet", {"train": clozet_rows(4, "train", 1)})
     result = runner.invoke(app, ["baseline", "train", "--config", "bert", "--data", str(data), "--out", str(tmp_path / "r"),
                                  "--checkpoint", str(tmp_path / "nowhere")])
-    assert result.exit_code == 3 and "checkpoint folder not found" in result.output
+    assert result.exit_code == 1 and "checkpoint folder not found" in result.output  # a missing path: exit 1
 
 
 def test_train_from_a_local_checkpoint_folder_with_the_cli(tmp_path):

@@ -274,7 +274,7 @@ def test_stopword_file_setting(tmp_path: Path) -> None:
     custom = extract_outline(text, "zh", config=with_config(stopwords=str(words)))
     assert custom != default
     assert not any(w in p for p in custom for w in ("木匠", "风雪", "柴火"))
-    with pytest.raises(LotdataError, match="no such file"):
+    with pytest.raises(LotdataError, match="stopword file not found"):
         extract_outline(text, "zh", config=with_config(stopwords=str(tmp_path / "missing.txt")))
     (tmp_path / "empty.txt").write_text("# nothing\n", encoding="utf-8")
     with pytest.raises(LotdataError, match="no words"):

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from helpers import write_stories
 from lotdata.cli import app
+from lotdata.errors import InputError
 from lotdata.overlap import TokenSpec, load_test_set, measure_overlap
 
 runner = CliRunner()
@@ -57,6 +58,11 @@ def test_figures_equal_a_brute_force_reference(tests, refs, n, threshold, shard_
         write_stories(tmp / "test.parquet", tests, lang="en")
         (tmp / "ref.txt").write_text("".join(line + "\n" for line in refs))
         test_set = load_test_set(tmp / "test.parquet")
+        if not any(r.strip() for r in refs):  # references without a document: an error, never "0% overlap"
+            with pytest.raises(InputError, match="no document"):
+                measure_overlap(test_set, [str(tmp / "ref.txt")], tmp / "work", workers=1, threshold=threshold,
+                                shard_bytes=shard_bytes, spec=TokenSpec(n=n, lang="en"))
+            return
         result = measure_overlap(test_set, [str(tmp / "ref.txt")], tmp / "work", workers=1, threshold=threshold,
                                  shard_bytes=shard_bytes, spec=TokenSpec(n=n, lang="en"))
     per_example, expected = brute_force([ex.texts[-1][1] for ex in test_set.splits["test"]], refs, n, threshold)
@@ -181,9 +187,10 @@ def test_bad_references_are_named_and_skip_bad_lists_them(tmp_path: Path) -> Non
     broken.write_bytes(gzip.compress("{\"text\": \"好的\"}\n".encode() * 50)[:40])
     missing = tmp_path / "missing.txt"
     base = ["overlap", str(tmp_path / "test.parquet"), "--out", str(tmp_path / "out"), "--n", "4", "--workers", "1"]
-    for bad, words in ((missing, "file not found"), (binary, "binary"), (broken, "cannot read")):
+    # README: a missing path exits 1 ("not found"), bad data 3
+    for bad, words, code in ((missing, "not found", 1), (binary, "binary", 3), (broken, "cannot read", 3)):
         result = runner.invoke(app, [*base, "--reference", str(good), str(bad)])
-        assert result.exit_code == 3, result.output
+        assert result.exit_code == code, result.output
         said = " ".join(result.output.split())  # rich wraps long lines
         assert bad.name in said and words in said and "Traceback" not in said
     result = runner.invoke(app, [*base, "--reference", str(good), str(binary), str(broken), str(missing), "--skip-bad"])

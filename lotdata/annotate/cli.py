@@ -36,7 +36,10 @@ def push_cmd(
     from lotdata.annotate.client import connect
     from lotdata.annotate.workflow import push
 
+    from lotdata.errors import must_exist
+
     with errors(), progress() as bar:
+        must_exist(input_path, "--input")  # before connecting: a wrong path is not a server problem
         handle = bar.add_task(f"push {job}", total=None)
         summary = push(connect(), job, input_path, project, splits=_splits(split), raters=raters, limit=limit,
                        batch_size=batch_size, progress=lambda k: bar.advance(handle, k))

@@ -17,7 +17,7 @@ from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
 
 from lotdata.annotate.agreement import majority_vote
 from lotdata.annotate.template import InvalidResult, Template, load_template
-from lotdata.errors import InputError
+from lotdata.errors import InputError, must_exist
 from lotdata.schema import MASK_TOKENS, SPLITS
 from lotdata.tasks.common import merged_sentences
 from lotdata.text import join_sentences, normalize_text, split_sentences
@@ -103,8 +103,7 @@ def _load_outputs(path: Path, splits: Sequence[str] | None) -> list[Row]:
     """Generated outputs for human evaluation: Parquet or jsonl with input_id, input, system, output."""
     import pyarrow.parquet as pq
 
-    if not path.exists():
-        raise InputError("file not found", path=str(path))
+    must_exist(path, "input")
     if path.suffix == ".parquet":
         rows = pq.read_table(path).to_pylist()
     else:

@@ -64,9 +64,7 @@ class CleanParams:
 
 def load_lexicon(path: str | Path | None = None) -> tuple[str, ...]:
     """Terms of a lexicon file (one a line, # comments); the shipped default when `path` is None."""
-    path = Path(path) if path else DEFAULT_LEXICON
-    if not path.is_file():
-        raise MissingFileError("lexicon file not found", path=str(path))
+    path = must_exist(path if path else DEFAULT_LEXICON, "lexicon file")
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError as exc:

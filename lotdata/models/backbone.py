@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from lotdata.errors import InputError, require
+from lotdata.errors import InputError, require, must_exist
 from lotdata.models.config import BaselineConfig
 from lotdata.models.vocab import build_tokenizer
 
@@ -94,8 +94,7 @@ def load_backbone(
     quiet_transformers()
     source = str(checkpoint or config.checkpoint or "")
     if source:
-        if not Path(source).is_dir():
-            raise InputError("checkpoint folder not found (give a local folder with tokenizer and weights)", path=source)
+        must_exist(source, "checkpoint folder", hint=" (give a local folder with tokenizer and weights)")
         tokenizer = transformers.AutoTokenizer.from_pretrained(source)
         auto_config = transformers.AutoConfig.from_pretrained(source)
         model = _model_class(kind, bool(getattr(auto_config, "is_encoder_decoder", False))).from_pretrained(source)

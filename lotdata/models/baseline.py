@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from lotdata.datasets.registry import get_task
 from lotdata.progress import progress
-from lotdata.errors import InputError, require
+from lotdata.errors import InputError, require, must_exist
 from lotdata.models import choice, generation
 from lotdata.models.backbone import load_backbone, pick_device, specials_of
 from lotdata.models.config import BaselineConfig, config_from_dict
@@ -239,7 +239,7 @@ def make_baseline(config: BaselineConfig, task: str, **kwargs: Any):
 
 def load(path: str | Path, *, device: str | None = None):
     """A fitted baseline from a saved folder (`RUN/best` or a run folder)."""
-    path = Path(path)
+    path = must_exist(path, "run folder")
     if (path / "best" / META_FILE).exists():
         path = path / "best"
     if not (path / META_FILE).exists():

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from lotdata.errors import InputError
+from lotdata.errors import InputError, must_exist
 
 #: architectures a from-scratch model can be built as (transformers model types)
 ARCHITECTURES = ("bert", "roberta", "gpt2", "t5", "mt5", "bart")
@@ -87,8 +87,7 @@ def load_config(path: str | Path) -> BaselineConfig:
         from lotdata.resources import asset_dir
 
         path = asset_dir("baselines") / f"{path.name}.toml"
-    if not path.exists():
-        raise InputError("baseline config not found", path=str(path))
+    must_exist(path, "baseline config file")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:

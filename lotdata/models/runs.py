@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from lotdata.datasets.registry import get_task
-from lotdata.errors import InputError, require
+from lotdata.errors import InputError, must_exist, require
 from lotdata.io import write_jsonl, write_text
 from lotdata.models.baseline import GENERATION, UNDERSTANDING, load, make_baseline, subsample
 from lotdata.models.config import BaselineConfig
@@ -108,7 +108,7 @@ def results_table(runs: Sequence[str | Path], split: str = "test") -> str:
     one row per model, figures in percent as the paper prints them."""
     by_model: dict[str, dict[str, Any]] = {}
     for run in runs:
-        results = _read_results(Path(run))
+        results = _read_results(must_exist(run, "run folder"))
         if not results:
             raise InputError(f"no {RESULTS_FILE} in the run folder", path=str(run))
         entry = by_model.setdefault(results["model"], {"#P": results.get("parameters")})

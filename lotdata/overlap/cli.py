@@ -32,19 +32,30 @@ def overlap_cmd(
     from lotdata.overlap.report import write_filtered as write_filtered_set, write_outputs
     from lotdata.text.tokenize import get_tokenizer
 
+    from lotdata.io import check_output_dir, output_lock
+    from lotdata.overlap.measure import check_threshold
+
     test, reference = Path(paths[0]), [*reference, *paths[1:]]
     with errors():
         if lang not in (None, "zh", "en"):
             raise ValueError(f"--lang must be zh or en, not {lang!r}")
+        check_threshold(threshold)
+        check_output_dir(out)
+        if write_filtered is not None:  # checked now, not after the whole scan
+            check_output_dir(write_filtered, "--write-filtered")
+            if write_filtered.resolve() in (out.resolve(), test.resolve()):
+                raise ValueError(f"--write-filtered {write_filtered} must be another folder than --out and TEST")
         testset = load_test_set(test)
         spec = TokenSpec(n=n, tokenizer=tokenizer or DEFAULT_TOKENIZER, lang=lang or testset.lang(), drop_punct=drop_punct)
         get_tokenizer(spec.tokenizer)  # an unknown name fails here, not in a worker
-        result = measure_overlap(testset, reference, out / "scan", spec=spec, threshold=threshold, executor=executor,
-                                 workers=workers, shard_bytes=shard_mb << 20, skip_bad=skip_bad)
-        write_outputs(result, out, test_path=str(test), references=list(reference))
-        if write_filtered is not None:
-            command = "lotdata overlap " + " ".join(shlex.quote(a) for a in sys.argv[2:])
-            kept = write_filtered_set(testset, result, write_filtered, command=command, inputs=testset.inputs)
+        with output_lock(out):
+            result = measure_overlap(testset, reference, out / "scan", spec=spec, threshold=threshold, executor=executor,
+                                     workers=workers, shard_bytes=shard_mb << 20, skip_bad=skip_bad)
+            write_outputs(result, out, test_path=str(test), references=list(reference))
+            if write_filtered is not None:
+                command = "lotdata overlap " + " ".join(shlex.quote(a) for a in sys.argv[2:])
+                with output_lock(write_filtered):
+                    kept = write_filtered_set(testset, result, write_filtered, command=command, inputs=testset.inputs)
     for s in result.summary:
         out_console.print(summary_table(f"lotdata overlap {s['split']} ({n}-grams)", {
             "examples": s["n_examples"], "percent": f"{100 * s['percent']:.2f}%", f"# {n}-grams": s["ngrams"],

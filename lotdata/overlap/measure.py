@@ -22,9 +22,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from lotdata.errors import LotdataError, must_exist
 from lotdata.exec import Shard, run_shards
 from lotdata.io import atomic_path
-from lotdata.overlap.corpus import DEFAULT_SHARD_BYTES, expand_references, iter_documents, plan_shards
+from lotdata.overlap.corpus import (DEFAULT_SHARD_BYTES, Continuation, expand_references, iter_documents,
+                                    plan_shards, text_pieces)
 from lotdata.overlap.testset import Example, TestSet
 from lotdata.overlap.texts import TokenSpec
 
@@ -170,17 +172,28 @@ class ScanShard:
                     first[g] = batch[d][0]
             batch.clear()
 
+        carry: list[str] = []  # the last n-1 words of the previous piece of a long text
+        keep = matcher.n - 1
         for doc_id, texts in iter_documents(shard):
-            docs += 1
-            segments = [seg for text in texts for seg in words(text)]
-            size = sum(map(len, texts))
-            chars += size
-            tokens += sum(map(len, segments))
-            batch.append((doc_id, segments))
-            batch_chars += size
-            if batch_chars >= _BATCH_CHARS:
-                flush()
-                batch_chars = 0
+            if not isinstance(texts, Continuation):
+                docs += 1
+                carry = []
+            for i, text in enumerate(texts):
+                if i:
+                    carry = []  # the texts of a document are separate: no n-gram spans two
+                for piece in text_pieces(text):
+                    segments = words(piece)
+                    chars += len(piece)
+                    tokens += sum(map(len, segments))
+                    if carry and segments:
+                        segments[0] = carry + segments[0]
+                    if segments:
+                        carry = segments[-1][-keep:] if keep else []
+                    batch.append((doc_id, segments))
+                    batch_chars += len(piece)
+                    if batch_chars >= _BATCH_CHARS:
+                        flush()
+                        batch_chars = 0
         flush()
         found = sorted(first.items())
         table = pa.table({"ngram": [g for g, _ in found], "doc": [d for _, d in found]}, schema=_PART_SCHEMA)
@@ -201,6 +214,12 @@ class OverlapResult:
     threshold: float
 
 
+def check_threshold(threshold: float) -> None:
+    """An example is overlapped above `threshold`, a share of its n-grams: 0 <= threshold < 1."""
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold < 1:
+        raise LotdataError(f"--threshold must be a share in [0, 1) (0.1 is 10%), not {threshold!r}")
+
+
 def measure_overlap(
     test: TestSet,
     references: list[str],
@@ -217,13 +236,16 @@ def measure_overlap(
     """Share of each test example's n-grams found anywhere in `references` (files, globs, dataset folders)."""
     from lotdata.errors import InputError
 
+    check_threshold(threshold)
     started = time.perf_counter()
     work = Path(work)
-    index, segments = index_test_set(test, spec)
     expanded = expand_references(references)
     skipped = [f"{m}: file not found" for m in expanded.missing]
     if skipped and not skip_bad:
-        raise InputError("file not found (or a glob that matches nothing)", path=expanded.missing[0])
+        must_exist(expanded.missing[0], "reference", hint=" (or a glob that matches nothing)")
+    if not expanded.files:
+        raise InputError("no reference file to scan", path=", ".join(map(str, references)))
+    index, segments = index_test_set(test, spec)
     index_bytes = pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL)
     index_path = work / "index.pkl"
     with atomic_path(index_path) as tmp:
@@ -249,6 +271,9 @@ def measure_overlap(
         scan["seconds_in_shards"] += result.seconds
         for row in pq.read_table(result.part).to_pylist():
             hit_doc.setdefault(row["ngram"], row["doc"])
+    if not scan["docs"]:  # "0% overlap" against nothing would be a wrong figure, not a result
+        raise InputError("the references hold no document (empty files, or nothing but blank lines): "
+                         "nothing to measure against", path=", ".join(map(str, expanded.files[:5])))
     scan["seconds_in_shards"] = round(scan["seconds_in_shards"], 3)
     scan["seconds"] = round(time.perf_counter() - started, 3)
     scan["mb_per_s"] = round(scan["bytes"] / 1e6 / scan["seconds"], 2) if scan["seconds"] else None

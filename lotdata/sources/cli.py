@@ -17,6 +17,7 @@ def crawl_cmd(
     extract_only: bool = typer.Option(False, "--extract-only", help="Fetch nothing: re-extract stories from the raw pages kept in OUT."),
 ) -> None:
     """Crawl story sites politely (robots.txt, rate limit, retries), resuming from OUT; then extract stories."""
+    from lotdata.clikit import warn
     from lotdata.resources import resolve_recipe
     from lotdata.sources.crawl import crawl
 
@@ -24,7 +25,8 @@ def crawl_cmd(
         console.print(f"{entry['outcome']:>12} {entry.get('status') or '-':>4} {entry['url']}", highlight=False)
 
     with errors():
-        summary = crawl(resolve_recipe(recipe), out, max_pages=max_pages, extract_only=extract_only, on_page=show)
+        summary = crawl(resolve_recipe(recipe), out, max_pages=max_pages, extract_only=extract_only, on_page=show,
+                        on_warning=warn)
     out_console.print(summary_table(f"lotdata crawl -> {out}", summary))
 
 
@@ -41,21 +43,10 @@ def extract_cmd(
     keep_repeated_lines: bool = typer.Option(False, "--keep-repeated-lines", help="Keep lines found on 30%+ of the pages (boilerplate by default)."),
 ) -> None:
     """Extract stories from saved pages with the crawler's extractor; bad pages go to the quarantine."""
-    from lotdata.errors import InputError
-    from lotdata.io import check_output_file, quarantine_path_for, write_parquet
-    from lotdata.schema import QUARANTINE, STORIES, table_from_rows
-    from lotdata.sources.extract import ExtractOptions, extract_pages, saved_pages
+    from lotdata.sources.extract import extract_files
 
-    options = ExtractOptions(source=source, license=license, title_selector=title_selector,
-                             content_selector=content_selector, encoding=encoding, max_bytes=max_bytes, lang=lang,
-                             drop_repeated_lines=not keep_repeated_lines)
     with errors():
-        check_output_file(out)
-        stories, quarantine = extract_pages(saved_pages(inputs, max_bytes), options)
-        quarantine_path = quarantine_path_for(out)
-        write_parquet(table_from_rows(quarantine, QUARANTINE), quarantine_path)
-        if not stories:  # as `lotdata read`: nothing extracted is an error, not an empty table
-            raise InputError(f"no story could be extracted; {len(quarantine)} page(s) quarantined in {quarantine_path}; "
-                             f"{out} not written", path=", ".join(map(str, inputs)))
-        write_parquet(table_from_rows(stories, STORIES), out)
-    out_console.print(summary_table(f"lotdata extract -> {out}", {"stories": len(stories), "quarantine": len(quarantine)}))
+        summary = extract_files(inputs, out, source=source, license=license, title_selector=title_selector,
+                                content_selector=content_selector, encoding=encoding, max_bytes=max_bytes, lang=lang,
+                                keep_repeated_lines=keep_repeated_lines)
+    out_console.print(summary_table(f"lotdata extract -> {out}", summary))

@@ -31,7 +31,6 @@ import re
 import threading
 import time
 import tomllib
-import urllib.robotparser
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -40,8 +39,8 @@ from typing import Any, Callable, Iterator
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 from lotdata import __version__
-from lotdata.errors import InputError, require
-from lotdata.io import write_manifest, write_parquet, write_text
+from lotdata.errors import InputError, LotdataError, MissingFileError, must_exist, require
+from lotdata.io import check_output_dir, output_lock, raise_disk_error, write_manifest, write_parquet, write_text
 from lotdata.schema import QUARANTINE, STORIES, table_from_rows
 from lotdata.sources.extract import DEFAULT_MAX_BYTES, ExtractOptions, Page, extract_pages, quarantine_row
 
@@ -102,11 +101,44 @@ def _as_list(value: Any, key: str, where: str) -> list[str]:
     return value
 
 
+#: key -> (check, what it must be); every site key is checked before any request
+_KEY_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "name": (lambda v: isinstance(v, str) and v.strip() != "", "a non-empty string"),
+    "license": (lambda v: isinstance(v, str), "a string"),
+    "rate_limit": (lambda v: _number(v) and v > 0, "a number of requests per second > 0 (e.g. 0.5)"),
+    "timeout": (lambda v: _number(v) and v > 0, "a number of seconds > 0"),
+    "max_pages": (lambda v: _integer(v) and v >= 0, "an integer >= 0"),
+    "title_selector": (lambda v: isinstance(v, str), "a CSS selector string"),
+    "content_selector": (lambda v: isinstance(v, str), "a CSS selector string"),
+    "user_agent": (lambda v: isinstance(v, str) and v.strip() != "", "a non-empty string"),
+    "concurrency": (lambda v: _integer(v) and v >= 1, "an integer >= 1"),
+    "max_bytes": (lambda v: _integer(v) and v > 0, "an integer number of bytes > 0"),
+    "encoding": (lambda v: isinstance(v, str), "an encoding name"),
+    "retries": (lambda v: _integer(v) and v >= 0, "an integer >= 0"),
+    "backoff": (lambda v: _number(v) and v >= 0, "a number of seconds >= 0"),
+    "max_redirects": (lambda v: _integer(v) and v >= 0, "an integer >= 0"),
+    "lang": (lambda v: v in ("zh", "en"), '"zh" or "en"'),
+}
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _integer(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check_start_url(url: str, where: str) -> None:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InputError(f"{where}: start_urls: {url!r} is not an http(s) URL (the crawler fetches web pages; "
+                         f"for saved pages use `lotdata extract`)")
+
+
 def load_crawl_recipe(path: str | Path) -> list[SiteRecipe]:
-    """The sites of a crawl recipe; a missing or mistyped key is an error naming the site."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("recipe not found", path=str(path))
+    """The sites of a crawl recipe; a missing, unknown or mistyped key is an error naming the file, site and key."""
+    path = must_exist(path, "recipe file")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -114,7 +146,9 @@ def load_crawl_recipe(path: str | Path) -> list[SiteRecipe]:
     sites = data.get("sites")
     if not isinstance(sites, list) or not sites:
         raise InputError("a crawl recipe needs at least one [[sites]] table", path=str(path))
-    defaults = {k: v for k, v in data.get("defaults", {}).items()}
+    defaults = data.get("defaults", {})
+    if not isinstance(defaults, dict):
+        raise InputError("[defaults] must be a table", path=str(path))
     recipes = []
     for i, raw in enumerate(sites, 1):
         table = {**defaults, **raw}
@@ -128,14 +162,28 @@ def load_crawl_recipe(path: str | Path) -> list[SiteRecipe]:
         for key in ("start_urls", "follow", "stories", "allowed_hosts"):
             if key in table:
                 table[key] = _as_list(table[key], key, where)
+        for key, (check, expected) in _KEY_TYPES.items():
+            if key in table and not check(table[key]):
+                raise InputError(f"{where}: '{key}' must be {expected}, not {table[key]!r}")
+        if not table["start_urls"]:
+            raise InputError(f"{where}: start_urls is empty: the crawl would fetch nothing")
+        for url in table["start_urls"]:
+            _check_start_url(url, where)
         for key in ("follow", "stories"):
+            if not table[key]:
+                raise InputError(f"{where}: '{key}' is empty: give at least one regex")
             for pattern in table[key]:
                 try:
                     re.compile(pattern)
                 except re.error as exc:
                     raise InputError(f"{where}: bad regex in '{key}': {pattern!r} ({exc})") from None
-        if float(table["rate_limit"]) <= 0 or float(table["timeout"]) <= 0 or int(table["max_pages"]) < 0:
-            raise InputError(f"{where}: rate_limit and timeout must be > 0, max_pages >= 0")
+        if "encoding" in table:
+            import codecs
+
+            try:
+                codecs.lookup(table["encoding"])
+            except LookupError:
+                raise InputError(f"{where}: 'encoding': unknown encoding {table['encoding']!r}") from None
         known = {k: table[k] for k in (*REQUIRED_KEYS, *OPTIONAL_KEYS) if k in table}
         recipes.append(SiteRecipe(**known))
     names = [r.name for r in recipes]
@@ -163,6 +211,11 @@ class HostClock:
         if start > now:
             time.sleep(start - now)
 
+    def hold(self, host: str, seconds: float) -> None:
+        """No request to `host` for `seconds` (a 429/503 Retry-After is for the whole host, not one page)."""
+        with self._lock:
+            self._next[host] = max(self._next.get(host, 0.0), time.monotonic() + seconds)
+
 
 @dataclass
 class FetchResult:
@@ -174,6 +227,29 @@ class FetchResult:
     body: bytes | None = None
     attempts: int = 0
     error: str | None = None
+    retry_after: float | None = None  # seconds a 429 / 503 asked us to wait
+
+
+#: the longest Retry-After we wait for; a server asking for more gets the page recorded as http_error
+MAX_RETRY_AFTER = 300.0
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Retry-After as seconds: delta-seconds or an HTTP-date (RFC 9110 10.2.3); None when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
 
 
 class Fetcher:
@@ -187,8 +263,10 @@ class Fetcher:
         self.clock = clock
         self.client = httpx.Client(timeout=site.timeout, follow_redirects=False,
                                    headers={"User-Agent": site.user_agent, "Accept-Encoding": "gzip, deflate"})
-        self._robots: dict[str, tuple[urllib.robotparser.RobotFileParser | None, bool, float]] = {}
+        self._robots: dict[str, tuple[Any | None, bool, float]] = {}
         self._robots_lock = threading.Lock()
+        #: host -> why its robots.txt could not be fetched (then the host is not crawled, RFC 9309 2.3.1.4)
+        self.unreachable: dict[str, str] = {}
 
     def close(self) -> None:
         self.client.close()
@@ -207,13 +285,20 @@ class Fetcher:
         parser, allow_all, _ = self._robots[host]
         if parser is None:
             return allow_all
-        return parser.can_fetch(self.site.user_agent, url)
+        return parser.can_fetch(url, self.site.user_agent)
 
-    def _load_robots(self, base: str, host: str) -> tuple[urllib.robotparser.RobotFileParser | None, bool, float]:
+    def _load_robots(self, base: str, host: str) -> tuple[Any | None, bool, float]:
+        """robots.txt of a host, parsed with protego (RFC 9309: `*` and `$` wildcards, longest match wins).
+
+        Only a definite answer is kept in DIR/robots/ (the file, or a 4xx: no robots.txt); a 5xx or an
+        unreachable host forbids the crawl of that host for this run only, is reported, and a re-run
+        asks again."""
+        protego = require("protego", "sources")
         cache = self.out / "robots" / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', host)}.json"
-        if cache.exists():
-            saved = json.loads(cache.read_text(encoding="utf-8"))
-        else:
+        saved = json.loads(cache.read_text(encoding="utf-8")) if cache.exists() else None
+        if saved is not None and saved.get("text") is None and not 400 <= (saved.get("status") or 0) < 500:
+            saved = None  # an outage cached by an older lotdata: ask again
+        if saved is None:
             result = self._get(base + "/robots.txt", max_bytes=500_000)
             for _ in range(5):  # RFC 9309: follow at least five redirects (http -> https, say)
                 if result.outcome != "redirect":
@@ -221,17 +306,21 @@ class Fetcher:
                 result = self._get(urljoin(result.url, result.final_url or ""), max_bytes=500_000)
             saved = {"url": base + "/robots.txt", "status": result.status, "outcome": result.outcome,
                      "text": (result.body or b"").decode("utf-8", "replace") if result.outcome == "ok" else None,
-                     "fetched_at": _now()}
-            write_text(json.dumps(saved, ensure_ascii=False) + "\n", cache)
+                     "fetched_at": _now(), "error": result.error}
+            status = result.status or 0
+            if result.outcome == "ok" or 400 <= status < 500:
+                write_text(json.dumps(saved, ensure_ascii=False) + "\n", cache)
         status = saved.get("status")
         if saved["text"] is not None:
-            parser = urllib.robotparser.RobotFileParser()
-            parser.parse(saved["text"].splitlines())
+            parser = protego.Protego.parse(saved["text"])
             delay = parser.crawl_delay(self.site.user_agent) or 0.0
             return parser, True, float(delay)
         if status is not None and 400 <= status < 500:
             return None, True, 0.0  # no robots.txt: everything allowed
-        return None, False, 0.0  # server error or unreachable: assume everything is forbidden
+        # server error or unreachable: everything is forbidden (RFC 9309), and the user is told why
+        why = f"HTTP {status}" if status else (saved.get("error") or saved.get("outcome") or "no answer")
+        self.unreachable[host] = f"{saved['url']}: {why}"
+        return None, False, 0.0
 
     # fetching -------------------------------------------------------------------------------
     def fetch(self, url: str) -> FetchResult:
@@ -264,10 +353,17 @@ class Fetcher:
             self.clock.wait(host, self.interval(host))
             result = self._get_once(url, max_bytes)
             result.attempts = attempts
-            retryable = result.outcome in ("timeout", "error") or (result.status or 0) >= 500
+            retryable = result.outcome in ("timeout", "error") or (result.status or 0) >= 500 or result.status == 429
             if not retryable or attempts > self.site.retries:
                 return result
-            time.sleep(self.site.backoff * 2 ** (attempts - 1))
+            wait = self.site.backoff * 2 ** (attempts - 1)
+            if result.retry_after is not None:  # the server said how long: honour it, within a bound
+                if result.retry_after > MAX_RETRY_AFTER:
+                    result.error = f"HTTP {result.status}, Retry-After {result.retry_after:.0f} s is over {MAX_RETRY_AFTER:.0f} s: not retried"
+                    return result
+                wait = max(wait, result.retry_after)
+                self.clock.hold(host, wait)
+            time.sleep(wait)
 
     def _get_once(self, url: str, max_bytes: int) -> FetchResult:
         httpx = self.httpx
@@ -278,7 +374,9 @@ class Fetcher:
                 if status in _REDIRECTS and "location" in response.headers:
                     return FetchResult(url, "redirect", status, response.headers["location"])
                 if status >= 400:
-                    return FetchResult(url, "http_error", status, content_type=content_type, error=f"HTTP {status}")
+                    retry_after = parse_retry_after(response.headers.get("retry-after")) if status in (429, 503) else None
+                    return FetchResult(url, "http_error", status, content_type=content_type, error=f"HTTP {status}",
+                                       retry_after=retry_after)
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > max_bytes:
                     return FetchResult(url, "too_large", status, error=f"Content-Length {declared} > max_bytes {max_bytes}")
@@ -330,10 +428,14 @@ def _store_raw(out: Path, body: bytes) -> str:
     sha = hashlib.sha256(body).hexdigest()
     path = raw_path(out, sha)
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(gzip.compress(body, mtime=0))
-        os.replace(tmp, path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(gzip.compress(body, mtime=0))
+            os.replace(tmp, path)
+        except OSError as exc:  # a full disk names the file
+            tmp.unlink(missing_ok=True)
+            raise_disk_error(exc, path)
     return sha
 
 
@@ -372,6 +474,8 @@ class CrawlStats:
     fetched: int = 0
     skipped_logged: int = 0
     disallowed: int = 0
+    robots_unreachable: dict[str, str] = field(default_factory=dict)  # host -> why; its URLs were not fetched
+    not_fetched_unreachable: int = 0
     outcomes: dict[str, int] = field(default_factory=dict)
 
     def count(self, outcome: str) -> None:
@@ -389,13 +493,13 @@ def crawl_site(site: SiteRecipe, out: Path, clock: HostClock, *, max_pages: int 
     queue: list[str] = []
     queued: set[str] = set()
 
-    def enqueue(urls: list[str]) -> None:
-        for url in urls:
-            if url not in queued and url not in done and site.wants(url):
+    def enqueue(urls: list[str], start: bool = False) -> None:
+        for url in urls:  # a start URL is fetched whatever the patterns say (a home page matches none)
+            if url not in queued and url not in done and (start or site.wants(url)):
                 queued.add(url)
                 queue.append(url)
 
-    enqueue([urldefrag(u)[0] for u in site.start_urls if urlsplit(u).netloc.lower() in site.hosts])
+    enqueue([urldefrag(u)[0] for u in site.start_urls if urlsplit(u).netloc.lower() in site.hosts], start=True)
     for entry in log:  # rebuild the frontier from the pages already kept
         if entry.get("sha256") and entry.get("outcome") == "ok":
             enqueue(_links(gzip.decompress(raw_path(out, entry["sha256"]).read_bytes()), entry.get("content_type"), entry.get("final_url") or entry["url"]))
@@ -409,13 +513,18 @@ def crawl_site(site: SiteRecipe, out: Path, clock: HostClock, *, max_pages: int 
                     url = queue.pop(0)
                     if fetcher.allowed(url):
                         wave.append(url)
+                    elif urlsplit(url).netloc.lower() in fetcher.unreachable:
+                        stats.not_fetched_unreachable += 1
                     else:
                         stats.disallowed += 1
                 for result in pool.map(fetcher.fetch, wave):
                     entry = _log_entry(site, out, result)
                     with _LOG_LOCK:  # sites crawl in parallel threads and share the log
-                        log_file.write(json.dumps(entry, ensure_ascii=False) + "\n")
-                        log_file.flush()
+                        try:
+                            log_file.write(json.dumps(entry, ensure_ascii=False) + "\n")
+                            log_file.flush()
+                        except OSError as exc:  # a full disk names the log
+                            raise_disk_error(exc, out / "pages.jsonl")
                     done.add(result.url)
                     fetched_total += 1
                     stats.fetched += 1
@@ -426,6 +535,7 @@ def crawl_site(site: SiteRecipe, out: Path, clock: HostClock, *, max_pages: int 
                         enqueue(_links(result.body or b"", result.content_type, result.final_url or result.url))
     finally:
         fetcher.close()
+        stats.robots_unreachable = dict(fetcher.unreachable)
     return stats
 
 
@@ -471,13 +581,29 @@ def extract_crawl(out: Path, sites: list[SiteRecipe]) -> dict[str, Any]:
 
 
 def crawl(recipe: str | Path, out: str | Path, *, max_pages: int | None = None, extract_only: bool = False,
-          on_page: Callable[[dict[str, Any]], None] | None = None, parallel_sites: int = 8) -> dict[str, Any]:
-    """Crawl every site of a recipe into `out` (resuming), then extract stories from the raw pages."""
+          on_page: Callable[[dict[str, Any]], None] | None = None, parallel_sites: int = 8,
+          on_warning: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Crawl every site of a recipe into `out` (resuming), then extract stories from the raw pages.
+
+    Hosts whose robots.txt could not be fetched are not crawled (RFC 9309) and are listed in the
+    summary (`robots_unreachable`) and through `on_warning`; a re-run asks them again. No story at
+    all (nothing fetched, or `--extract-only` on a folder without saved pages) is an error (exit 3)."""
     sites = load_crawl_recipe(recipe)
-    out = Path(out)
+    if max_pages is not None and (isinstance(max_pages, bool) or not isinstance(max_pages, int) or max_pages < 0):
+        raise LotdataError(f"--max-pages must be an integer >= 0, not {max_pages!r}")
+    out = check_output_dir(out)
+    if extract_only and not (out / "pages.jsonl").is_file():
+        raise MissingFileError("no pages.jsonl: not a crawl folder, nothing saved to re-extract (--extract-only)", path=str(out))
+    with output_lock(out):
+        return _crawl_into(recipe, sites, out, max_pages, extract_only, on_page, parallel_sites, on_warning)
+
+
+def _crawl_into(recipe, sites, out: Path, max_pages, extract_only, on_page, parallel_sites, on_warning) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     clock = HostClock()
     summary: dict[str, Any] = {"fetched": 0, "already_fetched": 0, "disallowed_by_robots": 0, "outcomes": {}}
+    unreachable: dict[str, str] = {}
+    not_fetched = 0
     started = time.perf_counter()
     if not extract_only:  # sites run side by side: politeness is per host, so a slow site holds up no other
         with ThreadPoolExecutor(max(1, min(len(sites), parallel_sites))) as pool:
@@ -486,11 +612,29 @@ def crawl(recipe: str | Path, out: str | Path, *, max_pages: int | None = None, 
             summary["fetched"] += stats.fetched
             summary["already_fetched"] += stats.skipped_logged
             summary["disallowed_by_robots"] += stats.disallowed
+            unreachable.update(stats.robots_unreachable)
+            not_fetched += stats.not_fetched_unreachable
             for k, v in stats.outcomes.items():
                 summary["outcomes"][k] = summary["outcomes"].get(k, 0) + v
+        if unreachable:
+            summary["robots_unreachable"] = unreachable
+            summary["not_fetched_host_unreachable"] = not_fetched
+            for host, why in sorted(unreachable.items()):
+                if on_warning:
+                    on_warning(f"{host}: robots.txt could not be fetched ({why}); RFC 9309 treats that as "
+                               f"'disallow all', so nothing was fetched from this host this run; a re-run asks again")
+    logged = read_log(out)
+    if not logged:
+        hosts = ", ".join(sorted(unreachable)) or "none"
+        raise InputError(f"nothing was fetched (hosts whose robots.txt could not be fetched: {hosts}; "
+                         f"disallowed by robots.txt: {summary['disallowed_by_robots']}); no stories.parquet written",
+                         path=str(out))
     summary.update(extract_crawl(out, sites))
     summary["seconds"] = round(time.perf_counter() - started, 2)
     write_manifest(out, kind="crawl", task="crawl", command="lotdata crawl", params={"recipe": str(recipe), "max_pages": max_pages,
                    "extract_only": extract_only, "sites": [s.name for s in sites]}, inputs=[recipe],
                    files={"stories": out / "stories.parquet", "quarantine": out / "quarantine.parquet"}, stats=summary)
+    if not summary["stories"]:
+        raise InputError(f"no story could be extracted from the {len(logged)} logged page(s); "
+                         f"see {out / 'quarantine.parquet'} and {out / 'pages.jsonl'}", path=str(out))
     return summary

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from lotdata.errors import InputError, MissingFileError, require
+from lotdata.errors import InputError, LotdataError, must_exist, require
 from lotdata.sources.story import make_story_row
 
 DEFAULT_MAX_BYTES = 2_000_000
@@ -254,6 +254,19 @@ class ExtractOptions:
     lang: str | None = None
     drop_repeated_lines: bool = True  # boilerplate lines shared by many pages of the batch
 
+    def __post_init__(self) -> None:  # checked before any page is read: -1 would make every page "too large"
+        if isinstance(self.max_bytes, bool) or not isinstance(self.max_bytes, int) or self.max_bytes <= 0:
+            raise LotdataError(f"max_bytes must be an integer > 0, not {self.max_bytes!r}")
+        if self.lang not in (None, "zh", "en"):
+            raise LotdataError(f"lang must be zh or en, not {self.lang!r}")
+        if self.encoding is not None:
+            import codecs
+
+            try:
+                codecs.lookup(self.encoding)
+            except LookupError:
+                raise LotdataError(f"unknown encoding {self.encoding!r}") from None
+
 
 def page_lines(html: str) -> set[str]:
     """The short lines of a whole page's visible text (for finding a site's boilerplate)."""
@@ -379,9 +392,7 @@ def saved_pages(paths: Iterable[str | Path], max_bytes: int = DEFAULT_MAX_BYTES)
 
     A file over `max_bytes` is read only up to the limit (so `page_to_story` rejects it cheaply)."""
     for given in paths:
-        path = Path(given)
-        if not path.exists():
-            raise MissingFileError("file not found", path=str(path))
+        path = must_exist(given, "input")
         files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
         for file in files:
             name = file.name.lower()
@@ -417,3 +428,30 @@ def warc_pages(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator
         return
     if not yielded:
         yield Page(url=str(path), body=b"", error="no HTML response records in this WARC file")
+
+
+def extract_files(inputs: Iterable[str | Path], out: str | Path, *, source: str = "saved-pages",
+                  license: str | None = None, title_selector: str | None = None, content_selector: str | None = None,
+                  encoding: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES, lang: str | None = None,
+                  keep_repeated_lines: bool = False) -> dict[str, Any]:
+    """Saved pages into a stories Parquet file (rejected pages: OUT.quarantine.parquet).
+
+    Every parameter and input is checked before a page is read; nothing extracted is an error (exit 3),
+    not an empty table."""
+    from lotdata.io import check_output_file, output_lock, write_parquet
+    from lotdata.schema import QUARANTINE, STORIES, table_from_rows
+
+    options = ExtractOptions(source=source, license=license, title_selector=title_selector,
+                             content_selector=content_selector, encoding=encoding, max_bytes=max_bytes, lang=lang,
+                             drop_repeated_lines=not keep_repeated_lines)
+    inputs = [must_exist(p, "input") for p in inputs]
+    out = check_output_file(out)
+    quarantine_path = out.with_name(out.stem + ".quarantine.parquet")
+    with output_lock(out):
+        stories, quarantine = extract_pages(saved_pages(inputs, max_bytes), options)
+        write_parquet(table_from_rows(quarantine, QUARANTINE), quarantine_path)
+        if not stories:  # as `lotdata read`: nothing extracted is an error, not an empty table
+            raise InputError(f"no story could be extracted; {len(quarantine)} page(s) quarantined in {quarantine_path}; "
+                             f"{out} not written", path=", ".join(map(str, inputs)))
+        write_parquet(table_from_rows(stories, STORIES), out)
+    return {"stories": len(stories), "quarantine": len(quarantine)}

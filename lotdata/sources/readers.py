@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from lotdata.errors import InputError, LotdataError
+from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.sources.story import make_story_row
 from lotdata.text import join_sentences, normalize_text
 
@@ -193,8 +193,7 @@ def detect_format(path: str | Path) -> str:
 
 
 def _check_file(path: Path) -> None:
-    if not path.exists():
-        raise InputError("file not found", path=str(path))
+    must_exist(path, "input")
     if path.is_dir():
         raise InputError("is a directory, not a corpus file", path=str(path))
 

@@ -46,7 +46,7 @@ from typing import Any, Iterable, Mapping
 
 from rake_nltk import Metric, Rake
 
-from lotdata.errors import LotdataError
+from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.text.sentences import split_sentences
 from lotdata.text.tokenize import get_tokenizer, tokenize
 
@@ -116,18 +116,18 @@ def load_stopwords(lang: str) -> frozenset[str]:
 @lru_cache(maxsize=16)
 def _read_stopword_file(path: str, mtime_ns: int, size: int) -> frozenset[str]:
     data = Path(path).read_bytes()
+    if b"\x00" in data[:65536]:  # bad input data (exit 3), as `clean --lexicon` says of a binary file
+        raise InputError("stopword file: binary data (NUL byte), not a text file of words", path=path)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise LotdataError(f"stopword file {path}: not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+        raise InputError(f"stopword file: not UTF-8 ({exc.reason} at byte {exc.start})", path=path) from exc
     return _parse_stopwords(text)
 
 
 def read_stopword_file(path: str | Path) -> frozenset[str]:
     """Stopwords of a user's file: UTF-8, words separated by newlines or spaces, lines starting with # skipped."""
-    file = Path(path)
-    if not file.is_file():
-        raise LotdataError(f"stopword file {file}: no such file")
+    file = must_exist(path, "stopword file")
     stat = file.stat()
     words = _read_stopword_file(str(file), stat.st_mtime_ns, stat.st_size)
     if not words:

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from lotdata.datasets.folder import BuildReport, write_dataset
 from lotdata.datasets.inputs import is_storycloze_csv  # noqa: F401  (the one check, kept importable here)
-from lotdata.errors import InputError, MissingFileError
+from lotdata.errors import InputError, MissingFileError, must_exist
 from lotdata.io import check_output_dir, story_id_for, write_parquet
 from lotdata.schema import MASK_TOKENS, QUARANTINE, table_from_rows
 
@@ -25,9 +25,7 @@ ANSWER_COLUMN = "AnswerRightEnding"
 
 def read_storycloze(path: str | Path, split: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(clozet rows, quarantine rows) of one labelled Story Cloze Test csv."""
-    path = Path(path)
-    if not path.is_file():
-        raise MissingFileError("file not found", path=str(path))
+    path = must_exist(path, "file")
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
