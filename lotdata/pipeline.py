@@ -20,7 +20,8 @@ from lotdata.resources import resolve_input
 from lotdata.schema import QUARANTINE, STORIES, table_from_rows
 
 DONE_DIR = ".done"
-BUILD_KEYS = {"task", "out", "seed", "n", "train_n", "split", "params", "lot_jsonl", "clozet", "stopwords"}
+BUILD_KEYS = {"task", "out", "seed", "n", "train_n", "split", "params", "lot_jsonl", "clozet", "stopwords", "clozet_split", "statuses",
+              "tokenizer", "cases"}
 
 
 @dataclass
@@ -166,7 +167,7 @@ def run_recipe(
     progress_factory: Callable[[str], tuple[Callable[[int], None], Callable[[int], None]]] | None = None,
 ) -> list[StepResult]:
     """Run every step of a recipe; returns what each step did (or that it was skipped as done)."""
-    from lotdata.tasks.build import build_dataset
+    from lotdata.tasks.build import build_clozet, build_dataset
 
     recipe = load_recipe(path)
     root = Path(out_root or recipe.get("out", "out"))
@@ -197,17 +198,37 @@ def run_recipe(
         if not stories_path.exists():
             raise MissingFileError(f"the stories table named by the recipe {path} does not exist (lotdata read ... --out it)", path=str(stories_path))
 
+    built: dict[str, Path] = {}  # the folders earlier build steps wrote, by their `out` name
     for step in recipe.get("build", []):
         task = step["task"]
         out = root / step.get("out", task)
         name = f"build-{step.get('out', task)}"
         clozet = step.get("clozet")
-        if clozet is not None:  # a ClozeT dataset for PlotCom val/test, relative to the recipe's folder
-            clozet = _recipe_relative(Path(path), clozet)
-        fp = _fingerprint({"build": step}, [stories_path, *_files_of(clozet)])
+        if clozet is not None:  # a ClozeT dataset for PlotCom val/test: an earlier step's out, else relative to the recipe's folder
+            clozet = built.get(clozet) or _recipe_relative(Path(path), clozet)
+        cases = step.get("cases")
+        if task == "clozet":
+            if cases is None:
+                raise InputError(f"[[build]] step {name}: a clozet step needs cases = the written ClozeT cases (a folder or jsonl)", path=str(path))
+            cases = _recipe_relative(Path(path), cases)
+            if not cases.exists():
+                raise MissingFileError(f"the ClozeT cases named by step {name} do not exist", path=str(cases))
+        built[step.get("out", task)] = out
+        fp = _fingerprint({"build": step}, [stories_path, *_files_of(clozet), *_files_of(cases)])
         outputs = [out / "manifest.json"]
         if not force and _is_done(root, name, fp, outputs):
             finish(StepResult(name, [out], skipped=True))
+            continue
+        if task == "clozet":
+            try:
+                report = build_clozet(cases, out, split=step.get("split") or "val=294,test=294", seed=int(step.get("seed", 0)),
+                                      n=step.get("n"), lot_jsonl=bool(step.get("lot_jsonl", True)), tokenizer=step.get("tokenizer"),
+                                      command=f"lotdata run {path} --out {root}")
+            except (TypeError, ValueError) as exc:
+                raise LotdataError(f"{path}: step {name}: {exc}") from exc
+            summary = {**report.stats, "rows": report.rows_per_split, "warnings": report.warnings, "notes": report.notes}
+            _mark_done(root, name, fp, summary, outputs)
+            finish(StepResult(name, [out], skipped=False, summary=summary))
             continue
         on_start, advance = progress_factory(task) if progress_factory else (None, None)
         try:
@@ -222,6 +243,9 @@ def run_recipe(
                 params=_step_params(step, Path(path)),
                 lot_jsonl=bool(step.get("lot_jsonl", True)),
                 clozet=clozet,
+                clozet_split=step.get("clozet_split"),
+                statuses=step.get("statuses"),
+                tokenizer=step.get("tokenizer"),
                 command=f"lotdata run {path} --out {root}",
                 progress=advance,
                 on_start=on_start,

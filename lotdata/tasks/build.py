@@ -7,6 +7,7 @@ written it holds `.incomplete`, which readers refuse.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
@@ -29,16 +30,25 @@ from lotdata.io import (
     write_manifest,
     write_parquet,
 )
-from lotdata.schema import SPLITS, STORIES, TASK_SCHEMAS, table_from_rows
+from lotdata.schema import SPLITS, STORIES, STORY_STATUSES, TASK_SCHEMAS, table_from_rows
 from lotdata.tasks.common import BuildStats, StoryOutcome
 from lotdata.tasks.lotformat import TASKS, read_lot_file, split_of_file, to_lot
+from lotdata.tasks.plotcom import MASK as PLOTCOM_MASK
 from lotdata.tasks.plotcom import plotcom_from_clozet, stories_held_by
 from lotdata.tasks.provenance import build_environment
 from lotdata.tasks.splits import SplitSpec, assign_splits, parse_split_spec, story_order_key, whole_stories_up_to
+from lotdata.text.tokenize import using_tokenizer
 
 #: stories in these states are never used to build examples
 EXCLUDED_STATUSES = ("rejected",)
+#: annotators' decisions that keep a story (LOT's "filtered stories": accepted as is, or rewritten)
+FILTERED_STATUSES = ("accepted", "rewritten")
 DEFAULT_SPLIT = "train=0.8,val=0.1,test=0.1"
+#: LOT's ClozeT sizes (Table 3): 644 / 294 / 294 from the written cases
+CLOZET_SPLIT = "val=294,test=294"
+#: builders need no part-of-speech tags: rjieba gives jieba's tokens, much faster (bench/build.md);
+#: LOTDATA_TOKENIZER or `tokenizer="jieba"` gives LOT's exact setting
+BUILD_TOKENIZER = "rjieba"
 
 
 def _builder(task: str) -> tuple[Callable[..., StoryOutcome], type]:
@@ -79,7 +89,27 @@ DROP_RULES = {
     "outline_too_short": "OutGen: fewer than min_phrases outline phrases",
     "status_rejected": "the story was rejected in annotation",
     "in_clozet": "PlotCom train: the story is also a ClozeT val/test story (PlotCom val/test come from ClozeT)",
+    "status_raw": "the story's status is raw while the build takes only the filtered (accepted/rewritten) stories",
+    "status_clean": "the story's status is clean while the build takes only the filtered (accepted/rewritten) stories",
+    "status_accepted": "accepted stories were not among the statuses asked for",
+    "status_rewritten": "rewritten stories were not among the statuses asked for",
 }
+
+
+def build_tokenizer(name: str | None) -> str:
+    """The tokenizer a build uses: `name`, else LOTDATA_TOKENIZER, else rjieba (jieba's tokens, faster)."""
+    return name or os.environ.get("LOTDATA_TOKENIZER") or BUILD_TOKENIZER
+
+
+def statuses_used(task: str, stories: Sequence[Mapping[str, Any]], statuses: Sequence[str] | None) -> list[str]:
+    """The story statuses a build takes. Asked for: those. OutGen (LOT: "based on filtered stories") on
+    stories carrying annotators' decisions: the accepted and rewritten ones. Otherwise every status but rejected."""
+    present = {s["status"] for s in stories}
+    if statuses:
+        return sorted(set(statuses))
+    if task == "outgen" and present & set(FILTERED_STATUSES):
+        return sorted(FILTERED_STATUSES)
+    return sorted(present - set(EXCLUDED_STATUSES))
 
 
 def load_stories(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
@@ -102,20 +132,24 @@ def build_examples(
     params: Mapping[str, Any] | None = None,
     progress: Callable[[int], None] | None = None,
     exclude: Mapping[str, str] | None = None,
+    statuses: Sequence[str] | None = None,
+    stats: BuildStats | None = None,
 ) -> tuple[list[dict[str, Any]], BuildStats]:
     """Run a task's per-story builder over every usable story (pure: no files).
 
-    `exclude` maps story ids to a drop reason (e.g. stories held by ClozeT val/test).
-    SenPos paragraphs (runs of long stories included) are counted in `stats.paragraphs*`.
+    `exclude` maps story ids to a drop reason (e.g. stories held by ClozeT val/test); `statuses` are the
+    story statuses taken (default: every one but rejected). SenPos paragraphs (runs of long stories
+    included) are counted in `stats.paragraphs*`; `stats` continues an earlier count.
     """
     make, params_cls = _builder(task)
     task_params = params_cls(**(params or {}))
-    stats = BuildStats()
-    stats.paragraphs = 0
-    stats.paragraphs_dropped = Counter()
+    if stats is None:
+        stats = BuildStats()
+        stats.paragraphs = 0
+        stats.paragraphs_dropped = Counter()
     examples: list[dict[str, Any]] = []
     for story in stories:
-        if story["status"] in EXCLUDED_STATUSES:
+        if story["status"] in EXCLUDED_STATUSES or (statuses is not None and story["status"] not in statuses):
             outcome = StoryOutcome(dropped=f"status_{story['status']}")
         elif exclude and story["story_id"] in exclude:
             outcome = StoryOutcome(dropped=exclude[story["story_id"]])
@@ -128,6 +162,35 @@ def build_examples(
         if progress:
             progress(1)
     return examples, stats
+
+
+def build_capped(
+    task: str,
+    stories: Sequence[Mapping[str, Any]],
+    limit: int,
+    *,
+    seed: int,
+    group: Callable[[Mapping[str, Any]], str],
+    **options: Any,
+) -> tuple[list[dict[str, Any]], BuildStats]:
+    """`build_examples` for at most `limit` examples, building only the stories it needs.
+
+    Groups (a story, or its near-duplicate cluster) are built in the seeded order `_cap` takes them; a
+    group whose examples would pass the limit is left out, and the work stops once the limit is met,
+    so the examples are those a full build capped at `limit` keeps.
+    """
+    by_group: dict[str, list[Mapping[str, Any]]] = {}
+    for story in stories:
+        by_group.setdefault(group(story), []).append(story)
+    kept: list[dict[str, Any]] = []
+    stats = None
+    for key in sorted(by_group, key=lambda g: story_order_key(g, seed)):
+        examples, stats = build_examples(task, by_group[key], seed=seed, stats=stats, **options)
+        if len(kept) + len(examples) <= limit:
+            kept.extend(examples)
+        if len(kept) == limit:
+            break
+    return kept, stats
 
 
 def _stats_dict(task: str, stats: BuildStats) -> dict[str, Any]:
@@ -281,6 +344,9 @@ def build_dataset(
     lot_jsonl: bool = True,
     clozet: str | Path | Mapping[str, list[dict[str, Any]]] | None = None,
     clozet_origin: str = "clozet",
+    clozet_split: str | SplitSpec | None = None,
+    statuses: Sequence[str] | None = None,
+    tokenizer: str | None = None,
     command: str | None = None,
     card: bool = True,
     progress: Callable[[int], None] | None = None,
@@ -288,9 +354,12 @@ def build_dataset(
 ) -> BuildReport:
     """Build `task` from stories Parquet files into the folder `out`.
 
-    PlotCom with `clozet` (a ClozeT dataset folder, LOT jsonl, or ClozeT rows by split): val/test are the
-    ClozeT val/test stories with the right candidate as target (LOT 3.3), train is the automatic
-    construction over the other stories. Everything is checked before the work starts.
+    PlotCom with `clozet` (a ClozeT dataset folder, LOT jsonl, or ClozeT rows by split): val/test are
+    ClozeT stories with the right candidate as target (LOT 3.3): ClozeT's own val/test, or with
+    `clozet_split` ("val=465,test=464") a seeded sample, grouped by story, across all of ClozeT; train
+    is the automatic construction over the other stories. `statuses`: the story statuses taken (see
+    `statuses_used`). `tokenizer`: see `build_tokenizer`. With `n`, only the stories needed are built.
+    Everything is checked before the work starts.
     """
     if task not in BUILD_TASKS:
         raise ValueError(f"no automatic builder for task {task!r} (builders: {', '.join(BUILD_TASKS)})")
@@ -298,30 +367,93 @@ def build_dataset(
         raise ValueError("--clozet applies to plotcom only (its val/test come from ClozeT)")
     if clozet is not None and split is not None:
         raise ValueError("--split does not apply with --clozet: val/test are ClozeT's, train takes every other story")
+    if clozet_split is not None and clozet is None:
+        raise ValueError("--clozet-split needs --clozet (it samples PlotCom val/test from the ClozeT examples)")
     check_sizes(n, train_n)
     if not stories_paths:
         raise ValueError("no stories file given")
+    unknown = sorted(set(statuses or ()) - set(STORY_STATUSES))
+    if unknown:
+        raise ValueError(f"unknown story status(es) {unknown}; statuses: {', '.join(STORY_STATUSES)}")
     spec = None if clozet is not None else (split if isinstance(split, SplitSpec) else parse_split_spec(split or DEFAULT_SPLIT))
+    sample_spec = _size_spec(clozet_split, "--clozet-split")
     task_params = _params_dict(task, params)
+    tokenizer = build_tokenizer(tokenizer)
     check_output_dir(out)
+    with using_tokenizer(tokenizer):
+        return _build(task, stories_paths, out, n=n, train_n=train_n, seed=seed, spec=spec, params=params, task_params=task_params,
+                      lot_jsonl=lot_jsonl, clozet=clozet, clozet_origin=clozet_origin, sample_spec=sample_spec, statuses=statuses,
+                      command=command, card=card, progress=progress, on_start=on_start)
+
+
+def _size_spec(value: str | SplitSpec | None, option: str) -> SplitSpec | None:
+    if value is None:
+        return None
+    spec = value if isinstance(value, SplitSpec) else parse_split_spec(value)
+    if not spec.by_size or "train" in spec.values:
+        raise ValueError(f"{option} takes val/test sizes in examples (val=465,test=464), got {spec}")
+    return spec
+
+
+def sample_clozet(clozet_rows: Mapping[str, list[dict[str, Any]]], spec: SplitSpec, seed: int) -> dict[str, list[dict[str, Any]]]:
+    """LOT's PlotCom val/test: ClozeT examples sampled across every ClozeT split, whole stories in seeded
+    order (test filled first, then val); no story in two splits. Returns rows by their new split
+    ("train": the rows not sampled)."""
+    pool = [row for split in SPLITS for row in clozet_rows.get(split, [])]
+    pool.sort(key=lambda row: (story_order_key(row["story_id"], seed), row["example_id"]))
+    assigned = assign_splits([row["story_id"] for row in pool], spec, seed)
+    by_split: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
+    for row, new_split in zip(pool, assigned):
+        by_split[new_split].append({**row, "split": new_split})
+    return by_split
+
+
+def _build(
+    task: str,
+    stories_paths: Sequence[str | Path],
+    out: str | Path,
+    *,
+    n: int | None,
+    train_n: int | None,
+    seed: int,
+    spec: SplitSpec | None,
+    params: Mapping[str, Any] | None,
+    task_params: dict[str, Any],
+    lot_jsonl: bool,
+    clozet: str | Path | Mapping[str, list[dict[str, Any]]] | None,
+    clozet_origin: str,
+    sample_spec: SplitSpec | None,
+    statuses: Sequence[str] | None,
+    command: str | None,
+    card: bool,
+    progress: Callable[[int], None] | None,
+    on_start: Callable[[int], None] | None,
+) -> BuildReport:
     notes: list[str] = []
     clozet_rows = clozet if (clozet is None or isinstance(clozet, Mapping)) else load_clozet(clozet, notes)
+    if clozet_rows is not None and sample_spec is not None:
+        clozet_rows = sample_clozet(clozet_rows, sample_spec, seed)
     started = time.perf_counter()
     stories = load_stories(stories_paths)
     if not stories:
         raise InputError("no stories in the input", path=", ".join(map(str, stories_paths)))
     if on_start:
         on_start(len(stories))
+    taken = statuses_used(task, stories, statuses)
     exclude = {}
     if clozet_rows is not None:
         held_out = [row for s in ("val", "test") for row in clozet_rows.get(s, [])]
         exclude = dict.fromkeys(stories_held_by(stories, held_out), "in_clozet")
-    examples, stats = build_examples(task, stories, seed=seed, params=params, progress=progress, exclude=exclude)
     groups = {s["story_id"]: s["cluster_id"] for s in stories if s.get("cluster_id")}
+    group = _grouping(groups)
+    options = dict(params=params, progress=progress, exclude=exclude, statuses=taken)
+    if n is None:
+        examples, stats = build_examples(task, stories, seed=seed, **options)
+    else:
+        examples, stats = build_capped(task, stories, n, seed=seed, group=group, **options)
     if clozet_rows is None:
         by_split = split_examples(examples, spec, seed, n, train_n, groups)
     else:
-        group = _grouping(groups)
         train = _cap(_cap(examples, n, seed, group), train_n, seed, group)
         by_split = {
             "train": sorted(({**ex, "split": "train"} for ex in train), key=lambda ex: story_order_key(ex["example_id"], seed)),
@@ -336,14 +468,21 @@ def build_dataset(
         "seconds": round(seconds, 3),
         "stories_per_second": round(stats.stories_in / seconds, 1) if seconds else None,
     }
+    if n is not None:
+        summary["stories_available"] = len(stories)
+    if task == "plotcom":
+        summary["masked_positions"] = _masked_positions(by_split["train"])
     origins = _origins(task, by_split)
     if clozet_rows is not None:
         summary["clozet_rows_unused"] = {s: len(r) for s, r in clozet_rows.items() if s not in ("val", "test")}
     all_params = {"task": task, "n": n, "train_n": train_n, "seed": seed, "split": str(spec) if spec else None, **task_params}
+    if sample_spec is not None:
+        all_params["clozet_split"] = str(sample_spec)
     extra = {
         "environment": build_environment(task, task_params),
         "drop_rules": {k: DROP_RULES[k] for k in {**stats.dropped, **getattr(stats, "paragraphs_dropped", {})} if k in DROP_RULES},
         "split_origin": origins,
+        "statuses_used": taken,
         "licenses": sorted({s["license"] for s in stories if s.get("license")}),
         "languages": sorted({ex["lang"] for rows in by_split.values() for ex in rows}),
     }
@@ -363,7 +502,60 @@ def build_dataset(
         extra=extra,
         card=card,
     )
-    return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=summary, warnings=split_warnings(by_split, spec, train_n),
+    warnings = split_warnings(by_split, spec or sample_spec, train_n)
+    return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=summary, warnings=warnings, notes=notes)
+
+
+def _masked_positions(examples: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """How many automatic PlotCom examples mask the first, an inner or the last sentence."""
+    counts: Counter = Counter()
+    for ex in examples:
+        if (ex.get("origin") or "auto") != "auto":
+            continue
+        last = ex["context"].rstrip().endswith(PLOTCOM_MASK)
+        counts["first" if ex["mask_sentence_index"] == 0 else "last" if last else "inner"] += 1
+    return {k: counts[k] for k in ("first", "inner", "last")}
+
+
+def build_clozet(
+    cases: str | Path | Mapping[str, list[dict[str, Any]]],
+    out: str | Path,
+    *,
+    split: str | SplitSpec | None = CLOZET_SPLIT,
+    seed: int = 0,
+    n: int | None = None,
+    lot_jsonl: bool = True,
+    tokenizer: str | None = None,
+    command: str | None = None,
+    card: bool = True,
+) -> BuildReport:
+    """ClozeT splits from the written cases (LOT: 644 / 294 / 294): every case of `cases` (a ClozeT
+    dataset folder, e.g. assembled from `clozet_write`, or LOT ClozeT jsonl; any splits) pooled and split
+    again, grouped by story, seeded; `split` gives val/test sizes or ratios, train takes the rest."""
+    check_sizes(n, None)
+    spec = split if isinstance(split, SplitSpec) else parse_split_spec(split or CLOZET_SPLIT)
+    check_output_dir(out)
+    notes: list[str] = []
+    by_given = cases if isinstance(cases, Mapping) else load_clozet(cases, notes)
+    pool = [row for s in SPLITS for row in by_given.get(s, [])]
+    if not pool:
+        raise InputError("no ClozeT cases in the input", path=str(cases) if not isinstance(cases, Mapping) else "<rows>")
+    by_split = split_examples(pool, spec, seed, n)
+    stats = {
+        "cases_in": len(pool),
+        "cases_in_by_split": {s: len(by_given.get(s, [])) for s in SPLITS},
+        "stories": len({row["story_id"] for row in pool}),
+        "examples_written": sum(len(v) for v in by_split.values()),
+    }
+    inputs = [] if isinstance(cases, Mapping) else _dataset_files(Path(cases))
+    with using_tokenizer(build_tokenizer(tokenizer)):  # the card's statistics count words
+        rows = write_dataset(
+            out, "clozet", by_split, command=command or "lotdata build clozet",
+            params={"task": "clozet", "n": n, "seed": seed, "split": str(spec)}, inputs=inputs, stats=stats, lot_jsonl=lot_jsonl,
+            extra={"languages": sorted({r["lang"] for r in pool}), "cases": None if isinstance(cases, Mapping) else str(cases)},
+            card=card,
+        )
+    return BuildReport(task="clozet", out=Path(out), rows_per_split=rows, stats=stats, warnings=split_warnings(by_split, spec, None),
                        notes=notes)
 
 
