@@ -372,6 +372,8 @@ def build_dataset(
     check_sizes(n, train_n)
     if not stories_paths:
         raise ValueError("no stories file given")
+    if isinstance(statuses, str):
+        statuses = [part.strip() for part in statuses.split(",") if part.strip()]
     unknown = sorted(set(statuses or ()) - set(STORY_STATUSES))
     if unknown:
         raise ValueError(f"unknown story status(es) {unknown}; statuses: {', '.join(STORY_STATUSES)}")
