@@ -84,7 +84,7 @@ class BuildReport:
 #: what each drop reason means, with the parameter that sets it (the manifest and the card say it)
 DROP_RULES = {
     "too_few_sentences": "fewer sentences than the task needs (SenPos: min_candidates + 2 units, our choice; PlotCom: 3)",
-    "no_eligible_sentence": "no inner sentence of at least min_chars characters to remove",
+    "no_eligible_sentence": "no sentence of at least min_chars characters to remove (SenPos: inner ones; PlotCom: as mask_positions says)",
     "too_long": "PlotCom: the story has max_words jieba words or more (our choice; LOT states 500 words for SenPos only)",
     "outline_too_short": "OutGen: fewer than min_phrases outline phrases",
     "status_rejected": "the story was rejected in annotation",
