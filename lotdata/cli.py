@@ -110,10 +110,12 @@ def build_senpos(
     seed: int = _SEED, split: Optional[str] = _SPLIT, lot_jsonl: bool = _LOT,
     min_chars: int = _MIN_CHARS, max_words: int = _MAX_WORDS,
     min_candidates: int = typer.Option(2, "--min-candidates", help="Fewest candidate gaps an example may have (at least 1; 2: paragraphs of at least 4 units; our choice)."),
+    cut_paragraphs: bool = typer.Option(True, "--cut-paragraphs/--no-cut-paragraphs", help="Cut on the stories' own paragraph breaks first (LOT: paragraphs); --no-cut-paragraphs: the whole story."),
     statuses: Optional[str] = _STATUSES, tokenizer: Optional[str] = _TOKENIZER,
 ) -> None:
     """SenPos: one inner sentence removed; every gap between adjacent sentences is a candidate."""
-    _build("senpos", stories, out, n, train_n, seed, split, {"min_chars": min_chars, "max_words": max_words or None, "min_candidates": min_candidates}, lot_jsonl,
+    params = {"min_chars": min_chars, "max_words": max_words or None, "min_candidates": min_candidates, "cut_paragraphs": cut_paragraphs}
+    _build("senpos", stories, out, n, train_n, seed, split, params, lot_jsonl,
            statuses=statuses, tokenizer=tokenizer)
 
 

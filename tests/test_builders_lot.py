@@ -243,3 +243,30 @@ def test_rjieba_and_jieba_builds_are_byte_identical(cmrc_stories, tmp_path):
             continue
         assert sha256_file(tmp_path / "jieba" / name) == sha256_file(tmp_path / "rjieba" / name), name
     assert json.loads((tmp_path / "rjieba" / "manifest.json").read_text())["environment"]["tokenizer"] == "rjieba"
+
+
+# ------------------------------------------------------------------ what the points do not touch stays the same
+
+def test_outputs_the_points_do_not_touch_keep_their_bytes(cmrc_stories, c3_paragraphed, tmp_path):
+    """Stories without paragraph breaks (or an older table without the column) give the bytes of the whole-story
+    SenPos; `--n` keeps the examples of a capped full build (above); statuses change nothing without decisions."""
+    files = [f"{s}.parquet" for s in ("train", "val", "test")] + [f"lot/{s}.jsonl" for s in ("train", "val", "test")]
+
+    def same(a: Path, b: Path) -> bool:
+        return all(sha256_file(a / f) == sha256_file(b / f) for f in files)
+
+    cmrc = _write(tmp_path / "cmrc.parquet", cmrc_stories[:150])
+    for name, params in (("cut", {}), ("whole", {"cut_paragraphs": False})):
+        build_dataset("senpos", [cmrc], tmp_path / name, seed=6, card=False, params=params)
+    build_dataset("senpos", [cmrc], tmp_path / "statuses", seed=6, card=False, statuses=["raw", "clean"])
+    assert same(tmp_path / "cut", tmp_path / "whole") and same(tmp_path / "cut", tmp_path / "statuses")
+    stories, _ = c3_paragraphed
+    older = tmp_path / "older.parquet"
+    import pyarrow.parquet as pq
+
+    table = table_from_rows(stories, STORIES)
+    pq.write_table(table.drop_columns(["paragraph_breaks"]), older)  # a stories table written before the column
+    build_dataset("senpos", [older], tmp_path / "older", seed=6, card=False)
+    build_dataset("senpos", [_write(tmp_path / "c3.parquet", stories)], tmp_path / "c3-whole", seed=6, card=False,
+                  params={"cut_paragraphs": False})
+    assert same(tmp_path / "older", tmp_path / "c3-whole")
