@@ -270,3 +270,21 @@ def test_outputs_the_points_do_not_touch_keep_their_bytes(cmrc_stories, c3_parag
     build_dataset("senpos", [_write(tmp_path / "c3.parquet", stories)], tmp_path / "c3-whole", seed=6, card=False,
                   params={"cut_paragraphs": False})
     assert same(tmp_path / "older", tmp_path / "c3-whole")
+
+
+def test_build_clozet_cli_exit_codes(shared_data, tmp_path):
+    import subprocess
+    import sys
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "lotdata.cli", "build", "clozet", *map(str, args)], capture_output=True, text=True)
+
+    missing = run("--cases", tmp_path / "nowhere", "--out", tmp_path / "a")
+    assert missing.returncode == 1 and "no such ClozeT dataset" in missing.stderr
+    (tmp_path / "empty").mkdir()
+    empty = run("--cases", tmp_path / "empty", "--out", tmp_path / "b")
+    assert empty.returncode == 3 and "no manifest.json" in empty.stderr
+    example = shared_data / "lot_official_examples" / "examples" / "clozet.jsonl"
+    ok = run("--cases", example, "--out", tmp_path / "c", "--split", "val=0,test=1")
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads((tmp_path / "c" / "manifest.json").read_text())["splits"]["test"]["rows"] == 1
