@@ -157,7 +157,7 @@ def build_clozet_cmd(
     lot_jsonl: bool = _LOT,
 ) -> None:
     """ClozeT: split the written cases again, grouped by story and seeded (LOT 644 / 294 / 294)."""
-    from lotdata.tasks.build import build_clozet
+    from lotdata.tasks.clozet import build_clozet
 
     with _errors():
         report = build_clozet(cases, out, split=split, seed=seed, n=n, lot_jsonl=lot_jsonl, command=_command_line())

@@ -167,7 +167,8 @@ def run_recipe(
     progress_factory: Callable[[str], tuple[Callable[[int], None], Callable[[int], None]]] | None = None,
 ) -> list[StepResult]:
     """Run every step of a recipe; returns what each step did (or that it was skipped as done)."""
-    from lotdata.tasks.build import build_clozet, build_dataset
+    from lotdata.tasks.build import build_dataset
+    from lotdata.tasks.clozet import CLOZET_SPLIT, build_clozet
 
     recipe = load_recipe(path)
     root = Path(out_root or recipe.get("out", "out"))
@@ -221,7 +222,7 @@ def run_recipe(
             continue
         if task == "clozet":
             try:
-                report = build_clozet(cases, out, split=step.get("split") or "val=294,test=294", seed=int(step.get("seed", 0)),
+                report = build_clozet(cases, out, split=step.get("split") or CLOZET_SPLIT, seed=int(step.get("seed", 0)),
                                       n=step.get("n"), lot_jsonl=bool(step.get("lot_jsonl", True)), tokenizer=step.get("tokenizer"),
                                       command=f"lotdata run {path} --out {root}")
             except (TypeError, ValueError) as exc:

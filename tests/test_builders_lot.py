@@ -19,7 +19,8 @@ from lotdata.pipeline import run_recipe
 from lotdata.schema import MASK_TOKENS, STORIES, table_from_rows
 from lotdata.sources.readers import read_stories
 from lotdata.sources.story import story_id_for
-from lotdata.tasks.build import build_clozet, build_dataset, build_examples, read_dataset, split_examples
+from lotdata.tasks.build import build_dataset, build_examples, read_dataset, split_examples
+from lotdata.tasks.clozet import build_clozet
 from lotdata.tasks.senpos import reinsert
 from lotdata.tasks.splits import parse_split_spec
 from lotdata.text import join_sentences, normalize_text
@@ -69,21 +70,21 @@ def _by_split(rows: list[dict]) -> dict[str, list[dict]]:
 # ------------------------------------------------------------------ 2. OutGen from filtered stories
 
 def test_outgen_takes_the_filtered_stories_and_says_which_statuses(cmrc_stories, tmp_path):
-    stories = [dict(s) for s in cmrc_stories[:24]]
+    stories = [dict(s) for s in cmrc_stories[:12]]
     for i, story in enumerate(stories):
         story["status"] = ("accepted", "rewritten", "clean", "rejected")[i % 4]
     path = _write(tmp_path / "s.parquet", stories)
-    report = build_dataset("outgen", [path], tmp_path / "o", seed=1, split="val=2,test=2", card=False, lot_jsonl=False)
+    report = build_dataset("outgen", [path], tmp_path / "o", seed=1, split="val=1,test=1", card=False, lot_jsonl=False)
     manifest = json.loads((tmp_path / "o" / "manifest.json").read_text())
     assert manifest["statuses_used"] == ["accepted", "rewritten"]
-    assert report.stats["stories_dropped"] == {"status_clean": 6, "status_rejected": 6}
+    assert report.stats["stories_dropped"] == {"status_clean": 3, "status_rejected": 3}
     taken = {s["story_id"] for s in stories if s["status"] in ("accepted", "rewritten")}
     built = {r["story_id"] for t in read_dataset(tmp_path / "o").values() for r in t.to_pylist()}
     assert built and built <= taken
     # asked for explicitly: those statuses; stories without annotators' decisions: every one but rejected
     build_dataset("outgen", [path], tmp_path / "c", seed=1, split="val=1,test=1", card=False, lot_jsonl=False, statuses=["clean"])
     assert json.loads((tmp_path / "c" / "manifest.json").read_text())["statuses_used"] == ["clean"]
-    raw = _write(tmp_path / "raw.parquet", cmrc_stories[:6])
+    raw = _write(tmp_path / "raw.parquet", cmrc_stories[:3])
     build_dataset("outgen", [raw], tmp_path / "r", seed=1, split="val=1,test=1", card=False, lot_jsonl=False)
     assert json.loads((tmp_path / "r" / "manifest.json").read_text())["statuses_used"] == ["raw"]
     with pytest.raises(ValueError, match="unknown story status"):

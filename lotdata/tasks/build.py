@@ -34,7 +34,7 @@ from lotdata.schema import SPLITS, STORIES, STORY_STATUSES, TASK_SCHEMAS, table_
 from lotdata.tasks.common import BuildStats, StoryOutcome
 from lotdata.tasks.lotformat import TASKS, read_lot_file, split_of_file, to_lot
 from lotdata.tasks.plotcom import MASK as PLOTCOM_MASK
-from lotdata.tasks.plotcom import plotcom_from_clozet, stories_held_by
+from lotdata.tasks.plotcom import plotcom_from_clozet, sample_clozet, stories_held_by
 from lotdata.tasks.provenance import build_environment
 from lotdata.tasks.splits import SplitSpec, assign_splits, parse_split_spec, story_order_key, whole_stories_up_to
 from lotdata.text.tokenize import using_tokenizer
@@ -44,8 +44,6 @@ EXCLUDED_STATUSES = ("rejected",)
 #: annotators' decisions that keep a story (LOT's "filtered stories": accepted as is, or rewritten)
 FILTERED_STATUSES = ("accepted", "rewritten")
 DEFAULT_SPLIT = "train=0.8,val=0.1,test=0.1"
-#: LOT's ClozeT sizes (Table 3): 644 / 294 / 294 from the written cases
-CLOZET_SPLIT = "val=294,test=294"
 #: builders need no part-of-speech tags: rjieba gives jieba's tokens, much faster (bench/build.md);
 #: LOTDATA_TOKENIZER or `tokenizer="jieba"` gives LOT's exact setting
 BUILD_TOKENIZER = "rjieba"
@@ -397,19 +395,6 @@ def _size_spec(value: str | SplitSpec | None, option: str) -> SplitSpec | None:
     return spec
 
 
-def sample_clozet(clozet_rows: Mapping[str, list[dict[str, Any]]], spec: SplitSpec, seed: int) -> dict[str, list[dict[str, Any]]]:
-    """LOT's PlotCom val/test: ClozeT examples sampled across every ClozeT split, whole stories in seeded
-    order (test filled first, then val); no story in two splits. Returns rows by their new split
-    ("train": the rows not sampled)."""
-    pool = [row for split in SPLITS for row in clozet_rows.get(split, [])]
-    pool.sort(key=lambda row: (story_order_key(row["story_id"], seed), row["example_id"]))
-    assigned = assign_splits([row["story_id"] for row in pool], spec, seed)
-    by_split: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
-    for row, new_split in zip(pool, assigned):
-        by_split[new_split].append({**row, "split": new_split})
-    return by_split
-
-
 def _build(
     task: str,
     stories_paths: Sequence[str | Path],
@@ -517,48 +502,6 @@ def _masked_positions(examples: Sequence[Mapping[str, Any]]) -> dict[str, int]:
         last = ex["context"].rstrip().endswith(PLOTCOM_MASK)
         counts["first" if ex["mask_sentence_index"] == 0 else "last" if last else "inner"] += 1
     return {k: counts[k] for k in ("first", "inner", "last")}
-
-
-def build_clozet(
-    cases: str | Path | Mapping[str, list[dict[str, Any]]],
-    out: str | Path,
-    *,
-    split: str | SplitSpec | None = CLOZET_SPLIT,
-    seed: int = 0,
-    n: int | None = None,
-    lot_jsonl: bool = True,
-    tokenizer: str | None = None,
-    command: str | None = None,
-    card: bool = True,
-) -> BuildReport:
-    """ClozeT splits from the written cases (LOT: 644 / 294 / 294): every case of `cases` (a ClozeT
-    dataset folder, e.g. assembled from `clozet_write`, or LOT ClozeT jsonl; any splits) pooled and split
-    again, grouped by story, seeded; `split` gives val/test sizes or ratios, train takes the rest."""
-    check_sizes(n, None)
-    spec = split if isinstance(split, SplitSpec) else parse_split_spec(split or CLOZET_SPLIT)
-    check_output_dir(out)
-    notes: list[str] = []
-    by_given = cases if isinstance(cases, Mapping) else load_clozet(cases, notes)
-    pool = [row for s in SPLITS for row in by_given.get(s, [])]
-    if not pool:
-        raise InputError("no ClozeT cases in the input", path=str(cases) if not isinstance(cases, Mapping) else "<rows>")
-    by_split = split_examples(pool, spec, seed, n)
-    stats = {
-        "cases_in": len(pool),
-        "cases_in_by_split": {s: len(by_given.get(s, [])) for s in SPLITS},
-        "stories": len({row["story_id"] for row in pool}),
-        "examples_written": sum(len(v) for v in by_split.values()),
-    }
-    inputs = [] if isinstance(cases, Mapping) else _dataset_files(Path(cases))
-    with using_tokenizer(build_tokenizer(tokenizer)):  # the card's statistics count words
-        rows = write_dataset(
-            out, "clozet", by_split, command=command or "lotdata build clozet",
-            params={"task": "clozet", "n": n, "seed": seed, "split": str(spec)}, inputs=inputs, stats=stats, lot_jsonl=lot_jsonl,
-            extra={"languages": sorted({r["lang"] for r in pool}), "cases": None if isinstance(cases, Mapping) else str(cases)},
-            card=card,
-        )
-    return BuildReport(task="clozet", out=Path(out), rows_per_split=rows, stats=stats, warnings=split_warnings(by_split, spec, None),
-                       notes=notes)
 
 
 def build_plotcom_with_clozet(

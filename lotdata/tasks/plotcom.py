@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from lotdata.schema import MASK_TOKENS
+from lotdata.schema import MASK_TOKENS, SPLITS
 from lotdata.tasks.common import StoryOutcome, check_at_least_one, inner_candidates, merged_sentences, story_rng
+from lotdata.tasks.splits import SplitSpec, assign_splits, story_order_key
 from lotdata.text import count_chars, count_words, join_sentences, normalize_text
 
 TASK = "plotcom"
@@ -111,3 +112,16 @@ def stories_held_by(stories: Sequence[Mapping[str, Any]], clozet_rows: Sequence[
             if before in text and after in text:
                 held.add(stories[i]["story_id"])
     return {story["story_id"] for story in stories} & held
+
+
+def sample_clozet(clozet_rows: Mapping[str, list[dict[str, Any]]], spec: SplitSpec, seed: int) -> dict[str, list[dict[str, Any]]]:
+    """LOT's PlotCom val/test: ClozeT examples sampled across every ClozeT split, whole stories in seeded
+    order (test filled first, then val); no story in two splits. Returns rows by their new split
+    ("train": the rows not sampled)."""
+    pool = [row for split in SPLITS for row in clozet_rows.get(split, [])]
+    pool.sort(key=lambda row: (story_order_key(row["story_id"], seed), row["example_id"]))
+    assigned = assign_splits([row["story_id"] for row in pool], spec, seed)
+    by_split: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
+    for row, new_split in zip(pool, assigned):
+        by_split[new_split].append({**row, "split": new_split})
+    return by_split
