@@ -104,7 +104,7 @@ def statuses_used(task: str, stories: Sequence[Mapping[str, Any]], statuses: Seq
     stories carrying annotators' decisions: the accepted and rewritten ones. Otherwise every status but rejected."""
     present = {s["status"] for s in stories}
     if statuses:
-        return sorted(set(statuses))
+        return sorted(set(statuses) - set(EXCLUDED_STATUSES))  # rejected stories are never built
     if task == "outgen" and present & set(FILTERED_STATUSES):
         return sorted(FILTERED_STATUSES)
     return sorted(present - set(EXCLUDED_STATUSES))
