@@ -8,7 +8,11 @@ side in one run, medians of ``--repeats``:
 * ``plotcom (no card)``  ``build_dataset("plotcom", ..., card=False)``: examples, splits, Parquet, LOT jsonl, manifest;
 * ``plotcom + card``     the same with the dataset card (Table 3 statistics re-tokenise every split);
 * ``plotcom + ClozeT``   ``build_plotcom_with_clozet`` with ``--clozet`` ClozeT rows derived from the corpus;
-* ``held-out check``     ``stories_held_by`` alone (the train/ClozeT overlap check).
+* ``held-out check``     ``stories_held_by`` alone (the train/ClozeT overlap check);
+* ``senpos``             (Chinese corpus) the whole ``build_dataset("senpos", ...)`` with its card, tokenised
+  with ``jieba`` (LOT's setting, the builders' tokenizer before issue 18) and with ``rjieba`` (the builders'
+  default now), and a ``--n 5`` preview; *same bytes* compares every Parquet and LOT jsonl file of the two
+  full builds (the card and manifest name the tokenizer).
 
 The ClozeT rows are derived at run time (never stored): a story's inner sentence of >= 10 characters is
 masked, a made-up wrong candidate added. Half of them keep the whole story (same story id), half keep only
@@ -36,7 +40,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from lotdata.io import write_parquet, write_text  # noqa: E402
+from lotdata.io import sha256_file, write_parquet, write_text  # noqa: E402
 from lotdata.schema import STORIES, table_from_rows  # noqa: E402
 from lotdata.sources.readers import read_stories  # noqa: E402
 from lotdata.tasks.build import build_dataset, build_plotcom_with_clozet  # noqa: E402
@@ -84,6 +88,25 @@ def interleaved(fns: dict, repeats: int) -> dict[str, tuple[float, object]]:
     return {name: (statistics.median(times[name]), results[name]) for name in fns}
 
 
+def _senpos_rows(label: str, n_stories: int, path: Path, tmp: Path, repeats: int) -> list[str]:
+    for tokenizer in ("jieba", "rjieba"):  # untimed: loads both dictionaries
+        build_dataset("senpos", [path], tmp / "warm-senpos", seed=0, n=5, tokenizer=tokenizer)
+    measured = interleaved({
+        "jieba": lambda: build_dataset("senpos", [path], tmp / "sj", seed=0, tokenizer="jieba"),
+        "rjieba": lambda: build_dataset("senpos", [path], tmp / "sr", seed=0, tokenizer="rjieba"),
+        "rjieba --n 5": lambda: build_dataset("senpos", [path], tmp / "sn", seed=0, n=5),
+    }, repeats)
+    files = [f"{s}.parquet" for s in ("train", "val", "test")] + [f"lot/{s}.jsonl" for s in ("train", "val", "test")]
+    same = all(sha256_file(tmp / "sj" / f) == sha256_file(tmp / "sr" / f) for f in files)
+    base = measured["jieba"][0]
+    rows = []
+    for name, (seconds, report) in measured.items():
+        examples = sum(report.rows_per_split.values())
+        rows.append(f"| {label} | {n_stories:,} | {name} | {seconds:.3f} | {base / seconds:.1f}× | {examples:,} | "
+                    f"{report.stats['stories_in']:,} | {('yes' if same else 'NO') if name == 'rjieba' else '–'} |")
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "build.md")
@@ -92,7 +115,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
     args = parser.parse_args()
     lines = [
-        "# lotdata build benchmark (PlotCom with ClozeT, card, held-out check)",
+        "# lotdata build benchmark (PlotCom with ClozeT, card, held-out check; SenPos jieba vs rjieba)",
         "",
         f"{_dt.datetime.now(_dt.timezone.utc).isoformat(timespec='seconds')} · Python {platform.python_version()} · "
         f"{platform.machine()} · medians of {args.repeats} · {load_note()}",
@@ -101,6 +124,8 @@ def main() -> None:
         "|---|--:|---|--:|--:|---|",
     ]
     detection = ["", "| corpus | ClozeT rows | held stories | found | false | train stories dropped |", "|---|--:|--:|--:|--:|--:|"]
+    senpos = ["", "| corpus | stories | build senpos | median s | speed-up | examples | stories built | same bytes |",
+              "|---|--:|---|--:|--:|--:|--:|---|"]
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         for label, (rel, fmt) in CORPORA.items():
@@ -122,7 +147,9 @@ def main() -> None:
                 lines.append(f"| {label} | {len(stories):,} | {name} | {seconds:.3f} | {seconds / base:.2f}× | {rows} |")
             dropped = creport.stats["stories_dropped"].get("in_clozet", 0)
             detection.append(f"| {label} | {len(clozet)} | {len(held)} | {len(found & held)} | {len(found - held)} | {dropped} |")
-    text = "\n".join(lines + detection) + "\n\n" + __doc__.split("\n\n", 2)[2]
+            if stories[0]["lang"] == "zh":
+                senpos += _senpos_rows(label, len(stories), path, tmp, args.repeats)
+    text = "\n".join(lines + detection + senpos) + "\n\n" + __doc__.split("\n\n", 2)[2]
     write_text(text, args.out)
     print(text)
 

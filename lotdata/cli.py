@@ -76,7 +76,8 @@ def _warn_all(notes: List[str]) -> None:
 
 
 def _build(task: str, stories: List[Path], out: Path, n: Optional[int], train_n: Optional[int], seed: int,
-           split: Optional[str], params: dict, lot_jsonl: bool, run: dict, clozet: Optional[Path] = None) -> None:
+           split: Optional[str], params: dict, lot_jsonl: bool, run: dict, clozet: Optional[Path] = None, *,
+           statuses: Optional[str] = None, tokenizer: Optional[str] = None, clozet_split: Optional[str] = None) -> None:
     from lotdata.io import output_lock
     from lotdata.tasks.build import build_dataset
 
@@ -84,7 +85,7 @@ def _build(task: str, stories: List[Path], out: Path, n: Optional[int], train_n:
         bar = progress.add_task(f"build {task}", total=None)
         report = build_dataset(
             task, stories, out, n=n, train_n=train_n, seed=seed, split=split, params=params, lot_jsonl=lot_jsonl,
-            clozet=clozet, command=_command_line(), **run,
+            clozet=clozet, clozet_split=clozet_split, statuses=_names(statuses), tokenizer=tokenizer, command=_command_line(), **run,
             progress=lambda k: progress.advance(bar, k),
             on_start=lambda total: progress.update(bar, total=total),
         )
@@ -96,7 +97,13 @@ def _build(task: str, stories: List[Path], out: Path, n: Optional[int], train_n:
 
 _STORIES = typer.Option(..., "--stories", help="stories Parquet file(s): --stories a.parquet b.parquet")
 _OUT = typer.Option(..., "--out", help="Dataset folder to write.")
-_N = typer.Option(None, "--n", help="At most this many examples in all (whole stories, seeded order); with --clozet, the automatic (train) examples only.")
+_N = typer.Option(None, "--n", help="At most this many examples in all (whole stories, seeded order; only the stories needed are built); with --clozet, the automatic (train) examples only.")
+_STATUSES = typer.Option(None, "--statuses", help="Story statuses to take, e.g. accepted,rewritten (default: all but rejected; OutGen: accepted,rewritten when the stories carry them).")
+_TOKENIZER = typer.Option(None, "--tokenizer", help="Chinese tokenizer for word counts (default LOTDATA_TOKENIZER, else rjieba: jieba's tokens, faster; jieba: LOT's exact setting).")
+
+
+def _names(text: Optional[str]) -> Optional[List[str]]:
+    return [part.strip() for part in text.split(",") if part.strip()] if text else None
 _TRAIN_N = typer.Option(None, "--train-n", help="At most this many training examples (whole stories, seeded order).")
 _SEED = typer.Option(0, "--seed")
 _SPLIT = typer.Option(None, "--split", help="Ratios (train=0.8,val=0.1,test=0.1, the default) or val/test sizes in examples (val=800,test=863); train takes the rest.")
@@ -114,11 +121,14 @@ def build_senpos(
     seed: int = _SEED, split: Optional[str] = _SPLIT, lot_jsonl: bool = _LOT,
     min_chars: int = _MIN_CHARS, max_words: int = _MAX_WORDS,
     min_candidates: int = typer.Option(2, "--min-candidates", help="Fewest candidate gaps an example may have (at least 1; 2: paragraphs of at least 4 units; our choice)."),
+    cut_paragraphs: bool = typer.Option(True, "--cut-paragraphs/--no-cut-paragraphs", help="Cut on the stories' own paragraph breaks first (LOT: paragraphs); --no-cut-paragraphs: the whole story."),
+    statuses: Optional[str] = _STATUSES, tokenizer: Optional[str] = _TOKENIZER,
     workers: int = _WORKERS, executor: str = _EXECUTOR, ray_address: Optional[str] = _RAY_ADDRESS,
 ) -> None:
     """SenPos: one inner sentence removed; every gap between adjacent sentences is a candidate."""
-    _build("senpos", stories, out, n, train_n, seed, split, {"min_chars": min_chars, "max_words": max_words or None, "min_candidates": min_candidates}, lot_jsonl,
-           {"workers": workers, "executor": executor, "ray_address": ray_address})
+    params = {"min_chars": min_chars, "max_words": max_words or None, "min_candidates": min_candidates, "cut_paragraphs": cut_paragraphs}
+    _build("senpos", stories, out, n, train_n, seed, split, params, lot_jsonl,
+           {"workers": workers, "executor": executor, "ray_address": ray_address}, statuses=statuses, tokenizer=tokenizer)
 
 
 @build_app.command("plotcom")
@@ -127,12 +137,16 @@ def build_plotcom(
     seed: int = _SEED, split: Optional[str] = _SPLIT, lot_jsonl: bool = _LOT, min_chars: int = _MIN_CHARS,
     max_words: int = typer.Option(500, "--max-words", help="Stories must have fewer jieba words than this (our choice; 0: no limit)."),
     clozet: Optional[Path] = typer.Option(None, "--clozet", help="ClozeT dataset folder (or LOT ClozeT jsonl): val/test become its stories with the right candidate as target (LOT 3.3)."),
+    clozet_split: Optional[str] = typer.Option(None, "--clozet-split", help="With --clozet: sample val/test of these sizes across all ClozeT examples, whole stories, seeded (LOT: val=465,test=464); default: ClozeT's own val/test."),
+    mask_positions: str = typer.Option("any", "--mask-positions", help="Training: any (LOT: any sentence, first and last included) or inner (never the first or last)."),
+    statuses: Optional[str] = _STATUSES, tokenizer: Optional[str] = _TOKENIZER,
     workers: int = _WORKERS, executor: str = _EXECUTOR, ray_address: Optional[str] = _RAY_ADDRESS,
 ) -> None:
-    """PlotCom: automatic training construction (one random inner sentence -> <MASK>); val/test from ClozeT with --clozet."""
-    params = {"min_chars": min_chars, "max_words": max_words or None}
-    _build("plotcom", stories, out, n, train_n, seed, split, params, lot_jsonl,
-           {"workers": workers, "executor": executor, "ray_address": ray_address}, clozet)
+    """PlotCom: automatic training construction (one random sentence -> <MASK>); val/test from ClozeT with --clozet."""
+    params = {"min_chars": min_chars, "max_words": max_words or None, "mask_positions": mask_positions}
+    _build("plotcom", stories, out, n, train_n, seed, split, params, lot_jsonl, {"workers": workers, "executor": executor, "ray_address": ray_address},
+           clozet, statuses=statuses, tokenizer=tokenizer,
+           clozet_split=clozet_split)
 
 
 @build_app.command("outgen")
@@ -142,11 +156,30 @@ def build_outgen(
     max_phrases: int = typer.Option(8, "--max-phrases", help="At most this many outline phrases, the top-ranked RAKE phrases (LOT: 8)."),
     max_phrase_words: int = typer.Option(8, "--max-phrase-words", help="Phrases of more words than this are left out of the outline (LOT: 8)."),
     stopwords: Optional[Path] = typer.Option(None, "--stopwords", help="Stopword file (one word per line) instead of the shipped list, e.g. LOT's reference list."),
+    statuses: Optional[str] = _STATUSES, tokenizer: Optional[str] = _TOKENIZER,
     workers: int = _WORKERS, executor: str = _EXECUTOR, ray_address: Optional[str] = _RAY_ADDRESS,
 ) -> None:
-    """OutGen: title + shuffled RAKE outline -> story."""
+    """OutGen: title + shuffled RAKE outline -> story (LOT: from the filtered stories)."""
     _build("outgen", stories, out, n, train_n, seed, split, {"max_phrases": max_phrases, "max_words": max_phrase_words, "stopwords": str(stopwords) if stopwords else None}, lot_jsonl,
-           {"workers": workers, "executor": executor, "ray_address": ray_address})
+           {"workers": workers, "executor": executor, "ray_address": ray_address}, statuses=statuses, tokenizer=tokenizer)
+
+
+@build_app.command("clozet")
+def build_clozet_cmd(
+    cases: Path = typer.Option(..., "--cases", help="Written ClozeT cases: a ClozeT dataset folder (e.g. from annotate pull clozet_write) or LOT ClozeT jsonl, any splits."),
+    out: Path = _OUT, n: Optional[int] = _N, seed: int = _SEED,
+    split: str = typer.Option("val=294,test=294", "--split", help="val/test sizes or ratios; train takes the rest (LOT: 644 / 294 / 294)."),
+    lot_jsonl: bool = _LOT,
+) -> None:
+    """ClozeT: split the written cases again, grouped by story and seeded (LOT 644 / 294 / 294)."""
+    from lotdata.tasks.clozet import build_clozet
+
+    with _errors():
+        report = build_clozet(cases, out, split=split, seed=seed, n=n, lot_jsonl=lot_jsonl, command=_command_line())
+    for note in report.notes:
+        console.print(note, markup=False, highlight=False)
+    _warn_all(report.warnings)
+    out_console.print(_summary_table(f"lotdata build clozet -> {out}", {**report.rows_per_split, **report.stats}))
 
 
 @import_app.command("lot")

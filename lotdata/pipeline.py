@@ -20,7 +20,8 @@ from lotdata.io import MANIFEST_NAME, check_output_file, output_lock, quarantine
 from lotdata.resources import resolve_input
 
 DONE_DIR = ".done"
-BUILD_KEYS = {"task", "out", "seed", "n", "train_n", "split", "params", "lot_jsonl", "clozet", "stopwords"}
+BUILD_KEYS = {"task", "out", "seed", "n", "train_n", "split", "params", "lot_jsonl", "clozet", "stopwords", "clozet_split", "statuses",
+              "tokenizer", "cases", "workers", "executor", "ray_address"}
 #: the step kinds a recipe may hold, in the order they run (documented in pipelines/README.md)
 STEP_KINDS = ("crawl", "extract", "read", "clean", "build", "annotate", "audit")
 
@@ -74,7 +75,10 @@ RECIPE_SCHEMA: dict[str, dict[str, tuple[str, bool]]] = {
               "near_dup": ("share", False), "cluster": ("share", False)},
     "build": {"task": ("str", True), "out": ("str", False), "seed": ("int", False), "n": ("int>0", False),
               "train_n": ("int>0", False), "split": ("str", False), "params": ("table", False),
-              "lot_jsonl": ("bool", False), "clozet": ("str", False), "stopwords": ("str", False)},
+              "lot_jsonl": ("bool", False), "clozet": ("str", False), "stopwords": ("str", False),
+              "clozet_split": ("str", False), "statuses": ("str|list", False), "tokenizer": ("str", False),
+              "cases": ("str", False), "workers": ("int>0", False), "executor": ("str", False),
+              "ray_address": ("str", False)},
     "annotate": {"job": ("str", True), "project": ("str", True), "input": ("str", False), "split": ("str|list", False),
                  "raters": ("int>0", False), "limit": ("int>0", False), "batch_size": ("int>0", False)},
     "audit": {"input": ("str", True), "out": ("str", False), "task": ("str", False), "train_split": ("str", False),
@@ -138,8 +142,10 @@ def _check_values(recipe: dict[str, Any], path: Path) -> None:
     if fmt is not None and fmt not in FORMATS:
         raise InputError(f"{path}, [read]: 'format' must be one of {list(FORMATS)}, not {fmt!r}")
     for i, step in enumerate(recipe.get("build", []), 1):
-        if step["task"] not in BUILD_TASKS:
-            raise InputError(f"{path}, [[build]] step {i}: 'task' must be one of {list(BUILD_TASKS)}, not {step['task']!r}")
+        if step["task"] not in (*BUILD_TASKS, "clozet"):
+            raise InputError(f"{path}, [[build]] step {i}: 'task' must be one of {[*BUILD_TASKS, 'clozet']}, not {step['task']!r}")
+        if (step["task"] == "clozet") != ("cases" in step):
+            raise InputError(f"{path}, [[build]] step {i}: 'cases' (the written ClozeT cases) goes with task = \"clozet\" and only there")
     if recipe.get("annotate"):
         from lotdata.annotate.client import KEY_ENV, URL_ENV
         from lotdata.annotate.jobs import JOBS
@@ -338,12 +344,13 @@ def _check_recipe_inputs(recipe: dict[str, Any], path: Path, root: Path) -> None
         must_exist(_recipe_relative(path, value), "stories table", hint=f" (recipe {path}, stories; lotdata read ... --out it)")
     if "lexicon" in recipe.get("clean", {}):
         must_exist(_recipe_relative(path, recipe["clean"]["lexicon"]), "file", hint=f" (recipe {path}, [clean] lexicon)")
+    built: set[str] = set()
     for i, step in enumerate(recipe.get("build", []), 1):
-        for key in ("clozet", "stopwords"):
-            if key in step:
+        for key in ("clozet", "stopwords", "cases"):
+            if key in step and not (key == "clozet" and step[key] in built):  # clozet may name an earlier step's out
                 must_exist(_recipe_relative(path, step[key]), "file" if key == "stopwords" else "input",
                            hint=f" (recipe {path}, [[build]] step {i} {key})")
-    built = {step.get("out", step["task"]) for step in recipe.get("build", [])}
+        built.add(step.get("out", step["task"]))
     for i, step in enumerate(recipe.get("audit", []), 1):
         if step["input"] not in built:
             must_exist(_recipe_relative(path, step["input"]), "input",
@@ -361,6 +368,7 @@ class _Run:
         self.recipe, self.path, self.root, self.force = recipe, path, root, force
         self.on_step, self.progress_factory, self.on_page, self.on_warning = on_step, progress_factory, on_page, on_warning
         self.results: list[StepResult] = []
+        self.built: dict[str, Path] = {}  # the folders earlier build steps wrote, by their `out` name
         self.stories: list[Path] = [_recipe_relative(path, v) for v in _as_list(recipe.get("stories"))]
 
     def all(self) -> list[StepResult]:
@@ -455,23 +463,36 @@ class _Run:
 
     def build(self, step: dict[str, Any]) -> None:
         from lotdata.tasks.build import build_dataset
+        from lotdata.tasks.clozet import CLOZET_SPLIT, build_clozet
 
-        if not self.stories:
+        if not self.stories and step["task"] != "clozet":
             raise LotdataError(f"{self.path}: [[build]] {step['task']}: no stories table (add [read], [extract], [[sites]] or stories = '...')")
         task = step["task"]
         out = self.root / step.get("out", task)
         name = f"build-{step.get('out', task)}"
-        clozet = _recipe_relative(self.path, step["clozet"]) if "clozet" in step else None
-        fp = self.cached(name, {"build": step}, [*self.stories, *_files_of(clozet)], [out / MANIFEST_NAME])
+        clozet = step.get("clozet")
+        if clozet is not None:  # a ClozeT dataset for PlotCom val/test: an earlier step's out, else relative to the recipe's folder
+            clozet = self.built.get(clozet) or _recipe_relative(self.path, clozet)
+        cases = _recipe_relative(self.path, step["cases"]) if "cases" in step else None
+        self.built[step.get("out", task)] = out
+        fp = self.cached(name, {"build": step}, [*self.stories, *_files_of(clozet), *_files_of(cases)], [out / MANIFEST_NAME])
         if fp is None:
             return
-        on_start, advance = self.progress_factory(task) if self.progress_factory else (None, None)
         try:
-            report = build_dataset(
-                task, self.stories, out, n=step.get("n"), train_n=step.get("train_n"), seed=step.get("seed", 0),
-                split=step.get("split"), params=_step_params(step, self.path), lot_jsonl=step.get("lot_jsonl", True),
-                clozet=clozet, command=f"lotdata run {self.path} --out {self.root}", progress=advance, on_start=on_start,
-            )
+            if task == "clozet":
+                report = build_clozet(cases, out, split=step.get("split") or CLOZET_SPLIT, seed=step.get("seed", 0),
+                                      n=step.get("n"), lot_jsonl=step.get("lot_jsonl", True), tokenizer=step.get("tokenizer"),
+                                      command=f"lotdata run {self.path} --out {self.root}")
+            else:
+                on_start, advance = self.progress_factory(task) if self.progress_factory else (None, None)
+                report = build_dataset(
+                    task, self.stories, out, n=step.get("n"), train_n=step.get("train_n"), seed=step.get("seed", 0),
+                    split=step.get("split"), params=_step_params(step, self.path), lot_jsonl=step.get("lot_jsonl", True),
+                    clozet=clozet, clozet_split=step.get("clozet_split"), statuses=step.get("statuses"),
+                    tokenizer=step.get("tokenizer"), workers=step.get("workers", 1), executor=step.get("executor", "local"),
+                    ray_address=step.get("ray_address"),
+                    command=f"lotdata run {self.path} --out {self.root}", progress=advance, on_start=on_start,
+                )
         except (TypeError, ValueError) as exc:
             raise LotdataError(f"{self.path}: step {name}: {exc}") from exc
         summary = {**report.stats, "rows": report.rows_per_split, "warnings": report.warnings, "notes": report.notes}

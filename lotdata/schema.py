@@ -48,6 +48,8 @@ STORIES = _schema(
         pa.field("content_sha256", pa.string()),  # sha256 of the raw page bytes (or saved file / WARC record)
         pa.field("extraction", pa.string()),  # rule that found the text: css:<selector>, trafilatura, ...
         pa.field("cluster_id", pa.string()),  # near-duplicates kept by `clean` share it; splits group by it
+        # indices into `sentences` where a paragraph of the source starts (null: no paragraph breaks, or older files)
+        pa.field("paragraph_breaks", pa.list_(pa.int32())),
     ],
 )
 

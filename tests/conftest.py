@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
+# LOTDATA_SHARED_DATA: the data elsewhere (a git worktree whose parent has no shared/)
+SHARED_DATA = Path(os.environ.get("LOTDATA_SHARED_DATA") or REPO.parent / "shared" / "data")
 
 
 @pytest.fixture(scope="session")

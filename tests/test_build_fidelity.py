@@ -18,10 +18,11 @@ from lotdata.datasets.folder import read_dataset
 from lotdata.tasks.build import build_dataset, build_plotcom_with_clozet, split_examples
 from lotdata.datasets.splits import parse_split_spec
 
+from conftest import SHARED_DATA
 from helpers import write_stories
 
 REPO = Path(__file__).resolve().parents[1]
-CLOZET_EXAMPLE = REPO.parent / "shared" / "data" / "lot_official_examples" / "examples" / "clozet.jsonl"
+CLOZET_EXAMPLE = SHARED_DATA / "lot_official_examples" / "examples" / "clozet.jsonl"
 
 
 def lotdata(*args, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -293,11 +294,13 @@ def test_every_shipped_recipe_parses():
 
 def test_lot_sizes_recipe_runs_where_its_stories_and_clozet_are(shared_data: Path, tmp_path: Path):
     write_stories(tmp_path / "stories.parquet", texts(16) + [clozet_story()])
-    imported = lotdata("import", "lot", CLOZET_EXAMPLE, "--task", "clozet", "--split", "test", "--out", tmp_path / "clozet")
+    imported = lotdata("import", "lot", CLOZET_EXAMPLE, "--task", "clozet", "--split", "test", "--out", tmp_path / "clozet_cases")
     assert imported.returncode == 0, imported.stderr
     result = subprocess.run([sys.executable, "-m", "lotdata.cli", "run", "lot", "--out", "out"], cwd=tmp_path,
                             capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"})
     assert result.returncode == 0, result.stderr
     assert "fewer than the 863 asked for" in result.stderr and "fewer than the 729 asked for" in result.stderr
+    assert json.loads((tmp_path / "out" / "clozet" / "manifest.json").read_text())["params"]["split"] == "val=294,test=294"
     manifest = json.loads((tmp_path / "out" / "plotcom" / "manifest.json").read_text())
     assert manifest["params"]["train_n"] == 13099 and manifest["split_origin"]["test"] == ["clozet"]
+    assert manifest["params"]["clozet_split"] == "val=465,test=464"

@@ -21,6 +21,7 @@ from lotdata.errors import InputError, must_exist
 from lotdata.schema import MASK_TOKENS, SPLITS
 from lotdata.tasks.common import merged_sentences
 from lotdata.text import join_sentences, normalize_text, split_sentences
+from lotdata.text.sentences import paragraph_breaks
 
 Row = dict[str, Any]
 
@@ -164,6 +165,8 @@ def _story_filter_assemble(annotations: list[Annotation]) -> dict[str, Any]:
             # the story id stays: the decisions table links the old and new text under it
             story["text"] = normalize_text(chosen.values["rewritten"], story["lang"])
             story["sentences"] = split_sentences(story["text"], story["lang"])
+            # the annotator's line breaks are the rewritten story's paragraphs (the old breaks index old sentences)
+            story["paragraph_breaks"] = paragraph_breaks(chosen.values["rewritten"], story["text"], story["sentences"], story["lang"])
             story["status"] = "rewritten"
         stories.append(story)
     return {"stories": stories, "story_decisions": history, "stats": dict(counts)}

@@ -94,7 +94,10 @@ def clean_story(row: Mapping[str, Any], params: CleanParams) -> tuple[dict[str, 
     flags = [f for f in row.get("flags") or [] if not f.startswith("stripped_") and f not in JUDGEMENT_FLAGS
              and f not in ("has_dialogue", "fixed_punct")]
     flags += [f"stripped_{rule}" if rule != "repeated_punct" else "fixed_punct" for rule in stripped.removed]
-    new = {**row, "text": text, "title": title, "sentences": split_sentences(text, lang) if text else [],
+    sentences = split_sentences(text, lang) if text else []
+    new = {**row, "text": text, "title": title, "sentences": sentences,
+           # paragraph breaks index the sentences: they hold while cleaning left the sentences as they were
+           "paragraph_breaks": row.get("paragraph_breaks") if sentences == list(row.get("sentences") or []) else None,
            "story_id": story_id_for(text), "cluster_id": None,
            # an annotator's verdict (accepted, rejected, rewritten) outlives a re-clean
            "status": "clean" if row.get("status") in (None, "raw", "clean") else row["status"]}

@@ -47,6 +47,7 @@ from typing import Any, Callable, Iterator
 from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.sources.story import make_story_row
 from lotdata.text import join_sentences, normalize_text
+from lotdata.text.sentences import paragraph_breaks
 
 FORMATS = ("txt", "jsonl", "csv", "parquet", "rocstories", "storycloze", "cmrc", "roc_lines")
 
@@ -622,6 +623,8 @@ def _story_row(record: _Record, *, path: str, lang: str | None, source: str | No
         sentences = [normalize_text(s, row["lang"]) for s in record.sentences]
         if all(sentences) and join_sentences(sentences, row["lang"]) == row["text"]:
             row["sentences"] = sentences
+            if row["paragraph_breaks"]:  # the breaks index the sentences
+                row["paragraph_breaks"] = paragraph_breaks(record.text or "", row["text"], sentences, row["lang"])
     return row
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from lotdata.io import story_id_for
 from lotdata.text import detect_lang, normalize_text, split_sentences
+from lotdata.text.sentences import paragraph_breaks
 
 
 def make_story_row(
@@ -23,11 +24,13 @@ def make_story_row(
     """A `stories` row (status 'raw') from raw text; `lang` is detected when not given."""
     lang = lang or detect_lang(raw_text)
     text = normalize_text(raw_text, lang)
+    sentences = split_sentences(text, lang)
     return {
         "story_id": story_id_for(text),
         "title": normalize_text(title, lang) if title else None,
         "text": text,
-        "sentences": split_sentences(text, lang),
+        "sentences": sentences,
+        "paragraph_breaks": paragraph_breaks(raw_text, text, sentences, lang) if "\n" in raw_text.strip() else None,
         "lang": lang,
         "source": source,
         "source_id": source_id,

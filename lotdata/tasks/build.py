@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from collections import Counter
@@ -27,14 +28,21 @@ from lotdata.datasets.splits import SplitSpec, assign_splits, parse_split_spec, 
 from lotdata.errors import InputError, LotdataError
 from lotdata.exec import Shard, check_executor, read_shard_rows, run_shards, write_row_grouped
 from lotdata.io import check_output_dir, sha256_file, sha256_text, write_jsonl
-from lotdata.schema import SPLITS, STORIES, table_from_rows
+from lotdata.schema import SPLITS, STORIES, STORY_STATUSES, table_from_rows
 from lotdata.tasks.common import BuildStats, StoryOutcome
-from lotdata.tasks.plotcom import plotcom_from_clozet, stories_held_by
+from lotdata.tasks.plotcom import MASK as PLOTCOM_MASK
+from lotdata.tasks.plotcom import plotcom_from_clozet, sample_clozet, stories_held_by
 from lotdata.tasks.provenance import build_environment
+from lotdata.text.tokenize import using_tokenizer
 
 #: stories in these states are never used to build examples
 EXCLUDED_STATUSES = ("rejected",)
+#: annotators' decisions that keep a story (LOT's "filtered stories": accepted as is, or rewritten)
+FILTERED_STATUSES = ("accepted", "rewritten")
 DEFAULT_SPLIT = "train=0.8,val=0.1,test=0.1"
+#: builders need no part-of-speech tags: rjieba gives jieba's tokens, much faster (bench/build.md);
+#: LOTDATA_TOKENIZER or `tokenizer="jieba"` gives LOT's exact setting
+BUILD_TOKENIZER = "rjieba"
 
 
 def _builder(task: str) -> tuple[Callable[..., StoryOutcome], type]:
@@ -47,12 +55,32 @@ def _builder(task: str) -> tuple[Callable[..., StoryOutcome], type]:
 #: what each drop reason means, with the parameter that sets it (the manifest and the card say it)
 DROP_RULES = {
     "too_few_sentences": "fewer sentences than the task needs (SenPos: min_candidates + 2 units, our choice; PlotCom: 3)",
-    "no_eligible_sentence": "no inner sentence of at least min_chars characters to remove",
+    "no_eligible_sentence": "no sentence of at least min_chars characters to remove (SenPos: inner ones; PlotCom: as mask_positions says)",
     "too_long": "PlotCom: the story has max_words jieba words or more (our choice; LOT states 500 words for SenPos only)",
     "outline_too_short": "OutGen: fewer than min_phrases outline phrases",
     "status_rejected": "the story was rejected in annotation",
     "in_clozet": "PlotCom train: the story is also a ClozeT val/test story (PlotCom val/test come from ClozeT)",
+    "status_raw": "the story's status is raw while the build takes only the filtered (accepted/rewritten) stories",
+    "status_clean": "the story's status is clean while the build takes only the filtered (accepted/rewritten) stories",
+    "status_accepted": "accepted stories were not among the statuses asked for",
+    "status_rewritten": "rewritten stories were not among the statuses asked for",
 }
+
+
+def build_tokenizer(name: str | None) -> str:
+    """The tokenizer a build uses: `name`, else LOTDATA_TOKENIZER, else rjieba (jieba's tokens, faster)."""
+    return name or os.environ.get("LOTDATA_TOKENIZER") or BUILD_TOKENIZER
+
+
+def statuses_used(task: str, stories: Sequence[Mapping[str, Any]], statuses: Sequence[str] | None) -> list[str]:
+    """The story statuses a build takes. Asked for: those. OutGen (LOT: "based on filtered stories") on
+    stories carrying annotators' decisions: the accepted and rewritten ones. Otherwise every status but rejected."""
+    present = {s["status"] for s in stories}
+    if statuses:
+        return sorted(set(statuses) - set(EXCLUDED_STATUSES))  # rejected stories are never built
+    if task == "outgen" and present & set(FILTERED_STATUSES):
+        return sorted(FILTERED_STATUSES)
+    return sorted(present - set(EXCLUDED_STATUSES))
 
 
 def build_examples(
@@ -63,20 +91,24 @@ def build_examples(
     params: Mapping[str, Any] | None = None,
     progress: Callable[[int], None] | None = None,
     exclude: Mapping[str, str] | None = None,
+    statuses: Sequence[str] | None = None,
+    stats: BuildStats | None = None,
 ) -> tuple[list[dict[str, Any]], BuildStats]:
     """Run a task's per-story builder over every usable story (pure: no files).
 
-    `exclude` maps story ids to a drop reason (e.g. stories held by ClozeT val/test).
-    SenPos paragraphs (runs of long stories included) are counted in `stats.paragraphs*`.
+    `exclude` maps story ids to a drop reason (e.g. stories held by ClozeT val/test); `statuses` are the
+    story statuses taken (default: every one but rejected). SenPos paragraphs (runs of long stories
+    included) are counted in `stats.paragraphs*`; `stats` continues an earlier count.
     """
     make, params_cls = _builder(task)
     task_params = params_cls(**(params or {}))
-    stats = BuildStats()
-    stats.paragraphs = 0
-    stats.paragraphs_dropped = Counter()
+    if stats is None:
+        stats = BuildStats()
+        stats.paragraphs = 0
+        stats.paragraphs_dropped = Counter()
     examples: list[dict[str, Any]] = []
     for story in stories:
-        if story["status"] in EXCLUDED_STATUSES:
+        if story["status"] in EXCLUDED_STATUSES or (statuses is not None and story["status"] not in statuses):
             outcome = StoryOutcome(dropped=f"status_{story['status']}")
         elif exclude and story["story_id"] in exclude:
             outcome = StoryOutcome(dropped=exclude[story["story_id"]])
@@ -89,6 +121,35 @@ def build_examples(
         if progress:
             progress(1)
     return examples, stats
+
+
+def build_capped(
+    task: str,
+    stories: Sequence[Mapping[str, Any]],
+    limit: int,
+    *,
+    seed: int,
+    group: Callable[[Mapping[str, Any]], str],
+    **options: Any,
+) -> tuple[list[dict[str, Any]], BuildStats]:
+    """`build_examples` for at most `limit` examples, building only the stories it needs.
+
+    Groups (a story, or its near-duplicate cluster) are built in the seeded order `_cap` takes them; a
+    group whose examples would pass the limit is left out, and the work stops once the limit is met,
+    so the examples are those a full build capped at `limit` keeps.
+    """
+    by_group: dict[str, list[Mapping[str, Any]]] = {}
+    for story in stories:
+        by_group.setdefault(group(story), []).append(story)
+    kept: list[dict[str, Any]] = []
+    stats = None
+    for key in sorted(by_group, key=lambda g: story_order_key(g, seed)):
+        examples, stats = build_examples(task, by_group[key], seed=seed, stats=stats, **options)
+        if len(kept) + len(examples) <= limit:
+            kept.extend(examples)
+        if len(kept) == limit:
+            break
+    return kept, stats
 
 
 def _stats_dict(task: str, stats: BuildStats) -> dict[str, Any]:
@@ -108,12 +169,16 @@ WORK_DIR = ".lotdata-work"
 class _BuildShard:
     """Build the examples of one shard of stories into a jsonl part (a picklable callable for the executor)."""
 
-    def __init__(self, task: str, seed: int, params: Mapping[str, Any] | None, exclude: Mapping[str, str]) -> None:
+    def __init__(self, task: str, seed: int, params: Mapping[str, Any] | None, exclude: Mapping[str, str],
+                 statuses: Sequence[str] | None, tokenizer: str) -> None:
         self.task, self.seed, self.params, self.exclude = task, seed, dict(params or {}), dict(exclude)
+        self.statuses, self.tokenizer = (list(statuses) if statuses is not None else None), tokenizer
 
     def __call__(self, shard: Shard, part: Path) -> dict:
-        examples, stats = build_examples(self.task, read_shard_rows(shard), seed=self.seed, params=self.params,
-                                         exclude=self.exclude)
+        # a worker process (or Ray task) does not inherit the driver's tokenizer context
+        with using_tokenizer(self.tokenizer):
+            examples, stats = build_examples(self.task, read_shard_rows(shard), seed=self.seed, params=self.params,
+                                             exclude=self.exclude, statuses=self.statuses)
         write_jsonl(examples, part)
         return {"stories_in": stats.stories_in, "stories_used": stats.stories_used, "examples": stats.examples,
                 "dropped": dict(stats.dropped), "paragraphs": stats.paragraphs,
@@ -128,6 +193,8 @@ def build_examples_sharded(
     seed: int,
     params: Mapping[str, Any] | None = None,
     exclude: Mapping[str, str] | None = None,
+    statuses: Sequence[str] | None = None,
+    tokenizer: str | None = None,
     workers: int = 1,
     executor: str = "local",
     ray_address: str | None = None,
@@ -140,11 +207,12 @@ def build_examples_sharded(
         raise ValueError(f"shard_rows must be a whole number, at least 1 (got {shard_rows!r})")
     stories_file = work / "stories.parquet"
     shards = write_row_grouped(table_from_rows(stories, STORIES), stories_file, shard_rows)
+    tokenizer = build_tokenizer(tokenizer)
     job = {"task": task, "seed": seed, "params": dict(params or {}), "exclude": sorted((exclude or {}).items()),
-           "stories": sha256_file(stories_file)}
+           "statuses": statuses, "tokenizer": tokenizer, "stories": sha256_file(stories_file)}
     fingerprint = sha256_text(json.dumps(job, sort_keys=True, default=str))
     on_shard = (lambda result: progress(result.stats.get("stories_in", 0))) if progress else None
-    results = run_shards(_BuildShard(task, seed, params, exclude or {}), shards, work, executor=executor, workers=workers,
+    results = run_shards(_BuildShard(task, seed, params, exclude or {}, statuses, tokenizer), shards, work, executor=executor, workers=workers,
                          fingerprint=fingerprint, suffix=".jsonl", progress=False, description=f"build {task}",
                          ray_address=ray_address, on_shard=on_shard)
     examples: list[dict[str, Any]] = []
@@ -229,6 +297,9 @@ def build_dataset(
     lot_jsonl: bool = True,
     clozet: str | Path | Mapping[str, list[dict[str, Any]]] | None = None,
     clozet_origin: str = "clozet",
+    clozet_split: str | SplitSpec | None = None,
+    statuses: Sequence[str] | None = None,
+    tokenizer: str | None = None,
     command: str | None = None,
     card: bool = True,
     progress: Callable[[int], None] | None = None,
@@ -240,14 +311,17 @@ def build_dataset(
 ) -> BuildReport:
     """Build `task` from stories Parquet files into the folder `out`.
 
+    PlotCom with `clozet` (a ClozeT dataset folder, LOT jsonl, or ClozeT rows by split): val/test are
+    ClozeT stories with the right candidate as target (LOT 3.3): ClozeT's own val/test, or with
+    `clozet_split` ("val=465,test=464") a seeded sample, grouped by story, across all of ClozeT; train
+    is the automatic construction over the other stories. `statuses`: the story statuses taken (see
+    `statuses_used`). `tokenizer`: see `build_tokenizer`. With `n`, only the stories needed are built.
+
     The per-story construction runs on the executor (`lotdata.exec`): the stories are cut into shards
     of `shard_rows`, `workers` processes (or Ray tasks with `executor="ray"`, joining `ray_address`)
     build them, and the parts are combined in shard order, so the output is the same bytes for any
-    number of workers. A stopped build resumes the shards it had finished.
-
-    PlotCom with `clozet` (a ClozeT dataset folder, LOT jsonl, or ClozeT rows by split): val/test are the
-    ClozeT val/test stories with the right candidate as target (LOT 3.3), train is the automatic
-    construction over the other stories. Everything is checked before the work starts.
+    number of workers. A stopped build resumes the shards it had finished. Everything is checked
+    before the work starts.
     """
     _builder(task)
     check_executor(executor, workers)
@@ -255,32 +329,86 @@ def build_dataset(
         raise ValueError("--clozet applies to plotcom only (its val/test come from ClozeT)")
     if clozet is not None and split is not None:
         raise ValueError("--split does not apply with --clozet: val/test are ClozeT's, train takes every other story")
+    if clozet_split is not None and clozet is None:
+        raise ValueError("--clozet-split needs --clozet (it samples PlotCom val/test from the ClozeT examples)")
     check_sizes(n, train_n)
     if not stories_paths:
         raise ValueError("no stories file given")
+    if isinstance(statuses, str):
+        statuses = [part.strip() for part in statuses.split(",") if part.strip()]
+    unknown = sorted(set(statuses or ()) - set(STORY_STATUSES))
+    if unknown:
+        raise ValueError(f"unknown story status(es) {unknown}; statuses: {', '.join(STORY_STATUSES)}")
     spec = None if clozet is not None else (split if isinstance(split, SplitSpec) else parse_split_spec(split or DEFAULT_SPLIT))
+    sample_spec = _size_spec(clozet_split, "--clozet-split")
     task_params = _params_dict(task, params)
+    tokenizer = build_tokenizer(tokenizer)
     check_output_dir(out)
+    with using_tokenizer(tokenizer):
+        return _build(task, stories_paths, out, n=n, train_n=train_n, seed=seed, spec=spec, params=params, task_params=task_params,
+                      lot_jsonl=lot_jsonl, clozet=clozet, clozet_origin=clozet_origin, sample_spec=sample_spec, statuses=statuses,
+                      command=command, card=card, progress=progress, on_start=on_start, tokenizer=tokenizer,
+                      executor=dict(workers=workers, executor=executor, ray_address=ray_address, shard_rows=shard_rows))
+
+
+def _size_spec(value: str | SplitSpec | None, option: str) -> SplitSpec | None:
+    if value is None:
+        return None
+    spec = value if isinstance(value, SplitSpec) else parse_split_spec(value)
+    if not spec.by_size or "train" in spec.values:
+        raise ValueError(f"{option} takes val/test sizes in examples (val=465,test=464), got {spec}")
+    return spec
+
+
+def _build(
+    task: str,
+    stories_paths: Sequence[str | Path],
+    out: str | Path,
+    *,
+    n: int | None,
+    train_n: int | None,
+    seed: int,
+    spec: SplitSpec | None,
+    params: Mapping[str, Any] | None,
+    task_params: dict[str, Any],
+    lot_jsonl: bool,
+    clozet: str | Path | Mapping[str, list[dict[str, Any]]] | None,
+    clozet_origin: str,
+    sample_spec: SplitSpec | None,
+    statuses: Sequence[str] | None,
+    command: str | None,
+    card: bool,
+    progress: Callable[[int], None] | None,
+    on_start: Callable[[int], None] | None,
+    tokenizer: str,
+    executor: dict[str, Any],
+) -> BuildReport:
     notes: list[str] = []
     clozet_rows = clozet if (clozet is None or isinstance(clozet, Mapping)) else load_clozet(clozet, notes)
+    if clozet_rows is not None and sample_spec is not None:
+        clozet_rows = sample_clozet(clozet_rows, sample_spec, seed)
     started = time.perf_counter()
     stories = load_stories(stories_paths)
     if not stories:
         raise InputError("no stories in the input", path=", ".join(map(str, stories_paths)))
     if on_start:
         on_start(len(stories))
+    taken = statuses_used(task, stories, statuses)
     exclude = {}
     if clozet_rows is not None:
         held_out = [row for s in ("val", "test") for row in clozet_rows.get(s, [])]
         exclude = dict.fromkeys(stories_held_by(stories, held_out), "in_clozet")
-    examples, stats = build_examples_sharded(task, stories, Path(out) / WORK_DIR, seed=seed, params=params, exclude=exclude,
-                                             workers=workers, executor=executor, ray_address=ray_address,
-                                             shard_rows=shard_rows, progress=progress)
     groups = {s["story_id"]: s["cluster_id"] for s in stories if s.get("cluster_id")}
+    group = _grouping(groups)
+    options = dict(params=params, progress=progress, exclude=exclude, statuses=taken)
+    if n is None:
+        examples, stats = build_examples_sharded(task, stories, Path(out) / WORK_DIR, seed=seed, params=params, exclude=exclude,
+                                                 statuses=taken, tokenizer=tokenizer, progress=progress, **executor)
+    else:  # a preview builds only the stories it needs, in process
+        examples, stats = build_capped(task, stories, n, seed=seed, group=group, **options)
     if clozet_rows is None:
         by_split = split_examples(examples, spec, seed, n, train_n, groups)
     else:
-        group = _grouping(groups)
         train = _cap(_cap(examples, n, seed, group), train_n, seed, group)
         by_split = {
             "train": sorted(({**ex, "split": "train"} for ex in train), key=lambda ex: story_order_key(ex["example_id"], seed)),
@@ -295,14 +423,21 @@ def build_dataset(
         "seconds": round(seconds, 3),
         "stories_per_second": round(stats.stories_in / seconds, 1) if seconds else None,
     }
+    if n is not None:
+        summary["stories_available"] = len(stories)
+    if task == "plotcom":
+        summary["masked_positions"] = _masked_positions(by_split["train"])
     origins = _origins(task, by_split)
     if clozet_rows is not None:
         summary["clozet_rows_unused"] = {s: len(r) for s, r in clozet_rows.items() if s not in ("val", "test")}
     all_params = {"task": task, "n": n, "train_n": train_n, "seed": seed, "split": str(spec) if spec else None, **task_params}
+    if sample_spec is not None:
+        all_params["clozet_split"] = str(sample_spec)
     extra = {
         "environment": build_environment(task, task_params),
         "drop_rules": {k: DROP_RULES[k] for k in {**stats.dropped, **getattr(stats, "paragraphs_dropped", {})} if k in DROP_RULES},
         "split_origin": origins,
+        "statuses_used": taken,
         "licenses": sorted({s["license"] for s in stories if s.get("license")}),
         "languages": sorted({ex["lang"] for rows in by_split.values() for ex in rows}),
     }
@@ -323,8 +458,19 @@ def build_dataset(
         card=card,
     )
     shutil.rmtree(Path(out) / WORK_DIR, ignore_errors=True)
-    return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=summary, warnings=split_warnings(by_split, spec, train_n),
-                       notes=notes)
+    warnings = split_warnings(by_split, spec or sample_spec, train_n)
+    return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=summary, warnings=warnings, notes=notes)
+
+
+def _masked_positions(examples: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """How many automatic PlotCom examples mask the first, an inner or the last sentence."""
+    counts: Counter = Counter()
+    for ex in examples:
+        if (ex.get("origin") or "auto") != "auto":
+            continue
+        last = ex["context"].rstrip().endswith(PLOTCOM_MASK)
+        counts["first" if ex["mask_sentence_index"] == 0 else "last" if last else "inner"] += 1
+    return {k: counts[k] for k in ("first", "inner", "last")}
 
 
 def build_plotcom_with_clozet(

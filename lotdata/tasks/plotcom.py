@@ -1,6 +1,8 @@
-"""PlotCom training examples: one random inner sentence removed and replaced by <MASK>.
+"""PlotCom training examples: one random sentence removed and replaced by <MASK>.
 
-Val/test come from ClozeT right candidates (LOT Section 3.3), not from this builder.
+LOT 3.3 built training data "by randomly removing one sentence from a story" (first and last included:
+`mask_positions = "any"`, the default); `"inner"` keeps the first and last sentence, as lotdata did
+before. Val/test come from ClozeT right candidates (LOT Section 3.3), not from this builder.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from typing import Any, Iterable, Mapping, Sequence
 from lotdata.datasets.lotformat import lot_row_base
 from lotdata.datasets.registry import Builder, TaskSpec, register_task
 from lotdata.datasets.stats import Vocabulary, avg, input_stats
-from lotdata.schema import MASK_TOKENS, PLOTCOM
+from lotdata.schema import MASK_TOKENS, PLOTCOM, SPLITS
 from lotdata.tasks.common import StoryOutcome, check_at_least_one, inner_candidates, merged_sentences, story_rng
-from lotdata.text import count_words, join_sentences, normalize_text
+from lotdata.datasets.splits import SplitSpec, assign_splits, story_order_key
+from lotdata.text import count_chars, count_words, join_sentences, normalize_text
 
 TASK = "plotcom"
 MASK = MASK_TOKENS[TASK]
@@ -22,13 +25,26 @@ MASK = MASK_TOKENS[TASK]
 @dataclass(frozen=True)
 class PlotcomParams:
     """`max_words` (stories of this many words or more are dropped; None or 0: no limit) is our choice:
-    LOT states the 500-word limit for SenPos paragraphs only."""
+    LOT states the 500-word limit for SenPos paragraphs only. `mask_positions`: "any" (LOT: any sentence of at
+    least `min_chars` characters, first and last included) or "inner" (never the first or last)."""
 
     min_chars: int = 10
     max_words: int | None = 500
+    mask_positions: str = "any"
 
     def __post_init__(self) -> None:
         check_at_least_one(min_chars=self.min_chars)
+        if self.mask_positions not in MASK_POSITIONS:
+            raise ValueError(f"--mask-positions must be one of {', '.join(MASK_POSITIONS)} (got {self.mask_positions!r})")
+
+
+MASK_POSITIONS = ("any", "inner")
+
+
+def _maskable(sentences: list[str], params: PlotcomParams) -> list[int]:
+    if params.mask_positions == "inner":
+        return inner_candidates(sentences, params.min_chars)
+    return [i for i, sentence in enumerate(sentences) if count_chars(sentence) >= params.min_chars]
 
 
 def plotcom_examples(story: Mapping[str, Any], params: PlotcomParams, seed: int) -> StoryOutcome:
@@ -38,7 +54,7 @@ def plotcom_examples(story: Mapping[str, Any], params: PlotcomParams, seed: int)
         return StoryOutcome(dropped="too_few_sentences")
     if params.max_words and count_words(story["text"], lang) >= params.max_words:
         return StoryOutcome(dropped="too_long")
-    eligible = inner_candidates(sentences, params.min_chars)
+    eligible = _maskable(sentences, params)
     if not eligible:
         return StoryOutcome(dropped="no_eligible_sentence")
     at = story_rng(seed, TASK, story["story_id"]).choice(eligible)
@@ -99,6 +115,19 @@ def stories_held_by(stories: Sequence[Mapping[str, Any]], clozet_rows: Sequence[
             if before in text and after in text:
                 held.add(stories[i]["story_id"])
     return {story["story_id"] for story in stories} & held
+
+
+def sample_clozet(clozet_rows: Mapping[str, list[dict[str, Any]]], spec: SplitSpec, seed: int) -> dict[str, list[dict[str, Any]]]:
+    """LOT's PlotCom val/test: ClozeT examples sampled across every ClozeT split, whole stories in seeded
+    order (test filled first, then val); no story in two splits. Returns rows by their new split
+    ("train": the rows not sampled)."""
+    pool = [row for split in SPLITS for row in clozet_rows.get(split, [])]
+    pool.sort(key=lambda row: (story_order_key(row["story_id"], seed), row["example_id"]))
+    assigned = assign_splits([row["story_id"] for row in pool], spec, seed)
+    by_split: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
+    for row, new_split in zip(pool, assigned):
+        by_split[new_split].append({**row, "split": new_split})
+    return by_split
 
 
 # ---------------------------------------------------------------- the task record

@@ -1,8 +1,9 @@
 """SenPos: remove one inner sentence of a paragraph; every gap between adjacent sentences is a candidate.
 
-Rules (LOT Section 3.2 and footnote 3): paragraphs under 500 words; sentences under 10 characters are
-merged with a neighbour; the removed sentence has at least 10 characters and is never the first or
-last; the label counts the gaps from 1.
+Rules (LOT Section 3.2 and footnote 3): paragraphs under 500 words (the source's own paragraphs first,
+`paragraph_breaks` in the stories table; a paragraph still too long is cut into runs of sentences);
+sentences under 10 characters are merged with a neighbour inside their paragraph; the removed sentence
+has at least 10 characters and is never the first or last; the label counts the gaps from 1.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from lotdata.datasets.registry import Builder, TaskSpec, register_task
 from lotdata.datasets.stats import Vocabulary, avg, input_stats
 from lotdata.schema import MASK_TOKENS, SENPOS
 from lotdata.tasks.common import StoryOutcome, check_at_least_one, inner_candidates, merged_sentences, story_rng
-from lotdata.text import count_words, detect_lang, join_sentences
+from lotdata.text import count_words, detect_lang, join_sentences, merge_short_sentences
+from lotdata.text.sentences import split_paragraphs
 
 TASK = "senpos"
 MASK = MASK_TOKENS[TASK]
@@ -30,6 +32,8 @@ class SenposParams:
     min_chars: int = 10
     max_words: int | None = 500  # None or 0: no limit
     min_candidates: int = 2
+    #: cut on the source's paragraph breaks first (LOT extracted paragraphs); False: the whole story
+    cut_paragraphs: bool = True
 
     def __post_init__(self) -> None:
         check_at_least_one(min_chars=self.min_chars, min_candidates=self.min_candidates)
@@ -63,12 +67,21 @@ def paragraphs(sentences: list[str], lang: str, max_words: int | None) -> list[l
     return [run for run in runs if run]
 
 
+def story_paragraphs(story: Mapping[str, Any], params: SenposParams) -> list[list[str]]:
+    """The story's paragraphs (its own breaks first), short sentences merged inside each, cut under `max_words`."""
+    breaks = story.get("paragraph_breaks") if params.cut_paragraphs else None
+    runs = []
+    for source_paragraph in split_paragraphs(list(story["sentences"]), breaks):
+        merged = merge_short_sentences(source_paragraph, story["lang"], params.min_chars)
+        runs.extend(paragraphs(merged, story["lang"], params.max_words))
+    return runs
+
+
 def senpos_examples(story: Mapping[str, Any], params: SenposParams, seed: int) -> StoryOutcome:
     lang = story["lang"]
-    sentences = merged_sentences(story, params.min_chars)
     outcome = SenposOutcome()
     reasons = []
-    for part, para in enumerate(paragraphs(sentences, lang, params.max_words)):
+    for part, para in enumerate(story_paragraphs(story, params)):
         outcome.paragraphs += 1
         if len(para) - 2 < params.min_candidates:
             reasons.append("too_few_sentences")

@@ -203,3 +203,43 @@ def merge_short_sentences(sentences: list[str], lang: str, min_chars: int = 10) 
         out[1] = out[0] + sep + out[1]
         del out[0]
     return out
+
+
+def paragraph_breaks(raw_text: str, text: str, sentences: list[str], lang: str) -> list[int] | None:
+    """Where the paragraphs of `raw_text` start in `sentences` (indices > 0); None without a break.
+
+    Normalisation deletes newlines (the text, and so the story id, stays the same); this keeps what
+    they said. Each non-empty line of the raw text is a paragraph, found again in the normalised
+    `text`; a break that falls inside a sentence (a line without final punctuation) is not one, and a
+    line that normalises differently alone than in the whole text gives up (None).
+    """
+    from lotdata.text.normalize import normalize_text
+
+    lines = [normalize_text(line, lang) for line in raw_text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    lines = [line for line in lines if line]
+    if len(lines) < 2:
+        return None
+    line_starts, pos = [], 0
+    for line in lines:
+        at = text.find(line, pos)
+        if at < 0:
+            return None
+        line_starts.append(at)
+        pos = at + len(line)
+    sentence_at, pos = {}, 0
+    for i, sentence in enumerate(sentences):
+        at = text.find(sentence, pos)
+        if at < 0:
+            return None
+        sentence_at[at] = i
+        pos = at + len(sentence)
+    breaks = sorted({sentence_at[at] for at in line_starts[1:] if sentence_at.get(at, 0) > 0})
+    return breaks or None
+
+
+def split_paragraphs(sentences: list[str], breaks: list[int] | None) -> list[list[str]]:
+    """The sentences cut at the paragraph breaks (one paragraph when there are none)."""
+    if not sentences:
+        return []
+    cuts = [0, *sorted(b for b in (breaks or ()) if 0 < b < len(sentences)), len(sentences)]
+    return [sentences[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]

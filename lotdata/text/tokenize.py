@@ -10,8 +10,9 @@ from __future__ import annotations
 import logging
 import os
 import re
+from contextlib import contextmanager
 from functools import lru_cache
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 Tokenizer = Callable[[str], list[str]]
 
@@ -64,6 +65,19 @@ def set_tokenizer(name: str) -> None:
 
 def tokenizer_name() -> str:
     return _current or os.environ.get("LOTDATA_TOKENIZER", "jieba")
+
+
+@contextmanager
+def using_tokenizer(name: str | None) -> Iterator[str]:
+    """Make `name` the current Chinese tokenizer inside the block (None: keep the current one)."""
+    global _current
+    previous = _current
+    if name is not None:
+        set_tokenizer(name)
+    try:
+        yield tokenizer_name()
+    finally:
+        _current = previous
 
 
 def tokenize_zh(text: str) -> list[str]:
