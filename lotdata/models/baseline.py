@@ -303,8 +303,8 @@ class GenBaseline(_Baseline):
         torch.manual_seed(self.config.train.seed if seed is None else seed)
         rows = _rows(table)
         prompts = [self.encoder().prompt(item) for item in self.encode_rows(rows)]
-        size = batch_size or batch_size_for(self.config.generate, self.device)
         self.model.eval()
+        size = batch_size or batch_size_for(self.config.generate, self.device, probe=self._generation_probe(prompts))
         texts: list[str] = [""] * len(rows)
         with progress() as bars:
             bar = bars.add_task(f"generate {self.task}", total=len(rows))
@@ -314,6 +314,24 @@ class GenBaseline(_Baseline):
                     texts[i] = generation.decode(self.tokenizer, ids, rows[i].get("lang"))
                 bars.advance(bar, len(indices))
         return texts
+
+    def _generation_probe(self, prompts: list[list[int]]):
+        """A forward pass at batch n over the longest prompt plus every new token: the memory a batch of
+        generation peaks at (no gradients), for `gpu_batch_size = "auto"`."""
+        torch = require("torch", "models")
+        from lotdata.models.trainer import autocast
+
+        longest = max((len(p) for p in prompts), default=1)
+        limit = getattr(self.model.config, "n_positions", None) or getattr(self.model.config, "max_position_embeddings", None) or 10**9
+        width = min(limit, longest + self.config.generate.max_new_tokens)
+
+        def run(n: int) -> None:
+            ids = torch.full((n, width), self.specials.start, dtype=torch.long, device=self.device)
+            extra = {"decoder_input_ids": ids} if self.encoder_decoder else {}
+            with torch.inference_mode(), autocast(self.device, self.config.train.mixed_precision):
+                self.model(input_ids=ids, **extra)
+
+        return run
 
     def _generate_ids(self, prompts: list[list[int]]) -> list[list[int]]:
         from lotdata.models.trainer import autocast

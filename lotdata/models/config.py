@@ -67,6 +67,9 @@ class BaselineConfig:
         }
 
 
+_KIND = {bool: "boolean (true or false)", int: "positive integer", float: "non-negative number"}
+
+
 def _check_types(section: str, values: Any, cls: type, path: str) -> None:
     """A wrong type (`batch_size = "twelve"`) is named with its file and key (exit 1), not met later."""
     if not isinstance(values, dict):
@@ -82,13 +85,13 @@ def _check_types(section: str, values: Any, cls: type, path: str) -> None:
             ok = isinstance(value, int) and not isinstance(value, bool) and value > 0 if key != "seed" else isinstance(value, int)
         elif isinstance(default, float):
             ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
-        elif default is None:  # gpu_batch_size: int or "auto"
-            ok = value == "auto" or isinstance(value, int) and not isinstance(value, bool) and value > 0
+        elif default is None:  # gpu_batch_size: a number, "auto" or None (a saved run's meta writes null)
+            ok = value is None or value == "auto" or isinstance(value, int) and not isinstance(value, bool) and value > 0
         else:
             ok = True
         if not ok:
-            kind = "a positive integer or \"auto\"" if default is None else type(default).__name__
-            raise LotdataError(f"{path}: [{section}] {key} = {value!r} is not a valid {kind}")
+            kind = 'positive integer or "auto"' if default is None else _KIND.get(type(default), type(default).__name__)
+            raise LotdataError(f"{path}: [{section}] {key} = {value!r} is not a {kind}")
 
 
 def config_from_dict(data: dict[str, Any], path: str = "<config>") -> BaselineConfig:
