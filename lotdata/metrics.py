@@ -357,7 +357,7 @@ def paper_row(family: str, split: str, model: str) -> dict[MetricKey, float]:
 def lot_weights(human: Mapping[MetricKey, float], baseline: Mapping[MetricKey, float], family: str) -> dict[MetricKey, float]:
     """LOT Eq. 1 with Eq. 2's normalisation: w_i = (H_i / B_i) / sum_j (H_j / B_j) over the family's metrics."""
     keys = FAMILIES[family]
-    missing = [f"{t} {m}" for t, m in keys if t not in ("overall",) and ((t, m) not in human or (t, m) not in baseline)]
+    missing = [f"{t} {m}" for t, m in keys if (t, m) not in human or (t, m) not in baseline]
     if missing:
         raise ValueError(f"{family} Overall needs human and baseline scores for {', '.join(missing)}")
     bad = [f"{t} {m}" for t, m in keys if not baseline[(t, m)] > 0]

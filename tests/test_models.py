@@ -133,7 +133,8 @@ def test_clozet_learns_an_obvious_signal_and_round_trips(tmp_path):
     assert results["scores"]["test"]["accuracy"] >= 0.8  # chance is 0.5
     # save -> load -> the same predictions, written in LOT format and scored by `lotdata evaluate`
     pred = tmp_path / "pred.jsonl"
-    result = runner.invoke(app, ["baseline", "predict", "--run", str(tmp_path / "run"), "--data", str(data), "--out", str(pred), "--device", "cpu"])
+    result = runner.invoke(app, ["baseline", "predict", "--run", str(tmp_path / "run"), "--data", str(data), "--out", str(pred), "--device", "cpu",
+                                 "--batch-size", "3"])
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in pred.read_text(encoding="utf-8").splitlines()]
     assert all(r["label"] in ("0", "1") and set(r) == {"story", "plot0", "plot1", "label"} for r in records)

@@ -103,6 +103,7 @@ def predict_run(run: str | Path, data: str | Path, out: str | Path, *, split: st
     write_jsonl(records, out)
     summary: dict[str, Any] = {"task": task, "split": split, "rows": len(records), "out": str(out)}
     if score:
+        definition = metrics.DEFINITION_ALIASES.get(definition, definition)
         by_definition = {d: metrics.evaluate(task, records, gold, d) for d in dict.fromkeys([definition, "lot"]
                          + (["nlpcc2021"] if task in GENERATION else []))}
         summary["scores"] = by_definition[definition]
