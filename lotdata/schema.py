@@ -139,6 +139,21 @@ QUARANTINE = _schema(
     ],
 )
 
+#: dataset cartography (Swayamdipta et al. 2020), written by `lotdata baseline cartography`
+CARTOGRAPHY_REGIONS = ("easy", "ambiguous", "hard", "middle")
+CARTOGRAPHY = _schema(
+    "cartography",
+    [
+        pa.field("example_id", pa.string(), nullable=False),
+        pa.field("story_id", pa.string()),
+        pa.field("confidence", pa.float64(), nullable=False),  # mean probability of the gold label over epochs
+        pa.field("variability", pa.float64(), nullable=False),  # its standard deviation over epochs
+        pa.field("correctness", pa.float64(), nullable=False),  # share of epochs the prediction was right
+        pa.field("region", pa.string(), nullable=False),  # one of CARTOGRAPHY_REGIONS
+        pa.field("gold_probs", pa.list_(pa.float64()), nullable=False),  # per epoch
+    ],
+)
+
 TASK_SCHEMAS: dict[str, pa.Schema] = {
     "senpos": SENPOS,
     "plotcom": PLOTCOM,

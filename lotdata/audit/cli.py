@@ -48,10 +48,13 @@ def import_storycloze_cmd(
     val: Path = typer.Option(..., "--val", help="Labelled Story Cloze Test validation csv."),
     test: Optional[Path] = typer.Option(None, "--test", help="Labelled Story Cloze Test test csv."),
     out: Path = typer.Option(..., "--out", help="Dataset folder to write (clozet, splits val/test)."),
+    train_from: str = typer.Option("none", "--train-from", help="none, or val: train on the val csv, as published SCT systems do (test stays test)."),
+    val_share: float = typer.Option(0.1, "--val-share", help="With --train-from val: share of it kept as val (early stopping), seeded."),
+    seed: int = typer.Option(0, "--seed", help="With --train-from val: the seed of that split."),
 ) -> None:
     """Import the Story Cloze Test csv as a two-candidate cloze dataset."""
     from lotdata.tasks.storycloze import import_storycloze
 
     with errors():
-        report = import_storycloze(val, out, test=test)
+        report = import_storycloze(val, out, test=test, train_from=train_from, val_share=val_share, seed=seed)
     out_console.print(summary_table(f"lotdata import storycloze -> {out}", {**report.rows_per_split, **report.stats}))

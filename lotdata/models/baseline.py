@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from lotdata.datasets.registry import get_task
 from lotdata.progress import progress
-from lotdata.errors import InputError, require, must_exist
+from lotdata.errors import InputError, MissingFileError, must_exist, require
 from lotdata.models import choice, generation
 from lotdata.models.backbone import load_backbone, pick_device, specials_of
 from lotdata.models.config import BaselineConfig, config_from_dict
@@ -45,6 +45,41 @@ class _Baseline:
         self.checkpoint = checkpoint
         self.model = self.tokenizer = self.specials = None
         self.fit_result: FitResult | None = None
+        self._encoded: dict[str, Any] = {}  # example_id -> encoded item: tokenised once per baseline
+        self._best_state: dict[str, Any] | None = None
+        self._initial_state: dict[str, Any] | None = None
+
+    def encode_rows(self, rows: Sequence[dict]) -> list[Any]:
+        """Rows as model inputs, each row tokenised once (cached by example_id) for this baseline's tokenizer."""
+        encode = self.encoder()
+        out = []
+        for row in rows:
+            key = row.get("example_id")
+            if key is None:
+                out.append(encode(row))
+                continue
+            if key not in self._encoded:
+                self._encoded[key] = encode(row)
+            out.append(self._encoded[key])
+        return out
+
+    def prepare(self, rows: Sequence[dict], workdir: str | Path) -> "_Baseline":
+        """Build the model and tokenizer once (vocabulary from `rows`) and remember the initial weights,
+        so `reset()` gives a fresh model without building it again (a learning curve trains several)."""
+        if self.model is None:
+            self._backbone(list(rows), Path(workdir))
+        self._initial_state = _cpu_state(self.model)
+        return self
+
+    def reset(self) -> None:
+        if self._initial_state is None:
+            raise ValueError("prepare() the baseline before reset()")
+        self.model.load_state_dict(self._initial_state)
+        self._best_state, self.fit_result = None, None
+
+    def _remember_best(self, path: Path) -> None:
+        self.save(path)
+        self._best_state = _cpu_state(self.model)
 
     def _backbone(self, rows: list[dict], workdir: Path) -> None:
         model, tokenizer = load_backbone(self.config, self.kind, texts=_texts(self.task, rows), workdir=workdir,
@@ -80,7 +115,9 @@ class _Baseline:
         if self.model is None:
             self._backbone(rows, workdir)
         self.fit_result = self._fit(rows, val_rows, workdir, resume)
-        if (workdir / "best" / META_FILE).exists():  # predict with the best epoch's weights
+        if self._best_state is not None:  # predict with the best epoch's weights, kept in memory
+            self.model.load_state_dict(self._best_state)
+        elif (workdir / "best" / META_FILE).exists():  # a resumed run whose best epoch was an earlier process's
             self._load_weights(workdir / "best")
         return self
 
@@ -112,15 +149,37 @@ class ChoiceBaseline(_Baseline):
     def encoder(self) -> choice.Encoder:
         return choice.Encoder(self.tokenizer, self.specials, self.task, self.variant, self.config.train.max_length)
 
-    def _fit(self, rows, val_rows, workdir, resume) -> FitResult:
-        encode = self.encoder()
-        train_items, val_items = [encode(r) for r in rows], [encode(r) for r in val_rows]
+    def _fit(self, rows, val_rows, workdir, resume, on_epoch_end=None) -> FitResult:
+        train_items, val_items = self.encode_rows(rows), self.encode_rows(val_rows)
         return fit(
             self.model, train_items, val_items, collate=lambda b: choice.collate(b, self.specials.pad),
             loss_fn=lambda m, batch: m(batch)[1], score_fn=lambda m, items: _accuracy(self._predict_items(items), items),
             settings=self.config.train, out=workdir, device=self.device, resume=resume,
-            save_best=lambda m, path: self.save(path), progress_label=f"{self.config.name} {self.task}",
+            save_best=lambda m, path: self._remember_best(path), progress_label=f"{self.config.name} {self.task}",
+            on_epoch_end=on_epoch_end,
         )
+
+    def gold_probabilities(self, items: Sequence[choice.Encoded]) -> tuple[list[float], list[bool]]:
+        """Per item: the model's probability of the gold candidate and whether its argmax is right."""
+        torch = require("torch", "models")
+        from lotdata.models.trainer import autocast, length_batches, to_device
+
+        self.model.eval()
+        batches = length_batches([max(len(s) for s in it.seqs) for it in items], _eval_batch(self.config.train, self.device))
+        probs, rights = [], []
+        with torch.inference_mode():
+            for indices in batches:
+                batch = to_device(choice.collate([items[i] for i in indices], self.specials.pad), self.device)
+                with autocast(self.device, self.config.train.mixed_precision):
+                    scores, _ = self.model(batch)
+                dist = scores.float().softmax(-1)
+                probs.append(dist.gather(1, batch["labels"].unsqueeze(1)).squeeze(1))
+                rights.append(dist.argmax(-1) == batch["labels"])
+        gold, right = [0.0] * len(items), [False] * len(items)
+        order = [i for b in batches for i in b]
+        for index, p, r in zip(order, torch.cat(probs).tolist() if probs else [], torch.cat(rights).tolist() if rights else []):
+            gold[index], right[index] = p, r
+        return gold, right
 
     def _predict_items(self, items: Sequence[choice.Encoded], show_progress: bool = False) -> list[int]:
         """Argmax candidate of each item; a progress bar only outside training (rich shows one at a time)."""
@@ -130,29 +189,49 @@ class ChoiceBaseline(_Baseline):
                 return self._predict_loop(items, lambda n: bars.advance(bar, n))
         return self._predict_loop(items, lambda n: None)
 
-    def _predict_loop(self, items: Sequence[choice.Encoded], advance) -> list[int]:
+    def _predict_loop(self, items: Sequence[choice.Encoded], advance, batch_size: int | None = None) -> list[int]:
+        """Batched by length under autocast; the argmaxes stay on the device until the end (one sync)."""
         torch = require("torch", "models")
-        from lotdata.models.trainer import autocast, batch_size_for, to_device
+        from lotdata.models.trainer import autocast, batch_size_for, length_batches, to_device
 
         self.model.eval()
-        size = batch_size_for(self.config.train, self.device)
-        preds: list[int] = []
-        with torch.no_grad():
-            for i in range(0, len(items), size):
-                batch = to_device(choice.collate(items[i : i + size], self.specials.pad), self.device)
+        size = batch_size or _eval_batch(self.config.train, self.device)
+        batches = length_batches([max(len(s) for s in it.seqs) for it in items], size)
+        picked = []
+        with torch.inference_mode():
+            for indices in batches:
+                batch = to_device(choice.collate([items[i] for i in indices], self.specials.pad), self.device)
                 with autocast(self.device, self.config.train.mixed_precision):
                     scores, _ = self.model(batch)
-                preds += scores.argmax(-1).tolist()
-                advance(len(items[i : i + size]))
+                picked.append(scores.argmax(-1))
+                advance(len(indices))
+        preds = [0] * len(items)
+        flat = torch.cat(picked).tolist() if picked else []
+        for index, pred in zip((i for b in batches for i in b), flat):
+            preds[index] = pred
         return preds
 
-    def predict(self, table: pa.Table | Sequence[dict]) -> list[int]:
+    def predict(self, table: pa.Table | Sequence[dict], batch_size: int | None = None) -> list[int]:
         """Labels in the table's convention: ClozeT candidate index 0/1, SenPos gap counted from 1."""
         if self.model is None:
             raise ValueError("fit or load the baseline first")
-        encode = self.encoder()
-        preds = self._predict_items([encode(r) for r in _rows(table)], show_progress=True)
+        items = self.encode_rows(_rows(table))
+        with progress() as bars:
+            bar = bars.add_task(f"predict {self.task}", total=len(items))
+            preds = self._predict_loop(items, lambda n: bars.advance(bar, n), batch_size)
         return [p + 1 for p in preds] if self.task == "senpos" else preds
+
+
+def _eval_batch(settings, device: str) -> int:
+    """Evaluation keeps no activations for a backward pass: twice the training batch fits."""
+    from lotdata.models.trainer import batch_size_for
+
+    size = batch_size_for(settings, device)
+    return size * 2 if device.startswith("cuda") else size
+
+
+def _cpu_state(model) -> dict[str, Any]:
+    return {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
 
 
 def _accuracy(preds: Sequence[int], items: Sequence[choice.Encoded]) -> float:
@@ -183,52 +262,78 @@ class GenBaseline(_Baseline):
         return generation.collate_lm(pairs, self.specials, self.encoder_decoder)
 
     def _fit(self, rows, val_rows, workdir, resume) -> FitResult:
-        encode = self.encoder()
-        train_items, val_items = [encode(r) for r in rows], [encode(r) for r in val_rows]
+        train_items, val_items = self.encode_rows(rows), self.encode_rows(val_rows)
         return fit(
             self.model, train_items, val_items, collate=self._collate, loss_fn=generation.lm_loss,
             score_fn=self._val_loss, settings=self.config.train, out=workdir, device=self.device, resume=resume,
-            save_best=lambda m, path: self.save(path), higher_is_better=False, progress_label=f"{self.config.name} {self.task}",
+            save_best=lambda m, path: self._remember_best(path), higher_is_better=False, progress_label=f"{self.config.name} {self.task}",
         )
 
     def _val_loss(self, model, items) -> float:
+        """Mean per-example LM loss: the GPU batch, autocast, length batches, summed on the device."""
         torch = require("torch", "models")
-        from lotdata.models.trainer import to_device
+        from lotdata.models.trainer import autocast, length_batches, to_device
 
-        total, n = 0.0, 0
-        with torch.no_grad():
-            for i in range(0, len(items), self.config.train.batch_size):
-                chunk = items[i : i + self.config.train.batch_size]
-                total += float(generation.lm_loss(model, to_device(self._collate(chunk), self.device))) * len(chunk)
-                n += len(chunk)
-        return total / max(n, 1)
+        size = _eval_batch(self.config.train, self.device)
+        total = torch.zeros((), device=self.device)
+        with torch.inference_mode():
+            for indices in length_batches([len(it.source) + len(it.target) for it in items], size):
+                batch = to_device(self._collate([items[i] for i in indices]), self.device)
+                with autocast(self.device, self.config.train.mixed_precision):
+                    loss = generation.lm_loss(model, batch)
+                total += loss.float() * len(indices)
+        return float(total) / max(len(items), 1)
 
-    def generate(self, table: pa.Table | Sequence[dict], seed: int | None = None) -> list[str]:
-        """One sampled text per row (top-k, temperature from the config), seeded."""
+    def generate(self, table: pa.Table | Sequence[dict], seed: int | None = None, batch_size: int | None = None) -> list[str]:
+        """One sampled text per row (top-k, temperature from the config), seeded; prompts batched by length
+        (a batch runs to its longest output, so similar prompts go together), results in the rows' order."""
         torch = require("torch", "models")
+        from lotdata.models.trainer import batch_size_for, length_batches
+
         if self.model is None:
             raise ValueError("fit or load the baseline first")
-        settings = self.config.generate
         torch.manual_seed(self.config.train.seed if seed is None else seed)
-        encode = self.encoder()
         rows = _rows(table)
+        prompts = [self.encoder().prompt(item) for item in self.encode_rows(rows)]
         self.model.eval()
-        texts: list[str] = []
+        size = batch_size or batch_size_for(self.config.generate, self.device, probe=self._generation_probe(prompts))
+        texts: list[str] = [""] * len(rows)
         with progress() as bars:
             bar = bars.add_task(f"generate {self.task}", total=len(rows))
-            for i in range(0, len(rows), settings.batch_size):
-                texts += self._generate_chunk(encode, rows[i : i + settings.batch_size])
-                bars.advance(bar, len(rows[i : i + settings.batch_size]))
+            for indices in length_batches([len(p) for p in prompts], size):
+                outs = self._generate_ids([prompts[i] for i in indices])
+                for i, ids in zip(indices, outs):
+                    texts[i] = generation.decode(self.tokenizer, ids, rows[i].get("lang"))
+                bars.advance(bar, len(indices))
         return texts
 
-    def _generate_chunk(self, encode: generation.GenEncoder, chunk: list[dict]) -> list[str]:
+    def _generation_probe(self, prompts: list[list[int]]):
+        """A forward pass at batch n over the longest prompt plus every new token: the memory a batch of
+        generation peaks at (no gradients), for `gpu_batch_size = "auto"`."""
+        torch = require("torch", "models")
+        from lotdata.models.trainer import autocast
+
+        longest = max((len(p) for p in prompts), default=1)
+        limit = getattr(self.model.config, "n_positions", None) or getattr(self.model.config, "max_position_embeddings", None) or 10**9
+        width = min(limit, longest + self.config.generate.max_new_tokens)
+
+        def run(n: int) -> None:
+            ids = torch.full((n, width), self.specials.start, dtype=torch.long, device=self.device)
+            extra = {"decoder_input_ids": ids} if self.encoder_decoder else {}
+            with torch.inference_mode(), autocast(self.device, self.config.train.mixed_precision):
+                self.model(input_ids=ids, **extra)
+
+        return run
+
+    def _generate_ids(self, prompts: list[list[int]]) -> list[list[int]]:
+        from lotdata.models.trainer import autocast
+
         settings = self.config.generate
-        prompts = [encode.prompt(encode(r)) for r in chunk]
-        outs = generation.generate_batch(
-            self.model, prompts, self.specials, top_k=settings.top_k, temperature=settings.temperature,
-            max_new_tokens=settings.max_new_tokens, encoder_decoder=self.encoder_decoder, device=self.device,
-        )
-        return [generation.decode(self.tokenizer, ids, r.get("lang")) for ids, r in zip(outs, chunk)]
+        with autocast(self.device, self.config.train.mixed_precision):
+            return generation.generate_batch(
+                self.model, prompts, self.specials, top_k=settings.top_k, temperature=settings.temperature,
+                max_new_tokens=settings.max_new_tokens, encoder_decoder=self.encoder_decoder, device=self.device,
+            )
 
     predict = generate
 
@@ -242,6 +347,8 @@ def load(path: str | Path, *, device: str | None = None):
     path = must_exist(path, "run folder")
     if (path / "best" / META_FILE).exists():
         path = path / "best"
+    if not path.exists():
+        raise MissingFileError("run folder not found", path=str(path))
     if not (path / META_FILE).exists():
         raise InputError(f"no {META_FILE}: not a saved lotdata baseline", path=str(path))
     meta = json.loads((path / META_FILE).read_text(encoding="utf-8"))

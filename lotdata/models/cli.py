@@ -23,11 +23,11 @@ def evaluate_cmd(
     pred: Path = typer.Option(..., "--pred", help="Predictions: LOT jsonl (same shape as the test file) or our Parquet."),
     gold: Path = typer.Option(..., "--gold", help="Gold: LOT jsonl or our Parquet split."),
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the scores as JSON here ('-' for stdout only)."),
-    definition: str = typer.Option("official", "--definition", help="official (the NLPCC 2021 OutGen script) or paper."),
-    human: Optional[str] = typer.Option(None, "--human", help="Overall: human scores of B-1,B-2,D-3,D-4,Cover,Order (default: the script's)."),
-    baseline: Optional[str] = typer.Option(None, "--baseline", help="Overall: the reference model's scores, same order (default: LongLM-small val)."),
+    definition: str = typer.Option("lot", "--definition", help="lot (LOT Tables 10/11), nlpcc2021 (the NLPCC 2021 OutGen script; alias official) or paper."),
+    human: Optional[str] = typer.Option(None, "--human", help="nlpcc2021_overall: human scores of B-1,B-2,D-3,D-4,Cover,Order (default: the script's)."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="nlpcc2021_overall: the reference model's scores, same order (default: LongLM-small val)."),
 ) -> None:
-    """Score predictions: accuracy, BLEU-n, Distinct-n, Coverage, Order, Overall (LOT Section 5.3)."""
+    """Score predictions: accuracy, BLEU-n, Distinct-n, Coverage, Order (LOT Section 5.3; LOT's Overall: `baseline table`)."""
     from lotdata import metrics
     from lotdata.clikit import warn
     from lotdata.io import check_output_file, write_text
@@ -36,6 +36,8 @@ def evaluate_cmd(
     with errors():
         if task not in metrics.UNDERSTANDING + metrics.GENERATION:
             raise ValueError(f"unknown task {task!r}")
+        if metrics.DEFINITION_ALIASES.get(definition, definition) not in metrics.DEFINITIONS:
+            raise ValueError(f"--definition {definition!r}: choose from {', '.join(metrics.DEFINITIONS)}")
         if json_out is not None and not to_stdout:
             check_output_file(json_out)
         weights = {name: _scores_option(f"--{name}", value) for name, value in (("human", human), ("baseline", baseline)) if value}
@@ -133,12 +135,18 @@ def predict_cmd(
     device: Optional[str] = typer.Option(None, "--device"),
     score: bool = typer.Option(True, "--score/--no-score", help="Score against the split and store it in RUN/results.json."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Sampling seed (default: the run's)."),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", min=1, help="Examples per batch (default: the config's; on a GPU its gpu_batch_size)."),
+    definition: str = typer.Option("lot", "--definition", help="Scores shown: lot, nlpcc2021 or paper."),
 ) -> None:
     """Predict a split in the official LOT format (generation: top-k 40, temperature 0.7)."""
+    from lotdata import metrics
     from lotdata.models.runs import predict_run
 
     with errors():
-        summary = predict_run(run, data, out, split=split, device=device, score=score, seed=seed)
+        if metrics.DEFINITION_ALIASES.get(definition, definition) not in metrics.DEFINITIONS:
+            raise ValueError(f"--definition {definition!r}: choose from {', '.join(metrics.DEFINITIONS)}")
+        summary = predict_run(run, data, out, split=split, device=device, score=score, seed=seed, batch_size=batch_size,
+                              definition=definition)
     out_console.print(summary_table(f"lotdata baseline predict -> {out}", summary))
 
 
@@ -147,13 +155,24 @@ def table_cmd(
     runs: List[Path] = typer.Argument(..., help="Run folders."),
     split: str = typer.Option("test", "--split"),
     out: Optional[Path] = typer.Option(None, "--out", help="Also write the Markdown table here."),
+    definition: str = typer.Option("lot", "--definition", help="lot (LOT Tables 10/11 with Overall, Eq. 1-2) or nlpcc2021 (the NLPCC 2021 OutGen script's metrics and score)."),
+    human: Optional[Path] = typer.Option(None, "--human", help="Human-performance JSON (annotate pull human_perf) for H_i (default: the paper's Humans/Truth row)."),
+    understanding_baseline: Optional[str] = typer.Option(None, "--understanding-baseline", help="Model name of a run to use as B_i for Table 10 (default: the paper's BERT row)."),
+    generation_baseline: Optional[str] = typer.Option(None, "--generation-baseline", help="Model name of a run to use as B_i for Table 11 (default: the paper's GPT2 row)."),
+    paper: bool = typer.Option(False, "--paper", help="Add the paper's own rows of the split."),
 ) -> None:
-    """Results in the style of LOT Tables 10/11 (percent)."""
+    """Results as LOT Tables 10/11 (percent) with LOT's Overall (Eq. 1-2)."""
+    from lotdata import metrics
     from lotdata.io import write_text
     from lotdata.models.runs import results_table
 
     with errors():
-        text = results_table(runs, split)
+        name = metrics.DEFINITION_ALIASES.get(definition, definition)
+        if name not in ("lot", "nlpcc2021"):
+            raise ValueError(f"--definition {definition!r}: choose from lot, nlpcc2021")
+        human_scores = metrics.load_human_performance(human) if human is not None else None
+        baselines = {k: v for k, v in (("understanding", understanding_baseline), ("generation", generation_baseline)) if v}
+        text = results_table(runs, split, name, human=human_scores, baselines=baselines, paper_rows=paper)
     sys.stdout.write(text)
     if out is not None:
         write_text(text, out)
@@ -176,3 +195,24 @@ def curve_cmd(
         cfg = load_config(config).with_train(epochs=epochs)
         curve = learning_curve(cfg, data, out, sizes=[float(s) for s in sizes.split(",")], device=device)
     out_console.print(summary_table(f"lotdata baseline curve -> {out / 'curve.png'}", {"points": curve["points"]}))
+
+
+@baseline_app.command("cartography")
+def cartography_cmd(
+    config: str = typer.Option(..., "--config", help="baselines/NAME.toml or a shipped name."),
+    data: Path = typer.Option(..., "--data", help="Dataset folder of an understanding task (clozet, senpos)."),
+    out: Path = typer.Option(..., "--out", help="Folder: cartography.parquet, cartography.png, cartography.json, run/."),
+    checkpoint: Optional[str] = typer.Option(None, "--checkpoint", help="Local checkpoint folder (overrides the config's)."),
+    epochs: Optional[int] = typer.Option(None, "--epochs", min=2, help="Epochs of training dynamics (default: the config's)."),
+    train_size: Optional[int] = typer.Option(None, "--train-size", min=1, help="Map this many training examples (seeded)."),
+    device: Optional[str] = typer.Option(None, "--device"),
+) -> None:
+    """Dataset cartography (Swayamdipta et al. 2020): confidence, variability and correctness of each
+    training item over epochs; the map as a PNG and easy / ambiguous / hard items as a table."""
+    from lotdata.models.cartography import cartography_run
+    from lotdata.models.config import load_config
+
+    with errors():
+        cfg = load_config(config).with_train(epochs=epochs)
+        summary = cartography_run(cfg, data, out, checkpoint=checkpoint, device=device, train_size=train_size)
+    out_console.print(summary_table(f"lotdata baseline cartography -> {out}", summary))

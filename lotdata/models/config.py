@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from lotdata.errors import InputError, must_exist
+from lotdata.errors import InputError, LotdataError, MissingFileError, must_exist
 
 #: architectures a from-scratch model can be built as (transformers model types)
 ARCHITECTURES = ("bert", "roberta", "gpt2", "t5", "mt5", "bart")
@@ -20,7 +20,7 @@ class TrainSettings:
     learning_rate: float = 3e-5
     epochs: int = 3
     grad_accum: int = 1
-    gpu_batch_size: int | None = None  # a larger batch where a GPU is present (None: batch_size)
+    gpu_batch_size: int | str | None = None  # batch on a GPU: a number, "auto" (sized to free memory) or None (batch_size)
     weight_decay: float = 0.0
     warmup_ratio: float = 0.0
     patience: int = 2  # early stopping: epochs without a better val score
@@ -34,6 +34,7 @@ class GenerateSettings:
     temperature: float = 0.7
     max_new_tokens: int = 512
     batch_size: int = 12
+    gpu_batch_size: int | str | None = None  # as TrainSettings.gpu_batch_size
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,37 @@ class BaselineConfig:
         }
 
 
+_KIND = {bool: "boolean (true or false)", int: "positive integer", float: "non-negative number"}
+
+
+def _check_types(section: str, values: Any, cls: type, path: str) -> None:
+    """A wrong type (`batch_size = "twelve"`) is named with its file and key (exit 1), not met later."""
+    if not isinstance(values, dict):
+        raise LotdataError(f"{path}: [{section}] must be a table of settings, not {values!r}")
+    defaults = {f.name: f.default for f in fields(cls)}
+    for key, value in values.items():
+        if key not in defaults:
+            continue  # reported by the constructor with the list of keys
+        default = defaults[key]
+        if isinstance(default, bool):
+            ok = isinstance(value, bool)
+        elif isinstance(default, int) and default is not None:
+            ok = isinstance(value, int) and not isinstance(value, bool) and value > 0 if key != "seed" else isinstance(value, int)
+        elif isinstance(default, float):
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+        elif default is None:  # gpu_batch_size: a number, "auto" or None (a saved run's meta writes null)
+            ok = value is None or value == "auto" or isinstance(value, int) and not isinstance(value, bool) and value > 0
+        else:
+            ok = True
+        if not ok:
+            kind = 'positive integer or "auto"' if default is None else _KIND.get(type(default), type(default).__name__)
+            raise LotdataError(f"{path}: [{section}] {key} = {value!r} is not a {kind}")
+
+
 def config_from_dict(data: dict[str, Any], path: str = "<config>") -> BaselineConfig:
     data = dict(data)
+    _check_types("train", data.get("train", {}), TrainSettings, path)
+    _check_types("generate", data.get("generate", {}), GenerateSettings, path)
     try:
         train = TrainSettings(**data.pop("train", {}))
         generate = GenerateSettings(**data.pop("generate", {}))
@@ -87,7 +117,7 @@ def load_config(path: str | Path) -> BaselineConfig:
         from lotdata.resources import asset_dir
 
         path = asset_dir("baselines") / f"{path.name}.toml"
-    must_exist(path, "baseline config file")
+    must_exist(path, "baseline config", hint=" (give baselines/NAME.toml or a shipped name)")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:

@@ -40,7 +40,17 @@ def seed_everything(seed: int) -> None:
 
 
 def to_device(batch: dict[str, Any], device: str) -> dict[str, Any]:
+    """Tensors to `device`; on CUDA from pinned memory without blocking the host."""
+    if device.startswith("cuda"):
+        return {k: v.pin_memory().to(device, non_blocking=True) if hasattr(v, "pin_memory") else v for k, v in batch.items()}
     return {k: v.to(device) if hasattr(v, "to") else v for k, v in batch.items()}
+
+
+def length_batches(lengths: Sequence[int], size: int) -> list[list[int]]:
+    """Indices in batches of `size` grouped by length (longest first), so that a batch pads little;
+    used where the order does not matter (evaluation, generation): results go back to each index."""
+    order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
+    return [order[i : i + size] for i in range(0, len(order), size)]
 
 
 def autocast(device: str, enabled: bool):
@@ -54,8 +64,31 @@ def autocast(device: str, enabled: bool):
     return torch.autocast(device_type="cuda", dtype=dtype)
 
 
-def batch_size_for(settings: TrainSettings, device: str) -> int:
-    return settings.gpu_batch_size if device.startswith("cuda") and settings.gpu_batch_size else settings.batch_size
+def batch_size_for(settings: Any, device: str, probe: Callable[[int], None] | None = None) -> int:
+    """The batch for `device`: `gpu_batch_size` on CUDA (a number, or "auto": sized to free memory by
+    `probe`), else `batch_size`."""
+    if not device.startswith("cuda") or not settings.gpu_batch_size:
+        return settings.batch_size
+    if settings.gpu_batch_size != "auto":
+        return int(settings.gpu_batch_size)
+    return auto_batch_size(probe, settings.batch_size) if probe is not None else settings.batch_size
+
+
+def auto_batch_size(probe: Callable[[int], None], start: int, limit: int = 512) -> int:
+    """The largest batch (doubling from `start`, at most `limit`) for which `probe(n)` (one forward and
+    backward pass on the longest inputs) runs without running out of GPU memory, halved once for headroom
+    when the search stopped at an out-of-memory error."""
+    torch = require("torch", "models")
+    size, best = start, start
+    while size <= limit:
+        try:
+            probe(size)
+        except torch.cuda.OutOfMemoryError:
+            torch.cuda.empty_cache()
+            return max(start, best // 2 if best > start else start)
+        best, size = size, size * 2
+        torch.cuda.empty_cache()
+    return best
 
 
 def fit(
@@ -63,10 +96,12 @@ def fit(
     loss_fn: Callable[[Any, dict], Any], score_fn: Callable[[Any, Sequence[Any]], float], settings: TrainSettings,
     out: str | Path, device: str = "cpu", resume: bool = True, save_best: Callable[[Any, Path], None] | None = None,
     higher_is_better: bool = True, progress_label: str = "train",
+    on_epoch_end: Callable[[Any, int], None] | None = None,
 ) -> FitResult:
     """Train `module` on `train_items`; after each epoch score `val_items` with `score_fn`, keep the best
     with `save_best(module, out / "best")`, write `out/last/state.pt` (resume point) and stop after
-    `settings.patience` epochs without improvement."""
+    `settings.patience` epochs without improvement. `on_epoch_end(module, epoch)` runs after each epoch's
+    training, before validation."""
     torch = require("torch", "models")
     transformers = require("transformers", "models")
     from lotdata.progress import progress
@@ -74,7 +109,7 @@ def fit(
     out = Path(out)
     seed_everything(settings.seed)
     module.to(device)
-    batch_size = batch_size_for(settings, device)
+    batch_size = batch_size_for(settings, device, probe=_probe(module, train_items, collate, loss_fn, device, settings))
     steps_per_epoch = math.ceil(len(train_items) / batch_size / settings.grad_accum)
     total_steps = max(1, steps_per_epoch * settings.epochs)
     optimizer = torch.optim.AdamW(module.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay)
@@ -105,14 +140,15 @@ def fit(
             order = torch.randperm(len(train_items), generator=torch.Generator().manual_seed(settings.seed * 1000 + epoch)).tolist()
             batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
             bar = bars.add_task(f"{progress_label} epoch {epoch + 1}/{settings.epochs}", total=len(batches))
-            started, total_loss = time.perf_counter(), 0.0
+            # the loss is summed on the device: reading it each step would wait for the GPU every step
+            started, total_loss = time.perf_counter(), torch.zeros((), device=device)
             optimizer.zero_grad(set_to_none=True)
             for i, indices in enumerate(batches):
                 batch = to_device(collate([train_items[j] for j in indices]), device)
                 with autocast(device, use_amp):
                     loss = loss_fn(module, batch) / settings.grad_accum
                 (scaler.scale(loss) if scaler else loss).backward()
-                total_loss += float(loss.detach()) * settings.grad_accum
+                total_loss += loss.detach().float() * settings.grad_accum
                 if (i + 1) % settings.grad_accum == 0 or i + 1 == len(batches):
                     if scaler:
                         scaler.unscale_(optimizer)
@@ -125,10 +161,12 @@ def fit(
                     scheduler.step()
                     optimizer.zero_grad(set_to_none=True)
                 bars.advance(bar)
+            train_loss = float(total_loss) / max(1, len(batches))  # the epoch's one synchronisation
             train_seconds += time.perf_counter() - started
             seen += len(order)
             module.eval()
-            train_loss = total_loss / max(1, len(batches))
+            if on_epoch_end is not None:  # e.g. dataset cartography's per-item training dynamics
+                on_epoch_end(module, epoch + 1)
             # without a val set the training loss decides, in the direction the score is read
             score = float(score_fn(module, val_items)) if len(val_items) else (-train_loss if higher_is_better else train_loss)
             record = {"epoch": epoch + 1, "train_loss": train_loss, "val_score": score}
@@ -145,6 +183,28 @@ def fit(
         epochs_run=len(history), best_epoch=best_epoch, best_score=sign * best if best_epoch > 0 else math.nan,
         history=history, train_examples_per_s=seen / train_seconds if train_seconds else 0.0, resumed_from=resumed,
     )
+
+
+def _probe(module, items: Sequence[Any], collate, loss_fn, device: str, settings: TrainSettings) -> Callable[[int], None]:
+    """One training step's memory on the longest items at batch n (weights restored by zero_grad: no update)."""
+    torch = require("torch", "models")
+
+    def run(n: int) -> None:
+        longest = sorted(items, key=_size, reverse=True)[:1] * n
+        batch = to_device(collate(longest), device)
+        with autocast(device, settings.mixed_precision):
+            loss = loss_fn(module, batch)
+        loss.backward()
+        module.zero_grad(set_to_none=True)
+        del loss, batch
+
+    return run
+
+
+def _size(item: Any) -> int:
+    if hasattr(item, "seqs"):
+        return sum(len(s) for s in item.seqs)
+    return len(getattr(item, "source", [])) + len(getattr(item, "target", []))
 
 
 def _save_state(torch, path: Path, module, optimizer, scheduler, epoch, best, best_epoch, bad_epochs, history) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import random
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -80,18 +81,44 @@ def read_storycloze_splits(files: dict[str, str | Path]) -> tuple[dict[str, list
     return by_split, quarantine
 
 
-def import_storycloze(val: str | Path, out: str | Path, *, test: str | Path | None = None) -> BuildReport:
-    """Write a `clozet` dataset folder with splits val (and test) from Story Cloze Test csv files."""
+TRAIN_FROM = ("none", "val")
+
+
+def train_from_val(rows: list[dict[str, Any]], val_share: float, seed: int = 0) -> dict[str, list[dict[str, Any]]]:
+    """SCT has no labelled training set: published systems train on its validation set and report test.
+    The val rows become `train`, except a seeded `val_share` of them kept as `val` (early stopping)."""
+    if not 0 <= val_share < 1:
+        raise ValueError(f"--val-share {val_share}: a fraction in [0, 1)")
+    order = list(range(len(rows)))
+    random.Random(seed).shuffle(order)
+    n_val = round(val_share * len(rows))
+    held = set(order[:n_val])
+    return {"train": [{**r, "split": "train"} for i, r in enumerate(rows) if i not in held],
+            "val": [r for i, r in enumerate(rows) if i in held]}
+
+
+def import_storycloze(val: str | Path, out: str | Path, *, test: str | Path | None = None, train_from: str = "none",
+                      val_share: float = 0.1, seed: int = 0) -> BuildReport:
+    """Write a `clozet` dataset folder with splits val (and test) from Story Cloze Test csv files.
+
+    `train_from="val"`: the val csv becomes the train split, less a seeded `val_share` kept as val."""
+    if train_from not in TRAIN_FROM:
+        raise ValueError(f"--train-from {train_from!r}: choose from {', '.join(TRAIN_FROM)}")
     files: dict[str, str | Path] = {"val": val}
     if test is not None:
         files["test"] = test
     check_output_dir(out)
     by_split, quarantine = read_storycloze_splits(files)
+    if train_from == "val":
+        by_split.update(train_from_val(by_split["val"], val_share, seed))
     stats = {"examples_imported": sum(len(v) for v in by_split.values()), "quarantined": len(quarantine)}
     inputs: Sequence[str | Path] = list(files.values())
+    params: dict[str, Any] = {"val": str(val), "test": None if test is None else str(test), "train_from": train_from}
+    if train_from == "val":
+        params.update(val_share=val_share, seed=seed)
     rows = write_dataset(
         out, "clozet", by_split, command="lotdata import storycloze",
-        params={"val": str(val), "test": None if test is None else str(test)}, inputs=inputs, stats=stats,
+        params=params, inputs=inputs, stats=stats,
         lot_jsonl=False,
     )
     if quarantine:
