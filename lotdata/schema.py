@@ -198,6 +198,8 @@ ANNOTATIONS = _schema(
         pa.field("created_at", pa.string()),
         pa.field("updated_at", pa.string()),
         pa.field("was_cancelled", pa.bool_()),  # skipped by the annotator
+        pa.field("project_id", pa.int64()),  # the Label Studio project (one per rater for multi-rater jobs)
+        pa.field("gold", pa.bool_()),  # a known-answer task mixed in with --gold (scored in gold.json, never assembled)
     ],
 )
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -21,6 +22,7 @@ from typer.testing import CliRunner
 
 from lotdata.annotate import server as ls_server
 from lotdata.annotate.client import connect, export_tasks, get_project
+from lotdata.annotate.state import JobState
 from lotdata.cli import app
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,14 +49,19 @@ def label_studio(tmp_path_factory):
     template, key = _migrated_data_dir()
     data_dir = ls_server.copy_data_dir(template, tmp_path_factory.mktemp("labelstudio") / "data")
     server = ls_server.start(data_dir, api_key=key)
+    server.state_dir = data_dir.parent / "lotdata-state"  # lotdata's side of the annotation loop (hidden values, team)
     try:
         yield server
     finally:
         server.stop()
 
 
+STATE_DIRS: dict[str, Path] = {}
+
+
 @pytest.fixture(scope="session")
 def conn(label_studio):
+    STATE_DIRS[label_studio.url] = label_studio.state_dir
     return connect(label_studio.url, label_studio.api_key)
 
 
@@ -77,14 +84,24 @@ def stories(tmp_path_factory) -> Path:
 
 
 def lotdata(server, *args: str, key: str | None = None, url: str | None = None):
-    env = {"LABEL_STUDIO_URL": url or server.url, "LABEL_STUDIO_API_KEY": key or server.api_key, "COLUMNS": "200"}
+    env = {"LABEL_STUDIO_URL": url or server.url, "LABEL_STUDIO_API_KEY": key or server.api_key, "COLUMNS": "200",
+           "LOTDATA_ANNOTATE_STATE": str(server.state_dir)}
     result = CliRunner().invoke(app, list(args), env=env)
     assert server.api_key not in result.output
     return result
 
 
-def tasks_by_uid(conn, title: str) -> dict[str, dict]:
-    return {t["data"]["uid"]: t for t in export_tasks(conn, get_project(conn, title).id)}
+def tasks_by_uid(conn, title: str, state_dir: Path | None = None) -> dict[str, dict]:
+    """A project's tasks by their real uid (Label Studio holds opaque ids), each with its hidden values under "hidden"."""
+    tasks = export_tasks(conn, get_project(conn, title).id)
+    job_state = JobState.find(state_dir or STATE_DIRS[conn.url], title.split(" · ")[0], conn.url)
+    if job_state is None:
+        return {t["data"]["uid"]: t for t in tasks}
+    found = {}
+    for task in tasks:
+        secret = job_state.tasks[task["data"]["uid"]]
+        found[secret["uid"]] = {**task, "data": {**task["data"], "uid": secret["uid"]}, "hidden": secret["hidden"], "gold": secret["gold"]}
+    return found
 
 
 def annotate(conn, task: dict, user_id: int, result: list, *, skipped: bool = False, lead_time: float = 12.5) -> None:
@@ -124,16 +141,19 @@ def test_story_filter_round_trip_with_disagreement_and_a_malformed_result(label_
 
     status = lotdata(label_studio, "annotate", "status", title)
     assert status.exit_code == 0, status.output
-    assert "ann1@lotdata.test" in status.output and '"annotations": 4' in status.output
+    assert "ann1@lotdata.test" in status.output and '"annotations": 4' in status.output and '"quarantined": 1' in status.output
 
     out = tmp_path / "pulled"
     pulled = lotdata(label_studio, "annotate", "pull", "story_filter", "--project", title, "--out", str(out))
     assert pulled.exit_code == 0, pulled.output
     annotations = read_rows(out / "annotations.parquet")
-    assert len(annotations) == 8 and {a["annotator"] for a in annotations} == {"ann1@lotdata.test", "ann2@lotdata.test"}
+    assert len(annotations) == 7 and {a["annotator"] for a in annotations} == {"ann1@lotdata.test", "ann2@lotdata.test"}
     assert all(a["uid"] and a["lead_time"] == 12.5 for a in annotations)
     [bad] = read_rows(out / "quarantine.parquet")
     assert "not among the choices" in bad["reason"] and "maybe" in bad["raw"]
+    assert bad["row"] not in {a["annotation_id"] for a in annotations}  # valid annotations only; the bad one is in quarantine
+    project_id = get_project(conn, title).id
+    assert bad["path"] == f"{label_studio.url}/projects/{project_id}/data?task={tasks[3]['id']}"  # a link to the task itself
 
     by_id = {s["story_id"]: s for s in read_rows(out / "stories.parquet")}
     statuses = [by_id[t["data"]["uid"]]["status"] for t in tasks]
@@ -247,14 +267,18 @@ def test_senpos_refine_round_trip_and_repush_is_a_no_op(label_studio, conn, anno
 
 def test_human_eval_gives_a_table12_summary(label_studio, conn, annotators, tmp_path):
     outputs = tmp_path / "outputs.jsonl"
-    lines = [{"input_id": i, "input": f"输入{i}", "system": system, "output": f"{system}写的第{i}个故事。", "task": "plotcom"}
-             for i in range(2) for system in ("longlm", "gpt2")]
+    lines = [{"input_id": i, "input": f"输入{i}", "system": system, "output": f"第{i}个故事的第{k}种写法。", "task": "plotcom"}
+             for i in range(2) for k, system in enumerate(("longlm", "gpt2"))]
     outputs.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
     pushed = lotdata(label_studio, "annotate", "push", "human_eval", "--input", str(outputs), "--project", "human eval")
     assert pushed.exit_code == 0, pushed.output
+    raw = export_tasks(conn, get_project(conn, "human eval").id)  # what any rater can see: no system, no telling uid or order
+    assert not any("system" in t["data"] or "longlm" in json.dumps(t["data"]) or "gpt2" in json.dumps(t["data"]) for t in raw)
+    assert all(re.fullmatch("t[0-9a-f]{12}", t["data"]["uid"]) for t in raw)
+    assert [t["data"]["uid"] for t in sorted(raw, key=lambda t: t["id"])] == sorted(t["data"]["uid"] for t in raw)  # imported in opaque order
     scores = {"longlm": (1, 1, 1), "gpt2": (1, 0, 0)}
     for uid, task in tasks_by_uid(conn, "human eval").items():
-        system = task["data"]["system"]
+        system = task["hidden"]["system"]
         for n, name in enumerate(("ann1", "ann2", "ann3")):
             gram, cohe, relat = scores[system]
             if name == "ann3":
@@ -286,7 +310,8 @@ def test_a_pull_killed_midway_and_run_again_loses_nothing(label_studio, conn, an
     for task in tasks[6:]:
         annotate(conn, task, annotators["ann2"], [choice("decision", "story", ["reject"])])
 
-    env = {**os.environ, "LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.api_key}
+    env = {**os.environ, "LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.api_key,
+           "LOTDATA_ANNOTATE_STATE": str(label_studio.state_dir)}
     cmd = [sys.executable, "-m", "lotdata.cli", "annotate", "pull", "story_filter", "--project", title, "--out", str(out), "--page-size", "1"]
     proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     try:

@@ -108,8 +108,8 @@ def test_balanced_labels_put_the_right_candidate_first_in_half_of_each_split():
     assert all(r["candidates"][r["label"]] == "R" for r in out)
 
 
-def annotation(uid, data, who, values, n=1):
-    return Annotation(uid=uid, data=data, annotator=who, annotation_id=n, created_at=f"2026-01-01T00:00:0{n}", values=values)
+def annotation(uid, data, who, values, n=1, hidden=None):
+    return Annotation(uid=uid, data=data, annotator=who, annotation_id=n, created_at=f"2026-01-01T00:00:0{n}", values=values, hidden=hidden or {})
 
 
 def test_senpos_assembly_keeps_only_examples_with_exactly_one_fitting_gap():
@@ -134,14 +134,17 @@ def test_cloze_verify_applies_the_story_cloze_rule():
     job = get_job("cloze_verify")
     example = {"example_id": "c1", "story_id": "s", "split": "test", "context": "甲。<mask>", "candidates": ["对。", "错。"], "label": 0,
                "mask_sentence_index": 1, "annotator": None, "annotation_id": None, "lang": "zh"}
-    right, wrong = (t["data"] for t in job.to_tasks([example]))
+    tasks = job.to_tasks([example])
+    (right, right_hidden), (wrong, wrong_hidden) = ((t["data"], t["hidden"]) for t in tasks)
     assert right["story"] == "甲。对。" and wrong["story"] == "甲。错。"
+    assert [set(t["data"]) for t in tasks] == [{"uid", "story"}] * 2  # the role and the example stay hidden
+    assert right_hidden["role"] == "right" and wrong_hidden["role"] == "wrong"
     for data in (right, wrong):
         data["raters"] = 3
 
     def ratings(r, w):
-        return [annotation(right["uid"], right, f"r{i}", {"rating": v}) for i, v in enumerate(r)] + [
-            annotation(wrong["uid"], wrong, f"r{i}", {"rating": v}) for i, v in enumerate(w)]
+        return [annotation(right["uid"], right, f"r{i}", {"rating": v}, hidden=right_hidden) for i, v in enumerate(r)] + [
+            annotation(wrong["uid"], wrong, f"r{i}", {"rating": v}, hidden=wrong_hidden) for i, v in enumerate(w)]
 
     assert len(job.assemble(ratings([1, 1, 1], [0, 0, 0]))["clozet"]) == 1
     assert job.assemble(ratings([1, 1, 0], [0, 0, 0]))["clozet"] == []
@@ -171,7 +174,8 @@ def test_clozet_write_rules():
 def test_human_eval_tasks_hide_the_system_from_the_view():
     job = get_job("human_eval")
     [task] = job.to_tasks([{"input_id": 7, "input": "输入", "system": "gpt2", "output": "输出"}])
-    assert task["data"]["uid"] == "7:gpt2"
+    assert task["data"]["uid"] == "7:gpt2" and task["hidden"] == {"system": "gpt2"}  # the workflow sends an opaque uid
+    assert "gpt2" not in json.dumps({k: v for k, v in task["data"].items() if k != "uid"})
     assert "$system" not in job.template.xml
     values = job.parse([choice(a, "output", ["1"]) for a in ("grammaticality", "coherence", "relatedness")], task["data"])
     assert values == {"grammaticality": 1, "coherence": 1, "relatedness": 1}

@@ -35,6 +35,7 @@ class Annotation:
     annotation_id: int
     created_at: str
     values: dict[str, Any]  # job-level parsed answer
+    hidden: Mapping[str, Any] = field(default_factory=dict)  # the task's values a rater must not see (kept locally at push)
 
 
 @dataclass(frozen=True)
@@ -293,7 +294,8 @@ def _verify_tasks(rows: list[Row]) -> list[dict[str, Any]]:
         example = json.dumps(row, ensure_ascii=False)
         for role, candidate in (("right", right), ("wrong", wrong)):
             story = row["context"].replace(mask, candidate)
-            tasks.append({"data": {"uid": f"{row['example_id']}:{role}", "example_id": row["example_id"], "role": role, "story": story, "example": example}})
+            tasks.append({"data": {"uid": f"{row['example_id']}:{role}", "story": story},
+                          "hidden": {"example_id": row["example_id"], "role": role, "example": example}})
     return tasks
 
 
@@ -307,9 +309,9 @@ def _verify_assemble(annotations: list[Annotation]) -> dict[str, Any]:
     ratings: dict[str, dict[str, list[int]]] = {}
     examples: dict[str, Row] = {}
     for ann in annotations:
-        ratings.setdefault(ann.data["example_id"], {"right": [], "wrong": []})[ann.data["role"]].append(ann.values["rating"])
-        examples.setdefault(ann.data["example_id"], json.loads(ann.data["example"]))
-    wanted = {ann.data["example_id"]: int(ann.data.get("raters", 3)) for ann in annotations}
+        ratings.setdefault(ann.hidden["example_id"], {"right": [], "wrong": []})[ann.hidden["role"]].append(ann.values["rating"])
+        examples.setdefault(ann.hidden["example_id"], json.loads(ann.hidden["example"]))
+    wanted = {ann.hidden["example_id"]: int(ann.data.get("raters", 3)) for ann in annotations}
     kept, dropped = [], Counter()
     for example_id, by_role in sorted(ratings.items()):
         right, wrong, raters = by_role["right"], by_role["wrong"], wanted[example_id]
@@ -400,10 +402,10 @@ ASPECTS = ("grammaticality", "coherence", "relatedness")
 def _human_eval_tasks(rows: list[Row]) -> list[dict[str, Any]]:
     return [
         {"data": {
-            "uid": f"{row['input_id']}:{row['system']}", "input_id": str(row["input_id"]), "system": str(row["system"]),
+            "uid": f"{row['input_id']}:{row['system']}", "input_id": str(row["input_id"]),
             "task": str(row.get("task") or ""), "input": row["input"] if isinstance(row["input"], str) else json.dumps(row["input"], ensure_ascii=False),
             "output": row["output"],
-        }}
+        }, "hidden": {"system": str(row["system"])}}
         for row in rows
     ]
 
@@ -416,7 +418,7 @@ def _human_eval_assemble(annotations: list[Annotation]) -> dict[str, Any]:
     items = []
     for uid, anns in _by_uid(annotations).items():
         data = anns[0].data
-        item = {"uid": uid, "input_id": data["input_id"], "system": data["system"], "task": data["task"] or None, "raters": len(anns)}
+        item = {"uid": uid, "input_id": data["input_id"], "system": anns[0].hidden["system"], "task": data["task"] or None, "raters": len(anns)}
         for aspect in ASPECTS:
             item[aspect] = majority_vote(a.values[aspect] for a in anns)
         items.append(item)

@@ -9,14 +9,18 @@ everything from the server, so nothing is lost.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from lotdata.annotate.agreement import annotator_stats, question_agreement
 from lotdata.annotate.client import UID, Connection, ensure_project, export_tasks, get_project, iter_task_pages, push_tasks, user_names
 from lotdata.annotate.jobs import ASPECTS, Annotation, InvalidResult, get_job
+from lotdata.annotate.state import SHARED, JobState, Team, state_dir
+from lotdata.errors import InputError, LotdataError, MissingFileError
 from lotdata.io import write_parquet, write_text
 from lotdata.schema import ANNOTATIONS, HUMAN_EVAL, QUARANTINE, SPLITS, STORIES, STORY_DECISIONS, table_from_rows
 
@@ -24,8 +28,13 @@ from lotdata.schema import ANNOTATIONS, HUMAN_EVAL, QUARANTINE, SPLITS, STORIES,
 def push(
     conn: Connection, job_name: str, input_path: str | Path, title: str, *, splits: Sequence[str] | None = None,
     raters: int | None = None, limit: int | None = None, batch_size: int = 2000, progress: Callable[[int], None] | None = None,
+    gold: str | Path | None = None, state: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Create or update the project `title` and import the rows it does not have yet (matched by uid)."""
+    """Import the rows a project does not have yet (matched by uid), with their hidden values kept in the state folder.
+
+    A job with several raters per task gets one project per rater of the team (`annotate raters add`), so no rater
+    can open another's answers; without a team it falls back to one shared project (`mode: shared`).
+    """
     job = get_job(job_name)
     raters = raters or job.raters
     started = time.perf_counter()
@@ -33,13 +42,80 @@ def push(
     if limit is not None:
         rows = rows[:limit]
     tasks = job.to_tasks(rows)
+    directory = state_dir(state)
+    team = Team.load(directory, conn.url)
+    job_state = JobState.find(directory, title, conn.url)
+    if job_state is None:
+        mode = "per_rater" if raters > 1 and team.raters else "shared"
+        job_state = JobState.new(directory, conn.url, job_name, title, raters, mode)
+    elif job_state.job != job_name:
+        raise LotdataError(f"project {title!r} holds job {job_state.job}, not {job_name}; pick another --project")
+    if job_state.mode == "per_rater" and len(team.raters) < raters:
+        raise LotdataError(f"{job_name} asks for {raters} raters per task but the team has {len(team.raters)}: "
+                           "add raters with `lotdata annotate raters add NAME...` or push with --raters fewer")
+    job_state.raters_per_task = raters
     for task in tasks:
         task["data"]["raters"] = raters
-    project, created = ensure_project(conn, title, job.template.xml, raters=raters, description=f"lotdata {job_name}")
-    counts = push_tasks(conn, project.id, tasks, batch_size=batch_size, progress=progress)
+        job_state.add(task)
+    for task, answer in load_gold(gold, tasks) if gold else []:
+        task["data"]["raters"] = raters
+        job_state.add(task, gold=answer)
+    targets = sorted(team.raters) if job_state.mode == "per_rater" else [SHARED]
+    counts = {"tasks": 0, "already_there": 0, "imported": 0}
+    for rater in targets:
+        pushed = push_to_rater(conn, job_state, rater, batch_size=batch_size, progress=progress)
+        counts = {k: counts[k] + pushed[k] for k in counts}
+    job_state.save()
     seconds = time.perf_counter() - started
-    return {"job": job_name, "project": title, "project_id": project.id, "created": created, "raters": raters, **counts,
-            "seconds": round(seconds, 3)}
+    return {"job": job_name, "project": title, "mode": job_state.mode, "projects": {r or title: job_state.projects[r] for r in targets},
+            "raters": raters, "gold": sum(t["gold"] is not None for t in job_state.tasks.values()), **counts,
+            "state": str(job_state.path), "seconds": round(seconds, 3)}
+
+
+def push_to_rater(conn: Connection, job_state: JobState, rater: str, *, batch_size: int = 2000,
+                  progress: Callable[[int], None] | None = None) -> dict[str, int]:
+    """Create (or find) one rater's project of a pushed job and import the tasks it lacks."""
+    title = job_state.project_title(rater)
+    per_task = 1 if rater != SHARED else job_state.raters_per_task
+    template = get_job(job_state.job).template.xml
+    project, _ = ensure_project(conn, title, template, raters=per_task, description=f"lotdata {job_state.job}")
+    job_state.projects[rater] = project.id
+    return push_tasks(conn, project.id, job_state.visible_tasks(), batch_size=batch_size, progress=progress)
+
+
+def load_gold(path: str | Path, tasks: Sequence[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Known-answer tasks: JSON lines `{"data": {...}, "answer": {question: value}}` (optional "hidden", "predictions").
+
+    `data` has the job's task fields (no others: a column only gold tasks have would mark them); `answer` names the
+    job's questions (those agreement is measured on, e.g. `rating`, `decision`, `gaps`) and their right values.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise MissingFileError("gold file not found", path=str(path))
+    allowed = set().union(*(t["data"] for t in tasks)) if tasks else None
+    found = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not JSON ({exc.msg})", path=str(path), row=n) from None
+        if not isinstance(item, dict) or not isinstance(item.get("data"), dict) or not isinstance(item.get("answer"), dict) or not item["answer"]:
+            raise InputError('a gold line is {"data": {...task fields...}, "answer": {"question": value}}', path=str(path), row=n)
+        data = dict(item["data"])
+        extra = sorted(set(data) - allowed - {"uid"}) if allowed is not None else []
+        if extra:
+            raise InputError(f"fields {extra} are not in this job's tasks (they would mark the gold tasks)", path=str(path), row=n)
+        data.setdefault("uid", "gold-" + hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16])
+        data["uid"] = str(data["uid"])
+        task = {"data": data, "hidden": item.get("hidden") or {}}
+        if item.get("predictions"):
+            task["predictions"] = item["predictions"]
+        found.append((task, {str(k): v for k, v in item["answer"].items()}))
+    if not found:
+        raise InputError("no gold task in the file", path=str(path))
+    return found
 
 
 def fetch_tasks(conn: Connection, project_id: int, *, page_size: int | None = None, on_page: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
@@ -54,12 +130,38 @@ def fetch_tasks(conn: Connection, project_id: int, *, page_size: int | None = No
     return tasks
 
 
-def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], where: str) -> tuple[list[dict], list[dict], list[Annotation]]:
-    """Annotation rows, quarantine rows and validated annotations from exported tasks."""
+@dataclass
+class Collected:
+    """A pull's annotations sorted out: records of every valid or skipped one, quarantine rows, validated answers."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    quarantine: list[dict[str, Any]] = field(default_factory=list)
+    valid: list[Annotation] = field(default_factory=list)
+    gold: list[tuple[Annotation, dict[str, Any]]] = field(default_factory=list)  # validated answers on gold tasks, their key
+    quarantined_rows: list[dict[str, Any]] = field(default_factory=list)  # records of the quarantined ones (statistics only)
+    per_project: dict[int, dict[str, int]] = field(default_factory=dict)  # project id -> tasks, done, skipped, quarantined
+
+
+def task_url(base: str, project_id: int, task_id: int) -> str:
+    """The page of one task in its project (Label Studio opens the task beside the task list)."""
+    return f"{base}/projects/{project_id}/data?task={task_id}"
+
+
+def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], where: str,
+            job_state: JobState | None = None, project_id: int = 0, into: Collected | None = None) -> Collected:
+    """Annotation rows, quarantine rows and validated annotations from exported tasks.
+
+    `where` is the server's URL; with `job_state`, the opaque task ids are mapped back to their uid and hidden values.
+    """
     job = get_job(job_name)
-    rows, quarantine, valid = [], [], []
+    found = into or Collected()
+    counts = found.per_project.setdefault(project_id, {"tasks": 0, "done": 0, "skipped": 0, "quarantined": 0})
     for task in sorted(tasks, key=lambda t: t["id"]):
-        data = task.get("data") or {}
+        data = dict(task.get("data") or {})
+        secret = job_state.tasks.get(str(data.get(UID))) if job_state else None
+        if secret:
+            data[UID] = secret["uid"]
+        counts["tasks"] += 1
         for ann in sorted(task.get("annotations") or [], key=lambda a: a["id"]):
             who = ann.get("completed_by")
             who = who.get("id") if isinstance(who, dict) else who
@@ -67,51 +169,120 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
                 "uid": data.get(UID), "task_id": task["id"], "annotation_id": ann["id"], "annotator": names.get(who, str(who)),
                 "result": json.dumps(ann.get("result"), ensure_ascii=False), "lead_time": ann.get("lead_time"),
                 "created_at": ann.get("created_at"), "updated_at": ann.get("updated_at"), "was_cancelled": bool(ann.get("was_cancelled")),
+                "project_id": project_id or None, "gold": bool(secret and secret["gold"] is not None),
             }
-            rows.append(row)
             if row["was_cancelled"]:
+                counts["skipped"] += 1
+                found.rows.append(row)
                 continue
+            link = task_url(where, project_id, task["id"]) if project_id else f"{where}#task={task['id']}"
             try:
                 if not data.get(UID):
                     raise InvalidResult("the task has no uid: it was not pushed by lotdata")
+                if job_state is not None and secret is None:
+                    raise InvalidResult("the task is not in lotdata's state for this project: it was not pushed by lotdata")
                 values = job.parse(ann.get("result"), data)
             except InvalidResult as exc:
-                quarantine.append({"path": f"{where}#task={task['id']}", "row": ann["id"], "reason": str(exc), "raw": row["result"][:2000]})
-                continue
+                reason = str(exc)
             except (KeyError, TypeError, ValueError) as exc:  # task data not shaped as this job's tasks
-                quarantine.append({"path": f"{where}#task={task['id']}", "row": ann["id"], "reason": f"task data does not fit job {job_name}: {exc!r}", "raw": row["result"][:2000]})
+                reason = f"task data does not fit job {job_name}: {exc!r}"
+            else:
+                counts["done"] += 1
+                found.rows.append(row)
+                annotation = Annotation(uid=data[UID], data=data, annotator=row["annotator"], annotation_id=ann["id"],
+                                        created_at=row["created_at"] or "", values=values, hidden=(secret or {}).get("hidden") or {})
+                if row["gold"]:
+                    found.gold.append((annotation, secret["gold"]))
+                else:
+                    found.valid.append(annotation)
                 continue
-            valid.append(Annotation(uid=data[UID], data=data, annotator=row["annotator"], annotation_id=ann["id"], created_at=row["created_at"] or "", values=values))
-    return rows, quarantine, valid
+            counts["quarantined"] += 1
+            found.quarantined_rows.append(row)
+            found.quarantine.append({"path": link, "row": ann["id"], "reason": reason, "raw": row["result"][:2000]})
+    return found
+
+
+def gold_report(job_name: str, gold: list[tuple[Annotation, dict[str, Any]]], min_accuracy: float) -> dict[str, Any]:
+    """Each rater's accuracy on the known-answer tasks; raters under `min_accuracy` are flagged."""
+    job = get_job(job_name)
+    raters: dict[str, dict[str, Any]] = {}
+    for ann, answer in gold:
+        given = dict(job.votes(ann.values))
+        right = all(str(given.get(q)) == str(v) for q, v in answer.items())
+        entry = raters.setdefault(ann.annotator, {"answered": 0, "correct": 0})
+        entry["answered"] += 1
+        entry["correct"] += right
+    for entry in raters.values():
+        entry["accuracy"] = round(entry["correct"] / entry["answered"], 4)
+        entry["flagged"] = entry["accuracy"] < min_accuracy
+    return {"min_accuracy": min_accuracy, "raters": dict(sorted(raters.items())),
+            "flagged": sorted(r for r, e in raters.items() if e["flagged"])}
+
+
+def projects_of(conn: Connection, title: str, job_state: JobState | None) -> dict[str, int]:
+    """Rater name (SHARED for a shared project) -> project id of a pushed title."""
+    if job_state is not None:
+        return dict(job_state.projects)
+    return {SHARED: get_project(conn, title).id}
+
+
+def gather(conn: Connection, job_name: str | None, title: str, *, state: str | Path | None = None, page_size: int | None = None,
+           on_page: Callable[[int, int], None] | None = None) -> tuple[str, JobState | None, dict[str, int], Collected]:
+    """Every task of every project of a pushed title, sorted out (a title pushed without lotdata's state: its one project)."""
+    job_state = JobState.find(state_dir(state), title, conn.url)
+    if job_state is not None and job_name and job_state.job != job_name:
+        raise LotdataError(f"project {title!r} holds job {job_state.job}, not {job_name}")
+    if job_name is None:
+        job_name = job_state.job if job_state else job_from_description(get_project(conn, title))
+    projects = projects_of(conn, title, job_state)
+    names = user_names(conn)
+    found = Collected()
+    for rater, project_id in sorted(projects.items()):
+        tasks = fetch_tasks(conn, project_id, page_size=page_size, on_page=on_page)
+        collect(job_name, tasks, names, conn.url, job_state, project_id, into=found)
+    return job_name, job_state, projects, found
+
+
+def job_from_description(project: Any) -> str:
+    text = (project.description or "").removeprefix("lotdata ").strip()
+    try:
+        return get_job(text).name
+    except ValueError:
+        raise LotdataError(f"project {project.title!r} was not pushed by lotdata here: no state for it and no job in its description") from None
 
 
 def pull(
     conn: Connection, job_name: str, title: str, out: str | Path, *, page_size: int | None = None,
-    on_page: Callable[[int, int], None] | None = None,
+    on_page: Callable[[int, int], None] | None = None, state: str | Path | None = None,
+    min_gold_accuracy: float = 0.8, drop_flagged: bool = False,
 ) -> dict[str, Any]:
-    """Every annotation of project `title` into `out`, validated, scored for agreement and assembled."""
+    """Every annotation of the project(s) of `title` into `out`, validated, scored for agreement and assembled."""
     job = get_job(job_name)
     out = Path(out)
     started = time.perf_counter()
-    project = get_project(conn, title)
-    tasks = fetch_tasks(conn, project.id, page_size=page_size, on_page=on_page)
+    _, job_state, projects, found = gather(conn, job_name, title, state=state, page_size=page_size, on_page=on_page)
     fetched = time.perf_counter() - started
-    rows, quarantine, valid = collect(job_name, tasks, user_names(conn), f"{conn.url}/projects/{project.id}")
+    gold = gold_report(job_name, found.gold, min_gold_accuracy)
+    valid = [a for a in found.valid if not (drop_flagged and a.annotator in gold["flagged"])]
     votes = [(a.uid, a.annotator, question, value) for a in valid for question, value in job.votes(a.values)]
-    quarantined_ids = {q["row"] for q in quarantine}
+    records = [{**r, "quarantined": False} for r in found.rows] + [{**r, "quarantined": True} for r in found.quarantined_rows]
     agreement = {
         "questions": question_agreement(votes),
-        "annotators": annotator_stats(({**r, "quarantined": r["annotation_id"] in quarantined_ids} for r in rows), votes),
+        "annotators": annotator_stats((r for r in records if not r["gold"]), votes),
     }
     assembled = job.assemble(valid)
-    write_parquet(table_from_rows(rows, ANNOTATIONS), out / "annotations.parquet")
-    write_parquet(table_from_rows(quarantine, QUARANTINE), out / "quarantine.parquet")
+    write_parquet(table_from_rows(found.rows, ANNOTATIONS), out / "annotations.parquet")
+    write_parquet(table_from_rows(found.quarantine, QUARANTINE), out / "quarantine.parquet")
     write_text(json.dumps(agreement, ensure_ascii=False, indent=2) + "\n", out / "agreement.json")
-    params = {"job": job_name, "project": title, "project_id": project.id, "url": conn.url}
+    write_text(json.dumps({**gold, "dropped": drop_flagged}, ensure_ascii=False, indent=2) + "\n", out / "gold.json")
+    params = {"job": job_name, "project": title, "project_ids": sorted(projects.values()), "url": conn.url}
     datasets = write_assembled(job_name, assembled, out, params)
+    tasks = sum(c["tasks"] for c in found.per_project.values())
     summary = {
-        "job": job_name, "project": title, "tasks": len(tasks), "annotations": len(rows),
-        "skipped": sum(r["was_cancelled"] for r in rows), "valid": len(valid), "quarantined": len(quarantine),
+        "job": job_name, "project": title, "projects": len(projects), "tasks": tasks,
+        "annotations": len(found.rows) + len(found.quarantine), "skipped": sum(r["was_cancelled"] for r in found.rows),
+        "valid": len(found.valid) + len(found.gold), "quarantined": len(found.quarantine), "gold_answers": len(found.gold),
+        "flagged_raters": gold["flagged"], "dropped_flagged": len(found.valid) - len(valid),
         "datasets": datasets, "assembly": assembled.get("stats", {}),
         "fetch_seconds": round(fetched, 3), "seconds": round(time.perf_counter() - started, 3),
     }
@@ -155,3 +326,65 @@ def table12_markdown(table: dict[str, dict[str, Any]]) -> str:
         cells = ["–" if row[a] is None else f"{row[a]:.2f}" for a in ASPECTS]
         lines.append(f"| {system} | {row['items']} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- team use
+
+def add_raters(conn: Connection, names: Sequence[str], *, state: str | Path | None = None,
+               password: Callable[[], str] | None = None) -> list[dict[str, Any]]:
+    """Create a Label Studio account per new rater, register it in the team, and give it its own project of every
+    job pushed per rater. Returns per rater how to log in (a new account's password is in it, once, and nowhere else)."""
+    import secrets as _secrets
+
+    from lotdata.annotate.state import Rater, check_rater_name, pushed_jobs
+
+    directory = state_dir(state)
+    team = Team.load(directory, conn.url)
+    existing = {u.email: u for u in conn.call(conn.sdk.users.list)}
+    report = []
+    for name in dict.fromkeys(check_rater_name(n) for n in names):
+        entry: dict[str, Any] = {"rater": name, "login": f"{conn.url}/user/login"}
+        if name in team.raters:
+            entry.update(email=team.raters[name].email, account="already in the team")
+        else:
+            email = f"{name}@raters.lotdata.local"
+            user = existing.get(email)
+            if user is None:
+                secret = (password or (lambda: _secrets.token_urlsafe(12)))()
+                user = conn.call(conn.sdk.users.create, username=name, email=email, password=secret, first_name=name)
+                entry.update(email=email, password=secret, account="created")
+            else:
+                entry.update(email=email, account="existing account (password unchanged)")
+            team.raters[name] = Rater(name=name, user_id=user.id, email=email)
+        report.append(entry)
+    team.save()
+    for job_state in pushed_jobs(directory, conn.url):
+        if job_state.mode != "per_rater":
+            continue
+        for entry in report:
+            if entry["rater"] not in job_state.projects:
+                push_to_rater(conn, job_state, entry["rater"])
+            project_id = job_state.projects[entry["rater"]]
+            entry.setdefault("projects", {})[job_state.project_title(entry["rater"])] = f"{conn.url}/projects/{project_id}/data"
+        job_state.save()
+    return report
+
+
+def status(conn: Connection, title: str, *, state: str | Path | None = None) -> dict[str, Any]:
+    """Progress of a pushed title: per rater's project (or the shared one) tasks, done, skipped, quarantined; per annotator."""
+    job_name, job_state, projects, found = gather(conn, None, title, state=state)
+    per_project = {}
+    for rater, project_id in sorted(projects.items()):
+        counts = found.per_project.get(project_id, {"tasks": 0, "done": 0, "skipped": 0, "quarantined": 0})
+        per_project[rater or title] = {**counts, "url": f"{conn.url}/projects/{project_id}/data"}
+    annotators: dict[str, dict[str, int]] = {}
+    for row, kind in [(r, "skipped" if r["was_cancelled"] else "done") for r in found.rows] + [(r, "quarantined") for r in found.quarantined_rows]:
+        entry = annotators.setdefault(row["annotator"], {"annotations": 0, "done": 0, "skipped": 0, "quarantined": 0})
+        entry["annotations"] += 1
+        entry[kind] += 1
+    return {
+        "project": title, "job": job_name, "mode": job_state.mode if job_state else "shared",
+        "raters_per_task": job_state.raters_per_task if job_state else None,
+        "tasks": sum(c["tasks"] for c in found.per_project.values()) // max(len(projects), 1),
+        "projects": per_project, "annotators": dict(sorted(annotators.items())),
+    }
