@@ -9,7 +9,7 @@ LS_BIN     := $(LS_VENV)/bin/label-studio
 LS_VERSION ?= 1.23.2
 LS_PORT    ?= 8080
 
-.PHONY: setup demo test labelstudio labelstudio-venv build-senpos build-plotcom build-outgen build-all bench outline-agreement clean
+.PHONY: setup demo test browser-deps labelstudio labelstudio-venv build-senpos build-plotcom build-outgen build-all bench outline-agreement clean
 
 $(BIN)/lotdata: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,15 @@ setup: $(BIN)/lotdata
 demo: setup
 	$(BIN)/lotdata demo --out $(OUT)/demo
 
-test: setup $(LS_BIN)
+# The browser test drives Debian's chromium through chromium-driver (CI runs as root; elsewhere it asks for sudo).
+BROWSER_PACKAGES := chromium chromium-driver fonts-noto-cjk
+
+browser-deps:
+	@command -v chromedriver >/dev/null 2>&1 || { \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(BROWSER_PACKAGES); }
+
+test: setup $(LS_BIN) browser-deps
 	$(BIN)/python -m pytest -q
 
 build-senpos: setup
@@ -58,8 +66,9 @@ $(LS_BIN):
 
 labelstudio-venv: $(LS_BIN)
 
+# `make labelstudio [LS_PORT=8080] [OUT=out]`: data in $(OUT)/labelstudio; Ctrl-C or SIGTERM stops it.
 labelstudio: setup $(LS_BIN)
-	$(BIN)/python -m lotdata.annotate.server --data-dir $(OUT)/labelstudio --port $(LS_PORT)
+	exec $(BIN)/python -m lotdata.annotate.server --data-dir $(OUT)/labelstudio --port $(LS_PORT)
 
 clean:
 	rm -rf $(OUT) build dist *.egg-info .pytest_cache
