@@ -8,6 +8,7 @@ the key never appears in a message.
 from __future__ import annotations
 
 import json
+import re
 import os
 import time
 from contextlib import contextmanager
@@ -214,3 +215,29 @@ def project_progress(conn: Connection, title: str) -> dict[str, Any]:
 
 def _user_id(value: Any) -> Any:
     return value.get("id") if isinstance(value, dict) else value
+
+
+# ---------------------------------------------------------------- accounts
+
+def create_account(conn: Connection, email: str, password: str) -> Any:
+    """A Label Studio account a rater can log in with, in the server's organization.
+
+    The SDK's user API cannot set a password, so this signs the rater up through the server's own sign-up form with
+    the organization's invite token (what the invite link does in a browser). Returns the SDK's user.
+    """
+    httpx = require("httpx", "labelstudio")
+    invite = conn.call(conn.sdk.organizations.invites.get_invite_link)
+    signup = f"{conn.url}/user/signup/?token={invite.token}"
+    with conn.translated(), httpx.Client(timeout=60, follow_redirects=False) as web:
+        form = web.get(signup)
+        csrf = web.cookies.get("csrftoken")
+        answer = web.post(signup, data={"email": email, "password": password, "csrfmiddlewaretoken": csrf or ""},
+                          headers={"Referer": signup})
+    if answer.status_code not in (302, 303) or form.status_code != 200:
+        problem = re.findall(r'class="[^"]*(?:error|field_errors)[^"]*"[^>]*>\s*([^<]{3,200})', answer.text)
+        raise LabelStudioError(f"Label Studio at {conn.url} did not create the account {email} (HTTP {answer.status_code})"
+                               + (f": {'; '.join(p.strip() for p in problem)}" if problem else ""))
+    users = [u for u in conn.call(conn.sdk.users.list) if (u.email or "").lower() == email.lower()]
+    if not users:
+        raise LabelStudioError(f"Label Studio at {conn.url} signed up {email} but does not list the account")
+    return users[0]

@@ -336,6 +336,7 @@ def add_raters(conn: Connection, names: Sequence[str], *, state: str | Path | No
     job pushed per rater. Returns per rater how to log in (a new account's password is in it, once, and nowhere else)."""
     import secrets as _secrets
 
+    from lotdata.annotate.client import create_account
     from lotdata.annotate.state import Rater, check_rater_name, pushed_jobs
 
     directory = state_dir(state)
@@ -351,7 +352,7 @@ def add_raters(conn: Connection, names: Sequence[str], *, state: str | Path | No
             user = existing.get(email)
             if user is None:
                 secret = (password or (lambda: _secrets.token_urlsafe(12)))()
-                user = conn.call(conn.sdk.users.create, username=name, email=email, password=secret, first_name=name)
+                user = create_account(conn, email, secret)
                 entry.update(email=email, password=secret, account="created")
             else:
                 entry.update(email=email, account="existing account (password unchanged)")
