@@ -83,18 +83,18 @@ def main() -> int:
             annotated_project(conn, "bench pull", stories, me.id)
             for r in range(args.repeats):
                 title = f"bench push {r}"
-                first = push(conn, "story_filter", stories, title)
+                first = push(conn, "story_filter", stories, title, state=tmp / "state")
                 assert first["imported"] == args.size, first
                 runs["push"].append(first["seconds"])
-                again = push(conn, "story_filter", stories, title)
+                again = push(conn, "story_filter", stories, title, state=tmp / "state")
                 assert again["imported"] == 0, again
                 runs["re-push"].append(again["seconds"])
-                pulled = pull(conn, "story_filter", "bench pull", tmp / f"pull{r}")
+                pulled = pull(conn, "story_filter", "bench pull", tmp / f"pull{r}", state=tmp / "state")
                 assert pulled["valid"] == args.size, pulled
                 runs["pull"].append(pulled["seconds"])
                 fetch["pull"].append(pulled["fetch_seconds"])
                 if r < args.paged_repeats:
-                    paged = pull(conn, "story_filter", "bench pull", tmp / f"paged{r}", page_size=1000)
+                    paged = pull(conn, "story_filter", "bench pull", tmp / f"paged{r}", page_size=1000, state=tmp / "state")
                     assert paged["valid"] == args.size, paged
                     runs["pull paged"].append(paged["seconds"])
                     fetch["pull paged"].append(paged["fetch_seconds"])
