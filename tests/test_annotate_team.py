@@ -66,9 +66,17 @@ def test_raters_get_their_own_projects_gold_flags_a_careless_rater_and_status_co
     assert seen_columns == {frozenset({"uid", "input_id", "task", "input", "output", "raters"})}  # gold tasks look like the others
     assert sum(t["gold"] is not None for t in job_state.tasks.values()) == 2
 
-    late = run("annotate", "raters", "add", "dave")  # a rater who joins after the push gets the job too
+    pair = run("annotate", "push", "human_eval", "--input", str(tmp_path / "outputs.jsonl"), "--project", "eval pair",
+               "--raters", "2", "--assign", "alice,bob")
+    assert pair.exit_code == 0, pair.output
+    assert find_project(conn, "eval pair · bob") and find_project(conn, "eval pair · carol") is None
+    stranger = run("annotate", "push", "human_eval", "--input", str(tmp_path / "outputs.jsonl"), "--project", "eval x", "--assign", "zed")
+    assert stranger.exit_code == 1 and "--assign names ['zed'], not in the team" in stranger.output
+
+    late = run("annotate", "raters", "add", "dave")  # a rater who joins after the push gets the job too (not an assigned one)
     assert late.exit_code == 0 and f"{title} · dave" in late.output
     assert len(export_tasks(conn, get_project(conn, f"{title} · dave").id)) == 6
+    assert find_project(conn, "eval pair · dave") is None
 
     def rate(name, decide):
         for task in export_tasks(conn, projects[name].id):
@@ -136,3 +144,10 @@ def test_a_gold_file_that_would_mark_its_tasks_or_is_not_json_is_refused(label_s
     missing = lotdata(label_studio, "annotate", "push", "human_eval", "--input", str(outputs), "--project", "gold refused",
                       "--gold", str(tmp_path / "nope.jsonl"), "--state-dir", str(tmp_path / "state"))
     assert missing.exit_code == 1 and "gold file not found" in missing.output
+
+    shared = lotdata(label_studio, "annotate", "push", "human_eval", "--input", str(outputs), "--project", "eval shared", "--raters", "1",
+                     "--state-dir", str(tmp_path / "state"))
+    assert shared.exit_code == 0, shared.output
+    elsewhere = lotdata(label_studio, "annotate", "push", "human_eval", "--input", str(outputs), "--project", "eval shared",
+                        "--raters", "1", "--state-dir", str(tmp_path / "lost"))  # its state lost: it would import every row twice
+    assert elsewhere.exit_code == 1 and "exists but" in elsewhere.output and "has no state for it" in elsewhere.output

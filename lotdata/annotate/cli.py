@@ -38,6 +38,7 @@ def push_cmd(
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Push at most this many rows."),
     batch_size: int = typer.Option(2000, "--batch-size", min=1, help="Tasks per import request."),
     gold: Optional[Path] = typer.Option(None, "--gold", help='Known-answer tasks to mix in: JSON lines {"data": {...}, "answer": {question: value}}.'),
+    assign: Optional[str] = typer.Option(None, "--assign", help="Raters of the team who get this job (comma-separated; default: the whole team, and raters added later)."),
     state: Optional[Path] = _STATE,
 ) -> None:
     """Create or update the project(s) and import tasks under opaque ids; rows already there are not imported again.
@@ -49,7 +50,8 @@ def push_cmd(
     with errors(), progress() as bar:
         handle = bar.add_task(f"push {job}", total=None)
         summary = push(connect(), job, input_path, project, splits=_splits(split), raters=raters, limit=limit,
-                       batch_size=batch_size, progress=lambda k: bar.advance(handle, k), gold=gold, state=state)
+                       batch_size=batch_size, progress=lambda k: bar.advance(handle, k), gold=gold, state=state,
+                       assign=_splits(assign))
     if summary["mode"] == "shared" and summary["raters"] > 1:
         console.print("warning: no team of raters (`lotdata annotate raters add`): one shared project, where raters can open each other's answers",
                       highlight=False)

@@ -98,6 +98,7 @@ class JobState:
     mode: str  # "shared" (one project) or "per_rater" (one project per rater)
     salt: str
     projects: dict[str, int] = field(default_factory=dict)  # rater name (SHARED for one shared project) -> project id
+    assigned: list[str] | None = None  # the raters chosen at push (--assign); None: the whole team, raters added later too
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)  # opaque id -> {uid, hidden, gold, task}
 
     @classmethod

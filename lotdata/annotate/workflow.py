@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from lotdata.annotate.agreement import annotator_stats, question_agreement
-from lotdata.annotate.client import UID, Connection, ensure_project, export_tasks, get_project, iter_task_pages, push_tasks, user_names
+from lotdata.annotate.client import UID, Connection, ensure_project, export_tasks, find_project, get_project, iter_task_pages, push_tasks, user_names
 from lotdata.annotate.jobs import ASPECTS, Annotation, InvalidResult, get_job
 from lotdata.annotate.state import SHARED, JobState, Team, state_dir
 from lotdata.errors import InputError, LotdataError, MissingFileError
@@ -28,7 +28,7 @@ from lotdata.schema import ANNOTATIONS, HUMAN_EVAL, QUARANTINE, SPLITS, STORIES,
 def push(
     conn: Connection, job_name: str, input_path: str | Path, title: str, *, splits: Sequence[str] | None = None,
     raters: int | None = None, limit: int | None = None, batch_size: int = 2000, progress: Callable[[int], None] | None = None,
-    gold: str | Path | None = None, state: str | Path | None = None,
+    gold: str | Path | None = None, state: str | Path | None = None, assign: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Import the rows a project does not have yet (matched by uid), with their hidden values kept in the state folder.
 
@@ -45,14 +45,26 @@ def push(
     directory = state_dir(state)
     team = Team.load(directory, conn.url)
     job_state = JobState.find(directory, title, conn.url)
+    unknown = sorted(set(assign or ()) - set(team.raters))
+    if unknown:
+        raise LotdataError(f"--assign names {unknown}, not in the team ({', '.join(sorted(team.raters)) or 'none yet'}): "
+                           "add them with `lotdata annotate raters add`")
     if job_state is None:
         mode = "per_rater" if raters > 1 and team.raters else "shared"
         job_state = JobState.new(directory, conn.url, job_name, title, raters, mode)
+        job_state.assigned = sorted(set(assign)) if assign else None
+        pushed_elsewhere = [t for t in _target_titles(job_state, team) if find_project(conn, t) is not None]
+        if pushed_elsewhere:  # its tasks carry uids this state does not know: pushing would import every row twice
+            raise LotdataError(f"project {pushed_elsewhere[0]!r} exists but {directory} has no state for it (pushed by an older "
+                               "lotdata or with another --state-dir): pass that --state-dir or push under a new --project")
     elif job_state.job != job_name:
         raise LotdataError(f"project {title!r} holds job {job_state.job}, not {job_name}; pick another --project")
-    if job_state.mode == "per_rater" and len(team.raters) < raters:
-        raise LotdataError(f"{job_name} asks for {raters} raters per task but the team has {len(team.raters)}: "
-                           "add raters with `lotdata annotate raters add NAME...` or push with --raters fewer")
+    elif assign and sorted(set(assign)) != (job_state.assigned or sorted(team.raters)):
+        job_state.assigned = sorted(set(job_state.assigned or []) | set(assign))
+    raters_there = len(job_state.assigned) if job_state.assigned is not None else len(team.raters)
+    if job_state.mode == "per_rater" and raters_there < raters:
+        raise LotdataError(f"{job_name} asks for {raters} raters per task but {raters_there} are assigned: "
+                           "add raters with `lotdata annotate raters add NAME...`, --assign more, or push with --raters fewer")
     job_state.raters_per_task = raters
     for task in tasks:
         task["data"]["raters"] = raters
@@ -60,7 +72,7 @@ def push(
     for task, answer in load_gold(gold, tasks) if gold else []:
         task["data"]["raters"] = raters
         job_state.add(task, gold=answer)
-    targets = sorted(team.raters) if job_state.mode == "per_rater" else [SHARED]
+    targets = _targets(job_state, team)
     counts = {"tasks": 0, "already_there": 0, "imported": 0}
     for rater in targets:
         pushed = push_to_rater(conn, job_state, rater, batch_size=batch_size, progress=progress)
@@ -70,6 +82,16 @@ def push(
     return {"job": job_name, "project": title, "mode": job_state.mode, "projects": {r or title: job_state.projects[r] for r in targets},
             "raters": raters, "gold": sum(t["gold"] is not None for t in job_state.tasks.values()), **counts,
             "state": str(job_state.path), "seconds": round(seconds, 3)}
+
+
+def _targets(job_state: JobState, team: Team) -> list[str]:
+    if job_state.mode != "per_rater":
+        return [SHARED]
+    return sorted(job_state.assigned) if job_state.assigned is not None else sorted(team.raters)
+
+
+def _target_titles(job_state: JobState, team: Team) -> list[str]:
+    return [job_state.project_title(r) for r in _targets(job_state, team)]
 
 
 def push_to_rater(conn: Connection, job_state: JobState, rater: str, *, batch_size: int = 2000,
@@ -190,7 +212,7 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
                 counts["done"] += 1
                 found.rows.append(row)
                 annotation = Annotation(uid=data[UID], data=data, annotator=row["annotator"], annotation_id=ann["id"],
-                                        created_at=row["created_at"] or "", values=values, hidden=(secret or {}).get("hidden") or {})
+                                        created_at=row["created_at"] or "", values=values, hidden=_hidden(secret, job_state, data))
                 if row["gold"]:
                     found.gold.append((annotation, secret["gold"]))
                 else:
@@ -200,6 +222,12 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
             found.quarantined_rows.append(row)
             found.quarantine.append({"path": link, "row": ann["id"], "reason": reason, "raw": row["result"][:2000]})
     return found
+
+
+def _hidden(secret: dict[str, Any] | None, job_state: JobState | None, data: dict[str, Any]) -> dict[str, Any]:
+    if job_state is None:  # a project pushed by an older lotdata, without state: its tasks carried every value in data
+        return data
+    return (secret or {}).get("hidden") or {}
 
 
 def gold_report(job_name: str, gold: list[tuple[Annotation, dict[str, Any]]], min_accuracy: float) -> dict[str, Any]:
@@ -360,7 +388,7 @@ def add_raters(conn: Connection, names: Sequence[str], *, state: str | Path | No
         report.append(entry)
     team.save()
     for job_state in pushed_jobs(directory, conn.url):
-        if job_state.mode != "per_rater":
+        if job_state.mode != "per_rater" or job_state.assigned is not None:
             continue
         for entry in report:
             if entry["rater"] not in job_state.projects:
