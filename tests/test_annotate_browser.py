@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from labelstudio_support import annotate, lotdata, read_rows, text
-from lotdata.annotate.client import export_tasks, get_project
+from lotdata.annotate.client import export_tasks
 from lotdata.annotate.jobs import get_job
 from lotdata.annotate.state import JobState
 from lotdata.annotate.workflow import add_raters

@@ -192,31 +192,6 @@ def user_names(conn: Connection) -> dict[int, str]:
     return {u.id: (u.email or u.username or str(u.id)) for u in users}
 
 
-def project_progress(conn: Connection, title: str) -> dict[str, Any]:
-    """Tasks, annotated tasks, skipped annotations and per-annotator counts of one project."""
-    project = get_project(conn, title)
-    tasks = export_tasks(conn, project.id)
-    names = user_names(conn)
-    per_annotator: dict[str, dict[str, int]] = {}
-    annotated = skipped = 0
-    for task in tasks:
-        done = [a for a in task.get("annotations", []) if not a.get("was_cancelled")]
-        annotated += bool(done)
-        for ann in task.get("annotations", []):
-            who = names.get(_user_id(ann.get("completed_by")), str(ann.get("completed_by")))
-            entry = per_annotator.setdefault(who, {"annotations": 0, "skipped": 0})
-            entry["skipped" if ann.get("was_cancelled") else "annotations"] += 1
-            skipped += bool(ann.get("was_cancelled"))
-    return {
-        "project": title, "project_id": project.id, "raters_per_task": project.maximum_annotations, "tasks": len(tasks),
-        "annotated": annotated, "skipped": skipped, "annotators": dict(sorted(per_annotator.items())),
-    }
-
-
-def _user_id(value: Any) -> Any:
-    return value.get("id") if isinstance(value, dict) else value
-
-
 # ---------------------------------------------------------------- accounts
 
 def create_account(conn: Connection, email: str, password: str) -> Any:
@@ -234,7 +209,7 @@ def create_account(conn: Connection, email: str, password: str) -> Any:
         answer = web.post(signup, data={"email": email, "password": password, "csrfmiddlewaretoken": csrf or ""},
                           headers={"Referer": signup})
     if answer.status_code not in (302, 303) or form.status_code != 200:
-        problem = re.findall(r'class="[^"]*(?:error|field_errors)[^"]*"[^>]*>\s*([^<]{3,200})', answer.text)
+        problem = re.findall(r'<ul class="field_errors">\s*<li>([^<]{1,200})</li>', answer.text)
         raise LabelStudioError(f"Label Studio at {conn.url} did not create the account {email} (HTTP {answer.status_code})"
                                + (f": {'; '.join(p.strip() for p in problem)}" if problem else ""))
     users = [u for u in conn.call(conn.sdk.users.list) if (u.email or "").lower() == email.lower()]

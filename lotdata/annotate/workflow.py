@@ -1,9 +1,11 @@
 """Push a job's rows to Label Studio and pull its annotations back into lotdata tables.
 
-Pull writes, each file atomically: `annotations.parquet` (every annotation), `quarantine.parquet`
-(annotations that do not fit their template, with the reason), `agreement.json` (majority vote,
-Fleiss' kappa per question, per-annotator statistics), the assembled dataset(s) and, last,
-`pull.json`. A pull that is killed leaves the previous files whole; re-running it rebuilds
+Push keeps what raters must not see (hidden values, gold answers) in the state folder and gives Label Studio
+opaque task ids; multi-rater jobs get one project per rater. Pull merges them and writes, each file atomically:
+`annotations.parquet` (valid and skipped annotations), `quarantine.parquet` (annotations that do not fit their
+template or job, with the reason and a link to the task), `gold.json` (each rater's accuracy on gold tasks),
+`agreement.json` (majority vote, Fleiss' kappa per question, per-annotator statistics), the assembled dataset(s)
+and, last, `pull.json`. A pull that is killed leaves the previous files whole; re-running it rebuilds
 everything from the server, so nothing is lost.
 """
 
