@@ -76,10 +76,11 @@ def push(
         job_state.add(task, gold=answer)
     targets = _targets(job_state, team)
     counts = {"tasks": 0, "already_there": 0, "imported": 0}
+    job_state.save()  # before any import: a push cut short and run again finds the same opaque ids
     for rater in targets:
         pushed = push_to_rater(conn, job_state, rater, batch_size=batch_size, progress=progress)
         counts = {k: counts[k] + pushed[k] for k in counts}
-    job_state.save()
+        job_state.save()
     seconds = time.perf_counter() - started
     return {"job": job_name, "project": title, "mode": job_state.mode, "projects": {r or title: job_state.projects[r] for r in targets},
             "raters": raters, "gold": sum(t["gold"] is not None for t in job_state.tasks.values()), **counts,
