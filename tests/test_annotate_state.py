@@ -99,6 +99,8 @@ def test_collect_maps_ids_back_keeps_gold_apart_and_links_quarantine_to_the_task
     report = gold_report("human_eval", found.gold, 0.8)
     assert report["raters"]["r@x"] == {"answered": 1, "correct": 0, "accuracy": 0.0, "flagged": True} and report["flagged"] == ["r@x"]
     assert gold_report("human_eval", found.gold, 0.0)["flagged"] == []
+    intruder = collect("human_eval", exported[:1], {5: "r@x", 6: "owner@x"}, URL, state, project_id=7, owner=6)
+    assert not intruder.valid and "answered by r@x in owner@x's own project" in intruder.quarantine[0]["reason"]
     legacy = collect("human_eval", [{"id": 1, "data": {"uid": "1:gpt2", "input_id": "1", "system": "gpt2", "task": "", "input": "a",
                                                       "output": "b"}, "annotations": [{"id": 9, "completed_by": 5, "result": good}]}], {}, URL)
     assert legacy.valid[0].hidden["system"] == "gpt2"  # a project pushed before the state folder: its data held every value

@@ -173,10 +173,12 @@ def task_url(base: str, project_id: int, task_id: int) -> str:
 
 
 def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], where: str,
-            job_state: JobState | None = None, project_id: int = 0, into: Collected | None = None) -> Collected:
+            job_state: JobState | None = None, project_id: int = 0, into: Collected | None = None,
+            owner: int | None = None) -> Collected:
     """Annotation rows, quarantine rows and validated annotations from exported tasks.
 
     `where` is the server's URL; with `job_state`, the opaque task ids are mapped back to their uid and hidden values.
+    `owner`: the user whose own project this is; anyone else's answer in it is quarantined (it would count twice).
     """
     job = get_job(job_name)
     found = into or Collected()
@@ -206,6 +208,8 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
                     raise InvalidResult("the task has no uid: it was not pushed by lotdata")
                 if job_state is not None and secret is None:
                     raise InvalidResult("the task is not in lotdata's state for this project: it was not pushed by lotdata")
+                if owner is not None and who != owner:
+                    raise InvalidResult(f"answered by {row['annotator']} in {names.get(owner, owner)}'s own project")
                 values = job.parse(ann.get("result"), data)
             except InvalidResult as exc:
                 reason = str(exc)
@@ -267,10 +271,12 @@ def gather(conn: Connection, job_name: str | None, title: str, *, state: str | P
         job_name = job_state.job if job_state else job_from_description(get_project(conn, title))
     projects = projects_of(conn, title, job_state)
     names = user_names(conn)
+    team = Team.load(state_dir(state), conn.url).raters
     found = Collected()
     for rater, project_id in sorted(projects.items()):
         tasks = fetch_tasks(conn, project_id, page_size=page_size, on_page=on_page)
-        collect(job_name, tasks, names, conn.url, job_state, project_id, into=found)
+        owner = team[rater].user_id if rater in team else None
+        collect(job_name, tasks, names, conn.url, job_state, project_id, into=found, owner=owner)
     return job_name, job_state, projects, found
 
 
