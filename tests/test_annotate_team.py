@@ -77,6 +77,9 @@ def test_raters_get_their_own_projects_gold_flags_a_careless_rater_and_status_co
     assert late.exit_code == 0 and f"{title} · dave" in late.output
     assert len(export_tasks(conn, get_project(conn, f"{title} · dave").id)) == 6
     assert find_project(conn, "eval pair · dave") is None
+    listed = run("annotate", "raters", "list")
+    assert listed.exit_code == 0 and "rater dave" in listed.output and f"{title} · dave" in listed.output
+    assert "eval pair · alice" in listed.output and "password" not in listed.output
 
     def rate(name, decide):
         for task in export_tasks(conn, projects[name].id):

@@ -101,3 +101,22 @@ def pull_cmd(
         summary = pull(connect(), job, project, out, page_size=page_size, state=state, min_gold_accuracy=min_gold_accuracy,
                        drop_flagged=drop_flagged, on_page=lambda n, k: console.print(f"page {n}: {k} tasks", highlight=False))
     out_console.print(summary_table(f"lotdata annotate pull {job} -> {out}", summary))
+
+
+@raters_app.command("list")
+def raters_list_cmd(state: Optional[Path] = _STATE) -> None:
+    """The team: each rater's login e-mail and own projects (read from the state folder)."""
+    import os
+
+    from lotdata.annotate.client import URL_ENV
+    from lotdata.annotate.workflow import list_raters
+
+    with errors():
+        url = (os.environ.get(URL_ENV) or "").rstrip("/")
+        if not url:
+            raise ValueError(f"no Label Studio URL: set {URL_ENV}")
+        team = list_raters(url, state=state)
+    if not team:
+        console.print("no raters yet: `lotdata annotate raters add NAME...`", highlight=False)
+    for name, entry in team.items():
+        out_console.print(summary_table(f"rater {name}", entry))

@@ -426,3 +426,17 @@ def status(conn: Connection, title: str, *, state: str | Path | None = None) -> 
         "tasks": sum(c["tasks"] for c in found.per_project.values()) // max(len(projects), 1),
         "projects": per_project, "annotators": dict(sorted(annotators.items())),
     }
+
+
+def list_raters(url: str, *, state: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """The team: per rater the login e-mail and their own projects (title -> task list URL). No server call."""
+    from lotdata.annotate.state import pushed_jobs
+
+    directory = state_dir(state)
+    team = Team.load(directory, url)
+    jobs = pushed_jobs(directory, url)
+    return {
+        name: {"email": rater.email, "projects": {
+            job.project_title(name): f"{url}/projects/{job.projects[name]}/data" for job in jobs if name in job.projects}}
+        for name, rater in sorted(team.raters.items())
+    }
