@@ -14,7 +14,7 @@ from lotdata.clikit import console, errors, out_console, progress, summary_table
 
 app = typer.Typer(no_args_is_help=True, help="Annotation jobs on Label Studio: push tasks, follow progress, pull and assemble.")
 
-_JOB = typer.Argument(..., help="story_filter, clozet_write, senpos_refine, cloze_verify or human_eval.")
+_JOB = typer.Argument(..., help="story_filter, clozet_write, senpos_refine, cloze_verify, human_eval or human_perf.")
 _PROJECT = typer.Option(..., "--project", help="Project title (created on first push, found by title afterwards).")
 
 
@@ -25,12 +25,14 @@ def _splits(text: Optional[str]) -> Optional[list[str]]:
 @app.command("push")
 def push_cmd(
     job: str = _JOB,
-    input_path: Path = typer.Option(..., "--input", help="stories Parquet (story_filter, clozet_write), dataset folder (senpos_refine: senpos, cloze_verify: clozet) or outputs table (human_eval)."),
+    input_path: Path = typer.Option(..., "--input", help="stories or segments Parquet (story_filter), stories Parquet (clozet_write), dataset folder (senpos_refine: senpos, cloze_verify: clozet, human_perf: clozet or senpos) or outputs table (human_eval)."),
     project: str = _PROJECT,
     split: Optional[str] = typer.Option(None, "--split", help="Splits to push, e.g. val,test (default: the job's own)."),
     raters: Optional[int] = typer.Option(None, "--raters", min=1, help="Annotators per task (default: 3 for cloze_verify and human_eval, else 1)."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Push at most this many rows."),
     batch_size: int = typer.Option(2000, "--batch-size", min=1, help="Tasks per import request."),
+    sample: Optional[int] = typer.Option(None, "--sample", min=1, help="human_eval: push this many inputs; human_perf: this many examples (default 100). Seeded draw."),
+    seed: int = typer.Option(0, "--seed", help="Seed of --sample and of human_eval's A/B/C order."),
 ) -> None:
     """Create or update a project and import tasks with a stable uid; rows already there are not imported again."""
     from lotdata.annotate.client import connect
@@ -39,7 +41,7 @@ def push_cmd(
     with errors(), progress() as bar:
         handle = bar.add_task(f"push {job}", total=None)
         summary = push(connect(), job, input_path, project, splits=_splits(split), raters=raters, limit=limit,
-                       batch_size=batch_size, progress=lambda k: bar.advance(handle, k))
+                       batch_size=batch_size, sample=sample, seed=seed, progress=lambda k: bar.advance(handle, k))
     out_console.print(summary_table(f"lotdata annotate push {job}", summary))
 
 
