@@ -278,9 +278,24 @@ def wrong_candidate_problem(wrong: str, original: str, context: Sequence[str], l
         return f"{len(wrong)} characters, outside 1/2 to 2 times the original's {len(original)}"
     if not _content_words(wrong, lang) & _content_words(join_sentences([*context, original], lang), lang):
         return "shares no content word with the story (off topic)"
-    if _NEGATIONS.sub("", wrong) == _NEGATIONS.sub("", original):
+    if negation_only_edit(original, wrong):
         return "differs from the original only by negation words (rewrite it another way)"
     return None
+
+
+def negation_only_edit(original: str, wrong: str) -> bool:
+    """True when every change from `original` to `wrong` puts in or takes out a negation word (at most one other
+    character replaced by it, as 很 -> 不)."""
+    import difflib
+
+    changes = [op for op in difflib.SequenceMatcher(None, original, wrong, autojunk=False).get_opcodes() if op[0] != "equal"]
+    for _tag, i1, i2, j1, j2 in changes:
+        added, removed = wrong[j1:j2], original[i1:i2]
+        negation_in = bool(added) and not _NEGATIONS.sub("", added)
+        negation_out = bool(removed) and not _NEGATIONS.sub("", removed)
+        if not ((negation_in and len(removed) <= 1) or (negation_out and len(added) <= 1)):
+            return False
+    return bool(changes)
 
 
 def _clozet_rows(path: Path, splits: Sequence[str] | None) -> list[Row]:
