@@ -150,8 +150,10 @@ def test_story_filter_round_trip_with_disagreement_and_a_malformed_result(label_
     annotate(conn, tasks[0], a2, accept)
     annotate(conn, tasks[1], a1, reject)
     annotate(conn, tasks[1], a2, reject)
+    # the appendix: a rewrite differs from the segment by at most 100 words; ann1's two sentences break it
     annotate(conn, tasks[2], a1, [choice("decision", "story", ["rewrite"]), text("rewritten", "story", "小熊早上出门。它在河边捡到一只鞋。")])
-    annotate(conn, tasks[2], a2, [choice("decision", "story", ["rewrite"]), text("rewritten", "story", "小熊早上出门，去河边钓鱼。它钓到了一只旧鞋子。")])
+    rewrite = tasks[2]["data"]["text"] + "最后小熊把鞋子送回了家。"
+    annotate(conn, tasks[2], a2, [choice("decision", "story", ["rewrite"]), text("rewritten", "story", rewrite)])
     annotate(conn, tasks[3], a1, accept)
     annotate(conn, tasks[3], a2, [choice("decision", "story", ["maybe"])])  # Label Studio stores it all the same
 
@@ -165,21 +167,21 @@ def test_story_filter_round_trip_with_disagreement_and_a_malformed_result(label_
     annotations = read_rows(out / "annotations.parquet")
     assert len(annotations) == 8 and {a["annotator"] for a in annotations} == {"ann1@lotdata.test", "ann2@lotdata.test"}
     assert all(a["uid"] and a["lead_time"] == 12.5 for a in annotations)
-    [bad] = read_rows(out / "quarantine.parquet")
+    too_short, bad = sorted(read_rows(out / "quarantine.parquet"), key=lambda q: q["row"])
     assert "not among the choices" in bad["reason"] and "maybe" in bad["raw"]
+    assert "at most 100" in too_short["reason"]
 
     by_id = {s["story_id"]: s for s in read_rows(out / "stories.parquet")}
     statuses = [by_id[t["data"]["uid"]]["status"] for t in tasks]
     assert statuses == ["accepted", "rejected", "rewritten", "accepted"]
     rewritten = by_id[tasks[2]["data"]["uid"]]
-    assert rewritten["text"] == "小熊早上出门，去河边钓鱼。它钓到了一只旧鞋子。"  # the latest of the majority
-    assert rewritten["sentences"] == ["小熊早上出门，去河边钓鱼。", "它钓到了一只旧鞋子。"]
+    assert rewritten["text"] == rewrite and rewritten["sentences"][-1] == "最后小熊把鞋子送回了家。"
     history = read_rows(out / "story_decisions.parquet")
-    assert len(history) == 7 and sum(h["final"] for h in history) == 4
+    assert len(history) == 6 and sum(h["final"] for h in history) == 4
     rewrite_rows = [h for h in history if h["story_id"] == tasks[2]["data"]["uid"]]
     assert {h["old_text"] for h in rewrite_rows} == {tasks[2]["data"]["text"]} and all(h["new_text"] for h in rewrite_rows)
     agreement = json.loads((out / "agreement.json").read_text())
-    assert agreement["questions"]["decision"]["multi_rated"] == 3
+    assert agreement["questions"]["decision"]["multi_rated"] == 2
     assert agreement["questions"]["decision"]["fleiss_kappa"] == pytest.approx(1.0)
     assert agreement["annotators"]["ann2@lotdata.test"]["quarantined"] == 1
 
@@ -347,7 +349,7 @@ def test_a_pull_killed_midway_and_run_again_loses_nothing(label_studio, conn, an
     out = tmp_path / "pulled"
     assert lotdata(label_studio, "annotate", "pull", "story_filter", "--project", title, "--out", str(out)).exit_code == 0
     for task in tasks[6:]:
-        annotate(conn, task, annotators["ann2"], [choice("decision", "story", ["reject"])])
+        annotate(conn, task, annotators["ann2"], [choice("decision", "story", ["reject"]), choice("reason", "story", ["illogical"])])
 
     env = {**os.environ, "LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.api_key}
     cmd = [sys.executable, "-m", "lotdata.cli", "annotate", "pull", "story_filter", "--project", title, "--out", str(out), "--page-size", "1"]

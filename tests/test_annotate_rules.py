@@ -67,7 +67,8 @@ def test_conditional_fields_show_only_when_they_apply_and_are_required_there():
     assert all(clozet[c].conditional and clozet[c].required for c in ("mask_sentence", "wrong_candidate", "policy"))
     assert clozet["decision"].required and not clozet["decision"].conditional
     senpos = load_template("senpos_refine").controls
-    assert senpos["verdict"].required and senpos["gaps"].required and senpos["revised_story"].conditional
+    # gaps are not required at submit: a reject needs none (pull checks a gap for every other verdict)
+    assert senpos["verdict"].required and not senpos["gaps"].required and senpos["revised_story"].conditional
     xml = load_template("story_filter").xml
     assert 'whenChoiceValue="rewrite"' in xml and 'whenChoiceValue="reject"' in xml
 

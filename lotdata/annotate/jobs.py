@@ -173,14 +173,16 @@ def _load_story_filter(path: Path, splits: Sequence[str] | None) -> list[Row]:
 
     if path.is_file() and "segment_id" in pq.read_schema(path).names:
         return read_segments(path)
-    return [story_as_segment(story) for story in _load_stories(path, splits)]
+    return [{**story_as_segment(story), "_story": story} for story in _load_stories(path, splits)]
 
 
 def _story_filter_tasks(rows: list[Row], *, seed: int = 0) -> list[dict[str, Any]]:
     tasks = []
     for row in rows:
-        story = {k: row[k] for k in ("title", "lang", "source", "url", "license", "fetched_at")}
-        story.update(story_id=row["segment_id"], text=row["text"], source_id=row.get("source_id"))
+        story = row.get("_story")  # a whole story keeps its row; a segment becomes a story of its own
+        if story is None:
+            story = {k: row[k] for k in ("title", "lang", "source", "source_id", "url", "license", "fetched_at")}
+            story.update(story_id=row["segment_id"], text=row["text"])
         tasks.append({
             "data": {"uid": row["segment_id"], "title": row.get("title") or "", "text": row["text"], "reference": row["story_text"]},
             "hidden": {"story": story, "segment": {k: row[k] for k in ("segment_id", "story_id", "start_char", "end_char")}},
@@ -225,7 +227,7 @@ def _story_filter_assemble(annotations: list[Annotation]) -> dict[str, Any]:
         counts[decision or "undecided"] += 1
         if decision == "reject":
             reasons.update(r for a in anns if a.values["decision"] == "reject" for r in a.values["reasons"])
-        story["sentences"] = split_sentences(story["text"], story["lang"])
+        story["sentences"] = story["sentences"] or split_sentences(story["text"], story["lang"])
         if decision == "accept":
             story["status"] = "accepted"
         elif decision == "reject":
