@@ -36,7 +36,7 @@ if str(REPO) not in sys.path:
 from lotdata.annotate import server as ls_server  # noqa: E402
 from lotdata.annotate.client import connect, ensure_project  # noqa: E402
 from lotdata.annotate.jobs import get_job  # noqa: E402
-from lotdata.annotate.workflow import pull, push  # noqa: E402
+from lotdata.annotate.workflow import pull, push, save_hidden  # noqa: E402
 from lotdata.io import write_parquet, write_text  # noqa: E402
 from lotdata.schema import STORIES, table_from_rows  # noqa: E402
 from lotdata.sources.readers import read_stories  # noqa: E402
@@ -56,6 +56,7 @@ def annotated_project(conn, title: str, stories: Path, user_id: int) -> None:
     """A project whose tasks each carry one accept annotation, imported in bulk (untimed setup)."""
     job = get_job("story_filter")
     tasks = job.to_tasks(job.load(stories, None))
+    save_hidden(conn.url, title, {task["data"]["uid"]: task.pop("hidden") for task in tasks})  # as push does
     result = [{"from_name": "decision", "to_name": "story", "type": "choices", "value": {"choices": ["accept"]}}]
     for task in tasks:
         task["annotations"] = [{"result": result, "completed_by": user_id, "lead_time": 3.0}]
@@ -74,6 +75,7 @@ def main() -> int:
     runs: dict[str, list[float]] = {"push": [], "re-push": [], "pull": [], "pull paged": []}
     fetch: dict[str, list[float]] = {"pull": [], "pull paged": []}  # the part spent waiting for the server
     with tempfile.TemporaryDirectory(prefix="bench-annotate-") as tmp:
+        os.environ["LOTDATA_ANNOTATE_STATE"] = str(Path(tmp) / "hidden-state")
         tmp = Path(tmp)
         stories = synthetic_stories(args.size, tmp / "stories.parquet")
         server = ls_server.start(tmp / "labelstudio", api_key=os.urandom(20).hex())

@@ -344,3 +344,19 @@ def test_build_segments_errors(tmp_path):
 def test_opaque_uid_is_stable_and_says_nothing():
     assert opaque_uid("verify", "c1", "right") == opaque_uid("verify", "c1", "right") != opaque_uid("verify", "c1", "wrong")
     assert "right" not in opaque_uid("verify", "c1", "right")
+
+
+def test_human_eval_needs_three_systems_per_input_and_sample_fits_two_jobs(tmp_path):
+    from lotdata.annotate.workflow import push
+    from lotdata.errors import InputError
+
+    outputs = tmp_path / "outputs.jsonl"
+    rows = [r for r in _outputs(2) if not (r["input_id"] == 1 and r["system"] == "mt5")]
+    outputs.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    with pytest.raises(InputError, match="input_id '1' has 2 system"):
+        get_job("human_eval").load(outputs, None)
+    from helpers import write_stories
+
+    stories = write_stories(tmp_path / "s.parquet", ["小明出门了。他很开心。"])
+    with pytest.raises(ValueError, match="--sample applies to human_eval and human_perf"):
+        push(None, "story_filter", stories, "t", sample=3)
