@@ -385,3 +385,12 @@ def test_server_down_wrong_key_and_missing_project_give_clear_errors(label_studi
     assert unknown.exit_code == 1 and "unknown annotation job" in unknown.output
     no_url = CliRunner().invoke(app, ["annotate", "status", "x"], env={"LABEL_STUDIO_URL": "", "LABEL_STUDIO_API_KEY": ""})
     assert no_url.exit_code == 1 and "LABEL_STUDIO_URL" in no_url.output
+
+
+def test_a_pull_without_the_hidden_values_stops_with_a_clear_error(label_studio, conn, annotators, stories, tmp_path):
+    assert lotdata(label_studio, "annotate", "push", "story_filter", "--input", str(stories), "--project", "elsewhere", "--limit", "1").exit_code == 0
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.api_key, "COLUMNS": "200",
+           "LOTDATA_ANNOTATE_STATE": str(tmp_path / "another-machine")}
+    result = CliRunner().invoke(app, ["annotate", "pull", "story_filter", "--project", "elsewhere", "--out", str(tmp_path / "out")], env=env)
+    assert result.exit_code == 1 and "no hidden task values for project 'elsewhere'" in result.output
+    assert not (tmp_path / "out" / "stories.parquet").exists()

@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 from lotdata.annotate.agreement import annotator_stats, question_agreement
 from lotdata.annotate.client import UID, Connection, ensure_project, export_tasks, get_project, iter_task_pages, push_tasks, user_names
 from lotdata.annotate.jobs import ASPECTS, Annotation, InvalidResult, get_job, sample_rows
+from lotdata.errors import LotdataError
 from lotdata.io import write_parquet, write_text
 from lotdata.schema import ANNOTATIONS, HUMAN_EVAL, QUARANTINE, SPLITS, STORIES, STORY_DECISIONS, table_from_rows
 
@@ -157,7 +158,12 @@ def pull(
     project = get_project(conn, title)
     tasks = fetch_tasks(conn, project.id, page_size=page_size, on_page=on_page)
     fetched = time.perf_counter() - started
-    rows, quarantine, valid = collect(job_name, tasks, user_names(conn), f"{conn.url}/projects/{project.id}", load_hidden(conn.url, title))
+    hidden = load_hidden(conn.url, title)
+    uids = {(t.get("data") or {}).get(UID) for t in tasks} - {None}
+    if uids and not uids & set(hidden):
+        raise LotdataError(f"no hidden task values for project {title!r} at {hidden_state_path(conn.url, title)} (answers and systems "
+                           "stay where the tasks were pushed): pull there, or copy that file and set LOTDATA_ANNOTATE_STATE")
+    rows, quarantine, valid = collect(job_name, tasks, user_names(conn), f"{conn.url}/projects/{project.id}", hidden)
     votes = [(a.uid, a.annotator, question, value) for a in valid for question, value in job.votes(a.values)]
     quarantined_ids = {q["row"] for q in quarantine}
     agreement = {
