@@ -15,28 +15,39 @@ from lotdata.errors import InputError, LotdataError, MissingFileError
 URL = "http://127.0.0.1:9"
 
 
+SYSTEMS = ("longlm", "gpt2", "mt5")
+
+
 def eval_tasks():
-    rows = [{"input_id": 1, "input": "开头", "system": s, "output": f"续写{k}"} for k, s in enumerate(("longlm", "gpt2"))]
+    """Two inputs, three systems each: two human_eval tasks (outputs side by side as A/B/C)."""
+    rows = [{"input_id": i, "input": f"开头{i}", "system": s, "output": f"续写{i}-{k}"} for i in (1, 2) for k, s in enumerate(SYSTEMS)]
     return get_job("human_eval").to_tasks(rows)
 
 
-def choice(name, value):
-    return {"from_name": name, "to_name": "output", "type": "choices", "value": {"choices": [value]}}
+def choice(name, value, to="output_A"):
+    return {"from_name": name, "to_name": to, "type": "choices", "value": {"choices": [value]}}
+
+
+def all_aspects(value):
+    return [choice(f"{a}_{slot}", value, f"output_{slot}") for a in ("grammaticality", "coherence", "relatedness") for slot in "ABC"]
 
 
 def test_tasks_leave_with_opaque_ids_and_without_hidden_values(tmp_path):
     state = JobState.new(tmp_path, URL, "human_eval", "eval", 3, "per_rater")
-    tokens = [state.add(t) for t in eval_tasks()]
+    tasks = eval_tasks()
+    tokens = [state.add(t) for t in tasks]
     assert all(re.fullmatch("t[0-9a-f]{12}", t) for t in tokens) and len(set(tokens)) == 2
-    assert state.opaque_id("1:gpt2") == tokens[1]  # stable, so a re-push finds the tasks it pushed
-    assert JobState.new(tmp_path, URL, "human_eval", "eval", 3, "per_rater").opaque_id("1:gpt2") != tokens[1]  # salted
+    uid = tasks[1]["data"]["uid"]
+    assert state.opaque_id(uid) == tokens[1]  # stable, so a re-push finds the tasks it pushed
+    assert JobState.new(tmp_path, URL, "human_eval", "eval", 3, "per_rater").opaque_id(uid) != tokens[1]  # salted
     visible = state.visible_tasks()
     assert [t["data"]["uid"] for t in visible] == sorted(tokens)  # imported in opaque order, not input order
     assert all("hidden" not in t and "system" not in t["data"] for t in visible)
-    assert "gpt2" not in json.dumps(visible) and "longlm" not in json.dumps(visible)
+    assert not any(name in json.dumps(visible) for name in SYSTEMS)
     state.save()
     again = JobState.find(tmp_path, "eval", URL)
-    assert again.tasks[tokens[1]] == {"uid": "1:gpt2", "hidden": {"system": "gpt2"}, "gold": None, "task": state.tasks[tokens[1]]["task"]}
+    assert again.tasks[tokens[1]] == {"uid": uid, "hidden": tasks[1]["hidden"], "gold": None, "task": state.tasks[tokens[1]]["task"]}
+    assert sorted(again.tasks[tokens[1]]["hidden"]["slots"].values()) == sorted(SYSTEMS)
     with pytest.raises(LotdataError, match="belongs to the Label Studio at http://127.0.0.1:9"):
         JobState.find(tmp_path, "eval", "http://127.0.0.1:10")
     assert JobState.find(tmp_path, "another title", URL) is None
@@ -54,11 +65,11 @@ def test_team_file_and_rater_names(tmp_path):
 def test_gold_lines_are_checked_and_get_a_uid(tmp_path):
     tasks = eval_tasks()
     good = tmp_path / "gold.jsonl"
-    good.write_text(json.dumps({"data": {"input_id": "g", "input": "x", "output": "y"}, "answer": {"coherence": 0}}) + "\n\n")
+    good.write_text(json.dumps({"data": {"input": "x", "output_A": "y", "output_B": "z", "output_C": "w"}, "answer": {"coherence_A": 0}}) + "\n\n")
     [(task, answer)] = load_gold(good, tasks)
-    assert task["data"]["uid"].startswith("gold-") and answer == {"coherence": 0}
+    assert task["data"]["uid"].startswith("gold-") and answer == {"coherence_A": 0}
     cases = {
-        '{"data": {"input": "x", "system": "gpt2"}, "answer": {"coherence": 0}}': "fields \\['system'\\]",
+        '{"data": {"input": "x", "system": "gpt2"}, "answer": {"coherence_A": 0}}': "fields \\['system'\\]",
         '{"data": {"input": "x"}, "answer": {}}': "a gold line is",
         '{"data": "x", "answer": {"coherence": 0}}': "a gold line is",
         "[1, 2]": "a gold line is",
@@ -80,18 +91,20 @@ def test_gold_lines_are_checked_and_get_a_uid(tmp_path):
 def test_collect_maps_ids_back_keeps_gold_apart_and_links_quarantine_to_the_task(tmp_path):
     state = JobState.new(tmp_path, URL, "human_eval", "eval", 1, "shared")
     tokens = [state.add(t) for t in eval_tasks()]
-    gold_task = {"data": {"uid": "g1", "input_id": "g", "task": "", "input": "x", "output": "的的的"}}
-    gold_token = state.add(gold_task, gold={"grammaticality": 0, "coherence": 0, "relatedness": 0})
-    good = [choice(a, "1") for a in ("grammaticality", "coherence", "relatedness")]
-    wrong = [choice(a, "1") for a in ("grammaticality", "coherence", "relatedness")]
+    gold_task = {"data": {"uid": "g1", "input": "x", "output_A": "的的的", "output_B": "的", "output_C": "的的"}}
+    gold_token = state.add(gold_task, gold={"grammaticality_A": 0, "coherence_A": 0, "relatedness_A": 0})
+    good = all_aspects("1")
+    wrong = all_aspects("1")
     exported = [
         {"id": 11, "data": state.tasks[tokens[0]]["task"]["data"], "annotations": [{"id": 1, "completed_by": 5, "result": good}]},
-        {"id": 12, "data": state.tasks[tokens[1]]["task"]["data"], "annotations": [{"id": 2, "completed_by": 5, "result": [choice("coherence", "7")]}]},
+        {"id": 12, "data": state.tasks[tokens[1]]["task"]["data"], "annotations": [{"id": 2, "completed_by": 5, "result": [choice("coherence_A", "7")]}]},
         {"id": 13, "data": state.tasks[gold_token]["task"]["data"], "annotations": [{"id": 3, "completed_by": 5, "result": wrong}]},
     ]
     found = collect("human_eval", exported, {5: "r@x"}, URL, state, project_id=4)
     [valid] = found.valid
-    assert valid.uid == "1:longlm" and valid.hidden == {"system": "longlm"} and valid.data["uid"] == "1:longlm"
+    first = state.tasks[tokens[0]]
+    assert valid.uid == first["uid"] == valid.data["uid"] and valid.hidden == first["hidden"]
+    assert sorted(valid.hidden["slots"].values()) == sorted(SYSTEMS)
     [bad] = found.quarantine
     assert bad["path"] == f"{URL}/projects/4/data?task=12" and bad["row"] == 2
     assert [r["annotation_id"] for r in found.rows] == [1, 3] and [r["gold"] for r in found.rows] == [False, True]
@@ -101,6 +114,18 @@ def test_collect_maps_ids_back_keeps_gold_apart_and_links_quarantine_to_the_task
     assert gold_report("human_eval", found.gold, 0.0)["flagged"] == []
     intruder = collect("human_eval", exported[:1], {5: "r@x", 6: "owner@x"}, URL, state, project_id=7, owner=6)
     assert not intruder.valid and "answered by r@x in owner@x's own project" in intruder.quarantine[0]["reason"]
-    legacy = collect("human_eval", [{"id": 1, "data": {"uid": "1:gpt2", "input_id": "1", "system": "gpt2", "task": "", "input": "a",
-                                                      "output": "b"}, "annotations": [{"id": 9, "completed_by": 5, "result": good}]}], {}, URL)
-    assert legacy.valid[0].hidden["system"] == "gpt2"  # a project pushed before the state folder: its data held every value
+
+
+def test_collect_hands_each_task_its_hidden_values_to_the_job(tmp_path):
+    """Job.parse(result, data, hidden): a check that needs the hidden values gets them from the state folder."""
+    clozet = {"example_id": "c1", "story_id": "s", "split": "test", "context": "甲。<mask>", "candidates": ["对。", "错。"], "label": 1,
+              "mask_sentence_index": 1, "annotator": None, "annotation_id": None, "lang": "zh", "_task": "clozet"}
+    [task] = get_job("human_perf").to_tasks([clozet])
+    state = JobState.new(tmp_path, URL, "human_perf", "perf", 1, "shared")
+    token = state.add(task)
+    answer = [{"from_name": "answer", "to_name": "question", "type": "choices", "value": {"choices": ["2"]}}]
+    found = collect("human_perf", [{"id": 1, "data": state.tasks[token]["task"]["data"], "annotations": [{"id": 9, "completed_by": 5, "result": answer}]}],
+                    {}, URL, state)
+    [valid] = found.valid
+    assert valid.values == {"task": "clozet", "answer": 2} and valid.hidden["answer"] == 2  # "task" comes from the hidden values
+    assert "answer" not in state.tasks[token]["task"]["data"]

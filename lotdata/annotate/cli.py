@@ -15,7 +15,7 @@ from lotdata.clikit import console, errors, out_console, progress, summary_table
 
 app = typer.Typer(no_args_is_help=True, help="Annotation jobs on Label Studio: push tasks, follow progress, pull and assemble.")
 
-_JOB = typer.Argument(..., help="story_filter, clozet_write, senpos_refine, cloze_verify or human_eval.")
+_JOB = typer.Argument(..., help="story_filter, clozet_write, senpos_refine, cloze_verify, human_eval or human_perf.")
 _PROJECT = typer.Option(..., "--project", help="Project title (created on first push, found by title afterwards).")
 _STATE = typer.Option(None, "--state-dir", envvar="LOTDATA_ANNOTATE_STATE",
                       help="Folder of lotdata's annotation state: team, hidden values, gold answers (default .lotdata-annotate).")
@@ -31,7 +31,7 @@ def _splits(text: Optional[str]) -> Optional[list[str]]:
 @app.command("push")
 def push_cmd(
     job: str = _JOB,
-    input_path: Path = typer.Option(..., "--input", help="stories Parquet (story_filter, clozet_write), dataset folder (senpos_refine: senpos, cloze_verify: clozet) or outputs table (human_eval)."),
+    input_path: Path = typer.Option(..., "--input", help="stories or segments Parquet (story_filter), stories Parquet (clozet_write), dataset folder (senpos_refine: senpos, cloze_verify: clozet, human_perf: clozet or senpos) or outputs table (human_eval)."),
     project: str = _PROJECT,
     split: Optional[str] = typer.Option(None, "--split", help="Splits to push, e.g. val,test (default: the job's own)."),
     raters: Optional[int] = typer.Option(None, "--raters", min=1, help="Annotators per task (default: 3 for cloze_verify and human_eval, else 1)."),
@@ -40,6 +40,8 @@ def push_cmd(
     gold: Optional[Path] = typer.Option(None, "--gold", help='Known-answer tasks to mix in: JSON lines {"data": {...}, "answer": {question: value}}.'),
     assign: Optional[str] = typer.Option(None, "--assign", help="Raters of the team who get this job (comma-separated; default: the whole team, and raters added later)."),
     state: Optional[Path] = _STATE,
+    sample: Optional[int] = typer.Option(None, "--sample", min=1, help="human_eval: push this many inputs; human_perf: this many examples (default 100). Seeded draw."),
+    seed: int = typer.Option(0, "--seed", help="Seed of --sample and of human_eval's A/B/C order."),
 ) -> None:
     """Create or update the project(s) and import tasks under opaque ids; rows already there are not imported again.
 
@@ -51,7 +53,7 @@ def push_cmd(
         handle = bar.add_task(f"push {job}", total=None)
         summary = push(connect(), job, input_path, project, splits=_splits(split), raters=raters, limit=limit,
                        batch_size=batch_size, progress=lambda k: bar.advance(handle, k), gold=gold, state=state,
-                       assign=_splits(assign))
+                       assign=_splits(assign), sample=sample, seed=seed)
     if summary["mode"] == "shared" and summary["raters"] > 1:
         console.print("warning: no team of raters (`lotdata annotate raters add`): one shared project, where raters can open each other's answers",
                       highlight=False)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 from lotdata.annotate.agreement import annotator_stats, question_agreement
 from lotdata.annotate.client import UID, Connection, ensure_project, export_tasks, find_project, get_project, iter_task_pages, push_tasks, user_names
-from lotdata.annotate.jobs import ASPECTS, Annotation, InvalidResult, get_job
+from lotdata.annotate.jobs import ASPECTS, Annotation, InvalidResult, get_job, sample_rows
 from lotdata.annotate.state import SHARED, JobState, Team, state_dir
 from lotdata.errors import InputError, LotdataError, MissingFileError
 from lotdata.io import write_parquet, write_text
@@ -31,19 +32,28 @@ def push(
     conn: Connection, job_name: str, input_path: str | Path, title: str, *, splits: Sequence[str] | None = None,
     raters: int | None = None, limit: int | None = None, batch_size: int = 2000, progress: Callable[[int], None] | None = None,
     gold: str | Path | None = None, state: str | Path | None = None, assign: Sequence[str] | None = None,
+    sample: int | None = None, seed: int = 0,
 ) -> dict[str, Any]:
     """Import the rows a project does not have yet (matched by uid), with their hidden values kept in the state folder.
 
     A job with several raters per task gets one project per rater of the team (`annotate raters add`), so no rater
     can open another's answers; without a team it falls back to one shared project (`mode: shared`).
+    `sample` draws that many inputs (human_eval) or examples (human_perf; default 100) seeded by `seed`; the seed
+    also orders human_eval's outputs. Each task's hidden values also keep the push's `source` (for the cards).
     """
     job = get_job(job_name)
     raters = raters or job.raters
     started = time.perf_counter()
     rows = job.load(Path(input_path), splits or job.default_splits)
+    sample = sample if sample is not None else job.default_sample
+    if sample is not None:
+        if job.sample_key is None:
+            raise ValueError(f"--sample applies to human_eval and human_perf, not {job_name}")
+        rows = sample_rows(rows, sample, seed, job.sample_key)
     if limit is not None:
         rows = rows[:limit]
-    tasks = job.to_tasks(rows)
+    tasks = job.to_tasks(rows, seed=seed)
+    source = source_info(job_name, Path(input_path), title, splits=splits, raters=raters, sample=sample, seed=seed, limit=limit)
     directory = state_dir(state)
     team = Team.load(directory, conn.url)
     job_state = JobState.find(directory, title, conn.url)
@@ -70,6 +80,7 @@ def push(
     job_state.raters_per_task = raters
     for task in tasks:
         task["data"]["raters"] = raters
+        task["hidden"] = {**(task.get("hidden") or {}), "source": source}
         job_state.add(task)
     for task, answer in load_gold(gold, tasks) if gold else []:
         task["data"]["raters"] = raters
@@ -84,7 +95,31 @@ def push(
     seconds = time.perf_counter() - started
     return {"job": job_name, "project": title, "mode": job_state.mode, "projects": {r or title: job_state.projects[r] for r in targets},
             "raters": raters, "gold": sum(t["gold"] is not None for t in job_state.tasks.values()), **counts,
+            **({"sample": sample, "seed": seed} if sample is not None else {}),
             "state": str(job_state.path), "seconds": round(seconds, 3)}
+
+
+def source_info(job_name: str, path: Path, title: str, **options: Any) -> dict[str, Any]:
+    """What a card needs of the pushed input: its path, licences and the push command that rebuilds the tasks."""
+    licenses: set[str] = set()
+    if path.is_dir() and (path / "manifest.json").exists():
+        licenses.update(json.loads((path / "manifest.json").read_text(encoding="utf-8")).get("licenses") or [])
+    elif path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        if "license" in pq.read_schema(path).names:
+            licenses.update(v for v in pq.read_table(path, columns=["license"]).column("license").to_pylist() if v)
+    args = ["lotdata", "annotate", "push", job_name, "--input", str(path), "--project", title]
+    if options.get("splits"):
+        args += ["--split", ",".join(options["splits"])]
+    args += ["--raters", str(options["raters"])]
+    if options.get("sample") is not None:
+        args += ["--sample", str(options["sample"]), "--seed", str(options["seed"])]
+    elif options.get("seed"):
+        args += ["--seed", str(options["seed"])]
+    if options.get("limit") is not None:
+        args += ["--limit", str(options["limit"])]
+    return {"input": str(path), "licenses": sorted(licenses), "push_command": shlex.join(args)}
 
 
 def _targets(job_state: JobState, team: Team) -> list[str]:
@@ -188,6 +223,7 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
         secret = job_state.tasks.get(str(data.get(UID))) if job_state else None
         if secret:
             data[UID] = secret["uid"]
+        hidden = (secret or {}).get("hidden") or {}
         counts["tasks"] += 1
         for ann in sorted(task.get("annotations") or [], key=lambda a: a["id"]):
             who = ann.get("completed_by")
@@ -210,7 +246,7 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
                     raise InvalidResult("the task is not in lotdata's state for this project: it was not pushed by lotdata")
                 if owner is not None and who != owner:
                     raise InvalidResult(f"answered by {row['annotator']} in {names.get(owner, owner)}'s own project")
-                values = job.parse(ann.get("result"), data)
+                values = job.parse(ann.get("result"), data, hidden)
             except InvalidResult as exc:
                 reason = str(exc)
             except (KeyError, TypeError, ValueError) as exc:  # task data not shaped as this job's tasks
@@ -219,7 +255,7 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
                 counts["done"] += 1
                 found.rows.append(row)
                 annotation = Annotation(uid=data[UID], data=data, annotator=row["annotator"], annotation_id=ann["id"],
-                                        created_at=row["created_at"] or "", values=values, hidden=_hidden(secret, job_state, data))
+                                        created_at=row["created_at"] or "", values=values, hidden=hidden)
                 if row["gold"]:
                     found.gold.append((annotation, secret["gold"]))
                 else:
@@ -229,12 +265,6 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
             found.quarantined_rows.append(row)
             found.quarantine.append({"path": link, "row": ann["id"], "reason": reason, "raw": row["result"][:2000]})
     return found
-
-
-def _hidden(secret: dict[str, Any] | None, job_state: JobState | None, data: dict[str, Any]) -> dict[str, Any]:
-    if job_state is None:  # a project pushed by an older lotdata, without state: its tasks carried every value in data
-        return data
-    return (secret or {}).get("hidden") or {}
 
 
 def gold_report(job_name: str, gold: list[tuple[Annotation, dict[str, Any]]], min_accuracy: float) -> dict[str, Any]:
@@ -254,22 +284,23 @@ def gold_report(job_name: str, gold: list[tuple[Annotation, dict[str, Any]]], mi
             "flagged": sorted(r for r, e in raters.items() if e["flagged"])}
 
 
-def projects_of(conn: Connection, title: str, job_state: JobState | None) -> dict[str, int]:
-    """Rater name (SHARED for a shared project) -> project id of a pushed title."""
-    if job_state is not None:
-        return dict(job_state.projects)
-    return {SHARED: get_project(conn, title).id}
-
-
 def gather(conn: Connection, job_name: str | None, title: str, *, state: str | Path | None = None, page_size: int | None = None,
-           on_page: Callable[[int, int], None] | None = None) -> tuple[str, JobState | None, dict[str, int], Collected]:
-    """Every task of every project of a pushed title, sorted out (a title pushed without lotdata's state: its one project)."""
-    job_state = JobState.find(state_dir(state), title, conn.url)
-    if job_state is not None and job_name and job_state.job != job_name:
+           on_page: Callable[[int, int], None] | None = None) -> tuple[str, JobState, dict[str, int], Collected]:
+    """Every task of every project of a pushed title, sorted out, with each task's hidden values from the state folder.
+
+    A title with no state here (pushed on another machine, with another --state-dir, or not by lotdata) stops with a
+    clear error: without the hidden values (answers, systems, source rows) nothing can be checked or assembled."""
+    directory = state_dir(state)
+    job_state = JobState.find(directory, title, conn.url)
+    if job_state is None:
+        get_project(conn, title)  # "no project titled ..." when there is none at all
+        raise LotdataError(f"no hidden task values for project {title!r} in {directory} (answers and systems stay where the "
+                           "tasks were pushed): pull there, or copy that state folder here and pass --state-dir "
+                           "(or set LOTDATA_ANNOTATE_STATE)")
+    if job_name and job_state.job != job_name:
         raise LotdataError(f"project {title!r} holds job {job_state.job}, not {job_name}")
-    if job_name is None:
-        job_name = job_state.job if job_state else job_from_description(get_project(conn, title))
-    projects = projects_of(conn, title, job_state)
+    job_name = job_name or job_state.job
+    projects = dict(job_state.projects)
     names = user_names(conn)
     team = Team.load(state_dir(state), conn.url).raters
     found = Collected()
@@ -278,14 +309,6 @@ def gather(conn: Connection, job_name: str | None, title: str, *, state: str | P
         owner = team[rater].user_id if rater in team else None
         collect(job_name, tasks, names, conn.url, job_state, project_id, into=found, owner=owner)
     return job_name, job_state, projects, found
-
-
-def job_from_description(project: Any) -> str:
-    text = (project.description or "").removeprefix("lotdata ").strip()
-    try:
-        return get_job(text).name
-    except ValueError:
-        raise LotdataError(f"project {project.title!r} was not pushed by lotdata here: no state for it and no job in its description") from None
 
 
 def pull(
@@ -313,7 +336,7 @@ def pull(
     write_text(json.dumps(agreement, ensure_ascii=False, indent=2) + "\n", out / "agreement.json")
     write_text(json.dumps({**gold, "dropped": drop_flagged}, ensure_ascii=False, indent=2) + "\n", out / "gold.json")
     params = {"job": job_name, "project": title, "project_ids": sorted(projects.values()), "url": conn.url}
-    datasets = write_assembled(job_name, assembled, out, params)
+    datasets = write_assembled(job_name, assembled, out, params, provenance(valid, job_name, title, out))
     tasks = sum(c["tasks"] for c in found.per_project.values())
     summary = {
         "job": job_name, "project": title, "projects": len(projects), "tasks": tasks,
@@ -327,18 +350,35 @@ def pull(
     return summary
 
 
-def write_assembled(job_name: str, assembled: dict[str, Any], out: Path, params: dict[str, Any]) -> dict[str, Any]:
-    """The final tables of a job: ClozeT (+ PlotCom), SenPos, the stories table, or the Table 12 summary."""
+def provenance(valid: list[Annotation], job_name: str, title: str, out: Path) -> dict[str, Any]:
+    """Licences of what went in and the commands that rebuild the pulled tables (for the cards)."""
+    sources = {json.dumps(a.hidden.get("source", {}), sort_keys=True) for a in valid}
+    sources = [json.loads(s) for s in sorted(sources) if s != "{}"]
+    licenses = {lic for s in sources for lic in s.get("licenses", [])}
+    licenses.update(a.hidden["license"] for a in valid if a.hidden.get("license"))
+    licenses.update(a.hidden["story"]["license"] for a in valid if (a.hidden.get("story") or {}).get("license"))
+    pull = shlex.join(["lotdata", "annotate", "pull", job_name, "--project", title, "--out", str(out)])
+    pushes = [s["push_command"] for s in sources if s.get("push_command")]
+    return {"licenses": sorted(licenses), "command": " && ".join([*pushes, "(annotate in Label Studio)", pull]) if pushes else pull,
+            "inputs": [s["input"] for s in sources if s.get("input")]}
+
+
+def write_assembled(job_name: str, assembled: dict[str, Any], out: Path, params: dict[str, Any],
+                    origin: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The final tables of a job: ClozeT (+ PlotCom), SenPos, the stories table, Table 12 or the human performance file."""
     from lotdata.tasks.build import write_dataset
     from lotdata.tasks.plotcom import plotcom_from_clozet
 
-    command = f"lotdata annotate pull {job_name}"
+    origin = origin or {}
+    command = origin.get("command") or f"lotdata annotate pull {job_name}"
     stats = assembled.get("stats", {})
     written: dict[str, Any] = {}
+    extra = {"licenses": origin.get("licenses", []), "annotation": {"job": job_name, "sources": origin.get("inputs", [])}}
 
     def dataset(task: str, rows: list[dict[str, Any]]) -> None:
         by_split = {s: [r for r in rows if r["split"] == s] for s in SPLITS}
-        written[task] = write_dataset(out / task, task, by_split, command=command, params=params, inputs=[], stats=stats)
+        task_stats = {**stats, "annotation_dropped": stats.get("dropped", {})}
+        written[task] = write_dataset(out / task, task, by_split, command=command, params=params, inputs=[], stats=task_stats, extra=extra)
 
     if "clozet" in assembled:
         dataset("clozet", assembled["clozet"])
@@ -351,17 +391,33 @@ def write_assembled(job_name: str, assembled: dict[str, Any], out: Path, params:
         written["stories"] = {status: sum(s["status"] == status for s in assembled["stories"]) for status in sorted({s["status"] for s in assembled["stories"]})}
     if "human_eval" in assembled:
         write_parquet(table_from_rows(assembled["human_eval"], HUMAN_EVAL), out / "human_eval.parquet")
-        write_text(table12_markdown(assembled["table12"]), out / "table12.md")
+        write_text(table12_markdown(assembled["table12"], assembled.get("sign_tests", [])), out / "table12.md")
         written["table12"] = assembled["table12"]
+    if "human_perf" in assembled:
+        write_text(json.dumps(assembled["human_perf"], ensure_ascii=False, indent=2) + "\n", out / HUMAN_PERF_FILE)
+        written["human_perf"] = assembled["human_perf"]
     return written
 
 
-def table12_markdown(table: dict[str, dict[str, Any]]) -> str:
-    """LOT Table 12 layout: one row per system, the share of outputs judged good per aspect (majority of raters)."""
-    lines = ["| system | items | Gram | Cohe | Relat |", "| --- | ---: | ---: | ---: | ---: |"]
+#: the human performance file (LOT Section 5.3) that the Overall score's H_i reads
+HUMAN_PERF_FILE = "human_perf.json"
+
+
+def table12_markdown(table: dict[str, dict[str, Any]], sign_tests: list[dict[str, Any]] | None = None) -> str:
+    """LOT Table 12 layout: one row per system, the share of outputs judged good per aspect (majority of raters),
+    Fleiss' kappa per cell and per system; then the sign tests between systems."""
+    fmt = lambda v: "–" if v is None else f"{v:.2f}"
+    lines = ["| system | items | Gram | Cohe | Relat | κ Gram | κ Cohe | κ Relat | κ system |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for system, row in table.items():
-        cells = ["–" if row[a] is None else f"{row[a]:.2f}" for a in ASPECTS]
+        cells = [fmt(row[a]) for a in ASPECTS] + [fmt(row.get(f"kappa_{a}")) for a in ASPECTS] + [fmt(row.get("kappa"))]
         lines.append(f"| {system} | {row['items']} | " + " | ".join(cells) + " |")
+    if sign_tests:
+        lines += ["", "Sign test (two-sided, ties left out) on the majority scores of the same inputs:", "",
+                  "| aspect | A | B | A better | B better | ties | p |", "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
+        for t in sign_tests:
+            p = "–" if t["p_value"] is None else f"{t['p_value']:.4g}"
+            lines.append(f"| {t['aspect']} | {t['system_a']} | {t['system_b']} | {t['a_better']} | {t['b_better']} | {t['ties']} | {p} |")
     return "\n".join(lines) + "\n"
 
 
@@ -421,8 +477,8 @@ def status(conn: Connection, title: str, *, state: str | Path | None = None) -> 
         entry["annotations"] += 1
         entry[kind] += 1
     return {
-        "project": title, "job": job_name, "mode": job_state.mode if job_state else "shared",
-        "raters_per_task": job_state.raters_per_task if job_state else None,
+        "project": title, "job": job_name, "mode": job_state.mode,
+        "raters_per_task": job_state.raters_per_task,
         "tasks": sum(c["tasks"] for c in found.per_project.values()) // max(len(projects), 1),
         "projects": per_project, "annotators": dict(sorted(annotators.items())),
     }
