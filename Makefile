@@ -9,7 +9,7 @@ LS_BIN     := $(LS_VENV)/bin/label-studio
 LS_VERSION ?= 1.23.2
 LS_PORT    ?= 8080
 
-.PHONY: core setup demo test labelstudio labelstudio-venv build-senpos build-plotcom build-outgen build-all bench outline-agreement clean
+.PHONY: core setup demo test browser-deps labelstudio labelstudio-venv build-senpos build-plotcom build-outgen build-all bench outline-agreement clean
 
 # Two stamps: the core install (what `make demo` and the builds need: no torch, no Label Studio client)
 # and the test extras on top of it (what `make test` and `make bench` need).
@@ -33,7 +33,15 @@ setup: $(TEST_STAMP)
 demo: $(CORE_STAMP)
 	$(BIN)/lotdata demo --out $(OUT)/demo
 
-test: setup $(LS_BIN)
+# The browser test drives Debian's chromium through chromium-driver (CI runs as root; elsewhere it asks for sudo).
+BROWSER_PACKAGES := chromium chromium-driver fonts-noto-cjk
+
+browser-deps:
+	@command -v chromedriver >/dev/null 2>&1 || { \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(BROWSER_PACKAGES); }
+
+test: setup $(LS_BIN) browser-deps
 	$(BIN)/python -m pytest -q
 
 build-senpos: $(CORE_STAMP)
@@ -71,8 +79,9 @@ $(LS_BIN):
 
 labelstudio-venv: $(LS_BIN)
 
+# `make labelstudio [LS_PORT=8080] [OUT=out]`: data in $(OUT)/labelstudio; Ctrl-C or SIGTERM stops it.
 labelstudio: setup $(LS_BIN)
-	$(BIN)/python -m lotdata.annotate.server --data-dir $(OUT)/labelstudio --port $(LS_PORT)
+	exec $(BIN)/python -m lotdata.annotate.server --data-dir $(OUT)/labelstudio --port $(LS_PORT)
 
 clean:
 	rm -rf $(OUT) build dist *.egg-info .pytest_cache

@@ -36,6 +36,7 @@ if str(REPO) not in sys.path:
 from lotdata.annotate import server as ls_server  # noqa: E402
 from lotdata.annotate.client import connect, ensure_project  # noqa: E402
 from lotdata.annotate.jobs import get_job  # noqa: E402
+from lotdata.annotate.state import SHARED, JobState  # noqa: E402
 from lotdata.annotate.workflow import pull, push  # noqa: E402
 from lotdata.io import write_parquet, write_text  # noqa: E402
 from lotdata.schema import STORIES, table_from_rows  # noqa: E402
@@ -52,14 +53,20 @@ def synthetic_stories(size: int, path: Path) -> Path:
     return path
 
 
-def annotated_project(conn, title: str, stories: Path, user_id: int) -> None:
-    """A project whose tasks each carry one accept annotation, imported in bulk (untimed setup)."""
+def annotated_project(conn, title: str, stories: Path, user_id: int, state: Path) -> None:
+    """A project whose tasks each carry one accept annotation, imported in bulk (untimed setup).
+
+    Its hidden values and opaque ids go into the state folder, as push keeps them."""
     job = get_job("story_filter")
-    tasks = job.to_tasks(job.load(stories, None))
+    job_state = JobState.new(state, conn.url, "story_filter", title, 1, "shared")
+    for task in job.to_tasks(job.load(stories, None)):
+        task["data"]["raters"] = 1
+        job_state.add(task)
     result = [{"from_name": "decision", "to_name": "story", "type": "choices", "value": {"choices": ["accept"]}}]
-    for task in tasks:
-        task["annotations"] = [{"result": result, "completed_by": user_id, "lead_time": 3.0}]
+    tasks = [{**task, "annotations": [{"result": result, "completed_by": user_id, "lead_time": 3.0}]} for task in job_state.visible_tasks()]
     project, _ = ensure_project(conn, title, job.template.xml, raters=1)
+    job_state.projects[SHARED] = project.id
+    job_state.save()
     for start in range(0, len(tasks), 2000):
         conn.call(conn.sdk.projects.import_tasks, project.id, request=tasks[start : start + 2000])
 
@@ -80,21 +87,21 @@ def main() -> int:
         try:
             conn = connect(server.url, server.api_key)
             me = conn.sdk.users.whoami()
-            annotated_project(conn, "bench pull", stories, me.id)
+            annotated_project(conn, "bench pull", stories, me.id, tmp / "state")
             for r in range(args.repeats):
                 title = f"bench push {r}"
-                first = push(conn, "story_filter", stories, title)
+                first = push(conn, "story_filter", stories, title, state=tmp / "state")
                 assert first["imported"] == args.size, first
                 runs["push"].append(first["seconds"])
-                again = push(conn, "story_filter", stories, title)
+                again = push(conn, "story_filter", stories, title, state=tmp / "state")
                 assert again["imported"] == 0, again
                 runs["re-push"].append(again["seconds"])
-                pulled = pull(conn, "story_filter", "bench pull", tmp / f"pull{r}")
+                pulled = pull(conn, "story_filter", "bench pull", tmp / f"pull{r}", state=tmp / "state")
                 assert pulled["valid"] == args.size, pulled
                 runs["pull"].append(pulled["seconds"])
                 fetch["pull"].append(pulled["fetch_seconds"])
                 if r < args.paged_repeats:
-                    paged = pull(conn, "story_filter", "bench pull", tmp / f"paged{r}", page_size=1000)
+                    paged = pull(conn, "story_filter", "bench pull", tmp / f"paged{r}", page_size=1000, state=tmp / "state")
                     assert paged["valid"] == args.size, paged
                     runs["pull paged"].append(paged["seconds"])
                     fetch["pull paged"].append(paged["fetch_seconds"])

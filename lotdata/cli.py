@@ -182,6 +182,27 @@ def build_clozet_cmd(
     out_console.print(_summary_table(f"lotdata build clozet -> {out}", {**report.rows_per_split, **report.stats}))
 
 
+@build_app.command("segments")
+def build_segments(
+    stories: List[Path] = _STORIES,
+    out: Path = typer.Option(..., "--out", help="segments Parquet file to write."),
+    seed: int = _SEED,
+    min_words: int = typer.Option(50, "--min-words", min=1, help="Fewest jieba words in a segment (LOT appendix: about 50)."),
+    max_words: int = typer.Option(500, "--max-words", min=1, help="Most jieba words in a segment (LOT appendix: about 500)."),
+) -> None:
+    """Story segments for `annotate push story_filter` (LOT appendix Figure 1): whole sentences, seeded, one per story, with the whole story as the reference."""
+    from lotdata.errors import InputError
+    from lotdata.tasks.build import load_stories
+    from lotdata.tasks.segments import cut_segments, write_segments
+
+    with _errors():
+        rows, dropped = cut_segments(load_stories(stories), min_words=min_words, max_words=max_words, seed=seed)
+        if not rows:
+            raise InputError(f"no story yields a segment of {min_words}-{max_words} words (dropped: {dropped})", path=", ".join(map(str, stories)))
+        write_segments(rows, out)
+    out_console.print(_summary_table(f"lotdata build segments -> {out}", {"segments": len(rows), **{f"dropped {k}": v for k, v in dropped.items()}}))
+
+
 @import_app.command("lot")
 def import_lot_cmd(
     files: List[Path] = typer.Argument(..., help="LOT jsonl files (train/val/test by name) or a folder holding them."),

@@ -72,7 +72,8 @@ RECIPE_SCHEMA: dict[str, dict[str, tuple[str, bool]]] = {
              "license": ("str", False), "out": ("str", False)},
     "clean": {"out": ("str", False), "t2s": ("bool", False), "min_chars": ("int>=0", False), "max_chars": ("int>0", False),
               "short_chars": ("int>=0", False), "long_chars": ("int>0", False), "lexicon": ("str", False),
-              "near_dup": ("share", False), "cluster": ("share", False)},
+              "near_dup": ("share", False), "cluster": ("share", False), "seed": ("int", False),
+              "workers": ("int>0", False), "executor": ("str", False), "ray_address": ("str", False)},
     "build": {"task": ("str", True), "out": ("str", False), "seed": ("int", False), "n": ("int>0", False),
               "train_n": ("int>0", False), "split": ("str", False), "params": ("table", False),
               "lot_jsonl": ("bool", False), "clozet": ("str", False), "stopwords": ("str", False),
@@ -442,19 +443,22 @@ class _Run:
 
     def clean(self) -> None:
         from lotdata.clean.dedup import DedupParams
-        from lotdata.clean.step import CleanParams, clean_files, load_lexicon
+        from lotdata.clean.files import clean_files
+        from lotdata.clean.step import CleanParams, load_lexicon
 
         options = dict(self.recipe["clean"])
         out = self.root / options.pop("out", "clean")
+        run = {key: options.pop(key) for key in ("workers", "executor", "ray_address") if key in options}
         lexicon = options.pop("lexicon", None)
-        near_dup, cluster = options.pop("near_dup", 0.8), options.pop("cluster", 0.5)
+        near_dup, cluster, seed = options.pop("near_dup", 0.8), options.pop("cluster", 0.5), options.pop("seed", 1)
         lexicon_path = _recipe_relative(self.path, lexicon) if lexicon else None
         inputs = [*self.stories, *([lexicon_path] if lexicon_path else [])]
-        fp = self.cached("clean", {"clean": {**options, "near_dup": near_dup, "cluster": cluster}}, inputs, [out / "manifest.json"])
+        fp = self.cached("clean", {"clean": {**options, "near_dup": near_dup, "cluster": cluster,
+                                             **({"seed": seed} if seed != 1 else {})}}, inputs, [out / "manifest.json"])
         if fp is not None:
             params = CleanParams(**options, lexicon=load_lexicon(lexicon_path),
-                                 dedup=DedupParams(cluster_threshold=cluster, reject_threshold=near_dup))
-            result = clean_files(self.stories, out, params)
+                                 dedup=DedupParams(cluster_threshold=cluster, reject_threshold=near_dup, seed=seed))
+            result = clean_files(self.stories, out, params, **run)
             if not result.kept:
                 raise InputError(f"step clean: no story kept ({result.counts}); see {out / 'quarantine.parquet'}",
                                  path=", ".join(map(str, self.stories)))

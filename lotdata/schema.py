@@ -229,6 +229,8 @@ ANNOTATIONS = _schema(
         pa.field("created_at", pa.string()),
         pa.field("updated_at", pa.string()),
         pa.field("was_cancelled", pa.bool_()),  # skipped by the annotator
+        pa.field("project_id", pa.int64()),  # the Label Studio project (one per rater for multi-rater jobs)
+        pa.field("gold", pa.bool_()),  # a known-answer task mixed in with --gold (scored in gold.json, never assembled)
     ],
 )
 
@@ -244,6 +246,32 @@ STORY_DECISIONS = _schema(
         pa.field("annotation_id", pa.string(), nullable=False),
         pa.field("time", pa.string()),  # when the annotation was made (ISO 8601 UTC)
         pa.field("final", pa.bool_(), nullable=False),  # the annotation whose decision the stories table shows
+        pa.field("source_story_id", pa.string()),  # the whole story a segment was cut from (`lotdata build segments`)
+    ],
+)
+
+#: `lotdata build segments`: story segments of about 50-500 words for filtering (LOT appendix Figure 1), each with
+#: the whole story as a reference and character offsets back into it (story_text[start_char:end_char] == text)
+SEGMENTS = _schema(
+    "segments",
+    [
+        pa.field("segment_id", pa.string(), nullable=False),  # sha256 of the segment text, 16 hex (a story id to be)
+        pa.field("story_id", pa.string(), nullable=False),  # the story it was cut from
+        pa.field("title", pa.string()),
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("story_text", pa.string(), nullable=False),  # the whole story, shown as the reference
+        pa.field("start_char", pa.int32(), nullable=False),
+        pa.field("end_char", pa.int32(), nullable=False),
+        pa.field("first_sentence", pa.int32(), nullable=False),  # 0-based index of its first sentence in the story
+        pa.field("n_sentences", pa.int32(), nullable=False),
+        pa.field("n_words", pa.int32(), nullable=False),  # jieba words (as the builders count them)
+        pa.field("lang", pa.string(), nullable=False),
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("source_id", pa.string()),
+        pa.field("url", pa.string()),
+        pa.field("license", pa.string()),
+        pa.field("fetched_at", pa.string()),
+        pa.field("seed", pa.int64(), nullable=False),
     ],
 )
 
@@ -261,7 +289,7 @@ HUMAN_EVAL = _schema(
     ],
 )
 
-ALL_SCHEMAS.update(annotations=ANNOTATIONS, story_decisions=STORY_DECISIONS, human_eval=HUMAN_EVAL)
+ALL_SCHEMAS.update(annotations=ANNOTATIONS, story_decisions=STORY_DECISIONS, human_eval=HUMAN_EVAL, segments=SEGMENTS)
 
 # `lotdata overlap`: one row per test example (DIR/examples.parquet)
 _OVERLAP_SPAN = pa.struct([

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from labelstudio_support import annotators, conn, label_studio, stories  # noqa: F401  (the Label Studio fixtures, one server per session)
+
 REPO = Path(__file__).resolve().parents[1]
 # LOTDATA_SHARED_DATA: the data elsewhere (a git worktree whose parent has no shared/)
 SHARED_DATA = Path(os.environ.get("LOTDATA_SHARED_DATA") or REPO.parent / "shared" / "data")

@@ -1,106 +1,47 @@
 """The annotation loop against a real Label Studio server started here (127.0.0.1, free port, tmp data dir).
 
 Annotators are Label Studio users; their answers are submitted through the API (`completed_by`).
-The first run migrates a data dir once and caches it; every session boots a copy of it (~5 s).
-If Label Studio is not installed (`make labelstudio-venv`), these tests fail: they are never skipped.
+The server and its fixtures are in labelstudio_support.py (shared through conftest.py).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
+from pathlib import Path
+import re
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
+from labelstudio_support import annotate, choice, lotdata, read_rows, tasks_by_uid, text
 from lotdata.annotate import server as ls_server
-from lotdata.annotate.client import connect, export_tasks, get_project
+from lotdata.annotate.client import export_tasks, get_project
+from lotdata.annotate.jobs import opaque_uid
 from lotdata.cli import app
 
 REPO = Path(__file__).resolve().parents[1]
-CACHE = REPO / ".pytest_cache" / "lotdata-labelstudio-data"
-PASSWORD = "annotator-Pw-2026"
 
 
-def _migrated_data_dir() -> tuple[Path, str]:
-    """A data dir migrated once (first boot ~30-45 s) and kept, with the API key it was created with."""
-    if (CACHE / "api_key").exists() and (CACHE / "label_studio.sqlite3").exists():
-        return CACHE, (CACHE / "api_key").read_text().strip()
-    building = CACHE.with_name(CACHE.name + ".building")
-    shutil.rmtree(building, ignore_errors=True)
-    key = os.urandom(20).hex()
-    ls_server.start(building, api_key=key).stop()
-    (building / "api_key").write_text(key)
-    shutil.rmtree(CACHE, ignore_errors=True)
-    building.rename(CACHE)
-    return CACHE, key
-
-
-@pytest.fixture(scope="session")
-def label_studio(tmp_path_factory):
-    template, key = _migrated_data_dir()
-    data_dir = ls_server.copy_data_dir(template, tmp_path_factory.mktemp("labelstudio") / "data")
-    server = ls_server.start(data_dir, api_key=key)
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="session")
-def conn(label_studio):
-    return connect(label_studio.url, label_studio.api_key)
-
-
-@pytest.fixture(scope="session")
-def annotators(conn):
-    """Three annotator accounts: name -> user id."""
-    ids = {}
-    for name in ("ann1", "ann2", "ann3"):
-        user = conn.sdk.users.create(username=name, email=f"{name}@lotdata.test", password=PASSWORD)
-        ids[name] = user.id
-    return ids
-
-
-@pytest.fixture(scope="session")
-def stories(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("stories") / "stories.parquet"
-    result = CliRunner().invoke(app, ["read", "lotdata:sample", "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    return out
-
-
-def lotdata(server, *args: str, key: str | None = None, url: str | None = None):
-    env = {"LABEL_STUDIO_URL": url or server.url, "LABEL_STUDIO_API_KEY": key or server.api_key, "COLUMNS": "200"}
-    result = CliRunner().invoke(app, list(args), env=env)
-    assert server.api_key not in result.output
-    return result
-
-
-def tasks_by_uid(conn, title: str) -> dict[str, dict]:
-    return {t["data"]["uid"]: t for t in export_tasks(conn, get_project(conn, title).id)}
-
-
-def annotate(conn, task: dict, user_id: int, result: list, *, skipped: bool = False, lead_time: float = 12.5) -> None:
-    conn.sdk.annotations.create(id=task["id"], result=result, completed_by=user_id, lead_time=lead_time, was_cancelled=skipped)
-
-
-def choice(name, to, values):
-    return {"from_name": name, "to_name": to, "type": "choices", "value": {"choices": values}}
-
-
-def text(name, to, value):
-    return {"from_name": name, "to_name": to, "type": "textarea", "value": {"text": [value]}}
-
-
-def read_rows(path: Path) -> list[dict]:
-    return pq.read_table(path).to_pylist()
+def test_every_template_passes_label_studios_own_config_validator():
+    script = (
+        "import os, sys, pathlib, label_studio\n"
+        "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'core.settings.label_studio')\n"
+        "sys.path.insert(0, str(pathlib.Path(label_studio.__file__).parent))\n"
+        "import django; django.setup()\n"
+        "from label_studio.core.label_config import validate_label_config\n"
+        "for path in sorted(pathlib.Path(sys.argv[1]).glob('*.xml')):\n"
+        "    validate_label_config(path.read_text(encoding='utf-8')); print('valid', path.name)\n"
+    )
+    python = ls_server.label_studio_bin().parent / "python"
+    env = {**os.environ, "LATEST_VERSION_CHECK": "false"}
+    done = subprocess.run([str(python), "-W", "ignore", "-c", script, str(REPO / "annotation_templates")], env=env,
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.count("valid ") == len(list((REPO / "annotation_templates").glob("*.xml"))) == 6
 
 
 # ---------------------------------------------------------------- story_filter
@@ -117,36 +58,41 @@ def test_story_filter_round_trip_with_disagreement_and_a_malformed_result(label_
     annotate(conn, tasks[0], a2, accept)
     annotate(conn, tasks[1], a1, reject)
     annotate(conn, tasks[1], a2, reject)
+    # the appendix: a rewrite differs from the segment by at most 100 words; ann1's two sentences break it
     annotate(conn, tasks[2], a1, [choice("decision", "story", ["rewrite"]), text("rewritten", "story", "小熊早上出门。它在河边捡到一只鞋。")])
-    annotate(conn, tasks[2], a2, [choice("decision", "story", ["rewrite"]), text("rewritten", "story", "小熊早上出门，去河边钓鱼。它钓到了一只旧鞋子。")])
+    rewrite = tasks[2]["data"]["text"] + "最后小熊把鞋子送回了家。"
+    annotate(conn, tasks[2], a2, [choice("decision", "story", ["rewrite"]), text("rewritten", "story", rewrite)])
     annotate(conn, tasks[3], a1, accept)
     annotate(conn, tasks[3], a2, [choice("decision", "story", ["maybe"])])  # Label Studio stores it all the same
 
     status = lotdata(label_studio, "annotate", "status", title)
     assert status.exit_code == 0, status.output
-    assert "ann1@lotdata.test" in status.output and '"annotations": 4' in status.output
+    assert "ann1@lotdata.test" in status.output and '"annotations": 4' in status.output and '"quarantined": 1' in status.output
 
     out = tmp_path / "pulled"
     pulled = lotdata(label_studio, "annotate", "pull", "story_filter", "--project", title, "--out", str(out))
     assert pulled.exit_code == 0, pulled.output
     annotations = read_rows(out / "annotations.parquet")
-    assert len(annotations) == 8 and {a["annotator"] for a in annotations} == {"ann1@lotdata.test", "ann2@lotdata.test"}
+    assert len(annotations) == 6 and {a["annotator"] for a in annotations} == {"ann1@lotdata.test", "ann2@lotdata.test"}
     assert all(a["uid"] and a["lead_time"] == 12.5 for a in annotations)
-    [bad] = read_rows(out / "quarantine.parquet")
+    too_short, bad = sorted(read_rows(out / "quarantine.parquet"), key=lambda q: q["row"])
     assert "not among the choices" in bad["reason"] and "maybe" in bad["raw"]
+    assert "at most 100" in too_short["reason"]
+    assert bad["row"] not in {a["annotation_id"] for a in annotations}  # valid annotations only; the two bad ones are in quarantine
+    project_id = get_project(conn, title).id
+    assert bad["path"] == f"{label_studio.url}/projects/{project_id}/data?task={tasks[3]['id']}"  # a link to the task itself
 
     by_id = {s["story_id"]: s for s in read_rows(out / "stories.parquet")}
     statuses = [by_id[t["data"]["uid"]]["status"] for t in tasks]
     assert statuses == ["accepted", "rejected", "rewritten", "accepted"]
     rewritten = by_id[tasks[2]["data"]["uid"]]
-    assert rewritten["text"] == "小熊早上出门，去河边钓鱼。它钓到了一只旧鞋子。"  # the latest of the majority
-    assert rewritten["sentences"] == ["小熊早上出门，去河边钓鱼。", "它钓到了一只旧鞋子。"]
+    assert rewritten["text"] == rewrite and rewritten["sentences"][-1] == "最后小熊把鞋子送回了家。"
     history = read_rows(out / "story_decisions.parquet")
-    assert len(history) == 7 and sum(h["final"] for h in history) == 4
+    assert len(history) == 6 and sum(h["final"] for h in history) == 4
     rewrite_rows = [h for h in history if h["story_id"] == tasks[2]["data"]["uid"]]
     assert {h["old_text"] for h in rewrite_rows} == {tasks[2]["data"]["text"]} and all(h["new_text"] for h in rewrite_rows)
     agreement = json.loads((out / "agreement.json").read_text())
-    assert agreement["questions"]["decision"]["multi_rated"] == 3
+    assert agreement["questions"]["decision"]["multi_rated"] == 2
     assert agreement["questions"]["decision"]["fleiss_kappa"] == pytest.approx(1.0)
     assert agreement["annotators"]["ann2@lotdata.test"]["quarantined"] == 1
 
@@ -160,12 +106,14 @@ def test_clozet_write_then_cloze_verify_assemble_clozet_and_plotcom(label_studio
     assert len(tasks) == 5 and all(t["predictions"] for t in tasks)  # the heuristic's sentence is pre-annotated
     for i, task in enumerate(tasks):
         if i == 4:
-            annotate(conn, task, annotators["ann1"], [choice("reject", "story", ["reject"])])
+            annotate(conn, task, annotators["ann1"], [choice("decision", "story", ["reject"])])
             continue
-        last = len(task["data"]["sentences"])
+        assert "sentences" not in task["data"]  # the story reaches the rater numbered, nothing more
+        last = len(task["data"]["sentence_choices"]) + 1
+        sentence = task["data"]["numbered"].splitlines()[-1].split("] ", 1)[1]
         annotate(conn, task, annotators["ann1"], [
-            {"from_name": "mask_sentence", "to_name": "story", "type": "number", "value": {"number": last}},
-            text("wrong_candidate", "story", f"可是第{i}个故事的主人公突然飞上了月亮。"),
+            choice("decision", "story", ["write"]), choice("mask_sentence", "story", [str(last)]),
+            text("wrong_candidate", "story", "可是" + sentence.rstrip("。！？") + "，又飞上了月亮。"),
             choice("policy", "story", ["reaction_intention" if i % 2 else "physical_nature"]),
         ])
     written = tmp_path / "written"
@@ -193,7 +141,8 @@ def test_clozet_write_then_cloze_verify_assemble_clozet_and_plotcom(label_studio
     for example_id, (right, wrong) in plan.items():
         for role, values in (("right", right), ("wrong", wrong)):
             for user, value in zip(raters, values):
-                task = vtasks[f"{example_id}:{role}"]
+                task = vtasks[opaque_uid("verify", example_id, role)]
+                assert set(task["data"]) == {"uid", "story", "raters"}  # nothing tells the right ending from the wrong one
                 annotate(conn, task, user, [] if value is None else [choice("rating", "story", [str(value)])], skipped=value is None)
     verified = tmp_path / "verified"
     pulled = lotdata(label_studio, "annotate", "pull", "cloze_verify", "--project", "verify cloze", "--out", str(verified))
@@ -202,8 +151,28 @@ def test_clozet_write_then_cloze_verify_assemble_clozet_and_plotcom(label_studio
     assert [r["example_id"] for r in kept] == [ids[0]]
     assert [r["target"] for s in ("val", "test") for r in read_rows(verified / "plotcom" / f"{s}.parquet")] == [kept[0]["candidates"][kept[0]["label"]]]
     summary = json.loads((verified / "pull.json").read_text())
-    assert summary["skipped"] == 1 and summary["assembly"]["dropped"] == {"not_unanimous": 2, "too_few_ratings": 1}
+    assert summary["skipped"] == 1 and summary["assembly"]["dropped"] == {"not_unanimous": 1, "cannot_judge": 1, "too_few_ratings": 1}
     assert json.loads((verified / "agreement.json").read_text())["questions"]["rating"]["multi_rated"] == 8
+    card = (verified / "clozet" / "README.md").read_text()
+    assert "lotdata annotate push cloze_verify --input" in card and "| annotated items | not_unanimous | 1 |" in card
+
+    # human performance (LOT 5.3) on the written ClozeT: the items without their labels, three raters, majority vote
+    perf = lotdata(label_studio, "annotate", "push", "human_perf", "--input", str(written / "clozet"), "--project", "human perf")
+    assert perf.exit_code == 0, perf.output
+    ptasks = tasks_by_uid(conn, "human perf")
+    hidden = {uid: task["hidden"] for uid, task in ptasks.items()}  # kept in lotdata's state folder, not in Label Studio
+    assert len(ptasks) == 4 and all("answer" in h for h in hidden.values())
+    for uid, task in ptasks.items():
+        assert "label" not in task["data"] and "answer" not in json.dumps(task["data"])
+        for n, user in enumerate(raters):
+            answer = hidden[uid]["answer"] if n < 2 or uid == min(ptasks) else 3 - hidden[uid]["answer"]
+            annotate(conn, task, user, [choice("answer", "question", [str(answer)])])
+    perf_out = tmp_path / "perf"
+    pulled = lotdata(label_studio, "annotate", "pull", "human_perf", "--project", "human perf", "--out", str(perf_out))
+    assert pulled.exit_code == 0, pulled.output
+    report = json.loads((perf_out / "human_perf.json").read_text())
+    assert report["clozet"]["accuracy"] == 1.0 and report["clozet"]["n_items"] == 4 and report["clozet"]["n_raters"] == 3
+    assert report["clozet"]["fleiss_kappa"] < 1.0
 
 
 # ---------------------------------------------------------------- senpos_refine
@@ -225,8 +194,8 @@ def test_senpos_refine_round_trip_and_repush_is_a_no_op(label_studio, conn, anno
     a1 = annotators["ann1"]
     confirm, several, rejected, revised = rows[:4]
     assert tasks[confirm["example_id"]]["predictions"]  # the automatic gap is pre-annotated
-    annotate(conn, tasks[confirm["example_id"]], a1, [choice("gaps", "story", [str(confirm["label"])])])  # accepted unchanged
-    annotate(conn, tasks[several["example_id"]], a1, [choice("gaps", "story", ["1", str(several["n_candidates"])])])
+    annotate(conn, tasks[confirm["example_id"]], a1, [choice("gaps", "story", [str(confirm["label"])]), choice("verdict", "story", ["keep"])])
+    annotate(conn, tasks[several["example_id"]], a1, [choice("gaps", "story", ["1", str(several["n_candidates"])]), choice("verdict", "story", ["revise"])])
     annotate(conn, tasks[rejected["example_id"]], a1, [choice("verdict", "story", ["reject"])])
     annotate(conn, tasks[revised["example_id"]], a1, [
         choice("gaps", "story", ["1"]), choice("verdict", "story", ["revise"]), text("revised_sentence", "story", "他想了想，决定先回家。"),
@@ -247,30 +216,39 @@ def test_senpos_refine_round_trip_and_repush_is_a_no_op(label_studio, conn, anno
 
 def test_human_eval_gives_a_table12_summary(label_studio, conn, annotators, tmp_path):
     outputs = tmp_path / "outputs.jsonl"
-    lines = [{"input_id": i, "input": f"输入{i}", "system": system, "output": f"{system}写的第{i}个故事。", "task": "plotcom"}
-             for i in range(2) for system in ("longlm", "gpt2")]
+    lines = [{"input_id": i, "input": f"输入{i}", "system": system, "output": f"第{i}个故事，第{k}种写法。", "task": "plotcom"}
+             for i in range(3) for k, system in enumerate(("longlm", "gpt2", "mt5"))]
     outputs.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
-    pushed = lotdata(label_studio, "annotate", "push", "human_eval", "--input", str(outputs), "--project", "human eval")
+    pushed = lotdata(label_studio, "annotate", "push", "human_eval", "--input", str(outputs), "--project", "human eval",
+                     "--sample", "2", "--seed", "5")
     assert pushed.exit_code == 0, pushed.output
-    scores = {"longlm": (1, 1, 1), "gpt2": (1, 0, 0)}
-    for uid, task in tasks_by_uid(conn, "human eval").items():
-        system = task["data"]["system"]
+    scores = {"longlm": (1, 1, 1), "gpt2": (1, 0, 0), "mt5": (0, 0, 0)}
+    raw = export_tasks(conn, get_project(conn, "human eval").id)  # what any rater can see: no system, no telling uid or order
+    assert not any(name in json.dumps(t["data"]) for t in raw for name in scores)  # which system wrote what stays here
+    assert all(re.fullmatch("t[0-9a-f]{12}", t["data"]["uid"]) for t in raw)
+    assert [t["data"]["uid"] for t in sorted(raw, key=lambda t: t["id"])] == sorted(t["data"]["uid"] for t in raw)  # imported in opaque order
+    tasks = tasks_by_uid(conn, "human eval")
+    assert len(tasks) == 2  # two inputs drawn, each one task with the three outputs side by side
+    for uid, task in tasks.items():
         for n, name in enumerate(("ann1", "ann2", "ann3")):
-            gram, cohe, relat = scores[system]
-            if name == "ann3":
-                relat = 1 - relat  # one rater disagrees on relatedness
-            annotate(conn, task, annotators[name], [choice("grammaticality", "output", [str(gram)]),
-                                                   choice("coherence", "output", [str(cohe)]), choice("relatedness", "output", [str(relat)])])
+            result = []
+            for slot, system in task["hidden"]["slots"].items():
+                gram, cohe, relat = scores[system]
+                if name == "ann3":
+                    relat = 1 - relat  # one rater disagrees on relatedness
+                result += [choice(f"grammaticality_{slot}", f"output_{slot}", [str(gram)]),
+                           choice(f"coherence_{slot}", f"output_{slot}", [str(cohe)]), choice(f"relatedness_{slot}", f"output_{slot}", [str(relat)])]
+            annotate(conn, task, annotators[name], result)
     out = tmp_path / "eval"
     pulled = lotdata(label_studio, "annotate", "pull", "human_eval", "--project", "human eval", "--out", str(out))
     assert pulled.exit_code == 0, pulled.output
     summary = json.loads((out / "pull.json").read_text())["datasets"]["table12"]
-    assert summary["longlm"] == {"items": 2, "grammaticality": 1.0, "coherence": 1.0, "relatedness": 1.0}
-    assert summary["gpt2"] == {"items": 2, "grammaticality": 1.0, "coherence": 0.0, "relatedness": 0.0}
-    assert "| gpt2 | 2 | 1.00 | 0.00 | 0.00 |" in (out / "table12.md").read_text()
-    questions = json.loads((out / "agreement.json").read_text())["questions"]
-    assert questions["relatedness"]["fleiss_kappa"] < questions["coherence"]["fleiss_kappa"] == 1.0
-    assert len(read_rows(out / "human_eval.parquet")) == 4
+    assert {k: summary["longlm"][k] for k in ("items", "grammaticality", "coherence", "relatedness")} == {"items": 2, "grammaticality": 1.0, "coherence": 1.0, "relatedness": 1.0}
+    assert {k: summary["gpt2"][k] for k in ("items", "grammaticality", "coherence", "relatedness")} == {"items": 2, "grammaticality": 1.0, "coherence": 0.0, "relatedness": 0.0}
+    assert summary["longlm"]["kappa_relatedness"] < summary["longlm"]["kappa_coherence"] == 1.0
+    table = (out / "table12.md").read_text()
+    assert "| gpt2 | 2 | 1.00 | 0.00 | 0.00 | " in table and "Sign test" in table
+    assert len(read_rows(out / "human_eval.parquet")) == 6
 
 
 # ---------------------------------------------------------------- a pull killed midway
@@ -284,9 +262,10 @@ def test_a_pull_killed_midway_and_run_again_loses_nothing(label_studio, conn, an
     out = tmp_path / "pulled"
     assert lotdata(label_studio, "annotate", "pull", "story_filter", "--project", title, "--out", str(out)).exit_code == 0
     for task in tasks[6:]:
-        annotate(conn, task, annotators["ann2"], [choice("decision", "story", ["reject"])])
+        annotate(conn, task, annotators["ann2"], [choice("decision", "story", ["reject"]), choice("reason", "story", ["illogical"])])
 
-    env = {**os.environ, "LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.api_key}
+    env = {**os.environ, "LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.api_key,
+           "LOTDATA_ANNOTATE_STATE": str(label_studio.state_dir)}
     cmd = [sys.executable, "-m", "lotdata.cli", "annotate", "pull", "story_filter", "--project", title, "--out", str(out), "--page-size", "1"]
     proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     try:
@@ -335,3 +314,10 @@ def test_a_recipe_pushes_to_the_server_named_by_the_environment(label_studio, co
     again = lotdata(label_studio, "run", str(recipe), "--out", str(tmp_path / "out"))
     assert again.exit_code == 0, again.output
     assert len(tasks_by_uid(conn, title)) == 5 and "skipped (done)" in again.output
+def test_a_pull_without_the_hidden_values_stops_with_a_clear_error(label_studio, conn, annotators, stories, tmp_path):
+    assert lotdata(label_studio, "annotate", "push", "story_filter", "--input", str(stories), "--project", "elsewhere", "--limit", "1").exit_code == 0
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.api_key, "COLUMNS": "200",
+           "LOTDATA_ANNOTATE_STATE": str(tmp_path / "another-machine")}
+    result = CliRunner().invoke(app, ["annotate", "pull", "story_filter", "--project", "elsewhere", "--out", str(tmp_path / "out")], env=env)
+    assert result.exit_code == 1 and "no hidden task values for project 'elsewhere'" in result.output
+    assert not (tmp_path / "out" / "stories.parquet").exists()

@@ -55,9 +55,10 @@ def test_results_that_do_not_fit_the_template_are_refused_with_a_reason(result, 
 def test_dynamic_choices_come_from_the_task_data():
     template = load_template("senpos_refine")
     data = {"gap_choices": [{"value": "1"}, {"value": "2"}]}
-    assert template.parse([choice("gaps", "story", ["2", "1"])], data) == {"gaps": ["1", "2"]}
+    keep = choice("verdict", "story", ["keep"])
+    assert template.parse([choice("gaps", "story", ["2", "1"]), keep], data) == {"gaps": ["1", "2"], "verdict": "keep"}
     with pytest.raises(InvalidResult, match="not among"):
-        template.parse([choice("gaps", "story", ["3"])], data)
+        template.parse([choice("gaps", "story", ["3"]), keep], data)
 
 
 def test_fleiss_kappa_matches_the_textbook_example():
@@ -94,9 +95,11 @@ def test_question_agreement_and_annotator_stats():
     assert stats["z"]["skipped"] == 1
 
 
-def test_mask_guess_never_picks_the_first_sentence():
-    assert mask_guess(["于是开始。", "天很冷。", "他很高兴。"]) == 2
-    assert mask_guess(["开头。", "于是他走了。", "结尾。"]) == 1
+def test_mask_guess_aims_at_a_middle_sentence():
+    assert mask_guess(["于是开始。", "天很冷。", "他很高兴。"]) == 1  # never the first, never the last
+    assert mask_guess(["开头。", "一。", "于是他走了。", "二。", "结尾。于是"]) == 2
+    assert mask_guess(["开头。", "一。", "二。", "三。", "结尾。"]) == 2  # no marker: the centre
+    assert mask_guess(["开头。", "结尾。"]) == 1
 
 
 def test_balanced_labels_put_the_right_candidate_first_in_half_of_each_split():
@@ -108,8 +111,9 @@ def test_balanced_labels_put_the_right_candidate_first_in_half_of_each_split():
     assert all(r["candidates"][r["label"]] == "R" for r in out)
 
 
-def annotation(uid, data, who, values, n=1):
-    return Annotation(uid=uid, data=data, annotator=who, annotation_id=n, created_at=f"2026-01-01T00:00:0{n}", values=values)
+def annotation(uid, data, who, values, n=1, hidden=None):
+    return Annotation(uid=uid, data=data, annotator=who, annotation_id=n, created_at=f"2026-01-01T00:00:0{n}", values=values,
+                      hidden=hidden or {})
 
 
 def test_senpos_assembly_keeps_only_examples_with_exactly_one_fitting_gap():
@@ -117,64 +121,73 @@ def test_senpos_assembly_keeps_only_examples_with_exactly_one_fitting_gap():
     example = {"example_id": "e1", "story_id": "s1", "split": "val", "sentences": ["甲。", "乙。", "丙。"], "removed": "丁。",
                "label": 1, "n_candidates": 2, "refined": False, "lang": "zh"}
     [task] = job.to_tasks([example])
-    data = task["data"]
+    data, hidden = task["data"], task["hidden"]
+    assert "label" not in json.dumps(data) and hidden["original_gap"] == 1
     assert task["predictions"][0]["result"][0]["value"]["choices"] == ["1"]
-    one = job.parse([choice("gaps", "story", ["2"])], data)
-    two = job.parse([choice("gaps", "story", ["1", "2"])], data)
-    revised = job.parse([choice("gaps", "story", ["1"]), choice("verdict", "story", ["revise"]), text("revised_sentence", "story", "新句子。")], data)
-    assert job.assemble([annotation("e1", data, "a", one)])["senpos"][0]["label"] == 2
-    assert job.assemble([annotation("e1", data, "a", two)])["senpos"] == []
-    assert job.assemble([annotation("e1", data, "a", revised)])["senpos"][0]["removed"] == "新句子。"
+    moved = job.parse([choice("gaps", "story", ["2"]), choice("verdict", "story", ["move"])], data, hidden)
+    two = job.parse([choice("gaps", "story", ["1", "2"]), choice("verdict", "story", ["revise"])], data, hidden)
+    revised = job.parse([choice("gaps", "story", ["1"]), choice("verdict", "story", ["revise"]), text("revised_sentence", "story", "新句子。")], data, hidden)
+    assert job.assemble([annotation("e1", data, "a", moved, hidden=hidden)])["senpos"][0]["label"] == 2
+    assert job.assemble([annotation("e1", data, "a", two, hidden=hidden)])["senpos"] == []
+    assert job.assemble([annotation("e1", data, "a", revised, hidden=hidden)])["senpos"][0]["removed"] == "新句子。"
     with pytest.raises(InvalidResult, match="beyond the last gap"):
         job.parse([choice("gaps", "story", ["2"]), choice("verdict", "story", ["revise"]),
-                   {"from_name": "revised_story", "to_name": "story", "type": "textarea", "value": {"text": ["甲。\n乙。"]}}], data)
+                   {"from_name": "revised_story", "to_name": "story", "type": "textarea", "value": {"text": ["甲。\n乙。"]}}], data, hidden)
 
 
 def test_cloze_verify_applies_the_story_cloze_rule():
     job = get_job("cloze_verify")
     example = {"example_id": "c1", "story_id": "s", "split": "test", "context": "甲。<mask>", "candidates": ["对。", "错。"], "label": 0,
                "mask_sentence_index": 1, "annotator": None, "annotation_id": None, "lang": "zh"}
-    right, wrong = (t["data"] for t in job.to_tasks([example]))
-    assert right["story"] == "甲。对。" and wrong["story"] == "甲。错。"
-    for data in (right, wrong):
-        data["raters"] = 3
+    right, wrong = job.to_tasks([example])
+    assert right["data"]["story"] == "甲。对。" and wrong["data"]["story"] == "甲。错。"
+    assert [t["hidden"]["role"] for t in (right, wrong)] == ["right", "wrong"]
+    for task in (right, wrong):  # nothing a rater sees tells the two apart
+        task["data"]["raters"] = 3
+        assert "right" not in json.dumps(task["data"]) and "wrong" not in json.dumps(task["data"]) and "c1" not in json.dumps(task["data"])
 
     def ratings(r, w):
-        return [annotation(right["uid"], right, f"r{i}", {"rating": v}) for i, v in enumerate(r)] + [
-            annotation(wrong["uid"], wrong, f"r{i}", {"rating": v}) for i, v in enumerate(w)]
+        return [annotation(right["data"]["uid"], right["data"], f"r{i}", {"rating": v}, hidden=right["hidden"]) for i, v in enumerate(r)] + [
+            annotation(wrong["data"]["uid"], wrong["data"], f"r{i}", {"rating": v}, hidden=wrong["hidden"]) for i, v in enumerate(w)]
 
     assert len(job.assemble(ratings([1, 1, 1], [0, 0, 0]))["clozet"]) == 1
     assert job.assemble(ratings([1, 1, 0], [0, 0, 0]))["clozet"] == []
-    assert job.assemble(ratings([1, 1, 1], [0, 0, -1]))["clozet"] == []
+    assert job.assemble(ratings([1, 1, 1], [0, 0, -1]))["stats"]["dropped"] == {"cannot_judge": 1}
     assert job.assemble(ratings([1, 1], [0, 0]))["stats"]["dropped"] == {"too_few_ratings": 1}
 
 
 def test_clozet_write_rules():
     job = get_job("clozet_write")
-    data = {"uid": "clozet-s", "story_id": "s", "split": "val", "lang": "zh", "sentences": ["一。", "二。", "三。"]}
-    number = {"from_name": "mask_sentence", "to_name": "story", "type": "number", "value": {"number": 3}}
-    good = [number, text("wrong_candidate", "story", "错三。"), choice("policy", "story", ["physical_nature"])]
-    assert job.parse(good, data)["index"] == 2
-    with pytest.raises(InvalidResult, match="not a sentence from 2 to 3"):
-        job.parse([{**number, "value": {"number": 4}}] + good[1:], data)
-    with pytest.raises(InvalidResult, match="outside"):  # the template's min=2: the first sentence is never masked
-        job.parse([{**number, "value": {"number": 1}}] + good[1:], data)
+    row = {"story_id": "s", "split": "val", "lang": "zh", "sentences": ["小明养了一只猫。", "猫每天都抓老鼠。", "小明很喜欢他的猫。"]}
+    [task] = job.to_tasks([row])
+    data, hidden = task["data"], task["hidden"]
+    assert data["sentence_choices"] == [{"value": "2"}, {"value": "3"}] and "sentences" not in data
+    number = choice("mask_sentence", "story", ["3"])
+    write = choice("decision", "story", ["write"])
+    good = [write, number, text("wrong_candidate", "story", "小明很讨厌他的猫。"), choice("policy", "story", ["reaction_intention"])]
+    assert job.parse(good, data, hidden)["index"] == 2
+    with pytest.raises(InvalidResult, match="not among the choices"):  # sentence 1 and 4 are not offered
+        job.parse([write, choice("mask_sentence", "story", ["4"])] + good[2:], data, hidden)
     with pytest.raises(InvalidResult, match="identical"):
-        job.parse([number, text("wrong_candidate", "story", "三。"), good[2]], data)
-    assert job.parse([choice("reject", "story", ["reject"])], data) == {"rejected": True}
-    assembled = job.assemble([annotation("clozet-s", data, "a", job.parse(good, data))])
-    [row] = assembled["clozet"]
-    assert row["context"] == "一。二。<mask>" and sorted(row["candidates"]) == sorted(["三。", "错三。"])
-    assert assembled["stats"]["policies"] == {"physical_nature": 1}
+        job.parse([write, number, text("wrong_candidate", "story", "小明很喜欢他的猫。"), good[3]], data, hidden)
+    assert job.parse([choice("decision", "story", ["reject"])], data, hidden) == {"rejected": True}
+    assembled = job.assemble([annotation("clozet-s", data, "a", job.parse(good, data, hidden), hidden=hidden)])
+    [out] = assembled["clozet"]
+    assert out["context"] == "小明养了一只猫。猫每天都抓老鼠。<mask>" and sorted(out["candidates"]) == sorted(["小明很喜欢他的猫。", "小明很讨厌他的猫。"])
+    assert assembled["stats"]["policies"] == {"reaction_intention": 1}
 
 
 def test_human_eval_tasks_hide_the_system_from_the_view():
     job = get_job("human_eval")
-    [task] = job.to_tasks([{"input_id": 7, "input": "输入", "system": "gpt2", "output": "输出"}])
-    assert task["data"]["uid"] == "7:gpt2"
+    rows = [{"input_id": 7, "input": "输入", "system": name, "output": f"输出{k}"} for k, name in enumerate(("gpt2", "mt5", "longlm"))]
+    [task] = job.to_tasks(rows)
+    assert task["data"]["uid"].startswith("eval-") and "7" not in task["data"]["uid"]
+    assert not any(name in json.dumps(task["data"]) for name in ("gpt2", "mt5", "longlm"))
+    assert sorted(task["hidden"]["slots"].values()) == ["gpt2", "longlm", "mt5"]
     assert "$system" not in job.template.xml
-    values = job.parse([choice(a, "output", ["1"]) for a in ("grammaticality", "coherence", "relatedness")], task["data"])
-    assert values == {"grammaticality": 1, "coherence": 1, "relatedness": 1}
+    values = job.parse([choice(f"{a}_{s}", f"output_{s}", ["1"]) for a in ("grammaticality", "coherence", "relatedness") for s in "ABC"],
+                       task["data"], task["hidden"])
+    assert values["coherence_B"] == 1 and len(values) == 9
     assert json.loads(json.dumps(values)) == values
 
 

@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 
 from helpers import write_stories
 from lotdata.cli import app
-from lotdata.clean.step import CleanParams, clean_files
+from lotdata.clean.files import clean_files
+from lotdata.clean.step import CleanParams
 from lotdata.datasets.folder import export_lot, load_stories, read_dataset
 from lotdata.datasets.inputs import open_input
 from lotdata.errors import InputError

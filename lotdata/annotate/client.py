@@ -8,6 +8,7 @@ the key never appears in a message.
 from __future__ import annotations
 
 import json
+import re
 import os
 import time
 from contextlib import contextmanager
@@ -191,26 +192,27 @@ def user_names(conn: Connection) -> dict[int, str]:
     return {u.id: (u.email or u.username or str(u.id)) for u in users}
 
 
-def project_progress(conn: Connection, title: str) -> dict[str, Any]:
-    """Tasks, annotated tasks, skipped annotations and per-annotator counts of one project."""
-    project = get_project(conn, title)
-    tasks = export_tasks(conn, project.id)
-    names = user_names(conn)
-    per_annotator: dict[str, dict[str, int]] = {}
-    annotated = skipped = 0
-    for task in tasks:
-        done = [a for a in task.get("annotations", []) if not a.get("was_cancelled")]
-        annotated += bool(done)
-        for ann in task.get("annotations", []):
-            who = names.get(_user_id(ann.get("completed_by")), str(ann.get("completed_by")))
-            entry = per_annotator.setdefault(who, {"annotations": 0, "skipped": 0})
-            entry["skipped" if ann.get("was_cancelled") else "annotations"] += 1
-            skipped += bool(ann.get("was_cancelled"))
-    return {
-        "project": title, "project_id": project.id, "raters_per_task": project.maximum_annotations, "tasks": len(tasks),
-        "annotated": annotated, "skipped": skipped, "annotators": dict(sorted(per_annotator.items())),
-    }
+# ---------------------------------------------------------------- accounts
 
+def create_account(conn: Connection, email: str, password: str) -> Any:
+    """A Label Studio account a rater can log in with, in the server's organization.
 
-def _user_id(value: Any) -> Any:
-    return value.get("id") if isinstance(value, dict) else value
+    The SDK's user API cannot set a password, so this signs the rater up through the server's own sign-up form with
+    the organization's invite token (what the invite link does in a browser). Returns the SDK's user.
+    """
+    httpx = require("httpx", "labelstudio")
+    invite = conn.call(conn.sdk.organizations.invites.get_invite_link)
+    signup = f"{conn.url}/user/signup/?token={invite.token}"
+    with conn.translated(), httpx.Client(timeout=60, follow_redirects=False) as web:
+        form = web.get(signup)
+        csrf = web.cookies.get("csrftoken")
+        answer = web.post(signup, data={"email": email, "password": password, "csrfmiddlewaretoken": csrf or ""},
+                          headers={"Referer": signup})
+    if answer.status_code not in (302, 303) or form.status_code != 200:
+        problem = re.findall(r'<ul class="field_errors">\s*<li>([^<]{1,200})</li>', answer.text)
+        raise LabelStudioError(f"Label Studio at {conn.url} did not create the account {email} (HTTP {answer.status_code})"
+                               + (f": {'; '.join(p.strip() for p in problem)}" if problem else ""))
+    users = [u for u in conn.call(conn.sdk.users.list) if (u.email or "").lower() == email.lower()]
+    if not users:
+        raise LabelStudioError(f"Label Studio at {conn.url} signed up {email} but does not list the account")
+    return users[0]

@@ -135,7 +135,14 @@ def _secret(path: Path, new: str) -> str:
     return new
 
 
-def main(argv: list[str] | None = None) -> int:  # pragma: no cover - interactive entry for `make labelstudio`
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`make labelstudio`: run until Ctrl-C, SIGTERM or SIGHUP, then stop Label Studio (its own process group) too."""
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _interrupt)
     parser = argparse.ArgumentParser(description="Run a local Label Studio for lotdata.")
     parser.add_argument("--data-dir", default="out/labelstudio")
     parser.add_argument("--port", type=int, default=8080)
@@ -144,18 +151,22 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - interactiv
     key_file, password_file = data_dir / "api_key", data_dir / "password"
     api_key = os.environ.get("LABEL_STUDIO_API_KEY") or _secret(key_file, secrets.token_hex(20))
     password = os.environ.get("LABEL_STUDIO_PASSWORD") or _secret(password_file, secrets.token_urlsafe(12))
-    server = start(data_dir, port=args.port, api_key=api_key, password=password)
+    try:
+        server = start(data_dir, port=args.port, api_key=api_key, password=password)
+    except KeyboardInterrupt:  # stopped while starting: start() has stopped the server already
+        return 0
     print(f"Label Studio is up at {server.url} (log {server.log})")
     print(f"log in as {USERNAME}, password in {password_file} (or your LABEL_STUDIO_PASSWORD); both are set at the first start only")
     print(f"export LABEL_STUDIO_URL={server.url}")
     print(f'export LABEL_STUDIO_API_KEY="$(cat {key_file})"' if key_file.exists() else "LABEL_STUDIO_API_KEY: the one in your environment")
-    print("Ctrl-C stops it.")
+    print("Ctrl-C (or SIGTERM) stops it.", flush=True)
     try:
         server.process.wait()
     except KeyboardInterrupt:
         pass
     finally:
         server.stop()
+        print("Label Studio stopped.", flush=True)
     return 0
 
 

@@ -1,22 +1,29 @@
 """Push a job's rows to Label Studio and pull its annotations back into lotdata tables.
 
-Pull writes, each file atomically: `annotations.parquet` (every annotation), `quarantine.parquet`
-(annotations that do not fit their template, with the reason), `agreement.json` (majority vote,
-Fleiss' kappa per question, per-annotator statistics), the assembled dataset(s) and, last,
-`pull.json`. A pull that is killed leaves the previous files whole; re-running it rebuilds
+Push keeps what raters must not see (hidden values, gold answers) in the state folder and gives Label Studio
+opaque task ids; multi-rater jobs get one project per rater. Pull merges them and writes, each file atomically:
+`annotations.parquet` (valid and skipped annotations), `quarantine.parquet` (annotations that do not fit their
+template or job, with the reason and a link to the task), `gold.json` (each rater's accuracy on gold tasks),
+`agreement.json` (majority vote, Fleiss' kappa per question, per-annotator statistics), the assembled dataset(s)
+and, last, `pull.json`. A pull that is killed leaves the previous files whole; re-running it rebuilds
 everything from the server, so nothing is lost.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import shlex
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from lotdata.annotate.agreement import annotator_stats, question_agreement
-from lotdata.annotate.client import UID, Connection, ensure_project, export_tasks, get_project, iter_task_pages, push_tasks, user_names
-from lotdata.annotate.jobs import ASPECTS, Annotation, InvalidResult, get_job
+from lotdata.annotate.client import UID, Connection, ensure_project, export_tasks, find_project, get_project, iter_task_pages, push_tasks, user_names
+from lotdata.annotate.jobs import ASPECTS, Annotation, InvalidResult, get_job, sample_rows
+from lotdata.annotate.state import SHARED, JobState, Team, state_dir
+from lotdata.errors import InputError, LotdataError, MissingFileError
 from lotdata.io import write_parquet, write_text
 from lotdata.schema import ANNOTATIONS, HUMAN_EVAL, QUARANTINE, SPLITS, STORIES, STORY_DECISIONS, table_from_rows
 
@@ -24,22 +31,151 @@ from lotdata.schema import ANNOTATIONS, HUMAN_EVAL, QUARANTINE, SPLITS, STORIES,
 def push(
     conn: Connection, job_name: str, input_path: str | Path, title: str, *, splits: Sequence[str] | None = None,
     raters: int | None = None, limit: int | None = None, batch_size: int = 2000, progress: Callable[[int], None] | None = None,
+    gold: str | Path | None = None, state: str | Path | None = None, assign: Sequence[str] | None = None,
+    sample: int | None = None, seed: int = 0,
 ) -> dict[str, Any]:
-    """Create or update the project `title` and import the rows it does not have yet (matched by uid)."""
+    """Import the rows a project does not have yet (matched by uid), with their hidden values kept in the state folder.
+
+    A job with several raters per task gets one project per rater of the team (`annotate raters add`), so no rater
+    can open another's answers; without a team it falls back to one shared project (`mode: shared`).
+    `sample` draws that many inputs (human_eval) or examples (human_perf; default 100) seeded by `seed`; the seed
+    also orders human_eval's outputs. Each task's hidden values also keep the push's `source` (for the cards).
+    """
     job = get_job(job_name)
     raters = raters or job.raters
     started = time.perf_counter()
     rows = job.load(Path(input_path), splits or job.default_splits)
+    sample = sample if sample is not None else job.default_sample
+    if sample is not None:
+        if job.sample_key is None:
+            raise ValueError(f"--sample applies to human_eval and human_perf, not {job_name}")
+        rows = sample_rows(rows, sample, seed, job.sample_key)
     if limit is not None:
         rows = rows[:limit]
-    tasks = job.to_tasks(rows)
+    tasks = job.to_tasks(rows, seed=seed)
+    source = source_info(job_name, Path(input_path), title, splits=splits, raters=raters, sample=sample, seed=seed, limit=limit)
+    directory = state_dir(state)
+    team = Team.load(directory, conn.url)
+    job_state = JobState.find(directory, title, conn.url)
+    unknown = sorted(set(assign or ()) - set(team.raters))
+    if unknown:
+        raise LotdataError(f"--assign names {unknown}, not in the team ({', '.join(sorted(team.raters)) or 'none yet'}): "
+                           "add them with `lotdata annotate raters add`")
+    if job_state is None:
+        mode = "per_rater" if raters > 1 and team.raters else "shared"
+        job_state = JobState.new(directory, conn.url, job_name, title, raters, mode)
+        job_state.assigned = sorted(set(assign)) if assign else None
+        pushed_elsewhere = [t for t in _target_titles(job_state, team) if find_project(conn, t) is not None]
+        if pushed_elsewhere:  # its tasks carry uids this state does not know: pushing would import every row twice
+            raise LotdataError(f"project {pushed_elsewhere[0]!r} exists but {directory} has no state for it (pushed by an older "
+                               "lotdata or with another --state-dir): pass that --state-dir or push under a new --project")
+    elif job_state.job != job_name:
+        raise LotdataError(f"project {title!r} holds job {job_state.job}, not {job_name}; pick another --project")
+    elif assign and sorted(set(assign)) != (job_state.assigned or sorted(team.raters)):
+        job_state.assigned = sorted(set(job_state.assigned or []) | set(assign))
+    raters_there = len(job_state.assigned) if job_state.assigned is not None else len(team.raters)
+    if job_state.mode == "per_rater" and raters_there < raters:
+        raise LotdataError(f"{job_name} asks for {raters} raters per task but {raters_there} are assigned: "
+                           "add raters with `lotdata annotate raters add NAME...`, --assign more, or push with --raters fewer")
+    job_state.raters_per_task = raters
     for task in tasks:
         task["data"]["raters"] = raters
-    project, created = ensure_project(conn, title, job.template.xml, raters=raters, description=f"lotdata {job_name}")
-    counts = push_tasks(conn, project.id, tasks, batch_size=batch_size, progress=progress)
+        task["hidden"] = {**(task.get("hidden") or {}), "source": source}
+        job_state.add(task)
+    for task, answer in load_gold(gold, tasks) if gold else []:
+        task["data"]["raters"] = raters
+        job_state.add(task, gold=answer)
+    targets = _targets(job_state, team)
+    counts = {"tasks": 0, "already_there": 0, "imported": 0}
+    job_state.save()  # before any import: a push cut short and run again finds the same opaque ids
+    for rater in targets:
+        pushed = push_to_rater(conn, job_state, rater, batch_size=batch_size, progress=progress)
+        counts = {k: counts[k] + pushed[k] for k in counts}
+        job_state.save()
     seconds = time.perf_counter() - started
-    return {"job": job_name, "project": title, "project_id": project.id, "created": created, "raters": raters, **counts,
-            "seconds": round(seconds, 3)}
+    return {"job": job_name, "project": title, "mode": job_state.mode, "projects": {r or title: job_state.projects[r] for r in targets},
+            "raters": raters, "gold": sum(t["gold"] is not None for t in job_state.tasks.values()), **counts,
+            **({"sample": sample, "seed": seed} if sample is not None else {}),
+            "state": str(job_state.path), "seconds": round(seconds, 3)}
+
+
+def source_info(job_name: str, path: Path, title: str, **options: Any) -> dict[str, Any]:
+    """What a card needs of the pushed input: its path, licences and the push command that rebuilds the tasks."""
+    licenses: set[str] = set()
+    if path.is_dir() and (path / "manifest.json").exists():
+        licenses.update(json.loads((path / "manifest.json").read_text(encoding="utf-8")).get("licenses") or [])
+    elif path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        if "license" in pq.read_schema(path).names:
+            licenses.update(v for v in pq.read_table(path, columns=["license"]).column("license").to_pylist() if v)
+    args = ["lotdata", "annotate", "push", job_name, "--input", str(path), "--project", title]
+    if options.get("splits"):
+        args += ["--split", ",".join(options["splits"])]
+    args += ["--raters", str(options["raters"])]
+    if options.get("sample") is not None:
+        args += ["--sample", str(options["sample"]), "--seed", str(options["seed"])]
+    elif options.get("seed"):
+        args += ["--seed", str(options["seed"])]
+    if options.get("limit") is not None:
+        args += ["--limit", str(options["limit"])]
+    return {"input": str(path), "licenses": sorted(licenses), "push_command": shlex.join(args)}
+
+
+def _targets(job_state: JobState, team: Team) -> list[str]:
+    if job_state.mode != "per_rater":
+        return [SHARED]
+    return sorted(job_state.assigned) if job_state.assigned is not None else sorted(team.raters)
+
+
+def _target_titles(job_state: JobState, team: Team) -> list[str]:
+    return [job_state.project_title(r) for r in _targets(job_state, team)]
+
+
+def push_to_rater(conn: Connection, job_state: JobState, rater: str, *, batch_size: int = 2000,
+                  progress: Callable[[int], None] | None = None) -> dict[str, int]:
+    """Create (or find) one rater's project of a pushed job and import the tasks it lacks."""
+    title = job_state.project_title(rater)
+    per_task = 1 if rater != SHARED else job_state.raters_per_task
+    template = get_job(job_state.job).template.xml
+    project, _ = ensure_project(conn, title, template, raters=per_task, description=f"lotdata {job_state.job}")
+    job_state.projects[rater] = project.id
+    return push_tasks(conn, project.id, job_state.visible_tasks(), batch_size=batch_size, progress=progress)
+
+
+def load_gold(path: str | Path, tasks: Sequence[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Known-answer tasks: JSON lines `{"data": {...}, "answer": {question: value}}` (optional "hidden", "predictions").
+
+    `data` has the job's task fields (no others: a column only gold tasks have would mark them); `answer` names the
+    job's questions (those agreement is measured on, e.g. `rating`, `decision`, `gaps`) and their right values.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise MissingFileError("gold file not found", path=str(path))
+    allowed = set().union(*(t["data"] for t in tasks)) if tasks else None
+    found = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not JSON ({exc.msg})", path=str(path), row=n) from None
+        if not isinstance(item, dict) or not isinstance(item.get("data"), dict) or not isinstance(item.get("answer"), dict) or not item["answer"]:
+            raise InputError('a gold line is {"data": {...task fields...}, "answer": {"question": value}}', path=str(path), row=n)
+        data = dict(item["data"])
+        extra = sorted(set(data) - allowed - {"uid"}) if allowed is not None else []
+        if extra:
+            raise InputError(f"fields {extra} are not in this job's tasks (they would mark the gold tasks)", path=str(path), row=n)
+        data.setdefault("uid", "gold-" + hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16])
+        data["uid"] = str(data["uid"])
+        task = {"data": data, "hidden": item.get("hidden") or {}}
+        if item.get("predictions"):
+            task["predictions"] = item["predictions"]
+        found.append((task, {str(k): v for k, v in item["answer"].items()}))
+    if not found:
+        raise InputError("no gold task in the file", path=str(path))
+    return found
 
 
 def fetch_tasks(conn: Connection, project_id: int, *, page_size: int | None = None, on_page: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
@@ -54,12 +190,41 @@ def fetch_tasks(conn: Connection, project_id: int, *, page_size: int | None = No
     return tasks
 
 
-def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], where: str) -> tuple[list[dict], list[dict], list[Annotation]]:
-    """Annotation rows, quarantine rows and validated annotations from exported tasks."""
+@dataclass
+class Collected:
+    """A pull's annotations sorted out: records of every valid or skipped one, quarantine rows, validated answers."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    quarantine: list[dict[str, Any]] = field(default_factory=list)
+    valid: list[Annotation] = field(default_factory=list)
+    gold: list[tuple[Annotation, dict[str, Any]]] = field(default_factory=list)  # validated answers on gold tasks, their key
+    quarantined_rows: list[dict[str, Any]] = field(default_factory=list)  # records of the quarantined ones (statistics only)
+    per_project: dict[int, dict[str, int]] = field(default_factory=dict)  # project id -> tasks, done, skipped, quarantined
+
+
+def task_url(base: str, project_id: int, task_id: int) -> str:
+    """The page of one task in its project (Label Studio opens the task beside the task list)."""
+    return f"{base}/projects/{project_id}/data?task={task_id}"
+
+
+def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], where: str,
+            job_state: JobState | None = None, project_id: int = 0, into: Collected | None = None,
+            owner: int | None = None) -> Collected:
+    """Annotation rows, quarantine rows and validated annotations from exported tasks.
+
+    `where` is the server's URL; with `job_state`, the opaque task ids are mapped back to their uid and hidden values.
+    `owner`: the user whose own project this is; anyone else's answer in it is quarantined (it would count twice).
+    """
     job = get_job(job_name)
-    rows, quarantine, valid = [], [], []
+    found = into or Collected()
+    counts = found.per_project.setdefault(project_id, {"tasks": 0, "done": 0, "skipped": 0, "quarantined": 0})
     for task in sorted(tasks, key=lambda t: t["id"]):
-        data = task.get("data") or {}
+        data = dict(task.get("data") or {})
+        secret = job_state.tasks.get(str(data.get(UID))) if job_state else None
+        if secret:
+            data[UID] = secret["uid"]
+        hidden = (secret or {}).get("hidden") or {}
+        counts["tasks"] += 1
         for ann in sorted(task.get("annotations") or [], key=lambda a: a["id"]):
             who = ann.get("completed_by")
             who = who.get("id") if isinstance(who, dict) else who
@@ -67,51 +232,117 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
                 "uid": data.get(UID), "task_id": task["id"], "annotation_id": ann["id"], "annotator": names.get(who, str(who)),
                 "result": json.dumps(ann.get("result"), ensure_ascii=False), "lead_time": ann.get("lead_time"),
                 "created_at": ann.get("created_at"), "updated_at": ann.get("updated_at"), "was_cancelled": bool(ann.get("was_cancelled")),
+                "project_id": project_id or None, "gold": bool(secret and secret["gold"] is not None),
             }
-            rows.append(row)
             if row["was_cancelled"]:
+                counts["skipped"] += 1
+                found.rows.append(row)
                 continue
+            link = task_url(where, project_id, task["id"]) if project_id else f"{where}#task={task['id']}"
             try:
                 if not data.get(UID):
                     raise InvalidResult("the task has no uid: it was not pushed by lotdata")
-                values = job.parse(ann.get("result"), data)
+                if job_state is not None and secret is None:
+                    raise InvalidResult("the task is not in lotdata's state for this project: it was not pushed by lotdata")
+                if owner is not None and who != owner:
+                    raise InvalidResult(f"answered by {row['annotator']} in {names.get(owner, owner)}'s own project")
+                values = job.parse(ann.get("result"), data, hidden)
             except InvalidResult as exc:
-                quarantine.append({"path": f"{where}#task={task['id']}", "row": ann["id"], "reason": str(exc), "raw": row["result"][:2000]})
-                continue
+                reason = str(exc)
             except (KeyError, TypeError, ValueError) as exc:  # task data not shaped as this job's tasks
-                quarantine.append({"path": f"{where}#task={task['id']}", "row": ann["id"], "reason": f"task data does not fit job {job_name}: {exc!r}", "raw": row["result"][:2000]})
+                reason = f"task data does not fit job {job_name}: {exc!r}"
+            else:
+                counts["done"] += 1
+                found.rows.append(row)
+                annotation = Annotation(uid=data[UID], data=data, annotator=row["annotator"], annotation_id=ann["id"],
+                                        created_at=row["created_at"] or "", values=values, hidden=hidden)
+                if row["gold"]:
+                    found.gold.append((annotation, secret["gold"]))
+                else:
+                    found.valid.append(annotation)
                 continue
-            valid.append(Annotation(uid=data[UID], data=data, annotator=row["annotator"], annotation_id=ann["id"], created_at=row["created_at"] or "", values=values))
-    return rows, quarantine, valid
+            counts["quarantined"] += 1
+            found.quarantined_rows.append(row)
+            found.quarantine.append({"path": link, "row": ann["id"], "reason": reason, "raw": row["result"][:2000]})
+    return found
+
+
+def gold_report(job_name: str, gold: list[tuple[Annotation, dict[str, Any]]], min_accuracy: float) -> dict[str, Any]:
+    """Each rater's accuracy on the known-answer tasks; raters under `min_accuracy` are flagged."""
+    job = get_job(job_name)
+    raters: dict[str, dict[str, Any]] = {}
+    for ann, answer in gold:
+        given = dict(job.votes(ann.values))
+        right = all(str(given.get(q)) == str(v) for q, v in answer.items())
+        entry = raters.setdefault(ann.annotator, {"answered": 0, "correct": 0})
+        entry["answered"] += 1
+        entry["correct"] += right
+    for entry in raters.values():
+        entry["accuracy"] = round(entry["correct"] / entry["answered"], 4)
+        entry["flagged"] = entry["accuracy"] < min_accuracy
+    return {"min_accuracy": min_accuracy, "raters": dict(sorted(raters.items())),
+            "flagged": sorted(r for r, e in raters.items() if e["flagged"])}
+
+
+def gather(conn: Connection, job_name: str | None, title: str, *, state: str | Path | None = None, page_size: int | None = None,
+           on_page: Callable[[int, int], None] | None = None) -> tuple[str, JobState, dict[str, int], Collected]:
+    """Every task of every project of a pushed title, sorted out, with each task's hidden values from the state folder.
+
+    A title with no state here (pushed on another machine, with another --state-dir, or not by lotdata) stops with a
+    clear error: without the hidden values (answers, systems, source rows) nothing can be checked or assembled."""
+    directory = state_dir(state)
+    job_state = JobState.find(directory, title, conn.url)
+    if job_state is None:
+        get_project(conn, title)  # "no project titled ..." when there is none at all
+        raise LotdataError(f"no hidden task values for project {title!r} in {directory} (answers and systems stay where the "
+                           "tasks were pushed): pull there, or copy that state folder here and pass --state-dir "
+                           "(or set LOTDATA_ANNOTATE_STATE)")
+    if job_name and job_state.job != job_name:
+        raise LotdataError(f"project {title!r} holds job {job_state.job}, not {job_name}")
+    job_name = job_name or job_state.job
+    projects = dict(job_state.projects)
+    names = user_names(conn)
+    team = Team.load(state_dir(state), conn.url).raters
+    found = Collected()
+    for rater, project_id in sorted(projects.items()):
+        tasks = fetch_tasks(conn, project_id, page_size=page_size, on_page=on_page)
+        owner = team[rater].user_id if rater in team else None
+        collect(job_name, tasks, names, conn.url, job_state, project_id, into=found, owner=owner)
+    return job_name, job_state, projects, found
 
 
 def pull(
     conn: Connection, job_name: str, title: str, out: str | Path, *, page_size: int | None = None,
-    on_page: Callable[[int, int], None] | None = None,
+    on_page: Callable[[int, int], None] | None = None, state: str | Path | None = None,
+    min_gold_accuracy: float = 0.8, drop_flagged: bool = False,
 ) -> dict[str, Any]:
-    """Every annotation of project `title` into `out`, validated, scored for agreement and assembled."""
+    """Every annotation of the project(s) of `title` into `out`, validated, scored for agreement and assembled."""
     job = get_job(job_name)
     out = Path(out)
     started = time.perf_counter()
-    project = get_project(conn, title)
-    tasks = fetch_tasks(conn, project.id, page_size=page_size, on_page=on_page)
+    _, job_state, projects, found = gather(conn, job_name, title, state=state, page_size=page_size, on_page=on_page)
     fetched = time.perf_counter() - started
-    rows, quarantine, valid = collect(job_name, tasks, user_names(conn), f"{conn.url}/projects/{project.id}")
+    gold = gold_report(job_name, found.gold, min_gold_accuracy)
+    valid = [a for a in found.valid if not (drop_flagged and a.annotator in gold["flagged"])]
     votes = [(a.uid, a.annotator, question, value) for a in valid for question, value in job.votes(a.values)]
-    quarantined_ids = {q["row"] for q in quarantine}
+    records = [{**r, "quarantined": False} for r in found.rows] + [{**r, "quarantined": True} for r in found.quarantined_rows]
     agreement = {
         "questions": question_agreement(votes),
-        "annotators": annotator_stats(({**r, "quarantined": r["annotation_id"] in quarantined_ids} for r in rows), votes),
+        "annotators": annotator_stats((r for r in records if not r["gold"]), votes),
     }
     assembled = job.assemble(valid)
-    write_parquet(table_from_rows(rows, ANNOTATIONS), out / "annotations.parquet")
-    write_parquet(table_from_rows(quarantine, QUARANTINE), out / "quarantine.parquet")
+    write_parquet(table_from_rows(found.rows, ANNOTATIONS), out / "annotations.parquet")
+    write_parquet(table_from_rows(found.quarantine, QUARANTINE), out / "quarantine.parquet")
     write_text(json.dumps(agreement, ensure_ascii=False, indent=2) + "\n", out / "agreement.json")
-    params = {"job": job_name, "project": title, "project_id": project.id, "url": conn.url}
-    datasets = write_assembled(job_name, assembled, out, params)
+    write_text(json.dumps({**gold, "dropped": drop_flagged}, ensure_ascii=False, indent=2) + "\n", out / "gold.json")
+    params = {"job": job_name, "project": title, "project_ids": sorted(projects.values()), "url": conn.url}
+    datasets = write_assembled(job_name, assembled, out, params, provenance(valid, job_name, title, out))
+    tasks = sum(c["tasks"] for c in found.per_project.values())
     summary = {
-        "job": job_name, "project": title, "tasks": len(tasks), "annotations": len(rows),
-        "skipped": sum(r["was_cancelled"] for r in rows), "valid": len(valid), "quarantined": len(quarantine),
+        "job": job_name, "project": title, "projects": len(projects), "tasks": tasks,
+        "annotations": len(found.rows) + len(found.quarantine), "skipped": sum(r["was_cancelled"] for r in found.rows),
+        "valid": len(found.valid) + len(found.gold), "quarantined": len(found.quarantine), "gold_answers": len(found.gold),
+        "flagged_raters": gold["flagged"], "dropped_flagged": len(found.valid) - len(valid),
         "datasets": datasets, "assembly": assembled.get("stats", {}),
         "fetch_seconds": round(fetched, 3), "seconds": round(time.perf_counter() - started, 3),
     }
@@ -119,18 +350,35 @@ def pull(
     return summary
 
 
-def write_assembled(job_name: str, assembled: dict[str, Any], out: Path, params: dict[str, Any]) -> dict[str, Any]:
-    """The final tables of a job: ClozeT (+ PlotCom), SenPos, the stories table, or the Table 12 summary."""
+def provenance(valid: list[Annotation], job_name: str, title: str, out: Path) -> dict[str, Any]:
+    """Licences of what went in and the commands that rebuild the pulled tables (for the cards)."""
+    sources = {json.dumps(a.hidden.get("source", {}), sort_keys=True) for a in valid}
+    sources = [json.loads(s) for s in sorted(sources) if s != "{}"]
+    licenses = {lic for s in sources for lic in s.get("licenses", [])}
+    licenses.update(a.hidden["license"] for a in valid if a.hidden.get("license"))
+    licenses.update(a.hidden["story"]["license"] for a in valid if (a.hidden.get("story") or {}).get("license"))
+    pull = shlex.join(["lotdata", "annotate", "pull", job_name, "--project", title, "--out", str(out)])
+    pushes = [s["push_command"] for s in sources if s.get("push_command")]
+    return {"licenses": sorted(licenses), "command": " && ".join([*pushes, "(annotate in Label Studio)", pull]) if pushes else pull,
+            "inputs": [s["input"] for s in sources if s.get("input")]}
+
+
+def write_assembled(job_name: str, assembled: dict[str, Any], out: Path, params: dict[str, Any],
+                    origin: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The final tables of a job: ClozeT (+ PlotCom), SenPos, the stories table, Table 12 or the human performance file."""
     from lotdata.datasets.folder import write_dataset
     from lotdata.tasks.plotcom import plotcom_from_clozet
 
-    command = f"lotdata annotate pull {job_name}"
+    origin = origin or {}
+    command = origin.get("command") or f"lotdata annotate pull {job_name}"
     stats = assembled.get("stats", {})
     written: dict[str, Any] = {}
+    extra = {"licenses": origin.get("licenses", []), "annotation": {"job": job_name, "sources": origin.get("inputs", [])}}
 
     def dataset(task: str, rows: list[dict[str, Any]]) -> None:
         by_split = {s: [r for r in rows if r["split"] == s] for s in SPLITS}
-        written[task] = write_dataset(out / task, task, by_split, command=command, params=params, inputs=[], stats=stats)
+        task_stats = {**stats, "annotation_dropped": stats.get("dropped", {})}
+        written[task] = write_dataset(out / task, task, by_split, command=command, params=params, inputs=[], stats=task_stats, extra=extra)
 
     if "clozet" in assembled:
         dataset("clozet", assembled["clozet"])
@@ -143,15 +391,108 @@ def write_assembled(job_name: str, assembled: dict[str, Any], out: Path, params:
         written["stories"] = {status: sum(s["status"] == status for s in assembled["stories"]) for status in sorted({s["status"] for s in assembled["stories"]})}
     if "human_eval" in assembled:
         write_parquet(table_from_rows(assembled["human_eval"], HUMAN_EVAL), out / "human_eval.parquet")
-        write_text(table12_markdown(assembled["table12"]), out / "table12.md")
+        write_text(table12_markdown(assembled["table12"], assembled.get("sign_tests", [])), out / "table12.md")
         written["table12"] = assembled["table12"]
+    if "human_perf" in assembled:
+        write_text(json.dumps(assembled["human_perf"], ensure_ascii=False, indent=2) + "\n", out / HUMAN_PERF_FILE)
+        written["human_perf"] = assembled["human_perf"]
     return written
 
 
-def table12_markdown(table: dict[str, dict[str, Any]]) -> str:
-    """LOT Table 12 layout: one row per system, the share of outputs judged good per aspect (majority of raters)."""
-    lines = ["| system | items | Gram | Cohe | Relat |", "| --- | ---: | ---: | ---: | ---: |"]
+#: the human performance file (LOT Section 5.3) that the Overall score's H_i reads
+HUMAN_PERF_FILE = "human_perf.json"
+
+
+def table12_markdown(table: dict[str, dict[str, Any]], sign_tests: list[dict[str, Any]] | None = None) -> str:
+    """LOT Table 12 layout: one row per system, the share of outputs judged good per aspect (majority of raters),
+    Fleiss' kappa per cell and per system; then the sign tests between systems."""
+    fmt = lambda v: "–" if v is None else f"{v:.2f}"
+    lines = ["| system | items | Gram | Cohe | Relat | κ Gram | κ Cohe | κ Relat | κ system |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for system, row in table.items():
-        cells = ["–" if row[a] is None else f"{row[a]:.2f}" for a in ASPECTS]
+        cells = [fmt(row[a]) for a in ASPECTS] + [fmt(row.get(f"kappa_{a}")) for a in ASPECTS] + [fmt(row.get("kappa"))]
         lines.append(f"| {system} | {row['items']} | " + " | ".join(cells) + " |")
+    if sign_tests:
+        lines += ["", "Sign test (two-sided, ties left out) on the majority scores of the same inputs:", "",
+                  "| aspect | A | B | A better | B better | ties | p |", "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
+        for t in sign_tests:
+            p = "–" if t["p_value"] is None else f"{t['p_value']:.4g}"
+            lines.append(f"| {t['aspect']} | {t['system_a']} | {t['system_b']} | {t['a_better']} | {t['b_better']} | {t['ties']} | {p} |")
     return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- team use
+
+def add_raters(conn: Connection, names: Sequence[str], *, state: str | Path | None = None,
+               password: Callable[[], str] | None = None) -> list[dict[str, Any]]:
+    """Create a Label Studio account per new rater, register it in the team, and give it its own project of every
+    job pushed per rater. Returns per rater how to log in (a new account's password is in it, once, and nowhere else)."""
+    import secrets as _secrets
+
+    from lotdata.annotate.client import create_account
+    from lotdata.annotate.state import Rater, check_rater_name, pushed_jobs
+
+    directory = state_dir(state)
+    team = Team.load(directory, conn.url)
+    existing = {u.email: u for u in conn.call(conn.sdk.users.list)}
+    report = []
+    for name in dict.fromkeys(check_rater_name(n) for n in names):
+        entry: dict[str, Any] = {"rater": name, "login": f"{conn.url}/user/login"}
+        if name in team.raters:
+            entry.update(email=team.raters[name].email, account="already in the team")
+        else:
+            email = f"{name}@raters.lotdata.local"
+            user = existing.get(email)
+            if user is None:
+                secret = (password or (lambda: _secrets.token_urlsafe(12)))()
+                user = create_account(conn, email, secret)
+                entry.update(email=email, password=secret, account="created")
+            else:
+                entry.update(email=email, account="existing account (password unchanged)")
+            team.raters[name] = Rater(name=name, user_id=user.id, email=email)
+        report.append(entry)
+    team.save()
+    for job_state in pushed_jobs(directory, conn.url):
+        if job_state.mode != "per_rater" or job_state.assigned is not None:
+            continue
+        for entry in report:
+            if entry["rater"] not in job_state.projects:
+                push_to_rater(conn, job_state, entry["rater"])
+            project_id = job_state.projects[entry["rater"]]
+            entry.setdefault("projects", {})[job_state.project_title(entry["rater"])] = f"{conn.url}/projects/{project_id}/data"
+        job_state.save()
+    return report
+
+
+def status(conn: Connection, title: str, *, state: str | Path | None = None) -> dict[str, Any]:
+    """Progress of a pushed title: per rater's project (or the shared one) tasks, done, skipped, quarantined; per annotator."""
+    job_name, job_state, projects, found = gather(conn, None, title, state=state)
+    per_project = {}
+    for rater, project_id in sorted(projects.items()):
+        counts = found.per_project.get(project_id, {"tasks": 0, "done": 0, "skipped": 0, "quarantined": 0})
+        per_project[rater or title] = {**counts, "url": f"{conn.url}/projects/{project_id}/data"}
+    annotators: dict[str, dict[str, int]] = {}
+    for row, kind in [(r, "skipped" if r["was_cancelled"] else "done") for r in found.rows] + [(r, "quarantined") for r in found.quarantined_rows]:
+        entry = annotators.setdefault(row["annotator"], {"annotations": 0, "done": 0, "skipped": 0, "quarantined": 0})
+        entry["annotations"] += 1
+        entry[kind] += 1
+    return {
+        "project": title, "job": job_name, "mode": job_state.mode,
+        "raters_per_task": job_state.raters_per_task,
+        "tasks": sum(c["tasks"] for c in found.per_project.values()) // max(len(projects), 1),
+        "projects": per_project, "annotators": dict(sorted(annotators.items())),
+    }
+
+
+def list_raters(url: str, *, state: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """The team: per rater the login e-mail and their own projects (title -> task list URL). No server call."""
+    from lotdata.annotate.state import pushed_jobs
+
+    directory = state_dir(state)
+    team = Team.load(directory, url)
+    jobs = pushed_jobs(directory, url)
+    return {
+        name: {"email": rater.email, "projects": {
+            job.project_title(name): f"{url}/projects/{job.projects[name]}/data" for job in jobs if name in job.projects}}
+        for name, rater in sorted(team.raters.items())
+    }

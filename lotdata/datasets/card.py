@@ -82,12 +82,28 @@ def _drops(manifest: Mapping[str, Any]) -> str:
     stats = manifest.get("stats", {})
     rules = manifest.get("drop_rules", {})
     lines = []
-    for title, counts in (("stories", stats.get("stories_dropped")), ("paragraphs", stats.get("paragraphs_dropped"))):
+    for title, counts in (("stories", stats.get("stories_dropped")), ("paragraphs", stats.get("paragraphs_dropped")),
+                          ("annotated items", stats.get("annotation_dropped"))):
         for reason, count in (counts or {}).items():
             lines.append(f"| {title} | {reason} | {count} | {rules.get(reason, '')} |")
+    if not lines and "annotation_dropped" in stats:
+        return "No annotated item was dropped."
     if not lines:
         return "Nothing was dropped (or the dataset was imported, not built)."
     return "\n".join(["| unit | reason | dropped | rule |", "| --- | --- | ---: | --- |", *lines])
+
+
+def _limitations(task: str, rows: Mapping[str, list[Mapping[str, Any]]]) -> list[str]:
+    """The task's known limitations; SenPos says which splits annotators refined (the `refined` column)."""
+    notes = list(get_task(task).card_limitations)
+    if task == "senpos":
+        refined = [s for s, r in rows.items() if r and all(row.get("refined") for row in r)]
+        partly = [s for s, r in rows.items() if any(row.get("refined") for row in r) and s not in refined]
+        if refined or partly:
+            what = "; ".join(x for x in (f"every row of {', '.join(refined)} was refined by annotators" if refined else "",
+                                         f"part of {', '.join(partly)}" if partly else "") if x)
+            notes[0] = f"Refinement (`refined`): {what}; other splits are automatic (LOT refined val/test so that exactly one position fits)."
+    return notes
 
 
 def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None) -> str:
@@ -145,7 +161,7 @@ def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None) -> 
         "",
         "## Known limitations",
         "",
-        *[f"- {text}" for text in get_task(task).card_limitations],
+        *[f"- {text}" for text in _limitations(task, rows)],
         "- Splits are grouped by story: no story is in two splits of this dataset.",
         "",
     ]
