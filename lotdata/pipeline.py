@@ -137,14 +137,16 @@ def validate_recipe(recipe: dict[str, Any], path: Path) -> None:
 def _check_values(recipe: dict[str, Any], path: Path) -> None:
     """Names that must be one of a list: read format, build task, annotate job, audit sentiment."""
     from lotdata.sources.readers import FORMATS
-    from lotdata.tasks.build import BUILD_TASKS
+    from lotdata.datasets.registry import builder_tasks
+
+    buildable = [*builder_tasks(), "clozet"]  # clozet: split the written cases (`build clozet`)
 
     fmt = recipe.get("read", {}).get("format")
     if fmt is not None and fmt not in FORMATS:
         raise InputError(f"{path}, [read]: 'format' must be one of {list(FORMATS)}, not {fmt!r}")
     for i, step in enumerate(recipe.get("build", []), 1):
-        if step["task"] not in (*BUILD_TASKS, "clozet"):
-            raise InputError(f"{path}, [[build]] step {i}: 'task' must be one of {[*BUILD_TASKS, 'clozet']}, not {step['task']!r}")
+        if step["task"] not in buildable:
+            raise InputError(f"{path}, [[build]] step {i}: 'task' must be one of {buildable}, not {step['task']!r}")
         if (step["task"] == "clozet") != ("cases" in step):
             raise InputError(f"{path}, [[build]] step {i}: 'cases' (the written ClozeT cases) goes with task = \"clozet\" and only there")
     if recipe.get("annotate"):
