@@ -508,7 +508,7 @@ def _field_problem(task: str, record: Mapping[str, Any]) -> str | None:
             return f"SenPos label {label!r} is not a gap number (an integer from 1)"
         record["label"] = int(label)
     else:
-        field = _KEY_FIELDS[task][0]
+        field = get_task(task).prediction_field
         if not isinstance(record[field], str):
             return f"{field!r} is {type(record[field]).__name__} {record[field]!r}, not text"
     outline = record.get("outline")

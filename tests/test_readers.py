@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from lotdata.errors import InputError
+from lotdata.errors import InputError, MissingFileError
 from lotdata.schema import QUARANTINE, STORIES, table_from_rows
 from lotdata.sources.readers import FORMATS, ReadResult, detect_format, read_stories
 from lotdata.text import join_sentences, normalize_text
@@ -358,7 +358,7 @@ def test_cft_inline_answers_and_zip(tmp_path: Path):
 
 def test_errors_name_the_file(tmp_path: Path):
     missing = tmp_path / "missing.jsonl"
-    with pytest.raises(InputError, match="missing.jsonl"):
+    with pytest.raises(MissingFileError, match="missing.jsonl"):  # a missing path is exit 1, not bad data
         read_stories([missing])
     odd = tmp_path / "stories.xyz"
     odd.write_text("hello", encoding="utf-8")

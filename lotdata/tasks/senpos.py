@@ -68,12 +68,28 @@ def paragraphs(sentences: list[str], lang: str, max_words: int | None) -> list[l
 
 
 def story_paragraphs(story: Mapping[str, Any], params: SenposParams) -> list[list[str]]:
-    """The story's paragraphs (its own breaks first), short sentences merged inside each, cut under `max_words`."""
+    """The story's paragraphs (its own breaks first), short sentences merged inside each, cut under `max_words`.
+
+    A source paragraph too short to hold an example (fewer than min_candidates + 2 units: web pages often
+    put every sentence in its own paragraph) is joined to the next one, so cuts still fall on paragraph breaks.
+    """
     breaks = story.get("paragraph_breaks") if params.cut_paragraphs else None
-    runs = []
+    runs: list[list[str]] = []
+    pending: list[str] = []
     for source_paragraph in split_paragraphs(list(story["sentences"]), breaks):
-        merged = merge_short_sentences(source_paragraph, story["lang"], params.min_chars)
+        pending = pending + list(source_paragraph)
+        merged = merge_short_sentences(pending, story["lang"], params.min_chars)
+        if len(merged) - 2 < params.min_candidates:
+            continue
         runs.extend(paragraphs(merged, story["lang"], params.max_words))
+        pending = []
+    if pending:  # a short tail joins the paragraph before it when that stays under the limit
+        tail = merge_short_sentences(pending, story["lang"], params.min_chars)
+        joined = merge_short_sentences([*(runs[-1] if runs else []), *pending], story["lang"], params.min_chars)
+        if runs and (not params.max_words or count_words("".join(joined), story["lang"]) < params.max_words):
+            runs[-1] = joined
+        else:
+            runs.extend(paragraphs(tail, story["lang"], params.max_words))
     return runs
 
 
