@@ -313,7 +313,8 @@ def _example_lookup(result: AuditResult) -> dict[str, list[dict[str, Any]]]:
 
 
 def evidence_items(result: AuditResult, per_record: int = 5) -> dict[str, list[dict[str, Any]]]:
-    """Per leaking record: all the items its baseline solves, those the fewest other baselines solve first.
+    """Per leaking record: all the items its baseline solves (not by a tie drawn at random), those the
+    fewest other baselines solve first.
 
     Each entry: example_id, split, choice, label, `others_right` (how many of the other baselines
     scored on that split got it right) and `others` (how many were scored). The report shows the
@@ -330,7 +331,7 @@ def evidence_items(result: AuditResult, per_record: int = 5) -> dict[str, list[d
     out: dict[str, list[dict[str, Any]]] = {}
     for p in result.predictions:
         rid = f"{p['baseline']}/{p['split']}"
-        if rid in leaking and p["correct"]:
+        if rid in leaking and p["correct"] and not p["tie"]:
             others = right.get((p["split"], p["example_id"]), set()) - {p["baseline"]}
             out.setdefault(rid, []).append({**p, "others_right": len(others), "others": len(scored[p["split"]]) - 1})
     for rid, rows in out.items():

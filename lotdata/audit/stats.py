@@ -41,7 +41,7 @@ def poisson_binomial_pmf(probabilities: Sequence[float]) -> np.ndarray:
     from scipy.stats import binom
 
     pmf = np.ones(1)
-    for p, m in sorted(Counter(round(float(p), 12) for p in probabilities).items()):
+    for p, m in sorted(Counter(float(p) for p in probabilities).items()):
         pmf = np.convolve(pmf, binom.pmf(np.arange(m + 1), m, p))
     return pmf
 
@@ -53,7 +53,7 @@ def chance_test(correct: int, chances: Sequence[float]) -> float:
         return 1.0
     if not 0 <= correct <= n:
         raise ValueError(f"{correct} right answers out of {n} items")
-    if len(set(round(float(c), 12) for c in chances)) == 1:
+    if len(set(float(c) for c in chances)) == 1:
         from scipy.stats import binomtest
 
         return float(binomtest(correct, n, float(chances[0]), alternative="two-sided").pvalue)
