@@ -110,6 +110,7 @@ def render_markdown(result, examples: Examples, evidence: Evidence | None = None
     main = _main_split(result)
     header = ["baseline", "paper name"] + [f"{s} (ours)" for s in splits] + [f"{s} (paper)" for s in paper_splits] + [f"verdict ({main})"]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    notes: list[str] = []
     for b in _all_baselines(result):
         cells = [f"`{b}`", PAPER_NAMES.get(b, b)]
         for s in splits:
@@ -118,10 +119,14 @@ def render_markdown(result, examples: Examples, evidence: Evidence | None = None
         for s in paper_splits:
             fig = paper_figure(b, result.task, result.lang, s)
             note = substitute_note(b, result.task, result.lang)
-            cells.append((f"[{fig[0]:.1f}](#ref-{fig[1]})" + (f" ({note})" if note else "")) if fig else "–")
+            if note and note not in notes:
+                notes.append(note)
+            cells.append((f"[{fig[0]:.1f}](#ref-{fig[1]})" + (f"<sup>{notes.index(note) + 1}</sup>" if note else "")) if fig else "–")
         rec = _main_record(result, by_key, b, main)
         cells.append(f"{rec['verdict']} ({rec['effect_points']:+.1f} pts, p_holm {_p(rec['p_holm'])})" if rec else f"skipped: {skipped.get(b, '')}")
         lines.append("| " + " | ".join(cells) + " |")
+    if notes:
+        lines += ["", "Substitutes: " + "; ".join(f"<sup>{i}</sup> {n}" for i, n in enumerate(notes, 1)) + "."]
     if result.task in LOT_BERT and result.lang == "zh":
         lines += ["", f"Reference: fine-tuned BERT with the full input scored [{LOT_BERT[result.task]:.2f}](#ref-lot) in LOT."]
     if evidence:
@@ -198,8 +203,8 @@ th{background:#f3f3f5;text-align:left} td.num{text-align:right;font-variant-nume
 td.num a{color:#0b57d0;text-decoration:none} td.num a:hover{text-decoration:underline}
 .ci{color:#666;font-size:.85em} .paper{background:#fafaf5}
 .v-leaks{color:#b3261e;font-weight:600} .v-weak{color:#b8620b} .v-near{color:#1e7b34} .v-below{color:#6a3fb5;font-weight:600}
-table.sortable th{cursor:pointer} td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.ctx{color:#333;margin:.2em 0} li.right{color:#1e7b34} li.wrong{color:#b3261e} b.right{color:#1e7b34}
+table.sortable th{cursor:pointer} td[class^="v-"] a{color:inherit} td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.ctx{color:#333;margin:.2em 0} td.wrap{white-space:normal;max-width:40em} li.right{color:#1e7b34} li.wrong{color:#b3261e} b.right{color:#1e7b34}
 .summary li{margin:.15em 0} .muted{color:#666} details{margin:.3em 0} pre{background:#f6f8fa;padding:.5em;overflow-x:auto;font-size:.85em}
 section.record{border-top:1px dashed #ccc;padding-top:.3em} mark{background:#ffe08a}
 """
@@ -239,12 +244,13 @@ def render_html(result, examples: Examples, evidence: Evidence | None = None) ->
     parts.append("<h2>Accuracy (%) of the bias baselines <span class=\"muted\">— LOT Table 13 / ROCStories Table 6 style</span></h2>")
     head = "<tr><th>baseline</th><th>name in the papers</th>" + "".join(f"<th>{_e(s)} (ours, 95% CI)</th>" for s in splits)
     head += "".join(f"<th class=\"paper\">{_e(s)} (paper)</th>" for s in paper_splits) + f"<th>verdict ({_e(main)}), effect, Holm p</th></tr>"
-    rows = []
+    rows: list[str] = []
+    notes: list[str] = []
     for b in _all_baselines(result):
         cells = [f"<td><code>{_e(b)}</code></td><td>{_e(PAPER_NAMES.get(b, b))}</td>"]
         if b in skipped and b not in order:
             span = len(splits) + len(paper_splits)
-            cells.append(f"<td colspan=\"{span + 1}\" class=\"muted\">skipped: {_e(skipped[b])}</td>")
+            cells.append(f"<td colspan=\"{span + 1}\" class=\"muted wrap\">skipped: {_e(skipped[b])}</td>")
             rows.append("<tr>" + "".join(cells) + "</tr>")
             continue
         for s in splits:
@@ -257,8 +263,10 @@ def render_html(result, examples: Examples, evidence: Evidence | None = None) ->
         for s in paper_splits:
             fig = paper_figure(b, result.task, result.lang, s)
             note = substitute_note(b, result.task, result.lang)
-            note_html = f" <span class=\"ci\">({_e(note)})</span>" if note else ""
-            cells.append(f"<td class=\"num paper\"><a href=\"#ref-{fig[1]}\">{fig[0]:.1f}</a>{note_html}</td>" if fig else "<td class=\"paper muted\">–</td>")
+            if note and note not in notes:
+                notes.append(note)
+            mark = f"<sup><a href=\"#note-{notes.index(note) + 1}\">{notes.index(note) + 1}</a></sup>" if note else ""
+            cells.append(f"<td class=\"num paper\"><a href=\"#ref-{fig[1]}\">{fig[0]:.1f}</a>{mark}</td>" if fig else "<td class=\"paper muted\">–</td>")
         rec = _main_record(result, by_key, b, main)
         label = _e(rec["verdict"])
         if rec["id"] in evidence:
@@ -267,6 +275,9 @@ def render_html(result, examples: Examples, evidence: Evidence | None = None) ->
                      f"p {_e(_p(rec['p_holm']))}</span></td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     parts.append(f"<table>{head}{''.join(rows)}</table>")
+    if notes:
+        parts.append("<p class=\"muted\">Substitutes: " + "; ".join(
+            f"<span id=\"note-{i}\"><sup>{i}</sup> {_e(n)}</span>" for i, n in enumerate(notes, 1)) + ".</p>")
     if result.task in LOT_BERT and result.lang == "zh":
         parts.append(f"<p class=\"muted\">Reference: fine-tuned BERT with the full input scored "
                      f"<a href=\"#ref-lot\">{LOT_BERT[result.task]:.2f}</a> in LOT.</p>")
