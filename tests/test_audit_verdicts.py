@@ -285,6 +285,17 @@ def test_evidence_is_linked_and_export_hard_round_trips(tmp_path):
     assert after["accuracy"] < 0.7 and after["verdict"] != "leaks"
 
 
+def test_export_baseline_keeps_one_leaking_baseline(tmp_path):
+    folder = _write_clozet(tmp_path / "d", {"test": _length_leak(20)})
+    runner = CliRunner()
+    args = ["audit-bias", str(folder), "--out", str(tmp_path / "rep"), "--baseline", "length", "--baseline", "constant_first"]
+    result = runner.invoke(app, args + ["--export-hard", str(tmp_path / "h1"), "--export-baseline", "constant_first"])
+    assert result.exit_code == 1 and "not a leaking baseline" in result.output and "length" in result.output
+    result = runner.invoke(app, args + ["--export-hard", str(tmp_path / "h2"), "--export-baseline", "length"])
+    assert result.exit_code == 0 and read_dataset(tmp_path / "h2")["test"].num_rows == 20
+    assert runner.invoke(app, args + ["--export-baseline", "length"]).exit_code == 1  # needs --export-hard
+
+
 def test_export_hard_refuses_senpos(tmp_path):
     from lotdata.audit.export import export_hard
     from lotdata.audit.run import AuditResult

@@ -25,6 +25,7 @@ def audit_bias_cmd(
     bert_batch_size: int = typer.Option(8, "--bert-batch-size", help="Items per BERT step; memory is bounded by it."),
     min_effect: float = typer.Option(3.0, "--min-effect", help="Points above chance a significant baseline needs to be called 'leaks'."),
     export_hard: Optional[Path] = typer.Option(None, "--export-hard", help="Write the items a leaking baseline solves as a ClozeT dataset folder (+ stories.parquet for `annotate push clozet_write`)."),
+    export_baseline: Optional[List[str]] = typer.Option(None, "--export-baseline", help="With --export-hard: only the items these leaking baselines solve (repeatable)."),
     aflite: bool = typer.Option(False, "--aflite", help="Also run AFLite filtering and list the easiest items."),
     sentiment: str = typer.Option("snownlp", "--sentiment", help="Chinese sentiment: snownlp (exact, LOT's) or snownlp-jieba (same classifier on jieba words, ~20x faster)."),
 ) -> None:
@@ -37,6 +38,8 @@ def audit_bias_cmd(
         check_output_dir(out)
         if export_hard is not None:
             check_output_dir(export_hard)
+        elif export_baseline:
+            raise ValueError("--export-baseline needs --export-hard DIR")
         if bert_epochs < 1 or bert_batch_size < 1:
             raise ValueError(f"--bert-epochs and --bert-batch-size must be at least 1, not {bert_epochs} and {bert_batch_size}")
         settings = BertSettings(epochs=bert_epochs, batch_size=bert_batch_size)
@@ -49,7 +52,7 @@ def audit_bias_cmd(
         if export_hard is not None:
             from lotdata.audit.export import export_hard as write_hard
 
-            exported = write_hard(result, export_hard)
+            exported = write_hard(result, export_hard, export_baseline)
     for skipped in result.skipped:
         console.print(f"[yellow]skipped {skipped['baseline']}:[/] {escape(skipped['reason'])}")
     if result.quarantine:
