@@ -159,6 +159,19 @@ def test_bert_baselines_fine_tune_a_local_checkpoint(leaky_folder, checkpoint):
     assert by_id["bert_wo_context/test"]["fit_on"] == "train"
 
 
+def test_missing_optional_packages_are_skipped_rows_and_the_report_is_written(leaky_folder, checkpoint, tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "transformers", None)  # as without the models extra
+    monkeypatch.setitem(sys.modules, "snownlp", None)  # as without the audit extra
+    result = CliRunner().invoke(app, ["audit-bias", str(leaky_folder), "--out", str(tmp_path / "rep"), "--model-path", str(checkpoint),
+                                      "--baseline", "constant_first", "--baseline", "sentiment", "--baseline", "bert_wo_long"])
+    assert result.exit_code == 0, result.output
+    rows = {r["id"]: r for r in json.loads((tmp_path / "rep" / "results.json").read_text())}
+    assert "transformers" in rows["bert_wo_long/skipped"]["reason"] and "snownlp" in rows["sentiment/skipped"]["reason"]
+    assert rows["constant_first/test"]["verdict"] == "near chance" and (tmp_path / "rep" / "report.html").exists()
+
+
 def test_a_path_that_is_not_a_checkpoint_is_a_bad_parameter(leaky_folder, tmp_path):
     result = CliRunner().invoke(app, ["audit-bias", str(leaky_folder), "--out", str(tmp_path / "rep"), "--model-path", str(tmp_path)])
     assert result.exit_code == 1 and "config.json" in result.output and "Traceback" not in result.output
