@@ -118,7 +118,7 @@ def render_markdown(result, examples: Examples, evidence: Evidence | None = None
             cells.append(f"[{_pct(rec['accuracy'])}](#{anchor(rec['id'])})" if rec else "–")
         for s in paper_splits:
             fig = paper_figure(b, result.task, result.lang, s)
-            note = substitute_note(b, result.task, result.lang)
+            note = substitute_note(b, result.task, result.lang) if fig else None
             if note and note not in notes:
                 notes.append(note)
             cells.append((f"[{fig[0]:.1f}](#ref-{fig[1]})" + (f"<sup>{notes.index(note) + 1}</sup>" if note else "")) if fig else "–")
@@ -262,7 +262,7 @@ def render_html(result, examples: Examples, evidence: Evidence | None = None) ->
                 cells.append("<td class=\"muted\">–</td>")
         for s in paper_splits:
             fig = paper_figure(b, result.task, result.lang, s)
-            note = substitute_note(b, result.task, result.lang)
+            note = substitute_note(b, result.task, result.lang) if fig else None
             if note and note not in notes:
                 notes.append(note)
             mark = f"<sup><a href=\"#note-{notes.index(note) + 1}\">{notes.index(note) + 1}</a></sup>" if note else ""
