@@ -8,6 +8,13 @@ The SenPos set is derived at run time from the Chinese children's stories in ../
 different sentence of a story) until 20,000 distinct examples exist, split 80/10/10 by story.
 
     python benchmarks/bench_audit.py --out bench/audit.md [--senpos-n 20000] [--repeats 3]
+    python benchmarks/bench_audit.py --out bench/audit.md --bert-only   # only the checkpoint section
+
+The BERT section runs the whole `lotdata audit-bias` CLI (every baseline, --sentiment snownlp-jieba)
+with `--model-path` on the 20k SenPos set in a child process and reports its wall time and peak RSS
+(`getrusage(RUSAGE_CHILDREN).ru_maxrss`: the largest single process of the run). The checkpoint is
+a small BERT config saved locally (no download on this machine; a bert-base checkpoint costs more
+time per step, and its weights ~0.4 GB more memory, but the same batch-bounded loop).
 """
 
 from __future__ import annotations
@@ -37,6 +44,10 @@ from machine import load_note  # benchmarks/machine.py
 
 SCT_TARGET_S = 60
 SENPOS_TARGET_S = 600
+BERT_RSS_TARGET_GB = 4.0
+#: the small BERT the benchmark saves as its local checkpoint
+BENCH_BERT = {"hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 128, "max_position_embeddings": 256}
+BERT_MARK = ("<!-- bert-section -->", "<!-- /bert-section -->")
 
 
 def build_sct(tmp: Path) -> Path:
@@ -100,6 +111,76 @@ def sentiment_side_by_side(folder: Path, sample: int) -> dict:
     return out
 
 
+def save_checkpoint(folder: Path, texts) -> Path:
+    """A BERT of BENCH_BERT's size with a character vocabulary of `texts`, saved as a local checkpoint."""
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    folder.mkdir(parents=True, exist_ok=True)
+    chars = sorted({ch for t in texts for ch in t if not ch.isspace()})
+    (folder / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + chars) + "\n", encoding="utf-8")
+    BertTokenizerFast(str(folder / "vocab.txt")).save_pretrained(folder)
+    BertModel(BertConfig(vocab_size=5 + len(chars), **BENCH_BERT)).save_pretrained(folder)
+    return folder
+
+
+def bert_audit(folder: Path, tmp: Path, batch_size: int = 8) -> dict:
+    """Wall time and peak RSS of the whole audit CLI with --model-path on the SenPos set, in a child process."""
+    import resource
+
+    import pyarrow.parquet as pq
+
+    texts = [s for split in ("train", "val", "test") for row in pq.read_table(folder / f"{split}.parquet").to_pylist()
+             for s in row["sentences"] + [row["removed"]]]
+    checkpoint = save_checkpoint(tmp / "bert", texts)
+    del texts
+    command = [sys.executable, "-m", "lotdata.cli", "audit-bias", str(folder), "--out", str(tmp / "bert_report"),
+               "--model-path", str(checkpoint), "--sentiment", "snownlp-jieba", "--bert-batch-size", str(batch_size)]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True)  # its steps show on our stderr
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"audit with a checkpoint failed ({done.returncode}): {done.stdout[-2000:]}")
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    meta = json.loads((tmp / "bert_report" / "audit.json").read_text())
+    records = [r for r in json.loads((tmp / "bert_report" / "results.json").read_text()) if r["baseline"].startswith("bert")]
+    return {"wall_s": wall, "peak_rss_gb": peak_kb / 1024 / 1024, "timings": meta["timings"], "records": records,
+            "batch_size": batch_size}
+
+
+def render_bert(bert: dict, n: int) -> str:
+    t = bert["timings"]
+    ok = "yes" if bert["peak_rss_gb"] < BERT_RSS_TARGET_GB else "NO"
+    lines = [BERT_MARK[0], "## SenPos 20k audit with a local checkpoint (`--model-path`)\n",
+             f"{datetime.now(timezone.utc).isoformat(timespec='seconds')} · git {_git()} · {load_note()}\n",
+             f"The whole `lotdata audit-bias` CLI (every baseline, `--sentiment snownlp-jieba`, `--bert-batch-size "
+             f"{bert['batch_size']}`, 1 epoch, max length 128, CPU) on the {n:,}-example SenPos set, with a small BERT "
+             f"checkpoint saved locally ({', '.join(f'{k} {v}' for k, v in BENCH_BERT.items())}, character vocabulary "
+             "of the set): one run.\n",
+             "| measure | value | target | met |", "|---|--:|--:|---|",
+             f"| peak RSS (largest process) | {bert['peak_rss_gb']:.2f} GB | < {BERT_RSS_TARGET_GB:.0f} GB | {ok} |",
+             f"| wall time, whole audit | {bert['wall_s']:.0f} s | – | – |",
+             f"| bert_wo_context (fit on train + score val, test) | {t.get('bert_wo_context', 0):.0f} s | – | – |",
+             f"| bert_wo_long (fit on train + score val, test) | {t.get('bert_wo_long', 0):.0f} s | – | – |", "",
+             "| record | accuracy % | chance % | p_holm | verdict |", "|---|--:|--:|--:|---|"]
+    for r in bert["records"]:
+        lines.append(f"| {r['id']} | {100 * r['accuracy']:.1f} | {100 * r['chance']:.1f} | {r['p_holm']:.2g} | {r['verdict']} |")
+    lines += ["", "A from-scratch small BERT is a stand-in for timing and memory only: its accuracies are not LOT's "
+              "bert-base figures. Memory is bounded by the batch: items are tokenised a batch at a time and scores "
+              "leave the model as floats.", BERT_MARK[1]]
+    return "\n".join(lines) + "\n"
+
+
+def put_bert_section(path: Path, section: str) -> None:
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if BERT_MARK[0] in text and BERT_MARK[1] in text:
+        before, rest = text.split(BERT_MARK[0], 1)
+        text = before + section.rstrip("\n") + rest.split(BERT_MARK[1], 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    path.write_text(text, encoding="utf-8")
+
+
 def _median(runs: list[dict], key: str) -> float:
     return statistics.median(r.get(key, 0.0) for r in runs)
 
@@ -159,8 +240,16 @@ def main() -> None:
     parser.add_argument("--senpos-n", type=int, default=20000)
     parser.add_argument("--repeats", type=int, default=3, help="runs of the SCT audit (the SenPos audit runs once)")
     parser.add_argument("--sentiment-sample", type=int, default=2000)
+    parser.add_argument("--bert-only", action="store_true", help="run only the checkpoint audit and replace its section")
     args = parser.parse_args()
     started = time.perf_counter()
+    if args.bert_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder, info = build_senpos(Path(tmp), args.senpos_n)
+            bert = bert_audit(folder, Path(tmp))
+        print(json.dumps({k: v for k, v in bert.items() if k != "records"}), flush=True)
+        put_bert_section(args.out, render_bert(bert, info["examples"]))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         sct_runs, sct = time_audit(build_sct(tmp), "val", args.repeats, tmp / "sct_report")
@@ -173,7 +262,10 @@ def main() -> None:
         print(f"SenPos audit (snownlp-jieba): {fast_runs[0]['total']:.1f} s", flush=True)
         senpos_runs, senpos = time_audit(folder, "train", 1, tmp / "senpos_report")
         print(f"SenPos audit: {senpos_runs[0]['total']:.1f} s", flush=True)
+        bert = bert_audit(folder, tmp)
+        print(f"SenPos audit with a checkpoint: {bert['wall_s']:.1f} s, {bert['peak_rss_gb']:.2f} GB", flush=True)
     text = render(sct_runs, sct, senpos_runs, senpos, fast_runs, info, senti, time.perf_counter() - started, args.repeats)
+    text = text.rstrip("\n") + "\n\n" + render_bert(bert, info["examples"])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")
     (args.out.with_suffix(".json")).write_text(json.dumps({"sct": sct_runs, "senpos": senpos_runs, "senpos_fast": fast_runs, "sentiment": senti, "senpos_set": info}, indent=1))

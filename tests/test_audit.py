@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-import types
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from lotdata.audit.baselines import HEURISTICS, marker_pairs
 from lotdata.audit.features import FeatureCache, sentence_bleu
 from lotdata.audit.items import Item
 from lotdata.audit.run import audit, choose, write_audit
-from lotdata.audit.stats import verdict, wilson_interval
+from lotdata.audit.stats import wilson_interval
 from lotdata.cli import app
 from lotdata.schema import CLOZET, SENPOS, table_from_rows
 from lotdata.datasets.folder import write_dataset
@@ -152,14 +151,11 @@ def test_ending_only_senpos_learns_where_a_sentence_goes():
     assert predict("ending_only", test, train) == [it.label for it in test]
 
 
-def test_wilson_interval_and_verdicts():
+def test_wilson_interval_contains_the_estimate():
     low, high = wilson_interval(0.514, 1871)
-    assert low < 0.5 < high
-    assert verdict(0.514, low, high, 0.5) == "near chance"
+    assert low < 0.514 < high and low < 0.5 < high
     low, high = wilson_interval(0.72, 1871)
-    assert verdict(0.72, low, high, 0.5) == "leaks"
-    low, high = wilson_interval(0.40, 1871)
-    assert verdict(0.40, low, high, 0.5) == "below chance"
+    assert 0.69 < low < 0.72 < high < 0.75
 
 
 # --------------------------------------------------------------------------------------------- whole audits
@@ -195,23 +191,16 @@ def leaky_report(leaky_dataset, tmp_path_factory):
     return result, out
 
 
-def test_bert_baselines_run_through_the_models_stage(leaky_dataset):
-    result = audit(leaky_dataset, seed=3, runs=1, workers=1, baselines=["bert_wo_context", "bert_wo_long"])
-    assert not result.skipped
-    by_id = {r["id"]: r for r in result.records}
-    for name in ("bert_wo_context", "bert_wo_long"):
-        record = by_id[f"{name}/test"]
-        assert record["n"] == 30 and 0.0 <= record["accuracy"] <= 1.0 and record["fit_on"] == "train"
-        assert f"{name}/train" not in by_id
-
-
 def test_audit_records_predictions_and_scan(leaky_report):
     result, out = leaky_report
     records = json.loads((out / "results.json").read_text())
     by_id = {r["id"]: r for r in records}
     for r in records:
-        assert {"baseline", "split", "n", "accuracy", "ci_low", "ci_high"} <= set(r)
-        assert r["ci_low"] <= r["accuracy"] <= r["ci_high"]
+        if r["verdict"] == "skipped":  # a named row with its reason, never a figure
+            assert r["accuracy"] is None and r["reason"] and r["split"] is None
+            continue
+        assert {"baseline", "split", "n", "accuracy", "ci_low", "ci_high", "p_value", "p_holm", "verdict"} <= set(r)
+        assert r["ci_low"] <= r["accuracy"] <= r["ci_high"] and r["p_value"] <= r["p_holm"] <= 1
     assert by_id["ending_only/test"]["accuracy"] == 1.0 and by_id["ending_only/test"]["verdict"] == "leaks"
     assert "ending_only/train" not in by_id and "constant_first/train" in by_id  # learners never scored on their training split
     assert by_id["constant_first/test"]["accuracy"] == pytest.approx(sum(it.label == 0 for it in _leaky_items(30, 200)) / 30)
@@ -262,47 +251,17 @@ class _Links(HTMLParser):
 def test_report_html_links_every_number_to_its_record(leaky_report):
     result, out = leaky_report
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert "<svg" in page and "chance" in page and "<script" not in page and "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert "<svg" in page and "chance" in page and "<script src" not in page and "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
     links = _Links()
     links.feed(page)
     assert links.num_cells > len(result.records) and links.num_cells == links.num_cells_linked
     assert set(links.hrefs) <= links.ids  # every link lands somewhere
     for record in result.records:
         assert f"rec-{record['id'].replace('/', '-')}" in links.ids
-    assert "终于" in page and "skipped" in page.lower() and "lotdata[models]" in page
+    assert "终于" in page and "skipped" in page.lower() and "--model-path" in page
     markdown = (out / "report.md").read_text(encoding="utf-8")
     assert "](#rec-ending_only-test)" in markdown and '<a id="rec-ending_only-test"></a>' in markdown
-
-
-# --------------------------------------------------------------------------------------------- model baselines
-
-
-class _FakeBiasModel:
-    """Stands in for lotdata.models.bias (branch `models`): predicts the longer candidate."""
-
-    fitted_on: list[int] = []
-
-    def __init__(self, name: str, task: str, **kwargs) -> None:
-        self.name, self.task, self.kwargs = name, task, kwargs
-
-    def fit(self, train):
-        _FakeBiasModel.fitted_on.append(train.num_rows)
-        return self
-
-    def predict(self, table):
-        return [0 if len(c[0]) >= len(c[1]) else 1 for c in table.column("candidates").to_pylist()]
-
-
-def test_model_baselines_run_through_the_contract(leaky_dataset, monkeypatch):
-    fake = types.ModuleType("lotdata.models.bias")
-    fake.make_bias_model = lambda name, task, **kwargs: _FakeBiasModel(name, task, **kwargs)
-    monkeypatch.setitem(sys.modules, "lotdata.models.bias", fake)
-    result = audit(leaky_dataset, baselines=["bert_wo_context", "bert_wo_long"], workers=1)
-    assert not result.skipped
-    assert {r["id"] for r in result.records} == {f"{b}/{s}" for b in ("bert_wo_context", "bert_wo_long") for s in ("val", "test")}
-    assert _FakeBiasModel.fitted_on[-2:] == [60, 60]
-    expected = sum((0 if len(it.candidates[0]) >= len(it.candidates[1]) else 1) == it.label for it in _leaky_items(30, 200)) / 30
-    assert next(r for r in result.records if r["id"] == "bert_wo_long/test")["accuracy"] == pytest.approx(expected)
+    assert '<a id="ev-ending_only-test"></a>' in markdown
 
 
 def test_learning_baselines_are_skipped_without_a_training_split(tmp_path):

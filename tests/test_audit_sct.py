@@ -51,3 +51,19 @@ def test_sct_report_has_every_baseline_and_the_paper_figures(sct_audit):
     page = (out / "report.html").read_text(encoding="utf-8")
     assert ">51.4</a>" in page and ">51.3</a>" in page  # ours and the paper's, side by side
     assert result.scan["significant"] > 0
+
+
+def test_ngram_overlap_is_smoothed_bleu_within_1_5_points_of_table6(sct_audit):
+    """Smoothed BLEU-4 without the brevity penalty (Mostafazadeh et al. 2016, Table 6: 47.7 val / 49.4 test)."""
+    result, _ = sct_audit
+    acc = {r["id"]: 100 * r["accuracy"] for r in result.records}
+    assert abs(acc["ngram_overlap/val"] - 47.7) <= 1.5 and abs(acc["ngram_overlap/test"] - 49.4) <= 1.5
+
+
+def test_sct_verdicts_come_from_the_holm_corrected_test(sct_audit):
+    result, out = sct_audit
+    records = {r["id"]: r for r in json.loads((out / "results.json").read_text())}
+    assert records["constant_first/test"]["verdict"] == "near chance" and records["constant_first/test"]["p_holm"] > 0.05
+    assert records["ending_only/test"]["p_holm"] < 1e-50 and records["ending_only/test"]["effect_points"] > 15
+    assert records["bert_wo_context/skipped"]["verdict"] == "skipped"
+    assert "discourse_markers/test" in records  # English pairs exist, so it runs on English data

@@ -16,6 +16,7 @@ from math import log
 from statistics import mean
 from typing import Callable, Sequence
 
+from lotdata.audit.bert import BERT_BASELINES
 from lotdata.audit.features import FeatureCache, sentence_bleu
 from lotdata.audit.items import Item
 
@@ -27,6 +28,9 @@ class Baseline:
     tasks: tuple[str, ...] = ("clozet", "senpos")
     learns: bool = False  # fits on the training split: scored only on the other splits
     stochastic: bool = False  # averaged over several seeded runs even without ties
+    #: languages this baseline has its resource for (tokenizer, lexicon, marker list); None: any
+    langs: tuple[str, ...] | None = ("zh", "en")
+    resource: str = "a word tokenizer"
 
     def __init__(self, cache: FeatureCache) -> None:
         self.cache = cache
@@ -40,6 +44,7 @@ class Baseline:
 
 class Random(Baseline):
     name = "random"
+    langs = None
     stochastic = True
 
     def scores(self, items):
@@ -51,6 +56,7 @@ class Majority(Baseline):
 
     name = "majority"
     learns = True
+    langs = None
 
     def fit(self, train):
         counts = Counter(it.gold_option for it in train)
@@ -63,6 +69,7 @@ class Majority(Baseline):
 
 class ConstantFirst(Baseline):
     name = "constant_first"
+    langs = None
 
     def scores(self, items):
         return [[1.0] + [0.0] * (it.n_options - 1) for it in items]
@@ -86,7 +93,8 @@ class Length(Baseline):
 
 class Bleu(Baseline):
     """ClozeT: the candidate with the higher BLEU-n against the context. SenPos: the gap whose two
-    neighbours have the highest mean BLEU-n with the removed sentence (hypothesis = the sentence)."""
+    neighbours have the highest mean BLEU-n with the removed sentence (hypothesis = the sentence).
+    No brevity penalty (it would make the score a length detector: short endings lose)."""
 
     def __init__(self, cache, n: int, name: str, smooth: str = "epsilon") -> None:
         super().__init__(cache)
@@ -111,6 +119,7 @@ class Sentiment(Baseline):
     mean score is closest to the removed sentence's."""
 
     name = "sentiment"
+    resource = "a sentiment analyser (snownlp for zh, VADER for en)"
 
     def _prefill(self, items: Sequence[Item]) -> Callable[[str, str], float]:
         for lang in {it.lang for it in items}:
@@ -165,6 +174,7 @@ class DiscourseMarkers(Baseline):
     after. One fitting option is chosen; with none or several, a random (fitting) one."""
 
     name = "discourse_markers"
+    resource = "a discourse-marker pair list (lotdata/data/discourse_markers_{zh,en}.tsv)"
 
     def scores(self, items):
         out = []
@@ -192,7 +202,9 @@ class DiscourseMarkers(Baseline):
 @lru_cache(maxsize=None)
 def marker_pairs(lang: str) -> tuple[tuple[str, str], ...]:
     """The curated marker pairs of `lang` (lotdata/data/discourse_markers_{lang}.tsv)."""
-    name = f"discourse_markers_{lang if lang in ('zh', 'en') else 'zh'}.tsv"
+    if lang not in DiscourseMarkers.langs:
+        raise ValueError(f"no discourse-marker list for language {lang!r}")
+    name = f"discourse_markers_{lang}.tsv"
     text = resources.files("lotdata").joinpath("data", name).read_text(encoding="utf-8")
     pairs = []
     for line in text.splitlines():
@@ -292,36 +304,7 @@ def _word_ngrams(tokens: list[str]) -> list[str]:
     return tokens + [f"{a} {b}" for a, b in zip(tokens, tokens[1:])]
 
 
-class ModelBaseline(Baseline):
-    """BERT w/o Context and BERT w/o Long from the model-baseline stage (`lotdata.models.bias`)."""
-
-    learns = True
-
-    def __init__(self, cache, name: str, task: str, make_model: Callable, seed: int, model_path: str | None = None) -> None:
-        super().__init__(cache)
-        self.name = name
-        kwargs = {"seed": seed}
-        if model_path:
-            kwargs["model_path"] = model_path
-        self.model = make_model(name, task, **kwargs)
-        self.tables: dict[str, object] = {}
-
-    def fit_table(self, train_table) -> "ModelBaseline":
-        self.model.fit(train_table)
-        return self
-
-    def scores_from_table(self, table, items: Sequence[Item]) -> Scores:
-        predictions = list(self.model.predict(table))
-        if len(predictions) != len(items):
-            raise ValueError(f"{self.name} returned {len(predictions)} predictions for {len(items)} items")
-        out = []
-        for it, label in zip(items, predictions):
-            option = int(label) if it.task == "clozet" else int(label) - 1
-            out.append([1.0 if o == option else 0.0 for o in range(it.n_options)])
-        return out
-
-
-MODEL_BASELINES = ("bert_wo_context", "bert_wo_long")
+MODEL_BASELINES = BERT_BASELINES
 HEURISTICS: dict[str, Callable[[FeatureCache], Baseline]] = {
     "random": Random,
     "majority": Majority,
@@ -340,14 +323,8 @@ HEURISTICS: dict[str, Callable[[FeatureCache], Baseline]] = {
 ALL_BASELINES = tuple(HEURISTICS) + MODEL_BASELINES
 
 
-def load_model_factory() -> tuple[Callable | None, str | None]:
-    """`make_bias_model` from the models stage, or (None, why it cannot be used)."""
-    import importlib
-
-    from lotdata.errors import LotdataError
-
-    try:
-        module = importlib.import_module("lotdata.models.bias")
-        return module.make_bias_model, None
-    except (ImportError, LotdataError, AttributeError) as exc:
-        return None, f"lotdata.models.bias is not usable here ({exc}); install 'lotdata[models]' to run it"
+def resource_problem(baseline: Baseline, lang: str) -> str | None:
+    """Why `baseline` has nothing to run on `lang` data, or None."""
+    if baseline.langs is None or lang in baseline.langs:
+        return None
+    return f"no resource for language {lang!r}: it needs {baseline.resource}, which lotdata has for {', '.join(baseline.langs)}"

@@ -20,24 +20,49 @@ def audit_bias_cmd(
     baseline: Optional[List[str]] = typer.Option(None, "--baseline", help="Run only these (repeatable); default: all."),
     task: Optional[str] = typer.Option(None, "--task", help="clozet or senpos, for LOT jsonl whose fields do not tell."),
     workers: int = typer.Option(2, "--workers", help="Processes for sentiment scoring."),
-    model_path: Optional[str] = typer.Option(None, "--model-path", help="Local checkpoint for the BERT baselines."),
+    model_path: Optional[Path] = typer.Option(None, "--model-path", help="Local pretrained checkpoint folder (e.g. bert-base-chinese) for bert_wo_context / bert_wo_long; without it they are skipped rows."),
+    bert_epochs: int = typer.Option(1, "--bert-epochs", help="Fine-tuning epochs of the BERT baselines."),
+    bert_batch_size: int = typer.Option(8, "--bert-batch-size", help="Items per BERT step; memory is bounded by it."),
+    min_effect: float = typer.Option(3.0, "--min-effect", help="Points above chance a significant baseline needs to be called 'leaks'."),
+    export_hard: Optional[Path] = typer.Option(None, "--export-hard", help="Write the items a leaking baseline solves as a ClozeT dataset folder (+ stories.parquet for `annotate push clozet_write`)."),
+    export_baseline: Optional[List[str]] = typer.Option(None, "--export-baseline", help="With --export-hard: only the items these leaking baselines solve (repeatable)."),
     aflite: bool = typer.Option(False, "--aflite", help="Also run AFLite filtering and list the easiest items."),
     sentiment: str = typer.Option("snownlp", "--sentiment", help="Chinese sentiment: snownlp (exact, LOT's) or snownlp-jieba (same classifier on jieba words, ~20x faster)."),
 ) -> None:
     """Bias baselines (LOT Table 13, ROCStories Table 6), token-label scan and a report."""
+    from lotdata.audit.bert import BertSettings
     from lotdata.audit.run import audit, write_audit
-    from lotdata.io import check_output_dir
+    from lotdata.io import check_output_dir, mark_incomplete
 
     with errors():
         check_output_dir(out)
+        if export_hard is not None:
+            check_output_dir(export_hard)
+        elif export_baseline:
+            raise ValueError("--export-baseline needs --export-hard DIR")
+        if bert_epochs < 1 or bert_batch_size < 1:
+            raise ValueError(f"--bert-epochs and --bert-batch-size must be at least 1, not {bert_epochs} and {bert_batch_size}")
+        settings = BertSettings(epochs=bert_epochs, batch_size=bert_batch_size)
         result = audit(path, task=task, train_split=train_split, seed=seed, runs=runs, baselines=baseline,
-                       workers=workers, model_path=model_path, aflite=aflite, sentiment=sentiment,
-                       sentiment_cache=out / "sentiment_cache.parquet",
-                       on_step=lambda name: console.print(f"[dim]· {name}[/]"))
+                       workers=workers, model_path=model_path, bert=settings, min_effect=min_effect, aflite=aflite,
+                       sentiment=sentiment, sentiment_cache=out / "sentiment_cache.parquet",
+                       on_step=lambda name: console.print(f"[dim]· {name}[/]"), on_start=lambda: mark_incomplete(out))
         paths = write_audit(result, out)
+        exported = None
+        if export_hard is not None:
+            from lotdata.audit.export import export_hard as write_hard
+
+            exported = write_hard(result, export_hard, export_baseline)
     for skipped in result.skipped:
         console.print(f"[yellow]skipped {skipped['baseline']}:[/] {escape(skipped['reason'])}")
-    rows = {r["id"]: f"{100 * r['accuracy']:.1f}% ({100 * r['ci_low']:.1f}–{100 * r['ci_high']:.1f}) {r['verdict']}" for r in result.records}
+    if result.quarantine:
+        counts = result.quarantine_counts()["by_reason"]
+        console.print(f"[yellow]quarantined {len(result.quarantine)} row(s)[/] ({escape('; '.join(f'{n} × {r}' for r, n in counts.items()))}): "
+                      f"{escape(str(out / 'quarantine.parquet'))}")
+    rows = {r["id"]: f"{100 * r['accuracy']:.1f}% ({100 * r['ci_low']:.1f}–{100 * r['ci_high']:.1f}) {r['verdict']}, p_holm {r['p_holm']:.2g}"
+            for r in result.records}
+    if exported is not None:
+        rows["exported hard items"] = f"{exported['items']} -> {export_hard}"
     rows["leaking tokens"] = result.scan.get("significant", 0)
     rows["seconds"] = round(result.timings["total"], 2)
     rows["report"] = str(paths["report_html"])

@@ -156,11 +156,13 @@ def _score_all(texts: Sequence[str], lang: str, workers: int, method: str = "sno
 def sentence_bleu(
     cache: FeatureCache, hypothesis: str, reference: str, lang: str, max_n: int, *, smooth: str = "epsilon"
 ) -> float:
-    """Sentence BLEU-`max_n` (uniform weights, brevity penalty) of one hypothesis against one reference.
+    """Sentence BLEU-`max_n` (uniform weights, no brevity penalty) of one hypothesis against one reference.
 
     smooth="epsilon": a zero n-gram match counts as 0.1 matches (Chen & Cherry's method 1, as in
     nltk); smooth="add1": +1 to matches and totals for n > 1 (Lin & Och 2004, the "smoothed BLEU"
-    of the ROCStories n-gram overlap baseline).
+    of the ROCStories n-gram overlap baseline). The brevity penalty is left out on purpose: with one
+    long reference (the whole context) it punishes every short candidate and turns the baseline
+    into a length detector.
     """
     hyp_len = len(cache.tokens(hypothesis, lang))
     ref_len = len(cache.tokens(reference, lang))
@@ -179,5 +181,4 @@ def sentence_bleu(
         if matches == 0:
             matches = 0.1
         log_sum += math.log(matches / total)
-    brevity = 1.0 if hyp_len > ref_len else math.exp(1 - ref_len / hyp_len)
-    return brevity * math.exp(log_sum / max_n)
+    return math.exp(log_sum / max_n)

@@ -65,11 +65,19 @@ class Item:
         return self.context_sentences() + (self.candidates if self.task == "clozet" else [self.removed])
 
 
-def items_from_table(table: pa.Table, task: str) -> list[Item]:
+def items_from_table(table: pa.Table, task: str, source: str = "", quarantine: list[dict] | None = None) -> list[Item]:
+    """Items of one split table; a row the audit cannot use goes to `quarantine` (path, row, reason, raw)
+    when given, else raises InputError naming the row."""
     if task not in AUDIT_TASKS:
         raise InputError(f"audit-bias works on clozet and senpos datasets, not {task!r}")
     items = []
-    for row in table.to_pylist():
+    for number, row in enumerate(table.to_pylist(), start=1):
+        reason = _row_problem(row, task)
+        if reason:
+            if quarantine is None:
+                raise InputError(reason, path=source, row=number)
+            quarantine.append({"path": source, "row": number, "reason": reason, "raw": json.dumps(row, ensure_ascii=False)[:500]})
+            continue
         if task == "clozet":
             before, _, after = row["context"].partition(MASK_TOKENS["clozet"])
             items.append(
@@ -90,8 +98,31 @@ def items_from_table(table: pa.Table, task: str) -> list[Item]:
     return items
 
 
-def load_audit_input(path: str | Path, task: str | None = None) -> tuple[str, dict[str, pa.Table], str]:
+def _row_problem(row: dict, task: str) -> str | None:
+    """Why the audit cannot use this row, or None."""
+    label = row.get("label")
+    if task == "clozet":
+        candidates = row.get("candidates") or []
+        if len(candidates) < 2 or any(not (c or "").strip() for c in candidates):
+            return f"clozet row needs two non-empty candidates, has {candidates!r}"
+        if MASK_TOKENS["clozet"] not in (row.get("context") or ""):
+            return f"context has no {MASK_TOKENS['clozet']} mark"
+        if label is None or not 0 <= int(label) < len(candidates):
+            return f"label {label!r} is not a candidate index 0..{len(candidates) - 1}"
+        return None
+    sentences = row.get("sentences") or []
+    if len(sentences) < 2 or not (row.get("removed") or "").strip():
+        return f"senpos row needs a removed sentence and at least two sentences, has {len(sentences)}"
+    if label is None or not 1 <= int(label) <= len(sentences) - 1:
+        return f"label {label!r} is not a gap 1..{len(sentences) - 1}"
+    return None
+
+
+def load_audit_input(path: str | Path, task: str | None = None, quarantine: list[dict] | None = None) -> tuple[str, dict[str, pa.Table], str]:
     """(task, split tables, a description of the source) from a dataset folder, LOT jsonl or Story Cloze csv.
+
+    Rows a reader drops (a short Story Cloze row, a label 3, a bad LOT line) are appended to
+    `quarantine` with their reason when it is given.
 
     Accepted: a lotdata dataset folder (manifest.json); a LOT jsonl file, or a folder of
     train/val/test jsonl files (task from `task` or the record fields); a labelled Story Cloze
@@ -104,15 +135,24 @@ def load_audit_input(path: str | Path, task: str | None = None) -> tuple[str, di
     if found.kind == "storycloze-csv":
         files = found.files
         csvs = {split_of_file(p, "test" if not found.path.is_dir() else p.stem): p for p in files}
-        by_split, _ = read_storycloze_splits(csvs)
+        by_split, bad = read_storycloze_splits(csvs)
+        if quarantine is not None:
+            quarantine.extend(bad)
         return "clozet", _tables(by_split, TASK_SCHEMAS["clozet"]), "Story Cloze csv"
     task = task or found.task
     if task is None:
         first = first_jsonl_record(found.files[0])
         raise InputError("not a ClozeT or SenPos LOT record (pass --task)", path=str(found.files[0]),
                          row=first[0] if first else None)
-    by_split = {split: read_lot_file(p, task, split) for split, p in lot_split_files(found.files).items()}
+    by_split = {
+        split: read_lot_file(p, task, split, None if quarantine is None else _quarantine_to(quarantine, p))
+        for split, p in lot_split_files(found.files).items()
+    }
     return task, _tables(by_split, TASK_SCHEMAS[task]), "LOT jsonl"
+
+
+def _quarantine_to(quarantine: list[dict], path: Path):
+    return lambda line_no, reason, raw: quarantine.append({"path": str(path), "row": line_no, "reason": reason, "raw": raw})
 
 
 def _tables(by_split: dict[str, list[dict]], schema: pa.Schema) -> dict[str, pa.Table]:

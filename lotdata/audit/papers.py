@@ -48,3 +48,17 @@ def paper_figure(baseline: str, task: str, lang: str, split: str) -> tuple[float
         value = LOT_TABLE13.get(task, {}).get(baseline)
         return (value, "lot") if value is not None else None
     return None
+
+
+def substitute_note(baseline: str, task: str, lang: str) -> str | None:
+    """What stands in for the paper's resource, shown next to the paper's figure; None when nothing does."""
+    if task == "clozet" and lang == "en":
+        if baseline in ("sentiment_full", "sentiment_last"):
+            return "paper: Stanford CoreNLP sentiment; ours: VADER"
+        if baseline == "frequency":
+            return "paper: web hit counts; ours: words of the training split's right endings"
+        if baseline == "ending_only":
+            return "paper: style features + logistic regression; ours: word/char n-grams + length"
+    if baseline in ("bert_wo_context", "bert_wo_long"):
+        return "paper: bert-base fine-tuned; ours: the --model-path checkpoint"
+    return None

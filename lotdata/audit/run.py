@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean
@@ -17,21 +18,15 @@ from typing import Any, Callable, Sequence
 
 import pyarrow as pa
 
-from lotdata.audit.baselines import (
-    ALL_BASELINES,
-    HEURISTICS,
-    MODEL_BASELINES,
-    Baseline,
-    ModelBaseline,
-    Scores,
-    load_model_factory,
-)
+from lotdata.audit.baselines import ALL_BASELINES, HEURISTICS, MODEL_BASELINES, Baseline, Scores, resource_problem
+from lotdata.audit.bert import BertSettings, check_checkpoint
 from lotdata.audit.features import FeatureCache
 from lotdata.audit.items import Item, items_from_table, load_audit_input, ordered_splits
 from lotdata.audit.scan import association_scan
-from lotdata.audit.stats import verdict, wilson_interval
-from lotdata.errors import MissingExtraError
-from lotdata.io import write_parquet, write_text
+from lotdata.audit.stats import MIN_EFFECT_POINTS, add_verdicts, chance_test, wilson_interval
+from lotdata.errors import InputError, LotdataError, MissingExtraError
+from lotdata.io import mark_complete, mark_incomplete, write_parquet, write_text
+from lotdata.schema import QUARANTINE, table_from_rows
 
 PREDICTIONS = pa.schema(
     [
@@ -62,6 +57,20 @@ class AuditResult:
     params: dict[str, Any]
     aflite: dict[str, Any] | None = None
     predictions: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    quarantine: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    items: dict[str, Item] = field(default_factory=dict, repr=False)  # by example_id, for the evidence
+
+    def skipped_records(self) -> list[dict[str, Any]]:
+        """One row per baseline that could not run: named, with its reason, never a verdict."""
+        return [{"id": f"{s['baseline']}/skipped", "baseline": s["baseline"], "split": None, "n": 0, "accuracy": None,
+                 "verdict": "skipped", "reason": s["reason"]} for s in self.skipped]
+
+    def quarantine_counts(self) -> dict[str, Any]:
+        return {"rows": len(self.quarantine), "by_reason": dict(Counter(_reason_kind(q["reason"]) for q in self.quarantine))}
+
+
+def _reason_kind(reason: str) -> str:
+    return reason[:120]
 
 
 def choose(scores: Sequence[float], rng: random.Random) -> tuple[int, bool]:
@@ -94,6 +103,8 @@ def score_record(
     record = {
         "id": f"{name}/{split}", "baseline": name, "split": split, "n": len(items), "accuracy": accuracy,
         "ci_low": low, "ci_high": high, "runs": n_runs, "tie_share": sum(ties) / len(items) if items else 0.0,
+        # averaged runs give a fractional count: the test takes the nearest whole number of right answers
+        "p_value": chance_test(round(accuracy * len(items)), [1 / it.n_options for it in items]),
     }
     return record, predictions
 
@@ -111,45 +122,59 @@ def audit(
     runs: int = 10,
     baselines: Sequence[str] | None = None,
     workers: int | None = None,
-    model_path: str | None = None,
+    model_path: str | Path | None = None,
+    bert: BertSettings | None = None,
+    min_effect: float = MIN_EFFECT_POINTS,
     aflite: bool = False,
     sentiment: str = "snownlp",
     sentiment_cache: str | Path | None = None,
     on_step: Callable[[str], None] | None = None,
+    on_start: Callable[[], Any] | None = None,
 ) -> AuditResult:
     """Audit one dataset (folder, LOT jsonl or Story Cloze csv). Nothing is written but the
     `sentiment_cache` Parquet file, when given: scores an earlier run left there are reused.
 
     `train_split` None means "train" where the input has one (the learners are skipped where it has
-    not); a split named explicitly must exist and hold rows."""
+    not); a split named explicitly must exist and hold rows. The BERT baselines run only from a local
+    pretrained checkpoint (`model_path`); without one they are skipped rows. Rows the audit cannot
+    use go to `result.quarantine`; InputError when none is left."""
     started = time.perf_counter()
     if runs < 1:
         raise ValueError(f"--runs must be at least 1, not {runs}")
+    if min_effect < 0:
+        raise ValueError(f"--min-effect must be at least 0 points, not {min_effect}")
+    if model_path is not None:
+        check_checkpoint(model_path)
     names = list(baselines or ALL_BASELINES)
     unknown = [n for n in names if n not in ALL_BASELINES]
     if unknown:
         raise ValueError(f"unknown baseline(s) {unknown}; known: {', '.join(ALL_BASELINES)}")
-    task, tables, source = load_audit_input(path, task)
-    splits = [s for s in ordered_splits(tables) if tables[s].num_rows]
+    quarantine: list[dict[str, Any]] = []
+    task, tables, source = load_audit_input(path, task, quarantine)
+    items = {s: items_from_table(tables[s], task, f"{path}#{s}", quarantine) for s in ordered_splits(tables)}
+    splits = [s for s in items if items[s]]
+    if not splits:
+        raise InputError(f"no usable rows ({len(quarantine)} quarantined: {_reasons(quarantine)})", path=str(path))
     if train_split is None:
         train_split = "train"
     elif train_split not in splits:
         state = "is empty" if train_split in tables else "does not exist"
         raise ValueError(f"--train-split {train_split!r} {state} in {path}; splits with rows: {', '.join(splits) or 'none'}")
-    items = {s: items_from_table(tables[s], task) for s in splits}
+    items = {s: items[s] for s in splits}
     lang = next((it.lang for s in splits for it in items[s]), "zh")
     train = items.get(train_split, [])
+    if on_start:  # the input is usable: the caller may now mark its output folder as being written
+        on_start()
     cache = FeatureCache(workers, sentiment, store=sentiment_cache)
     records: list[dict[str, Any]] = []
     predictions: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
     timings: dict[str, float] = {"load": time.perf_counter() - started}
-    model_factory = load_model_factory() if any(n in MODEL_BASELINES for n in names) else (None, None)
     for name in names:
         t0 = time.perf_counter()
         if on_step:
             on_step(name)
-        outcome = _run_baseline(name, task, tables, items, train_split, cache, model_factory, seed, model_path)
+        outcome = _run_baseline(name, task, lang, items, train_split, cache, seed, model_path, bert)
         if isinstance(outcome, str):
             skipped.append({"baseline": name, "reason": outcome})
             continue
@@ -164,7 +189,7 @@ def audit(
     chance = {s: chance_level(items[s]) for s in splits}
     for record in records:
         record["chance"] = chance[record["split"]]
-        record["verdict"] = verdict(record["accuracy"], record["ci_low"], record["ci_high"], record["chance"])
+    add_verdicts(records, min_effect)
 
     t0 = time.perf_counter()
     scan = association_scan([it for s in splits for it in items[s]], cache)
@@ -183,33 +208,54 @@ def audit(
         task=task, lang=lang, source=source, splits={s: len(items[s]) for s in splits},
         train_split=train_split if train else None, records=records, skipped=skipped, scan=scan, chance=chance,
         timings=timings, params={"input": str(path), "train_split": train_split, "seed": seed, "runs": runs,
-                                 "baselines": names, "model_path": model_path, "aflite": aflite,
-                                 "sentiment": sentiment},
-        aflite=aflite_result, predictions=predictions,
+                                 "baselines": names, "model_path": None if model_path is None else str(model_path),
+                                 "aflite": aflite, "sentiment": sentiment, "min_effect": min_effect},
+        aflite=aflite_result, predictions=predictions, quarantine=quarantine,
+        items={it.example_id: it for s in splits for it in items[s]},
     )
 
 
+def _reasons(quarantine: list[dict[str, Any]]) -> str:
+    counts = Counter(_reason_kind(q["reason"]) for q in quarantine)
+    return "; ".join(f"{n} × {r}" for r, n in counts.most_common(5)) or "the input holds no rows"
+
+
 def _run_baseline(
-    name: str, task: str, tables: dict[str, pa.Table], items: dict[str, list[Item]], train_split: str,
-    cache: FeatureCache, model_factory: tuple[Callable | None, str | None], seed: int, model_path: str | None,
+    name: str, task: str, lang: str, items: dict[str, list[Item]], train_split: str, cache: FeatureCache,
+    seed: int, model_path: str | Path | None, bert: BertSettings | None,
 ) -> tuple[dict[str, Scores], bool, bool] | str:
     """(scores per split, stochastic, learns), or why the baseline cannot run here.
 
     Learning baselines fit on `train_split` and are scored on the other splits; the rest on all."""
     train = items.get(train_split, [])
+    held_out = [s for s in items if s != train_split]
     if name in MODEL_BASELINES:
-        factory, problem = model_factory
-        if factory is None:
-            return problem or "no model factory"
+        if model_path is None:
+            return ("needs --model-path DIR, a local pretrained checkpoint (LOT fine-tunes bert-base); a BERT trained "
+                    "from scratch on the audit set is not comparable with the paper's figures")
         if not train:
-            return f"no training split {train_split!r} to fine-tune on"
-        model = ModelBaseline(cache, name, task, factory, seed, model_path).fit_table(tables[train_split])
-        return {s: model.scores_from_table(tables[s], items[s]) for s in items if s != train_split}, False, True
+            return f"learns from the training split, and there is no {train_split!r} split"
+        if not held_out:
+            return f"fits on {train_split!r}, the only split with rows: no held-out split to score"
+        try:
+            from lotdata.audit.bert import BertChoice
+
+            model = BertChoice(name, model_path, seed=seed, settings=bert).fit(train)
+        except ImportError as exc:
+            return f"needs torch and transformers (install 'lotdata[models]'): {exc}"
+        except (OSError, ValueError) as exc:
+            return f"cannot load the checkpoint {model_path}: {exc}"
+        return {s: model.scores(items[s]) for s in held_out}, False, True
     baseline: Baseline = HEURISTICS[name](cache)
     if task not in baseline.tasks:
         return f"not defined for {task} (it compares candidate endings)"
+    problem = resource_problem(baseline, lang)
+    if problem:
+        return problem
     if baseline.learns and not train:
         return f"learns from the training split, and there is no {train_split!r} split"
+    if baseline.learns and not held_out:
+        return f"fits on {train_split!r}, the only split with rows: no held-out split to score"
     try:
         if baseline.learns:
             baseline.fit(train)
@@ -220,23 +266,40 @@ def _run_baseline(
 
 
 def write_audit(result: AuditResult, out: str | Path) -> dict[str, Path]:
-    """results.json, predictions.parquet, scan.json, audit.json, report.md and report.html under `out`."""
+    """results.json, predictions.parquet, scan.json, audit.json, quarantine.parquet, report.md and report.html
+    under `out`, written like a dataset folder: `.incomplete` while writing, removed last. A file that
+    cannot be written (a full disk) is named in the error."""
     from lotdata.audit.report import render_html, render_markdown
 
     out = Path(out)
-    paths = {
-        "results": write_text(json.dumps(result.records, ensure_ascii=False, indent=2) + "\n", out / "results.json"),
-        "predictions": write_parquet(pa.Table.from_pylist(result.predictions, schema=PREDICTIONS), out / "predictions.parquet"),
-        "scan": write_text(json.dumps(result.scan, ensure_ascii=False, indent=2) + "\n", out / "scan.json"),
-    }
+    mark_incomplete(out)
+    records = result.records + result.skipped_records()
     meta = {k: getattr(result, k) for k in ("task", "lang", "source", "splits", "train_split", "skipped", "chance", "timings", "params")}
+    meta["quarantined"] = result.quarantine_counts()
+    evidence = evidence_items(result)
+    examples = _example_lookup(result)
+    jobs: list[tuple[str, str, Callable[[Path], Path]]] = [
+        ("results", "results.json", lambda p: write_text(json.dumps(records, ensure_ascii=False, indent=2) + "\n", p)),
+        ("predictions", "predictions.parquet", lambda p: write_parquet(pa.Table.from_pylist(result.predictions, schema=PREDICTIONS), p)),
+        ("scan", "scan.json", lambda p: write_text(json.dumps(result.scan, ensure_ascii=False, indent=2) + "\n", p)),
+        ("quarantine", "quarantine.parquet", lambda p: write_parquet(table_from_rows(result.quarantine, QUARANTINE), p)),
+    ]
     if result.aflite is not None:
         meta["aflite"] = {k: v for k, v in result.aflite.items() if k != "removed_ids"}
-        paths["aflite"] = write_text("\n".join(result.aflite["removed_ids"]) + "\n", out / "aflite_removed.txt")
-    paths["audit"] = write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n", out / "audit.json")
-    examples = _example_lookup(result)
-    paths["report_md"] = write_text(render_markdown(result, examples), out / "report.md")
-    paths["report_html"] = write_text(render_html(result, examples), out / "report.html")
+        jobs.append(("aflite", "aflite_removed.txt", lambda p: write_text("\n".join(result.aflite["removed_ids"]) + "\n", p)))
+    jobs += [
+        ("audit", "audit.json", lambda p: write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n", p)),
+        ("report_md", "report.md", lambda p: write_text(render_markdown(result, examples, evidence), p)),
+        ("report_html", "report.html", lambda p: write_text(render_html(result, examples, evidence), p)),
+    ]
+    paths = {}
+    for key, name, write in jobs:
+        try:
+            paths[key] = write(out / name)
+        except OSError as exc:
+            raise LotdataError(f"{out / name}: cannot write it ({exc.strerror or exc}); the report folder keeps "
+                               f"its .incomplete marker") from exc
+    mark_complete(out)
     return paths
 
 
@@ -246,3 +309,30 @@ def _example_lookup(result: AuditResult) -> dict[str, list[dict[str, Any]]]:
     for p in result.predictions:
         by_record.setdefault(f"{p['baseline']}/{p['split']}", []).append(p)
     return {k: sorted(v, key=lambda p: p["correct"])[:6] for k, v in by_record.items()}
+
+
+def evidence_items(result: AuditResult, per_record: int = 5) -> dict[str, list[dict[str, Any]]]:
+    """Per leaking record: all the items its baseline solves (not by a tie drawn at random), those the
+    fewest other baselines solve first.
+
+    Each entry: example_id, split, choice, label, `others_right` (how many of the other baselines
+    scored on that split got it right) and `others` (how many were scored). The report shows the
+    first `per_record`; `--export-hard` takes them all."""
+    leaking = {r["id"] for r in result.records if r["verdict"] == "leaks"}
+    if not leaking:
+        return {}
+    right: dict[tuple[str, str], set[str]] = {}
+    scored: dict[str, set[str]] = {}
+    for p in result.predictions:
+        scored.setdefault(p["split"], set()).add(p["baseline"])
+        if p["correct"]:
+            right.setdefault((p["split"], p["example_id"]), set()).add(p["baseline"])
+    out: dict[str, list[dict[str, Any]]] = {}
+    for p in result.predictions:
+        rid = f"{p['baseline']}/{p['split']}"
+        if rid in leaking and p["correct"] and not p["tie"]:
+            others = right.get((p["split"], p["example_id"]), set()) - {p["baseline"]}
+            out.setdefault(rid, []).append({**p, "others_right": len(others), "others": len(scored[p["split"]]) - 1})
+    for rid, rows in out.items():
+        rows.sort(key=lambda e: (e["others_right"], e["example_id"]))
+    return out

@@ -1,0 +1,122 @@
+"""BERT w/o Context and BERT w/o Long (LOT Section 5.5), fine-tuned from a local pretrained checkpoint.
+
+Each option of an item becomes one text (pair), the encoder's [CLS] state goes through a linear
+scorer, and a softmax over the item's options is trained with cross-entropy (multiple choice):
+
+- ``bert_wo_context``: ClozeT reads each candidate alone; SenPos reads the removed sentence and the
+  gap's position ("3/12"), so it knows only the sentence and where the gap is.
+- ``bert_wo_long``: ClozeT reads the sentences on each side of the mask and the candidate; SenPos
+  reads, per gap, its two adjacent sentences and the removed one.
+
+Memory is bounded by the batch: items are tokenised a batch at a time, scores leave the device as
+plain floats, and nothing of the size of the dataset is ever a tensor. GPU when one is present.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from lotdata.audit.items import Item
+
+BERT_BASELINES = ("bert_wo_context", "bert_wo_long")
+
+
+@dataclass
+class BertSettings:
+    epochs: int = 1
+    batch_size: int = 8  # items per step (each with all its options)
+    max_length: int = 128
+    learning_rate: float = 2e-5
+    device: str | None = None  # None: cuda when available, else cpu
+
+
+def option_texts(name: str, item: Item) -> list[tuple[str, str | None]]:
+    """The (text, pair) the model reads for each option of `item`."""
+    join = " " if item.lang == "en" else ""
+    if name == "bert_wo_context":
+        if item.task == "clozet":
+            return [(c, None) for c in item.candidates]
+        return [(item.removed, f"{o + 1}/{item.n_options}") for o in range(item.n_options)]
+    if name == "bert_wo_long":
+        return [(join.join(item.neighbours(o)).strip(), item.option_text(o)) for o in range(item.n_options)]
+    raise ValueError(f"unknown BERT baseline {name!r}; known: {', '.join(BERT_BASELINES)}")
+
+
+def check_checkpoint(path: str | Path) -> Path:
+    """A local folder with config.json (a transformers checkpoint), or a ValueError naming the path."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise ValueError(f"--model-path {folder}: not a folder (give a local pretrained checkpoint, e.g. bert-base-chinese)")
+    if not (folder / "config.json").is_file():
+        raise ValueError(f"--model-path {folder}: no config.json, not a transformers checkpoint")
+    return folder
+
+
+class BertChoice:
+    """fit(train items) then scores(items): one logit per option, from a checkpoint fine-tuned here."""
+
+    def __init__(self, name: str, model_path: str | Path, *, seed: int = 0, settings: BertSettings | None = None) -> None:
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        if name not in BERT_BASELINES:
+            raise ValueError(f"unknown BERT baseline {name!r}; known: {', '.join(BERT_BASELINES)}")
+        self.name, self.seed = name, seed
+        self.settings = settings or BertSettings()
+        self.device = torch.device(self.settings.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        torch.manual_seed(seed)
+        self.tokenizer = AutoTokenizer.from_pretrained(str(model_path))
+        self.encoder = AutoModel.from_pretrained(str(model_path)).to(self.device)
+        self.head = torch.nn.Linear(self.encoder.config.hidden_size, 1).to(self.device)
+
+    def _logits(self, items: Sequence[Item]):
+        """[len(items), max options] logits, -inf where an item has fewer options."""
+        import torch
+
+        texts = [t for it in items for t in option_texts(self.name, it)]
+        firsts = [a for a, _ in texts]
+        seconds = [b for _, b in texts] if any(b is not None for _, b in texts) else None
+        enc = self.tokenizer(firsts, seconds, padding=True, truncation=True, max_length=self.settings.max_length,
+                             return_tensors="pt").to(self.device)
+        flat = self.head(self.encoder(**enc).last_hidden_state[:, 0]).squeeze(-1)
+        widest = max(it.n_options for it in items)
+        out = torch.full((len(items), widest), float("-inf"), device=self.device, dtype=flat.dtype)
+        k = 0
+        for row, it in enumerate(items):
+            out[row, : it.n_options] = flat[k : k + it.n_options]
+            k += it.n_options
+        return out
+
+    def fit(self, train: Sequence[Item]) -> "BertChoice":
+        import torch
+
+        params = list(self.encoder.parameters()) + list(self.head.parameters())
+        optimiser = torch.optim.AdamW(params, lr=self.settings.learning_rate)
+        order = list(range(len(train)))
+        rng = random.Random(f"{self.seed}:{self.name}")
+        self.encoder.train()
+        for _ in range(self.settings.epochs):
+            rng.shuffle(order)
+            for start in range(0, len(order), self.settings.batch_size):
+                batch = [train[i] for i in order[start : start + self.settings.batch_size]]
+                gold = torch.tensor([it.gold_option for it in batch], device=self.device)
+                loss = torch.nn.functional.cross_entropy(self._logits(batch), gold)
+                optimiser.zero_grad()
+                loss.backward()
+                optimiser.step()
+        return self
+
+    def scores(self, items: Sequence[Item]) -> list[list[float]]:
+        import torch
+
+        self.encoder.eval()
+        out: list[list[float]] = []
+        with torch.inference_mode():
+            for start in range(0, len(items), self.settings.batch_size * 4):
+                batch = items[start : start + self.settings.batch_size * 4]
+                logits = self._logits(batch).float().cpu().tolist()
+                out.extend(row[: it.n_options] for row, it in zip(logits, batch))
+        return out
