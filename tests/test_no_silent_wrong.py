@@ -385,6 +385,23 @@ def test_a_second_run_into_the_same_out_exits_1_naming_the_lock(tmp_path: Path):
     assert out.exists() and not lock_path_for(out).exists()
 
 
+def test_clean_and_audit_bias_also_refuse_an_output_another_run_holds(tmp_path: Path):
+    stories = tmp_path / "s.parquet"
+    assert lotdata("read", "lotdata:sample", "--out", stories).returncode == 0
+    assert lotdata("build", "senpos", "--stories", stories, "--out", tmp_path / "senpos").returncode == 0
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        for out, command in ((tmp_path / "clean", ("clean", stories)),
+                             (tmp_path / "report", ("audit-bias", tmp_path / "senpos", "--baseline", "random"))):
+            lock = lock_path_for(out)
+            lock.write_text(json.dumps({"pid": holder.pid, "host": os.uname().nodename}), encoding="utf-8")
+            busy = lotdata(*command, "--out", out)
+            assert busy.returncode == 1 and str(lock) in said(busy) and not out.exists(), busy.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 def test_the_lock_is_reentrant_in_one_process_and_released(tmp_path: Path):
     with output_lock(tmp_path / "o") as lock:
         with output_lock(tmp_path / "o"):

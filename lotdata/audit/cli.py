@@ -32,7 +32,7 @@ def audit_bias_cmd(
     """Bias baselines (LOT Table 13, ROCStories Table 6), token-label scan and a report."""
     from lotdata.audit.bert import BertSettings
     from lotdata.audit.run import audit, write_audit
-    from lotdata.io import check_output_dir, mark_incomplete
+    from lotdata.io import check_output_dir, mark_incomplete, output_lock
 
     with errors():
         check_output_dir(out)
@@ -43,16 +43,17 @@ def audit_bias_cmd(
         if bert_epochs < 1 or bert_batch_size < 1:
             raise ValueError(f"--bert-epochs and --bert-batch-size must be at least 1, not {bert_epochs} and {bert_batch_size}")
         settings = BertSettings(epochs=bert_epochs, batch_size=bert_batch_size)
-        result = audit(path, task=task, train_split=train_split, seed=seed, runs=runs, baselines=baseline,
-                       workers=workers, model_path=model_path, bert=settings, min_effect=min_effect, aflite=aflite,
-                       sentiment=sentiment, sentiment_cache=out / "sentiment_cache.parquet",
-                       on_step=lambda name: console.print(f"[dim]· {name}[/]"), on_start=lambda: mark_incomplete(out))
-        paths = write_audit(result, out)
-        exported = None
-        if export_hard is not None:
-            from lotdata.audit.export import export_hard as write_hard
+        with output_lock(out):  # one run at a time per report folder
+            result = audit(path, task=task, train_split=train_split, seed=seed, runs=runs, baselines=baseline,
+                           workers=workers, model_path=model_path, bert=settings, min_effect=min_effect, aflite=aflite,
+                           sentiment=sentiment, sentiment_cache=out / "sentiment_cache.parquet",
+                           on_step=lambda name: console.print(f"[dim]· {name}[/]"), on_start=lambda: mark_incomplete(out))
+            paths = write_audit(result, out)
+            exported = None
+            if export_hard is not None:
+                from lotdata.audit.export import export_hard as write_hard
 
-            exported = write_hard(result, export_hard, export_baseline)
+                exported = write_hard(result, export_hard, export_baseline)
     for skipped in result.skipped:
         console.print(f"[yellow]skipped {skipped['baseline']}:[/] {escape(skipped['reason'])}")
     if result.quarantine:

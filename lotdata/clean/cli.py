@@ -31,6 +31,7 @@ def clean_cmd(
     from lotdata.clean.files import clean_files
     from lotdata.clean.step import CleanParams, load_lexicon
     from lotdata.errors import InputError
+    from lotdata.io import output_lock
 
     with errors():
         if not 0 < cluster <= near_dup <= 1:
@@ -42,7 +43,8 @@ def clean_cmd(
         params = CleanParams(t2s=t2s, min_chars=min_chars, max_chars=max_chars, short_chars=short_chars,
                              long_chars=long_chars, lexicon=load_lexicon(lexicon),
                              dedup=DedupParams(cluster_threshold=cluster, reject_threshold=near_dup, seed=seed))
-        result = clean_files(stories, out, params, executor=executor, workers=workers, ray_address=ray_address)
+        with output_lock(out):  # one run at a time per output folder
+            result = clean_files(stories, out, params, executor=executor, workers=workers, ray_address=ray_address)
         if not result.kept:
             raise InputError(
                 f"no story kept: {result.counts['stories_in']} read, {result.counts['removed']} removed; "
