@@ -13,7 +13,6 @@ from typer.testing import CliRunner
 from lotdata.cli import app
 from lotdata.models import baseline as bl
 from lotdata.models.backbone import specials_of
-from lotdata.models.bias import make_bias_model
 from lotdata.models.choice import Encoder
 from lotdata.models.config import BaselineConfig, GenerateSettings, TrainSettings, load_config
 from lotdata.models.vocab import build_tokenizer
@@ -81,33 +80,6 @@ def test_senpos_layout_keeps_every_gap_when_truncated(tmp_path):
         assert all(len(seq) <= 64 for seq in encoded.seqs)
         assert all(encoded.seqs[s][c] == sp.marker for s, c, _ in encoded.cands), variant
         assert encoded.label == row["label"] - 1
-
-
-@pytest.mark.parametrize("name", ["bert_wo_context", "bert_wo_long"])
-@pytest.mark.parametrize("task", ["clozet", "senpos"])
-def test_bias_models_fit_predict_and_are_seeded(name, task):
-    rows = clozet_rows(24, "train", 1) if task == "clozet" else senpos_rows(24, "train", 1)
-    test = clozet_rows(10, "test", 2) if task == "clozet" else senpos_rows(10, "test", 2)
-    schema = CLOZET if task == "clozet" else SENPOS
-    train_t, test_t = table_from_rows(rows, schema), table_from_rows(test, schema)
-    kwargs = dict(epochs=1, batch_size=8, max_length=64, seed=3, device="cpu")
-    model = make_bias_model(name, task, **kwargs)
-    assert model.fit(train_t) is model
-    preds = model.predict(test_t)
-    assert len(preds) == test_t.num_rows and all(isinstance(p, int) for p in preds)
-    if task == "clozet":
-        assert set(preds) <= {0, 1}
-    else:
-        assert all(1 <= p <= r["n_candidates"] for p, r in zip(preds, test))
-    again = make_bias_model(name, task, **kwargs).fit(train_t).predict(test_t)
-    assert again == preds
-
-
-def test_bias_model_rejects_unknown_names():
-    with pytest.raises(ValueError):
-        make_bias_model("bert_wo_everything", "clozet")
-    with pytest.raises(ValueError):
-        make_bias_model("bert_wo_long", "outgen")
 
 
 def _dataset(tmp_path: Path, task: str, splits: dict[str, list[dict]]) -> Path:

@@ -7,5 +7,4 @@
 - `generation`: PlotCom / OutGen inputs and top-k sampling.
 - `trainer`: the training loop (accumulation, mixed precision, checkpoint/resume, early stopping).
 - `baseline`: `train` / `predict` / results table / learning curve, as the CLI runs them.
-- `bias`: BERT w/o Context and BERT w/o Long (LOT Section 5.5) for `lotdata audit-bias`.
 """
