@@ -71,7 +71,25 @@ def status_cmd(project: str = typer.Argument(..., help="Project title."), state:
 
     with errors():
         report = status(connect(), project, state=state)
+    projects, annotators = report.pop("projects", {}), report.pop("annotators", {})
     out_console.print(summary_table(f"lotdata annotate status {project}", report))
+    for title, rows in ((f"{project}: per rater's project", projects), (f"{project}: per annotator", annotators)):
+        if rows:
+            out_console.print(_count_table(title, rows))
+
+
+def _count_table(title: str, rows: dict[str, dict]):
+    """One row per rater (or annotator), one column per count: readable at any terminal width."""
+    from rich.table import Table
+
+    columns = list(dict.fromkeys(key for counts in rows.values() for key in counts))
+    table = Table(title=title)
+    table.add_column("who")
+    for column in columns:
+        table.add_column(column, justify="left" if column == "url" else "right", overflow="fold")
+    for who, counts in rows.items():
+        table.add_row(who, *(str(counts.get(column, "")) for column in columns))
+    return table
 
 
 @raters_app.command("add")
