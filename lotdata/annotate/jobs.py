@@ -21,7 +21,7 @@ from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
 
 from lotdata.annotate.agreement import fleiss_kappa, majority_vote
 from lotdata.annotate.template import InvalidResult, Template, load_template
-from lotdata.errors import InputError, must_exist
+from lotdata.errors import InputError, must_exist, require
 from lotdata.schema import MASK_TOKENS, SPLITS
 from lotdata.tasks.common import merged_sentences
 from lotdata.text import count_words, join_sentences, normalize_text, split_sentences, tokenize
@@ -573,7 +573,7 @@ def _human_eval_check(values: dict[str, Any], data: Mapping[str, Any], hidden: M
 
 def sign_test(a_better: int, b_better: int) -> float | None:
     """Two-sided exact sign test (ties left out): the p-value of a_better successes in a_better + b_better trials."""
-    from scipy.stats import binomtest
+    binomtest = require("scipy.stats", "labelstudio").binomtest
 
     n = a_better + b_better
     return None if n == 0 else float(binomtest(a_better, n, 0.5).pvalue)

@@ -16,6 +16,8 @@ from typing import Sequence
 
 import numpy as np
 
+from lotdata.errors import require
+
 Z95 = 1.959963984540054
 ALPHA = 0.05
 #: a significant baseline at least this many points above chance "leaks" (`--min-effect`)
@@ -38,8 +40,7 @@ def wilson_interval(accuracy: float, n: int, z: float = Z95) -> tuple[float, flo
 
 def poisson_binomial_pmf(probabilities: Sequence[float]) -> np.ndarray:
     """P(K = k), k = 0..n, for K a sum of independent Bernoulli(p_i): binomials of equal p convolved."""
-    from scipy.stats import binom
-
+    binom = require("scipy.stats", "audit").binom
     pmf = np.ones(1)
     for p, m in sorted(Counter(float(p) for p in probabilities).items()):
         pmf = np.convolve(pmf, binom.pmf(np.arange(m + 1), m, p))
@@ -54,7 +55,7 @@ def chance_test(correct: int, chances: Sequence[float]) -> float:
     if not 0 <= correct <= n:
         raise ValueError(f"{correct} right answers out of {n} items")
     if len(set(float(c) for c in chances)) == 1:
-        from scipy.stats import binomtest
+        binomtest = require("scipy.stats", "audit").binomtest
 
         return float(binomtest(correct, n, float(chances[0]), alternative="two-sided").pvalue)
     pmf = poisson_binomial_pmf(chances)
@@ -66,7 +67,7 @@ def holm(p_values: Sequence[float]) -> list[float]:
     """Holm-adjusted p-values (family = the given tests)."""
     if not p_values:
         return []
-    from statsmodels.stats.multitest import multipletests
+    multipletests = require("statsmodels.stats.multitest", "audit").multipletests
 
     return [float(p) for p in multipletests(list(p_values), alpha=ALPHA, method="holm")[1]]
 
