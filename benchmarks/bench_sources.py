@@ -310,13 +310,11 @@ def executor_section(n: int, small: int, repeats: int) -> list[str]:
     lines = [
         EXEC_SECTION,
         "",
-        f"{datetime.now(timezone.utc).isoformat(timespec='seconds')} · " + load_note() + " Eight engineers shared "
-        "these 2 cores during the run: every timing is an upper bound and the 2-worker speed-up is below what an "
-        "idle machine gives.",
+        f"{datetime.now(timezone.utc).isoformat(timespec='seconds')} · " + load_note(),
         "",
         "Stories: CMRC 2017 validation + CFT (2,462 after the reader's exact dedup) and "
         f"near-copies of them (one character in 60 dropped, a new offset each round) up to {n:,} stories (the "
-        f"issue measured 36,200; reduced here for the shared machine). 5-character shingles; lotdata: 128 "
+        f"issue measured 36,200; `--exec-stories` sets it). 5-character shingles; lotdata: 128 "
         f"permutations (rensa), LSH checked at Jaccard 0.5 / rejected at 0.8; datatrove: 14 buckets x 8 hashes "
         f"(about 0.8), 4 input files. Medians of {repeats} runs, each in its own subprocess; *peak RSS* is the "
         f"sampled peak of the summed RSS of the process and all its children (workers included). The dedup-only "
