@@ -192,7 +192,7 @@ def build_segments(
 ) -> None:
     """Story segments for `annotate push story_filter` (LOT appendix Figure 1): whole sentences, seeded, one per story, with the whole story as the reference."""
     from lotdata.errors import InputError
-    from lotdata.tasks.build import load_stories
+    from lotdata.datasets.folder import load_stories
     from lotdata.tasks.segments import cut_segments, write_segments
 
     with _errors():

@@ -255,6 +255,24 @@ def write_text(text: str, path: str | os.PathLike) -> Path:
     return Path(path)
 
 
+def iter_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, Any]]:
+    """(line number, value) of each non-blank line of a JSON-lines file, read line by line; a line that is
+    not UTF-8 or not JSON is bad input naming the file and line (a binary file fails on its first bad line)."""
+    with open(path, "rb") as handle:
+        for line_no, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"not UTF-8 text (byte {exc.start} of the line): a binary file?", path=str(path),
+                                 row=line_no) from None
+            if not line.strip():
+                continue
+            try:
+                yield line_no, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"not JSON ({exc.msg})", path=str(path), row=line_no) from None
+
+
 def write_jsonl(records: Iterable[Mapping[str, Any]], path: str | os.PathLike) -> Path:
     """One JSON object a line, UTF-8, no ASCII escaping (the LOT release's own style)."""
     lines = [json.dumps(record, ensure_ascii=False) + "\n" for record in records]

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from lotdata.datasets.registry import get_task
-from lotdata.errors import InputError, MissingFileError, require, must_exist
+from lotdata.errors import InputError, MissingFileError, must_exist, require
+from lotdata.io import iter_jsonl
 
 DEFINITIONS = ("lot", "nlpcc2021", "paper")
 #: older names still accepted
@@ -385,9 +386,7 @@ def paper_weights(family: str, split: str = "test") -> dict[MetricKey, float]:
 def load_human_performance(path: str | Path) -> dict[MetricKey, float]:
     """H_i from a human-performance JSON (`annotate pull human_perf`): {"clozet": {"accuracy": 0.98, ...},
     "senpos": {...}, "outgen": {"bleu-1": 1.0, ...}}; fractions in [0, 1]; unknown keys are ignored."""
-    path = Path(path)
-    if not path.is_file():
-        raise MissingFileError("human-performance file not found", path=str(path))
+    path = must_exist(path, "human-performance file")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -471,25 +470,14 @@ def load_records(path: str | Path, task: str, gold: bool = False) -> list[dict[s
         records = [{**to_lot(task, row), ID_FIELD: row[ID_FIELD]} for row in read_parquet(path, TASK_SCHEMAS[task]).to_pylist()]
     else:
         records = []
-        with open(path, "rb") as handle:
-            for line_no, raw in enumerate(handle, start=1):
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise InputError(f"not UTF-8 text (byte {exc.start}): a binary file? give LOT jsonl or Parquet", path=str(path), row=line_no) from exc
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"not JSON ({exc.msg})", path=str(path), row=line_no) from exc
-                missing = [f for f in needed if not isinstance(record, dict) or f not in record]
-                if missing:
-                    raise InputError(f"missing field(s) {missing} for task {task}", path=str(path), row=line_no)
-                problem = _field_problem(task, record)
-                if problem:
-                    raise InputError(problem, path=str(path), row=line_no)
-                records.append(record)
+        for line_no, record in iter_jsonl(path):
+            missing = [f for f in needed if not isinstance(record, dict) or f not in record]
+            if missing:
+                raise InputError(f"missing field(s) {missing} for task {task}", path=str(path), row=line_no)
+            problem = _field_problem(task, record)
+            if problem:
+                raise InputError(problem, path=str(path), row=line_no)
+            records.append(record)
     if not records:
         raise InputError("no record to score (the file is empty)", path=str(path))
     return records

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from lotdata.errors import InputError, LotdataError, MissingFileError, must_exist
+from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.io import MANIFEST_NAME, check_output_file, output_lock, quarantine_path_for, sha256_file, write_parquet, write_text
 from lotdata.resources import resolve_input
 

@@ -29,7 +29,7 @@ from lotdata.annotate.jobs import get_job, mask_guess, wrong_candidate_problem
 from lotdata.annotate.state import JobState
 from lotdata.annotate.workflow import add_raters
 from lotdata.cli import app
-from lotdata.tasks.build import write_dataset
+from lotdata.datasets.folder import write_dataset
 
 PASSWORD = "Rater-Browser-2026"
 SYSTEMS = ("sysalpha-secret", "sysbeta-secret", "sysgamma-secret")

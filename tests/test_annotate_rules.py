@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -285,7 +284,7 @@ def test_card_after_a_senpos_pull_is_truthful(tmp_path):
 @pytest.fixture(scope="module")
 def cmrc_stories(shared_data, tmp_path_factory):
     from lotdata.pipeline import read_step
-    from lotdata.tasks.build import load_stories
+    from lotdata.datasets.folder import load_stories
 
     out = tmp_path_factory.mktemp("cmrc") / "stories.parquet"
     read_step([shared_data / "cmrc2017_children_stories/validation/cloze.valid.doc_query"], out, lang="zh")

@@ -7,7 +7,6 @@ All texts are written for these tests.
 from __future__ import annotations
 
 import json
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -21,7 +20,6 @@ from lotdata.audit.items import Item
 from lotdata.audit.run import audit, choose, write_audit
 from lotdata.audit.stats import wilson_interval
 from lotdata.cli import app
-from lotdata.schema import CLOZET, SENPOS, table_from_rows
 from lotdata.datasets.folder import write_dataset
 
 

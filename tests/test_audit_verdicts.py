@@ -24,7 +24,7 @@ from lotdata.audit.run import audit, write_audit
 from lotdata.audit.stats import add_verdicts, chance_test, holm, poisson_binomial_pmf, verdict
 from lotdata.cli import app
 from lotdata.io import INCOMPLETE_MARKER
-from lotdata.tasks.build import read_dataset, write_dataset
+from lotdata.datasets.folder import read_dataset, write_dataset
 
 from test_audit import SCT_HEADER, _leaky_items, _sct_csv, _write_clozet, clozet_item
 
@@ -223,6 +223,18 @@ def test_story_cloze_short_row_and_label_3_are_quarantined_and_counted(tmp_path)
     meta = json.loads((tmp_path / "rep" / "audit.json").read_text())
     assert meta["quarantined"]["rows"] == 2 and meta["splits"] == {"test": 10}
     assert not (tmp_path / "rep" / INCOMPLETE_MARKER).exists()
+
+
+def test_a_bad_row_in_a_dataset_folder_is_quarantined_with_its_reason(tmp_path):
+    items = _leaky_items(12)
+    folder = _write_clozet(tmp_path / "data", {"test": items})
+    table = read_dataset(folder)["test"].to_pylist()
+    table[3]["label"] = 5  # no such candidate
+    write_dataset(folder, "clozet", {"test": table}, command="test", params={}, inputs=[], stats={})
+    result = CliRunner().invoke(app, ["audit-bias", str(folder), "--out", str(tmp_path / "rep"), "--baseline", "constant_first"])
+    assert result.exit_code == 0, result.output
+    [row] = pq.read_table(tmp_path / "rep" / "quarantine.parquet").to_pylist()
+    assert row["row"] == 4 and "label 5" in row["reason"] and json.loads(row["raw"])["example_id"] == table[3]["example_id"]
 
 
 def test_nothing_usable_left_exits_3(tmp_path):

@@ -19,7 +19,8 @@ from lotdata.pipeline import run_recipe
 from lotdata.schema import MASK_TOKENS, STORIES, table_from_rows
 from lotdata.sources.readers import read_stories
 from lotdata.sources.story import story_id_for
-from lotdata.tasks.build import build_dataset, build_examples, read_dataset, split_examples
+from lotdata.datasets.folder import read_dataset
+from lotdata.tasks.build import build_dataset, build_examples, split_examples
 from lotdata.tasks.clozet import build_clozet
 from lotdata.tasks.senpos import reinsert
 from lotdata.datasets.splits import parse_split_spec

@@ -16,7 +16,6 @@ from lotdata.models.backbone import specials_of
 from lotdata.models.choice import Encoder
 from lotdata.models.config import BaselineConfig, GenerateSettings, TrainSettings, load_config
 from lotdata.models.vocab import build_tokenizer
-from lotdata.schema import CLOZET, SENPOS, table_from_rows
 
 torch.set_num_threads(1)  # tiny models: one thread is faster than two fighting over a shared 2-core machine
 

@@ -22,6 +22,7 @@ from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
 from lotdata.annotate.agreement import fleiss_kappa, majority_vote
 from lotdata.annotate.template import InvalidResult, Template, load_template
 from lotdata.errors import InputError, must_exist, require
+from lotdata.io import iter_jsonl
 from lotdata.schema import MASK_TOKENS, SPLITS
 from lotdata.tasks.common import merged_sentences
 from lotdata.text import count_words, join_sentences, normalize_text, split_sentences, tokenize
@@ -136,13 +137,7 @@ def _load_outputs(path: Path, splits: Sequence[str] | None) -> list[Row]:
     if path.suffix == ".parquet":
         rows = pq.read_table(path).to_pylist()
     else:
-        rows = []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"not JSON ({exc.msg})", path=str(path), row=n) from None
+        rows = [row for _, row in iter_jsonl(path)]
     for n, row in enumerate(rows, 1):
         missing = [k for k in ("input_id", "input", "system", "output") if not row.get(k) and row.get(k) != 0]
         if missing:

@@ -23,8 +23,8 @@ from lotdata.annotate.agreement import annotator_stats, question_agreement
 from lotdata.annotate.client import UID, Connection, ensure_project, export_tasks, find_project, get_project, iter_task_pages, push_tasks, user_names
 from lotdata.annotate.jobs import ASPECTS, Annotation, InvalidResult, get_job, sample_rows
 from lotdata.annotate.state import SHARED, JobState, Team, state_dir
-from lotdata.errors import InputError, LotdataError, MissingFileError
-from lotdata.io import write_parquet, write_text
+from lotdata.errors import InputError, LotdataError, must_exist
+from lotdata.io import iter_jsonl, write_parquet, write_text
 from lotdata.schema import ANNOTATIONS, HUMAN_EVAL, QUARANTINE, SPLITS, STORIES, STORY_DECISIONS, table_from_rows
 
 
@@ -149,18 +149,10 @@ def load_gold(path: str | Path, tasks: Sequence[dict[str, Any]]) -> list[tuple[d
     `data` has the job's task fields (no others: a column only gold tasks have would mark them); `answer` names the
     job's questions (those agreement is measured on, e.g. `rating`, `decision`, `gaps`) and their right values.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise MissingFileError("gold file not found", path=str(path))
+    path = must_exist(path, "gold file")
     allowed = set().union(*(t["data"] for t in tasks)) if tasks else None
     found = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not JSON ({exc.msg})", path=str(path), row=n) from None
+    for n, item in iter_jsonl(path):
         if not isinstance(item, dict) or not isinstance(item.get("data"), dict) or not isinstance(item.get("answer"), dict) or not item["answer"]:
             raise InputError('a gold line is {"data": {...task fields...}, "answer": {"question": value}}', path=str(path), row=n)
         data = dict(item["data"])

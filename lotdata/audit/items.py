@@ -8,6 +8,7 @@ convention (ClozeT: the candidate index; SenPos: the gap counted from 1).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pyarrow as pa
 from lotdata.datasets.folder import dataset_task, read_dataset
 from lotdata.datasets.inputs import first_jsonl_record, lot_split_files, open_input
 from lotdata.datasets.lotformat import read_lot_file, split_of_file
-from lotdata.errors import InputError, must_exist
+from lotdata.errors import InputError
 from lotdata.schema import MASK_TOKENS, SPLITS, TASK_SCHEMAS, table_from_rows
 from lotdata.tasks.storycloze import read_storycloze_splits
 from lotdata.text import split_sentences

@@ -10,7 +10,6 @@ every published figure links to its reference; every token statistic links to it
 from __future__ import annotations
 
 import html
-import json
 import re
 from typing import Any
 

@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 from lotdata.clean.dedup import band_pairs, cluster_and_filter, lsh_bands, lsh_threshold, signatures
 from lotdata.clean.step import (EVIDENCE_LIMIT, CleanParams, clean_story, count_story, rank_key, summary_rows,
                                 where)
-from lotdata.errors import InputError, MissingFileError
+from lotdata.errors import InputError, must_exist
 from lotdata.exec import Shard, run_shards
 from lotdata.io import check_output_dir, read_parquet, write_manifest, write_parquet
 from lotdata.schema import CLEAN_SUMMARY, STORIES, STORIES_QUARANTINE, check_table, table_from_rows
@@ -61,9 +61,7 @@ def plan_clean_shards(paths: Sequence[str | Path], rows_per_shard: int = ROWS_PE
     """Row ranges of the stories files; a file that is not a stories table fails here, naming it."""
     shards = []
     for path in map(Path, paths):
-        if not path.is_file():
-            raise MissingFileError("file not found" if not path.exists() else "is a folder, not a stories file",
-                                   path=str(path))
+        must_exist(path, "stories file")
         try:
             meta = pq.ParquetFile(path).metadata
         except (pa.ArrowInvalid, OSError) as exc:

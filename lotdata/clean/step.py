@@ -40,7 +40,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from lotdata.clean.dedup import DedupParams, find_near_duplicates
 from lotdata.clean.rules import dialogue_share, glued_title, is_classical, narrative_score, strip_noise, to_simplified
-from lotdata.errors import InputError, MissingFileError, must_exist
+from lotdata.errors import InputError, must_exist
 from lotdata.sources.story import story_id_for
 from lotdata.text import normalize_text, split_sentences
 

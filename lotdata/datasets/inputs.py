@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 
 from lotdata.datasets.registry import task_names
 from lotdata.datasets.lotformat import lot_task_of, split_of_file
-from lotdata.errors import InputError, MissingFileError
+from lotdata.errors import InputError, must_exist
 from lotdata.io import INCOMPLETE_MARKER, MANIFEST_NAME, read_manifest
 from lotdata.schema import table_kind
 
@@ -156,9 +156,7 @@ def _open_file(path: Path) -> Input:
 def open_input(path: str | Path, expect: Sequence[str] | None = None, *, what: str | None = None) -> Input:
     """Recognise what `path` holds; with `expect`, any other kind is an InputError (exit 3) saying what
     the path holds and what was expected (`what` overrides the expected words)."""
-    path = Path(path)
-    if not path.exists():
-        raise MissingFileError("not found", path=str(path))
+    path = must_exist(path, "input")
     found = _open_folder(path) if path.is_dir() else _open_file(path)
     if expect is not None and found.kind not in expect:
         wanted = what or " or ".join(KINDS.get(k, k) for k in expect)

@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from lotdata.datasets.registry import get_task
 from lotdata.progress import progress
-from lotdata.errors import InputError, MissingFileError, must_exist, require
+from lotdata.errors import InputError, must_exist, require
 from lotdata.models import choice, generation
 from lotdata.models.backbone import load_backbone, pick_device, specials_of
 from lotdata.models.config import BaselineConfig, config_from_dict
@@ -192,7 +192,7 @@ class ChoiceBaseline(_Baseline):
     def _predict_loop(self, items: Sequence[choice.Encoded], advance, batch_size: int | None = None) -> list[int]:
         """Batched by length under autocast; the argmaxes stay on the device until the end (one sync)."""
         torch = require("torch", "models")
-        from lotdata.models.trainer import autocast, batch_size_for, length_batches, to_device
+        from lotdata.models.trainer import autocast, length_batches, to_device
 
         self.model.eval()
         size = batch_size or _eval_batch(self.config.train, self.device)
@@ -347,8 +347,6 @@ def load(path: str | Path, *, device: str | None = None):
     path = must_exist(path, "run folder")
     if (path / "best" / META_FILE).exists():
         path = path / "best"
-    if not path.exists():
-        raise MissingFileError("run folder not found", path=str(path))
     if not (path / META_FILE).exists():
         raise InputError(f"no {META_FILE}: not a saved lotdata baseline", path=str(path))
     meta = json.loads((path / META_FILE).read_text(encoding="utf-8"))

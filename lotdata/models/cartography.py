@@ -19,7 +19,7 @@ import statistics
 from pathlib import Path
 from typing import Any, Sequence
 
-from lotdata.errors import InputError, require
+from lotdata.errors import InputError, must_exist, require
 from lotdata.models.config import BaselineConfig
 
 TABLE_FILE = "cartography.parquet"
@@ -60,10 +60,7 @@ def cartography_run(config: BaselineConfig, data: str | Path, out: str | Path, *
     from lotdata.models.runs import _dataset
     from lotdata.schema import CARTOGRAPHY, table_from_rows
 
-    if not Path(data).exists():
-        from lotdata.errors import MissingFileError
-
-        raise MissingFileError("dataset folder not found", path=str(data))
+    must_exist(data, "dataset")
     task, splits = _dataset(data)
     if task not in UNDERSTANDING:
         raise ValueError(f"cartography maps understanding tasks {UNDERSTANDING}; {data} holds {task}")

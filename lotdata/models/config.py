@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from lotdata.errors import InputError, LotdataError, MissingFileError, must_exist
+from lotdata.errors import InputError, LotdataError, must_exist
 
 #: architectures a from-scratch model can be built as (transformers model types)
 ARCHITECTURES = ("bert", "roberta", "gpt2", "t5", "mt5", "bart")

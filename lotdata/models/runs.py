@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from lotdata.datasets.registry import get_task
-from lotdata.errors import InputError, MissingFileError, must_exist, require
+from lotdata.errors import InputError, must_exist, require
 from lotdata.io import write_jsonl, write_text
 from lotdata.models.baseline import GENERATION, UNDERSTANDING, load, make_baseline, subsample
 from lotdata.models.config import BaselineConfig
@@ -80,8 +80,7 @@ def predict_run(run: str | Path, data: str | Path, out: str | Path, *, split: st
     from lotdata.datasets.lotformat import to_lot
 
     run = Path(run)
-    if not Path(data).exists():
-        raise MissingFileError("dataset folder not found", path=str(data))
+    must_exist(data, "dataset")
     baseline = load(run, device=device)
     task, splits = _dataset(data, baseline.task)
     rows = splits.get(split)

@@ -11,7 +11,7 @@ from typing import Any
 from lotdata.datasets.folder import dataset_task, read_dataset
 from lotdata.datasets.inputs import open_input
 from lotdata.datasets.lotformat import lot_task_of, read_lot_file, split_of_file
-from lotdata.errors import InputError, must_exist
+from lotdata.errors import InputError
 from lotdata.io import read_parquet
 from lotdata.overlap.texts import example_texts
 from lotdata.schema import ALL_SCHEMAS, SPLITS, STORIES, TASK_SCHEMAS, table_kind

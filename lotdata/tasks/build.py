@@ -11,18 +11,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from lotdata.datasets.folder import (  # noqa: F401  (re-exported: callers that open folders move to lotdata.datasets)
-    BuildReport,
-    dataset_task,
-    export_lot,
-    import_lot,
-    load_clozet,
-    load_stories,
-    read_dataset,
-    split_warnings,
-    write_dataset,
-    _dataset_files,
-)
+from lotdata.datasets.folder import BuildReport, _dataset_files, load_clozet, load_stories, split_warnings, write_dataset
 from lotdata.datasets.registry import builder_tasks, get_task
 from lotdata.datasets.splits import SplitSpec, assign_splits, parse_split_spec, story_order_key, whole_stories_up_to
 from lotdata.errors import InputError, LotdataError

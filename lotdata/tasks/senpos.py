@@ -16,7 +16,7 @@ from lotdata.datasets.lotformat import lot_row_base
 from lotdata.datasets.registry import Builder, TaskSpec, register_task
 from lotdata.datasets.stats import Vocabulary, avg, input_stats
 from lotdata.schema import MASK_TOKENS, SENPOS
-from lotdata.tasks.common import StoryOutcome, check_at_least_one, inner_candidates, merged_sentences, story_rng
+from lotdata.tasks.common import StoryOutcome, check_at_least_one, inner_candidates, story_rng
 from lotdata.text import count_words, detect_lang, join_sentences, merge_short_sentences
 from lotdata.text.sentences import split_paragraphs
 

@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from lotdata.datasets.folder import BuildReport, write_dataset
-from lotdata.datasets.inputs import is_storycloze_csv  # noqa: F401  (the one check, kept importable here)
-from lotdata.errors import InputError, MissingFileError, must_exist
+from lotdata.errors import InputError, must_exist
 from lotdata.io import check_output_dir, story_id_for, write_parquet
 from lotdata.schema import MASK_TOKENS, QUARANTINE, table_from_rows
 
