@@ -80,6 +80,10 @@ def test_gold_lines_are_checked_and_get_a_uid(tmp_path):
         bad.write_text(line + "\n")
         with pytest.raises(InputError, match=rf"bad.jsonl, row 1: {message}"):
             load_gold(bad, tasks)
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    with pytest.raises(InputError, match=r"binary.jsonl, row 1: not UTF-8"):
+        load_gold(binary, tasks)
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")
     with pytest.raises(InputError, match="no gold task"):
