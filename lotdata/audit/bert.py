@@ -8,9 +8,12 @@ scorer, and a softmax over the item's options is trained with cross-entropy (mul
 - ``bert_wo_long``: ClozeT reads the sentences on each side of the mask and the candidate; SenPos
   reads, per gap, its two adjacent sentences and the removed one.
 
-Items are tokenised a batch at a time, scores leave the device as plain floats, and nothing of the
-size of the dataset is ever a tensor; even so a 20k SenPos audit peaked at 4.2 GB on CPU (see
-bench/audit.md: the cause is not found yet). GPU when one is present.
+Memory is bounded by the batch, not the dataset: items are tokenised a chunk at a time, a forward pass
+reads at most `max_sequences` option texts (a step over `batch_size` items accumulates the gradients of
+its chunks, so the update is the same as one pass over the whole batch), and scores leave the device as
+plain floats. `fit_and_score` runs the fine-tuning in a fresh process: on CPU, glibc's heap grows with
+every new tensor shape (a 20k SenPos audit in the audit's own process reached 4.2 GB), and a child's heap
+is given back whole when it exits. GPU when one is present.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ BERT_BASELINES = ("bert_wo_context", "bert_wo_long")
 @dataclass
 class BertSettings:
     epochs: int = 1
-    batch_size: int = 8  # items per step (each with all its options)
+    batch_size: int = 8  # items per optimiser step (each with all its options)
+    max_sequences: int = 64  # option texts per forward pass; an item with more options is one pass
     max_length: int = 128
     learning_rate: float = 2e-5
     device: str | None = None  # None: cuda when available, else cpu
@@ -91,6 +95,19 @@ class BertChoice:
             k += it.n_options
         return out
 
+    def _chunks(self, items: Sequence[Item]) -> list[Sequence[Item]]:
+        """Runs of whole items with at most `max_sequences` option texts each (an item is never split)."""
+        chunks: list[Sequence[Item]] = []
+        start, width = 0, 0
+        for i, it in enumerate(items):
+            if i > start and width + it.n_options > self.settings.max_sequences:
+                chunks.append(items[start:i])
+                start, width = i, 0
+            width += it.n_options
+        if start < len(items):
+            chunks.append(items[start:])
+        return chunks
+
     def fit(self, train: Sequence[Item]) -> "BertChoice":
         import torch
 
@@ -103,10 +120,11 @@ class BertChoice:
             rng.shuffle(order)
             for start in range(0, len(order), self.settings.batch_size):
                 batch = [train[i] for i in order[start : start + self.settings.batch_size]]
-                gold = torch.tensor([it.gold_option for it in batch], device=self.device)
-                loss = torch.nn.functional.cross_entropy(self._logits(batch), gold)
                 optimiser.zero_grad()
-                loss.backward()
+                for chunk in self._chunks(batch):  # summed chunk losses / batch size = the batch's mean loss
+                    gold = torch.tensor([it.gold_option for it in chunk], device=self.device)
+                    loss = torch.nn.functional.cross_entropy(self._logits(chunk), gold, reduction="sum") / len(batch)
+                    loss.backward()
                 optimiser.step()
         return self
 
@@ -116,8 +134,33 @@ class BertChoice:
         self.encoder.eval()
         out: list[list[float]] = []
         with torch.inference_mode():
-            for start in range(0, len(items), self.settings.batch_size * 4):
-                batch = items[start : start + self.settings.batch_size * 4]
-                logits = self._logits(batch).float().cpu().tolist()
-                out.extend(row[: it.n_options] for row, it in zip(logits, batch))
+            for chunk in self._chunks(items):
+                logits = self._logits(chunk).float().cpu().tolist()
+                out.extend(row[: it.n_options] for row, it in zip(logits, chunk))
         return out
+
+
+def _fit_and_score_here(name: str, model_path: str, train: Sequence[Item], held_out: dict[str, Sequence[Item]],
+                        seed: int, settings: BertSettings) -> dict[str, list[list[float]]]:
+    model = BertChoice(name, model_path, seed=seed, settings=settings).fit(train)
+    return {split: model.scores(items) for split, items in held_out.items()}
+
+
+def fit_and_score(name: str, model_path: str | Path, train: Sequence[Item], held_out: dict[str, Sequence[Item]], *,
+                  seed: int = 0, settings: BertSettings | None = None) -> dict[str, list[list[float]]]:
+    """Fine-tune `name` on `train` and score every split of `held_out`, in a fresh (spawned) process whose
+    memory goes back to the system when it ends. Raises RuntimeError naming the baseline if that process
+    dies (killed for memory, for one)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    settings = settings or BertSettings()
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        future = pool.submit(_fit_and_score_here, name, str(model_path), list(train),
+                             {s: list(v) for s, v in held_out.items()}, seed, settings)
+        try:
+            return future.result()
+        except BrokenProcessPool as exc:
+            raise RuntimeError(f"{name}: the fine-tuning process died before it finished (out of memory? try a "
+                               f"smaller --bert-batch-size): {exc}") from exc
