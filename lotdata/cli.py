@@ -316,8 +316,10 @@ def demo_cmd(
     force: bool = typer.Option(False, "--force", help="Re-run every step, even those already done."),
 ) -> None:
     """The main job on the embedded sample corpus: read, build SenPos/PlotCom/OutGen, print Table 3."""
+    from lotdata.datasets.registry import builder_tasks
+
     run_cmd("demo", out_root, force)
-    for task in ("senpos", "plotcom", "outgen"):
+    for task in builder_tasks():
         folder = out_root / task
         if folder.exists():
             stats_cmd(folder, None)

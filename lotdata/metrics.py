@@ -30,9 +30,6 @@ from lotdata.io import iter_jsonl
 DEFINITIONS = ("lot", "nlpcc2021", "paper")
 #: older names still accepted
 DEFINITION_ALIASES = {"official": "nlpcc2021"}
-UNDERSTANDING = ("clozet", "senpos")
-GENERATION = ("plotcom", "outgen")
-
 #: the NLPCC 2021 script's "val-w" weights: human figures and LongLM-small's val figures (percent), in the
 #: order BLEU-1, BLEU-2, Distinct-3, Distinct-4, Coverage, Order
 OVERALL_KEYS = ("bleu-1", "bleu-2", "distinct-3", "distinct-4", "coverage", "order")
@@ -396,7 +393,7 @@ def load_human_performance(path: str | Path) -> dict[MetricKey, float]:
     known = {k for keys in FAMILIES.values() for k in keys}
     out: dict[MetricKey, float] = {}
     for task, metrics_of_task in data.items():
-        if task not in UNDERSTANDING + GENERATION:
+        if task not in {t for t, _ in known}:
             continue
         if not isinstance(metrics_of_task, dict):
             raise InputError(f"key {task!r}: expected an object of metric scores", path=str(path))
@@ -407,51 +404,40 @@ def load_human_performance(path: str | Path) -> dict[MetricKey, float]:
                 raise InputError(f"key {task}.{metric}: {value!r} is not a fraction in (0, 1]", path=str(path))
             out[(task, metric)] = float(value)
     if not out:
-        raise InputError(f"no human score for any metric of LOT's Overall ({', '.join(UNDERSTANDING)} accuracy, ...)", path=str(path))
+        raise InputError(f"no human score for any metric of LOT's Overall ({', '.join(t for t, _ in FAMILIES['understanding'])} accuracy, ...)", path=str(path))
     return out
 
 
 # ----------------------------------------------------------------------------- per task
 
-#: metrics LOT reports per task (Tables 10 and 11)
-LOT_METRICS = {"clozet": ("accuracy",), "senpos": ("accuracy",), "plotcom": ("bleu-1", "bleu-2", "distinct-1", "distinct-2"),
-               "outgen": ("bleu-1", "bleu-2", "distinct-1", "distinct-2", "coverage", "order")}
-
-
 def evaluate(task: str, pred: Sequence[Mapping[str, Any]], gold: Sequence[Mapping[str, Any]], definition: str = "lot",
              human: Sequence[float] = HUMAN_SCORES, baseline: Sequence[float] = BASELINE_SCORES) -> dict[str, float]:
     """Score LOT-format prediction records against LOT-format gold records of one task.
 
-    lot: the metrics of Tables 10/11 (n = 1, 2). nlpcc2021 / paper: BLEU-1..4 and Distinct-1..4 for OutGen,
-    and under nlpcc2021 the script's score `nlpcc2021_overall` (B-1, B-2, D-3, D-4, Cover, Order weighed by
-    `human` / `baseline`). LOT's Overall spans two tasks: see `lot_overall`."""
+    The task's record decides (`TaskSpec`): a choice task is scored by accuracy; a generation task by
+    BLEU and Distinct-1..n (n = `spec.max_n(definition)`: 2 for the metrics of Tables 10/11, 4 for OutGen
+    under nlpcc2021 / paper), plus Coverage and Order when it has an outline. Under nlpcc2021, where the
+    script's six metrics are there (OutGen), its score `nlpcc2021_overall` (B-1, B-2, D-3, D-4, Cover, Order
+    weighed by `human` / `baseline`). LOT's Overall spans two tasks: see `lot_overall`."""
     definition = _definition(definition)
     if len(pred) != len(gold):
         raise InputError(f"{len(pred)} predictions for {len(gold)} gold examples")
-    if get_task(task).metric_family == "understanding":
-        return {"accuracy": accuracy([p["label"] for p in pred], [g["label"] for g in gold])}
-    max_n = 2 if definition == "lot" or task == "plotcom" else 4
-    if task == "plotcom":
-        cands, refs = [p["plot"] for p in pred], [g["plot"] for g in gold]
-        return {**bleu(cands, refs, 2, definition), **distinct(cands, 2, definition)}
-    if task == "outgen":
-        cands, refs = [p["story"] for p in pred], [g["story"] for g in gold]
-        outlines = [g["outline"] for g in gold]
-        scores = {
-            **bleu(cands, refs, max_n, definition),
-            **distinct(cands, max_n, definition),
-            "coverage": coverage(cands, outlines, definition),
-            "order": order(cands, outlines, refs, definition),
-        }
-        if definition == "nlpcc2021":
-            scores["nlpcc2021_overall"] = nlpcc2021_overall(scores, human, baseline)
-        return scores
-    raise ValueError(f"unknown task {task!r}")
+    spec = get_task(task)
+    field = spec.prediction_field
+    if spec.is_choice:
+        return {"accuracy": accuracy([p[field] for p in pred], [g[field] for g in gold])}
+    max_n = spec.max_n(definition)
+    cands, refs = [p[field] for p in pred], [g[field] for g in gold]
+    scores = {**bleu(cands, refs, max_n, definition), **distinct(cands, max_n, definition)}
+    if spec.outline_field is not None:
+        outlines = [g[spec.outline_field] for g in gold]
+        scores["coverage"] = coverage(cands, outlines, definition)
+        scores["order"] = order(cands, outlines, refs, definition)
+    if definition == "nlpcc2021" and all(k in scores for k in OVERALL_KEYS):
+        scores["nlpcc2021_overall"] = nlpcc2021_overall(scores, human, baseline)
+    return scores
 
 
-#: the input a prediction was made from, present in LOT records of both sides: used to check that
-#: records lined up by row are the same examples (OutGen's `story` is the output itself, not an input)
-_CONTEXT_FIELDS = {"clozet": ("story",), "senpos": ("story",), "plotcom": ("story",), "outgen": ("outline",)}
 ID_FIELD = "example_id"
 
 
@@ -461,13 +447,13 @@ def load_records(path: str | Path, task: str, gold: bool = False) -> list[dict[s
     path = must_exist(path, "input")
     if path.is_dir():
         raise MissingFileError("is a folder; give a LOT jsonl or Parquet file", path=str(path))
-    needed = (get_task(task).prediction_field,) + (("outline",) if gold and task == "outgen" else ())
+    spec = get_task(task)
+    needed = (spec.prediction_field,) + ((spec.outline_field,) if gold and spec.outline_field else ())
     if path.suffix == ".parquet":
         from lotdata.io import read_parquet
-        from lotdata.schema import TASK_SCHEMAS
         from lotdata.datasets.lotformat import to_lot
 
-        records = [{**to_lot(task, row), ID_FIELD: row[ID_FIELD]} for row in read_parquet(path, TASK_SCHEMAS[task]).to_pylist()]
+        records = [{**to_lot(task, row), ID_FIELD: row[ID_FIELD]} for row in read_parquet(path, spec.schema).to_pylist()]
     else:
         records = []
         for line_no, record in iter_jsonl(path):
@@ -484,21 +470,18 @@ def load_records(path: str | Path, task: str, gold: bool = False) -> list[dict[s
 
 
 def _field_problem(task: str, record: Mapping[str, Any]) -> str | None:
-    """Why a LOT record's scored fields cannot be scored (wrong type or label), or None."""
-    if task == "clozet":
-        label = record["label"]
-        if isinstance(label, bool) or str(label) not in ("0", "1"):
-            return f"ClozeT label {label!r} is not 0 or 1 (plot0 / plot1)"
-    elif task == "senpos":
-        label = record["label"]
-        ok = isinstance(label, int) and not isinstance(label, bool) or isinstance(label, str) and label.isdigit()
-        if not ok or int(label) < 1:
-            return f"SenPos label {label!r} is not a gap number (an integer from 1)"
-        record["label"] = int(label)
-    else:
-        field = get_task(task).prediction_field
-        if not isinstance(record[field], str):
-            return f"{field!r} is {type(record[field]).__name__} {record[field]!r}, not text"
+    """Why a LOT record's scored fields cannot be scored (wrong type or label), or None; the prediction
+    field is replaced by the value scored (the task's `parse_prediction`, e.g. a SenPos "3" becomes 3)."""
+    spec = get_task(task)
+    field, value = spec.prediction_field, record[spec.prediction_field]
+    if spec.parse_prediction is not None:
+        try:
+            record[field] = spec.parse_prediction(value)
+        except ValueError as exc:
+            return str(exc)
+    elif isinstance(value, bool) or not isinstance(value, spec.prediction_type):
+        kind = "text" if spec.prediction_type is str else spec.prediction_type.__name__
+        return f"{field!r} is {type(value).__name__} {value!r}, not {kind}"
     outline = record.get("outline")
     if outline is not None and (not isinstance(outline, list) or not all(isinstance(p, str) for p in outline)):
         return f"'outline' is not a list of phrases: {outline!r}"[:200]
@@ -535,7 +518,7 @@ def align_records(task: str, pred: Sequence[Mapping[str, Any]], gold: Sequence[M
                              "records are matched by row)", path=pred_name)
         aligned = list(pred)
     for row, (p, g) in enumerate(zip(aligned, gold), start=1):
-        for field in _CONTEXT_FIELDS[task]:
+        for field in get_task(task).lot_input_fields:  # the input the prediction was made from
             if field in p and field in g and p[field] != g[field]:
                 where = f"example_id {g[ID_FIELD]!r}" if ID_FIELD in g else f"row {row}"
                 raise InputError(f"{field!r} differs from {gold_name} at {where}: the predictions are not for these gold examples "

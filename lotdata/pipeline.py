@@ -137,9 +137,10 @@ def validate_recipe(recipe: dict[str, Any], path: Path) -> None:
 def _check_values(recipe: dict[str, Any], path: Path) -> None:
     """Names that must be one of a list: read format, build task, annotate job, audit sentiment."""
     from lotdata.sources.readers import FORMATS
-    from lotdata.datasets.registry import builder_tasks
+    from lotdata.datasets.registry import builder_tasks, case_tasks
 
-    buildable = [*builder_tasks(), "clozet"]  # clozet: split the written cases (`build clozet`)
+    from_cases = case_tasks()  # ClozeT: split the written cases (`build clozet`)
+    buildable = [*builder_tasks(), *from_cases]
 
     fmt = recipe.get("read", {}).get("format")
     if fmt is not None and fmt not in FORMATS:
@@ -147,8 +148,9 @@ def _check_values(recipe: dict[str, Any], path: Path) -> None:
     for i, step in enumerate(recipe.get("build", []), 1):
         if step["task"] not in buildable:
             raise InputError(f"{path}, [[build]] step {i}: 'task' must be one of {buildable}, not {step['task']!r}")
-        if (step["task"] == "clozet") != ("cases" in step):
-            raise InputError(f"{path}, [[build]] step {i}: 'cases' (the written ClozeT cases) goes with task = \"clozet\" and only there")
+        if (step["task"] in from_cases) != ("cases" in step):
+            tasks = " or ".join(f'"{t}"' for t in from_cases)
+            raise InputError(f"{path}, [[build]] step {i}: 'cases' (the written cases) goes with task = {tasks} and only there")
     if recipe.get("annotate"):
         from lotdata.annotate.client import KEY_ENV, URL_ENV
         from lotdata.annotate.jobs import JOBS
@@ -468,10 +470,11 @@ class _Run:
         self.stories = [out / "stories.parquet"]
 
     def build(self, step: dict[str, Any]) -> None:
+        from lotdata.datasets.registry import get_task
         from lotdata.tasks.build import build_dataset
-        from lotdata.tasks.clozet import CLOZET_SPLIT, build_clozet
 
-        if not self.stories and step["task"] != "clozet":
+        build_cases = get_task(step["task"]).case_builder  # ClozeT: from the written cases, not from stories
+        if not self.stories and build_cases is None:
             raise LotdataError(f"{self.path}: [[build]] {step['task']}: no stories table (add [read], [extract], [[sites]] or stories = '...')")
         task = step["task"]
         out = self.root / step.get("out", task)
@@ -485,10 +488,10 @@ class _Run:
         if fp is None:
             return
         try:
-            if task == "clozet":
-                report = build_clozet(cases, out, split=step.get("split") or CLOZET_SPLIT, seed=step.get("seed", 0),
-                                      n=step.get("n"), lot_jsonl=step.get("lot_jsonl", True), tokenizer=step.get("tokenizer"),
-                                      command=f"lotdata run {self.path} --out {self.root}")
+            if build_cases is not None:
+                report = build_cases(cases, out, split=step.get("split"), seed=step.get("seed", 0),
+                                     n=step.get("n"), lot_jsonl=step.get("lot_jsonl", True), tokenizer=step.get("tokenizer"),
+                                     command=f"lotdata run {self.path} --out {self.root}")
             else:
                 on_start, advance = self.progress_factory(task) if self.progress_factory else (None, None)
                 report = build_dataset(

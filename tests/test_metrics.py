@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from lotdata import metrics
+from lotdata.datasets.registry import get_task
 from lotdata.errors import InputError, MissingFileError
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -186,7 +187,7 @@ def test_evaluate_cli_writes_json_and_names_bad_input(tmp_path):
     assert "nlpcc2021_overall" in result.output
     # the default is LOT's definition: n = 1, 2 and no NLPCC score
     lot = json.loads(runner.invoke(app, ["evaluate", "outgen", "--pred", str(pred), "--gold", str(gold_path), "--json", "-"]).output)
-    assert set(lot) == set(metrics.LOT_METRICS["outgen"])
+    assert set(lot) == set(get_task("outgen").lot_metrics)
     assert lot == pytest.approx(metrics.evaluate("outgen", _derived_predictions(gold), gold, "lot"))
     paper = runner.invoke(app, ["evaluate", "outgen", "--pred", str(gold_path), "--gold", str(gold_path), "--definition", "paper", "--json", "-"])
     assert json.loads(paper.output)["order"] == pytest.approx(1.0)
@@ -384,7 +385,7 @@ def test_lot_order_floor_matches_convs2s_not_the_plain_formula():
     lot = metrics.evaluate("outgen", other, gold, "lot")
     plain = metrics.evaluate("outgen", other, gold, "paper")
     assert 0.2 < lot["order"] < 0.35 and plain["order"] < 0.05
-    assert set(lot) == set(metrics.LOT_METRICS["outgen"])
+    assert set(lot) == set(get_task("outgen").lot_metrics)
 
 
 @pytest.mark.parametrize("label", ["7", "abc", True])

@@ -15,14 +15,14 @@ import numpy as np
 
 from lotdata.audit.baselines import EndingOnly, _relative
 from lotdata.audit.features import FeatureCache
-from lotdata.audit.items import Item
+from lotdata.audit.items import CANDIDATES, Item
 
 
 def _rows(items: Sequence[Item]) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Option texts and, per text, the item it belongs to and which of its options it is."""
     texts, owner, option = [], [], []
     for i, it in enumerate(items):
-        for o, text in enumerate(it.candidates if it.task == "clozet" else [it.removed]):
+        for o, text in enumerate(it.candidates if it.shape == CANDIDATES else [it.removed]):
             texts.append(text)
             owner.append(i)
             option.append(o)
@@ -35,7 +35,7 @@ def _held_out_correct(items, X, owner, option, train_items: np.ndarray, test_ite
 
     train_rows = np.flatnonzero(np.isin(owner, train_items))
     test_rows = np.flatnonzero(np.isin(owner, test_items))
-    if items[0].task == "clozet":
+    if items[0].shape == CANDIDATES:
         y = np.array([int(option[r] == items[owner[r]].gold_option) for r in train_rows])
         model = LogisticRegression(solver="liblinear", random_state=seed).fit(X[train_rows], y)
         probs = model.predict_proba(X[test_rows])[:, 1]

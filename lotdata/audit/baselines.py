@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 
 from lotdata.audit.bert import BERT_BASELINES
 from lotdata.audit.features import FeatureCache, sentence_bleu
-from lotdata.audit.items import Item
+from lotdata.audit.items import CANDIDATES, Item
 
 Scores = list[list[float]]
 
@@ -85,7 +85,7 @@ class Length(Baseline):
         n = lambda text, lang: len(self.cache.tokens(text, lang))  # noqa: E731
         return [
             [float(n(c, it.lang)) for c in it.candidates]
-            if it.task == "clozet"
+            if it.shape == CANDIDATES
             else [-abs(mean(n(s, it.lang) for s in it.neighbours(o)) - n(it.removed, it.lang)) for o in range(it.n_options)]
             for it in items
         ]
@@ -106,7 +106,7 @@ class Bleu(Baseline):
     def scores(self, items):
         out = []
         for it in items:
-            if it.task == "clozet":
+            if it.shape == CANDIDATES:
                 context = " ".join(it.context_sentences()) if it.lang == "en" else "".join(it.context_sentences())
                 out.append([self._bleu(c, context, it.lang) for c in it.candidates])
             else:
@@ -130,7 +130,7 @@ class Sentiment(Baseline):
         s = self._prefill(items)
         return [
             [s(c, it.lang) for c in it.candidates]
-            if it.task == "clozet"
+            if it.shape == CANDIDATES
             else [-abs(mean(s(x, it.lang) for x in it.neighbours(o)) - s(it.removed, it.lang)) for o in range(it.n_options)]
             for it in items
         ]
@@ -272,7 +272,7 @@ class EndingOnly(Baseline):
 
         self.lang = train[0].lang if train else "zh"
         self.vec = self._vectorizer(self.lang)
-        if train and train[0].task == "clozet":
+        if train and train[0].shape == CANDIDATES:
             texts = [c for it in train for c in it.candidates]
             y = [int(o == it.gold_option) for it in train for o in range(len(it.candidates))]
             self.model = LogisticRegression(C=1.0, solver="liblinear", random_state=0).fit(self.vec.fit_transform(texts), y)
@@ -285,7 +285,7 @@ class EndingOnly(Baseline):
     def scores(self, items):
         if not items:
             return []
-        if items[0].task == "clozet":
+        if items[0].shape == CANDIDATES:
             probs = self.model.predict_proba(self.vec.transform([c for it in items for c in it.candidates]))[:, 1]
             out, k = [], 0
             for it in items:

@@ -1,9 +1,10 @@
 """What the audit sees of a cloze-style example: its options and what surrounds them.
 
-A ClozeT item has two candidate sentences for one masked position; a SenPos item has one removed
-sentence and a candidate gap between every two adjacent sentences. Both become an `Item` whose
-options are numbered from 0; `label_of_option` turns an option back into the table's own label
-convention (ClozeT: the candidate index; SenPos: the gap counted from 1).
+An item's `shape` is its task's `choice_shape`: a ClozeT item ("candidates") has two candidate sentences
+for one masked position; a SenPos item ("gaps") has one removed sentence and a candidate gap between
+every two adjacent sentences. Both become an `Item` whose options are numbered from 0; `label_of_option`
+turns an option back into the table's own label convention (the task's `label_base`: ClozeT counts
+candidates from 0, SenPos gaps from 1).
 """
 
 from __future__ import annotations
@@ -15,14 +16,16 @@ from pathlib import Path
 import pyarrow as pa
 
 from lotdata.datasets.folder import dataset_task, read_dataset
+from lotdata.datasets.registry import family_tasks, get_task
 from lotdata.datasets.inputs import first_jsonl_record, lot_split_files, open_input
 from lotdata.datasets.lotformat import read_lot_file, split_of_file
 from lotdata.errors import InputError
-from lotdata.schema import MASK_TOKENS, SPLITS, TASK_SCHEMAS, table_from_rows
+from lotdata.schema import SPLITS, TASK_SCHEMAS, table_from_rows
 from lotdata.tasks.storycloze import read_storycloze_splits
 from lotdata.text import split_sentences
 
-AUDIT_TASKS = ("clozet", "senpos")
+#: the item shapes (`TaskSpec.choice_shape`)
+CANDIDATES, GAPS = "candidates", "gaps"
 
 
 @dataclass
@@ -32,55 +35,62 @@ class Item:
     task: str
     lang: str
     label: int  # the table's convention
-    before: list[str] = field(default_factory=list)  # clozet: context sentences before the mask
-    after: list[str] = field(default_factory=list)  # clozet: context sentences after the mask
-    candidates: list[str] = field(default_factory=list)  # clozet
-    sentences: list[str] = field(default_factory=list)  # senpos: the paragraph without `removed`
-    removed: str = ""  # senpos
+    before: list[str] = field(default_factory=list)  # candidates: context sentences before the mask
+    after: list[str] = field(default_factory=list)  # candidates: context sentences after the mask
+    candidates: list[str] = field(default_factory=list)  # candidates
+    sentences: list[str] = field(default_factory=list)  # gaps: the paragraph without `removed`
+    removed: str = ""  # gaps
+
+    @property
+    def shape(self) -> str:
+        """How the item offers its options: CANDIDATES (ClozeT) or GAPS (SenPos), its task's `choice_shape`."""
+        return get_task(self.task).choice_shape
 
     @property
     def n_options(self) -> int:
-        return len(self.candidates) if self.task == "clozet" else len(self.sentences) - 1
+        return len(self.candidates) if self.shape == CANDIDATES else len(self.sentences) - 1
 
     @property
     def gold_option(self) -> int:
-        return self.label if self.task == "clozet" else self.label - 1
+        return self.label - get_task(self.task).label_base
 
     def label_of_option(self, option: int) -> int:
-        return option if self.task == "clozet" else option + 1
+        return option + get_task(self.task).label_base
 
     def neighbours(self, option: int) -> tuple[str, str]:
         """ClozeT: the sentences just before and after the mask; SenPos: the two sides of gap `option`."""
-        if self.task == "clozet":
+        if self.shape == CANDIDATES:
             return (self.before[-1] if self.before else "", self.after[0] if self.after else "")
         return self.sentences[option], self.sentences[option + 1]
 
     def option_text(self, option: int) -> str:
         """The text an option adds (ClozeT: the candidate; SenPos: the removed sentence)."""
-        return self.candidates[option] if self.task == "clozet" else self.removed
+        return self.candidates[option] if self.shape == CANDIDATES else self.removed
 
     def context_sentences(self) -> list[str]:
-        return self.before + self.after if self.task == "clozet" else self.sentences
+        return self.before + self.after if self.shape == CANDIDATES else self.sentences
 
     def all_sentences(self) -> list[str]:
-        return self.context_sentences() + (self.candidates if self.task == "clozet" else [self.removed])
+        return self.context_sentences() + (self.candidates if self.shape == CANDIDATES else [self.removed])
 
 
 def items_from_table(table: pa.Table, task: str, source: str = "", quarantine: list[dict] | None = None) -> list[Item]:
     """Items of one split table; a row the audit cannot use goes to `quarantine` (path, row, reason, raw)
     when given, else raises InputError naming the row."""
-    if task not in AUDIT_TASKS:
-        raise InputError(f"audit-bias works on clozet and senpos datasets, not {task!r}")
+    audited = family_tasks("understanding")
+    if task not in audited:
+        raise InputError(f"audit-bias works on {' and '.join(audited)} datasets, not {task!r}")
+    spec = get_task(task)
     items = []
     for number, row in enumerate(table.to_pylist(), start=1):
-        reason = _row_problem(row, task)
+        reason = _row_problem(row, spec.choice_shape, spec.mask_token)
         if reason:
             if quarantine is None:
                 raise InputError(reason, path=source, row=number)
             quarantine.append({"path": source, "row": number, "reason": reason, "raw": json.dumps(row, ensure_ascii=False)[:500]})
             continue
-        if task == "clozet":
-            before, _, after = row["context"].partition(MASK_TOKENS["clozet"])
+        if spec.choice_shape == CANDIDATES:
+            before, _, after = row["context"].partition(spec.mask_token)
             items.append(
                 Item(
                     example_id=row["example_id"], split=row["split"], task=task, lang=row["lang"], label=int(row["label"]),
@@ -99,15 +109,15 @@ def items_from_table(table: pa.Table, task: str, source: str = "", quarantine: l
     return items
 
 
-def _row_problem(row: dict, task: str) -> str | None:
-    """Why the audit cannot use this row, or None."""
+def _row_problem(row: dict, shape: str, mask: str | None) -> str | None:
+    """Why the audit cannot use this row (of a task of this item shape and mask token), or None."""
     label = row.get("label")
-    if task == "clozet":
+    if shape == CANDIDATES:
         candidates = row.get("candidates") or []
         if len(candidates) < 2 or any(not (c or "").strip() for c in candidates):
             return f"clozet row needs two non-empty candidates, has {candidates!r}"
-        if MASK_TOKENS["clozet"] not in (row.get("context") or ""):
-            return f"context has no {MASK_TOKENS['clozet']} mark"
+        if mask not in (row.get("context") or ""):
+            return f"context has no {mask} mark"
         if label is None or not 0 <= int(label) < len(candidates):
             return f"label {label!r} is not a candidate index 0..{len(candidates) - 1}"
         return None

@@ -37,28 +37,37 @@ PAPER_NAMES = {
 }
 
 
+#: the published tables for data of (task, language), searched in order, each {split: {baseline: figure}}
+#: with its reference key: English ClozeT-style data is the Story Cloze Test (an ending-only classifier from
+#: Schwartz et al., the rest from ROCStories Table 6); any other is compared with LOT Table 13 (test sets)
+PUBLISHED = {
+    ("clozet", "en"): (({s: {"ending_only": v} for s, v in SCHWARTZ_ENDING_ONLY.items()}, "schwartz"), (ROC_TABLE6, "roc")),
+}
+#: what stands in for a paper's resource, for data of (task, language), then for any data
+SUBSTITUTES = {
+    ("clozet", "en"): {
+        "sentiment_full": "paper: Stanford CoreNLP sentiment; ours: VADER",
+        "sentiment_last": "paper: Stanford CoreNLP sentiment; ours: VADER",
+        "frequency": "paper: web hit counts; ours: words of the training split's right endings",
+        "ending_only": "paper: style features + logistic regression; ours: word/char n-grams + length",
+    },
+}
+SUBSTITUTES_ANY_DATA = {
+    "bert_wo_context": "paper: bert-base fine-tuned; ours: the --model-path checkpoint",
+    "bert_wo_long": "paper: bert-base fine-tuned; ours: the --model-path checkpoint",
+}
+
+
 def paper_figure(baseline: str, task: str, lang: str, split: str) -> tuple[float, str] | None:
     """(figure, reference key) published for this baseline on this kind of data and split, if any."""
-    if task == "clozet" and lang == "en":
-        if baseline == "ending_only" and split in SCHWARTZ_ENDING_ONLY:
-            return SCHWARTZ_ENDING_ONLY[split], "schwartz"
-        value = ROC_TABLE6.get(split, {}).get(baseline)
-        return (value, "roc") if value is not None else None
-    if split == "test":
-        value = LOT_TABLE13.get(task, {}).get(baseline)
-        return (value, "lot") if value is not None else None
+    tables = PUBLISHED.get((task, lang), (({"test": LOT_TABLE13.get(task, {})}, "lot"),))
+    for table, reference in tables:
+        value = table.get(split, {}).get(baseline)
+        if value is not None:
+            return value, reference
     return None
 
 
 def substitute_note(baseline: str, task: str, lang: str) -> str | None:
     """What stands in for the paper's resource, shown next to the paper's figure; None when nothing does."""
-    if task == "clozet" and lang == "en":
-        if baseline in ("sentiment_full", "sentiment_last"):
-            return "paper: Stanford CoreNLP sentiment; ours: VADER"
-        if baseline == "frequency":
-            return "paper: web hit counts; ours: words of the training split's right endings"
-        if baseline == "ending_only":
-            return "paper: style features + logistic regression; ours: word/char n-grams + length"
-    if baseline in ("bert_wo_context", "bert_wo_long"):
-        return "paper: bert-base fine-tuned; ours: the --model-path checkpoint"
-    return None
+    return SUBSTITUTES.get((task, lang), {}).get(baseline) or SUBSTITUTES_ANY_DATA.get(baseline)

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from lotdata.audit.baselines import ALL_BASELINES
+from lotdata.audit.items import CANDIDATES
 from lotdata.audit.papers import LOT_BERT, PAPER_NAMES, REFERENCES, paper_figure, substitute_note
 from lotdata.audit.stats import TEST_TEXT, VERDICT_TEXT
 
@@ -155,7 +156,7 @@ def render_markdown(result, examples: Examples, evidence: Evidence | None = None
 def _item_text_md(item, e: dict[str, Any]) -> str:
     if item is None:
         return ""
-    if item.task == "clozet":
+    if item.shape == CANDIDATES:
         context = " ".join(item.before) + " ___ " + " ".join(item.after)
         cands = "; ".join(f"{'✓' if o == item.gold_option else '✗'} “{c}”" for o, c in enumerate(item.candidates))
         return f"{context.strip()} — {cands}"
@@ -329,7 +330,7 @@ def _evidence_item_html(item, e: dict[str, Any]) -> str:
             f"{e['others']} other baselines)</span>")
     if item is None:
         return f"<li>{head}</li>"
-    if item.task == "clozet":
+    if item.shape == CANDIDATES:
         context = _e(" ".join(item.before)) + " <b>[___]</b> " + _e(" ".join(item.after))
         cands = "".join(f"<li class=\"{'right' if o == item.gold_option else 'wrong'}\">{'✓ right' if o == item.gold_option else '✗ wrong'}: "
                         f"{_e(c)}</li>" for o, c in enumerate(item.candidates))

@@ -21,7 +21,7 @@ from statistics import NormalDist
 from typing import Sequence
 
 from lotdata.audit.features import FeatureCache
-from lotdata.audit.items import Item
+from lotdata.audit.items import CANDIDATES, Item
 
 SENPOS_CLASSES = ("early", "middle", "late")
 
@@ -38,7 +38,7 @@ class Instance:
 def instances(items: Sequence[Item]) -> list[Instance]:
     out = []
     for it in items:
-        if it.task == "clozet":
+        if it.shape == CANDIDATES:
             for o, c in enumerate(it.candidates):
                 out.append(Instance(it.example_id, it.split, c, "right" if o == it.gold_option else "wrong", it.lang))
         else:

@@ -94,16 +94,10 @@ def _drops(manifest: Mapping[str, Any]) -> str:
 
 
 def _limitations(task: str, rows: Mapping[str, list[Mapping[str, Any]]]) -> list[str]:
-    """The task's known limitations; SenPos says which splits annotators refined (the `refined` column)."""
-    notes = list(get_task(task).card_limitations)
-    if task == "senpos":
-        refined = [s for s, r in rows.items() if r and all(row.get("refined") for row in r)]
-        partly = [s for s, r in rows.items() if any(row.get("refined") for row in r) and s not in refined]
-        if refined or partly:
-            what = "; ".join(x for x in (f"every row of {', '.join(refined)} was refined by annotators" if refined else "",
-                                         f"part of {', '.join(partly)}" if partly else "") if x)
-            notes[0] = f"Refinement (`refined`): {what}; other splits are automatic (LOT refined val/test so that exactly one position fits)."
-    return notes
+    """The task's known limitations, as its `card_notes` adapts them to the rows (SenPos: which splits were refined)."""
+    spec = get_task(task)
+    notes = list(spec.card_limitations)
+    return spec.card_notes(rows, notes) if spec.card_notes is not None else notes
 
 
 def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None) -> str:

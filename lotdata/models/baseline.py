@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import pyarrow as pa
 
-from lotdata.datasets.registry import get_task
+from lotdata.datasets.registry import family_tasks, get_task
 from lotdata.progress import progress
 from lotdata.errors import InputError, must_exist, require
 from lotdata.models import choice, generation
@@ -23,8 +23,16 @@ from lotdata.models.config import BaselineConfig, config_from_dict
 from lotdata.models.trainer import FitResult, fit
 
 META_FILE = "lotdata_baseline.json"
-UNDERSTANDING = choice.TASKS
-GENERATION = generation.TASKS
+
+
+def understanding_tasks() -> tuple[str, ...]:
+    """The multiple-choice tasks (ClozeT, SenPos and any registered since): `ChoiceBaseline`."""
+    return tuple(family_tasks("understanding"))
+
+
+def generation_tasks() -> tuple[str, ...]:
+    """The generation tasks (PlotCom, OutGen and any registered since): `GenBaseline`."""
+    return tuple(family_tasks("generation"))
 
 
 def _texts(task: str, rows: Sequence[dict]) -> list[str]:
@@ -132,8 +140,8 @@ class ChoiceBaseline(_Baseline):
     kind = "encoder"
 
     def __init__(self, config: BaselineConfig, task: str, *, variant: str = "full", **kwargs: Any) -> None:
-        if task not in UNDERSTANDING:
-            raise InputError(f"{task} is not an understanding task {UNDERSTANDING}")
+        if task not in understanding_tasks():
+            raise InputError(f"{task} is not an understanding task {understanding_tasks()}")
         super().__init__(config, task, **kwargs)
         self.variant = variant
 
@@ -219,7 +227,7 @@ class ChoiceBaseline(_Baseline):
         with progress() as bars:
             bar = bars.add_task(f"predict {self.task}", total=len(items))
             preds = self._predict_loop(items, lambda n: bars.advance(bar, n), batch_size)
-        return [p + 1 for p in preds] if self.task == "senpos" else preds
+        return [p + get_task(self.task).label_base for p in preds]
 
 
 def _eval_batch(settings, device: str) -> int:
@@ -244,8 +252,8 @@ class GenBaseline(_Baseline):
     kind = "lm"
 
     def __init__(self, config: BaselineConfig, task: str, **kwargs: Any) -> None:
-        if task not in GENERATION:
-            raise InputError(f"{task} is not a generation task {GENERATION}")
+        if task not in generation_tasks():
+            raise InputError(f"{task} is not a generation task {generation_tasks()}")
         super().__init__(config, task, **kwargs)
 
     def _wrap(self, model) -> None:
@@ -339,7 +347,7 @@ class GenBaseline(_Baseline):
 
 
 def make_baseline(config: BaselineConfig, task: str, **kwargs: Any):
-    return ChoiceBaseline(config, task, **kwargs) if task in UNDERSTANDING else GenBaseline(config, task, **kwargs)
+    return ChoiceBaseline(config, task, **kwargs) if task in understanding_tasks() else GenBaseline(config, task, **kwargs)
 
 
 def load(path: str | Path, *, device: str | None = None):
@@ -351,7 +359,7 @@ def load(path: str | Path, *, device: str | None = None):
         raise InputError(f"no {META_FILE}: not a saved lotdata baseline", path=str(path))
     meta = json.loads((path / META_FILE).read_text(encoding="utf-8"))
     config = config_from_dict(meta["config"], str(path))
-    kwargs = {"variant": meta.get("variant", "full")} if meta["task"] in UNDERSTANDING else {}
+    kwargs = {"variant": meta.get("variant", "full")} if meta["task"] in understanding_tasks() else {}
     baseline = make_baseline(config, meta["task"], device=device, checkpoint=path, **kwargs)
     model, tokenizer = load_backbone(config, baseline.kind, checkpoint=path)
     baseline.tokenizer, baseline.specials = tokenizer, specials_of(tokenizer)

@@ -56,14 +56,14 @@ def cartography_run(config: BaselineConfig, data: str | Path, out: str | Path, *
     from dataclasses import replace
 
     from lotdata.io import check_output_dir, write_parquet, write_text
-    from lotdata.models.baseline import UNDERSTANDING, make_baseline, subsample
+    from lotdata.models.baseline import make_baseline, subsample, understanding_tasks
     from lotdata.models.runs import _dataset
     from lotdata.schema import CARTOGRAPHY, table_from_rows
 
     must_exist(data, "dataset")
     task, splits = _dataset(data)
-    if task not in UNDERSTANDING:
-        raise ValueError(f"cartography maps understanding tasks {UNDERSTANDING}; {data} holds {task}")
+    if task not in understanding_tasks():
+        raise ValueError(f"cartography maps understanding tasks {understanding_tasks()}; {data} holds {task}")
     rows = subsample(splits.get("train") or [], train_size, config.train.seed)
     if not rows:
         raise InputError("no training examples (train.parquet is empty or missing)", path=str(data))

@@ -6,6 +6,7 @@ query position) triple: its score is the dot product of the hidden states at the
 candidates gives the distribution. Encoder-decoder models get the same input in the encoder and
 the decoder and are read from the decoder states, as the paper does for mT5 and LongLM.
 
+An example's layout follows the task's `choice_shape` ("candidates": ClozeT, "gaps": SenPos).
 Layouts (S start, E end, M marker):
 
 - ClozeT ``full``: S left M right E cand0 E cand1 E — query at M (the removed sentence's place),
@@ -26,12 +27,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from lotdata.datasets.registry import family_tasks, get_task
 from lotdata.errors import InputError, require
 from lotdata.models.backbone import Specials
-from lotdata.schema import MASK_TOKENS
 
 VARIANTS = ("full", "wo_context", "wo_long")
-TASKS = ("clozet", "senpos")
 
 
 @dataclass
@@ -60,26 +60,32 @@ class Encoder:
     """Turns task rows into `Encoded` examples for one tokenizer, task and variant."""
 
     def __init__(self, tokenizer, specials: Specials, task: str, variant: str = "full", max_length: int = 512) -> None:
-        if task not in TASKS:
-            raise ValueError(f"task {task!r} is not an understanding task {TASKS}")
+        spec = get_task(task)
+        if spec.choice_shape is None:
+            raise ValueError(f"task {task!r} is not an understanding task {tuple(family_tasks('understanding'))}")
         if variant not in VARIANTS:
             raise ValueError(f"variant {variant!r} is not one of {VARIANTS}")
         self.tokenizer, self.sp, self.task, self.variant, self.max_length = tokenizer, specials, task, variant, max_length
+        self.shape, self.mask, self.label_base = spec.choice_shape, spec.mask_token, spec.label_base
 
     def ids(self, text: str) -> list[int]:
         return self.tokenizer(text, add_special_tokens=False)["input_ids"] if text else []
 
     def __call__(self, row: Mapping[str, Any]) -> Encoded:
-        return self.clozet(row) if self.task == "clozet" else self.senpos(row)
+        return self.candidates(row) if self.shape == "candidates" else self.gaps(row)
 
-    def clozet(self, row: Mapping[str, Any]) -> Encoded:
+    def label(self, row: Mapping[str, Any]) -> int:
+        """The right option's index from 0 (-1 when unknown), whatever the task counts its labels from."""
+        return int(row["label"]) - self.label_base if row.get("label") is not None else -1
+
+    def candidates(self, row: Mapping[str, Any]) -> Encoded:
         S, E, M = self.sp.start, self.sp.end, self.sp.marker
-        label = int(row["label"]) if row.get("label") is not None else -1
+        label = self.label(row)
         cands = [self.ids(c) for c in row["candidates"]]
         if self.variant == "wo_context":
             left = right = None
         else:
-            left_text, _, right_text = row["context"].partition(MASK_TOKENS["clozet"])
+            left_text, _, right_text = row["context"].partition(self.mask)
             if self.variant == "wo_long":
                 left_text, right_text = _last_sentence(left_text, row.get("lang")), _first_sentence(right_text, row.get("lang"))
             left, right = self.ids(left_text), self.ids(right_text)
@@ -99,9 +105,9 @@ class Encoder:
             triples.append((0, len(seq) - 1, query))
         return Encoded([seq], triples, label)
 
-    def senpos(self, row: Mapping[str, Any]) -> Encoded:
+    def gaps(self, row: Mapping[str, Any]) -> Encoded:
         S, E, M = self.sp.start, self.sp.end, self.sp.marker
-        label = int(row["label"]) - 1 if row.get("label") is not None else -1
+        label = self.label(row)
         sentences = [self.ids(s) for s in row["sentences"]]
         removed = self.ids(row["removed"])
         gaps = len(sentences) - 1

@@ -29,13 +29,13 @@ def evaluate_cmd(
 ) -> None:
     """Score predictions: accuracy, BLEU-n, Distinct-n, Coverage, Order (LOT Section 5.3; LOT's Overall: `baseline table`)."""
     from lotdata import metrics
+    from lotdata.datasets.registry import get_task
     from lotdata.clikit import warn
     from lotdata.io import check_output_file, write_text
 
     to_stdout = json_out is not None and str(json_out) == "-"
     with errors():
-        if task not in metrics.UNDERSTANDING + metrics.GENERATION:
-            raise ValueError(f"unknown task {task!r}")
+        get_task(task)  # an unknown task: ValueError naming the known ones
         if metrics.DEFINITION_ALIASES.get(definition, definition) not in metrics.DEFINITIONS:
             raise ValueError(f"--definition {definition!r}: choose from {', '.join(metrics.DEFINITIONS)}")
         if json_out is not None and not to_stdout:

@@ -1,5 +1,7 @@
 """Generation baselines (PlotCom, OutGen): inputs, the LM loss and top-k sampling (LOT Section 5.2).
 
+The task's `generation_input` says what the model reads and writes:
+
 - PlotCom: the story with its <MASK> (as the tokenizer's mask/marker token) -> the missing sentence.
 - OutGen: title, then the outline phrases, joined by the end token ([SEP] / </s>) -> the story.
 
@@ -12,11 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from lotdata.datasets.registry import family_tasks, get_task
 from lotdata.errors import require
 from lotdata.models.backbone import Specials
-from lotdata.schema import MASK_TOKENS
 
-TASKS = ("plotcom", "outgen")
 IGNORE = -100
 
 
@@ -28,26 +29,36 @@ class Pair:
 
 class GenEncoder:
     def __init__(self, tokenizer, specials: Specials, task: str, max_length: int = 512, encoder_decoder: bool = False) -> None:
-        if task not in TASKS:
-            raise ValueError(f"task {task!r} is not a generation task {TASKS}")
+        spec = get_task(task)
+        if spec.generation_input is None:
+            raise ValueError(f"task {task!r} is not a generation task {tuple(family_tasks('generation'))}")
         self.tokenizer, self.sp, self.task, self.max_length, self.encoder_decoder = tokenizer, specials, task, max_length, encoder_decoder
+        self.input, self.mask = spec.generation_input, spec.mask_token
 
     def ids(self, text: str) -> list[int]:
         return self.tokenizer(text, add_special_tokens=False)["input_ids"] if text else []
 
+    def piece(self, text: str) -> list[int]:
+        """A source piece's ids, the task's mask token (its first one) as the marker token."""
+        if self.mask is None or self.mask not in text:
+            return self.ids(text)
+        left, _, right = text.partition(self.mask)
+        return self.ids(left) + [self.sp.marker] + self.ids(right)
+
     def source(self, row: Mapping[str, Any]) -> list[int]:
-        if self.task == "plotcom":
-            left, _, right = row["context"].partition(MASK_TOKENS["plotcom"])
-            ids = self.ids(left) + [self.sp.marker] + self.ids(right)
-        else:
-            ids = self.ids(row.get("title") or "")
-            for phrase in row["outline"]:
-                ids += [self.sp.end] + self.ids(phrase)
-        budget = self.max_length // 2 if self.task == "outgen" or not self.encoder_decoder else self.max_length - 2
+        pieces: list[str] = []
+        for name in self.input.source:
+            value = row.get(name)
+            pieces.extend(value) if isinstance(value, list) else pieces.append(value or "")
+        ids = self.piece(pieces[0]) if pieces else []
+        for text in pieces[1:]:
+            ids += [self.sp.end] + self.piece(text)
+        # a one-sentence target leaves an encoder-decoder's source the whole length
+        budget = self.max_length - 2 if self.input.short_target and self.encoder_decoder else self.max_length // 2
         return ids[:budget]
 
     def target_text(self, row: Mapping[str, Any]) -> str:
-        return row["target"] if self.task == "plotcom" else row["story"]
+        return row[self.input.target]
 
     def __call__(self, row: Mapping[str, Any]) -> Pair:
         source = self.source(row)

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 from lotdata.datasets.registry import get_task
 from lotdata.errors import InputError, must_exist, require
 from lotdata.io import write_jsonl, write_text
-from lotdata.models.baseline import GENERATION, UNDERSTANDING, load, make_baseline, subsample
+from lotdata.models.baseline import generation_tasks, load, make_baseline, subsample, understanding_tasks
 from lotdata.models.config import BaselineConfig
 
 RESULTS_FILE = "results.json"
@@ -45,7 +45,7 @@ def train_run(config: BaselineConfig, data: str | Path, out: str | Path, *, task
     if not splits.get("train"):
         raise InputError("no training examples (train.parquet is empty or missing)", path=str(data))
     out = Path(out)
-    kwargs = {"variant": variant} if task in UNDERSTANDING else {}
+    kwargs = {"variant": variant} if task in understanding_tasks() else {}
     if prepared is not None:
         prepared.reset()
         baseline = prepared
@@ -56,13 +56,13 @@ def train_run(config: BaselineConfig, data: str | Path, out: str | Path, *, task
     baseline.fit(rows, splits.get("val") or None, out=out, resume=resume)
     fit = baseline.fit_result
     results = {
-        "model": config.name, "task": task, "variant": variant if task in UNDERSTANDING else None, "data": str(data),
+        "model": config.name, "task": task, "variant": variant if task in understanding_tasks() else None, "data": str(data),
         "device": baseline.device, "parameters": baseline.n_parameters(), "train_examples": len(rows),
         "epochs_run": fit.epochs_run, "best_epoch": fit.best_epoch, "train_examples_per_s": round(fit.train_examples_per_s, 2),
         "seconds": round(time.perf_counter() - started, 1), "resumed_from_epoch": fit.resumed_from,
         "history": fit.history, "scores": {},
     }
-    if task in UNDERSTANDING:
+    if task in understanding_tasks():
         for split in ("val", "test"):
             if splits.get(split):
                 preds = baseline.predict(splits[split])
@@ -87,7 +87,7 @@ def predict_run(run: str | Path, data: str | Path, out: str | Path, *, split: st
     if not rows:
         raise InputError(f"no {split} examples", path=str(data))
     gold = [to_lot(task, row) for row in rows]
-    preds = baseline.predict(rows, batch_size=batch_size) if task in UNDERSTANDING else baseline.generate(rows, seed=seed, batch_size=batch_size)
+    preds = baseline.predict(rows, batch_size=batch_size) if task in understanding_tasks() else baseline.generate(rows, seed=seed, batch_size=batch_size)
     spec = get_task(task)
     records = [{**record, spec.prediction_field: spec.prediction_type(pred)} for record, pred in zip(gold, preds)]
     write_jsonl(records, out)
@@ -95,7 +95,7 @@ def predict_run(run: str | Path, data: str | Path, out: str | Path, *, split: st
     if score:
         definition = metrics.DEFINITION_ALIASES.get(definition, definition)
         by_definition = {d: metrics.evaluate(task, records, gold, d) for d in dict.fromkeys([definition, "lot"]
-                         + (["nlpcc2021"] if task in GENERATION else []))}
+                         + (["nlpcc2021"] if task in generation_tasks() else []))}
         summary["scores"] = by_definition[definition]
         if (run / RESULTS_FILE).exists() or (run / "best").exists():
             results = _read_results(run)
@@ -127,7 +127,7 @@ def _read_runs(runs: Sequence[str | Path], split: str, definition: str) -> dict[
         if not results:
             raise InputError(f"no {RESULTS_FILE} in the run folder", path=str(run))
         entry = by_model.setdefault(results["model"], {"#P": results.get("parameters")})
-        source = "scores_nlpcc2021" if definition == "nlpcc2021" and results["task"] in GENERATION else "scores"
+        source = "scores_nlpcc2021" if definition == "nlpcc2021" and results["task"] in generation_tasks() else "scores"
         for metric, value in (results.get(source, {}).get(split) or {}).items():
             entry[(results["task"], metric)] = value
     return by_model
@@ -234,8 +234,8 @@ def learning_curve(config: BaselineConfig, data: str | Path, out: str | Path, *,
                    sizes: Sequence[float] = (0.1, 0.25, 0.5, 1.0), device: str | None = None, split: str = "test") -> dict[str, Any]:
     """Accuracy against training-set size (LOT Figure 2): one run per size under OUT/size_N, a PNG and a JSON."""
     task, splits = _dataset(data, task)
-    if task not in UNDERSTANDING:
-        raise InputError(f"the learning curve is for understanding tasks {UNDERSTANDING}, not {task}")
+    if task not in understanding_tasks():
+        raise InputError(f"the learning curve is for understanding tasks {understanding_tasks()}, not {task}")
     n_train = len(splits.get("train", []))
     if not n_train:
         raise InputError("no training examples (train.parquet is empty or missing)", path=str(data))

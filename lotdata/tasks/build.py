@@ -19,8 +19,7 @@ from lotdata.exec import Shard, check_executor, read_shard_rows, run_shards, wri
 from lotdata.io import check_output_dir, sha256_file, sha256_text, write_jsonl
 from lotdata.schema import SPLITS, STORIES, STORY_STATUSES, table_from_rows
 from lotdata.tasks.common import BuildStats, StoryOutcome
-from lotdata.tasks.plotcom import MASK as PLOTCOM_MASK
-from lotdata.tasks.plotcom import plotcom_from_clozet, sample_clozet, stories_held_by
+from lotdata.tasks.plotcom import sample_clozet, stories_held_by
 from lotdata.tasks.provenance import build_environment
 from lotdata.text.tokenize import using_tokenizer
 
@@ -62,12 +61,13 @@ def build_tokenizer(name: str | None) -> str:
 
 
 def statuses_used(task: str, stories: Sequence[Mapping[str, Any]], statuses: Sequence[str] | None) -> list[str]:
-    """The story statuses a build takes. Asked for: those. OutGen (LOT: "based on filtered stories") on
-    stories carrying annotators' decisions: the accepted and rewritten ones. Otherwise every status but rejected."""
+    """The story statuses a build takes. Asked for: those. A task built from filtered stories only (OutGen,
+    LOT: "based on filtered stories") on stories carrying annotators' decisions: the accepted and rewritten
+    ones. Otherwise every status but rejected."""
     present = {s["status"] for s in stories}
     if statuses:
         return sorted(set(statuses) - set(EXCLUDED_STATUSES))  # rejected stories are never built
-    if task == "outgen" and present & set(FILTERED_STATUSES):
+    if get_task(task).filtered_stories_only and present & set(FILTERED_STATUSES):
         return sorted(FILTERED_STATUSES)
     return sorted(present - set(EXCLUDED_STATUSES))
 
@@ -142,11 +142,9 @@ def build_capped(
 
 
 def _stats_dict(task: str, stats: BuildStats) -> dict[str, Any]:
-    result = stats.as_dict()
-    if task == "senpos":
-        result["paragraphs"] = stats.paragraphs
-        result["paragraphs_dropped"] = dict(sorted(stats.paragraphs_dropped.items()))
-    return result
+    """The build's counts, with the task's own (`build_stats`: SenPos paragraphs)."""
+    task_stats = get_task(task).build_stats
+    return {**stats.as_dict(), **(task_stats(stats) if task_stats is not None else {})}
 
 
 #: stories per shard of the executor (a shard's examples are built in one process)
@@ -314,8 +312,9 @@ def build_dataset(
     """
     _builder(task)
     check_executor(executor, workers)
-    if clozet is not None and task != "plotcom":
-        raise ValueError("--clozet applies to plotcom only (its val/test come from ClozeT)")
+    if clozet is not None and _val_test_source(task) is None:
+        takers = [t for t in builder_tasks() if _val_test_source(t) is not None]
+        raise ValueError(f"--clozet applies to {', '.join(takers)} only (its val/test come from ClozeT)")
     if clozet is not None and split is not None:
         raise ValueError("--split does not apply with --clozet: val/test are ClozeT's, train takes every other story")
     if clozet_split is not None and clozet is None:
@@ -401,7 +400,7 @@ def _build(
         train = _cap(_cap(examples, n, seed, group), train_n, seed, group)
         by_split = {
             "train": sorted(({**ex, "split": "train"} for ex in train), key=lambda ex: story_order_key(ex["example_id"], seed)),
-            **{s: plotcom_from_clozet(clozet_rows.get(s, []), origin=clozet_origin) for s in ("val", "test")},
+            **{s: _val_test_source(task).convert(clozet_rows.get(s, []), origin=clozet_origin) for s in ("val", "test")},
         }
     if not any(by_split.values()):
         raise LotdataError(f"no examples built from {len(stories)} stories (dropped: {_stats_dict(task, stats)['stories_dropped']})")
@@ -414,8 +413,8 @@ def _build(
     }
     if n is not None:
         summary["stories_available"] = len(stories)
-    if task == "plotcom":
-        summary["masked_positions"] = _masked_positions(by_split["train"])
+    if get_task(task).split_summary is not None:
+        summary.update(get_task(task).split_summary(by_split))
     origins = _origins(task, by_split)
     if clozet_rows is not None:
         summary["clozet_rows_unused"] = {s: len(r) for s, r in clozet_rows.items() if s not in ("val", "test")}
@@ -451,17 +450,6 @@ def _build(
     return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=summary, warnings=warnings, notes=notes)
 
 
-def _masked_positions(examples: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """How many automatic PlotCom examples mask the first, an inner or the last sentence."""
-    counts: Counter = Counter()
-    for ex in examples:
-        if (ex.get("origin") or "auto") != "auto":
-            continue
-        last = ex["context"].rstrip().endswith(PLOTCOM_MASK)
-        counts["first" if ex["mask_sentence_index"] == 0 else "last" if last else "inner"] += 1
-    return {k: counts[k] for k in ("first", "inner", "last")}
-
-
 def build_plotcom_with_clozet(
     stories_paths: Sequence[str | Path],
     clozet: str | Path | Mapping[str, list[dict[str, Any]]],
@@ -475,8 +463,16 @@ def build_plotcom_with_clozet(
     return build_dataset("plotcom", stories_paths, out, clozet=clozet, clozet_origin=origin, **options)
 
 
+def _val_test_source(task: str) -> Any:
+    """Where the task's val/test come from when they are not built (PlotCom: ClozeT, LOT 3.3); only ClozeT
+    is taken (`--clozet`)."""
+    source = get_task(task).val_test_from
+    return source if source is not None and source.task == "clozet" else None
+
+
 def _origins(task: str, by_split: Mapping[str, list[dict[str, Any]]]) -> dict[str, list[str]] | None:
-    if task != "plotcom":
+    """Each split's row origins, for a task whose rows say where they come from (an `origin` column)."""
+    if "origin" not in get_task(task).schema.names:
         return None
     return {s: sorted({r.get("origin") or "unknown" for r in rows}) for s, rows in by_split.items()}
 

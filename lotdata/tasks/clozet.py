@@ -55,6 +55,13 @@ def stats(rows: list[dict[str, Any]], vocab: Vocabulary) -> dict[str, Any]:
     return result
 
 
+def parse_label(label: Any) -> Any:
+    """A predicted ClozeT label as scored: 0 / 1 or "0" / "1" (LOT writes strings); ValueError otherwise."""
+    if isinstance(label, bool) or str(label) not in ("0", "1"):
+        raise ValueError(f"ClozeT label {label!r} is not 0 or 1 (plot0 / plot1)")
+    return label
+
+
 def demo_examples(stories: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Mechanical ClozeT rows for tests and demos, not a benchmark: the middle sentence of each story is
     masked, the wrong candidate is a sentence of the next story (LOT's wrong candidates are written by people)."""
@@ -74,15 +81,6 @@ def demo_examples(stories: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-SPEC = register_task(TaskSpec(
-    name=TASK, schema=CLOZET, mask_token=MASK, lot_fields=(("story", "plot0", "plot1", "label"), ()),
-    to_lot=to_lot, from_lot=from_lot, stats=stats, text_fields=("context", "candidates"),
-    metric_family="understanding", prediction_field="label", prediction_type=str,
-    card_category="multiple-choice",
-    card_description="ClozeT: pick the right one of two candidate sentences for the masked position",
-    card_limitations=("The wrong candidates are written by people; check them for artifacts (`lotdata audit-bias`).",),
-    demo_examples=demo_examples,
-))
 
 
 # ---------------------------------------------------------------- splits from the written cases
@@ -137,3 +135,17 @@ def build_clozet(
         )
     return BuildReport(task="clozet", out=Path(out), rows_per_split=rows, stats=stats, warnings=split_warnings(by_split, spec, None),
                        notes=notes)
+
+
+# ---------------------------------------------------------------- the task record
+
+SPEC = register_task(TaskSpec(
+    name=TASK, schema=CLOZET, mask_token=MASK, lot_fields=(("story", "plot0", "plot1", "label"), ()),
+    to_lot=to_lot, from_lot=from_lot, stats=stats, text_fields=("context", "candidates"),
+    metric_family="understanding", prediction_field="label", prediction_type=str,
+    card_category="multiple-choice",
+    card_description="ClozeT: pick the right one of two candidate sentences for the masked position",
+    card_limitations=("The wrong candidates are written by people; check them for artifacts (`lotdata audit-bias`).",),
+    demo_examples=demo_examples, lot_metrics=("accuracy",), parse_prediction=parse_label, choice_shape="candidates",
+    label_base=0, case_builder=build_clozet,
+))

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from lotdata.datasets.lotformat import lot_row_base
-from lotdata.datasets.registry import Builder, TaskSpec, register_task
+from lotdata.datasets.registry import Builder, GenerationInput, TaskSpec, register_task
 from lotdata.datasets.stats import Vocabulary, avg, input_stats
 from lotdata.schema import OUTGEN
 from lotdata.tasks.common import StoryOutcome, story_rng
@@ -69,6 +69,11 @@ def from_lot(record: Mapping[str, Any], *, split: str, index: int) -> dict[str, 
     }
 
 
+def build_environment(params: Mapping[str, Any]) -> dict[str, Any]:
+    """What decides an outline besides the parameters (the extractor's settings), for the manifest."""
+    return {"outline_settings": outline_settings(params)}
+
+
 def stats(rows: list[dict[str, Any]], vocab: Vocabulary) -> dict[str, Any]:
     result: dict[str, Any] = {
         # over titled rows only: null, not 0, when the source has none (LOT's NLPCC OutGen files)
@@ -90,4 +95,9 @@ SPEC = register_task(TaskSpec(
     card_description="OutGen: write the story from its title and an out-of-order outline of phrases",
     card_limitations=("Outlines come from a RAKE extractor: a phrase set close to, not identical with, LOT's; the filling step is seeded.",),
     builder=Builder(outgen_examples, OutgenParams),
+    # BLEU/Distinct-1..4 under nlpcc2021 and paper: the NLPCC 2021 OutGen script's; LOT's tables stop at 2
+    lot_metrics=("bleu-1", "bleu-2", "distinct-1", "distinct-2", "coverage", "order"), ngram_max_n_extended=4,
+    outline_field="outline", lot_input_fields=("outline",),  # its `story` is the output itself, not an input
+    generation_input=GenerationInput(source=("title", "outline"), target="story"),
+    build_environment=build_environment, filtered_stories_only=True,  # LOT: "based on filtered stories"
 ))

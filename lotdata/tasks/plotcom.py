@@ -7,11 +7,12 @@ before. Val/test come from ClozeT right candidates (LOT Section 3.3), not from t
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from lotdata.datasets.lotformat import lot_row_base
-from lotdata.datasets.registry import Builder, TaskSpec, register_task
+from lotdata.datasets.registry import Builder, GenerationInput, TaskSpec, ValTestSource, register_task
 from lotdata.datasets.stats import Vocabulary, avg, input_stats
 from lotdata.schema import MASK_TOKENS, PLOTCOM, SPLITS
 from lotdata.tasks.common import StoryOutcome, check_at_least_one, inner_candidates, merged_sentences, story_rng
@@ -146,6 +147,22 @@ def from_lot(record: Mapping[str, Any], *, split: str, index: int) -> dict[str, 
     }
 
 
+def masked_positions(examples: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """How many automatic PlotCom examples mask the first, an inner or the last sentence."""
+    counts: Counter = Counter()
+    for ex in examples:
+        if (ex.get("origin") or "auto") != "auto":
+            continue
+        last = ex["context"].rstrip().endswith(MASK)
+        counts["first" if ex["mask_sentence_index"] == 0 else "last" if last else "inner"] += 1
+    return {k: counts[k] for k in ("first", "inner", "last")}
+
+
+def split_summary(by_split: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
+    """The built splits' figures for the manifest: where train masks its sentence."""
+    return {"masked_positions": masked_positions(by_split["train"])}
+
+
 def stats(rows: list[dict[str, Any]], vocab: Vocabulary) -> dict[str, Any]:
     result = input_stats([(r["context"].replace(MASK, ""), r["lang"]) for r in rows], vocab)
     result["avg_words_output"] = avg([len(vocab.words_of(r["target"], r["lang"])) for r in rows])
@@ -164,4 +181,7 @@ SPEC = register_task(TaskSpec(
         "Stories of max_words jieba words or more are dropped: our choice (LOT states 500 words for SenPos paragraphs).",
     ),
     builder=Builder(plotcom_examples, PlotcomParams),
+    lot_metrics=("bleu-1", "bleu-2", "distinct-1", "distinct-2"),
+    generation_input=GenerationInput(source=("context",), target="target", short_target=True),
+    split_summary=split_summary, val_test_from=ValTestSource("clozet", plotcom_from_clozet),
 ))

@@ -7,6 +7,7 @@ import platform
 from pathlib import Path
 from typing import Any, Mapping
 
+from lotdata.datasets.registry import get_task
 from lotdata.io import sha256_file
 
 
@@ -29,10 +30,9 @@ def build_environment(task: str, params: Mapping[str, Any]) -> dict[str, Any]:
         "packages": {name: _version(name) for name in ("jieba", "rake-nltk", "pyarrow", "snownlp")},
         "parameter_files": _parameter_files(params),
     }
-    if task == "outgen":
-        from lotdata.tasks.outline import outline_settings
-
-        env["outline_settings"] = outline_settings(params)
+    task_environment = get_task(task).build_environment
+    if task_environment is not None:
+        env.update(task_environment(params))
     return env
 
 

@@ -152,6 +152,31 @@ def from_lot(record: Mapping[str, Any], *, split: str, index: int) -> dict[str, 
     }
 
 
+def parse_label(label: Any) -> int:
+    """A predicted SenPos label as scored: a gap number from 1 (an int, or a string of digits); ValueError otherwise."""
+    ok = isinstance(label, int) and not isinstance(label, bool) or isinstance(label, str) and label.isdigit()
+    if not ok or int(label) < 1:
+        raise ValueError(f"SenPos label {label!r} is not a gap number (an integer from 1)")
+    return int(label)
+
+
+def build_stats(stats: Any) -> dict[str, Any]:
+    """The paragraph counts of a build (a long story gives several paragraphs) for the manifest."""
+    return {"paragraphs": stats.paragraphs, "paragraphs_dropped": dict(sorted(stats.paragraphs_dropped.items()))}
+
+
+def card_notes(rows: Mapping[str, list[Mapping[str, Any]]], notes: list[str]) -> list[str]:
+    """The card's limitations, the first saying which splits annotators refined (the `refined` column)."""
+    notes = list(notes)
+    refined = [s for s, r in rows.items() if r and all(row.get("refined") for row in r)]
+    partly = [s for s, r in rows.items() if any(row.get("refined") for row in r) and s not in refined]
+    if refined or partly:
+        what = "; ".join(x for x in (f"every row of {', '.join(refined)} was refined by annotators" if refined else "",
+                                     f"part of {', '.join(partly)}" if partly else "") if x)
+        notes[0] = f"Refinement (`refined`): {what}; other splits are automatic (LOT refined val/test so that exactly one position fits)."
+    return notes
+
+
 def stats(rows: list[dict[str, Any]], vocab: Vocabulary) -> dict[str, Any]:
     result = input_stats([(join_sentences(r["sentences"], r["lang"]), r["lang"]) for r in rows], vocab)
     result["avg_sents_input"] = avg([len(r["sentences"]) for r in rows])
@@ -172,4 +197,6 @@ SPEC = register_task(TaskSpec(
         "Paragraphs of fewer than min_candidates + 2 units are dropped: our choice, LOT does not state one.",
     ),
     builder=Builder(senpos_examples, SenposParams),
+    lot_metrics=("accuracy",), parse_prediction=parse_label, choice_shape="gaps", label_base=1,
+    build_stats=build_stats, card_notes=card_notes,
 ))
