@@ -1,7 +1,7 @@
 """`audit-bias` on the executor: the same report for 1 worker, 2 workers and Ray; a stopped audit resumes.
 
-Real data: the labelled Story Cloze Test csv files in ../shared/data (English, so the sentiment phase
-scores about 20,000 unique sentences with VADER in 40-odd shards)."""
+Real data: the labelled Story Cloze Test csv files in ../shared/data (English: the sentiment phase scores
+about 20,000 unique sentences with VADER, cut here into shards of 1,000 to have many)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lotdata.audit import baselines as audit_baselines
+from lotdata.audit import work as audit_work
 from lotdata.audit.run import audit, write_audit
 from lotdata.audit.work import WORK_DIR
 from lotdata.cli import app
@@ -27,6 +28,11 @@ FILES = ["results.json", "predictions.parquet", "scan.json", "quarantine.parquet
 @pytest.fixture(scope="module")
 def sct(shared_data) -> Path:
     return shared_data / "storycloze_spring2016_labeled"
+
+
+@pytest.fixture(autouse=True)
+def small_sentiment_shards(monkeypatch):
+    monkeypatch.setitem(audit_work.SENTENCES_PER_SHARD, "en", 1000)  # the plan is made in the caller, Ray included
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +82,7 @@ def test_a_stopped_audit_resumes_its_finished_shards(sct: Path, tmp_path: Path, 
     assert sum(1 for m in first if m.startswith("sentiment/")) > 10
     assert [m for m in first if m.startswith("jobs/")] == ["jobs/done/00000.json"]
 
-    monkeypatch.undo()
+    monkeypatch.setitem(audit_baselines.HEURISTICS, "length", audit_baselines.Length)
     seen: list[tuple[str, bool]] = []
     again = audit(sct, train_split="val", baselines=names, workers=1, work=work, on_step=lambda n, r: seen.append((n, r)))
     assert again.resumed == ["constant_first"] and ("constant_first", True) in seen and ("length", False) in seen
@@ -100,7 +106,7 @@ def test_cli_resumes_a_stopped_report_and_removes_its_work_folder(sct: Path, tmp
     stopped = runner.invoke(app, args)
     assert stopped.exit_code == 3 and "disk on fire" in stopped.output
     assert (out / ".incomplete").exists() and (out / WORK_DIR / "jobs" / "done" / "00000.json").exists()
-    monkeypatch.undo()
+    monkeypatch.setitem(audit_baselines.HEURISTICS, "length", audit_baselines.Length)
     done = runner.invoke(app, args)
     assert done.exit_code == 0, done.output
     assert "constant_first (done by an earlier run)" in done.output

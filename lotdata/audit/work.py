@@ -4,7 +4,7 @@ The caller (`lotdata.audit.run.audit`) loads the items once and writes them to a
 large shared state goes in a file, not in the shard function's closure). Then two phases:
 
 1. sentiment: the unique (lang, sentence) pairs the sentiment baselines need and the score store lacks go to
-   a row-grouped work file, `SENTENCES_PER_SHARD` a shard; each shard scores its rows into a Parquet part;
+   a row-grouped work file, `SENTENCES_PER_SHARD[lang]` a shard; each shard scores its rows into a Parquet part;
    the caller adds the parts to its FeatureCache (and store) and writes every known score to
    `sentiment.parquet` for phase 2.
 2. jobs: one shard per baseline, one for the token scan and one for AFLite. A shard loads the items and the
@@ -38,14 +38,14 @@ from lotdata.audit.features import FeatureCache, score_sentences, sentiment_prob
 from lotdata.audit.items import Item
 from lotdata.audit.scan import association_scan
 from lotdata.audit.stats import chance_test, wilson_interval
-from lotdata.errors import MissingExtraError
+from lotdata.errors import MissingExtraError, require
 from lotdata.exec import Shard, ShardResult, read_shard_rows, run_shards, write_row_grouped
 from lotdata.io import sha256_file, sha256_text, write_parquet, write_text
 
 #: the executor's work folder inside the report folder; removed once the report is written
 WORK_DIR = ".lotdata-work"
-#: sentences per sentiment shard (snownlp: about 2 s of work)
-SENTENCES_PER_SHARD = 500
+#: sentences per sentiment shard, about 2 s of work each: snownlp scores ~240 a second, VADER thousands
+SENTENCES_PER_SHARD = {"zh": 500, "en": 20_000}
 ITEMS_FILE = "items.json"
 SCORES_FILE = "sentiment.parquet"
 SCAN, AFLITE = "association_scan", "aflite"
@@ -117,7 +117,8 @@ def score_pairs(pairs: Sequence[tuple[str, str]], cache: FeatureCache, work: Pat
         return 0.0
     started = time.perf_counter()
     table = pa.table({"lang": [lang for lang, _ in todo], "sentence": [text for _, text in todo]})
-    shards = write_row_grouped(table, work / "sentences.parquet", SENTENCES_PER_SHARD)
+    per_shard = min(SENTENCES_PER_SHARD.get(lang, SENTENCES_PER_SHARD["zh"]) for lang in usable)
+    shards = write_row_grouped(table, work / "sentences.parquet", per_shard)
     fingerprint = sha256_text(json.dumps([cache.sentiment_method, sha256_file(work / "sentences.parquet")]))[:16]
     results = run_shards(_SentimentShard(cache.sentiment_method), shards, work / "sentiment", fingerprint=fingerprint,
                          suffix=".parquet", progress=False, description="sentiment", **run)
@@ -189,6 +190,7 @@ def run_jobs(
 
     `on_done(name, resumed)` is called as each shard finishes. `run`: executor, workers, ray_address."""
     fingerprint = job.fingerprint()
+    require("scipy.stats", "audit")  # every record's chance test: imported once here, before the workers fork
     plans = [
         ([n for n in names if n not in MODEL_BASELINES] + [SCAN] + ([AFLITE] if aflite else []), "jobs", run),
         ([n for n in names if n in MODEL_BASELINES], "models", {"executor": "local", "workers": 1}),
