@@ -41,6 +41,7 @@ from lotdata.audit.stats import chance_test, wilson_interval
 from lotdata.errors import MissingExtraError, require
 from lotdata.exec import Shard, ShardResult, read_shard_rows, run_shards, write_row_grouped
 from lotdata.io import sha256_file, sha256_text, write_parquet, write_text
+from lotdata.text.tokenize import get_tokenizer, tokenizer_name
 
 #: the executor's work folder inside the report folder; removed once the report is written
 WORK_DIR = ".lotdata-work"
@@ -190,7 +191,11 @@ def run_jobs(
 
     `on_done(name, resumed)` is called as each shard finishes. `run`: executor, workers, ray_address."""
     fingerprint = job.fingerprint()
-    require("scipy.stats", "audit")  # every record's chance test: imported once here, before the workers fork
+    # imported and loaded once here, before the workers fork, so that they share them: the chance test of
+    # every record, and the Chinese tokenizer's dictionary every baseline reads words with
+    require("scipy.stats", "audit")
+    if job.lang == "zh":
+        get_tokenizer(tokenizer_name())
     plans = [
         ([n for n in names if n not in MODEL_BASELINES] + [SCAN] + ([AFLITE] if aflite else []), "jobs", run),
         ([n for n in names if n in MODEL_BASELINES], "models", {"executor": "local", "workers": 1}),
