@@ -18,8 +18,8 @@ from lotdata.audit.baselines import HEURISTICS, marker_pairs
 from lotdata.audit.features import FeatureCache, sentence_bleu
 from lotdata.audit.items import Item
 from lotdata.audit.run import audit, write_audit
-from lotdata.audit.work import choose
 from lotdata.audit.stats import wilson_interval
+from lotdata.audit.work import choose
 from lotdata.cli import app
 from lotdata.datasets.folder import write_dataset
 

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import pyarrow as pa
 
-from lotdata.errors import require
+from lotdata.errors import MissingExtraError, require
 from lotdata.text import tokenize
 
 
@@ -128,7 +128,7 @@ def _analyser(lang: str, method: str = "snownlp") -> Callable[[str], float]:
         from snownlp import SnowNLP
 
         return lambda s: float(SnowNLP(s).sentiments) if s.strip() else 0.5
-    vader = require("vaderSentiment.vaderSentiment", "audit")  # checked on every call: a test may hide the package
+    vader = require("vaderSentiment.vaderSentiment", "audit")  # checked on every call, before the cached analyser
     analyser = _vader(vader)
     return lambda s: float(analyser.polarity_scores(s)["compound"])
 
@@ -148,8 +148,6 @@ def score_sentences(texts: Sequence[str], lang: str, method: str = "snownlp") ->
 def sentiment_problem(lang: str, method: str = "snownlp") -> str | None:
     """Why `lang` sentences cannot be scored here (a missing package), or None. Loads the analyser,
     so processes forked afterwards share its model."""
-    from lotdata.errors import MissingExtraError
-
     try:
         _analyser(lang, method)
     except MissingExtraError as exc:
