@@ -16,7 +16,7 @@ import typer
 from rich.table import Table
 
 from lotdata import __version__
-from lotdata.clikit import console, out_console
+from lotdata.clikit import EXECUTOR_OPTION, RAY_ADDRESS_OPTION, console, out_console
 from lotdata.clikit import errors as _errors, progress as _progress, summary_table as _summary_table, warn as _warn
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Build and audit story benchmarks (LOT, Story Cloze).")
@@ -109,8 +109,8 @@ _SEED = typer.Option(0, "--seed")
 _SPLIT = typer.Option(None, "--split", help="Ratios (train=0.8,val=0.1,test=0.1, the default) or val/test sizes in examples (val=800,test=863); train takes the rest.")
 _LOT = typer.Option(True, "--lot-jsonl/--no-lot-jsonl", help="Also write OUT/lot/{split}.jsonl in the official LOT format.")
 _WORKERS = typer.Option(1, "--workers", help="Processes (or Ray tasks) building shards of stories; the output is the same for any number.")
-_EXECUTOR = typer.Option("local", "--executor", help="local (process pool) or ray.")
-_RAY_ADDRESS = typer.Option(None, "--ray-address", help="Ray cluster to join (with --executor ray; default: start Ray locally).")
+_EXECUTOR = EXECUTOR_OPTION
+_RAY_ADDRESS = RAY_ADDRESS_OPTION
 _MIN_CHARS = typer.Option(10, "--min-chars", help="Sentences shorter than this are merged; the removed one is at least this long (at least 1).")
 _MAX_WORDS = typer.Option(500, "--max-words", help="Paragraphs must have fewer jieba words than this; a longer story is cut into such paragraphs (LOT: 500; 0: no limit).")
 

@@ -15,6 +15,10 @@ from lotdata.progress import console, progress  # noqa: F401  (the library's con
 
 out_console = Console()
 
+#: the executor options of every sharded stage (`lotdata.exec`), one wording everywhere
+EXECUTOR_OPTION = typer.Option("local", "--executor", help="local (process pool) or ray.")
+RAY_ADDRESS_OPTION = typer.Option(None, "--ray-address", help="Ray cluster to join (with --executor ray; default: start Ray locally).")
+
 
 def warn(message: str) -> None:
     console.print("[bold yellow]warning:[/] ", end="")

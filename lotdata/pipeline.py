@@ -84,7 +84,8 @@ RECIPE_SCHEMA: dict[str, dict[str, tuple[str, bool]]] = {
                  "raters": ("int>0", False), "limit": ("int>0", False), "batch_size": ("int>0", False)},
     "audit": {"input": ("str", True), "out": ("str", False), "task": ("str", False), "train_split": ("str", False),
               "seed": ("int", False), "runs": ("int>0", False), "baselines": ("list", False), "workers": ("int>0", False),
-              "model_path": ("str", False), "aflite": ("bool", False), "sentiment": ("str", False)},
+              "model_path": ("str", False), "aflite": ("bool", False), "sentiment": ("str", False),
+              "executor": ("str", False), "ray_address": ("str", False)},
 }
 #: tables that may appear once ([read]) or as arrays of tables ([[build]])
 _SINGLE = ("crawl", "extract", "read", "clean")
@@ -522,6 +523,7 @@ class _Run:
 
     def audit(self, step: dict[str, Any], index: int) -> None:
         from lotdata.audit.run import audit, write_audit
+        from lotdata.audit.work import WORK_DIR
 
         options = dict(step)
         target = self._step_input(options.pop("input"))
@@ -532,6 +534,7 @@ class _Run:
             return
         result = audit(target, task=options.get("task"), train_split=options.get("train_split"), seed=options.get("seed", 0),
                        runs=options.get("runs", 10), baselines=options.get("baselines"), workers=options.get("workers", 2),
+                       executor=options.get("executor", "local"), ray_address=options.get("ray_address"), work=out / WORK_DIR,
                        model_path=options.get("model_path"), aflite=options.get("aflite", False),
                        sentiment=options.get("sentiment", "snownlp"), sentiment_cache=out / "sentiment_cache.parquet")
         write_audit(result, out)

@@ -17,8 +17,9 @@ from typer.testing import CliRunner
 from lotdata.audit.baselines import HEURISTICS, marker_pairs
 from lotdata.audit.features import FeatureCache, sentence_bleu
 from lotdata.audit.items import Item
-from lotdata.audit.run import audit, choose, write_audit
+from lotdata.audit.run import audit, write_audit
 from lotdata.audit.stats import wilson_interval
+from lotdata.audit.work import choose
 from lotdata.cli import app
 from lotdata.datasets.folder import write_dataset
 
@@ -34,7 +35,7 @@ def senpos_item(sentences: list[str], removed: str, label: int, i: int = 0) -> I
 def predict(name: str, items: list[Item], train: list[Item] | None = None, seed: int = 0) -> list[int]:
     import random
 
-    baseline = HEURISTICS[name](FeatureCache(workers=1))
+    baseline = HEURISTICS[name](FeatureCache())
     if baseline.learns:
         baseline.fit(train or [])
     rng = random.Random(seed)
@@ -97,7 +98,7 @@ def test_bleu_prefers_the_candidate_sharing_words_with_the_context():
     assert predict("bleu1", [item]) == [1]
     assert predict("bleu2", [item]) == [1]
     assert predict("ngram_overlap", [item]) == [1]
-    cache = FeatureCache(workers=1)
+    cache = FeatureCache()
     assert sentence_bleu(cache, "a b c d", "a b c d", "en", 2) == pytest.approx(1.0)
     assert sentence_bleu(cache, "x y", "a b c d", "en", 1) < 0.1
 
@@ -374,8 +375,8 @@ def test_aflite_removes_the_items_the_options_give_away(leaky_dataset, tmp_path)
 
 
 def test_fast_chinese_sentiment_uses_the_same_classifier_scale():
-    fast = FeatureCache(workers=1, sentiment_method="snownlp-jieba")
-    exact = FeatureCache(workers=1)
+    fast = FeatureCache(sentiment_method="snownlp-jieba")
+    exact = FeatureCache()
     text = "考试得了满分，妈妈夸奖了他。"
     assert 0.5 < fast.sentiment(text, "zh") <= 1 and 0.5 < exact.sentiment(text, "zh") <= 1
     with pytest.raises(ValueError):

@@ -102,7 +102,7 @@ def test_senpos_chance_uses_each_items_option_count(tmp_path):
 
 
 def test_bleu_has_no_brevity_penalty():
-    cache = FeatureCache(workers=1)
+    cache = FeatureCache()
     context = "tom went to the store and bought some milk for his little sister"
     # a short ending made only of context words scores 1 for unigrams; with a penalty it would be ~0.02
     assert sentence_bleu(cache, "the milk", context, "en", 1) == pytest.approx(1.0)

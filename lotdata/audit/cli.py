@@ -8,18 +8,20 @@ from typing import List, Optional
 import typer
 from rich.markup import escape
 
-from lotdata.clikit import console, errors, out_console, summary_table
+from lotdata.clikit import EXECUTOR_OPTION, RAY_ADDRESS_OPTION, console, errors, out_console, summary_table
 
 
 def audit_bias_cmd(
     path: Path = typer.Argument(..., help="Dataset folder, LOT jsonl file/folder, or Story Cloze csv file/folder."),
-    out: Path = typer.Option(..., "--out", help="Report folder: results.json, predictions.parquet, report.md, report.html."),
+    out: Path = typer.Option(..., "--out", help="Report folder: results.json, predictions.parquet, report.md, report.html; a stopped run re-run with the same --out resumes."),
     train_split: Optional[str] = typer.Option(None, "--train-split", help="Split the learning baselines fit on (SCT: val); it must exist. Default: train, where there is one."),
     seed: int = typer.Option(0, "--seed"),
     runs: int = typer.Option(10, "--runs", help="Seeded runs averaged for random choices and ties."),
     baseline: Optional[List[str]] = typer.Option(None, "--baseline", help="Run only these (repeatable); default: all."),
     task: Optional[str] = typer.Option(None, "--task", help="clozet or senpos, for LOT jsonl whose fields do not tell."),
-    workers: int = typer.Option(2, "--workers", help="Processes for sentiment scoring."),
+    workers: int = typer.Option(2, "--workers", help="Processes (or Ray tasks) scoring sentences and running the baselines, a shard each; the output is the same for any number."),
+    executor: str = EXECUTOR_OPTION,
+    ray_address: Optional[str] = RAY_ADDRESS_OPTION,
     model_path: Optional[Path] = typer.Option(None, "--model-path", help="Local pretrained checkpoint folder (e.g. bert-base-chinese) for bert_wo_context / bert_wo_long; without it they are skipped rows."),
     bert_epochs: int = typer.Option(1, "--bert-epochs", help="Fine-tuning epochs of the BERT baselines."),
     bert_batch_size: int = typer.Option(8, "--bert-batch-size", help="Items per BERT step; memory is bounded by it."),
@@ -32,6 +34,7 @@ def audit_bias_cmd(
     """Bias baselines (LOT Table 13, ROCStories Table 6), token-label scan and a report."""
     from lotdata.audit.bert import BertSettings
     from lotdata.audit.run import audit, write_audit
+    from lotdata.audit.work import WORK_DIR
     from lotdata.io import check_output_dir, mark_incomplete, output_lock
 
     with errors():
@@ -45,9 +48,10 @@ def audit_bias_cmd(
         settings = BertSettings(epochs=bert_epochs, batch_size=bert_batch_size)
         with output_lock(out):  # one run at a time per report folder
             result = audit(path, task=task, train_split=train_split, seed=seed, runs=runs, baselines=baseline,
-                           workers=workers, model_path=model_path, bert=settings, min_effect=min_effect, aflite=aflite,
+                           workers=workers, executor=executor, ray_address=ray_address, work=out / WORK_DIR, model_path=model_path, bert=settings, min_effect=min_effect, aflite=aflite,
                            sentiment=sentiment, sentiment_cache=out / "sentiment_cache.parquet",
-                           on_step=lambda name: console.print(f"[dim]· {name}[/]"), on_start=lambda: mark_incomplete(out))
+                           on_step=lambda name, resumed: console.print(f"[dim]· {name}{' (done by an earlier run)' if resumed else ''}[/]"),
+                           on_start=lambda: mark_incomplete(out))
             paths = write_audit(result, out)
             exported = None
             if export_hard is not None:

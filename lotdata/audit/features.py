@@ -1,8 +1,9 @@
 """Per-sentence features the baselines share, each computed once per unique sentence.
 
 Sentiment is the slow one (snownlp scores ~240 Chinese sentences/s): the cache holds one score per
-unique sentence and fills itself on a process pool (both cores by default). English sentences are
-scored with VADER, a lexicon-and-rules analyser that ships its lexicon inside the package.
+unique sentence. The audit fills it before the baselines run, in shards on the executor
+(`lotdata.audit.work`); a sentence still missing is scored in the process that asks for it. English
+sentences are scored with VADER, a lexicon-and-rules analyser that ships its lexicon inside the package.
 """
 
 from __future__ import annotations
@@ -10,23 +11,22 @@ from __future__ import annotations
 import math
 import os
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
-from typing import Callable, Iterable, Sequence
+from functools import lru_cache
+from typing import Any, Callable, Iterable, Sequence
 
 import pyarrow as pa
 
-from lotdata.errors import require
+from lotdata.errors import MissingExtraError, require
 from lotdata.text import tokenize
 
 
 class FeatureCache:
     """Tokens, n-gram counts and sentiment scores of sentences, keyed by (lang, sentence)."""
 
-    def __init__(self, workers: int | None = None, sentiment_method: str = "snownlp", store: str | os.PathLike | None = None) -> None:
+    def __init__(self, sentiment_method: str = "snownlp", store: str | os.PathLike | None = None) -> None:
         """`store`: a Parquet file of sentiment scores kept across runs (read now, rewritten after each fill)."""
         if sentiment_method not in SENTIMENT_METHODS:
             raise ValueError(f"unknown sentiment method {sentiment_method!r}; known: {', '.join(SENTIMENT_METHODS)}")
-        self.workers = workers if workers is not None else min(2, os.cpu_count() or 1)
         self.sentiment_method = sentiment_method
         self._tokens: dict[tuple[str, str], list[str]] = {}
         self._ngrams: dict[tuple[str, str, int], Counter] = {}
@@ -60,20 +60,27 @@ class FeatureCache:
         return self._sentiment[key]
 
     def fill_sentiment(self, texts: Iterable[str], lang: str) -> int:
-        """Score every sentence not yet cached (in parallel when there are many); returns how many were new."""
+        """Score every sentence not yet cached, in this process; returns how many were new."""
         import time
 
-        todo = sorted({t for t in texts if (lang, t) not in self._sentiment})
+        todo = self.missing_sentiment((lang, t) for t in texts)
         if not todo:
             return 0
         started = time.perf_counter()
-        scores = _score_all(todo, lang, self.workers, self.sentiment_method)
-        self._sentiment.update(((lang, t), s) for t, s in zip(todo, scores))
+        scores = score_sentences([t for _, t in todo], lang, self.sentiment_method)
+        self.add_sentiment((lang, t, s) for (_, t), s in zip(todo, scores))
         self.sentiment_seconds += time.perf_counter() - started
         if self.store is not None:
             self.save_sentiment(self.store)
         return len(todo)
 
+    def missing_sentiment(self, pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+        """The (lang, sentence) pairs without a score yet, unique and sorted."""
+        return sorted({p for p in pairs if p not in self._sentiment})
+
+    def add_sentiment(self, scored: Iterable[tuple[str, str, float]]) -> None:
+        """Scores computed elsewhere (the audit's sentiment shards): (lang, sentence, score)."""
+        self._sentiment.update(((lang, text), score) for lang, text, score in scored)
 
     def load_sentiment(self, path: str | os.PathLike) -> int:
         """Scores saved by an earlier run with the same analyser (a re-run skips them); returns how many."""
@@ -121,32 +128,31 @@ def _analyser(lang: str, method: str = "snownlp") -> Callable[[str], float]:
         from snownlp import SnowNLP
 
         return lambda s: float(SnowNLP(s).sentiments) if s.strip() else 0.5
-    vader = require("vaderSentiment.vaderSentiment", "audit")
-    analyser = vader.SentimentIntensityAnalyzer()
+    vader = require("vaderSentiment.vaderSentiment", "audit")  # checked on every call, before the cached analyser
+    analyser = _vader(vader)
     return lambda s: float(analyser.polarity_scores(s)["compound"])
 
 
-def _score_chunk(args: tuple[list[str], str, str]) -> list[float]:
-    texts, lang, method = args
+@lru_cache(maxsize=1)
+def _vader(module: Any) -> Any:
+    """One VADER analyser per process: building one reads its lexicon (tens of ms), once per shard otherwise."""
+    return module.SentimentIntensityAnalyzer()
+
+
+def score_sentences(texts: Sequence[str], lang: str, method: str = "snownlp") -> list[float]:
+    """Sentiment scores of `texts` in this process (MissingExtraError without the analyser's package)."""
     score = _analyser(lang, method)
     return [score(t) for t in texts]
 
 
-# below this many sentences a pool costs more than it saves
-_POOL_MIN = 400
-
-
-def _score_all(texts: Sequence[str], lang: str, workers: int, method: str = "snownlp") -> list[float]:
-    if workers <= 1 or len(texts) < _POOL_MIN or lang == "en":  # VADER is fast: no pool needed
-        return _score_chunk((list(texts), lang, method))
-    _analyser(lang, method)  # load the model once before forking, so the workers share it
-    size = max(50, math.ceil(len(texts) / (workers * 8)))
-    chunks = [(list(texts[i : i + size]), lang, method) for i in range(0, len(texts), size)]
-    scores: list[float] = []
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for part in pool.map(_score_chunk, chunks):
-            scores.extend(part)
-    return scores
+def sentiment_problem(lang: str, method: str = "snownlp") -> str | None:
+    """Why `lang` sentences cannot be scored here (a missing package), or None. Loads the analyser,
+    so processes forked afterwards share its model."""
+    try:
+        _analyser(lang, method)
+    except MissingExtraError as exc:
+        return str(exc)
+    return None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,28 +3,42 @@
 Baselines that learn fit on the training split and are scored on every other split; the
 heuristics are scored on every split. Ties are broken at random with seeded generators, and a
 baseline with random choices is averaged over `runs` runs (its predictions table keeps run 0).
+
+The stage shape every long step shares (DESIGN.md), run by `lotdata.exec`:
+- plan: the items are loaded and checked here, once, and written to a work folder; the shards are the
+  unique sentences to score for sentiment (phase 1), then one shard per baseline plus the token scan
+  and AFLite (phase 2); `lotdata.audit.work` holds the shard functions.
+- process: local process pool (`workers`) or Ray (`executor="ray"`, `ray_address`); each shard writes a
+  part file and a done marker, so a stopped audit re-run over the same work folder resumes.
+- combine (here): the parts in the order the baselines were asked for, chance levels, Holm and the
+  verdicts once over the whole report, then `write_audit` writes the report folder (`.incomplete` while
+  writing) and removes the work folder. The report is the same for any executor and number of workers.
 """
 
 from __future__ import annotations
 
 import json
-import random
+import shutil
+import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from statistics import mean
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import pyarrow as pa
 
-from lotdata.audit.baselines import ALL_BASELINES, HEURISTICS, MODEL_BASELINES, Baseline, Scores, resource_problem
+from lotdata.audit.baselines import ALL_BASELINES, Sentiment
 from lotdata.audit.bert import BertSettings, check_checkpoint
 from lotdata.audit.features import FeatureCache
 from lotdata.audit.items import Item, items_from_table, load_audit_input, ordered_splits
-from lotdata.audit.scan import association_scan
-from lotdata.audit.stats import MIN_EFFECT_POINTS, add_verdicts, chance_test, wilson_interval
-from lotdata.errors import InputError, LotdataError, MissingExtraError
+from lotdata.audit.stats import MIN_EFFECT_POINTS, add_verdicts
+from lotdata.audit.work import (AFLITE, SCAN, SCORES_FILE, WORK_DIR, Job, forget, needs_sentiment, run_jobs, score_pairs,
+                                write_items)
+from lotdata.errors import InputError, LotdataError
+from lotdata.exec import check_executor
 from lotdata.io import mark_complete, mark_incomplete, write_parquet, write_text
 from lotdata.schema import QUARANTINE, table_from_rows
 
@@ -59,6 +73,7 @@ class AuditResult:
     predictions: list[dict[str, Any]] = field(default_factory=list, repr=False)
     quarantine: list[dict[str, Any]] = field(default_factory=list, repr=False)
     items: dict[str, Item] = field(default_factory=dict, repr=False)  # by example_id, for the evidence
+    resumed: list[str] = field(default_factory=list)  # shards a stopped run had finished (not redone)
 
     def skipped_records(self) -> list[dict[str, Any]]:
         """One row per baseline that could not run: named, with its reason, never a verdict."""
@@ -71,42 +86,6 @@ class AuditResult:
 
 def _reason_kind(reason: str) -> str:
     return reason[:120]
-
-
-def choose(scores: Sequence[float], rng: random.Random) -> tuple[int, bool]:
-    """The best option, a random one among equals; and whether there was a tie."""
-    best = max(scores)
-    top = [o for o, s in enumerate(scores) if s >= best - 1e-12]
-    return (top[0], False) if len(top) == 1 else (rng.choice(top), True)
-
-
-def score_record(
-    name: str, split: str, items: Sequence[Item], scores: Scores, *, seed: int, runs: int, stochastic: bool
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Accuracy over seeded runs (one when nothing is left to chance) and the run-0 predictions."""
-    ties = [sum(1 for s in row if s >= max(row) - 1e-12) > 1 for row in scores]
-    n_runs = runs if (stochastic or any(ties)) else 1
-    accuracies, predictions = [], []
-    for run in range(n_runs):
-        rng = random.Random(f"{seed}:{name}:{split}:{run}")
-        chosen = [choose(row, rng)[0] for row in scores]
-        correct = [c == it.gold_option for c, it in zip(chosen, items)]
-        accuracies.append(sum(correct) / len(items) if items else 0.0)
-        if run == 0:
-            predictions = [
-                {"baseline": name, "split": split, "example_id": it.example_id, "choice": it.label_of_option(c),
-                 "label": it.label, "correct": ok, "tie": tie}
-                for it, c, ok, tie in zip(items, chosen, correct, ties)
-            ]
-    accuracy = mean(accuracies)
-    low, high = wilson_interval(accuracy, len(items))
-    record = {
-        "id": f"{name}/{split}", "baseline": name, "split": split, "n": len(items), "accuracy": accuracy,
-        "ci_low": low, "ci_high": high, "runs": n_runs, "tie_share": sum(ties) / len(items) if items else 0.0,
-        # averaged runs give a fractional count: the test takes the nearest whole number of right answers
-        "p_value": chance_test(round(accuracy * len(items)), [1 / it.n_options for it in items]),
-    }
-    return record, predictions
 
 
 def chance_level(items: Sequence[Item]) -> float:
@@ -122,23 +101,32 @@ def audit(
     runs: int = 10,
     baselines: Sequence[str] | None = None,
     workers: int | None = None,
+    executor: str = "local",
+    ray_address: str | None = None,
+    work: str | Path | None = None,
     model_path: str | Path | None = None,
     bert: BertSettings | None = None,
     min_effect: float = MIN_EFFECT_POINTS,
     aflite: bool = False,
     sentiment: str = "snownlp",
     sentiment_cache: str | Path | None = None,
-    on_step: Callable[[str], None] | None = None,
+    on_step: Callable[[str, bool], None] | None = None,
     on_start: Callable[[], Any] | None = None,
 ) -> AuditResult:
     """Audit one dataset (folder, LOT jsonl or Story Cloze csv). Nothing is written but the
-    `sentiment_cache` Parquet file, when given: scores an earlier run left there are reused.
+    `sentiment_cache` Parquet file, when given (scores an earlier run left there are reused), and the
+    executor's `work` folder (default: a temporary one, removed at the end).
 
     `train_split` None means "train" where the input has one (the learners are skipped where it has
     not); a split named explicitly must exist and hold rows. The BERT baselines run only from a local
     pretrained checkpoint (`model_path`); without one they are skipped rows. Rows the audit cannot
-    use go to `result.quarantine`; InputError when none is left."""
+    use go to `result.quarantine`; InputError when none is left.
+
+    The work runs in shards on `lotdata.exec` (`executor`, `workers`, `ray_address`; see the module
+    docstring); a `work` folder left by a stopped run with the same input and parameters is resumed.
+    `on_step(name, resumed)` is called as each baseline (and the scan) finishes."""
     started = time.perf_counter()
+    check_executor(executor, workers)
     if runs < 1:
         raise ValueError(f"--runs must be at least 1, not {runs}")
     if min_effect < 0:
@@ -165,104 +153,77 @@ def audit(
     train = items.get(train_split, [])
     if on_start:  # the input is usable: the caller may now mark its output folder as being written
         on_start()
-    cache = FeatureCache(workers, sentiment, store=sentiment_cache)
-    records: list[dict[str, Any]] = []
-    predictions: list[dict[str, Any]] = []
-    skipped: list[dict[str, str]] = []
+    cache = FeatureCache(sentiment, store=sentiment_cache)
     timings: dict[str, float] = {"load": time.perf_counter() - started}
-    for name in names:
-        t0 = time.perf_counter()
-        if on_step:
-            on_step(name)
-        outcome = _run_baseline(name, task, lang, items, train_split, cache, seed, model_path, bert)
-        if isinstance(outcome, str):
-            skipped.append({"baseline": name, "reason": outcome})
-            continue
-        per_split, stochastic, learns = outcome
-        for split, scores in per_split.items():
-            record, preds = score_record(name, split, items[split], scores, seed=seed, runs=runs, stochastic=stochastic)
-            record["fit_on"] = train_split if learns else None
-            records.append(record)
-            predictions.extend(preds)
-        timings[name] = time.perf_counter() - t0
-
+    run = {"executor": executor, "workers": workers, "ray_address": ray_address}
+    job = Job("", task, lang, train_split, seed, runs, sentiment, None if model_path is None else str(model_path), bert)
+    with _work_folder(work) as folder:
+        write_items(folder, items)
+        sentiment_seconds = 0.0
+        if needs_sentiment(names, task, lang):
+            pairs = [(it.lang, text) for split in splits for it in items[split] if it.lang in Sentiment.langs
+                     for text in it.all_sentences()]
+            sentiment_seconds = score_pairs(pairs, cache, folder, **run)
+        cache.save_sentiment(folder / SCORES_FILE)  # what the baseline shards read
+        try:
+            parts, resumed = run_jobs(names, replace(job, work=str(folder)), aflite=aflite, on_done=on_step, **run)
+        finally:
+            forget()
+    records, predictions, skipped = _combine(names, parts, timings)
     chance = {s: chance_level(items[s]) for s in splits}
     for record in records:
         record["chance"] = chance[record["split"]]
-    add_verdicts(records, min_effect)
+    add_verdicts(records, min_effect)  # Holm over the whole report, once
 
-    t0 = time.perf_counter()
-    scan = association_scan([it for s in splits for it in items[s]], cache)
-    timings["association_scan"] = time.perf_counter() - t0
-    aflite_result = None
-    if aflite:
-        from lotdata.audit.aflite import aflite_filter
-
-        t0 = time.perf_counter()
-        aflite_result = aflite_filter([it for s in splits for it in items[s]], cache, seed=seed)
-        timings["aflite"] = time.perf_counter() - t0
-    timings["sentiment_scoring"] = cache.sentiment_seconds
-
+    for key in (SCAN, AFLITE):
+        if key in parts:
+            timings[key] = parts[key]["seconds"]
+    timings["sentiment_scoring"] = sentiment_seconds + sum(p["sentiment_seconds"] for p in parts.values())
     timings["total"] = time.perf_counter() - started
     return AuditResult(
         task=task, lang=lang, source=source, splits={s: len(items[s]) for s in splits},
-        train_split=train_split if train else None, records=records, skipped=skipped, scan=scan, chance=chance,
-        timings=timings, params={"input": str(path), "train_split": train_split, "seed": seed, "runs": runs,
-                                 "baselines": names, "model_path": None if model_path is None else str(model_path),
-                                 "aflite": aflite, "sentiment": sentiment, "min_effect": min_effect},
-        aflite=aflite_result, predictions=predictions, quarantine=quarantine,
-        items={it.example_id: it for s in splits for it in items[s]},
+        train_split=train_split if train else None, records=records, skipped=skipped, scan=parts[SCAN]["scan"],
+        chance=chance, timings=timings,
+        params={"input": str(path), "train_split": train_split, "seed": seed, "runs": runs, "baselines": names,
+                "model_path": None if model_path is None else str(model_path), "aflite": aflite,
+                "sentiment": sentiment, "min_effect": min_effect},
+        aflite=parts[AFLITE]["aflite"] if aflite else None, predictions=predictions, quarantine=quarantine,
+        items={it.example_id: it for s in splits for it in items[s]}, resumed=resumed,
     )
+
+
+@contextmanager
+def _work_folder(work: str | Path | None) -> Iterator[Path]:
+    """The caller's work folder (kept: a stopped run resumes from it), or a temporary one."""
+    if work is not None:
+        Path(work).mkdir(parents=True, exist_ok=True)
+        yield Path(work)
+        return
+    with tempfile.TemporaryDirectory(prefix="lotdata-audit-") as tmp:
+        yield Path(tmp)
+
+
+def _combine(
+    names: Sequence[str], parts: dict[str, dict[str, Any]], timings: dict[str, float]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, str]]]:
+    """Records, predictions and skipped rows of the baselines in the order they were asked for."""
+    records: list[dict[str, Any]] = []
+    predictions: list[dict[str, Any]] = []
+    skipped: list[dict[str, str]] = []
+    for name in names:
+        part = parts[name]
+        if "skipped" in part:
+            skipped.append({"baseline": name, "reason": part["skipped"]})
+            continue
+        records.extend(part["records"])
+        predictions.extend(part["predictions"])
+        timings[name] = part["seconds"]
+    return records, predictions, skipped
 
 
 def _reasons(quarantine: list[dict[str, Any]]) -> str:
     counts = Counter(_reason_kind(q["reason"]) for q in quarantine)
     return "; ".join(f"{n} × {r}" for r, n in counts.most_common(5)) or "the input holds no rows"
-
-
-def _run_baseline(
-    name: str, task: str, lang: str, items: dict[str, list[Item]], train_split: str, cache: FeatureCache,
-    seed: int, model_path: str | Path | None, bert: BertSettings | None,
-) -> tuple[dict[str, Scores], bool, bool] | str:
-    """(scores per split, stochastic, learns), or why the baseline cannot run here.
-
-    Learning baselines fit on `train_split` and are scored on the other splits; the rest on all."""
-    train = items.get(train_split, [])
-    held_out = [s for s in items if s != train_split]
-    if name in MODEL_BASELINES:
-        if model_path is None:
-            return ("needs --model-path DIR, a local pretrained checkpoint (LOT fine-tunes bert-base); a BERT trained "
-                    "from scratch on the audit set is not comparable with the paper's figures")
-        if not train:
-            return f"learns from the training split, and there is no {train_split!r} split"
-        if not held_out:
-            return f"fits on {train_split!r}, the only split with rows: no held-out split to score"
-        try:
-            from lotdata.audit.bert import BertChoice
-
-            model = BertChoice(name, model_path, seed=seed, settings=bert).fit(train)
-        except ImportError as exc:
-            return f"needs torch and transformers (install 'lotdata[models]'): {exc}"
-        except (OSError, ValueError) as exc:
-            return f"cannot load the checkpoint {model_path}: {exc}"
-        return {s: model.scores(items[s]) for s in held_out}, False, True
-    baseline: Baseline = HEURISTICS[name](cache)
-    if task not in baseline.tasks:
-        return f"not defined for {task} (it compares candidate endings)"
-    problem = resource_problem(baseline, lang)
-    if problem:
-        return problem
-    if baseline.learns and not train:
-        return f"learns from the training split, and there is no {train_split!r} split"
-    if baseline.learns and not held_out:
-        return f"fits on {train_split!r}, the only split with rows: no held-out split to score"
-    try:
-        if baseline.learns:
-            baseline.fit(train)
-        per_split = {s: baseline.scores(items[s]) for s in items if not (baseline.learns and s == train_split)}
-    except MissingExtraError as exc:
-        return str(exc)
-    return per_split, baseline.stochastic, baseline.learns
 
 
 def write_audit(result: AuditResult, out: str | Path) -> dict[str, Path]:
@@ -274,7 +235,7 @@ def write_audit(result: AuditResult, out: str | Path) -> dict[str, Path]:
     out = Path(out)
     mark_incomplete(out)
     records = result.records + result.skipped_records()
-    meta = {k: getattr(result, k) for k in ("task", "lang", "source", "splits", "train_split", "skipped", "chance", "timings", "params")}
+    meta = {k: getattr(result, k) for k in ("task", "lang", "source", "splits", "train_split", "skipped", "chance", "timings", "params", "resumed")}
     meta["quarantined"] = result.quarantine_counts()
     evidence = evidence_items(result)
     examples = _example_lookup(result)
@@ -300,6 +261,7 @@ def write_audit(result: AuditResult, out: str | Path) -> dict[str, Path]:
             raise LotdataError(f"{out / name}: cannot write it ({exc.strerror or exc}); the report folder keeps "
                                f"its .incomplete marker") from exc
     mark_complete(out)
+    shutil.rmtree(out / WORK_DIR, ignore_errors=True)  # the executor's parts: the report holds everything now
     return paths
 
 
