@@ -159,6 +159,43 @@ def test_bert_baselines_fine_tune_a_local_checkpoint(leaky_folder, checkpoint):
     assert by_id["bert_wo_context/test"]["fit_on"] == "train"
 
 
+def test_bert_chunks_keep_items_whole_and_accumulate_the_batch_gradient(leaky_folder, checkpoint):
+    import torch
+
+    from lotdata.audit.bert import BertChoice
+    from lotdata.audit.items import items_from_table, load_audit_input
+
+    _, tables, _ = load_audit_input(leaky_folder, None, [])
+    train = items_from_table(tables["train"], "clozet")[:8]  # 2 options each
+    model = BertChoice("bert_wo_long", checkpoint, settings=BertSettings(max_sequences=5, max_length=32, device="cpu"))
+    chunks = model._chunks(train)
+    assert [len(c) for c in chunks] == [2, 2, 2, 2] and sum(map(len, chunks)) == len(train)
+    model.encoder.eval()  # no dropout: one pass and the summed chunks must give the same gradient
+
+    def gradient(parts):
+        model.encoder.zero_grad()
+        model.head.zero_grad()
+        for part in parts:
+            gold = torch.tensor([it.gold_option for it in part])
+            (torch.nn.functional.cross_entropy(model._logits(part), gold, reduction="sum") / len(train)).backward()
+        return model.head.weight.grad.clone()
+
+    assert torch.allclose(gradient(chunks), gradient([train]), atol=1e-6)
+
+
+def test_bert_fine_tuning_in_a_child_process_scores_like_in_this_one(leaky_folder, checkpoint):
+    from lotdata.audit.bert import _fit_and_score_here, fit_and_score
+    from lotdata.audit.items import items_from_table, load_audit_input
+
+    _, tables, _ = load_audit_input(leaky_folder, None, [])
+    train, test = (items_from_table(tables[s], "clozet") for s in ("train", "test"))
+    settings = BertSettings(epochs=1, batch_size=8, learning_rate=3e-3, max_length=32, device="cpu")
+    child = fit_and_score("bert_wo_context", checkpoint, train, {"test": test}, seed=3, settings=settings)
+    here = _fit_and_score_here("bert_wo_context", str(checkpoint), train, {"test": test}, 3, settings)
+    assert len(child["test"]) == len(test) and all(len(row) == 2 for row in child["test"])
+    assert [s for row in child["test"] for s in row] == pytest.approx([s for row in here["test"] for s in row], abs=1e-4)
+
+
 def test_missing_optional_packages_are_skipped_rows_and_the_report_is_written(leaky_folder, checkpoint, tmp_path, monkeypatch):
     import sys
 

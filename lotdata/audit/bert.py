@@ -151,10 +151,14 @@ def fit_and_score(name: str, model_path: str | Path, train: Sequence[Item], held
     """Fine-tune `name` on `train` and score every split of `held_out`, in a fresh (spawned) process whose
     memory goes back to the system when it ends. Raises RuntimeError naming the baseline if that process
     dies (killed for memory, for one)."""
+    import importlib.util
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
+    for package in ("torch", "transformers"):  # said here, not as a child's traceback
+        if importlib.util.find_spec(package) is None:
+            raise ImportError(f"No module named {package!r}")
     settings = settings or BertSettings()
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
         future = pool.submit(_fit_and_score_here, name, str(model_path), list(train),

@@ -285,14 +285,14 @@ def run_baseline(
         if not held_out:
             return f"fits on {train_split!r}, the only split with rows: no held-out split to score"
         try:
-            from lotdata.audit.bert import BertChoice
+            from lotdata.audit.bert import fit_and_score
 
-            model = BertChoice(name, model_path, seed=seed, settings=bert).fit(train)
+            scores = fit_and_score(name, model_path, train, {s: items[s] for s in held_out}, seed=seed, settings=bert)
         except ImportError as exc:
             return f"needs torch and transformers (install 'lotdata[models]'): {exc}"
         except (OSError, ValueError) as exc:
             return f"cannot load the checkpoint {model_path}: {exc}"
-        return {s: model.scores(items[s]) for s in held_out}, False, True
+        return scores, False, True
     baseline: Baseline = HEURISTICS[name](cache)
     if task not in baseline.tasks:
         return f"not defined for {task} (it compares candidate endings)"
