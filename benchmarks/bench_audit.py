@@ -139,15 +139,34 @@ def bert_audit(folder: Path, tmp: Path, batch_size: int = 8) -> dict:
                "--model-path", str(checkpoint), "--sentiment", "snownlp-jieba", "--bert-batch-size", str(batch_size)]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     started = time.perf_counter()
-    done = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True)  # its steps show on our stderr
+    with open(tmp / "bert_audit.out", "w+", encoding="utf-8") as log:  # a file: a full pipe would stall the audit
+        child = subprocess.Popen(command, env=env, stdout=log, text=True)  # its steps show on our stderr
+        tree_peak = _tree_rss_peak(child)
+        log.seek(0)
+        output = log.read()
     wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"audit with a checkpoint failed ({done.returncode}): {done.stdout[-2000:]}")
+    if child.returncode != 0:
+        raise SystemExit(f"audit with a checkpoint failed ({child.returncode}): {output[-2000:]}")
     peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     meta = json.loads((tmp / "bert_report" / "audit.json").read_text())
     records = [r for r in json.loads((tmp / "bert_report" / "results.json").read_text()) if r["baseline"].startswith("bert")]
-    return {"wall_s": wall, "peak_rss_gb": peak_kb / 1024 / 1024, "timings": meta["timings"], "records": records,
-            "batch_size": batch_size}
+    return {"wall_s": wall, "peak_rss_gb": peak_kb / 1024 / 1024, "tree_peak_gb": tree_peak / 1024**3,
+            "timings": meta["timings"], "records": records, "batch_size": batch_size}
+
+
+def _tree_rss_peak(process: "subprocess.Popen", every: float = 0.5) -> int:
+    """Wait for `process`; the largest sum of RSS over it and its descendants, sampled every `every` s (bytes)."""
+    import psutil
+
+    root, peak = psutil.Process(process.pid), 0
+    while process.poll() is None:
+        try:
+            tree = [root] + root.children(recursive=True)
+            peak = max(peak, sum(p.memory_info().rss for p in tree if p.is_running()))
+        except psutil.Error:
+            pass
+        time.sleep(every)
+    return peak
 
 
 def render_bert(bert: dict, n: int) -> str:
@@ -161,6 +180,7 @@ def render_bert(bert: dict, n: int) -> str:
              "of the set): one run.\n",
              "| measure | value | target | met |", "|---|--:|--:|---|",
              f"| peak RSS (largest process) | {bert['peak_rss_gb']:.2f} GB | < {BERT_RSS_TARGET_GB:.0f} GB | {ok} |",
+             f"| peak RSS, all processes of the audit together (sampled every 0.5 s) | {bert['tree_peak_gb']:.2f} GB | – | – |",
              f"| wall time, whole audit | {bert['wall_s']:.0f} s | – | – |",
              f"| bert_wo_context (fit on train + score val, test) | {t.get('bert_wo_context', 0):.0f} s | – | – |",
              f"| bert_wo_long (fit on train + score val, test) | {t.get('bert_wo_long', 0):.0f} s | – | – |", "",
@@ -168,8 +188,9 @@ def render_bert(bert: dict, n: int) -> str:
     for r in bert["records"]:
         lines.append(f"| {r['id']} | {100 * r['accuracy']:.1f} | {100 * r['chance']:.1f} | {r['p_holm']:.2g} | {r['verdict']} |")
     lines += ["", "A from-scratch small BERT is a stand-in for timing and memory only: its accuracies are not LOT's "
-              "bert-base figures. Memory is bounded by the batch: items are tokenised a batch at a time and scores "
-              "leave the model as floats.", BERT_MARK[1]]
+              "bert-base figures. Memory is bounded by the batch: a forward pass reads at most `max_sequences` (64) "
+              "option texts, a step accumulates its chunks' gradients, scores leave the model as floats, and each "
+              "BERT baseline fine-tunes in a spawned process whose heap is returned when it ends.", BERT_MARK[1]]
     return "\n".join(lines) + "\n"
 
 
