@@ -236,6 +236,20 @@ def run_shards(
     return [r for r in results if r is not None]
 
 
+def die_with_parent() -> None:
+    """A worker's initializer: on Linux the kernel sends it SIGTERM when the process that started it dies,
+    so a killed job leaves no worker running on (elsewhere a no-op)."""
+    import ctypes
+    import signal
+    import sys
+
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except OSError:
+            pass
+
+
 def _run_local(fn, shards, todo, out, suffix, workers, _address) -> Iterator[tuple[int, tuple[dict, float]]]:
     if workers == 1 or len(todo) == 1:
         for index in todo:
@@ -244,7 +258,7 @@ def _run_local(fn, shards, todo, out, suffix, workers, _address) -> Iterator[tup
     # fork where there is one: workers start in milliseconds with the parent's modules (a loaded tokenizer),
     # and a script without a __main__ guard still works; the children never touch the progress bar's console
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context, initializer=die_with_parent) as pool:
         pending = {}
         queue = list(todo)
         while queue or pending:

@@ -70,3 +70,53 @@ def test_a_failing_shard_is_named_or_skipped_and_retried(tmp_path: Path) -> None
 def test_unknown_executor_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="unknown executor 'slurm'"):
         run_shards(count_words, _shards(tmp_path, 1), tmp_path / "w", executor="slurm")
+
+
+_SLOW_JOB = """
+import sys, time
+from pathlib import Path
+from lotdata.exec import Shard, run_shards
+
+def slow(shard, part):
+    Path(sys.argv[2], f"{__import__('os').getpid()}.pid").write_text("")
+    time.sleep(60)
+    part.write_text("late")
+    return {}
+
+if __name__ == "__main__":
+    run_shards(slow, [Shard(f"s{i}") for i in range(4)], Path(sys.argv[1]), executor="local", workers=2, progress=False)
+"""
+
+
+def test_workers_die_when_the_job_is_killed(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script, pids = tmp_path / "job.py", tmp_path / "pids"
+    script.write_text(_SLOW_JOB)
+    pids.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    job = subprocess.Popen([sys.executable, str(script), str(tmp_path / "out"), str(pids)], env=env)
+    deadline = time.monotonic() + 60
+    while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    workers = [int(p.stem) for p in pids.iterdir()]
+    assert len(workers) == 2, "the two workers never started"
+    job.send_signal(signal.SIGKILL)
+    job.wait()
+
+    def alive(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+        except OSError:
+            return False
+        return state != "Z"
+
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(alive(pid) for pid in workers), "a worker outlived the killed job"
+    assert not list((tmp_path / "out").glob("parts/*")) or all(p.read_text() != "late" for p in (tmp_path / "out").glob("parts/*"))

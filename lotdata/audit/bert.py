@@ -160,7 +160,9 @@ def fit_and_score(name: str, model_path: str | Path, train: Sequence[Item], held
         if importlib.util.find_spec(package) is None:
             raise ImportError(f"No module named {package!r}")
     settings = settings or BertSettings()
-    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+    from lotdata.exec import die_with_parent
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=die_with_parent) as pool:
         future = pool.submit(_fit_and_score_here, name, str(model_path), list(train),
                              {s: list(v) for s, v in held_out.items()}, seed, settings)
         try:
