@@ -35,7 +35,7 @@ from lotdata.clean.step import (EVIDENCE_LIMIT, CleanParams, clean_story, count_
                                 where)
 from lotdata.errors import InputError, must_exist
 from lotdata.exec import Shard, run_shards
-from lotdata.io import check_output_dir, read_parquet, write_manifest, write_parquet
+from lotdata.io import check_output_dir, write_manifest, write_parquet
 from lotdata.schema import CLEAN_SUMMARY, STORIES, STORIES_QUARANTINE, check_table, table_from_rows
 
 ROWS_PER_SHARD = 500
@@ -66,7 +66,7 @@ def plan_clean_shards(paths: Sequence[str | Path], rows_per_shard: int = ROWS_PE
             meta = pq.ParquetFile(path).metadata
         except (pa.ArrowInvalid, OSError) as exc:
             raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from exc
-        check_table(meta.schema.to_arrow_schema().empty_table(), STORIES, str(path))
+        check_table(_empty(meta.schema.to_arrow_schema()), STORIES, str(path))
         rows, size = meta.num_rows, path.stat().st_size
         for start in range(0, rows, rows_per_shard):
             stop = min(rows, start + rows_per_shard)
@@ -76,8 +76,8 @@ def plan_clean_shards(paths: Sequence[str | Path], rows_per_shard: int = ROWS_PE
 
 def clean_shard(shard: Shard, part: Path, params: CleanParams) -> dict:
     """Phase 1 on one shard: clean each story, sign those no rule rejected."""
-    table = read_parquet(shard.path, STORIES).slice(shard.start, shard.stop - shard.start)
     rows = []
+    table = _read_rows(Path(shard.path), shard.start, shard.stop)
     for row in table.to_pylist():
         new, rule, evidence = clean_story(row, params)
         rows.append({**new, "_rule": rule, "_evidence": (evidence or "")[:EVIDENCE_LIMIT] if rule else None,
@@ -89,7 +89,34 @@ def clean_shard(shard: Shard, part: Path, params: CleanParams) -> dict:
         row["_sig"] = sig.tobytes()
     signing = time.perf_counter() - signing
     write_parquet(table_from_rows(rows, _PART), part)
+    pa.default_memory_pool().release_unused()  # mimalloc keeps freed pages: a worker would hold its largest shard
     return {"stories": len(rows), "candidates": len(candidates), "signature_seconds": round(signing, 4)}
+
+
+def _read_rows(path: Path, start: int, stop: int) -> pa.Table:
+    """Rows [start, stop) of a stories file, decoded batch by batch from the row groups that hold them: a
+    worker never holds a whole row group (often the whole file) at once."""
+    try:
+        file = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)  # not whole column chunks at once
+        groups, position, offset = [], None, 0
+        for group in range(file.metadata.num_row_groups):
+            rows = file.metadata.row_group(group).num_rows
+            if offset < stop and offset + rows > start:
+                groups.append(group)
+                position = offset if position is None else position
+            offset += rows
+        batches = []
+        for batch in file.iter_batches(batch_size=max(1, stop - start), row_groups=groups, use_threads=False) \
+                if groups else ():
+            low, position = position, position + batch.num_rows
+            if position > start:
+                batches.append(batch.slice(max(0, start - low), min(position, stop) - max(low, start)))
+            if position >= stop:
+                break
+        table = pa.Table.from_batches(batches, schema=file.schema_arrow)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from exc
+    return check_table(table, STORIES, str(path))
 
 
 def bucket_shard(shard: Shard, part: Path, rows: int) -> dict:
@@ -128,8 +155,6 @@ def clean_files(
     shards = plan_clean_shards(paths, rows_per_shard)
     fingerprint = _fingerprint(params, paths, rows_per_shard)
     run = partial(run_shards, executor=executor, workers=workers, ray_address=ray_address, progress=progress)
-    if executor == "local" and workers > 1 and len(shards) > 1:
-        _warm_up(params)
     cleaned = run(partial(clean_shard, params=params), shards, work / "clean", fingerprint=fingerprint,
                   description="clean")
     parts = [r.part for r in cleaned]
@@ -193,18 +218,21 @@ def clean_files(
             summary[(sources[g] or "", "near_duplicate_cluster", "flagged")] += 1
         kept.append(g)
     clock.lap("clusters_filter")
-    full = _read_parts(parts, STORIES.names)
-    kept_table = full.take(pa.array(kept, pa.int64())).set_column(STORIES.get_field_index("cluster_id"), STORIES.field("cluster_id"),
-                                             pa.array(cluster_ids, pa.string()))
-    quarantine = full.take(pa.array([g for g, _, _ in rejected], pa.int64()))
+    # the outputs one after the other, each gathered part by part: the driver never holds all the texts twice
+    starts = np.cumsum([0] + [r.stats["stories"] for r in cleaned])
+    kept_table = _take_rows(parts, starts, kept)
+    kept_table = kept_table.set_column(STORIES.get_field_index("cluster_id"), STORIES.field("cluster_id"),
+                                       pa.array(cluster_ids, pa.string()))
+    files = {"stories": write_parquet(kept_table.cast(STORIES).combine_chunks(), out / "stories.parquet")}
+    del kept_table
+    pa.default_memory_pool().release_unused()
+    quarantine = _take_rows(parts, starts, [g for g, _, _ in rejected])
     quarantine = quarantine.set_column(quarantine.schema.get_field_index("status"), "status",
                                        pa.array(["rejected"] * len(rejected), pa.string()))
     quarantine = quarantine.append_column("rule", pa.array([r for _, r, _ in rejected], pa.string()))
     quarantine = quarantine.append_column("evidence", pa.array([(e or "")[:EVIDENCE_LIMIT] for _, _, e in rejected],
                                                                pa.string()))
-    del full
-    files = {
-        "stories": write_parquet(kept_table.cast(STORIES).combine_chunks(), out / "stories.parquet"),
+    files |= {
         "quarantine": write_parquet(quarantine.cast(STORIES_QUARANTINE).combine_chunks(), out / "quarantine.parquet"),
         "summary": write_parquet(table_from_rows(summary_rows(summary), CLEAN_SUMMARY), out / "summary.parquet"),
     }
@@ -225,12 +253,6 @@ def clean_files(
     return CleanFilesResult(len(kept), len(rejected), summary_rows(summary), counts, files)
 
 
-def _warm_up(params: CleanParams) -> None:
-    """Load the rules' dictionaries (jieba's POS tagger) once here, so that forked workers share them."""
-    clean_story({"story_id": "", "text": "从前有一只小狐狸，它每天都到河边去喝水。", "lang": "zh", "source": "", "flags": []},
-                params)
-
-
 class _Clock:
     """Wall seconds per phase (a lap ends a phase), for the benchmark; never part of the outputs."""
 
@@ -244,7 +266,30 @@ class _Clock:
 
 def _read_parts(parts: Sequence[Path], columns: list[str]) -> pa.Table:
     tables = [pq.read_table(p, columns=columns) for p in parts]
-    return pa.concat_tables(tables) if tables else pa.schema([_PART.field(c) for c in columns]).empty_table()
+    return pa.concat_tables(tables) if tables else _empty(pa.schema([_PART.field(c) for c in columns]))
+
+
+def _take_rows(parts: Sequence[Path], starts: np.ndarray, positions: Sequence[int]) -> pa.Table:
+    """The stories at global row `positions`, in that order, reading one part at a time (part k holds the
+    rows from starts[k] on)."""
+    wanted = np.asarray(positions, dtype=np.int64)
+    order = np.argsort(wanted, kind="stable")
+    ordered = wanted[order]
+    pieces = []
+    for k, part in enumerate(parts):
+        low, high = np.searchsorted(ordered, [starts[k], starts[k + 1]])
+        if high > low:
+            rows = pa.array(ordered[low:high] - starts[k], pa.int64())
+            pieces.append(pq.read_table(part, columns=STORIES.names, use_threads=False, pre_buffer=False).take(rows))
+    table = pa.concat_tables(pieces) if pieces else _empty(pa.schema([_PART.field(c) for c in STORIES.names]))
+    back = np.empty_like(order)
+    back[order] = np.arange(len(order))
+    return table.take(pa.array(back, pa.int64()))
+
+
+def _empty(schema: pa.Schema) -> pa.Table:
+    # not Schema.empty_table(): it imports pandas (about 50 MiB, in every forked worker too)
+    return pa.Table.from_batches([], schema=schema)
 
 
 def _signatures_of(parts: Sequence[Path], positions: list[int], num_perm: int) -> np.ndarray:

@@ -1,0 +1,70 @@
+"""What keeps `clean`'s memory down: a worker never imports jieba (about 116 MiB with its POS tables), and a
+shard decodes only its rows, whatever the row groups of the input (the outputs stay byte-identical)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from lotdata.clean.dedup import DedupParams
+from lotdata.clean.files import clean_files
+from lotdata.clean.step import CleanParams
+from lotdata.io import write_parquet
+from lotdata.schema import STORIES, table_from_rows
+from lotdata.sources.story import make_story_row
+
+REPO = Path(__file__).resolve().parents[1]
+OPENINGS = ["从前有一只小狐狸住在山脚下。", "新房子一天，小羊和小猴一起在树林里玩。", "小熊想给妈妈做一个生日蛋糕。"]
+MIDDLE = "它每天早上都去河边喝水，看见河里的小鱼游来游去。有一天，它想学游泳，结果掉进了水里，幸好一只老乌龟把它驮上了岸。"
+PARAMS = CleanParams(min_chars=30, dedup=DedupParams(cluster_threshold=0.3, reject_threshold=0.7))
+
+
+def _rows() -> list[dict]:
+    rows = []
+    for i in range(40):
+        text = OPENINGS[i % 3] + MIDDLE[i % 7:] + f"第{i}天它又去了。" * (1 + i % 4)
+        rows.append(make_story_row(text, source=f"s{i % 3}", lang="zh", url=f"u#{i}"))
+    return rows
+
+
+def test_a_clean_shard_imports_no_jieba(tmp_path: Path) -> None:
+    stories = tmp_path / "stories.parquet"
+    write_parquet(table_from_rows(_rows(), STORIES), stories)
+    script = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from lotdata.clean.files import clean_shard, plan_clean_shards\n"
+        "from lotdata.clean.step import CleanParams\n"
+        f"shard = plan_clean_shards([{str(stories)!r}], 10)[1]\n"
+        f"stats = clean_shard(shard, Path({str(tmp_path / 'part.parquet')!r}), CleanParams(min_chars=30))\n"
+        "print(json.dumps({'stats': stats, 'modules': sorted({m.split('.')[0] for m in sys.modules})}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["stats"]["stories"] == 10
+    assert "rjieba" in report["modules"]  # the POS tagger ran (glued_title) ...
+    assert "jieba" not in report["modules"]  # ... without jieba
+    flags = pq.read_table(tmp_path / "part.parquet", columns=["flags"]).column("flags").to_pylist()
+    assert any("title_glued" in f for f in flags)  # 新房子|一天，
+
+
+def test_row_groups_of_the_input_change_nothing(tmp_path: Path) -> None:
+    table = table_from_rows(_rows(), STORIES)
+    one, many = tmp_path / "one.parquet", tmp_path / "many.parquet"
+    write_parquet(table, one)
+    pq.write_table(table, many, row_group_size=6)  # shards of 7 rows cut across these groups
+    assert pq.ParquetFile(many).metadata.num_row_groups == 7
+    names = ("stories.parquet", "quarantine.parquet", "summary.parquet")
+    outputs = {}
+    for path, workers in ((one, 1), (many, 1), (many, 2)):
+        out = tmp_path / f"{path.stem}-{workers}"
+        result = clean_files([path], out, PARAMS, workers=workers, rows_per_shard=7, progress=False)
+        outputs[(path.stem, workers)] = [(out / name).read_bytes() for name in names]
+        assert result.counts["stories_in"] == 40
+    assert outputs[("many", 1)] == outputs[("one", 1)] and outputs[("many", 2)] == outputs[("one", 1)]
+    kept = pq.read_table(tmp_path / "one-1" / "stories.parquet").to_pylist()
+    assert 0 < len(kept) < 40  # the near-copies went: the comparison covers both outputs
