@@ -68,3 +68,26 @@ def test_row_groups_of_the_input_change_nothing(tmp_path: Path) -> None:
     assert outputs[("many", 1)] == outputs[("one", 1)] and outputs[("many", 2)] == outputs[("one", 1)]
     kept = pq.read_table(tmp_path / "one-1" / "stories.parquet").to_pylist()
     assert 0 < len(kept) < 40  # the near-copies went: the comparison covers both outputs
+
+
+def test_clean_builds_its_tables_as_table_from_rows_does_and_never_imports_pandas(tmp_path: Path) -> None:
+    from lotdata.clean.columns import table_of
+    from lotdata.clean.files import _PART
+
+    rows = [{**row, "_rule": None if i % 3 else "length_min", "_evidence": None, "_len": len(row["text"]),
+             "_sig": None if i % 2 else bytes(range(i)), "paragraph_breaks": [1, 2] if i == 4 else None,
+             "http_status": 200 if i == 5 else None, "title": None if i == 6 else "t"}
+            for i, row in enumerate(_rows())]
+    assert table_of(rows, _PART).equals(table_from_rows(rows, _PART))
+    assert table_of([], _PART).equals(table_from_rows([], _PART))
+    stories = tmp_path / "stories.parquet"
+    write_parquet(table_from_rows(_rows(), STORIES), stories)
+    script = (  # a whole run, driver and shards in one process: pyarrow imports pandas (~55 MiB) on a pa.array
+        "import sys\n"
+        "from lotdata.clean.files import clean_files\n"
+        "from lotdata.clean.step import CleanParams\n"
+        f"clean_files([{str(stories)!r}], {str(tmp_path / 'out')!r}, CleanParams(min_chars=30), progress=False)\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'jieba', 'rjieba', 'rensa'}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "['rensa', 'rjieba']"

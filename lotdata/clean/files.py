@@ -36,7 +36,8 @@ from lotdata.clean.step import (EVIDENCE_LIMIT, CleanParams, clean_story, count_
 from lotdata.errors import InputError, must_exist
 from lotdata.exec import Shard, run_shards
 from lotdata.io import check_output_dir, write_manifest, write_parquet
-from lotdata.schema import CLEAN_SUMMARY, STORIES, STORIES_QUARANTINE, check_table, table_from_rows
+from lotdata.clean.columns import column, indices, table_of
+from lotdata.schema import CLEAN_SUMMARY, STORIES, STORIES_QUARANTINE, check_table
 
 ROWS_PER_SHARD = 500
 BANDS_PER_SHARD = 4
@@ -88,7 +89,7 @@ def clean_shard(shard: Shard, part: Path, params: CleanParams) -> dict:
     for row, sig in zip(candidates, sigs):
         row["_sig"] = sig.tobytes()
     signing = time.perf_counter() - signing
-    write_parquet(table_from_rows(rows, _PART), part)
+    write_parquet(table_of(rows, _PART), part)
     pa.default_memory_pool().release_unused()  # mimalloc keeps freed pages: a worker would hold its largest shard
     return {"stories": len(rows), "candidates": len(candidates), "signature_seconds": round(signing, 4)}
 
@@ -222,19 +223,19 @@ def clean_files(
     starts = np.cumsum([0] + [r.stats["stories"] for r in cleaned])
     kept_table = _take_rows(parts, starts, kept)
     kept_table = kept_table.set_column(STORIES.get_field_index("cluster_id"), STORIES.field("cluster_id"),
-                                       pa.array(cluster_ids, pa.string()))
+                                       column(cluster_ids, pa.string()))
     files = {"stories": write_parquet(kept_table.cast(STORIES).combine_chunks(), out / "stories.parquet")}
     del kept_table
     pa.default_memory_pool().release_unused()
     quarantine = _take_rows(parts, starts, [g for g, _, _ in rejected])
     quarantine = quarantine.set_column(quarantine.schema.get_field_index("status"), "status",
-                                       pa.array(["rejected"] * len(rejected), pa.string()))
-    quarantine = quarantine.append_column("rule", pa.array([r for _, r, _ in rejected], pa.string()))
-    quarantine = quarantine.append_column("evidence", pa.array([(e or "")[:EVIDENCE_LIMIT] for _, _, e in rejected],
+                                       column(["rejected"] * len(rejected), pa.string()))
+    quarantine = quarantine.append_column("rule", column([r for _, r, _ in rejected], pa.string()))
+    quarantine = quarantine.append_column("evidence", column([(e or "")[:EVIDENCE_LIMIT] for _, _, e in rejected],
                                                                pa.string()))
     files |= {
         "quarantine": write_parquet(quarantine.cast(STORIES_QUARANTINE).combine_chunks(), out / "quarantine.parquet"),
-        "summary": write_parquet(table_from_rows(summary_rows(summary), CLEAN_SUMMARY), out / "summary.parquet"),
+        "summary": write_parquet(table_of(summary_rows(summary), CLEAN_SUMMARY), out / "summary.parquet"),
     }
     clock.lap("write")
     seconds = time.perf_counter() - started
@@ -265,7 +266,7 @@ class _Clock:
 
 
 def _read_parts(parts: Sequence[Path], columns: list[str]) -> pa.Table:
-    tables = [pq.read_table(p, columns=columns) for p in parts]
+    tables = [pq.ParquetFile(p).read(columns=columns) for p in parts]  # pq.read_table would import pandas
     return pa.concat_tables(tables) if tables else _empty(pa.schema([_PART.field(c) for c in columns]))
 
 
@@ -279,12 +280,12 @@ def _take_rows(parts: Sequence[Path], starts: np.ndarray, positions: Sequence[in
     for k, part in enumerate(parts):
         low, high = np.searchsorted(ordered, [starts[k], starts[k + 1]])
         if high > low:
-            rows = pa.array(ordered[low:high] - starts[k], pa.int64())
-            pieces.append(pq.read_table(part, columns=STORIES.names, use_threads=False, pre_buffer=False).take(rows))
+            rows = indices(ordered[low:high] - starts[k])
+            pieces.append(pq.ParquetFile(part, pre_buffer=False).read(columns=STORIES.names, use_threads=False).take(rows))
     table = pa.concat_tables(pieces) if pieces else _empty(pa.schema([_PART.field(c) for c in STORIES.names]))
     back = np.empty_like(order)
     back[order] = np.arange(len(order))
-    return table.take(pa.array(back, pa.int64()))
+    return table.take(indices(back))
 
 
 def _empty(schema: pa.Schema) -> pa.Table:
@@ -293,7 +294,7 @@ def _empty(schema: pa.Schema) -> pa.Table:
 
 
 def _signatures_of(parts: Sequence[Path], positions: list[int], num_perm: int) -> np.ndarray:
-    column = _read_parts(parts, ["_sig"]).column("_sig").take(pa.array(positions, pa.int64())).to_pylist()
-    if not column:
+    sigs = _read_parts(parts, ["_sig"]).column("_sig").take(indices(positions)).to_pylist()
+    if not sigs:
         return np.zeros((0, num_perm), dtype=np.uint32)
-    return np.frombuffer(b"".join(column), dtype=np.uint32).reshape(len(column), num_perm)
+    return np.frombuffer(b"".join(sigs), dtype=np.uint32).reshape(len(sigs), num_perm)
