@@ -41,13 +41,15 @@ def test_a_clean_shard_imports_no_jieba(tmp_path: Path) -> None:
         "from lotdata.clean.step import CleanParams\n"
         f"shard = plan_clean_shards([{str(stories)!r}], 10)[1]\n"
         f"stats = clean_shard(shard, Path({str(tmp_path / 'part.parquet')!r}), CleanParams(min_chars=30))\n"
-        "print(json.dumps({'stats': stats, 'modules': sorted({m.split('.')[0] for m in sys.modules})}))\n"
+        "print(json.dumps({'stats': stats, 'modules': sorted({m.split('.')[0] for m in sys.modules}),\n"
+        "                  'rjieba_package': 'rjieba' in sys.modules}))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["stats"]["stories"] == 10
     assert "rjieba" in report["modules"]  # the POS tagger ran (glued_title) ...
     assert "jieba" not in report["modules"]  # ... without jieba
+    assert not report["rjieba_package"]  # nor rjieba's default dictionary (its extension module alone)
     flags = pq.read_table(tmp_path / "part.parquet", columns=["flags"]).column("flags").to_pylist()
     assert any("title_glued" in f for f in flags)  # 新房子|一天，
 

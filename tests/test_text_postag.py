@@ -56,3 +56,18 @@ def test_glued_title_finds_what_it_found_with_jieba(texts: list[str], monkeypatc
 def test_punctuation_and_blanks(text: str) -> None:
     assert pos_words_nohmm(text) == _jieba(text)
     assert all(tag == "x" for _, tag in pos_words_nohmm(text))
+
+
+def test_the_tagger_leaves_rjieba_usable_in_the_same_process() -> None:
+    import subprocess
+    import sys
+
+    script = ("import sys\n"
+              "from lotdata.text.postag import pos_words_nohmm\n"
+              "words = [w for w, _ in pos_words_nohmm('小猴吃西瓜')]\n"
+              "assert 'rjieba' not in sys.modules\n"
+              "import rjieba\n"
+              "print(words, rjieba.cut('小猴吃西瓜'), rjieba.Jieba is sys.modules['rjieba.rjieba'].Jieba)\n")
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=repo, check=True)
+    assert done.stdout.strip() == "['小', '猴', '吃', '西瓜'] ['小猴', '吃', '西瓜'] True"
