@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -188,7 +188,8 @@ def clean_files(
     unique.sort(key=rank)
     clock.lap("exact")
     # phase 3: buckets over the signatures of the unique stories
-    sigs = _signatures_of(parts, unique, params.dedup.num_perm)
+    starts = np.cumsum([0] + [r.stats["stories"] for r in cleaned])  # part k holds rows starts[k]:starts[k + 1]
+    sigs = _signatures_of(parts, starts, unique, params.dedup.num_perm)
     sig_path = work / "signatures.npy"
     work.mkdir(parents=True, exist_ok=True)
     with open(sig_path, "wb") as handle:
@@ -220,7 +221,6 @@ def clean_files(
         kept.append(g)
     clock.lap("clusters_filter")
     # the outputs one after the other, each gathered part by part: the driver never holds all the texts twice
-    starts = np.cumsum([0] + [r.stats["stories"] for r in cleaned])
     kept_table = _take_rows(parts, starts, kept)
     kept_table = kept_table.set_column(STORIES.get_field_index("cluster_id"), STORIES.field("cluster_id"),
                                        column(cluster_ids, pa.string()))
@@ -266,26 +266,34 @@ class _Clock:
 
 
 def _read_parts(parts: Sequence[Path], columns: list[str]) -> pa.Table:
-    tables = [pq.ParquetFile(p).read(columns=columns) for p in parts]  # pq.read_table would import pandas
+    # pq.read_table would import pandas; one thread: mimalloc keeps a heap per thread
+    tables = [pq.ParquetFile(p).read(columns=columns, use_threads=False) for p in parts]
     return pa.concat_tables(tables) if tables else _empty(pa.schema([_PART.field(c) for c in columns]))
 
 
 def _take_rows(parts: Sequence[Path], starts: np.ndarray, positions: Sequence[int]) -> pa.Table:
-    """The stories at global row `positions`, in that order, reading one part at a time (part k holds the
-    rows from starts[k] on)."""
+    """The stories at global row `positions`, in that order, reading one part at a time."""
+    pieces, slots = [], []
+    for k, rows, slot in _by_part(starts, positions):
+        file = pq.ParquetFile(parts[k], pre_buffer=False)
+        pieces.append(file.read(columns=STORIES.names, use_threads=False).take(indices(rows)))
+        slots.append(slot)
+    table = pa.concat_tables(pieces) if pieces else _empty(pa.schema([_PART.field(c) for c in STORIES.names]))
+    back = np.empty(len(positions), dtype=np.int64)  # row i of the result is row back[i] of the parts' pieces
+    back[np.concatenate(slots) if slots else []] = np.arange(len(positions))
+    return table.take(indices(back))
+
+
+def _by_part(starts: np.ndarray, positions: Sequence[int]) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """For each part k holding some of `positions` (part k holds the global rows starts[k]:starts[k + 1]):
+    (k, the rows in the part, where they go in `positions`), in part order."""
     wanted = np.asarray(positions, dtype=np.int64)
     order = np.argsort(wanted, kind="stable")
     ordered = wanted[order]
-    pieces = []
-    for k, part in enumerate(parts):
-        low, high = np.searchsorted(ordered, [starts[k], starts[k + 1]])
-        if high > low:
-            rows = indices(ordered[low:high] - starts[k])
-            pieces.append(pq.ParquetFile(part, pre_buffer=False).read(columns=STORIES.names, use_threads=False).take(rows))
-    table = pa.concat_tables(pieces) if pieces else _empty(pa.schema([_PART.field(c) for c in STORIES.names]))
-    back = np.empty_like(order)
-    back[order] = np.arange(len(order))
-    return table.take(indices(back))
+    bounds = np.searchsorted(ordered, starts)
+    for k in range(len(starts) - 1):
+        if bounds[k + 1] > bounds[k]:
+            yield k, ordered[bounds[k]:bounds[k + 1]] - starts[k], order[bounds[k]:bounds[k + 1]]
 
 
 def _empty(schema: pa.Schema) -> pa.Table:
@@ -293,8 +301,11 @@ def _empty(schema: pa.Schema) -> pa.Table:
     return pa.Table.from_batches([], schema=schema)
 
 
-def _signatures_of(parts: Sequence[Path], positions: list[int], num_perm: int) -> np.ndarray:
-    sigs = _read_parts(parts, ["_sig"]).column("_sig").take(indices(positions)).to_pylist()
-    if not sigs:
-        return np.zeros((0, num_perm), dtype=np.uint32)
-    return np.frombuffer(b"".join(sigs), dtype=np.uint32).reshape(len(sigs), num_perm)
+def _signatures_of(parts: Sequence[Path], starts: np.ndarray, positions: list[int], num_perm: int) -> np.ndarray:
+    """The signatures of the stories at global `positions`, in that order, read part by part."""
+    sigs = np.zeros((len(positions), num_perm), dtype=np.uint32)
+    for k, rows, slot in _by_part(starts, positions):
+        column = pq.ParquetFile(parts[k]).read(columns=["_sig"], use_threads=False).column("_sig")
+        found = column.take(indices(rows)).to_pylist()
+        sigs[slot] = np.frombuffer(b"".join(found), dtype=np.uint32).reshape(len(rows), num_perm)
+    return sigs
