@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -35,8 +35,9 @@ from lotdata.clean.step import (EVIDENCE_LIMIT, CleanParams, clean_story, count_
                                 where)
 from lotdata.errors import InputError, must_exist
 from lotdata.exec import Shard, run_shards
-from lotdata.io import check_output_dir, read_parquet, write_manifest, write_parquet
-from lotdata.schema import CLEAN_SUMMARY, STORIES, STORIES_QUARANTINE, check_table, table_from_rows
+from lotdata.io import check_output_dir, write_manifest, write_parquet
+from lotdata.clean.columns import column, indices, table_of
+from lotdata.schema import CLEAN_SUMMARY, STORIES, STORIES_QUARANTINE, check_table
 
 ROWS_PER_SHARD = 500
 BANDS_PER_SHARD = 4
@@ -66,7 +67,7 @@ def plan_clean_shards(paths: Sequence[str | Path], rows_per_shard: int = ROWS_PE
             meta = pq.ParquetFile(path).metadata
         except (pa.ArrowInvalid, OSError) as exc:
             raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from exc
-        check_table(meta.schema.to_arrow_schema().empty_table(), STORIES, str(path))
+        check_table(_empty(meta.schema.to_arrow_schema()), STORIES, str(path))
         rows, size = meta.num_rows, path.stat().st_size
         for start in range(0, rows, rows_per_shard):
             stop = min(rows, start + rows_per_shard)
@@ -76,8 +77,8 @@ def plan_clean_shards(paths: Sequence[str | Path], rows_per_shard: int = ROWS_PE
 
 def clean_shard(shard: Shard, part: Path, params: CleanParams) -> dict:
     """Phase 1 on one shard: clean each story, sign those no rule rejected."""
-    table = read_parquet(shard.path, STORIES).slice(shard.start, shard.stop - shard.start)
     rows = []
+    table = _read_rows(Path(shard.path), shard.start, shard.stop)
     for row in table.to_pylist():
         new, rule, evidence = clean_story(row, params)
         rows.append({**new, "_rule": rule, "_evidence": (evidence or "")[:EVIDENCE_LIMIT] if rule else None,
@@ -88,8 +89,35 @@ def clean_shard(shard: Shard, part: Path, params: CleanParams) -> dict:
     for row, sig in zip(candidates, sigs):
         row["_sig"] = sig.tobytes()
     signing = time.perf_counter() - signing
-    write_parquet(table_from_rows(rows, _PART), part)
+    write_parquet(table_of(rows, _PART), part)
+    pa.default_memory_pool().release_unused()  # mimalloc keeps freed pages: a worker would hold its largest shard
     return {"stories": len(rows), "candidates": len(candidates), "signature_seconds": round(signing, 4)}
+
+
+def _read_rows(path: Path, start: int, stop: int) -> pa.Table:
+    """Rows [start, stop) of a stories file, decoded batch by batch from the row groups that hold them: a
+    worker never holds a whole row group (often the whole file) at once."""
+    try:
+        file = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)  # not whole column chunks at once
+        groups, position, offset = [], None, 0
+        for group in range(file.metadata.num_row_groups):
+            rows = file.metadata.row_group(group).num_rows
+            if offset < stop and offset + rows > start:
+                groups.append(group)
+                position = offset if position is None else position
+            offset += rows
+        batches = []
+        for batch in file.iter_batches(batch_size=max(1, stop - start), row_groups=groups, use_threads=False) \
+                if groups else ():
+            low, position = position, position + batch.num_rows
+            if position > start:
+                batches.append(batch.slice(max(0, start - low), min(position, stop) - max(low, start)))
+            if position >= stop:
+                break
+        table = pa.Table.from_batches(batches, schema=file.schema_arrow)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from exc
+    return check_table(table, STORIES, str(path))
 
 
 def bucket_shard(shard: Shard, part: Path, rows: int) -> dict:
@@ -128,8 +156,6 @@ def clean_files(
     shards = plan_clean_shards(paths, rows_per_shard)
     fingerprint = _fingerprint(params, paths, rows_per_shard)
     run = partial(run_shards, executor=executor, workers=workers, ray_address=ray_address, progress=progress)
-    if executor == "local" and workers > 1 and len(shards) > 1:
-        _warm_up(params)
     cleaned = run(partial(clean_shard, params=params), shards, work / "clean", fingerprint=fingerprint,
                   description="clean")
     parts = [r.part for r in cleaned]
@@ -162,7 +188,8 @@ def clean_files(
     unique.sort(key=rank)
     clock.lap("exact")
     # phase 3: buckets over the signatures of the unique stories
-    sigs = _signatures_of(parts, unique, params.dedup.num_perm)
+    starts = np.cumsum([0] + [r.stats["stories"] for r in cleaned])  # part k holds rows starts[k]:starts[k + 1]
+    sigs = _signatures_of(parts, starts, unique, params.dedup.num_perm)
     sig_path = work / "signatures.npy"
     work.mkdir(parents=True, exist_ok=True)
     with open(sig_path, "wb") as handle:
@@ -193,20 +220,22 @@ def clean_files(
             summary[(sources[g] or "", "near_duplicate_cluster", "flagged")] += 1
         kept.append(g)
     clock.lap("clusters_filter")
-    full = _read_parts(parts, STORIES.names)
-    kept_table = full.take(pa.array(kept, pa.int64())).set_column(STORIES.get_field_index("cluster_id"), STORIES.field("cluster_id"),
-                                             pa.array(cluster_ids, pa.string()))
-    quarantine = full.take(pa.array([g for g, _, _ in rejected], pa.int64()))
+    # the outputs one after the other, each gathered part by part: the driver never holds all the texts twice
+    kept_table = _take_rows(parts, starts, kept)
+    kept_table = kept_table.set_column(STORIES.get_field_index("cluster_id"), STORIES.field("cluster_id"),
+                                       column(cluster_ids, pa.string()))
+    files = {"stories": write_parquet(kept_table.cast(STORIES).combine_chunks(), out / "stories.parquet")}
+    del kept_table
+    pa.default_memory_pool().release_unused()
+    quarantine = _take_rows(parts, starts, [g for g, _, _ in rejected])
     quarantine = quarantine.set_column(quarantine.schema.get_field_index("status"), "status",
-                                       pa.array(["rejected"] * len(rejected), pa.string()))
-    quarantine = quarantine.append_column("rule", pa.array([r for _, r, _ in rejected], pa.string()))
-    quarantine = quarantine.append_column("evidence", pa.array([(e or "")[:EVIDENCE_LIMIT] for _, _, e in rejected],
+                                       column(["rejected"] * len(rejected), pa.string()))
+    quarantine = quarantine.append_column("rule", column([r for _, r, _ in rejected], pa.string()))
+    quarantine = quarantine.append_column("evidence", column([(e or "")[:EVIDENCE_LIMIT] for _, _, e in rejected],
                                                                pa.string()))
-    del full
-    files = {
-        "stories": write_parquet(kept_table.cast(STORIES).combine_chunks(), out / "stories.parquet"),
+    files |= {
         "quarantine": write_parquet(quarantine.cast(STORIES_QUARANTINE).combine_chunks(), out / "quarantine.parquet"),
-        "summary": write_parquet(table_from_rows(summary_rows(summary), CLEAN_SUMMARY), out / "summary.parquet"),
+        "summary": write_parquet(table_of(summary_rows(summary), CLEAN_SUMMARY), out / "summary.parquet"),
     }
     clock.lap("write")
     seconds = time.perf_counter() - started
@@ -225,12 +254,6 @@ def clean_files(
     return CleanFilesResult(len(kept), len(rejected), summary_rows(summary), counts, files)
 
 
-def _warm_up(params: CleanParams) -> None:
-    """Load the rules' dictionaries (jieba's POS tagger) once here, so that forked workers share them."""
-    clean_story({"story_id": "", "text": "从前有一只小狐狸，它每天都到河边去喝水。", "lang": "zh", "source": "", "flags": []},
-                params)
-
-
 class _Clock:
     """Wall seconds per phase (a lap ends a phase), for the benchmark; never part of the outputs."""
 
@@ -243,12 +266,46 @@ class _Clock:
 
 
 def _read_parts(parts: Sequence[Path], columns: list[str]) -> pa.Table:
-    tables = [pq.read_table(p, columns=columns) for p in parts]
-    return pa.concat_tables(tables) if tables else pa.schema([_PART.field(c) for c in columns]).empty_table()
+    # pq.read_table would import pandas; one thread: mimalloc keeps a heap per thread
+    tables = [pq.ParquetFile(p).read(columns=columns, use_threads=False) for p in parts]
+    return pa.concat_tables(tables) if tables else _empty(pa.schema([_PART.field(c) for c in columns]))
 
 
-def _signatures_of(parts: Sequence[Path], positions: list[int], num_perm: int) -> np.ndarray:
-    column = _read_parts(parts, ["_sig"]).column("_sig").take(pa.array(positions, pa.int64())).to_pylist()
-    if not column:
-        return np.zeros((0, num_perm), dtype=np.uint32)
-    return np.frombuffer(b"".join(column), dtype=np.uint32).reshape(len(column), num_perm)
+def _take_rows(parts: Sequence[Path], starts: np.ndarray, positions: Sequence[int]) -> pa.Table:
+    """The stories at global row `positions`, in that order, reading one part at a time."""
+    pieces, slots = [], []
+    for k, rows, slot in _by_part(starts, positions):
+        file = pq.ParquetFile(parts[k], pre_buffer=False)
+        pieces.append(file.read(columns=STORIES.names, use_threads=False).take(indices(rows)))
+        slots.append(slot)
+    table = pa.concat_tables(pieces) if pieces else _empty(pa.schema([_PART.field(c) for c in STORIES.names]))
+    back = np.empty(len(positions), dtype=np.int64)  # row i of the result is row back[i] of the parts' pieces
+    back[np.concatenate(slots) if slots else []] = np.arange(len(positions))
+    return table.take(indices(back))
+
+
+def _by_part(starts: np.ndarray, positions: Sequence[int]) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """For each part k holding some of `positions` (part k holds the global rows starts[k]:starts[k + 1]):
+    (k, the rows in the part, where they go in `positions`), in part order."""
+    wanted = np.asarray(positions, dtype=np.int64)
+    order = np.argsort(wanted, kind="stable")
+    ordered = wanted[order]
+    bounds = np.searchsorted(ordered, starts)
+    for k in range(len(starts) - 1):
+        if bounds[k + 1] > bounds[k]:
+            yield k, ordered[bounds[k]:bounds[k + 1]] - starts[k], order[bounds[k]:bounds[k + 1]]
+
+
+def _empty(schema: pa.Schema) -> pa.Table:
+    # not Schema.empty_table(): it imports pandas (about 50 MiB, in every forked worker too)
+    return pa.Table.from_batches([], schema=schema)
+
+
+def _signatures_of(parts: Sequence[Path], starts: np.ndarray, positions: list[int], num_perm: int) -> np.ndarray:
+    """The signatures of the stories at global `positions`, in that order, read part by part."""
+    sigs = np.zeros((len(positions), num_perm), dtype=np.uint32)
+    for k, rows, slot in _by_part(starts, positions):
+        column = pq.ParquetFile(parts[k]).read(columns=["_sig"], use_threads=False).column("_sig")
+        found = column.take(indices(rows)).to_pylist()
+        sigs[slot] = np.frombuffer(b"".join(found), dtype=np.uint32).reshape(len(rows), num_perm)
+    return sigs
