@@ -39,16 +39,28 @@ def one_run(path: Path, workers: int, out: Path) -> dict:
         now, before = os.times(), last[0]
         cpu[name] = {"driver": round(now.user + now.system - before.user - before.system, 3),
                      "workers": round(now.children_user + now.children_system
-                                      - before.children_user - before.children_system, 3)}
+                                      - before.children_user - before.children_system, 3),
+                     "driver_peak_mib": _peak_mib_since_last_lap()}
         last[0] = now
 
     files._Clock.lap = timed_lap
     params = CleanParams(lexicon=load_lexicon())
     started = time.perf_counter()
     last[0] = os.times()
+    _peak_mib_since_last_lap()
     result = files.clean_files([path], out, params, workers=workers, progress=False)
     return {"wall": round(time.perf_counter() - started, 2), "cpu": cpu, "kept": result.kept,
             "removed": result.removed}
+
+
+def _peak_mib_since_last_lap() -> int | None:
+    """This process's peak RSS since the last call (VmHWM, then reset through clear_refs; Linux)."""
+    try:
+        status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return None
+    return int(status["VmHWM"].split()[0]) // 1024
 
 
 def sample(command: list[str], env: dict) -> tuple[str, float, list[float], float]:

@@ -239,6 +239,16 @@ def write_parquet(table: pa.Table, path: str | os.PathLike) -> Path:
     return Path(path)
 
 
+def write_parquet_pieces(pieces: Iterable[pa.Table], schema: pa.Schema, path: str | os.PathLike) -> Path:
+    """Write tables one after the other as row groups of one Parquet file, atomically: memory is bounded by
+    a piece, not by the file."""
+    with atomic_path(path) as tmp:
+        with pq.ParquetWriter(tmp, schema, **_PARQUET_OPTIONS) as writer:
+            for piece in pieces:
+                writer.write_table(piece.cast(schema).combine_chunks())
+    return Path(path)
+
+
 def read_parquet(path: str | os.PathLike, schema: pa.Schema | None = None) -> pa.Table:
     """Read a Parquet file; with `schema`, check its columns and cast to it."""
     path = must_exist(path, "file")

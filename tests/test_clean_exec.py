@@ -182,3 +182,14 @@ def test_band_pairs_equal_plain_bucketing_and_split_over_band_ranges() -> None:
     assert set(map(tuple, pairs.tolist())) == expected and (3, 10) in expected
     halves = np.unique(np.concatenate([band_pairs(sigs, 3, range(0, 2)), band_pairs(sigs, 3, range(2, 4))]), axis=0)
     assert np.array_equal(halves, pairs)
+
+
+def test_clean_writes_its_outputs_a_run_of_rows_at_a_time_with_the_same_rows(corpus, tmp_path: Path, monkeypatch) -> None:
+    whole = clean_files([corpus["with_copies"]], tmp_path / "whole", CLEAN_PARAMS, rows_per_shard=7)
+    monkeypatch.setattr(clean_files_module, "OUTPUT_ROWS", 5)
+    runs = clean_files([corpus["with_copies"]], tmp_path / "runs", CLEAN_PARAMS, rows_per_shard=7)
+    assert (runs.kept, runs.removed) == (whole.kept, whole.removed)
+    for name in ("stories.parquet", "quarantine.parquet"):
+        small = pq.ParquetFile(tmp_path / "runs" / name)
+        assert small.metadata.num_row_groups == -(-small.metadata.num_rows // 5) > 1
+        assert small.read().to_pylist() == pq.read_table(tmp_path / "whole" / name).to_pylist()

@@ -132,6 +132,9 @@ def band_pairs(sigs: np.ndarray, rows: int, bands: range) -> np.ndarray:
     return np.unique(np.concatenate(found).astype(np.int64), axis=0)
 
 
+PAIRS_AT_ONCE = 1 << 14  # candidate pairs checked at a time: 2 x 16,384 x num_perm signature values
+
+
 def similarity(sigs: np.ndarray, i: np.ndarray | int, j: np.ndarray | int) -> np.ndarray:
     """Estimated Jaccard: the share of equal signature values."""
     return (sigs[i] == sigs[j]).mean(axis=-1)
@@ -150,8 +153,6 @@ def cluster_and_filter(sigs: np.ndarray, pairs: np.ndarray, rank: Callable[[int]
                        params: DedupParams = DedupParams()) -> NearDuplicates:
     """Phases 3 and 4: clusters of the checked candidate pairs; reject each copy too close to a better kept one."""
     n = len(sigs)
-    if len(pairs):
-        pairs = pairs[similarity(sigs, pairs[:, 0], pairs[:, 1]) >= params.cluster_threshold]
     parent = list(range(n))
 
     def find(i: int) -> int:
@@ -160,10 +161,12 @@ def cluster_and_filter(sigs: np.ndarray, pairs: np.ndarray, rank: Callable[[int]
             i = parent[i]
         return i
 
-    for i, j in pairs.tolist():
-        a, b = find(i), find(j)
-        if a != b:
-            parent[max(a, b)] = min(a, b)
+    for lo in range(0, len(pairs), PAIRS_AT_ONCE):  # a run at a time: each pair's two signatures are gathered
+        run = pairs[lo:lo + PAIRS_AT_ONCE]
+        for i, j in run[similarity(sigs, run[:, 0], run[:, 1]) >= params.cluster_threshold].tolist():
+            a, b = find(i), find(j)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
     members: dict[int, list[int]] = {}
     for i in range(n):
         members.setdefault(find(i), []).append(i)

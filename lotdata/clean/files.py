@@ -35,12 +35,13 @@ from lotdata.clean.step import (EVIDENCE_LIMIT, CleanParams, clean_story, count_
                                 where)
 from lotdata.errors import InputError, must_exist
 from lotdata.exec import Shard, run_shards
-from lotdata.io import check_output_dir, write_manifest, write_parquet
+from lotdata.io import check_output_dir, write_manifest, write_parquet, write_parquet_pieces
 from lotdata.clean.columns import column, indices, table_of
 from lotdata.schema import CLEAN_SUMMARY, STORIES, STORIES_QUARANTINE, check_table
 
 ROWS_PER_SHARD = 500
 BANDS_PER_SHARD = 4
+OUTPUT_ROWS = 4096  # rows gathered and written at a time (a row group of the outputs)
 WORK_DIR = ".work"
 
 # a part of phase 1: the cleaned story, the rule that rejects it (if any) and its signature
@@ -220,21 +221,27 @@ def clean_files(
             summary[(sources[g] or "", "near_duplicate_cluster", "flagged")] += 1
         kept.append(g)
     clock.lap("clusters_filter")
-    # the outputs one after the other, each gathered part by part: the driver never holds all the texts twice
-    kept_table = _take_rows(parts, starts, kept)
-    kept_table = kept_table.set_column(STORIES.get_field_index("cluster_id"), STORIES.field("cluster_id"),
-                                       column(cluster_ids, pa.string()))
-    files = {"stories": write_parquet(kept_table.cast(STORIES).combine_chunks(), out / "stories.parquet")}
-    del kept_table
+    # the outputs one after the other, a run of OUTPUT_ROWS rows at a time, each gathered part by part: the
+    # driver's memory is bounded by the run, not by the corpus
+    def kept_pieces() -> Iterator[pa.Table]:
+        for lo in range(0, max(len(kept), 1), OUTPUT_ROWS):  # no story kept: one empty row group
+            piece = _take_rows(parts, starts, kept[lo:lo + OUTPUT_ROWS])
+            yield piece.set_column(STORIES.get_field_index("cluster_id"), STORIES.field("cluster_id"),
+                                   column(cluster_ids[lo:lo + OUTPUT_ROWS], pa.string()))
+
+    def quarantine_pieces() -> Iterator[pa.Table]:
+        for lo in range(0, max(len(rejected), 1), OUTPUT_ROWS):
+            batch = rejected[lo:lo + OUTPUT_ROWS]
+            piece = _take_rows(parts, starts, [g for g, _, _ in batch])
+            piece = piece.set_column(piece.schema.get_field_index("status"), "status",
+                                     column(["rejected"] * len(batch), pa.string()))
+            piece = piece.append_column("rule", column([r for _, r, _ in batch], pa.string()))
+            yield piece.append_column("evidence", column([(e or "")[:EVIDENCE_LIMIT] for _, _, e in batch], pa.string()))
+
+    files = {"stories": write_parquet_pieces(kept_pieces(), STORIES, out / "stories.parquet")}
     pa.default_memory_pool().release_unused()
-    quarantine = _take_rows(parts, starts, [g for g, _, _ in rejected])
-    quarantine = quarantine.set_column(quarantine.schema.get_field_index("status"), "status",
-                                       column(["rejected"] * len(rejected), pa.string()))
-    quarantine = quarantine.append_column("rule", column([r for _, r, _ in rejected], pa.string()))
-    quarantine = quarantine.append_column("evidence", column([(e or "")[:EVIDENCE_LIMIT] for _, _, e in rejected],
-                                                               pa.string()))
     files |= {
-        "quarantine": write_parquet(quarantine.cast(STORIES_QUARANTINE).combine_chunks(), out / "quarantine.parquet"),
+        "quarantine": write_parquet_pieces(quarantine_pieces(), STORIES_QUARANTINE, out / "quarantine.parquet"),
         "summary": write_parquet(table_of(summary_rows(summary), CLEAN_SUMMARY), out / "summary.parquet"),
     }
     clock.lap("write")
