@@ -8,6 +8,10 @@ LS_VENV    ?= .venv-labelstudio
 LS_BIN     := $(LS_VENV)/bin/label-studio
 LS_VERSION ?= 1.23.2
 LS_PORT    ?= 8080
+# datatrove, the peer `clean` is measured beside (bench/sources.md), in a venv of its own
+DT_VENV    ?= .venv-datatrove
+DT_BIN     := $(DT_VENV)/bin/python
+DT_VERSION ?= 0.10.1
 
 .PHONY: core setup demo test browser-deps labelstudio labelstudio-venv build-senpos build-plotcom build-outgen build-all bench outline-agreement clean
 
@@ -56,7 +60,7 @@ build-outgen: $(CORE_STAMP)
 build-all: $(CORE_STAMP)
 	$(BIN)/lotdata run all --out $(OUT)/sample
 
-bench: setup $(LS_BIN)
+bench: setup $(LS_BIN) $(DT_BIN)
 	$(BIN)/python benchmarks/bench_builders.py --out bench/results.md
 	$(BIN)/python benchmarks/bench_outline.py --out bench/outline.md
 	$(BIN)/python benchmarks/bench_build.py --out bench/build.md
@@ -64,12 +68,18 @@ bench: setup $(LS_BIN)
 	$(BIN)/python benchmarks/bench_models.py --out bench/models.md
 	$(BIN)/python benchmarks/bench_annotate.py --out bench/annotate.md
 	$(BIN)/python benchmarks/bench_audit.py --out bench/audit.md
-	$(BIN)/python benchmarks/bench_sources.py --out bench/sources.md
+	LOTDATA_DATATROVE_PYTHON=$(DT_BIN) $(BIN)/python benchmarks/bench_sources.py --out bench/sources.md
 	$(BIN)/python benchmarks/bench_overlap.py --out bench/overlap.md
 	$(BIN)/python benchmarks/bench_long_lines.py --out bench/overlap_long_lines.md
 
 outline-agreement: setup
 	$(BIN)/python benchmarks/outline_agreement.py
+
+$(DT_BIN):
+	$(PYTHON) -m venv $(DT_VENV)
+	$(DT_VENV)/bin/pip install --quiet --upgrade pip
+	$(DT_VENV)/bin/pip install --quiet 'datatrove==$(DT_VERSION)' xxhash
+	test -x $@
 
 $(LS_BIN):
 	$(PYTHON) -m venv $(LS_VENV)

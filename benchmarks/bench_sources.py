@@ -153,7 +153,8 @@ def run(kind: str, n: int) -> dict:
 # ---------------------------------------------------------------------------------------------
 # clean on the executor: 1 vs 2 workers, memory at 10x, beside datatrove's four MinHash stages
 
-DATATROVE_PY = Path("/work/venv-datatrove/bin/python")
+# `make bench` makes this venv (datatrove pinned in the Makefile); set the variable to use another one
+DATATROVE_PY = Path(os.environ.get("LOTDATA_DATATROVE_PYTHON", REPO / ".venv-datatrove" / "bin" / "python"))
 EXEC_SECTION = "## clean on the executor, beside datatrove's MinHash stages"
 
 
