@@ -194,6 +194,14 @@ def render_bert(bert: dict, n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _bert_section(path: Path) -> str | None:
+    """The checkpoint section an earlier run left in `path`, markers included."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if BERT_MARK[0] not in text or BERT_MARK[1] not in text:
+        return None
+    return BERT_MARK[0] + text.split(BERT_MARK[0], 1)[1].split(BERT_MARK[1], 1)[0] + BERT_MARK[1] + "\n"
+
+
 def put_bert_section(path: Path, section: str) -> None:
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     if BERT_MARK[0] in text and BERT_MARK[1] in text:
@@ -265,6 +273,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="runs of the SCT audit (the SenPos audit runs once)")
     parser.add_argument("--sentiment-sample", type=int, default=2000)
     parser.add_argument("--bert-only", action="store_true", help="run only the checkpoint audit and replace its section")
+    parser.add_argument("--no-bert", action="store_true", help="everything but the checkpoint audit; its section is kept")
     args = parser.parse_args()
     started = time.perf_counter()
     if args.bert_only:
@@ -286,10 +295,12 @@ def main() -> None:
         print(f"SenPos audit (snownlp-jieba): {fast_runs[0]['total']:.1f} s", flush=True)
         senpos_runs, senpos = time_audit(folder, "train", 1, tmp / "senpos_report")
         print(f"SenPos audit: {senpos_runs[0]['total']:.1f} s", flush=True)
-        bert = bert_audit(folder, tmp)
-        print(f"SenPos audit with a checkpoint: {bert['wall_s']:.1f} s, {bert['peak_rss_gb']:.2f} GB", flush=True)
+        bert = None if args.no_bert else bert_audit(folder, tmp)
+        if bert:
+            print(f"SenPos audit with a checkpoint: {bert['wall_s']:.1f} s, {bert['peak_rss_gb']:.2f} GB", flush=True)
     text = render(sct_runs, sct, senpos_runs, senpos, fast_runs, info, senti, time.perf_counter() - started, args.repeats)
-    text = text.rstrip("\n") + "\n\n" + render_bert(bert, info["examples"])
+    kept = _bert_section(args.out) if bert is None else None
+    text = text.rstrip("\n") + "\n\n" + (render_bert(bert, info["examples"]) if bert else kept or "")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")
     (args.out.with_suffix(".json")).write_text(json.dumps({"sct": sct_runs, "senpos": senpos_runs, "senpos_fast": fast_runs, "sentiment": senti, "senpos_set": info}, indent=1))
