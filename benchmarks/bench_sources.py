@@ -363,8 +363,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--one", nargs=2, metavar=("KIND", "N"), help=argparse.SUPPRESS)
     parser.add_argument("--one-clean", nargs=2, metavar=("PATH", "WORKERS"), help=argparse.SUPPRESS)
-    parser.add_argument("--exec-stories", type=int, default=6000, help="stories for clean vs datatrove")
-    parser.add_argument("--exec-small", type=int, default=1000, help="1x size of the memory check (10x beside it)")
+    parser.add_argument("--exec-stories", type=int, default=36200, help="stories for clean vs datatrove")
+    parser.add_argument("--exec-small", type=int, default=3620, help="1x size of the memory check (10x beside it)")
     parser.add_argument("--only-executor", action="store_true",
                         help=f"re-measure only the section '{EXEC_SECTION}' and replace it in --out")
     args = parser.parse_args()
