@@ -41,7 +41,7 @@ from lotdata.audit.items import items_from_table  # noqa: E402
 from lotdata.audit.run import audit, write_audit  # noqa: E402
 from lotdata.audit.work import score_pairs  # noqa: E402
 from lotdata.schema import SENPOS, table_from_rows  # noqa: E402
-from machine import load_note  # benchmarks/machine.py
+from machine import load_note, run_sampling_rss  # benchmarks/machine.py
 
 SCT_TARGET_S = 60
 SENPOS_TARGET_S = 600
@@ -139,34 +139,13 @@ def bert_audit(folder: Path, tmp: Path, batch_size: int = 8) -> dict:
                "--model-path", str(checkpoint), "--sentiment", "snownlp-jieba", "--bert-batch-size", str(batch_size)]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     started = time.perf_counter()
-    with open(tmp / "bert_audit.out", "w+", encoding="utf-8") as log:  # a file: a full pipe would stall the audit
-        child = subprocess.Popen(command, env=env, stdout=log, text=True)  # its steps show on our stderr
-        tree_peak = _tree_rss_peak(child)
-        log.seek(0)
-        output = log.read()
+    run = run_sampling_rss(command, env, every=0.5, stderr=None).check(command)  # its steps show on our stderr
     wall = time.perf_counter() - started
-    if child.returncode != 0:
-        raise SystemExit(f"audit with a checkpoint failed ({child.returncode}): {output[-2000:]}")
     peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     meta = json.loads((tmp / "bert_report" / "audit.json").read_text())
     records = [r for r in json.loads((tmp / "bert_report" / "results.json").read_text()) if r["baseline"].startswith("bert")]
-    return {"wall_s": wall, "peak_rss_gb": peak_kb / 1024 / 1024, "tree_peak_gb": tree_peak / 1024**3,
+    return {"wall_s": wall, "peak_rss_gb": peak_kb / 1024 / 1024, "tree_peak_gb": run.peak_sum / 1024**3,
             "timings": meta["timings"], "records": records, "batch_size": batch_size}
-
-
-def _tree_rss_peak(process: "subprocess.Popen", every: float = 0.5) -> int:
-    """Wait for `process`; the largest sum of RSS over it and its descendants, sampled every `every` s (bytes)."""
-    import psutil
-
-    root, peak = psutil.Process(process.pid), 0
-    while process.poll() is None:
-        try:
-            tree = [root] + root.children(recursive=True)
-            peak = max(peak, sum(p.memory_info().rss for p in tree if p.is_running()))
-        except psutil.Error:
-            pass
-        time.sleep(every)
-    return peak
 
 
 def render_bert(bert: dict, n: int) -> str:
@@ -258,7 +237,7 @@ def render(sct_runs, sct, senpos_runs, senpos, fast_runs, senpos_info, senti, wa
                 lines.append(f"| {name} | {r['baseline']} | {r['fit_on'] or '–'} | {r['split']} | {100 * r['accuracy']:.1f} | "
                              f"{100 * r['ci_low']:.1f}–{100 * r['ci_high']:.1f} |")
     lines += ["", "Notes:", "",
-              f"- SCT: `storycloze_spring2016_labeled` val.csv + test.csv, learners fit on val, `--train-split val`.",
+              "- SCT: `storycloze_spring2016_labeled` val.csv + test.csv, learners fit on val, `--train-split val`.",
               f"- SenPos: {senpos_info['examples']:,} examples derived at run time from {senpos_info['stories']:,} Chinese "
               f"children's stories (CMRC 2017 validation, CFT) by running the SenPos builder with seeds 0–{senpos_info['seeds'] - 1} "
               "(a different removed sentence per seed, duplicates dropped), split 80/10/10 by story.",

@@ -22,7 +22,7 @@ import time
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
-from machine import load_note  # benchmarks/machine.py
+from machine import load_note, run_sampling_rss  # benchmarks/machine.py
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("LOTDATA_SHARED_DATA", REPO.parent / "shared" / "data"))
@@ -224,26 +224,9 @@ def clean_once(path: Path, workers: int) -> dict:
 
 
 def tree_peak_rss(command: list[str], env: dict | None = None) -> tuple[str, float]:
-    """Run `command`; its stdout and the peak of the summed RSS of it and all its children (MiB, sampled)."""
-    import psutil
-
-    import tempfile
-
-    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as stdout:  # a pipe would fill up and block the child
-        proc = subprocess.Popen(command, stdout=stdout, stderr=subprocess.DEVNULL, text=True, env=env)
-        root, peak = psutil.Process(proc.pid), 0
-        while proc.poll() is None:
-            try:
-                total = sum(p.memory_info().rss for p in [root, *root.children(recursive=True)])
-            except psutil.Error:
-                total = 0
-            peak = max(peak, total)
-            time.sleep(0.05)
-        stdout.seek(0)
-        out = stdout.read()
-    if proc.returncode:
-        raise RuntimeError(f"{command[:3]} exited {proc.returncode}")
-    return out, peak / 2**20
+    """Run `command`; its stdout and the peak RSS (MiB) summed over it and its children, sampled every 50 ms."""
+    run = run_sampling_rss(command, env).check(command)
+    return run.stdout, run.peak_sum / 2**20
 
 
 def run_clean(path: Path, workers: int) -> dict:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -65,28 +64,12 @@ def _peak_mib_since_last_lap() -> int | None:
 
 def sample(command: list[str], env: dict) -> tuple[str, float, list[float], float]:
     """Run `command`; its stdout, the peak RSS (MiB) of it, of each of its children and of their sum."""
-    import psutil
+    from machine import run_sampling_rss  # benchmarks/ is on sys.path (main)
 
-    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as stdout:
-        proc = subprocess.Popen(command, stdout=stdout, stderr=subprocess.DEVNULL, text=True, env=env)
-        root, peaks, total_peak = psutil.Process(proc.pid), {}, 0.0
-        while proc.poll() is None:
-            total = 0
-            try:
-                for p in [root, *root.children(recursive=True)]:
-                    rss = p.memory_info().rss
-                    peaks[p.pid] = max(peaks.get(p.pid, 0), rss)
-                    total += rss
-            except psutil.Error:
-                pass
-            total_peak = max(total_peak, total)
-            time.sleep(0.02)
-        stdout.seek(0)
-        out = stdout.read()
-    if proc.returncode:
-        raise RuntimeError(f"{command[:3]} exited {proc.returncode}")
-    driver = peaks.pop(proc.pid, 0)
-    return out, driver / 2**20, [rss / 2**20 for rss in peaks.values()], total_peak / 2**20
+    run = run_sampling_rss(command, env, every=0.02).check(command)
+    peaks = dict(run.peak_by_pid)
+    driver = peaks.pop(run.pid, 0)
+    return run.stdout, driver / 2**20, [rss / 2**20 for rss in peaks.values()], run.peak_sum / 2**20
 
 
 def profile(path: Path, workers: int, code: Path) -> dict:

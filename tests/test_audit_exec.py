@@ -35,14 +35,6 @@ def small_sentiment_shards(monkeypatch):
     monkeypatch.setitem(audit_work.SENTENCES_PER_SHARD, "en", 1000)  # the plan is made in the caller, Ray included
 
 
-@pytest.fixture(scope="module")
-def ray_local():
-    ray = pytest.importorskip("ray", reason="the ray extra is part of the test extra")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
-
-
 def _report(sct: Path, out: Path, **run) -> tuple[dict[str, float], dict[str, bytes]]:
     result = audit(sct, train_split="val", seed=0, baselines=NAMES, **run)  # 10 runs, as the README figures
     write_audit(result, out)

@@ -24,14 +24,6 @@ def stories(tmp_path_factory) -> Path:
     return write_parquet(table_from_rows(rows, STORIES), tmp_path_factory.mktemp("exec") / "stories.parquet")
 
 
-@pytest.fixture(scope="module")
-def ray_local():
-    ray = pytest.importorskip("ray", reason="the ray extra is part of the test extra")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
-
-
 def _bytes(folder: Path) -> dict[str, bytes]:
     return {name: (folder / name).read_bytes() for name in FILES}
 

@@ -58,18 +58,11 @@ def corpus(tmp_path_factory) -> dict[str, Path]:
     return {"files": files, "stories": stories, "with_copies": with_copies}
 
 
-@pytest.fixture(scope="module")
-def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
-
-
 def _bytes(paths: list[Path]) -> list[bytes]:
     return [p.read_bytes() for p in paths]
 
 
-def test_read_is_byte_identical_for_1_and_2_workers_and_ray(corpus, tmp_path: Path, local_ray) -> None:
+def test_read_is_byte_identical_for_1_and_2_workers_and_ray(corpus, tmp_path: Path, ray_local) -> None:
     outs = {}
     for name, kwargs in {"one": {}, "two": {"workers": 2}, "ray": {"executor": "ray", "workers": 2}}.items():
         out = tmp_path / f"{name}.parquet"
@@ -86,7 +79,7 @@ def test_read_is_byte_identical_for_1_and_2_workers_and_ray(corpus, tmp_path: Pa
 
 
 def test_clean_is_byte_identical_for_1_and_2_workers_and_ray_and_equals_in_memory(corpus, tmp_path: Path,
-                                                                                     local_ray) -> None:
+                                                                                     ray_local) -> None:
     names = ("stories.parquet", "quarantine.parquet", "summary.parquet")
     runs = {}
     for name, kwargs in {"one": {}, "two": {"workers": 2}, "ray": {"executor": "ray", "workers": 2},
