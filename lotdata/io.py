@@ -246,6 +246,8 @@ def write_parquet_pieces(pieces: Iterable[pa.Table], schema: pa.Schema, path: st
         with pq.ParquetWriter(tmp, schema, **_PARQUET_OPTIONS) as writer:
             for piece in pieces:
                 writer.write_table(piece.cast(schema).combine_chunks())
+                del piece
+                pa.default_memory_pool().release_unused()  # the allocator keeps freed pages otherwise
     return Path(path)
 
 

@@ -106,10 +106,27 @@ def lsh_threshold(params: DedupParams) -> float:
     return max(0.1, params.cluster_threshold - 0.2)
 
 
+def pair_keys(i: np.ndarray, j: np.ndarray, n: int) -> np.ndarray:
+    """Pairs (i, j) of positions below `n` as one int64 each, ordered as the pairs are (i first, then j)."""
+    return i.astype(np.int64) * n + j.astype(np.int64)
+
+
+def pairs_of(keys: np.ndarray, n: int) -> np.ndarray:
+    """The (len(keys), 2) pairs of `pair_keys`."""
+    return np.stack([keys // n, keys % n], axis=1) if len(keys) else np.zeros((0, 2), dtype=np.int64)
+
+
 def band_pairs(sigs: np.ndarray, rows: int, bands: range) -> np.ndarray:
     """Phase 2: the candidate pairs (i < j, sorted, unique) that share a bucket in one of `bands`."""
-    found: list[np.ndarray] = []
+    return pairs_of(band_pair_keys(sigs, rows, bands), len(sigs))
+
+
+def band_pair_keys(sigs: np.ndarray, rows: int, bands: range) -> np.ndarray:
+    """`band_pairs` as sorted unique `pair_keys`, merged a band at a time: a 1-D sort, not a copy per row."""
+    n = len(sigs)
+    merged = np.zeros(0, dtype=np.int64)
     for band in bands:
+        found: list[np.ndarray] = []
         # a 64-bit key per band: a collision only adds a candidate, and every candidate is checked later
         keys = np.zeros(len(sigs), dtype=np.uint64)
         for column in range(band * rows, (band + 1) * rows):
@@ -122,14 +139,13 @@ def band_pairs(sigs: np.ndarray, rows: int, bands: range) -> np.ndarray:
         starts = np.flatnonzero(np.diff(inverse[order], prepend=-1))
         lengths = np.diff(starts, append=len(order))
         two = starts[lengths == 2]  # most buckets hold a pair: no loop for them
-        found.append(np.stack([order[two], order[two + 1]], axis=1))
+        found.append(pair_keys(order[two], order[two + 1], n))
         for start, length in zip(starts[lengths > 2].tolist(), lengths[lengths > 2].tolist()):
             group = order[start:start + length]
             i, j = np.triu_indices(length, k=1)
-            found.append(np.stack([group[i], group[j]], axis=1))
-    if not found:
-        return np.zeros((0, 2), dtype=np.int64)
-    return np.unique(np.concatenate(found).astype(np.int64), axis=0)
+            found.append(pair_keys(group[i], group[j], n))
+        merged = np.union1d(merged, np.concatenate(found))
+    return merged
 
 
 PAIRS_AT_ONCE = 1 << 14  # candidate pairs checked at a time: 2 x 16,384 x num_perm signature values

@@ -30,7 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lotdata.clean.dedup import band_pairs, cluster_and_filter, lsh_bands, lsh_threshold, signatures
+from lotdata.clean.dedup import band_pair_keys, cluster_and_filter, lsh_bands, lsh_threshold, pairs_of, signatures
 from lotdata.clean.step import (EVIDENCE_LIMIT, CleanParams, clean_story, count_story, rank_key, summary_rows,
                                 where)
 from lotdata.errors import InputError, must_exist
@@ -122,12 +122,12 @@ def _read_rows(path: Path, start: int, stop: int) -> pa.Table:
 
 
 def bucket_shard(shard: Shard, part: Path, rows: int) -> dict:
-    """Phase 3 on one range of bands: the candidate pairs, saved as an (n, 2) array."""
+    """Phase 3 on one range of bands: the candidate pairs, saved as sorted `pair_keys`."""
     sigs = np.load(shard.path, mmap_mode="r")
-    pairs = band_pairs(sigs, rows, range(shard.start, shard.stop))
+    keys = band_pair_keys(sigs, rows, range(shard.start, shard.stop))
     with open(part, "wb") as handle:  # run_shards writes the done marker only after this returns
-        np.save(handle, pairs)
-    return {"pairs": len(pairs)}
+        np.save(handle, keys)
+    return {"pairs": len(keys)}
 
 
 def _fingerprint(params: CleanParams, paths: Sequence[Path], rows_per_shard: int) -> str:
@@ -200,9 +200,12 @@ def clean_files(
                    for lo in range(0, bands, BANDS_PER_SHARD)]
     sig_print = hashlib.sha256(sigs.tobytes()).hexdigest()[:16]
     pair_parts = [r.part for r in run(partial(bucket_shard, rows=rows), band_shards, work / "buckets",
-                                      fingerprint=f"{sig_print}-{rows}", suffix=".npy", description="buckets")]
-    found = [np.load(p) for p in pair_parts]
-    pairs = np.unique(np.concatenate(found), axis=0) if found else np.zeros((0, 2), dtype=np.int64)
+                                      fingerprint=f"{sig_print}-{rows}-keys", suffix=".npy", description="buckets")]
+    keys = np.zeros(0, dtype=np.int64)
+    for part in pair_parts:  # merged a part at a time (sorted, unique): never every band's copies at once
+        keys = np.union1d(keys, np.load(part))
+    pairs = pairs_of(keys, len(sigs))
+    del keys
     clock.lap("buckets")
     # phase 4: clusters and filter
     near = cluster_and_filter(sigs, pairs, lambda i: rank(unique[i]), params.dedup)
