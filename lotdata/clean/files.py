@@ -209,6 +209,7 @@ def clean_files(
     clock.lap("buckets")
     # phase 4: clusters and filter
     near = cluster_and_filter(sigs, pairs, lambda i: rank(unique[i]), params.dedup)
+    del sigs, pairs  # not needed from here: the write phase starts from what the clusters left
     cluster_sizes = Counter(near.cluster_of[i] for i in range(len(unique)) if near.duplicate_of[i] is None)
     kept, cluster_ids = [], []
     for i, g in enumerate(unique):
@@ -288,6 +289,8 @@ def _take_rows(parts: Sequence[Path], starts: np.ndarray, positions: Sequence[in
         file = pq.ParquetFile(parts[k], pre_buffer=False)
         pieces.append(file.read(columns=STORIES.names, use_threads=False).take(indices(rows)))
         slots.append(slot)
+        del file
+        pa.default_memory_pool().release_unused()  # the part just read: mimalloc keeps its pages otherwise
     table = pa.concat_tables(pieces) if pieces else _empty(pa.schema([_PART.field(c) for c in STORIES.names]))
     back = np.empty(len(positions), dtype=np.int64)  # row i of the result is row back[i] of the parts' pieces
     back[np.concatenate(slots) if slots else []] = np.arange(len(positions))
