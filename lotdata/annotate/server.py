@@ -155,12 +155,12 @@ def main(argv: list[str] | None = None) -> int:
         server = start(data_dir, port=args.port, api_key=api_key, password=password)
     except KeyboardInterrupt:  # stopped while starting: start() has stopped the server already
         return 0
-    print(f"Label Studio is up at {server.url} (log {server.log})")
-    print(f"log in as {USERNAME}, password in {password_file} (or your LABEL_STUDIO_PASSWORD); both are set at the first start only")
-    print(f"export LABEL_STUDIO_URL={server.url}")
-    print(f'export LABEL_STUDIO_API_KEY="$(cat {key_file})"' if key_file.exists() else "LABEL_STUDIO_API_KEY: the one in your environment")
-    print("Ctrl-C (or SIGTERM) stops it.", flush=True)
-    try:
+    try:  # from here on a signal, however early, stops the server too
+        print(f"Label Studio is up at {server.url} (log {server.log})")
+        print(f"log in as {USERNAME}, password in {password_file} (or your LABEL_STUDIO_PASSWORD); both are set at the first start only")
+        print(f"export LABEL_STUDIO_URL={server.url}")
+        print(f'export LABEL_STUDIO_API_KEY="$(cat {key_file})"' if key_file.exists() else "LABEL_STUDIO_API_KEY: the one in your environment")
+        print("Ctrl-C (or SIGTERM) stops it.", flush=True)
         server.process.wait()
     except KeyboardInterrupt:
         pass
