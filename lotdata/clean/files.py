@@ -210,6 +210,7 @@ def clean_files(
     # phase 4: clusters and filter
     near = cluster_and_filter(sigs, pairs, lambda i: rank(unique[i]), params.dedup)
     del sigs, pairs  # not needed from here: the write phase starts from what the clusters left
+    _trim_heap()
     cluster_sizes = Counter(near.cluster_of[i] for i in range(len(unique)) if near.duplicate_of[i] is None)
     kept, cluster_ids = [], []
     for i, g in enumerate(unique):
@@ -227,20 +228,16 @@ def clean_files(
     clock.lap("clusters_filter")
     # the outputs one after the other, a run of OUTPUT_ROWS rows at a time, each gathered part by part: the
     # driver's memory is bounded by the run, not by the corpus
+    # the generators keep no reference to a run once it is yielded: two runs are never alive at once
     def kept_pieces() -> Iterator[pa.Table]:
         for lo in range(0, max(len(kept), 1), OUTPUT_ROWS):  # no story kept: one empty row group
-            piece = _take_rows(parts, starts, kept[lo:lo + OUTPUT_ROWS])
-            yield piece.set_column(STORIES.get_field_index("cluster_id"), STORIES.field("cluster_id"),
-                                   column(cluster_ids[lo:lo + OUTPUT_ROWS], pa.string()))
+            yield _take_rows(parts, starts, kept[lo:lo + OUTPUT_ROWS]).set_column(
+                STORIES.get_field_index("cluster_id"), STORIES.field("cluster_id"),
+                column(cluster_ids[lo:lo + OUTPUT_ROWS], pa.string()))
 
     def quarantine_pieces() -> Iterator[pa.Table]:
         for lo in range(0, max(len(rejected), 1), OUTPUT_ROWS):
-            batch = rejected[lo:lo + OUTPUT_ROWS]
-            piece = _take_rows(parts, starts, [g for g, _, _ in batch])
-            piece = piece.set_column(piece.schema.get_field_index("status"), "status",
-                                     column(["rejected"] * len(batch), pa.string()))
-            piece = piece.append_column("rule", column([r for _, r, _ in batch], pa.string()))
-            yield piece.append_column("evidence", column([(e or "")[:EVIDENCE_LIMIT] for _, _, e in batch], pa.string()))
+            yield _rejected_rows(parts, starts, rejected[lo:lo + OUTPUT_ROWS])
 
     files = {"stories": write_parquet_pieces(kept_pieces(), STORIES, out / "stories.parquet")}
     pa.default_memory_pool().release_unused()
@@ -295,6 +292,24 @@ def _take_rows(parts: Sequence[Path], starts: np.ndarray, positions: Sequence[in
     back = np.empty(len(positions), dtype=np.int64)  # row i of the result is row back[i] of the parts' pieces
     back[np.concatenate(slots) if slots else []] = np.arange(len(positions))
     return table.take(indices(back))
+
+
+def _trim_heap() -> None:
+    """Hand the heap's free pages back to the system (glibc keeps them after big numpy arrays are freed)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
+def _rejected_rows(parts: Sequence[Path], starts: np.ndarray, batch: Sequence[tuple[int, str, str | None]]) -> pa.Table:
+    """The quarantine rows of `batch` (global row, rule, evidence): the story, its status, rule and evidence."""
+    table = _take_rows(parts, starts, [g for g, _, _ in batch])
+    table = table.set_column(table.schema.get_field_index("status"), "status", column(["rejected"] * len(batch), pa.string()))
+    table = table.append_column("rule", column([r for _, r, _ in batch], pa.string()))
+    return table.append_column("evidence", column([(e or "")[:EVIDENCE_LIMIT] for _, _, e in batch], pa.string()))
 
 
 def _by_part(starts: np.ndarray, positions: Sequence[int]) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
