@@ -46,7 +46,9 @@ def test_stopping_the_wrapper_stops_label_studio(tmp_path, signum):
     port = ls_server.free_port()
     env = {**os.environ, "LABEL_STUDIO_API_KEY": key, "PYTHONPATH": str(REPO)}
     cmd = [sys.executable, "-m", "lotdata.annotate.server", "--data-dir", str(data_dir), "--port", str(port)]
-    wrapper = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # started with SIGINT ignored, as a non-interactive shell starts a background job (CI does): it must still stop
+    wrapper = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     try:
         lines = []
         for line in wrapper.stdout:

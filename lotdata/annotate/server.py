@@ -141,7 +141,8 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """`make labelstudio`: run until Ctrl-C, SIGTERM or SIGHUP, then stop Label Studio (its own process group) too."""
-    for signum in (signal.SIGTERM, signal.SIGHUP):
+    # SIGINT too: a shell that starts a job in the background hands it SIGINT ignored, and Ctrl-C must still stop it
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _interrupt)
     parser = argparse.ArgumentParser(description="Run a local Label Studio for lotdata.")
     parser.add_argument("--data-dir", default="out/labelstudio")
