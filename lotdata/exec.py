@@ -271,9 +271,26 @@ def _run_local(fn, shards, todo, out, suffix, workers, _address) -> Iterator[tup
                 yield pending.pop(future), future.result()
 
 
+def check_ray_address(address: str | None, timeout: float = 5.0) -> None:
+    """A `host:port` (or `ray://host:port`) that takes no TCP connection is a LotdataError naming it: Ray itself
+    would retry for minutes. None, "auto" and "local" are left to Ray."""
+    import socket
+
+    if not address or address in ("auto", "local"):
+        return
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        raise LotdataError(f"--ray-address {address!r}: expected HOST:PORT (or ray://HOST:PORT, auto, local)")
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise LotdataError(f"--ray-address {address}: no Ray head answers there ({exc})") from exc
+
+
 def _run_ray(fn, shards, todo, out, suffix, workers, address) -> Iterator[tuple[int, tuple[dict, float]]]:
     ray = require("ray", "ray")
     if not ray.is_initialized():
+        check_ray_address(address)
         ray.init(address=address, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
     remote = ray.remote(_call)
     pending = {}

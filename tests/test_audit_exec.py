@@ -119,3 +119,5 @@ def test_cli_executor_options(sct: Path, tmp_path: Path):
     zero = runner.invoke(app, base + ["--out", str(tmp_path / "c"), "--workers", "0"])
     assert zero.exit_code == 1 and "--workers" in zero.output
     assert not (tmp_path / "b").exists() and not (tmp_path / "c").exists()  # refused before any work
+    nobody = runner.invoke(app, base + ["--out", str(tmp_path / "d"), "--executor", "ray", "--ray-address", "127.0.0.1:1"])
+    assert nobody.exit_code == 1 and "--ray-address 127.0.0.1:1" in nobody.output and "Traceback" not in nobody.output

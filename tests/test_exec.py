@@ -120,3 +120,16 @@ def test_workers_die_when_the_job_is_killed(tmp_path: Path) -> None:
         time.sleep(0.2)
     assert not any(alive(pid) for pid in workers), "a worker outlived the killed job"
     assert not list((tmp_path / "out").glob("parts/*")) or all(p.read_text() != "late" for p in (tmp_path / "out").glob("parts/*"))
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:1", "not-an-address"])
+def test_a_ray_address_nobody_answers_is_a_clear_error_not_minutes_of_retries(tmp_path: Path, address: str) -> None:
+    import time
+
+    from lotdata.errors import LotdataError
+
+    pytest.importorskip("ray", reason="the ray extra is part of the test extra")
+    started = time.monotonic()
+    with pytest.raises(LotdataError, match="--ray-address"):
+        run_shards(count_words, [Shard("a")], tmp_path / "out", executor="ray", ray_address=address, progress=False)
+    assert time.monotonic() - started < 30
