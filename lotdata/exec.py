@@ -236,7 +236,7 @@ def run_shards(
     return [r for r in results if r is not None]
 
 
-def die_with_parent() -> None:
+def die_with_parent(parent: int | None = None) -> None:
     """A worker's initializer: on Linux the kernel sends it SIGTERM when the process that started it dies,
     so a killed job leaves no worker running on (elsewhere a no-op)."""
     import ctypes
@@ -247,7 +247,9 @@ def die_with_parent() -> None:
         try:
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
         except OSError:
-            pass
+            return
+        if parent is not None and os.getppid() != parent:  # it died before the request: no signal will come
+            os._exit(1)
 
 
 def _run_local(fn, shards, todo, out, suffix, workers, _address) -> Iterator[tuple[int, tuple[dict, float]]]:
@@ -258,7 +260,8 @@ def _run_local(fn, shards, todo, out, suffix, workers, _address) -> Iterator[tup
     # fork where there is one: workers start in milliseconds with the parent's modules (a loaded tokenizer),
     # and a script without a __main__ guard still works; the children never touch the progress bar's console
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context, initializer=die_with_parent) as pool:
+    with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context, initializer=die_with_parent,
+                             initargs=(os.getpid(),)) as pool:
         pending = {}
         queue = list(todo)
         while queue or pending:

@@ -18,6 +18,7 @@ is given back whole when it exits. GPU when one is present.
 
 from __future__ import annotations
 
+import os
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,11 +163,13 @@ def fit_and_score(name: str, model_path: str | Path, train: Sequence[Item], held
     settings = settings or BertSettings()
     from lotdata.exec import die_with_parent
 
-    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=die_with_parent) as pool:
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=die_with_parent,
+                             initargs=(os.getpid(),)) as pool:
         future = pool.submit(_fit_and_score_here, name, str(model_path), list(train),
                              {s: list(v) for s, v in held_out.items()}, seed, settings)
         try:
             return future.result()
         except BrokenProcessPool as exc:
             raise RuntimeError(f"{name}: the fine-tuning process died before it finished (out of memory? try a "
-                               f"smaller --bert-batch-size): {exc}") from exc
+                               f"smaller --bert-batch-size; a script calling audit() needs an `if __name__ == "
+                               f"'__main__':` guard, as the process is spawned): {exc}") from exc
