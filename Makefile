@@ -78,7 +78,7 @@ outline-agreement: setup
 $(DT_BIN):
 	$(PYTHON) -m venv $(DT_VENV)
 	$(DT_VENV)/bin/pip install --quiet --upgrade pip
-	$(DT_VENV)/bin/pip install --quiet 'datatrove==$(DT_VERSION)' xxhash
+	$(DT_VENV)/bin/pip install --quiet 'datatrove==$(DT_VERSION)' 'xxhash==3.8.2' regex tokenizers orjson  # what its MinHash stages import; xxhash 4 takes no str
 	test -x $@
 
 $(LS_BIN):

@@ -223,16 +223,22 @@ def clean_once(path: Path, workers: int) -> dict:
             "kept": result.kept}
 
 
+def _last_json(output: str) -> dict:
+    """The last line of `output` that is a JSON object (log lines of stderr may follow it)."""
+    return json.loads(next(line for line in reversed(output.splitlines()) if line.startswith("{")))
+
+
 def tree_peak_rss(command: list[str], env: dict | None = None) -> tuple[str, float]:
-    """Run `command`; its stdout and the peak RSS (MiB) summed over it and its children, sampled every 50 ms."""
-    run = run_sampling_rss(command, env).check(command)
+    """Run `command`; its output and the peak RSS (MiB) summed over it and its children, sampled every 50 ms.
+    Its stderr joins stdout, so a failure shows its traceback (the caller reads its last JSON line)."""
+    run = run_sampling_rss(command, env, stderr=subprocess.STDOUT).check(command)
     return run.stdout, run.peak_sum / 2**20
 
 
 def run_clean(path: Path, workers: int) -> dict:
     out, peak = tree_peak_rss([sys.executable, __file__, "--one-clean", str(path), str(workers)],
                               env={**os.environ, "PYTHONPATH": str(REPO)})
-    return {**json.loads(out.strip().splitlines()[-1]), "peak_mib": peak}
+    return {**_last_json(out), "peak_mib": peak}
 
 
 def run_datatrove(folder: Path, workers: int) -> dict | None:
@@ -247,7 +253,7 @@ def run_datatrove(folder: Path, workers: int) -> dict | None:
                                    str(folder / "jsonl"), str(work), str(workers)])
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return {**json.loads(out.strip().splitlines()[-1]), "peak_mib": peak}
+    return {**_last_json(out), "peak_mib": peak}
 
 
 def signature_speed(n: int) -> list[str]:
