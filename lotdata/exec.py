@@ -292,8 +292,8 @@ def check_ray_address(address: str | None, timeout: float = 5.0) -> None:
 
 def _run_ray(fn, shards, todo, out, suffix, workers, address) -> Iterator[tuple[int, tuple[dict, float]]]:
     ray = require("ray", "ray")
+    check_ray_address(address)  # also when Ray already runs here: the address given is still wrong
     if not ray.is_initialized():
-        check_ray_address(address)
         ray.init(address=address, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
     remote = ray.remote(_call)
     pending = {}
