@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1] / "lotdata"
 
 #: lowest first; a module may import modules of its own layer or of a lower one. `*/cli.py` and
-#: `clikit.py` are the CLI layer whatever package they sit in.
+#: `clikit.py` (and `lotdata/__main__.py`) are the CLI layer whatever package they sit in.
 LAYERS = [
     {"lotdata", "errors", "schema", "resources"},
     {"io", "progress"},
@@ -36,7 +36,7 @@ def _module_name(path: Path) -> str:
 def _unit(module: str) -> str:
     """The node of the package graph: `cli` for CLI modules, else the top-level package under lotdata."""
     parts = module.split(".")
-    if parts[-1] in ("cli", "clikit"):
+    if parts[-1] in ("cli", "clikit", "__main__"):
         return "cli"
     return parts[1] if len(parts) > 1 else "lotdata"
 

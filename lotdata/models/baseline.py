@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -56,6 +57,12 @@ class _Baseline:
         self._encoded: dict[str, Any] = {}  # example_id -> encoded item: tokenised once per baseline
         self._best_state: dict[str, Any] | None = None
         self._initial_state: dict[str, Any] | None = None
+        #: the process's CPU seconds when the first prediction / generation batch started (start-up cost)
+        self.cpu_s_before_first_step: float | None = None
+
+    def _mark_first_step(self) -> None:
+        if self.cpu_s_before_first_step is None:
+            self.cpu_s_before_first_step = time.process_time()
 
     def encode_rows(self, rows: Sequence[dict]) -> list[Any]:
         """Rows as model inputs, each row tokenised once (cached by example_id) for this baseline's tokenizer."""
@@ -208,6 +215,7 @@ class ChoiceBaseline(_Baseline):
         picked = []
         with torch.inference_mode():
             for indices in batches:
+                self._mark_first_step()
                 batch = to_device(choice.collate([items[i] for i in indices], self.specials.pad), self.device)
                 with autocast(self.device, self.config.train.mixed_precision):
                     scores, _ = self.model(batch)
@@ -309,6 +317,7 @@ class GenBaseline(_Baseline):
         with progress() as bars:
             bar = bars.add_task(f"generate {self.task}", total=len(rows))
             for indices in length_batches([len(p) for p in prompts], size):
+                self._mark_first_step()
                 outs = self._generate_ids([prompts[i] for i in indices])
                 for i, ids in zip(indices, outs):
                     texts[i] = generation.decode(self.tokenizer, ids, rows[i].get("lang"))

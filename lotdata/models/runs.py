@@ -25,6 +25,10 @@ def _dataset(data: str | Path, task: str | None = None) -> tuple[str, dict]:
     return found, {split: table.to_pylist() for split, table in read_dataset(data).items()}
 
 
+def _round(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 2)
+
+
 def _read_results(run: Path) -> dict[str, Any]:
     path = run / RESULTS_FILE
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
@@ -61,6 +65,7 @@ def train_run(config: BaselineConfig, data: str | Path, out: str | Path, *, task
         "epochs_run": fit.epochs_run, "best_epoch": fit.best_epoch, "train_examples_per_s": round(fit.train_examples_per_s, 2),
         "seconds": round(time.perf_counter() - started, 1), "resumed_from_epoch": fit.resumed_from,
         "history": fit.history, "scores": {},
+        "timing": {"train_cpu_s_before_first_step": _round(fit.cpu_s_before_first_step)},
     }
     if task in understanding_tasks():
         for split in ("val", "test"):
@@ -105,6 +110,7 @@ def predict_run(run: str | Path, data: str | Path, out: str | Path, *, split: st
             results.setdefault("model", baseline.config.name)
             results.setdefault("task", task)
             results.setdefault("parameters", baseline.n_parameters())
+            results.setdefault("timing", {})["predict_cpu_s_before_first_step"] = _round(baseline.cpu_s_before_first_step)
             _write_results(run, results)
     return summary
 

@@ -25,6 +25,8 @@ class FitResult:
     history: list[dict[str, Any]] = field(default_factory=list)
     train_examples_per_s: float = 0.0
     resumed_from: int | None = None
+    #: the process's CPU seconds (all threads) when the first training step started: start-up cost
+    cpu_s_before_first_step: float | None = None
 
 
 def seed_everything(seed: int) -> None:
@@ -130,7 +132,7 @@ def fit(
         random.setstate(state["py_rng"])
         resumed = state["epoch"]
 
-    seen, train_seconds = 0, 0.0
+    seen, train_seconds, cpu_before_first = 0, 0.0, None
     epoch = start_epoch - 1
     with progress() as bars:
         for epoch in range(start_epoch, settings.epochs):
@@ -144,6 +146,8 @@ def fit(
             started, total_loss = time.perf_counter(), torch.zeros((), device=device)
             optimizer.zero_grad(set_to_none=True)
             for i, indices in enumerate(batches):
+                if cpu_before_first is None:
+                    cpu_before_first = time.process_time()
                 batch = to_device(collate([train_items[j] for j in indices]), device)
                 with autocast(device, use_amp):
                     loss = loss_fn(module, batch) / settings.grad_accum
@@ -182,6 +186,7 @@ def fit(
     return FitResult(
         epochs_run=len(history), best_epoch=best_epoch, best_score=sign * best if best_epoch > 0 else math.nan,
         history=history, train_examples_per_s=seen / train_seconds if train_seconds else 0.0, resumed_from=resumed,
+        cpu_s_before_first_step=cpu_before_first,
     )
 
 

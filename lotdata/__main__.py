@@ -1,0 +1,5 @@
+"""`python -m lotdata`: the same CLI as the `lotdata` command."""
+
+from lotdata.cli import main
+
+main()
