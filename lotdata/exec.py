@@ -56,6 +56,21 @@ ShardFn = Callable[["Shard", Path], dict]
 
 
 @dataclass(frozen=True)
+class ExecSettings:
+    """How a stage runs its shards, the same default for every command, the recipe and the library: one
+    worker in this process. The fields carry their help (read by the CLI and the recipe checks)."""
+
+    executor: str = field(default="local", metadata={"help": "local (process pool) or ray.", "choices": EXECUTORS})
+    workers: int = field(default=1, metadata={
+        "help": "Processes (or Ray tasks) working on shards; the output is the same for any number.", "check": ">0"})
+    ray_address: str | None = field(default=None, metadata={
+        "help": "Ray cluster to join (with --executor ray; default: start Ray locally)."})
+
+    def __post_init__(self) -> None:
+        check_executor(self.executor, self.workers)
+
+
+@dataclass(frozen=True)
 class Shard:
     """A unit of work: a file, or a byte range / row-group range [start, stop) of one."""
 
@@ -186,11 +201,15 @@ def run_shards(
     description: str = "shards",
     ray_address: str | None = None,
     on_shard: Callable[[ShardResult], None] | None = None,
+    execution: ExecSettings | None = None,
 ) -> list[ShardResult]:
-    """Run `fn` over `shards` (see the module docstring); results in shard order.
+    """Run `fn` over `shards` (see the module docstring); results in shard order. `execution`, when given,
+    sets `executor`, `workers` and `ray_address` (a stage's settings).
 
     `on_shard(result)` is called in this process as each shard finishes (or is found done), in completion
     order: a caller's own progress display or log."""
+    if execution is not None:
+        executor, workers, ray_address = execution.executor, execution.workers, execution.ray_address
     if executor not in EXECUTORS:
         raise LotdataError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
     if on_error not in ("raise", "skip"):

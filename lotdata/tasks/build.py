@@ -15,7 +15,7 @@ from lotdata.datasets.folder import BuildReport, _dataset_files, load_clozet, lo
 from lotdata.datasets.registry import builder_tasks, get_task
 from lotdata.datasets.splits import SplitSpec, assign_splits, parse_split_spec, story_order_key, whole_stories_up_to
 from lotdata.errors import InputError, LotdataError
-from lotdata.exec import Shard, check_executor, read_shard_rows, run_shards, write_row_grouped
+from lotdata.exec import ExecSettings, Shard, read_shard_rows, run_shards, write_row_grouped
 from lotdata.io import check_output_dir, sha256_file, sha256_text, write_jsonl
 from lotdata.schema import SPLITS, STORIES, STORY_STATUSES, table_from_rows
 from lotdata.tasks.common import BuildStats, StoryOutcome
@@ -182,9 +182,7 @@ def build_examples_sharded(
     exclude: Mapping[str, str] | None = None,
     statuses: Sequence[str] | None = None,
     tokenizer: str | None = None,
-    workers: int = 1,
-    executor: str = "local",
-    ray_address: str | None = None,
+    execution: ExecSettings = ExecSettings(),
     shard_rows: int = DEFAULT_SHARD_ROWS,
     progress: Callable[[int], None] | None = None,
 ) -> tuple[list[dict[str, Any]], BuildStats]:
@@ -199,9 +197,9 @@ def build_examples_sharded(
            "statuses": statuses, "tokenizer": tokenizer, "stories": sha256_file(stories_file)}
     fingerprint = sha256_text(json.dumps(job, sort_keys=True, default=str))
     on_shard = (lambda result: progress(result.stats.get("stories_in", 0))) if progress else None
-    results = run_shards(_BuildShard(task, seed, params, exclude or {}, statuses, tokenizer), shards, work, executor=executor, workers=workers,
+    results = run_shards(_BuildShard(task, seed, params, exclude or {}, statuses, tokenizer), shards, work, execution=execution,
                          fingerprint=fingerprint, suffix=".jsonl", progress=False, description=f"build {task}",
-                         ray_address=ray_address, on_shard=on_shard)
+                         on_shard=on_shard)
     examples: list[dict[str, Any]] = []
     stats = BuildStats()
     stats.paragraphs, stats.paragraphs_dropped = 0, Counter()
@@ -291,9 +289,7 @@ def build_dataset(
     card: bool = True,
     progress: Callable[[int], None] | None = None,
     on_start: Callable[[int], None] | None = None,
-    workers: int = 1,
-    executor: str = "local",
-    ray_address: str | None = None,
+    execution: ExecSettings = ExecSettings(),
     shard_rows: int = DEFAULT_SHARD_ROWS,
 ) -> BuildReport:
     """Build `task` from stories Parquet files into the folder `out`.
@@ -305,13 +301,11 @@ def build_dataset(
     `statuses_used`). `tokenizer`: see `build_tokenizer`. With `n`, only the stories needed are built.
 
     The per-story construction runs on the executor (`lotdata.exec`): the stories are cut into shards
-    of `shard_rows`, `workers` processes (or Ray tasks with `executor="ray"`, joining `ray_address`)
-    build them, and the parts are combined in shard order, so the output is the same bytes for any
+    of `shard_rows`, `execution.workers` processes (or Ray tasks) build them, and the parts are combined in shard order, so the output is the same bytes for any
     number of workers. A stopped build resumes the shards it had finished. Everything is checked
     before the work starts.
     """
     _builder(task)
-    check_executor(executor, workers)
     if clozet is not None and _val_test_source(task) is None:
         takers = [t for t in builder_tasks() if _val_test_source(t) is not None]
         raise ValueError(f"--clozet applies to {', '.join(takers)} only (its val/test come from ClozeT)")
@@ -336,7 +330,7 @@ def build_dataset(
         return _build(task, stories_paths, out, n=n, train_n=train_n, seed=seed, spec=spec, params=params, task_params=task_params,
                       lot_jsonl=lot_jsonl, clozet=clozet, clozet_origin=clozet_origin, sample_spec=sample_spec, statuses=statuses,
                       command=command, card=card, progress=progress, on_start=on_start, tokenizer=tokenizer,
-                      executor=dict(workers=workers, executor=executor, ray_address=ray_address, shard_rows=shard_rows))
+                      execution=execution, shard_rows=shard_rows)
 
 
 def _size_spec(value: str | SplitSpec | None, option: str) -> SplitSpec | None:
@@ -369,7 +363,8 @@ def _build(
     progress: Callable[[int], None] | None,
     on_start: Callable[[int], None] | None,
     tokenizer: str,
-    executor: dict[str, Any],
+    execution: ExecSettings,
+    shard_rows: int,
 ) -> BuildReport:
     notes: list[str] = []
     clozet_rows = clozet if (clozet is None or isinstance(clozet, Mapping)) else load_clozet(clozet, notes)
@@ -391,7 +386,8 @@ def _build(
     options = dict(params=params, progress=progress, exclude=exclude, statuses=taken)
     if n is None:
         examples, stats = build_examples_sharded(task, stories, Path(out) / WORK_DIR, seed=seed, params=params, exclude=exclude,
-                                                 statuses=taken, tokenizer=tokenizer, progress=progress, **executor)
+                                                 statuses=taken, tokenizer=tokenizer, progress=progress,
+                                                 execution=execution, shard_rows=shard_rows)
     else:  # a preview builds only the stories it needs, in process
         examples, stats = build_capped(task, stories, n, seed=seed, group=group, **options)
     if clozet_rows is None:
