@@ -110,7 +110,7 @@ def check_executor(executor: str, workers: int | None) -> None:
     if executor not in EXECUTORS:
         raise LotdataError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise LotdataError(f"--workers must be a whole number, at least 1 (got {workers!r})")
+        raise LotdataError(f"--workers {workers!r}: must be a whole number, at least 1")
 
 
 def parquet_shards(path: str | os.PathLike, shard_bytes: int) -> list[Shard]:
