@@ -205,6 +205,7 @@ class Stage:
     def keys(self) -> list[ParamInfo]:
         """The recipe keys of the stage, its own then the executor's."""
         own = [p for p in params_of(self.params) if p.recipe]
+        own = [p for p in own if p.required] + [p for p in own if not p.required]
         return own + (exec_params() if self.executes else [])
 
     def present(self, recipe: dict[str, Any]) -> bool:
@@ -418,10 +419,15 @@ def _type_words(info: ParamInfo) -> str:
     return words + (f" {_CHECKS[info.check][1]}" if info.check else "")
 
 
+def _documented() -> list[Stage]:
+    """The built-in stages (a stage registered elsewhere, e.g. by a test, is not in the shipped README)."""
+    return [s for s in stages() if s.name in BUILTIN_STAGES]
+
+
 def keys_table() -> str:
     """The Markdown table of every recipe key (pipelines/README.md, "Keys"), from the records."""
     lines = ["| table | key | type (default) | meaning |", "| --- | --- | --- | --- |"]
-    for stage in stages():
+    for stage in _documented():
         table = f"`[[{stage.name}]]`" if stage.many else f"`[{stage.name}]`"
         for i, info in enumerate(stage.keys()):
             meaning = (info.meaning or info.help).replace("|", "\\|").replace("\n", " ")
@@ -432,11 +438,28 @@ def keys_table() -> str:
 def steps_table() -> str:
     """The Markdown table of the step kinds in the order they run (pipelines/README.md, "Steps")."""
     lines = ["| step | table | what it does | output (under `--out`, or the recipe's `out`) |", "| --- | --- | --- | --- |"]
-    for stage in stages():
+    for stage in _documented():
         table = stage.table or (f"`[[{stage.name}]]`" if stage.many else f"`[{stage.name}]`")
         lines.append(f"| {stage.name} | {table} | {stage.summary} | {stage.output} |")
     return "\n".join(lines) + "\n"
 
 
-def readme_tables() -> dict[str, str]:
-    return {"steps": steps_table(), "keys": keys_table()}
+def render_readme(text: str) -> str:
+    """`text` (pipelines/README.md) with the tables between its `<!-- stages:NAME -->` and
+    `<!-- /stages:NAME -->` markers made again from the records (NAME: steps, keys)."""
+    for name, table in (("steps", steps_table()), ("keys", keys_table())):
+        start, end = f"<!-- stages:{name} -->\n", f"<!-- /stages:{name} -->"
+        if start not in text or end not in text:
+            raise ValueError(f"no {start.strip()} ... {end} markers in the text")
+        head, rest = text.split(start, 1)
+        text = head + start + table + end + rest.split(end, 1)[1]
+    return text
+
+
+if __name__ == "__main__":  # python -m lotdata.stage pipelines/README.md: write the tables again
+    import sys
+
+    from lotdata.stage import render_readme as render  # the registry lives in the imported module, not __main__
+
+    readme = Path(sys.argv[1])
+    readme.write_text(render(readme.read_text(encoding="utf-8")), encoding="utf-8")

@@ -20,7 +20,8 @@ def _jobs() -> list[str]:
 
 @dataclass(frozen=True)
 class PushParams:
-    job: str = param("", "annotation job", choices=_jobs, required=True)
+    job: str = param("", "annotation job", choices=_jobs, required=True,
+                     meaning="an annotation job (`lotdata annotate push --help` lists them)")
     project: str = param("", "Label Studio project title", required=True)
     input: str | None = param(None, "a `[[build]]` out or a path (default: the current stories table)")
     split: str | list[str] | None = param(None, "splits to push (default: the job's)")

@@ -40,7 +40,9 @@ class BuildOptions:
 
 @dataclass(frozen=True)
 class BuildParams(BuildOptions):
-    task: str = param("", "task to build", choices=_buildable, required=True, cli=False)
+    task: str = param("", "task to build", choices=_buildable, required=True, cli=False,
+                      meaning="a task with a builder or written cases: `senpos`, `plotcom`, `outgen`, `clozet` "
+                      "(with `cases`)")
     out: str | None = param(None, "dataset folder (default: the task's name)", cli=False)
     params: dict | None = param(None, "the builder's options (`min_chars`, `max_words`, `min_candidates`, `max_phrases`, ...)",
                          cli=False)
