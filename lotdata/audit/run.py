@@ -4,11 +4,11 @@ Baselines that learn fit on the training split and are scored on every other spl
 heuristics are scored on every split. Ties are broken at random with seeded generators, and a
 baseline with random choices is averaged over `runs` runs (its predictions table keeps run 0).
 
-The stage shape every long step shares (DESIGN.md), run by `lotdata.exec`:
+The stage shape every long step shares (the module docstring of `lotdata.exec`), run by it:
 - plan: the items are loaded and checked here, once, and written to a work folder; the shards are the
   unique sentences to score for sentiment (phase 1), then one shard per baseline plus the token scan
   and AFLite (phase 2); `lotdata.audit.work` holds the shard functions.
-- process: local process pool (`workers`) or Ray (`executor="ray"`, `ray_address`); each shard writes a
+- process: local process pool or Ray (`execution`, an `ExecSettings`); each shard writes a
   part file and a done marker, so a stopped audit re-run over the same work folder resumes.
 - combine (here): the parts in the order the baselines were asked for, chance levels, Holm and the
   verdicts once over the whole report, then `write_audit` writes the report folder (`.incomplete` while
