@@ -1,4 +1,3 @@
-
 import pytest
 
 from lotdata.datasets.folder import import_lot, read_dataset

@@ -41,7 +41,7 @@ from lotdata.audit.stats import chance_test, wilson_interval
 from lotdata.errors import MissingExtraError, require
 from lotdata.exec import ExecSettings, Shard, ShardResult, read_shard_rows, run_shards, write_row_grouped
 from lotdata.io import sha256_file, sha256_text, write_parquet, write_text
-from lotdata.text.tokenize import get_tokenizer, tokenizer_name
+from lotdata.text.tokenize import default_tokenizer, get_tokenizer
 
 #: the executor's work folder inside the report folder; removed once the report is written
 WORK_DIR = ".lotdata-work"
@@ -195,7 +195,7 @@ def run_jobs(
     # every record, and the Chinese tokenizer's dictionary every baseline reads words with
     require("scipy.stats", "audit")
     if job.lang == "zh":
-        get_tokenizer(tokenizer_name())
+        get_tokenizer(default_tokenizer())
     plans = [
         ([n for n in names if n not in MODEL_BASELINES] + [SCAN] + ([AFLITE] if aflite else []), "jobs", execution),
         ([n for n in names if n in MODEL_BASELINES], "models", ExecSettings()),

@@ -31,11 +31,11 @@ class OutgenParams:
         outline_settings(self)  # an unknown extractor or an unreadable stopword file fails before any work
 
 
-def outgen_examples(story: Mapping[str, Any], params: OutgenParams, seed: int) -> StoryOutcome:
+def outgen_examples(story: Mapping[str, Any], params: OutgenParams, seed: int, tokenizer: str | None = None) -> StoryOutcome:
     rng = story_rng(seed, TASK, story["story_id"])
     outline = extract_outline(
         story["text"], story["lang"], max_phrases=params.max_phrases, max_words=params.max_words, rng=rng,
-        config=with_config(extractor=params.extractor, stopwords=params.stopwords),
+        config=with_config(extractor=params.extractor, stopwords=params.stopwords), tokenizer=tokenizer,
     )
     if len(outline) < params.min_phrases:
         return StoryOutcome(dropped="outline_too_short")
@@ -80,7 +80,7 @@ def stats(rows: list[dict[str, Any]], vocab: Vocabulary) -> dict[str, Any]:
         "avg_words_title": avg([len(vocab.words_of(r["title"], r["lang"])) for r in rows if r["title"]]),
         "avg_words_outline": avg([sum(len(vocab.words_of(p, r["lang"])) for p in r["outline"]) for r in rows]),
         "avg_phrases_outline": avg([len(r["outline"]) for r in rows]),
-        "avg_words_per_phrase": avg([len(tokenize(p, r["lang"])) for r in rows for p in r["outline"]]),
+        "avg_words_per_phrase": avg([len(tokenize(p, r["lang"], vocab.tokenizer)) for r in rows for p in r["outline"]]),
     }
     out = input_stats([(r["story"], r["lang"]) for r in rows], vocab)
     result.update({k.replace("input", "output"): v for k, v in out.items()})

@@ -48,12 +48,12 @@ def _maskable(sentences: list[str], params: PlotcomParams) -> list[int]:
     return [i for i, sentence in enumerate(sentences) if count_chars(sentence) >= params.min_chars]
 
 
-def plotcom_examples(story: Mapping[str, Any], params: PlotcomParams, seed: int) -> StoryOutcome:
+def plotcom_examples(story: Mapping[str, Any], params: PlotcomParams, seed: int, tokenizer: str | None = None) -> StoryOutcome:
     lang = story["lang"]
     sentences = merged_sentences(story, params.min_chars)
     if len(sentences) < 3:
         return StoryOutcome(dropped="too_few_sentences")
-    if params.max_words and count_words(story["text"], lang) >= params.max_words:
+    if params.max_words and count_words(story["text"], lang, tokenizer) >= params.max_words:
         return StoryOutcome(dropped="too_long")
     eligible = _maskable(sentences, params)
     if not eligible:

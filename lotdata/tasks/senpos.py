@@ -47,8 +47,9 @@ class SenposOutcome(StoryOutcome):
     paragraphs_dropped: Counter = field(default_factory=Counter)
 
 
-def paragraphs(sentences: list[str], lang: str, max_words: int | None) -> list[list[str]]:
-    """Cut a story into consecutive runs of sentences, each under `max_words` words (None or 0: no limit).
+def paragraphs(sentences: list[str], lang: str, max_words: int | None, tokenizer: str | None = None) -> list[list[str]]:
+    """Cut a story into consecutive runs of sentences, each under `max_words` words (None or 0: no limit),
+    counted with `tokenizer` (default: `default_tokenizer()`).
 
     A story under the limit is one paragraph; a longer one is cut greedily. A single sentence over
     the limit starts and ends its own run (and is dropped later for having no gap).
@@ -58,7 +59,7 @@ def paragraphs(sentences: list[str], lang: str, max_words: int | None) -> list[l
     runs: list[list[str]] = [[]]
     words = 0
     for sentence in sentences:
-        n = count_words(sentence, lang)
+        n = count_words(sentence, lang, tokenizer)
         if runs[-1] and words + n >= max_words:
             runs.append([])
             words = 0
@@ -67,7 +68,7 @@ def paragraphs(sentences: list[str], lang: str, max_words: int | None) -> list[l
     return [run for run in runs if run]
 
 
-def story_paragraphs(story: Mapping[str, Any], params: SenposParams) -> list[list[str]]:
+def story_paragraphs(story: Mapping[str, Any], params: SenposParams, tokenizer: str | None = None) -> list[list[str]]:
     """The story's paragraphs (its own breaks first), short sentences merged inside each, cut under `max_words`.
 
     A source paragraph too short to hold an example (fewer than min_candidates + 2 units: web pages often
@@ -81,23 +82,23 @@ def story_paragraphs(story: Mapping[str, Any], params: SenposParams) -> list[lis
         merged = merge_short_sentences(pending, story["lang"], params.min_chars)
         if len(merged) - 2 < params.min_candidates:
             continue
-        runs.extend(paragraphs(merged, story["lang"], params.max_words))
+        runs.extend(paragraphs(merged, story["lang"], params.max_words, tokenizer))
         pending = []
     if pending:  # a short tail joins the paragraph before it when that stays under the limit
         tail = merge_short_sentences(pending, story["lang"], params.min_chars)
         joined = merge_short_sentences([*(runs[-1] if runs else []), *pending], story["lang"], params.min_chars)
-        if runs and (not params.max_words or count_words("".join(joined), story["lang"]) < params.max_words):
+        if runs and (not params.max_words or count_words("".join(joined), story["lang"], tokenizer) < params.max_words):
             runs[-1] = joined
         else:
-            runs.extend(paragraphs(tail, story["lang"], params.max_words))
+            runs.extend(paragraphs(tail, story["lang"], params.max_words, tokenizer))
     return runs
 
 
-def senpos_examples(story: Mapping[str, Any], params: SenposParams, seed: int) -> StoryOutcome:
+def senpos_examples(story: Mapping[str, Any], params: SenposParams, seed: int, tokenizer: str | None = None) -> StoryOutcome:
     lang = story["lang"]
     outcome = SenposOutcome()
     reasons = []
-    for part, para in enumerate(story_paragraphs(story, params)):
+    for part, para in enumerate(story_paragraphs(story, params, tokenizer)):
         outcome.paragraphs += 1
         if len(para) - 2 < params.min_candidates:
             reasons.append("too_few_sentences")
