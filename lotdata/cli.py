@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from dataclasses import asdict
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 from rich.table import Table
@@ -18,6 +19,9 @@ from rich.table import Table
 from lotdata import __version__
 from lotdata.exec import ExecSettings
 from lotdata.sources.read_stage import ReadParams
+from lotdata.tasks.outgen import OutgenParams
+from lotdata.tasks.plotcom import PlotcomParams
+from lotdata.tasks.senpos import SenposParams
 from lotdata.tasks.stage import BuildOptions
 from lotdata.clikit import console, option_of, out_console, stage_options
 from lotdata.clikit import errors as _errors, progress as _progress, summary_table as _summary_table, warn as _warn
@@ -97,53 +101,49 @@ def _names(text: Optional[str]) -> Optional[List[str]]:
 
 _STORIES = typer.Option(..., "--stories", help="stories Parquet file(s): --stories a.parquet b.parquet")
 _OUT = typer.Option(..., "--out", help="Dataset folder to write.")
-_MIN_CHARS = typer.Option(10, "--min-chars", help="Sentences shorter than this are merged; the removed one is at least this long (at least 1).")
-_MAX_WORDS = typer.Option(500, "--max-words", help="Paragraphs must have fewer jieba words than this; a longer story is cut into such paragraphs (LOT: 500; 0: no limit).")
-#: every `build TASK` command takes the shared options and the executor's, declared in their records
-_build_options = stage_options(options=BuildOptions, execution=ExecSettings)
+
+
+def _build_options(task_params: type) -> Any:
+    """A `build TASK` command's options: the builder's parameters, the options every build shares and the
+    executor's, each declared once in its record (`SenposParams`, `BuildOptions`, `ExecSettings`)."""
+    return stage_options(task=task_params, options=BuildOptions, execution=ExecSettings)
+
+
+def _no_limit(task: Any) -> dict:
+    """A SenPos/PlotCom builder's parameters as `build_dataset` takes them (`--max-words 0`: no limit)."""
+    return {**asdict(task), "max_words": task.max_words or None}
 
 
 @build_app.command("senpos")
-@_build_options
+@_build_options(SenposParams)
 def build_senpos(
     stories: List[Path] = _STORIES, out: Path = _OUT,
-    min_chars: int = _MIN_CHARS, max_words: int = _MAX_WORDS,
-    min_candidates: int = typer.Option(2, "--min-candidates", help="Fewest candidate gaps an example may have (at least 1; 2: paragraphs of at least 4 units; our choice)."),
-    cut_paragraphs: bool = typer.Option(True, "--cut-paragraphs/--no-cut-paragraphs", help="Cut on the stories' own paragraph breaks first (LOT: paragraphs); --no-cut-paragraphs: the whole story."),
-    *, options: BuildOptions, execution: ExecSettings,
+    *, task: SenposParams, options: BuildOptions, execution: ExecSettings,
 ) -> None:
     """SenPos: one inner sentence removed; every gap between adjacent sentences is a candidate."""
-    params = {"min_chars": min_chars, "max_words": max_words or None, "min_candidates": min_candidates, "cut_paragraphs": cut_paragraphs}
-    _build("senpos", stories, out, params, options, execution)
+    _build("senpos", stories, out, _no_limit(task), options, execution)
 
 
 @build_app.command("plotcom")
-@_build_options
+@_build_options(PlotcomParams)
 def build_plotcom(
-    stories: List[Path] = _STORIES, out: Path = _OUT, min_chars: int = _MIN_CHARS,
-    max_words: int = typer.Option(500, "--max-words", help="Stories must have fewer jieba words than this (our choice; 0: no limit)."),
+    stories: List[Path] = _STORIES, out: Path = _OUT,
     clozet: Optional[Path] = typer.Option(None, "--clozet", help="ClozeT dataset folder (or LOT ClozeT jsonl): val/test become its stories with the right candidate as target (LOT 3.3)."),
     clozet_split: Optional[str] = typer.Option(None, "--clozet-split", help="With --clozet: sample val/test of these sizes across all ClozeT examples, whole stories, seeded (LOT: val=465,test=464); default: ClozeT's own val/test."),
-    mask_positions: str = typer.Option("any", "--mask-positions", help="Training: any (LOT: any sentence, first and last included) or inner (never the first or last)."),
-    *, options: BuildOptions, execution: ExecSettings,
+    *, task: PlotcomParams, options: BuildOptions, execution: ExecSettings,
 ) -> None:
     """PlotCom: automatic training construction (one random sentence -> <MASK>); val/test from ClozeT with --clozet."""
-    params = {"min_chars": min_chars, "max_words": max_words or None, "mask_positions": mask_positions}
-    _build("plotcom", stories, out, params, options, execution, clozet, clozet_split)
+    _build("plotcom", stories, out, _no_limit(task), options, execution, clozet, clozet_split)
 
 
 @build_app.command("outgen")
-@_build_options
+@_build_options(OutgenParams)
 def build_outgen(
     stories: List[Path] = _STORIES, out: Path = _OUT,
-    max_phrases: int = typer.Option(8, "--max-phrases", help="At most this many outline phrases, the top-ranked RAKE phrases (LOT: 8)."),
-    max_phrase_words: int = typer.Option(8, "--max-phrase-words", help="Phrases of more words than this are left out of the outline (LOT: 8)."),
-    stopwords: Optional[Path] = typer.Option(None, "--stopwords", help="Stopword file (one word per line) instead of the shipped list, e.g. LOT's reference list."),
-    *, options: BuildOptions, execution: ExecSettings,
+    *, task: OutgenParams, options: BuildOptions, execution: ExecSettings,
 ) -> None:
     """OutGen: title + shuffled RAKE outline -> story (LOT: from the filtered stories)."""
-    params = {"max_phrases": max_phrases, "max_words": max_phrase_words, "stopwords": str(stopwords) if stopwords else None}
-    _build("outgen", stories, out, params, options, execution)
+    _build("outgen", stories, out, asdict(task), options, execution)
 
 
 @build_app.command("clozet")

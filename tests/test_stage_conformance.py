@@ -84,6 +84,17 @@ def test_the_command_exposes_every_parameter_with_its_default(name: str):
         assert options[flag].help == info.help
 
 
+@pytest.mark.parametrize("task", ["senpos", "plotcom", "outgen"])
+def test_build_commands_take_the_builders_parameters_from_their_records(task: str):
+    from lotdata.datasets.registry import get_task
+
+    options = {opt: p for p in _command(["build", task]).params for opt in p.opts}
+    for info in params_of(get_task(task).builder.params):
+        if info.cli:
+            flag = info.flag.split("/")[0]
+            assert flag in options and options[flag].default == info.default and options[flag].help == info.help, flag
+
+
 def test_pipelines_readme_tables_are_the_generated_ones():
     readme = (REPO / "pipelines" / "README.md").read_text(encoding="utf-8")
     assert render_readme(readme) == readme, "run: python -m lotdata.stage pipelines/README.md"

@@ -16,6 +16,7 @@ from lotdata.datasets.lotformat import lot_row_base
 from lotdata.datasets.registry import Builder, TaskSpec, register_task
 from lotdata.datasets.stats import Vocabulary, avg, input_stats
 from lotdata.schema import MASK_TOKENS, SENPOS
+from lotdata.stage import param
 from lotdata.tasks.common import StoryOutcome, check_at_least_one, inner_candidates, story_rng
 from lotdata.text import count_words, detect_lang, join_sentences, merge_short_sentences
 from lotdata.text.sentences import split_paragraphs
@@ -29,11 +30,13 @@ class SenposParams:
     """LOT's rules (10 characters, paragraphs under 500 words) and one of ours: `min_candidates` = 2
     drops paragraphs of fewer than 4 units (LOT does not say; 3 units would leave a single gap)."""
 
-    min_chars: int = 10
-    max_words: int | None = 500  # None or 0: no limit
-    min_candidates: int = 2
-    #: cut on the source's paragraph breaks first (LOT extracted paragraphs); False: the whole story
-    cut_paragraphs: bool = True
+    min_chars: int = param(10, "Sentences shorter than this are merged; the removed one is at least this long (at least 1).")
+    max_words: int | None = param(500, "Paragraphs must have fewer jieba words than this; a longer story is cut into "
+                                  "such paragraphs (LOT: 500; 0: no limit).")
+    min_candidates: int = param(2, "Fewest candidate gaps an example may have (at least 1; 2: paragraphs of at least "
+                                "4 units; our choice).")
+    cut_paragraphs: bool = param(True, "Cut on the stories' own paragraph breaks first (LOT: paragraphs); "
+                                 "--no-cut-paragraphs: the whole story.")
 
     def __post_init__(self) -> None:
         check_at_least_one(min_chars=self.min_chars, min_candidates=self.min_candidates)
