@@ -4,8 +4,9 @@
 A stage is one module that calls `register_stage(Stage(...))` when imported (`lotdata/clean/stage.py` is
 one): a parameters dataclass whose fields are `param(default, help, ...)` (name, type, default, help and
 checks in one place), what it reads and writes, and `run(ctx, params)`, which does the step inside a recipe
-run. The built-in stages are loaded by module name the first time the registry is read, as tasks are, so
-this layer imports none of the stages above it; `tests/test_stage_conformance.py` checks every one.
+run. The built-in stages are the modules named `stage.py` or `*_stage.py` in lotdata's stage folders, found
+and imported the first time the registry is read (as tasks are loaded by name), so this layer imports none
+of the stages above it and a new stage is one new module; `tests/test_stage_conformance.py` checks every one.
 """
 
 from __future__ import annotations
@@ -25,16 +26,7 @@ from lotdata.exec import ExecSettings
 from lotdata.io import MANIFEST_NAME, sha256_file, write_text
 from lotdata.resources import resolve_input
 
-#: built-in stage -> the module that registers it (imported on first look-up)
-BUILTIN_STAGES = {
-    "crawl": "lotdata.sources.crawl_stage",
-    "extract": "lotdata.sources.extract_stage",
-    "read": "lotdata.sources.read_stage",
-    "clean": "lotdata.clean.stage",
-    "build": "lotdata.tasks.stage",
-    "annotate": "lotdata.annotate.stage",
-    "audit": "lotdata.audit.stage",
-}
+PACKAGE = Path(__file__).resolve().parent
 DONE_DIR = ".done"
 #: the recipe's keys above the step tables
 TOP_LEVEL = {"name": "free text", "version": "free text", "description": "free text",
@@ -251,12 +243,28 @@ def register_stage(stage: Stage) -> Stage:
     return stage
 
 
+def builtin_stage_modules() -> list[str]:
+    """The modules of the built-in stages: `lotdata/<folder>/stage.py` and `lotdata/<folder>/*_stage.py`."""
+    found = sorted({*PACKAGE.glob("*/stage.py"), *PACKAGE.glob("*/*_stage.py")})
+    return [f"lotdata.{path.parent.name}.{path.stem}" for path in found]
+
+
+_LOADED: list[bool] = []
+
+
 def stages() -> list[Stage]:
-    """Every registered stage in the order a recipe runs them."""
-    for name, module in BUILTIN_STAGES.items():
-        if name not in _STAGES:
+    """Every registered stage in the order a recipe runs them (the built-in ones imported on first use)."""
+    if not _LOADED:
+        for module in builtin_stage_modules():
             importlib.import_module(module)
+        _LOADED.append(True)
     return sorted(_STAGES.values(), key=lambda s: s.order)
+
+
+def builtin_stages() -> list[Stage]:
+    """The stages lotdata ships (a stage registered elsewhere, e.g. by a test or a plug-in, is not one)."""
+    modules = set(builtin_stage_modules())
+    return [s for s in stages() if s.run.__module__ in modules]
 
 
 def get_stage(name: str) -> Stage:
@@ -421,7 +429,7 @@ def _type_words(info: ParamInfo) -> str:
 
 def _documented() -> list[Stage]:
     """The built-in stages (a stage registered elsewhere, e.g. by a test, is not in the shipped README)."""
-    return [s for s in stages() if s.name in BUILTIN_STAGES]
+    return builtin_stages()
 
 
 def keys_table() -> str:
