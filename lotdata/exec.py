@@ -1,13 +1,13 @@
 """One executor for the whole toolkit: run a per-shard function locally or on Ray, resumably.
 
-    from lotdata.exec import Shard, run_shards
+    from lotdata.exec import ExecSettings, Shard, run_shards
 
     def count_lines(shard: Shard, part: Path) -> dict:      # a module-level function (picklable)
         n = ...                                             # read shard.path[shard.start:shard.stop]
         part.write_text(str(n))                             # one part file per shard
         return {"lines": n}                                 # small stats, kept in the done marker
 
-    results = run_shards(count_lines, shards, out, executor="local", workers=2)
+    results = run_shards(count_lines, shards, out, execution=ExecSettings(workers=2))
     total = sum(r.stats["lines"] for r in results)          # results come back in shard order
 
 - `fn(shard, part_path) -> dict` turns one shard into one part file `out/parts/NNNNN<suffix>` and returns
@@ -18,6 +18,9 @@
   when the job's parameters change.
 - Results come back in shard order, so whatever a caller merges from them does not depend on the executor
   or on the number of workers.
+- `execution=ExecSettings(executor, workers, ray_address)`: how a stage runs, one default everywhere (local,
+  1 worker) and checked in one place; the bare `executor=`, `workers=`, `ray_address=` keywords remain for
+  low-level callers.
 - `executor="local"`: a process pool of `workers` processes, forked where the platform can (1 worker runs
   in this process; default: all cores);
   `executor="ray"`: the same shards as Ray tasks (`ray.init()` is called if Ray is not running; pass
