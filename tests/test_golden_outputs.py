@@ -18,7 +18,6 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 REPO = Path(__file__).resolve().parents[1]

@@ -99,7 +99,6 @@ def test_the_tokenizer_is_an_argument_not_process_state(tmp_path):
     """Words are counted with the tokenizer the caller names; a build with another one leaves nothing behind."""
     from lotdata.datasets.stats import Vocabulary
     from lotdata.io import read_manifest
-    from lotdata.resources import sample_corpus_path
     from lotdata.sources.read_stage import ReadParams, read_step
     from lotdata.tasks.build import build_dataset
     tokenize_module = importlib.import_module("lotdata.text.tokenize")  # `lotdata.text.tokenize` is also a function

@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from lotdata.tasks.common import inner_candidates, merged_sentences
 from lotdata.tasks.senpos import SenposParams, reinsert, senpos_examples
 from lotdata.sources.story import make_story_row
