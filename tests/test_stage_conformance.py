@@ -114,6 +114,18 @@ def test_a_bad_value_is_named_with_its_table_and_key(tmp_path: Path):
     assert result.exit_code == 3 and "[read]" in result.output and "'workers' must be an integer > 0" in result.output
 
 
+def test_a_stage_check_holds_for_the_recipe_and_the_command_alike(tmp_path: Path):
+    recipe = tmp_path / "r.toml"
+    recipe.write_text('[read]\ninputs = ["lotdata:sample"]\n\n[clean]\ncluster = 0.9\nnear_dup = 0.8\n', encoding="utf-8")
+    runner = CliRunner()
+    in_recipe = runner.invoke(app, ["run", str(recipe), "--out", str(tmp_path / "o")])
+    command = runner.invoke(app, ["clean", str(tmp_path / "none.parquet"), "--out", str(tmp_path / "c"),
+                                  "--cluster", "0.9", "--near-dup", "0.8"])
+    assert in_recipe.exit_code == 3 and command.exit_code == 1  # bad recipe input; a bad parameter
+    message = "need 0 < cluster (--cluster) <= near_dup (--near-dup) <= 1, not 0.9 and 0.8"
+    assert message in in_recipe.output and message in command.output
+
+
 # ---------------------------------------------------------------------------------------------
 # a made-up stage, registered here only: the first K stories of the current table, sorted by id
 

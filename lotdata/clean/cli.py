@@ -24,10 +24,7 @@ def clean_cmd(
     from lotdata.io import output_lock
 
     with errors():
-        if not 0 < params.cluster <= params.near_dup <= 1:
-            raise ValueError("need 0 < --cluster <= --near-dup <= 1")
-        if params.min_chars > params.max_chars:
-            raise ValueError(f"--min-chars {params.min_chars} is greater than --max-chars {params.max_chars}: no story could be kept")
+        params.check()
         with output_lock(out):  # one run at a time per output folder
             result = clean_files(stories, out, params.clean_params(), execution=execution)
         if not result.kept:

@@ -29,10 +29,12 @@ class CleanStepParams:
     seed: int = param(DedupParams.seed, "MinHash seed.")
 
     def check(self) -> None:
-        if self.cluster > self.near_dup:
-            raise ValueError("need cluster <= near_dup")
+        """The combinations a recipe and `lotdata clean` refuse alike (ValueError)."""
+        if not 0 < self.cluster <= self.near_dup <= 1:
+            raise ValueError(f"need 0 < cluster (--cluster) <= near_dup (--near-dup) <= 1, not {self.cluster} and {self.near_dup}")
         if self.min_chars > self.max_chars:
-            raise ValueError("min_chars is greater than max_chars: no story could be kept")
+            raise ValueError(f"min_chars (--min-chars) {self.min_chars} is greater than max_chars (--max-chars) "
+                             f"{self.max_chars}: no story could be kept")
 
     def clean_params(self) -> CleanParams:
         from lotdata.clean.step import load_lexicon
