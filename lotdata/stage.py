@@ -148,9 +148,7 @@ def expected(info: ParamInfo) -> str:
     if allowed is not None:
         return " or ".join(json.dumps(v) for v in allowed)
     words = _KINDS[info.kind][1]
-    if info.check:
-        words = {"an integer": "an integer", "a number": "a number"}.get(words, words) + " " + _CHECKS[info.check][1]
-    return words
+    return f"{words} {_CHECKS[info.check][1]}" if info.check else words
 
 
 def check_value(info: ParamInfo, value: Any, where: str) -> None:
