@@ -41,6 +41,7 @@ from lotdata.audit.features import FeatureCache  # noqa: E402
 from lotdata.audit.items import items_from_table  # noqa: E402
 from lotdata.audit.run import audit, write_audit  # noqa: E402
 from lotdata.audit.work import score_pairs  # noqa: E402
+from lotdata.exec import ExecSettings  # noqa: E402
 from lotdata.schema import SENPOS, table_from_rows  # noqa: E402
 from machine import load_note, run_sampling_rss  # benchmarks/machine.py
 
@@ -92,7 +93,7 @@ def time_audit(folder: Path, train_split: str, repeats: int, out: Path, sentimen
     runs, result = [], None
     for _ in range(repeats):
         # the shallow baselines only: the BERT ones train a model (their cost is the models stage's, bench/models.md)
-        result = audit(folder, train_split=train_split, seed=0, workers=2, sentiment=sentiment, baselines=list(HEURISTICS))
+        result = audit(folder, train_split=train_split, seed=0, execution=ExecSettings(workers=2), sentiment=sentiment, baselines=list(HEURISTICS))
         runs.append(result.timings)
     write_audit(result, out)
     return runs, result
@@ -109,7 +110,7 @@ def sentiment_side_by_side(folder: Path, sample: int) -> dict:
         cache = FeatureCache()
         with tempfile.TemporaryDirectory() as work:
             started = time.perf_counter()
-            score_pairs([("zh", t) for t in texts], cache, Path(work), workers=workers)
+            score_pairs([("zh", t) for t in texts], cache, Path(work), ExecSettings(workers=workers))
             out[f"w{workers}"] = time.perf_counter() - started
     return out
 

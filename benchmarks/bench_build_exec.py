@@ -27,6 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from lotdata.exec import ExecSettings  # noqa: E402
 from lotdata.io import write_text  # noqa: E402
 from lotdata.sources.readers import read_stories  # noqa: E402
 from lotdata.tasks.build import build_examples, build_examples_sharded  # noqa: E402
@@ -49,8 +50,8 @@ def main() -> None:
     reference, _ = build_examples("senpos", stories, seed=0)
     variants = {
         "in process": lambda work: build_examples("senpos", stories, seed=0)[0],
-        "1 worker": lambda work: build_examples_sharded("senpos", stories, work, seed=0, workers=1, shard_rows=500)[0],
-        "2 workers": lambda work: build_examples_sharded("senpos", stories, work, seed=0, workers=2, shard_rows=500)[0],
+        "1 worker": lambda work: build_examples_sharded("senpos", stories, work, seed=0, shard_rows=500)[0],
+        "2 workers": lambda work: build_examples_sharded("senpos", stories, work, seed=0, execution=ExecSettings(workers=2), shard_rows=500)[0],
     }
     times: dict[str, list[float]] = {name: [] for name in variants}
     for _ in range(args.repeats):

@@ -99,7 +99,7 @@ def _measure(kind: str, corpus_name: str, data: Path, repeats: int, trace: bool)
     import tracemalloc
 
     import lotdata
-    from lotdata.text.tokenize import tokenize, tokenizer_name
+    from lotdata.text.tokenize import default_tokenizer, tokenize
 
     corpus = CORPORA[corpus_name]
     rss_start = _maxrss_mib()
@@ -199,7 +199,7 @@ def _measure(kind: str, corpus_name: str, data: Path, repeats: int, trace: bool)
         "rss_setup_current_mib": rss_setup_current,
         "rss_peak_mib": rss_peak,
         "tracemalloc_peak_mib": traced_peak,
-        "tokenizer": tokenizer_name(),
+        "tokenizer": default_tokenizer(),
         "lotdata_version": lotdata.__version__,
         **info,
     }

@@ -93,12 +93,13 @@ def tokenizer_mb_s(name: str, path: Path, limit_mb: float | None, repeats: int) 
 
 
 def scan_once(ref: Path, work: Path, workers: int, tokenizer: str = "rjieba", shard_mb: float = 2.0):
+    from lotdata.exec import ExecSettings
     from lotdata.overlap import TokenSpec, load_test_set, measure_overlap
 
     shutil.rmtree(work, ignore_errors=True)
     started = time.perf_counter()
     result = measure_overlap(load_test_set(TEST), [str(ref)], work, spec=TokenSpec(tokenizer=tokenizer),
-                             workers=workers, shard_bytes=int(shard_mb * 1e6), progress=False)
+                             execution=ExecSettings(workers=workers), shard_bytes=int(shard_mb * 1e6), progress=False)
     return time.perf_counter() - started, result
 
 

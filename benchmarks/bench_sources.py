@@ -125,7 +125,7 @@ def split_leak() -> tuple[int, int, int]:
     import tempfile
 
     from lotdata.clean.files import clean_files
-    from lotdata.pipeline import read_step
+    from lotdata.sources.read_stage import ReadParams, read_step
     from lotdata.tasks.build import build_dataset
 
     sys.path.insert(0, str(REPO / "tests"))
@@ -134,7 +134,7 @@ def split_leak() -> tuple[int, int, int]:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         stories = tmp / "cmrc.parquet"
-        read_step([DATA / "cmrc2017_children_stories/validation/cloze.valid.doc_query"], stories, lang="zh")
+        read_step([DATA / "cmrc2017_children_stories/validation/cloze.valid.doc_query"], stories, ReadParams(lang="zh"))
         split = "train=0.6,val=0.2,test=0.2"
         build_dataset("plotcom", [stories], tmp / "before", seed=3, split=split)
         before = near_pairs_across_splits(tmp / "before", stories, 0.5)
@@ -207,10 +207,11 @@ def clean_once(path: Path, workers: int) -> dict:
 
     from lotdata.clean.files import clean_files
     from lotdata.clean.step import CleanParams, load_lexicon
+    from lotdata.exec import ExecSettings
 
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        result = clean_files([path], Path(tmp) / "clean", CleanParams(lexicon=load_lexicon()), workers=workers,
+        result = clean_files([path], Path(tmp) / "clean", CleanParams(lexicon=load_lexicon()), execution=ExecSettings(workers=workers),
                              progress=False)
         seconds = time.perf_counter() - started
         quarantine = pq.read_table(Path(tmp) / "clean" / "quarantine.parquet", columns=["url", "rule"]).to_pylist()

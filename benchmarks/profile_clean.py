@@ -28,6 +28,7 @@ def one_run(path: Path, workers: int, out: Path) -> dict:
     """In the profiled subprocess: clean `path`, CPU seconds per phase as a dict."""
     import lotdata.clean.files as files
     from lotdata.clean.step import CleanParams, load_lexicon
+    from lotdata.exec import ExecSettings
 
     cpu: dict[str, dict[str, float]] = {}
     last = [os.times()]
@@ -47,7 +48,7 @@ def one_run(path: Path, workers: int, out: Path) -> dict:
     started = time.perf_counter()
     last[0] = os.times()
     _peak_mib_since_last_lap()
-    result = files.clean_files([path], out, params, workers=workers, progress=False)
+    result = files.clean_files([path], out, params, execution=ExecSettings(workers=workers), progress=False)
     return {"wall": round(time.perf_counter() - started, 2), "cpu": cpu, "kept": result.kept,
             "removed": result.removed}
 

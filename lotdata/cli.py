@@ -9,14 +9,21 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from dataclasses import asdict
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 from rich.table import Table
 
 from lotdata import __version__
-from lotdata.clikit import EXECUTOR_OPTION, RAY_ADDRESS_OPTION, console, out_console
+from lotdata.exec import ExecSettings
+from lotdata.sources.read_stage import ReadParams
+from lotdata.tasks.outgen import OutgenParams
+from lotdata.tasks.plotcom import PlotcomParams
+from lotdata.tasks.senpos import SenposParams
+from lotdata.tasks.stage import BuildOptions
+from lotdata.clikit import console, option_of, out_console, stage_options
 from lotdata.clikit import errors as _errors, progress as _progress, summary_table as _summary_table, warn as _warn
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Build and audit story benchmarks (LOT, Story Cloze).")
@@ -40,26 +47,19 @@ def _main(version: bool = typer.Option(False, "--version", help="Print the versi
 
 
 @app.command("read")
+@stage_options(params=ReadParams, execution=ExecSettings)
 def read_cmd(
-    files: List[str] = typer.Argument(..., help="Corpus files (or lotdata:sample for the embedded corpus)."),
+    files: List[str] = typer.Argument(..., help=ReadParams.__dataclass_fields__["inputs"].metadata["help"]),
     out: Path = typer.Option(..., "--out", help="stories Parquet file to write."),
-    fmt: Optional[str] = typer.Option(None, "--format", help="txt, jsonl, csv, parquet, rocstories, roc_lines, storycloze, cmrc (default: detect)."),
-    lang: Optional[str] = typer.Option(None, "--lang", help="zh or en (default: detect per story)."),
-    source: Optional[str] = typer.Option(None, "--source", help="Source name stored with every story."),
-    license: Optional[str] = typer.Option(None, "--license", help="License stored with every story."),
-    workers: int = typer.Option(1, "--workers", help="Parallel workers (a shard per input file)."),
-    executor: str = typer.Option("local", "--executor", help="local (process pool) or ray."),
-    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Join this Ray cluster (default: start Ray locally)."),
     seed: int = typer.Option(0, "--seed", help="Accepted as by every stage; reading draws nothing at random."),
+    *, params: ReadParams, execution: ExecSettings,
 ) -> None:
     """Read local corpora into a stories table; rejected records go to OUT.quarantine.parquet."""
-    from lotdata.pipeline import quarantine_path_for, read_step
+    from lotdata.io import quarantine_path_for
+    from lotdata.sources.read_stage import read_step
 
     with _errors():
-        if workers < 1:
-            raise ValueError(f"--workers {workers}: need at least 1")
-        summary = read_step(files, out, fmt=fmt, lang=lang, source=source, license=license, executor=executor,
-                            workers=workers, ray_address=ray_address)
+        summary = read_step(files, out, params, execution=execution)
     summary["out"] = str(out)
     if summary["quarantine"]:
         summary["quarantine_file"] = str(quarantine_path_for(out))
@@ -75,17 +75,17 @@ def _warn_all(notes: List[str]) -> None:
         _warn(note)
 
 
-def _build(task: str, stories: List[Path], out: Path, n: Optional[int], train_n: Optional[int], seed: int,
-           split: Optional[str], params: dict, lot_jsonl: bool, run: dict, clozet: Optional[Path] = None, *,
-           statuses: Optional[str] = None, tokenizer: Optional[str] = None, clozet_split: Optional[str] = None) -> None:
+def _build(task: str, stories: List[Path], out: Path, params: dict, options: BuildOptions, execution: ExecSettings,
+           clozet: Optional[Path] = None, clozet_split: Optional[str] = None) -> None:
     from lotdata.io import output_lock
     from lotdata.tasks.build import build_dataset
 
     with _errors(), output_lock(out), _progress() as progress:
         bar = progress.add_task(f"build {task}", total=None)
         report = build_dataset(
-            task, stories, out, n=n, train_n=train_n, seed=seed, split=split, params=params, lot_jsonl=lot_jsonl,
-            clozet=clozet, clozet_split=clozet_split, statuses=_names(statuses), tokenizer=tokenizer, command=_command_line(), **run,
+            task, stories, out, n=options.n, train_n=options.train_n, seed=options.seed, split=options.split, params=params,
+            lot_jsonl=options.lot_jsonl, clozet=clozet, clozet_split=clozet_split, statuses=_names(options.statuses),
+            tokenizer=options.tokenizer, command=_command_line(), execution=execution,
             progress=lambda k: progress.advance(bar, k),
             on_start=lambda total: progress.update(bar, total=total),
         )
@@ -95,81 +95,63 @@ def _build(task: str, stories: List[Path], out: Path, n: Optional[int], train_n:
     out_console.print(_summary_table(f"lotdata build {task} -> {out}", {**report.rows_per_split, **report.stats}))
 
 
-_STORIES = typer.Option(..., "--stories", help="stories Parquet file(s): --stories a.parquet b.parquet")
-_OUT = typer.Option(..., "--out", help="Dataset folder to write.")
-_N = typer.Option(None, "--n", help="At most this many examples in all (whole stories, seeded order; only the stories needed are built); with --clozet, the automatic (train) examples only.")
-_STATUSES = typer.Option(None, "--statuses", help="Story statuses to take, e.g. accepted,rewritten (default: all but rejected; OutGen: accepted,rewritten when the stories carry them).")
-_TOKENIZER = typer.Option(None, "--tokenizer", help="Chinese tokenizer for word counts (default LOTDATA_TOKENIZER, else rjieba: jieba's tokens, faster; jieba: LOT's exact setting).")
-
-
 def _names(text: Optional[str]) -> Optional[List[str]]:
     return [part.strip() for part in text.split(",") if part.strip()] if text else None
-_TRAIN_N = typer.Option(None, "--train-n", help="At most this many training examples (whole stories, seeded order).")
-_SEED = typer.Option(0, "--seed")
-_SPLIT = typer.Option(None, "--split", help="Ratios (train=0.8,val=0.1,test=0.1, the default) or val/test sizes in examples (val=800,test=863); train takes the rest.")
-_LOT = typer.Option(True, "--lot-jsonl/--no-lot-jsonl", help="Also write OUT/lot/{split}.jsonl in the official LOT format.")
-_WORKERS = typer.Option(1, "--workers", help="Processes (or Ray tasks) building shards of stories; the output is the same for any number.")
-_EXECUTOR = EXECUTOR_OPTION
-_RAY_ADDRESS = RAY_ADDRESS_OPTION
-_MIN_CHARS = typer.Option(10, "--min-chars", help="Sentences shorter than this are merged; the removed one is at least this long (at least 1).")
-_MAX_WORDS = typer.Option(500, "--max-words", help="Paragraphs must have fewer jieba words than this; a longer story is cut into such paragraphs (LOT: 500; 0: no limit).")
+
+
+_STORIES = typer.Option(..., "--stories", help="stories Parquet file(s): --stories a.parquet b.parquet")
+_OUT = typer.Option(..., "--out", help="Dataset folder to write.")
+
+
+def _build_options(task_params: type) -> Any:
+    """A `build TASK` command's options: the builder's parameters, the options every build shares and the
+    executor's, each declared once in its record (`SenposParams`, `BuildOptions`, `ExecSettings`)."""
+    return stage_options(task=task_params, options=BuildOptions, execution=ExecSettings)
+
+
+def _no_limit(task: Any) -> dict:
+    """A SenPos/PlotCom builder's parameters as `build_dataset` takes them (`--max-words 0`: no limit)."""
+    return {**asdict(task), "max_words": task.max_words or None}
 
 
 @build_app.command("senpos")
+@_build_options(SenposParams)
 def build_senpos(
-    stories: List[Path] = _STORIES, out: Path = _OUT, n: Optional[int] = _N, train_n: Optional[int] = _TRAIN_N,
-    seed: int = _SEED, split: Optional[str] = _SPLIT, lot_jsonl: bool = _LOT,
-    min_chars: int = _MIN_CHARS, max_words: int = _MAX_WORDS,
-    min_candidates: int = typer.Option(2, "--min-candidates", help="Fewest candidate gaps an example may have (at least 1; 2: paragraphs of at least 4 units; our choice)."),
-    cut_paragraphs: bool = typer.Option(True, "--cut-paragraphs/--no-cut-paragraphs", help="Cut on the stories' own paragraph breaks first (LOT: paragraphs); --no-cut-paragraphs: the whole story."),
-    statuses: Optional[str] = _STATUSES, tokenizer: Optional[str] = _TOKENIZER,
-    workers: int = _WORKERS, executor: str = _EXECUTOR, ray_address: Optional[str] = _RAY_ADDRESS,
+    stories: List[Path] = _STORIES, out: Path = _OUT,
+    *, task: SenposParams, options: BuildOptions, execution: ExecSettings,
 ) -> None:
     """SenPos: one inner sentence removed; every gap between adjacent sentences is a candidate."""
-    params = {"min_chars": min_chars, "max_words": max_words or None, "min_candidates": min_candidates, "cut_paragraphs": cut_paragraphs}
-    _build("senpos", stories, out, n, train_n, seed, split, params, lot_jsonl,
-           {"workers": workers, "executor": executor, "ray_address": ray_address}, statuses=statuses, tokenizer=tokenizer)
+    _build("senpos", stories, out, _no_limit(task), options, execution)
 
 
 @build_app.command("plotcom")
+@_build_options(PlotcomParams)
 def build_plotcom(
-    stories: List[Path] = _STORIES, out: Path = _OUT, n: Optional[int] = _N, train_n: Optional[int] = _TRAIN_N,
-    seed: int = _SEED, split: Optional[str] = _SPLIT, lot_jsonl: bool = _LOT, min_chars: int = _MIN_CHARS,
-    max_words: int = typer.Option(500, "--max-words", help="Stories must have fewer jieba words than this (our choice; 0: no limit)."),
+    stories: List[Path] = _STORIES, out: Path = _OUT,
     clozet: Optional[Path] = typer.Option(None, "--clozet", help="ClozeT dataset folder (or LOT ClozeT jsonl): val/test become its stories with the right candidate as target (LOT 3.3)."),
     clozet_split: Optional[str] = typer.Option(None, "--clozet-split", help="With --clozet: sample val/test of these sizes across all ClozeT examples, whole stories, seeded (LOT: val=465,test=464); default: ClozeT's own val/test."),
-    mask_positions: str = typer.Option("any", "--mask-positions", help="Training: any (LOT: any sentence, first and last included) or inner (never the first or last)."),
-    statuses: Optional[str] = _STATUSES, tokenizer: Optional[str] = _TOKENIZER,
-    workers: int = _WORKERS, executor: str = _EXECUTOR, ray_address: Optional[str] = _RAY_ADDRESS,
+    *, task: PlotcomParams, options: BuildOptions, execution: ExecSettings,
 ) -> None:
     """PlotCom: automatic training construction (one random sentence -> <MASK>); val/test from ClozeT with --clozet."""
-    params = {"min_chars": min_chars, "max_words": max_words or None, "mask_positions": mask_positions}
-    _build("plotcom", stories, out, n, train_n, seed, split, params, lot_jsonl, {"workers": workers, "executor": executor, "ray_address": ray_address},
-           clozet, statuses=statuses, tokenizer=tokenizer,
-           clozet_split=clozet_split)
+    _build("plotcom", stories, out, _no_limit(task), options, execution, clozet, clozet_split)
 
 
 @build_app.command("outgen")
+@_build_options(OutgenParams)
 def build_outgen(
-    stories: List[Path] = _STORIES, out: Path = _OUT, n: Optional[int] = _N, train_n: Optional[int] = _TRAIN_N,
-    seed: int = _SEED, split: Optional[str] = _SPLIT, lot_jsonl: bool = _LOT,
-    max_phrases: int = typer.Option(8, "--max-phrases", help="At most this many outline phrases, the top-ranked RAKE phrases (LOT: 8)."),
-    max_phrase_words: int = typer.Option(8, "--max-phrase-words", help="Phrases of more words than this are left out of the outline (LOT: 8)."),
-    stopwords: Optional[Path] = typer.Option(None, "--stopwords", help="Stopword file (one word per line) instead of the shipped list, e.g. LOT's reference list."),
-    statuses: Optional[str] = _STATUSES, tokenizer: Optional[str] = _TOKENIZER,
-    workers: int = _WORKERS, executor: str = _EXECUTOR, ray_address: Optional[str] = _RAY_ADDRESS,
+    stories: List[Path] = _STORIES, out: Path = _OUT,
+    *, task: OutgenParams, options: BuildOptions, execution: ExecSettings,
 ) -> None:
     """OutGen: title + shuffled RAKE outline -> story (LOT: from the filtered stories)."""
-    _build("outgen", stories, out, n, train_n, seed, split, {"max_phrases": max_phrases, "max_words": max_phrase_words, "stopwords": str(stopwords) if stopwords else None}, lot_jsonl,
-           {"workers": workers, "executor": executor, "ray_address": ray_address}, statuses=statuses, tokenizer=tokenizer)
+    _build("outgen", stories, out, asdict(task), options, execution)
 
 
 @build_app.command("clozet")
 def build_clozet_cmd(
     cases: Path = typer.Option(..., "--cases", help="Written ClozeT cases: a ClozeT dataset folder (e.g. from annotate pull clozet_write) or LOT ClozeT jsonl, any splits."),
-    out: Path = _OUT, n: Optional[int] = _N, seed: int = _SEED,
+    out: Path = _OUT, n: Optional[int] = option_of(BuildOptions, "n"), seed: int = option_of(BuildOptions, "seed"),
     split: str = typer.Option("val=294,test=294", "--split", help="val/test sizes or ratios; train takes the rest (LOT: 644 / 294 / 294)."),
-    lot_jsonl: bool = _LOT,
+    lot_jsonl: bool = option_of(BuildOptions, "lot_jsonl"),
 ) -> None:
     """ClozeT: split the written cases again, grouped by story and seeded (LOT 644 / 294 / 294)."""
     from lotdata.tasks.clozet import build_clozet
@@ -186,7 +168,7 @@ def build_clozet_cmd(
 def build_segments(
     stories: List[Path] = _STORIES,
     out: Path = typer.Option(..., "--out", help="segments Parquet file to write."),
-    seed: int = _SEED,
+    seed: int = option_of(BuildOptions, "seed"),
     min_words: int = typer.Option(50, "--min-words", min=1, help="Fewest jieba words in a segment (LOT appendix: about 50)."),
     max_words: int = typer.Option(500, "--max-words", min=1, help="Most jieba words in a segment (LOT appendix: about 500)."),
 ) -> None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
+import typing
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Callable, Iterator, List, Optional
 
 import typer
 from rich.console import Console
@@ -15,9 +18,6 @@ from lotdata.progress import console, progress  # noqa: F401  (the library's con
 
 out_console = Console()
 
-#: the executor options of every sharded stage (`lotdata.exec`), one wording everywhere
-EXECUTOR_OPTION = typer.Option("local", "--executor", help="local (process pool) or ray.")
-RAY_ADDRESS_OPTION = typer.Option(None, "--ray-address", help="Ray cluster to join (with --executor ray; default: start Ray locally).")
 
 
 def warn(message: str) -> None:
@@ -48,3 +48,62 @@ def summary_table(title: str, rows: dict) -> Table:
     for key, value in rows.items():
         table.add_row(str(key), json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value))
     return table
+
+
+def _option_type(info: Any) -> Any:
+    # a "str|list" parameter is a comma-separated string on the command line (--statuses accepted,rewritten)
+    base = {"str": str, "int": int, "num": float, "bool": bool, "list": List[str], "str|list": str}[info.kind]
+    return Optional[base] if info.default is None else base
+
+
+def _option(info: Any) -> Any:
+    """A typer option from a stage parameter: its flag, default and help, read from the record."""
+    flag = info.flag
+    if info.kind == "bool" and "/" not in flag and info.default is True:
+        flag = f"{flag}/--no-{flag[2:]}"
+    default = ... if info.required else (list(info.default) if isinstance(info.default, (list, tuple)) else info.default)
+    return typer.Option(default, flag, help=info.help)
+
+
+def option_of(cls: type, name: str) -> Any:
+    """The typer option of one field of a parameter dataclass (for a command that takes only some of them)."""
+    from lotdata.stage import params_of
+
+    return _option(next(p for p in params_of(cls) if p.name == name))
+
+
+def stage_options(**groups: type) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A command whose options are the fields of parameter dataclasses (`lotdata.stage.param` records, or
+    `ExecSettings`), declared once there: `@stage_options(params=ReadParams, execution=ExecSettings)` adds an
+    option per field (the record's flag, default and help) and calls the command with `params=ReadParams(...)`
+    and `execution=ExecSettings(...)` built from them (a bad value: the usual one-line error and exit code).
+    Fields with `cli=False` stay out (the command declares those itself)."""
+    from lotdata.stage import params_of
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        own = inspect.signature(fn)
+        hints = typing.get_type_hints(fn)
+        taken = {name: [p for p in params_of(cls) if p.cli] for name, cls in groups.items()}
+        parameters = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in own.parameters.values()
+                      if p.name not in groups]
+        annotations = {p.name: p.annotation for p in parameters}
+        for infos in taken.values():
+            for info in infos:
+                parameters.append(inspect.Parameter(info.name, inspect.Parameter.KEYWORD_ONLY, default=_option(info),
+                                                    annotation=_option_type(info)))
+                annotations[info.name] = _option_type(info)
+
+        @functools.wraps(fn)
+        def command(**kwargs: Any) -> Any:
+            built = {}
+            with errors():
+                for name, cls in groups.items():
+                    values = {info.name: kwargs.pop(info.name) for info in taken[name]}
+                    built[name] = cls(**{k: (list(v) if isinstance(v, tuple) else v) for k, v in values.items()})
+            return fn(**kwargs, **built)
+
+        command.__signature__ = own.replace(parameters=parameters, return_annotation=None)  # type: ignore[attr-defined]
+        command.__annotations__ = annotations
+        return command
+
+    return decorate

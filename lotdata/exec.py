@@ -1,13 +1,13 @@
 """One executor for the whole toolkit: run a per-shard function locally or on Ray, resumably.
 
-    from lotdata.exec import Shard, run_shards
+    from lotdata.exec import ExecSettings, Shard, run_shards
 
     def count_lines(shard: Shard, part: Path) -> dict:      # a module-level function (picklable)
         n = ...                                             # read shard.path[shard.start:shard.stop]
         part.write_text(str(n))                             # one part file per shard
         return {"lines": n}                                 # small stats, kept in the done marker
 
-    results = run_shards(count_lines, shards, out, executor="local", workers=2)
+    results = run_shards(count_lines, shards, out, execution=ExecSettings(workers=2))
     total = sum(r.stats["lines"] for r in results)          # results come back in shard order
 
 - `fn(shard, part_path) -> dict` turns one shard into one part file `out/parts/NNNNN<suffix>` and returns
@@ -18,6 +18,9 @@
   when the job's parameters change.
 - Results come back in shard order, so whatever a caller merges from them does not depend on the executor
   or on the number of workers.
+- `execution=ExecSettings(executor, workers, ray_address)`: how a stage runs, one default everywhere (local,
+  1 worker) and checked in one place; the bare `executor=`, `workers=`, `ray_address=` keywords remain for
+  low-level callers.
 - `executor="local"`: a process pool of `workers` processes, forked where the platform can (1 worker runs
   in this process; default: all cores);
   `executor="ray"`: the same shards as Ray tasks (`ray.init()` is called if Ray is not running; pass
@@ -53,6 +56,21 @@ if TYPE_CHECKING:
 
 EXECUTORS = ("local", "ray")
 ShardFn = Callable[["Shard", Path], dict]
+
+
+@dataclass(frozen=True)
+class ExecSettings:
+    """How a stage runs its shards, the same default for every command, the recipe and the library: one
+    worker in this process. The fields carry their help (read by the CLI and the recipe checks)."""
+
+    executor: str = field(default="local", metadata={"help": "local (process pool) or ray.", "choices": EXECUTORS})
+    workers: int = field(default=1, metadata={
+        "help": "Processes (or Ray tasks) working on shards; the output is the same for any number.", "check": ">0"})
+    ray_address: str | None = field(default=None, metadata={
+        "help": "Ray cluster to join (with --executor ray; default: start Ray locally)."})
+
+    def __post_init__(self) -> None:
+        check_executor(self.executor, self.workers)
 
 
 @dataclass(frozen=True)
@@ -95,7 +113,7 @@ def check_executor(executor: str, workers: int | None) -> None:
     if executor not in EXECUTORS:
         raise LotdataError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise LotdataError(f"--workers must be a whole number, at least 1 (got {workers!r})")
+        raise LotdataError(f"--workers {workers!r}: must be a whole number, at least 1")
 
 
 def parquet_shards(path: str | os.PathLike, shard_bytes: int) -> list[Shard]:
@@ -186,11 +204,15 @@ def run_shards(
     description: str = "shards",
     ray_address: str | None = None,
     on_shard: Callable[[ShardResult], None] | None = None,
+    execution: ExecSettings | None = None,
 ) -> list[ShardResult]:
-    """Run `fn` over `shards` (see the module docstring); results in shard order.
+    """Run `fn` over `shards` (see the module docstring); results in shard order. `execution`, when given,
+    sets `executor`, `workers` and `ray_address` (a stage's settings).
 
     `on_shard(result)` is called in this process as each shard finishes (or is found done), in completion
     order: a caller's own progress display or log."""
+    if execution is not None:
+        executor, workers, ray_address = execution.executor, execution.workers, execution.ray_address
     if executor not in EXECUTORS:
         raise LotdataError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
     if on_error not in ("raise", "skip"):

@@ -283,11 +283,11 @@ def test_card_after_a_senpos_pull_is_truthful(tmp_path):
 
 @pytest.fixture(scope="module")
 def cmrc_stories(shared_data, tmp_path_factory):
-    from lotdata.pipeline import read_step
+    from lotdata.sources.read_stage import ReadParams, read_step
     from lotdata.datasets.folder import load_stories
 
     out = tmp_path_factory.mktemp("cmrc") / "stories.parquet"
-    read_step([shared_data / "cmrc2017_children_stories/validation/cloze.valid.doc_query"], out, lang="zh")
+    read_step([shared_data / "cmrc2017_children_stories/validation/cloze.valid.doc_query"], out, ReadParams(lang="zh"))
     return out, load_stories([out])[:150]
 
 

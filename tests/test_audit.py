@@ -183,7 +183,7 @@ def leaky_dataset(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def leaky_report(leaky_dataset, tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
-    result = audit(leaky_dataset, seed=3, runs=4, workers=1)
+    result = audit(leaky_dataset, seed=3, runs=4)
     write_audit(result, out)
     return result, out
 
@@ -212,8 +212,8 @@ def test_audit_records_predictions_and_scan(leaky_report):
 
 
 def test_audit_is_deterministic_for_a_seed(leaky_dataset):
-    a = audit(leaky_dataset, seed=5, runs=3, workers=1, baselines=["random", "discourse_markers"])
-    b = audit(leaky_dataset, seed=5, runs=3, workers=1, baselines=["random", "discourse_markers"])
+    a = audit(leaky_dataset, seed=5, runs=3, baselines=["random", "discourse_markers"])
+    b = audit(leaky_dataset, seed=5, runs=3, baselines=["random", "discourse_markers"])
     assert a.records == [dict(r) for r in b.records] and a.predictions == b.predictions
 
 
@@ -263,7 +263,7 @@ def test_report_html_links_every_number_to_its_record(leaky_report):
 
 def test_learning_baselines_are_skipped_without_a_training_split(tmp_path):
     folder = _write_clozet(tmp_path / "d", {"test": _leaky_items(10)})
-    result = audit(folder, workers=1, baselines=["majority", "length"])
+    result = audit(folder, baselines=["majority", "length"])
     assert [s["baseline"] for s in result.skipped] == ["majority"] and "train" in result.skipped[0]["reason"]
 
 
@@ -278,12 +278,12 @@ def test_senpos_dataset_and_lot_jsonl_inputs(tmp_path):
                      "removed": "因为天黑了，所以大家回家。", "label": 1 + i % 4, "n_candidates": 4, "refined": True, "lang": "zh"})
     folder = tmp_path / "senpos"
     write_dataset(folder, "senpos", {"test": rows}, command="test", params={}, inputs=[], stats={}, lot_jsonl=True)
-    result = audit(folder, workers=1, runs=2)
+    result = audit(folder, runs=2)
     names = {r["baseline"] for r in result.records}
     assert {"random", "length", "bleu1", "sentiment", "discourse_markers", "constant_first"} <= names
     assert "sentiment_full" in {s["baseline"] for s in result.skipped}
     assert result.chance["test"] == pytest.approx(0.25)
-    from_jsonl = audit(folder / "lot" / "test.jsonl", workers=1, runs=2, baselines=["constant_first"])
+    from_jsonl = audit(folder / "lot" / "test.jsonl", runs=2, baselines=["constant_first"])
     assert from_jsonl.task == "senpos" and from_jsonl.records[0]["accuracy"] == pytest.approx(3 / 12)
     assert from_jsonl.source == "LOT jsonl"
 
@@ -362,11 +362,11 @@ def test_audit_cli_rejects_a_missing_train_split_bad_runs_and_a_file_as_out(tmp_
 def test_an_empty_train_split_named_explicitly_is_an_error(tmp_path):
     folder = _write_clozet(tmp_path / "d", {"train": [], "test": _leaky_items(10)})
     with pytest.raises(ValueError, match="'train' is empty.*test"):
-        audit(folder, train_split="train", workers=1, baselines=["majority"])
+        audit(folder, train_split="train", baselines=["majority"])
 
 
 def test_aflite_removes_the_items_the_options_give_away(leaky_dataset, tmp_path):
-    result = audit(leaky_dataset, workers=1, baselines=["constant_first"], aflite=True)
+    result = audit(leaky_dataset, baselines=["constant_first"], aflite=True)
     assert result.aflite["removed"] > 0 and result.aflite["accuracy_before"] > 0.9
     paths = write_audit(result, tmp_path)
     removed = paths["aflite"].read_text().split()
@@ -387,17 +387,17 @@ def test_story_cloze_csv_and_lot_clozet_jsonl_are_read_directly(tmp_path, shared
     folder = tmp_path / "csvs"
     folder.mkdir()
     _sct_csv(folder / "val.csv", 8), _sct_csv(folder / "test.csv", 6)
-    result = audit(folder, train_split="val", workers=1, runs=2, baselines=["constant_first", "majority"])
+    result = audit(folder, train_split="val", runs=2, baselines=["constant_first", "majority"])
     assert result.source == "Story Cloze csv" and result.splits == {"val": 8, "test": 6}
     assert {r["id"] for r in result.records} == {"constant_first/val", "constant_first/test", "majority/test"}
-    official = audit(shared_data / "lot_official_examples" / "examples" / "clozet.jsonl", workers=1, runs=2,
+    official = audit(shared_data / "lot_official_examples" / "examples" / "clozet.jsonl", runs=2,
                      baselines=["constant_first", "length"])
     assert official.task == "clozet" and official.lang == "zh" and sum(official.splits.values()) == 1
 
 
 def test_a_rerun_reuses_the_sentiment_scores_it_stored(leaky_dataset, tmp_path):
     store = tmp_path / "sentiment_cache.parquet"
-    first = audit(leaky_dataset, workers=1, baselines=["sentiment"], sentiment_cache=store)
+    first = audit(leaky_dataset, baselines=["sentiment"], sentiment_cache=store)
     assert store.exists() and first.timings["sentiment_scoring"] > 0
-    again = audit(leaky_dataset, workers=1, baselines=["sentiment"], sentiment_cache=store)
+    again = audit(leaky_dataset, baselines=["sentiment"], sentiment_cache=store)
     assert again.timings["sentiment_scoring"] == 0 and again.records == first.records

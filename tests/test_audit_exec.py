@@ -15,6 +15,7 @@ from lotdata.audit import baselines as audit_baselines
 from lotdata.audit import work as audit_work
 from lotdata.audit.run import audit, write_audit
 from lotdata.audit.work import WORK_DIR
+from lotdata.exec import ExecSettings
 from lotdata.cli import app
 from lotdata.errors import LotdataError
 
@@ -42,9 +43,9 @@ def _report(sct: Path, out: Path, **run) -> tuple[dict[str, float], dict[str, by
 
 
 def test_one_worker_two_workers_and_ray_give_the_same_report(sct: Path, tmp_path: Path, ray_local):
-    one, one_files = _report(sct, tmp_path / "one", workers=1)
-    two, two_files = _report(sct, tmp_path / "two", workers=2)
-    on_ray, ray_files = _report(sct, tmp_path / "ray", workers=2, executor="ray")
+    one, one_files = _report(sct, tmp_path / "one")
+    two, two_files = _report(sct, tmp_path / "two", execution=ExecSettings(workers=2))
+    on_ray, ray_files = _report(sct, tmp_path / "ray", execution=ExecSettings(workers=2, executor="ray"))
     assert one_files == two_files == ray_files
     # the figures the audit gave before it ran on the executor (README, ROCStories Table 6 for constant_first)
     assert round(one["constant_first/val"], 3) == 0.514 and round(one["constant_first/test"], 3) == 0.513
@@ -68,7 +69,7 @@ def test_a_stopped_audit_resumes_its_finished_shards(sct: Path, tmp_path: Path, 
     names = ["constant_first", "length", "sentiment_last"]
     monkeypatch.setitem(audit_baselines.HEURISTICS, "length", _Broken)
     with pytest.raises(LotdataError, match="shard length: ValueError: disk on fire"):
-        audit(sct, train_split="val", baselines=names, workers=1, work=work)
+        audit(sct, train_split="val", baselines=names, work=work)
     first = _markers(work)
     # the sentiment shards and the baseline before the broken one are done; nothing after it ran
     assert sum(1 for m in first if m.startswith("sentiment/")) > 10
@@ -76,16 +77,16 @@ def test_a_stopped_audit_resumes_its_finished_shards(sct: Path, tmp_path: Path, 
 
     monkeypatch.setitem(audit_baselines.HEURISTICS, "length", audit_baselines.Length)
     seen: list[tuple[str, bool]] = []
-    again = audit(sct, train_split="val", baselines=names, workers=1, work=work, on_step=lambda n, r: seen.append((n, r)))
+    again = audit(sct, train_split="val", baselines=names, work=work, on_step=lambda n, r: seen.append((n, r)))
     assert again.resumed == ["constant_first"] and ("constant_first", True) in seen and ("length", False) in seen
     after = _markers(work)
     assert all(after[m] == first[m] for m in first)  # a finished shard is not redone
     assert set(after) - set(first) == {"jobs/done/00001.json", "jobs/done/00002.json", "jobs/done/00003.json"}
-    fresh = audit(sct, train_split="val", baselines=names, workers=1)
+    fresh = audit(sct, train_split="val", baselines=names)
     assert again.records == fresh.records and again.scan == fresh.scan
 
     # other parameters are another job: every baseline shard runs again
-    other = audit(sct, train_split="val", baselines=names, workers=1, work=work, seed=1)
+    other = audit(sct, train_split="val", baselines=names, work=work, seed=1)
     assert other.resumed == []
 
 

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from lotdata.audit.run import audit, write_audit
+from lotdata.exec import ExecSettings
 from lotdata.tasks.storycloze import import_storycloze
 
 pytestmark = pytest.mark.slow
@@ -20,7 +21,7 @@ def sct_audit(shared_data, tmp_path_factory):
     dataset = tmp_path_factory.mktemp("sct")
     report = import_storycloze(folder / "val.csv", dataset, test=folder / "test.csv")
     assert report.rows_per_split == {"train": 0, "val": 1871, "test": 1871}
-    result = audit(dataset, train_split="val", seed=0, workers=2)
+    result = audit(dataset, train_split="val", seed=0, execution=ExecSettings(workers=2))
     out = tmp_path_factory.mktemp("sct_report")
     write_audit(result, out)
     return result, out

@@ -91,7 +91,7 @@ def test_senpos_chance_uses_each_items_option_count(tmp_path):
                      "label": 1, "n_candidates": k - 1, "refined": True, "lang": "zh"})
     folder = tmp_path / "senpos"
     write_dataset(folder, "senpos", {"test": rows}, command="test", params={}, inputs=[], stats={}, lot_jsonl=False)
-    result = audit(folder, workers=1, baselines=["constant_first"])
+    result = audit(folder, baselines=["constant_first"])
     record = result.records[0]
     chances = [1 / (len(r["sentences"]) - 1) for r in rows]
     assert record["chance"] == pytest.approx(sum(chances) / 40) and record["accuracy"] == 1.0
@@ -139,7 +139,7 @@ def checkpoint(tmp_path_factory) -> Path:
 
 
 def test_bert_baselines_are_skipped_rows_without_a_checkpoint(leaky_folder, tmp_path):
-    result = audit(leaky_folder, workers=1, baselines=["constant_first", "bert_wo_context", "bert_wo_long"])
+    result = audit(leaky_folder, baselines=["constant_first", "bert_wo_context", "bert_wo_long"])
     reasons = {s["baseline"]: s["reason"] for s in result.skipped}
     assert set(reasons) == {"bert_wo_context", "bert_wo_long"} and all("--model-path" in r for r in reasons.values())
     assert {r["baseline"] for r in result.records} == {"constant_first"}
@@ -150,7 +150,7 @@ def test_bert_baselines_are_skipped_rows_without_a_checkpoint(leaky_folder, tmp_
 
 def test_bert_baselines_fine_tune_a_local_checkpoint(leaky_folder, checkpoint):
     settings = BertSettings(epochs=3, batch_size=8, learning_rate=3e-3, max_length=32, device="cpu")
-    result = audit(leaky_folder, workers=1, baselines=["bert_wo_context", "bert_wo_long"], model_path=checkpoint, bert=settings)
+    result = audit(leaky_folder, baselines=["bert_wo_context", "bert_wo_long"], model_path=checkpoint, bert=settings)
     assert not result.skipped
     by_id = {r["id"]: r for r in result.records}
     assert set(by_id) == {"bert_wo_context/test", "bert_wo_long/test"}  # never scored on what it fit on
@@ -222,7 +222,7 @@ def test_a_learner_fit_on_the_only_split_is_a_named_skipped_row(tmp_path):
     folder = tmp_path / "csv"
     folder.mkdir()
     _sct_csv(folder / "val.csv", 12)
-    result = audit(folder, train_split="val", workers=1, baselines=["constant_first", "ending_only", "majority"])
+    result = audit(folder, train_split="val", baselines=["constant_first", "ending_only", "majority"])
     reasons = {s["baseline"]: s["reason"] for s in result.skipped}
     assert set(reasons) == {"ending_only", "majority"} and "only split" in reasons["ending_only"]
 
@@ -230,7 +230,7 @@ def test_a_learner_fit_on_the_only_split_is_a_named_skipped_row(tmp_path):
 def test_a_language_without_resources_skips_those_baselines(tmp_path):
     items = [clozet_item(["Il était une fois."], ["Il a gagné.", "Il a perdu la course."], i % 2, lang="fr", i=i) for i in range(10)]
     folder = _write_clozet(tmp_path / "fr", {"test": items})
-    result = audit(folder, workers=1, baselines=["constant_first", "sentiment", "discourse_markers", "length"])
+    result = audit(folder, baselines=["constant_first", "sentiment", "discourse_markers", "length"])
     reasons = {s["baseline"]: s["reason"] for s in result.skipped}
     assert set(reasons) == {"sentiment", "discourse_markers", "length"}
     assert "'fr'" in reasons["discourse_markers"] and "zh, en" in reasons["discourse_markers"]
@@ -342,8 +342,8 @@ def test_evidence_is_linked_and_export_hard_round_trips(tmp_path):
         new_wrong = right.replace("走回了温暖的家", "走进了黑暗的林").replace("很香", "很苦")
         rewritten.append({**row, "candidates": [right, new_wrong] if row["label"] == 0 else [new_wrong, right]})
     write_dataset(tmp_path / "rewritten", "clozet", {"test": rewritten}, command="test", params={}, inputs=[], stats={}, lot_jsonl=False)
-    before = audit(folder, workers=1, baselines=["length"]).records[0]
-    after = audit(tmp_path / "rewritten", workers=1, baselines=["length"]).records[0]
+    before = audit(folder, baselines=["length"]).records[0]
+    after = audit(tmp_path / "rewritten", baselines=["length"]).records[0]
     assert before["accuracy"] == 1.0 and before["verdict"] == "leaks"
     assert after["tie_share"] == 1.0 and after["accuracy"] < 0.7 and after["verdict"] == "near chance"
 

@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lotdata.cli import app
+from lotdata.exec import ExecSettings
 from lotdata.io import write_parquet
 from lotdata.resources import sample_corpus_path
 from lotdata.schema import STORIES, table_from_rows
@@ -31,9 +32,9 @@ def _bytes(folder: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("task", BUILDERS)
 def test_one_worker_two_workers_and_ray_give_the_same_bytes(task: str, stories: Path, tmp_path: Path, ray_local):
     kwargs = dict(seed=3, split="train=0.6,val=0.2,test=0.2", shard_rows=4)
-    one = build_dataset(task, [stories], tmp_path / "one", workers=1, **kwargs)
-    two = build_dataset(task, [stories], tmp_path / "two", workers=2, **kwargs)
-    on_ray = build_dataset(task, [stories], tmp_path / "ray", workers=2, executor="ray", **kwargs)
+    one = build_dataset(task, [stories], tmp_path / "one", **kwargs)
+    two = build_dataset(task, [stories], tmp_path / "two", execution=ExecSettings(workers=2), **kwargs)
+    on_ray = build_dataset(task, [stories], tmp_path / "ray", execution=ExecSettings(workers=2, executor="ray"), **kwargs)
     assert sum(one.rows_per_split.values()) > 0
     assert _bytes(tmp_path / "one") == _bytes(tmp_path / "two") == _bytes(tmp_path / "ray")
     assert {k: v for k, v in one.stats.items() if "second" not in k} == {k: v for k, v in on_ray.stats.items() if "second" not in k}

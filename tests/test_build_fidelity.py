@@ -202,7 +202,7 @@ def test_manifest_is_enough_to_reproduce_a_build(tmp_path: Path):
     stopwords.write_text("的\n了\n", encoding="utf-8")
     from lotdata.tasks.provenance import build_environment
 
-    env = build_environment("outgen", {"stopwords": str(stopwords), "max_words": 8})
+    env = build_environment("outgen", {"stopwords": str(stopwords), "max_words": 8}, "rjieba")
     assert env["parameter_files"]["stopwords"]["sha256"] == sha256_file(stopwords)
     assert env["packages"]["jieba"] and env["packages"]["rake-nltk"]
     assert "outline_settings" in env

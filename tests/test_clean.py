@@ -17,7 +17,7 @@ from lotdata.clean.files import clean_files
 from lotdata.clean.step import CleanParams, clean_rows, load_lexicon
 from lotdata.errors import InputError
 from lotdata.io import write_parquet
-from lotdata.pipeline import read_step
+from lotdata.sources.read_stage import ReadParams, read_step
 from lotdata.schema import STORIES, table_from_rows
 from lotdata.sources.story import make_story_row
 from lotdata.tasks.build import build_dataset
@@ -162,8 +162,8 @@ def real(shared_data: Path, tmp_path_factory) -> dict[str, Path]:
         "cmrc": folder / "cmrc.parquet",
         "cft": folder / "cft.parquet",
     }
-    read_step([shared_data / "cmrc2017_children_stories/validation/cloze.valid.doc_query"], paths["cmrc"], lang="zh")
-    read_step([shared_data / "cft_children_fairy_tale/children_fairy_tale/cft.zip"], paths["cft"], lang="zh")
+    read_step([shared_data / "cmrc2017_children_stories/validation/cloze.valid.doc_query"], paths["cmrc"], ReadParams(lang="zh"))
+    read_step([shared_data / "cft_children_fairy_tale/children_fairy_tale/cft.zip"], paths["cft"], ReadParams(lang="zh"))
     return paths
 
 

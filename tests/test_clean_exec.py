@@ -17,7 +17,8 @@ from lotdata.clean.dedup import DedupParams, band_pairs, find_near_duplicates
 from lotdata.clean.files import clean_files
 from lotdata.clean.step import CleanParams, clean_rows
 from lotdata.io import write_parquet
-from lotdata.pipeline import read_step
+from lotdata.exec import ExecSettings
+from lotdata.sources.read_stage import ReadParams, read_step
 from lotdata.resources import sample_corpus_path
 from lotdata.schema import STORIES, STORIES_QUARANTINE, table_from_rows
 from lotdata.sources.readers import read_stories
@@ -64,7 +65,8 @@ def _bytes(paths: list[Path]) -> list[bytes]:
 
 def test_read_is_byte_identical_for_1_and_2_workers_and_ray(corpus, tmp_path: Path, ray_local) -> None:
     outs = {}
-    for name, kwargs in {"one": {}, "two": {"workers": 2}, "ray": {"executor": "ray", "workers": 2}}.items():
+    for name, kwargs in {"one": {}, "two": {"execution": ExecSettings(workers=2)},
+                         "ray": {"execution": ExecSettings(executor="ray", workers=2)}}.items():
         out = tmp_path / f"{name}.parquet"
         summary = read_step(corpus["files"], out, **kwargs)
         outs[name] = (_bytes([out, out.with_name(f"{name}.quarantine.parquet")]), summary)
@@ -82,8 +84,8 @@ def test_clean_is_byte_identical_for_1_and_2_workers_and_ray_and_equals_in_memor
                                                                                      ray_local) -> None:
     names = ("stories.parquet", "quarantine.parquet", "summary.parquet")
     runs = {}
-    for name, kwargs in {"one": {}, "two": {"workers": 2}, "ray": {"executor": "ray", "workers": 2},
-                         "big_shards": {"rows_per_shard": 10_000}}.items():
+    for name, kwargs in {"one": {}, "two": {"execution": ExecSettings(workers=2)},
+                         "ray": {"execution": ExecSettings(executor="ray", workers=2)}, "big_shards": {"rows_per_shard": 10_000}}.items():
         out = tmp_path / name
         result = clean_files([corpus["with_copies"]], out, CLEAN_PARAMS, **{"rows_per_shard": 7, **kwargs})
         runs[name] = _bytes([out / n for n in names])
@@ -146,7 +148,7 @@ def test_clean_and_read_cli_take_the_executor_options(corpus, tmp_path: Path) ->
 def test_real_rensa_and_datasketch_find_the_same_near_duplicates(shared_data: Path, tmp_path: Path) -> None:
     stories = tmp_path / "stories.parquet"
     read_step([shared_data / "cmrc2017_children_stories/validation/cloze.valid.doc_query",
-               shared_data / "cft_children_fairy_tale/children_fairy_tale/cft.zip"], stories, lang="zh", workers=2)
+               shared_data / "cft_children_fairy_tale/children_fairy_tale/cft.zip"], stories, ReadParams(lang="zh"), execution=ExecSettings(workers=2))
     rows = pq.read_table(stories, columns=["text"]).column("text").to_pylist()
     found = {}
     for backend in ("rensa", "datasketch"):

@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 from lotdata.clean.dedup import DedupParams
 from lotdata.clean.files import clean_files
 from lotdata.clean.step import CleanParams
+from lotdata.exec import ExecSettings
 from lotdata.io import write_parquet
 from lotdata.schema import STORIES, table_from_rows
 from lotdata.sources.story import make_story_row
@@ -64,7 +65,7 @@ def test_row_groups_of_the_input_change_nothing(tmp_path: Path) -> None:
     outputs = {}
     for path, workers in ((one, 1), (many, 1), (many, 2)):
         out = tmp_path / f"{path.stem}-{workers}"
-        result = clean_files([path], out, PARAMS, workers=workers, rows_per_shard=7, progress=False)
+        result = clean_files([path], out, PARAMS, execution=ExecSettings(workers=workers), rows_per_shard=7, progress=False)
         outputs[(path.stem, workers)] = [(out / name).read_bytes() for name in names]
         assert result.counts["stories_in"] == 40
     assert outputs[("many", 1)] == outputs[("one", 1)] and outputs[("many", 2)] == outputs[("one", 1)]

@@ -17,7 +17,7 @@ LAYERS = [
     {"lotdata", "errors", "schema", "resources"},
     {"io", "progress"},
     {"text"},
-    {"exec"},
+    {"exec", "stage"},
     {"datasets"},
     {"sources", "clean", "tasks"},
     {"metrics"},

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 
@@ -12,9 +11,6 @@ from lotdata import metrics
 from lotdata.datasets.registry import get_task
 from lotdata.errors import InputError, MissingFileError
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
-OUTGEN_DEV = SHARED / "lot_outgen_dev" / "dev.jsonl"
-needs_shared = pytest.mark.skipif(not OUTGEN_DEV.is_file(), reason="../shared/data is not beside the repository")
 
 
 def test_accuracy_compares_labels_as_strings():
@@ -94,13 +90,15 @@ def test_overall_weights_follow_eq1():
     assert metrics.overall(perfect) == pytest.approx(1.0)
 
 
-def _dev():
-    return [json.loads(line) for line in OUTGEN_DEV.read_text(encoding="utf-8").splitlines()]
+@pytest.fixture
+def dev(shared_data):
+    """The LOT OutGen dev records (the shared data; skipped where it is not beside the repository)."""
+    path = shared_data / "lot_outgen_dev" / "dev.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-@needs_shared
-def test_truth_scores_100_bleu_coverage_order():
-    gold = _dev()[:20]
+def test_truth_scores_100_bleu_coverage_order(dev):
+    gold = dev[:20]
     for definition in metrics.DEFINITIONS:
         scores = metrics.evaluate("outgen", gold, gold, definition)
         keys = ("bleu-1", "bleu-2", "coverage", "order") + (("bleu-3", "bleu-4") if definition != "lot" else ())
@@ -136,9 +134,8 @@ OFFICIAL = {
 }
 
 
-@needs_shared
-def test_matches_official_script_to_4_decimals():
-    gold = _dev()
+def test_matches_official_script_to_4_decimals(dev):
+    gold = dev
     scores = metrics.evaluate("outgen", _derived_predictions(gold), gold, "nlpcc2021")
     assert metrics.evaluate("outgen", _derived_predictions(gold)[:5], gold[:5], "official") == \
         metrics.evaluate("outgen", _derived_predictions(gold)[:5], gold[:5], "nlpcc2021")
@@ -166,14 +163,13 @@ def test_plotcom_and_understanding_tasks():
         metrics.evaluate("senpos", [{"label": 1}], [])
 
 
-@needs_shared
-def test_evaluate_cli_writes_json_and_names_bad_input(tmp_path):
+def test_evaluate_cli_writes_json_and_names_bad_input(dev, tmp_path):
     from typer.testing import CliRunner
 
     from lotdata.cli import app
 
     runner = CliRunner()
-    gold = _dev()[:12]
+    gold = dev[:12]
     pred = tmp_path / "pred.jsonl"
     pred.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in _derived_predictions(gold)), encoding="utf-8")
     gold_path = tmp_path / "gold.jsonl"
@@ -261,9 +257,8 @@ def test_evaluate_checks_the_json_output_before_scoring(tmp_path, monkeypatch):
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
-@needs_shared
-def test_evaluate_empty_outputs_give_null_and_a_warning(tmp_path):
-    gold = _dev()[:3]
+def test_evaluate_empty_outputs_give_null_and_a_warning(dev, tmp_path):
+    gold = dev[:3]
     gold_path = tmp_path / "gold.jsonl"
     gold_path.write_text("".join(json.dumps(g, ensure_ascii=False) + "\n" for g in gold), encoding="utf-8")
     pred = tmp_path / "pred.jsonl"
@@ -279,12 +274,11 @@ def test_evaluate_empty_outputs_give_null_and_a_warning(tmp_path):
     assert "nan" not in result.stdout.lower() and "\u2013" in result.stdout
 
 
-@needs_shared
 @pytest.mark.parametrize("option", ["--baseline", "--human"])
 @pytest.mark.parametrize("value", ["a,b,c,d,e,f", "1,2,3"])
-def test_evaluate_names_a_bad_weights_option(tmp_path, option, value):
+def test_evaluate_names_a_bad_weights_option(dev, tmp_path, option, value):
     gold = tmp_path / "gold.jsonl"
-    gold.write_text(json.dumps(_dev()[0], ensure_ascii=False) + "\n", encoding="utf-8")
+    gold.write_text(json.dumps(dev[0], ensure_ascii=False) + "\n", encoding="utf-8")
     result = _cli("outgen", "--pred", gold, "--gold", gold, option, value)
     assert result.exit_code == 1
     assert option in result.stderr and "comma-separated numbers" in result.stderr
@@ -376,11 +370,10 @@ def test_lot_definition_word_distinct_and_the_scripts_order():
         metrics.distinct(["x"], definition="lots")
 
 
-@needs_shared
-def test_lot_order_floor_matches_convs2s_not_the_plain_formula():
+def test_lot_order_floor_matches_convs2s_not_the_plain_formula(dev):
     """The README's evidence: text that ignores the outline (another dev story) scores Order ~28 with the
     script's formula, near LOT's ConvS2S (Cover 14.8, Order 25.3), and ~1.5 with the plain formula."""
-    gold = _dev()
+    gold = dev
     other = [{"story": gold[(i + 1) % len(gold)]["story"]} for i in range(len(gold))]
     lot = metrics.evaluate("outgen", other, gold, "lot")
     plain = metrics.evaluate("outgen", other, gold, "paper")
@@ -400,10 +393,9 @@ def test_clozet_prediction_label_not_0_or_1_is_exit_3(tmp_path, label):
     assert "pred.jsonl, row 2" in result.stderr and "not 0 or 1" in result.stderr and "Traceback" not in result.output
 
 
-@needs_shared
-def test_prediction_story_that_is_a_number_is_exit_3(tmp_path):
+def test_prediction_story_that_is_a_number_is_exit_3(dev, tmp_path):
     gold = tmp_path / "gold.jsonl"
-    gold.write_text("".join(json.dumps(g, ensure_ascii=False) + "\n" for g in _dev()[:2]), encoding="utf-8")
+    gold.write_text("".join(json.dumps(g, ensure_ascii=False) + "\n" for g in dev[:2]), encoding="utf-8")
     pred = tmp_path / "pred.jsonl"
     pred.write_text('{"story": "他走了。"}\n{"story": 42}\n', encoding="utf-8")
     result = _cli("outgen", "--pred", pred, "--gold", gold)

@@ -335,7 +335,7 @@ def test_a_long_line_is_scanned_in_pieces_with_the_same_ngrams(tmp_path: Path, m
     (tmp_path / "ref.txt").write_text("开头。" + one_line + "\n", encoding="utf-8")
     (tmp_path / "ref.jsonl").write_text(json.dumps({"text": one_line}, ensure_ascii=False) + "\n", encoding="utf-8")
     testset = load_test_set(test)
-    whole = {ref: measure_overlap(testset, [str(tmp_path / ref)], tmp_path / f"w-{ref}", spec=TokenSpec(n=8), workers=1)
+    whole = {ref: measure_overlap(testset, [str(tmp_path / ref)], tmp_path / f"w-{ref}", spec=TokenSpec(n=8))
              for ref in ("ref.txt", "ref.jsonl")}
     # the scan runs in this process with executor "local" and 1 worker? pieces must be set where the scan runs:
     monkeypatch.setattr(corpus, "LINE_PIECE_BYTES", 97)

@@ -19,8 +19,9 @@ from lotdata.tasks.outline import (
 from lotdata.text.tokenize import tokenize
 
 REPO = Path(__file__).resolve().parents[1]
-LOT_DEV = REPO.parent / "shared" / "data" / "lot_outgen_dev" / "dev.jsonl"
-LOT_STOPWORDS = REPO.parent / "shared" / "data" / "lot_rake_stopwords" / "stopwords_zh_5k.txt"
+#: under the shared data (the `shared_data` fixture)
+LOT_DEV = Path("lot_outgen_dev") / "dev.jsonl"
+LOT_STOPWORDS = Path("lot_rake_stopwords") / "stopwords_zh_5k.txt"
 
 # Exact phrase recall reached on the 111 dev stories when this was written (median of 5 filling seeds,
 # `make outline-agreement`): ours 91.8% (tuning 91.9%, held-out 91.9%), LOT's reference list 92.6%
@@ -197,16 +198,15 @@ def test_agreement_measures_on_toy_data() -> None:
         outline_agreement([story], [])
 
 
-def _lot_dev_rows() -> list[dict]:
-    if not LOT_DEV.is_file():
-        pytest.skip("../shared/data (LOT OutGen dev outlines) is not beside the repository")
-    return [json.loads(line) for line in LOT_DEV.read_text(encoding="utf-8").splitlines() if line.strip()]
+def _lot_dev_rows(shared_data: Path) -> list[dict]:
+    text = (shared_data / LOT_DEV).read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 @pytest.mark.parametrize("which", ["ours", "reference"])
-def test_agreement_with_lot_outlines(which: str) -> None:
-    rows = _lot_dev_rows()
-    stopwords = str(LOT_STOPWORDS) if which == "reference" else None
+def test_agreement_with_lot_outlines(which: str, shared_data: Path) -> None:
+    rows = _lot_dev_rows(shared_data)
+    stopwords = str(shared_data / LOT_STOPWORDS) if which == "reference" else None
     config = with_config(stopwords=stopwords)
     tuning, held_out = dev_halves(rows)
     for part in (tuning, held_out):
@@ -218,8 +218,8 @@ def test_agreement_with_lot_outlines(which: str) -> None:
         assert result["precision"] >= MIN_PRECISION, result
 
 
-def test_real_outlines_obey_the_limits() -> None:
-    stories = [row["story"] for row in _lot_dev_rows()]
+def test_real_outlines_obey_the_limits(shared_data: Path) -> None:
+    stories = [row["story"] for row in _lot_dev_rows(shared_data)]
     for i, story in enumerate(stories):
         outline = extract_outline(story, "zh", rng=random.Random(i))
         assert outline and len(outline) <= 8
@@ -306,11 +306,9 @@ def test_rake_nltk_extractor_still_available() -> None:
     assert 0 < len(outline) <= 8 and all(p in ZH_STORIES[0] for p in outline)
 
 
-def test_shipped_list_is_not_the_reference_list() -> None:
-    if not LOT_STOPWORDS.is_file():
-        pytest.skip("../shared/data is not beside the repository")
+def test_shipped_list_is_not_the_reference_list(shared_data: Path) -> None:
     ours = load_stopwords("zh")
-    reference = {w for w in LOT_STOPWORDS.read_text(encoding="utf-8").split()}
+    reference = {w for w in (shared_data / LOT_STOPWORDS).read_text(encoding="utf-8").split()}
     assert len(ours) < 0.8 * len(reference)  # a list of its own (see benchmarks/build_stopwords_zh.py)
 
 

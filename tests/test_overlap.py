@@ -60,10 +60,10 @@ def test_figures_equal_a_brute_force_reference(tests, refs, n, threshold, shard_
         test_set = load_test_set(tmp / "test.parquet")
         if not any(r.strip() for r in refs):  # references without a document: an error, never "0% overlap"
             with pytest.raises(InputError, match="no document"):
-                measure_overlap(test_set, [str(tmp / "ref.txt")], tmp / "work", workers=1, threshold=threshold,
+                measure_overlap(test_set, [str(tmp / "ref.txt")], tmp / "work", threshold=threshold,
                                 shard_bytes=shard_bytes, spec=TokenSpec(n=n, lang="en"))
             return
-        result = measure_overlap(test_set, [str(tmp / "ref.txt")], tmp / "work", workers=1, threshold=threshold,
+        result = measure_overlap(test_set, [str(tmp / "ref.txt")], tmp / "work", threshold=threshold,
                                  shard_bytes=shard_bytes, spec=TokenSpec(n=n, lang="en"))
     per_example, expected = brute_force([ex.texts[-1][1] for ex in test_set.splits["test"]], refs, n, threshold)
     rows = result.examples["test"]
@@ -124,11 +124,11 @@ def test_compressed_jsonl_and_parquet_references_give_the_same_figures(tmp_path:
     test_set = load_test_set(tmp_path / "test.parquet")
     found = {}
     for name in ("corpus.txt", "c.jsonl.gz", "c.jsonl.zst", "c.parquet"):
-        result = measure_overlap(test_set, [str(tmp_path / name)], tmp_path / f"w_{name}", workers=1, spec=TokenSpec(n=4))
+        result = measure_overlap(test_set, [str(tmp_path / name)], tmp_path / f"w_{name}", spec=TokenSpec(n=4))
         found[name] = (result.summary, [r["overlapped"] for r in result.examples["test"]])
         assert result.scan["docs"] == 4
     assert len({json.dumps(v) for v in found.values()}) == 1 and found["c.parquet"][0][0]["examples"] == 1
-    spans = measure_overlap(test_set, [str(tmp_path / "c.jsonl.zst")], tmp_path / "w2", workers=1,
+    spans = measure_overlap(test_set, [str(tmp_path / "c.jsonl.zst")], tmp_path / "w2",
                             spec=TokenSpec(n=4)).examples["test"]
     assert [s["ref_doc"] for r in spans for s in r["spans"]][0] == f"{tmp_path / 'c.jsonl.zst'}:3"
 
@@ -251,7 +251,7 @@ def test_drop_punct_changes_the_ngrams_counted(tmp_path: Path) -> None:
     write_stories(tmp_path / "test.parquet", STORIES)
     test_set = load_test_set(tmp_path / "test.parquet")
     ref = str(_reference(tmp_path))
-    kept = measure_overlap(test_set, [ref], tmp_path / "a", workers=1, spec=TokenSpec(n=4))
-    dropped = measure_overlap(test_set, [ref], tmp_path / "b", workers=1, spec=TokenSpec(n=4, drop_punct=True))
+    kept = measure_overlap(test_set, [ref], tmp_path / "a", spec=TokenSpec(n=4))
+    dropped = measure_overlap(test_set, [ref], tmp_path / "b", spec=TokenSpec(n=4, drop_punct=True))
     assert dropped.summary[0]["total_ngrams"] < kept.summary[0]["total_ngrams"]
     assert dropped.summary[0]["examples"] == kept.summary[0]["examples"] == 1

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from helpers import write_stories
+from lotdata.exec import ExecSettings
 from lotdata.overlap import TokenSpec, load_test_set, measure_overlap
 
 ray = pytest.importorskip("ray", reason="the ray extra is part of the test extra")
@@ -20,10 +21,10 @@ def test_ray_run_equals_local_run(tmp_path: Path) -> None:
     test_set = load_test_set(tmp_path / "test.parquet")
     spec = TokenSpec(n=6)
     kwargs = dict(spec=spec, shard_bytes=700)
-    local = measure_overlap(test_set, [str(tmp_path / "ref.txt")], tmp_path / "local", workers=2, **kwargs)
+    local = measure_overlap(test_set, [str(tmp_path / "ref.txt")], tmp_path / "local", execution=ExecSettings(workers=2), **kwargs)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        remote = measure_overlap(test_set, [str(tmp_path / "ref.txt")], tmp_path / "ray", executor="ray", workers=2, **kwargs)
+        remote = measure_overlap(test_set, [str(tmp_path / "ref.txt")], tmp_path / "ray", execution=ExecSettings(executor="ray", workers=2), **kwargs)
     finally:
         ray.shutdown()
     assert local.scan["shards"] > 2 and local.summary[0]["examples"] > 0

@@ -1,11 +1,8 @@
-from pathlib import Path
-
 import pytest
 
 from lotdata.datasets.folder import import_lot, read_dataset
 from lotdata.tasks.plotcom import plotcom_from_clozet
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "data" / "lot_official_examples"
 
 
 def _row(context: str, label: int = 1) -> dict:
@@ -25,11 +22,12 @@ def test_a_context_without_exactly_one_mask_is_refused():
         plotcom_from_clozet([_row("没有遮住的句子。")])
 
 
-def test_official_clozet_example_converts(tmp_path):
-    files = sorted(EXAMPLES.rglob("*.jsonl"))
+def test_official_clozet_example_converts(tmp_path, shared_data):
+    examples = shared_data / "lot_official_examples"
+    files = sorted(examples.rglob("*.jsonl"))
     clozet = [f for f in files if "clozet" in str(f).lower() or "cloze" in f.name.lower()]
     if not clozet:
-        pytest.fail(f"no ClozeT example under {EXAMPLES}: {files}")
+        pytest.fail(f"no ClozeT example under {examples}: {files}")
     import_lot([clozet[0]], "clozet", tmp_path / "c", split="test")
     rows = read_dataset(tmp_path / "c")["test"].to_pylist()
     converted = plotcom_from_clozet(rows)

@@ -22,15 +22,12 @@ from lotdata.sources.readers import FORMATS, ReadResult, detect_format, read_sto
 from lotdata.text import join_sentences, normalize_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "readers"
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 CJK_SPACE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]\s+[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 @pytest.fixture(scope="module")
-def data() -> Path:
-    if not SHARED_DATA.is_dir():
-        pytest.skip("../shared/data is not beside the repository")
-    return SHARED_DATA
+def data(shared_data: Path) -> Path:
+    return shared_data
 
 
 def check_tables(result: ReadResult) -> None:

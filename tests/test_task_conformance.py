@@ -191,7 +191,7 @@ class EndingParams:
     min_sentences: int = 3
 
 
-def _ending_examples(story: Mapping[str, Any], params: EndingParams, seed: int) -> StoryOutcome:
+def _ending_examples(story: Mapping[str, Any], params: EndingParams, seed: int, tokenizer: str | None = None) -> StoryOutcome:
     sentences = story["sentences"]
     if len(sentences) < params.min_sentences:
         return StoryOutcome(dropped="too_few_sentences")

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import importlib
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lotdata.text import (
     count_chars,
+    count_words,
     join_sentences,
     merge_short_sentences,
     normalize_text,
@@ -90,6 +93,26 @@ def test_tokenizer_is_pluggable_and_checked_against_jieba():
     texts = ["我爱北京天安门", "小猴子跳到树上"]
     assert compare_tokenizers("jieba-copy", texts) == {"same": 2, "differ": 0}
     assert compare_tokenizers("chars", texts)["differ"] == 2
+
+
+def test_the_tokenizer_is_an_argument_not_process_state(tmp_path):
+    """Words are counted with the tokenizer the caller names; a build with another one leaves nothing behind."""
+    from lotdata.datasets.stats import Vocabulary
+    from lotdata.io import read_manifest
+    from lotdata.sources.read_stage import ReadParams, read_step
+    from lotdata.tasks.build import build_dataset
+    tokenize_module = importlib.import_module("lotdata.text.tokenize")  # `lotdata.text.tokenize` is also a function
+
+    register_tokenizer("chars", lambda: (lambda t: [c for c in t if c.strip()]))
+    text = "我爱北京天安门"
+    assert count_words(text, "zh", "chars") == 7 and count_words(text, "zh") == 4
+    assert Vocabulary("chars").words_of(text, "zh") == list(text)
+    assert not any(hasattr(tokenize_module, name) for name in ("set_tokenizer", "using_tokenizer", "_current"))
+    stories = tmp_path / "stories.parquet"
+    read_step(["lotdata:sample"], stories, ReadParams(format="jsonl"))
+    build_dataset("senpos", [stories], tmp_path / "chars", tokenizer="chars", card=False)
+    assert read_manifest(tmp_path / "chars")["environment"]["tokenizer"] == "chars"
+    assert tokenize(text) == ["我", "爱", "北京", "天安门"]  # the build did not change the default
 
 
 _zh_chars = st.sampled_from(list("小猴熊兔子森林河边天黑了他说走吧我们的一只大象鼻子好朋友") + ["，", "。", "！", "？", "“", "”", "……", " ", "：", "；"])

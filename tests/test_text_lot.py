@@ -1,6 +1,6 @@
 """Text-layer rules checked against LOT's own data and the cases found on real CMRC/CFT text.
 
-Example sentences here are written for the tests; LOT's official SenPos example is read from ../shared/data.
+Example sentences here are written for the tests; LOT's official SenPos example is read from the shared data (the `shared_data` fixture).
 """
 
 from __future__ import annotations
@@ -8,15 +8,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from lotdata.tasks.common import inner_candidates, merged_sentences
 from lotdata.tasks.senpos import SenposParams, reinsert, senpos_examples
 from lotdata.sources.story import make_story_row
 from lotdata.text import count_chars, merge_short_sentences, normalize_text, split_sentences
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
-SENPOS_EXAMPLE = SHARED / "lot_official_examples" / "examples" / "senpos.jsonl"
+SENPOS_EXAMPLE = Path("lot_official_examples") / "examples" / "senpos.jsonl"  # under the shared data
 
 
 def zh(text: str) -> list[str]:
@@ -32,10 +29,8 @@ def test_ten_character_rule_counts_punctuation() -> None:
     assert inner_candidates(["一二三四五六七八九十。", "“什么声音也没有。”", "一二三四五六七八九十。"], 10) == [1]
 
 
-def test_lot_official_senpos_example_is_segmented_as_lot_did() -> None:
-    if not SENPOS_EXAMPLE.is_file():
-        pytest.skip("../shared/data is not beside the repository")
-    record = json.loads(SENPOS_EXAMPLE.read_text(encoding="utf-8").splitlines()[0])
+def test_lot_official_senpos_example_is_segmented_as_lot_did(shared_data: Path) -> None:
+    record = json.loads((shared_data / SENPOS_EXAMPLE).read_text(encoding="utf-8").splitlines()[0])
     lot_remaining = record["story"].split("[MASK]")
     lot_sentences = reinsert(lot_remaining, record["sentence"], record["label"])
     assert len(lot_sentences) == 10 and len(lot_remaining) - 1 == 8  # 10 sentences, 8 candidate gaps
@@ -88,13 +83,11 @@ def test_straight_quotes_paired_by_context() -> None:
         assert normalize_text(once) == once
 
 
-def test_real_cmrc_and_cft_stories_normalise_once_and_split_losslessly() -> None:
+def test_real_cmrc_and_cft_stories_normalise_once_and_split_losslessly(shared_data: Path) -> None:
     from lotdata.sources.readers import read_stories
 
-    paths = [SHARED / "cmrc2017_children_stories" / "validation" / "cloze.valid.doc_query",
-             SHARED / "cft_children_fairy_tale" / "children_fairy_tale" / "cft.zip"]
-    if not all(p.is_file() for p in paths):
-        pytest.skip("../shared/data is not beside the repository")
+    paths = [shared_data / "cmrc2017_children_stories" / "validation" / "cloze.valid.doc_query",
+             shared_data / "cft_children_fairy_tale" / "children_fairy_tale" / "cft.zip"]
     stories = read_stories(paths, fmt="cmrc").stories
     assert len(stories) > 2000
     for story in stories:

@@ -8,28 +8,21 @@ from typing import List, Optional
 import typer
 from rich.markup import escape
 
-from lotdata.clikit import EXECUTOR_OPTION, RAY_ADDRESS_OPTION, console, errors, out_console, summary_table
+from lotdata.audit.stage import AuditParams
+from lotdata.clikit import console, errors, out_console, stage_options, summary_table
+from lotdata.exec import ExecSettings
 
 
+@stage_options(params=AuditParams, execution=ExecSettings)
 def audit_bias_cmd(
     path: Path = typer.Argument(..., help="Dataset folder, LOT jsonl file/folder, or Story Cloze csv file/folder."),
     out: Path = typer.Option(..., "--out", help="Report folder: results.json, predictions.parquet, report.md, report.html; a stopped run re-run with the same --out resumes."),
-    train_split: Optional[str] = typer.Option(None, "--train-split", help="Split the learning baselines fit on (SCT: val); it must exist. Default: train, where there is one."),
-    seed: int = typer.Option(0, "--seed"),
-    runs: int = typer.Option(10, "--runs", help="Seeded runs averaged for random choices and ties."),
-    baseline: Optional[List[str]] = typer.Option(None, "--baseline", help="Run only these (repeatable); default: all."),
-    task: Optional[str] = typer.Option(None, "--task", help="clozet or senpos, for LOT jsonl whose fields do not tell."),
-    workers: int = typer.Option(2, "--workers", help="Processes (or Ray tasks) scoring sentences and running the baselines, a shard each; the output is the same for any number."),
-    executor: str = EXECUTOR_OPTION,
-    ray_address: Optional[str] = RAY_ADDRESS_OPTION,
-    model_path: Optional[Path] = typer.Option(None, "--model-path", help="Local pretrained checkpoint folder (e.g. bert-base-chinese) for bert_wo_context / bert_wo_long; without it they are skipped rows."),
     bert_epochs: int = typer.Option(1, "--bert-epochs", help="Fine-tuning epochs of the BERT baselines."),
     bert_batch_size: int = typer.Option(8, "--bert-batch-size", help="Items per BERT step; memory is bounded by it."),
     min_effect: float = typer.Option(3.0, "--min-effect", help="Points above chance a significant baseline needs to be called 'leaks'."),
     export_hard: Optional[Path] = typer.Option(None, "--export-hard", help="Write the items a leaking baseline solves as a ClozeT dataset folder (+ stories.parquet for `annotate push clozet_write`)."),
     export_baseline: Optional[List[str]] = typer.Option(None, "--export-baseline", help="With --export-hard: only the items these leaking baselines solve (repeatable)."),
-    aflite: bool = typer.Option(False, "--aflite", help="Also run AFLite filtering and list the easiest items."),
-    sentiment: str = typer.Option("snownlp", "--sentiment", help="Chinese sentiment: snownlp (exact, LOT's) or snownlp-jieba (same classifier on jieba words, ~20x faster)."),
+    *, params: AuditParams, execution: ExecSettings,
 ) -> None:
     """Bias baselines (LOT Table 13, ROCStories Table 6), token-label scan and a report."""
     from lotdata.audit.bert import BertSettings
@@ -47,9 +40,10 @@ def audit_bias_cmd(
             raise ValueError(f"--bert-epochs and --bert-batch-size must be at least 1, not {bert_epochs} and {bert_batch_size}")
         settings = BertSettings(epochs=bert_epochs, batch_size=bert_batch_size)
         with output_lock(out):  # one run at a time per report folder
-            result = audit(path, task=task, train_split=train_split, seed=seed, runs=runs, baselines=baseline,
-                           workers=workers, executor=executor, ray_address=ray_address, work=out / WORK_DIR, model_path=model_path, bert=settings, min_effect=min_effect, aflite=aflite,
-                           sentiment=sentiment, sentiment_cache=out / "sentiment_cache.parquet",
+            result = audit(path, task=params.task, train_split=params.train_split, seed=params.seed, runs=params.runs,
+                           baselines=params.baselines, execution=execution, work=out / WORK_DIR, model_path=params.model_path,
+                           bert=settings, min_effect=min_effect, aflite=params.aflite, sentiment=params.sentiment,
+                           sentiment_cache=out / "sentiment_cache.parquet",
                            on_step=lambda name, resumed: console.print(f"[dim]· {name}{' (done by an earlier run)' if resumed else ''}[/]"),
                            on_start=lambda: mark_incomplete(out))
             paths = write_audit(result, out)

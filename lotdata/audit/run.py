@@ -4,11 +4,11 @@ Baselines that learn fit on the training split and are scored on every other spl
 heuristics are scored on every split. Ties are broken at random with seeded generators, and a
 baseline with random choices is averaged over `runs` runs (its predictions table keeps run 0).
 
-The stage shape every long step shares (DESIGN.md), run by `lotdata.exec`:
+The stage shape every long step shares (the module docstring of `lotdata.exec`), run by it:
 - plan: the items are loaded and checked here, once, and written to a work folder; the shards are the
   unique sentences to score for sentiment (phase 1), then one shard per baseline plus the token scan
   and AFLite (phase 2); `lotdata.audit.work` holds the shard functions.
-- process: local process pool (`workers`) or Ray (`executor="ray"`, `ray_address`); each shard writes a
+- process: local process pool or Ray (`execution`, an `ExecSettings`); each shard writes a
   part file and a done marker, so a stopped audit re-run over the same work folder resumes.
 - combine (here): the parts in the order the baselines were asked for, chance levels, Holm and the
   verdicts once over the whole report, then `write_audit` writes the report folder (`.incomplete` while
@@ -38,7 +38,7 @@ from lotdata.audit.stats import MIN_EFFECT_POINTS, add_verdicts
 from lotdata.audit.work import (AFLITE, SCAN, SCORES_FILE, WORK_DIR, Job, forget, needs_sentiment, run_jobs, score_pairs,
                                 write_items)
 from lotdata.errors import InputError, LotdataError
-from lotdata.exec import check_executor
+from lotdata.exec import ExecSettings
 from lotdata.io import mark_complete, mark_incomplete, write_parquet, write_text
 from lotdata.schema import QUARANTINE, table_from_rows
 
@@ -100,9 +100,7 @@ def audit(
     seed: int = 0,
     runs: int = 10,
     baselines: Sequence[str] | None = None,
-    workers: int | None = None,
-    executor: str = "local",
-    ray_address: str | None = None,
+    execution: ExecSettings = ExecSettings(),
     work: str | Path | None = None,
     model_path: str | Path | None = None,
     bert: BertSettings | None = None,
@@ -122,11 +120,9 @@ def audit(
     pretrained checkpoint (`model_path`); without one they are skipped rows. Rows the audit cannot
     use go to `result.quarantine`; InputError when none is left.
 
-    The work runs in shards on `lotdata.exec` (`executor`, `workers`, `ray_address`; see the module
-    docstring); a `work` folder left by a stopped run with the same input and parameters is resumed.
+    The work runs in shards on `lotdata.exec` (`execution`; see the module docstring); a `work` folder left by a stopped run with the same input and parameters is resumed.
     `on_step(name, resumed)` is called as each baseline (and the scan) finishes."""
     started = time.perf_counter()
-    check_executor(executor, workers)
     if runs < 1:
         raise ValueError(f"--runs must be at least 1, not {runs}")
     if min_effect < 0:
@@ -155,7 +151,6 @@ def audit(
         on_start()
     cache = FeatureCache(sentiment, store=sentiment_cache)
     timings: dict[str, float] = {"load": time.perf_counter() - started}
-    run = {"executor": executor, "workers": workers, "ray_address": ray_address}
     job = Job("", task, lang, train_split, seed, runs, sentiment, None if model_path is None else str(model_path), bert)
     with _work_folder(work) as folder:
         write_items(folder, items)
@@ -163,10 +158,11 @@ def audit(
         if needs_sentiment(names, task, lang):
             pairs = [(it.lang, text) for split in splits for it in items[split] if it.lang in Sentiment.langs
                      for text in it.all_sentences()]
-            sentiment_seconds = score_pairs(pairs, cache, folder, **run)
+            sentiment_seconds = score_pairs(pairs, cache, folder, execution)
         cache.save_sentiment(folder / SCORES_FILE)  # what the baseline shards read
         try:
-            parts, resumed = run_jobs(names, replace(job, work=str(folder)), aflite=aflite, on_done=on_step, **run)
+            parts, resumed = run_jobs(names, replace(job, work=str(folder)), aflite=aflite, execution=execution,
+                                     on_done=on_step)
         finally:
             forget()
     records, predictions, skipped = _combine(names, parts, timings)

@@ -39,9 +39,9 @@ from lotdata.audit.items import Item
 from lotdata.audit.scan import association_scan
 from lotdata.audit.stats import chance_test, wilson_interval
 from lotdata.errors import MissingExtraError, require
-from lotdata.exec import Shard, ShardResult, read_shard_rows, run_shards, write_row_grouped
+from lotdata.exec import ExecSettings, Shard, ShardResult, read_shard_rows, run_shards, write_row_grouped
 from lotdata.io import sha256_file, sha256_text, write_parquet, write_text
-from lotdata.text.tokenize import get_tokenizer, tokenizer_name
+from lotdata.text.tokenize import default_tokenizer, get_tokenizer
 
 #: the executor's work folder inside the report folder; removed once the report is written
 WORK_DIR = ".lotdata-work"
@@ -107,9 +107,8 @@ def needs_sentiment(names: Sequence[str], task: str, lang: str) -> bool:
     return False
 
 
-def score_pairs(pairs: Sequence[tuple[str, str]], cache: FeatureCache, work: Path, **run: Any) -> float:
-    """Score the (lang, sentence) pairs `cache` lacks in shards on the executor (`run`: executor, workers,
-    ray_address) and add them to it (and to its store); returns the seconds spent. A language whose analyser
+def score_pairs(pairs: Sequence[tuple[str, str]], cache: FeatureCache, work: Path, execution: ExecSettings) -> float:
+    """Score the (lang, sentence) pairs `cache` lacks in shards on the executor (`execution`) and add them to it (and to its store); returns the seconds spent. A language whose analyser
     is not installed is left out: the baselines that need it say so in their skipped rows."""
     todo = cache.missing_sentiment(pairs)
     usable = {lang for lang in {lang for lang, _ in todo} if sentiment_problem(lang, cache.sentiment_method) is None}
@@ -122,7 +121,7 @@ def score_pairs(pairs: Sequence[tuple[str, str]], cache: FeatureCache, work: Pat
     shards = write_row_grouped(table, work / "sentences.parquet", per_shard)
     fingerprint = sha256_text(json.dumps([cache.sentiment_method, sha256_file(work / "sentences.parquet")]))[:16]
     results = run_shards(_SentimentShard(cache.sentiment_method), shards, work / "sentiment", fingerprint=fingerprint,
-                         suffix=".parquet", progress=False, description="sentiment", **run)
+                         suffix=".parquet", progress=False, description="sentiment", execution=execution)
     for result in results:
         rows = pq.read_table(result.part).to_pylist()
         cache.add_sentiment((r["lang"], r["sentence"], r["score"]) for r in rows)
@@ -185,20 +184,21 @@ class _JobShard:
 
 
 def run_jobs(
-    names: Sequence[str], job: Job, *, aflite: bool, on_done: Callable[[str, bool], None] | None = None, **run: Any
+    names: Sequence[str], job: Job, *, aflite: bool, execution: ExecSettings,
+    on_done: Callable[[str, bool], None] | None = None,
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Phase 2: (the part of every baseline, the scan and AFLite by name; the names a stopped run had finished).
 
-    `on_done(name, resumed)` is called as each shard finishes. `run`: executor, workers, ray_address."""
+    `on_done(name, resumed)` is called as each shard finishes; the BERT baselines run one at a time here."""
     fingerprint = job.fingerprint()
     # imported and loaded once here, before the workers fork, so that they share them: the chance test of
     # every record, and the Chinese tokenizer's dictionary every baseline reads words with
     require("scipy.stats", "audit")
     if job.lang == "zh":
-        get_tokenizer(tokenizer_name())
+        get_tokenizer(default_tokenizer())
     plans = [
-        ([n for n in names if n not in MODEL_BASELINES] + [SCAN] + ([AFLITE] if aflite else []), "jobs", run),
-        ([n for n in names if n in MODEL_BASELINES], "models", {"executor": "local", "workers": 1}),
+        ([n for n in names if n not in MODEL_BASELINES] + [SCAN] + ([AFLITE] if aflite else []), "jobs", execution),
+        ([n for n in names if n in MODEL_BASELINES], "models", ExecSettings()),
     ]
     parts: dict[str, dict[str, Any]] = {}
     resumed: list[str] = []
@@ -208,7 +208,7 @@ def run_jobs(
             continue
         results: list[ShardResult] = run_shards(
             _JobShard(job), [Shard(name) for name in plan], Path(job.work) / folder, fingerprint=fingerprint,
-            suffix=".json", progress=False, description="audit", on_shard=notify, **options)
+            suffix=".json", progress=False, description="audit", on_shard=notify, execution=options)
         for result in results:
             parts[result.shard.path] = json.loads(result.part.read_text(encoding="utf-8"))
             if result.skipped:

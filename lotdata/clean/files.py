@@ -34,7 +34,7 @@ from lotdata.clean.dedup import band_pair_keys, cluster_and_filter, lsh_bands, l
 from lotdata.clean.step import (EVIDENCE_LIMIT, CleanParams, clean_story, count_story, rank_key, summary_rows,
                                 where)
 from lotdata.errors import InputError, must_exist
-from lotdata.exec import Shard, run_shards
+from lotdata.exec import ExecSettings, Shard, run_shards
 from lotdata.io import check_output_dir, write_manifest, write_parquet, write_parquet_pieces
 from lotdata.clean.columns import column, indices, table_of
 from lotdata.schema import CLEAN_SUMMARY, STORIES, STORIES_QUARANTINE, check_table
@@ -141,9 +141,7 @@ def clean_files(
     out: str | Path,
     params: CleanParams = CleanParams(),
     *,
-    executor: str = "local",
-    workers: int = 1,
-    ray_address: str | None = None,
+    execution: ExecSettings = ExecSettings(),
     rows_per_shard: int = ROWS_PER_SHARD,
     progress: bool | None = None,
 ) -> CleanFilesResult:
@@ -156,7 +154,7 @@ def clean_files(
     work = out / WORK_DIR
     shards = plan_clean_shards(paths, rows_per_shard)
     fingerprint = _fingerprint(params, paths, rows_per_shard)
-    run = partial(run_shards, executor=executor, workers=workers, ray_address=ray_address, progress=progress)
+    run = partial(run_shards, execution=execution, progress=progress)
     cleaned = run(partial(clean_shard, params=params), shards, work / "clean", fingerprint=fingerprint,
                   description="clean")
     parts = [r.part for r in cleaned]

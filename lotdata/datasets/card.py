@@ -100,8 +100,8 @@ def _limitations(task: str, rows: Mapping[str, list[Mapping[str, Any]]]) -> list
     return spec.card_notes(rows, notes) if spec.card_notes is not None else notes
 
 
-def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None) -> str:
-    """The card of a dataset folder (its manifest is read unless given)."""
+def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None, tokenizer: str | None = None) -> str:
+    """The card of a dataset folder (its manifest is read unless given); words counted with `tokenizer`."""
     folder = Path(folder)
     manifest = manifest if manifest is not None else open_input(folder, expect=("dataset",)).manifest
     task = manifest["task"]
@@ -109,7 +109,7 @@ def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None) -> 
     present = [s for s in SPLITS if s in manifest.get("splits", {})] + [s for s in manifest.get("splits", {}) if s not in SPLITS]
     rows = {s: read_parquet(folder / manifest["splits"][s]["file"], schema).to_pylist() for s in present}
     non_empty = [s for s in present if rows[s]]  # datasets cannot load an empty split
-    stats = {s: split_stats(task, rows[s]) for s in non_empty}
+    stats = {s: split_stats(task, rows[s], tokenizer) for s in non_empty}
     description = get_task(task).card_description
     env = manifest.get("environment", {})
     params = manifest.get("params", {})
@@ -162,6 +162,6 @@ def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None) -> 
     return _yaml_header(task, manifest, non_empty) + "\n\n" + "\n".join(body)
 
 
-def write_card(folder: str | Path, manifest: Mapping[str, Any] | None = None) -> Path:
+def write_card(folder: str | Path, manifest: Mapping[str, Any] | None = None, tokenizer: str | None = None) -> Path:
     """Write `folder/README.md`, a Hugging Face dataset card that `datasets.load_dataset(folder)` reads."""
-    return write_text(card_text(folder, manifest), Path(folder) / CARD_NAME)
+    return write_text(card_text(folder, manifest, tokenizer), Path(folder) / CARD_NAME)

@@ -99,8 +99,10 @@ def write_dataset(
     lot_jsonl: bool = True,
     extra: Mapping[str, Any] | None = None,
     card: bool = True,
+    tokenizer: str | None = None,
 ) -> dict[str, int]:
-    """Write one Parquet per split (always all three, possibly empty), the LOT jsonl, the card and the manifest.
+    """Write one Parquet per split (always all three, possibly empty), the LOT jsonl, the card (its
+    statistics count words with `tokenizer`) and the manifest.
 
     While it writes, the folder holds `.incomplete` (readers refuse it); the marker goes last, so a
     killed build leaves a folder that says so instead of a mix of old and new files.
@@ -117,7 +119,7 @@ def write_dataset(
     extra = {**(extra or {}), "lot_files": {name: sha256_file(path) for name, path in lot_files.items()}}
     manifest = manifest_dict(kind="dataset", task=task, command=command, params=params, inputs=inputs, files=files, stats=stats, extra=extra)
     if card:
-        write_card(out, manifest=manifest)
+        write_card(out, manifest=manifest, tokenizer=tokenizer)
     write_manifest(out, manifest)
     mark_complete(out)
     return {split: len(by_split.get(split, [])) for split in SPLITS}

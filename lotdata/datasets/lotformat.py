@@ -1,6 +1,6 @@
 """The official LOT jsonl format: rows <-> records, import and export.
 
-Field names, order and types follow the release (DESIGN.md): ClozeT `label` is a string, SenPos
+Field names, order and types follow the release (README, "Data formats"): ClozeT `label` is a string, SenPos
 `label` an int counting the `[MASK]` gaps from 1; each task keeps its own mask token. Export of an
 import gives the input back byte for byte (one `json.dumps(ensure_ascii=False)` a line).
 """

@@ -33,7 +33,8 @@ Row = Mapping[str, Any]
 
 @dataclass(frozen=True)
 class Builder:
-    """The automatic construction: `examples(story, params, seed) -> StoryOutcome`, with its parameter dataclass."""
+    """The automatic construction: `examples(story, params, seed, tokenizer=None) -> StoryOutcome`, with its
+    parameter dataclass; `tokenizer` names the Chinese tokenizer it counts words with (None: the default)."""
 
     examples: Callable[..., Any]
     params: type

@@ -14,13 +14,15 @@ def avg(values: list[float]) -> float | None:
 
 
 class Vocabulary:
-    """The words seen while counting, for the vocabulary size."""
+    """The words seen while counting, for the vocabulary size; `tokenizer` names the Chinese tokenizer that
+    counts them (None: `default_tokenizer()`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, tokenizer: str | None = None) -> None:
         self.words: set[str] = set()
+        self.tokenizer = tokenizer
 
     def words_of(self, text: str, lang: str) -> list[str]:
-        tokens = tokenize(text, lang)
+        tokens = tokenize(text, lang, self.tokenizer)
         self.words.update(tokens)
         return tokens
 
@@ -33,9 +35,10 @@ def input_stats(texts: list[tuple[str, str]], vocab: Vocabulary) -> dict[str, fl
     }
 
 
-def split_stats(task: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """LOT Table 3 statistics of one split of `task`: examples, the task's own figures, vocabulary size."""
-    vocab = Vocabulary()
+def split_stats(task: str, rows: list[dict[str, Any]], tokenizer: str | None = None) -> dict[str, Any]:
+    """LOT Table 3 statistics of one split of `task`: examples, the task's own figures, vocabulary size
+    (words counted with `tokenizer`)."""
+    vocab = Vocabulary(tokenizer)
     result: dict[str, Any] = {"examples": len(rows), **get_task(task).stats(rows, vocab)}
     result["vocabulary_size"] = len(vocab.words)
     return result

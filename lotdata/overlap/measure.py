@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lotdata.errors import LotdataError, must_exist
-from lotdata.exec import Shard, run_shards
+from lotdata.exec import ExecSettings, Shard, run_shards
 from lotdata.io import atomic_path
 from lotdata.overlap.corpus import (DEFAULT_SHARD_BYTES, Continuation, expand_references, iter_documents,
                                     plan_shards, text_pieces)
@@ -227,8 +227,7 @@ def measure_overlap(
     *,
     spec: TokenSpec,
     threshold: float = 0.1,
-    executor: str = "local",
-    workers: int | None = None,
+    execution: ExecSettings = ExecSettings(),
     shard_bytes: int = DEFAULT_SHARD_BYTES,
     skip_bad: bool = False,
     progress: bool | None = None,
@@ -253,7 +252,7 @@ def measure_overlap(
     fingerprint = hashlib.sha256(index_bytes).hexdigest()[:16]
     shards = plan_shards(expanded.files, shard_bytes)
     results = run_shards(
-        ScanShard(str(index_path)), shards, work / "scan", executor=executor, workers=workers,
+        ScanShard(str(index_path)), shards, work / "scan", execution=execution,
         fingerprint=fingerprint, on_error="skip" if skip_bad else "raise", progress=progress,
         description="overlap scan",
     )

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from lotdata.errors import InputError, LotdataError, must_exist, require
+from lotdata.errors import LotdataError, must_exist, require
 from lotdata.sources.story import make_story_row
 
 DEFAULT_MAX_BYTES = 2_000_000
@@ -428,30 +428,3 @@ def warc_pages(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator
         return
     if not yielded:
         yield Page(url=str(path), body=b"", error="no HTML response records in this WARC file")
-
-
-def extract_files(inputs: Iterable[str | Path], out: str | Path, *, source: str = "saved-pages",
-                  license: str | None = None, title_selector: str | None = None, content_selector: str | None = None,
-                  encoding: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES, lang: str | None = None,
-                  keep_repeated_lines: bool = False) -> dict[str, Any]:
-    """Saved pages into a stories Parquet file (rejected pages: OUT.quarantine.parquet).
-
-    Every parameter and input is checked before a page is read; nothing extracted is an error (exit 3),
-    not an empty table."""
-    from lotdata.io import check_output_file, output_lock, write_parquet
-    from lotdata.schema import QUARANTINE, STORIES, table_from_rows
-
-    options = ExtractOptions(source=source, license=license, title_selector=title_selector,
-                             content_selector=content_selector, encoding=encoding, max_bytes=max_bytes, lang=lang,
-                             drop_repeated_lines=not keep_repeated_lines)
-    inputs = [must_exist(p, "input") for p in inputs]
-    out = check_output_file(out)
-    quarantine_path = out.with_name(out.stem + ".quarantine.parquet")
-    with output_lock(out):
-        stories, quarantine = extract_pages(saved_pages(inputs, max_bytes), options)
-        write_parquet(table_from_rows(quarantine, QUARANTINE), quarantine_path)
-        if not stories:  # as `lotdata read`: nothing extracted is an error, not an empty table
-            raise InputError(f"no story could be extracted; {len(quarantine)} page(s) quarantined in {quarantine_path}; "
-                             f"{out} not written", path=", ".join(map(str, inputs)))
-        write_parquet(table_from_rows(stories, STORIES), out)
-    return {"stories": len(stories), "quarantine": len(quarantine)}

@@ -20,7 +20,7 @@ from typing import Sequence
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lotdata.exec import Shard, run_shards
+from lotdata.exec import ExecSettings, Shard, run_shards
 from lotdata.io import write_parquet
 from lotdata.schema import QUARANTINE, STORIES, table_from_rows
 from lotdata.sources.readers import read_stories
@@ -54,9 +54,7 @@ def read_files(
     lang: str | None = None,
     source: str | None = None,
     license: str | None = None,
-    executor: str = "local",
-    workers: int = 1,
-    ray_address: str | None = None,
+    execution: ExecSettings = ExecSettings(),
     progress: bool | None = None,
 ) -> ReadTables:
     """Read `paths` (one shard each) with parts under `work`; the tables in input order, duplicates dropped."""
@@ -64,7 +62,7 @@ def read_files(
     files = [[str(p), p.stat().st_size, p.stat().st_mtime_ns] for p in paths]
     fingerprint = hashlib.sha256(json.dumps([fmt, lang, source, license, files]).encode()).hexdigest()[:16]
     results = run_shards(partial(read_shard, fmt=fmt, lang=lang, source=source, license=license), shards, work,
-                         executor=executor, workers=workers, ray_address=ray_address, fingerprint=fingerprint,
+                         execution=execution, fingerprint=fingerprint,
                          progress=progress, description="read")
     stories = pa.concat_tables([pq.read_table(r.part, schema=STORIES) for r in results]) if results \
         else STORIES.empty_table()

@@ -15,13 +15,12 @@ from lotdata.datasets.folder import BuildReport, _dataset_files, load_clozet, lo
 from lotdata.datasets.registry import builder_tasks, get_task
 from lotdata.datasets.splits import SplitSpec, assign_splits, parse_split_spec, story_order_key, whole_stories_up_to
 from lotdata.errors import InputError, LotdataError
-from lotdata.exec import Shard, check_executor, read_shard_rows, run_shards, write_row_grouped
+from lotdata.exec import ExecSettings, Shard, read_shard_rows, run_shards, write_row_grouped
 from lotdata.io import check_output_dir, sha256_file, sha256_text, write_jsonl
 from lotdata.schema import SPLITS, STORIES, STORY_STATUSES, table_from_rows
 from lotdata.tasks.common import BuildStats, StoryOutcome
 from lotdata.tasks.plotcom import sample_clozet, stories_held_by
 from lotdata.tasks.provenance import build_environment
-from lotdata.text.tokenize import using_tokenizer
 
 #: stories in these states are never used to build examples
 EXCLUDED_STATUSES = ("rejected",)
@@ -82,8 +81,10 @@ def build_examples(
     exclude: Mapping[str, str] | None = None,
     statuses: Sequence[str] | None = None,
     stats: BuildStats | None = None,
+    tokenizer: str | None = None,
 ) -> tuple[list[dict[str, Any]], BuildStats]:
-    """Run a task's per-story builder over every usable story (pure: no files).
+    """Run a task's per-story builder over every usable story (pure: no files); the builder counts words
+    with `tokenizer` (None: `default_tokenizer()`; `build_dataset` passes `build_tokenizer(...)`).
 
     `exclude` maps story ids to a drop reason (e.g. stories held by ClozeT val/test); `statuses` are the
     story statuses taken (default: every one but rejected). SenPos paragraphs (runs of long stories
@@ -102,7 +103,7 @@ def build_examples(
         elif exclude and story["story_id"] in exclude:
             outcome = StoryOutcome(dropped=exclude[story["story_id"]])
         else:
-            outcome = make(story, task_params, seed)
+            outcome = make(story, task_params, seed, tokenizer=tokenizer)
         stats.add(outcome)
         stats.paragraphs += getattr(outcome, "paragraphs", 0)
         stats.paragraphs_dropped.update(getattr(outcome, "paragraphs_dropped", {}))
@@ -162,10 +163,8 @@ class _BuildShard:
         self.statuses, self.tokenizer = (list(statuses) if statuses is not None else None), tokenizer
 
     def __call__(self, shard: Shard, part: Path) -> dict:
-        # a worker process (or Ray task) does not inherit the driver's tokenizer context
-        with using_tokenizer(self.tokenizer):
-            examples, stats = build_examples(self.task, read_shard_rows(shard), seed=self.seed, params=self.params,
-                                             exclude=self.exclude, statuses=self.statuses)
+        examples, stats = build_examples(self.task, read_shard_rows(shard), seed=self.seed, params=self.params,
+                                         exclude=self.exclude, statuses=self.statuses, tokenizer=self.tokenizer)
         write_jsonl(examples, part)
         return {"stories_in": stats.stories_in, "stories_used": stats.stories_used, "examples": stats.examples,
                 "dropped": dict(stats.dropped), "paragraphs": stats.paragraphs,
@@ -182,9 +181,7 @@ def build_examples_sharded(
     exclude: Mapping[str, str] | None = None,
     statuses: Sequence[str] | None = None,
     tokenizer: str | None = None,
-    workers: int = 1,
-    executor: str = "local",
-    ray_address: str | None = None,
+    execution: ExecSettings = ExecSettings(),
     shard_rows: int = DEFAULT_SHARD_ROWS,
     progress: Callable[[int], None] | None = None,
 ) -> tuple[list[dict[str, Any]], BuildStats]:
@@ -199,9 +196,9 @@ def build_examples_sharded(
            "statuses": statuses, "tokenizer": tokenizer, "stories": sha256_file(stories_file)}
     fingerprint = sha256_text(json.dumps(job, sort_keys=True, default=str))
     on_shard = (lambda result: progress(result.stats.get("stories_in", 0))) if progress else None
-    results = run_shards(_BuildShard(task, seed, params, exclude or {}, statuses, tokenizer), shards, work, executor=executor, workers=workers,
+    results = run_shards(_BuildShard(task, seed, params, exclude or {}, statuses, tokenizer), shards, work, execution=execution,
                          fingerprint=fingerprint, suffix=".jsonl", progress=False, description=f"build {task}",
-                         ray_address=ray_address, on_shard=on_shard)
+                         on_shard=on_shard)
     examples: list[dict[str, Any]] = []
     stats = BuildStats()
     stats.paragraphs, stats.paragraphs_dropped = 0, Counter()
@@ -291,9 +288,7 @@ def build_dataset(
     card: bool = True,
     progress: Callable[[int], None] | None = None,
     on_start: Callable[[int], None] | None = None,
-    workers: int = 1,
-    executor: str = "local",
-    ray_address: str | None = None,
+    execution: ExecSettings = ExecSettings(),
     shard_rows: int = DEFAULT_SHARD_ROWS,
 ) -> BuildReport:
     """Build `task` from stories Parquet files into the folder `out`.
@@ -305,13 +300,11 @@ def build_dataset(
     `statuses_used`). `tokenizer`: see `build_tokenizer`. With `n`, only the stories needed are built.
 
     The per-story construction runs on the executor (`lotdata.exec`): the stories are cut into shards
-    of `shard_rows`, `workers` processes (or Ray tasks with `executor="ray"`, joining `ray_address`)
-    build them, and the parts are combined in shard order, so the output is the same bytes for any
+    of `shard_rows`, `execution.workers` processes (or Ray tasks) build them, and the parts are combined in shard order, so the output is the same bytes for any
     number of workers. A stopped build resumes the shards it had finished. Everything is checked
     before the work starts.
     """
     _builder(task)
-    check_executor(executor, workers)
     if clozet is not None and _val_test_source(task) is None:
         takers = [t for t in builder_tasks() if _val_test_source(t) is not None]
         raise ValueError(f"--clozet applies to {', '.join(takers)} only (its val/test come from ClozeT)")
@@ -332,11 +325,10 @@ def build_dataset(
     task_params = _params_dict(task, params)
     tokenizer = build_tokenizer(tokenizer)
     check_output_dir(out)
-    with using_tokenizer(tokenizer):
-        return _build(task, stories_paths, out, n=n, train_n=train_n, seed=seed, spec=spec, params=params, task_params=task_params,
-                      lot_jsonl=lot_jsonl, clozet=clozet, clozet_origin=clozet_origin, sample_spec=sample_spec, statuses=statuses,
-                      command=command, card=card, progress=progress, on_start=on_start, tokenizer=tokenizer,
-                      executor=dict(workers=workers, executor=executor, ray_address=ray_address, shard_rows=shard_rows))
+    return _build(task, stories_paths, out, n=n, train_n=train_n, seed=seed, spec=spec, params=params, task_params=task_params,
+                  lot_jsonl=lot_jsonl, clozet=clozet, clozet_origin=clozet_origin, sample_spec=sample_spec, statuses=statuses,
+                  command=command, card=card, progress=progress, on_start=on_start, tokenizer=tokenizer,
+                  execution=execution, shard_rows=shard_rows)
 
 
 def _size_spec(value: str | SplitSpec | None, option: str) -> SplitSpec | None:
@@ -369,7 +361,8 @@ def _build(
     progress: Callable[[int], None] | None,
     on_start: Callable[[int], None] | None,
     tokenizer: str,
-    executor: dict[str, Any],
+    execution: ExecSettings,
+    shard_rows: int,
 ) -> BuildReport:
     notes: list[str] = []
     clozet_rows = clozet if (clozet is None or isinstance(clozet, Mapping)) else load_clozet(clozet, notes)
@@ -388,10 +381,11 @@ def _build(
         exclude = dict.fromkeys(stories_held_by(stories, held_out), "in_clozet")
     groups = {s["story_id"]: s["cluster_id"] for s in stories if s.get("cluster_id")}
     group = _grouping(groups)
-    options = dict(params=params, progress=progress, exclude=exclude, statuses=taken)
+    options = dict(params=params, progress=progress, exclude=exclude, statuses=taken, tokenizer=tokenizer)
     if n is None:
         examples, stats = build_examples_sharded(task, stories, Path(out) / WORK_DIR, seed=seed, params=params, exclude=exclude,
-                                                 statuses=taken, tokenizer=tokenizer, progress=progress, **executor)
+                                                 statuses=taken, tokenizer=tokenizer, progress=progress,
+                                                 execution=execution, shard_rows=shard_rows)
     else:  # a preview builds only the stories it needs, in process
         examples, stats = build_capped(task, stories, n, seed=seed, group=group, **options)
     if clozet_rows is None:
@@ -422,7 +416,7 @@ def _build(
     if sample_spec is not None:
         all_params["clozet_split"] = str(sample_spec)
     extra = {
-        "environment": build_environment(task, task_params),
+        "environment": build_environment(task, task_params, tokenizer),
         "drop_rules": {k: DROP_RULES[k] for k in {**stats.dropped, **getattr(stats, "paragraphs_dropped", {})} if k in DROP_RULES},
         "split_origin": origins,
         "statuses_used": taken,
@@ -444,6 +438,7 @@ def _build(
         lot_jsonl=lot_jsonl,
         extra=extra,
         card=card,
+        tokenizer=tokenizer,
     )
     shutil.rmtree(Path(out) / WORK_DIR, ignore_errors=True)
     warnings = split_warnings(by_split, spec or sample_spec, train_n)

@@ -23,7 +23,6 @@ from lotdata.io import check_output_dir
 from lotdata.schema import CLOZET, MASK_TOKENS, SPLITS
 from lotdata.tasks.build import build_tokenizer, check_sizes, split_examples
 from lotdata.text import join_sentences
-from lotdata.text.tokenize import using_tokenizer
 
 TASK = "clozet"
 MASK = MASK_TOKENS[TASK]
@@ -126,13 +125,12 @@ def build_clozet(
         "examples_written": sum(len(v) for v in by_split.values()),
     }
     inputs = [] if isinstance(cases, Mapping) else _case_files(Path(cases))
-    with using_tokenizer(build_tokenizer(tokenizer)):  # the card's statistics count words
-        rows = write_dataset(
-            out, "clozet", by_split, command=command or "lotdata build clozet",
-            params={"task": "clozet", "n": n, "seed": seed, "split": str(spec)}, inputs=inputs, stats=stats, lot_jsonl=lot_jsonl,
-            extra={"languages": sorted({r["lang"] for r in pool}), "cases": None if isinstance(cases, Mapping) else str(cases)},
-            card=card,
-        )
+    rows = write_dataset(
+        out, "clozet", by_split, command=command or "lotdata build clozet",
+        params={"task": "clozet", "n": n, "seed": seed, "split": str(spec)}, inputs=inputs, stats=stats, lot_jsonl=lot_jsonl,
+        extra={"languages": sorted({r["lang"] for r in pool}), "cases": None if isinstance(cases, Mapping) else str(cases)},
+        card=card, tokenizer=build_tokenizer(tokenizer),  # the card's statistics count words
+    )
     return BuildReport(task="clozet", out=Path(out), rows_per_split=rows, stats=stats, warnings=split_warnings(by_split, spec, None),
                        notes=notes)
 

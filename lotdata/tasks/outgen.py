@@ -9,8 +9,8 @@ from lotdata.datasets.lotformat import lot_row_base
 from lotdata.datasets.registry import Builder, GenerationInput, TaskSpec, register_task
 from lotdata.datasets.stats import Vocabulary, avg, input_stats
 from lotdata.schema import OUTGEN
+from lotdata.stage import param
 from lotdata.tasks.common import StoryOutcome, story_rng
-from lotdata.tasks.outline import extract_outline, outline_settings, with_config
 from lotdata.text import tokenize
 
 TASK = "outgen"
@@ -21,21 +21,27 @@ class OutgenParams:
     """`extractor`: "lot-rake" (LOT's Chinese RAKE, the default) or "rake-nltk"; `stopwords`: a stopword
     file (one word per line) instead of the shipped list, e.g. LOT's reference list."""
 
-    max_phrases: int = 8
-    max_words: int = 8
-    min_phrases: int = 1
-    extractor: str = "lot-rake"
-    stopwords: str | None = None
+    max_phrases: int = param(8, "At most this many outline phrases, the top-ranked RAKE phrases (LOT: 8).")
+    max_words: int = param(8, "Phrases of more words than this are left out of the outline (LOT: 8).",
+                           flag="--max-phrase-words")
+    min_phrases: int = param(1, "Stories whose outline has fewer phrases are dropped.", cli=False)
+    extractor: str = param("lot-rake", "lot-rake (LOT's Chinese RAKE) or rake-nltk.", cli=False)
+    stopwords: str | None = param(None, "Stopword file (one word per line) instead of the shipped list, e.g. LOT's "
+                                  "reference list.")
 
     def __post_init__(self) -> None:
+        from lotdata.tasks.outline import outline_settings  # rake-nltk (nltk) loads only when an outline is made
+
         outline_settings(self)  # an unknown extractor or an unreadable stopword file fails before any work
 
 
-def outgen_examples(story: Mapping[str, Any], params: OutgenParams, seed: int) -> StoryOutcome:
+def outgen_examples(story: Mapping[str, Any], params: OutgenParams, seed: int, tokenizer: str | None = None) -> StoryOutcome:
     rng = story_rng(seed, TASK, story["story_id"])
+    from lotdata.tasks.outline import extract_outline, with_config
+
     outline = extract_outline(
         story["text"], story["lang"], max_phrases=params.max_phrases, max_words=params.max_words, rng=rng,
-        config=with_config(extractor=params.extractor, stopwords=params.stopwords),
+        config=with_config(extractor=params.extractor, stopwords=params.stopwords), tokenizer=tokenizer,
     )
     if len(outline) < params.min_phrases:
         return StoryOutcome(dropped="outline_too_short")
@@ -71,6 +77,8 @@ def from_lot(record: Mapping[str, Any], *, split: str, index: int) -> dict[str, 
 
 def build_environment(params: Mapping[str, Any]) -> dict[str, Any]:
     """What decides an outline besides the parameters (the extractor's settings), for the manifest."""
+    from lotdata.tasks.outline import outline_settings
+
     return {"outline_settings": outline_settings(params)}
 
 
@@ -80,7 +88,7 @@ def stats(rows: list[dict[str, Any]], vocab: Vocabulary) -> dict[str, Any]:
         "avg_words_title": avg([len(vocab.words_of(r["title"], r["lang"])) for r in rows if r["title"]]),
         "avg_words_outline": avg([sum(len(vocab.words_of(p, r["lang"])) for p in r["outline"]) for r in rows]),
         "avg_phrases_outline": avg([len(r["outline"]) for r in rows]),
-        "avg_words_per_phrase": avg([len(tokenize(p, r["lang"])) for r in rows for p in r["outline"]]),
+        "avg_words_per_phrase": avg([len(tokenize(p, r["lang"], vocab.tokenizer)) for r in rows for p in r["outline"]]),
     }
     out = input_stats([(r["story"], r["lang"]) for r in rows], vocab)
     result.update({k.replace("input", "output"): v for k, v in out.items()})

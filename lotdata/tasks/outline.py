@@ -68,7 +68,7 @@ class OutlineConfig:
     stopwords: a stopword file (one word per line, # comments), or None for the list shipped for the
         story's language (``lotdata/data/stopwords_{zh,en}.txt``).
     The other knobs concern the rake-nltk extractor only:
-    tokenizer: name of a registered Chinese tokenizer, or None for lotdata's current one.
+    tokenizer: name of a registered Chinese tokenizer, or None for the one the caller passes (else the default).
     metric: rake-nltk ranking metric.
     long_phrases: what to do with a run of more than ``max_words`` words:
         "truncate" keeps its first ``max_words`` words, "truncate_end" its last ones,
@@ -145,10 +145,10 @@ def _is_punct(token: str) -> bool:
     return all(unicodedata.category(ch)[0] in "PSZC" for ch in token)
 
 
-def _word_tokenizer(lang: str, config: OutlineConfig):
+def _word_tokenizer(lang: str, config: OutlineConfig, tokenizer: str | None = None):
     if lang == "zh" and config.tokenizer is not None:
         return get_tokenizer(config.tokenizer)
-    return lambda s: tokenize(s, lang)
+    return lambda s: tokenize(s, lang, tokenizer)
 
 
 @dataclass(frozen=True)
@@ -256,9 +256,9 @@ class _OutlineRake(Rake):
         return score
 
 
-def _ranked(text: str, lang: str, max_words: int, config: OutlineConfig) -> list[str]:
+def _ranked(text: str, lang: str, max_words: int, config: OutlineConfig, tokenizer: str | None = None) -> list[str]:
     stopwords = set(stopwords_for(lang, config))
-    word_tokenizer = _word_tokenizer(lang, config)
+    word_tokenizer = _word_tokenizer(lang, config, tokenizer)
     rake = _OutlineRake(
         text,
         lang,
@@ -292,9 +292,9 @@ def _ranked(text: str, lang: str, max_words: int, config: OutlineConfig) -> list
     return out
 
 
-def _fits(phrase: str, lang: str, max_words: int) -> bool:
-    # measured with lotdata's default tokenizer too, which is what statistics and tests count with
-    return len(tokenize(phrase, lang)) <= max_words
+def _fits(phrase: str, lang: str, max_words: int, tokenizer: str | None = None) -> bool:
+    # measured with the tokenizer statistics count with too (the build's)
+    return len(tokenize(phrase, lang, tokenizer)) <= max_words
 
 
 def _nested_in_any(phrase: str, kept: list[str]) -> bool:
@@ -385,8 +385,10 @@ def extract_outline(
     max_words: int = 8,
     rng: random.Random | None = None,
     config: OutlineConfig | None = None,
+    tokenizer: str | None = None,
 ) -> list[str]:
-    """At most `max_phrases` RAKE phrases of `text`, each of at most `max_words` words.
+    """At most `max_phrases` RAKE phrases of `text`, each of at most `max_words` words (counted with
+    `tokenizer` as well as with the extractor's own; default: `default_tokenizer()`).
 
     Every phrase is a verbatim substring of `text`, phrases are distinct and none lies inside another.
     Without `rng` they come in rank order (best first; LOT's random filling follows the ranking); with
@@ -400,12 +402,12 @@ def extract_outline(
         ranked = rank_phrases_lot(text, stopwords_for(lang, config), max_words)
         # the limit holds in lotdata's tokenizer too (statistics count with it); a phrase of at most
         # max_words characters cannot break it
-        ranked = [(p, s) for p, s in ranked if len(p) <= max_words or _fits(p, lang, max_words)]
+        ranked = [(p, s) for p, s in ranked if len(p) <= max_words or _fits(p, lang, max_words, tokenizer)]
         phrases = _select_lot(ranked, max_phrases, rng)
     else:
         phrases = []
-        for phrase in _ranked(text, lang, max_words, config):
-            if not _fits(phrase, lang, max_words) or _nested_in_any(phrase, phrases):
+        for phrase in _ranked(text, lang, max_words, config, tokenizer):
+            if not _fits(phrase, lang, max_words, tokenizer) or _nested_in_any(phrase, phrases):
                 continue
             phrases.append(phrase)
             if len(phrases) == max_phrases:

@@ -15,6 +15,7 @@ from lotdata.datasets.lotformat import lot_row_base
 from lotdata.datasets.registry import Builder, GenerationInput, TaskSpec, ValTestSource, register_task
 from lotdata.datasets.stats import Vocabulary, avg, input_stats
 from lotdata.schema import MASK_TOKENS, PLOTCOM, SPLITS
+from lotdata.stage import param
 from lotdata.tasks.common import StoryOutcome, check_at_least_one, inner_candidates, merged_sentences, story_rng
 from lotdata.datasets.splits import SplitSpec, assign_splits, story_order_key
 from lotdata.text import count_chars, count_words, join_sentences, normalize_text
@@ -29,9 +30,10 @@ class PlotcomParams:
     LOT states the 500-word limit for SenPos paragraphs only. `mask_positions`: "any" (LOT: any sentence of at
     least `min_chars` characters, first and last included) or "inner" (never the first or last)."""
 
-    min_chars: int = 10
-    max_words: int | None = 500
-    mask_positions: str = "any"
+    min_chars: int = param(10, "Sentences shorter than this are merged; the removed one is at least this long (at least 1).")
+    max_words: int | None = param(500, "Stories must have fewer jieba words than this (our choice; 0: no limit).")
+    mask_positions: str = param("any", "Training: any (LOT: any sentence, first and last included) or inner (never "
+                                "the first or last).")
 
     def __post_init__(self) -> None:
         check_at_least_one(min_chars=self.min_chars)
@@ -48,12 +50,12 @@ def _maskable(sentences: list[str], params: PlotcomParams) -> list[int]:
     return [i for i, sentence in enumerate(sentences) if count_chars(sentence) >= params.min_chars]
 
 
-def plotcom_examples(story: Mapping[str, Any], params: PlotcomParams, seed: int) -> StoryOutcome:
+def plotcom_examples(story: Mapping[str, Any], params: PlotcomParams, seed: int, tokenizer: str | None = None) -> StoryOutcome:
     lang = story["lang"]
     sentences = merged_sentences(story, params.min_chars)
     if len(sentences) < 3:
         return StoryOutcome(dropped="too_few_sentences")
-    if params.max_words and count_words(story["text"], lang) >= params.max_words:
+    if params.max_words and count_words(story["text"], lang, tokenizer) >= params.max_words:
         return StoryOutcome(dropped="too_long")
     eligible = _maskable(sentences, params)
     if not eligible:

@@ -20,13 +20,11 @@ def _parameter_files(params: Mapping[str, Any]) -> dict[str, dict[str, str]]:
     return found
 
 
-def build_environment(task: str, params: Mapping[str, Any]) -> dict[str, Any]:
+def build_environment(task: str, params: Mapping[str, Any], tokenizer: str) -> dict[str, Any]:
     """What else decides the bytes of a build: the tokenizer, package versions, the outline settings."""
-    from lotdata.text.tokenize import tokenizer_name
-
     env: dict[str, Any] = {
         "python": platform.python_version(),
-        "tokenizer": tokenizer_name(),
+        "tokenizer": tokenizer,
         "packages": {name: _version(name) for name in ("jieba", "rake-nltk", "pyarrow", "snownlp")},
         "parameter_files": _parameter_files(params),
     }

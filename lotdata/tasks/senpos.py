@@ -16,6 +16,7 @@ from lotdata.datasets.lotformat import lot_row_base
 from lotdata.datasets.registry import Builder, TaskSpec, register_task
 from lotdata.datasets.stats import Vocabulary, avg, input_stats
 from lotdata.schema import MASK_TOKENS, SENPOS
+from lotdata.stage import param
 from lotdata.tasks.common import StoryOutcome, check_at_least_one, inner_candidates, story_rng
 from lotdata.text import count_words, detect_lang, join_sentences, merge_short_sentences
 from lotdata.text.sentences import split_paragraphs
@@ -29,11 +30,13 @@ class SenposParams:
     """LOT's rules (10 characters, paragraphs under 500 words) and one of ours: `min_candidates` = 2
     drops paragraphs of fewer than 4 units (LOT does not say; 3 units would leave a single gap)."""
 
-    min_chars: int = 10
-    max_words: int | None = 500  # None or 0: no limit
-    min_candidates: int = 2
-    #: cut on the source's paragraph breaks first (LOT extracted paragraphs); False: the whole story
-    cut_paragraphs: bool = True
+    min_chars: int = param(10, "Sentences shorter than this are merged; the removed one is at least this long (at least 1).")
+    max_words: int | None = param(500, "Paragraphs must have fewer jieba words than this; a longer story is cut into "
+                                  "such paragraphs (LOT: 500; 0: no limit).")
+    min_candidates: int = param(2, "Fewest candidate gaps an example may have (at least 1; 2: paragraphs of at least "
+                                "4 units; our choice).")
+    cut_paragraphs: bool = param(True, "Cut on the stories' own paragraph breaks first (LOT: paragraphs); "
+                                 "--no-cut-paragraphs: the whole story.")
 
     def __post_init__(self) -> None:
         check_at_least_one(min_chars=self.min_chars, min_candidates=self.min_candidates)
@@ -47,8 +50,9 @@ class SenposOutcome(StoryOutcome):
     paragraphs_dropped: Counter = field(default_factory=Counter)
 
 
-def paragraphs(sentences: list[str], lang: str, max_words: int | None) -> list[list[str]]:
-    """Cut a story into consecutive runs of sentences, each under `max_words` words (None or 0: no limit).
+def paragraphs(sentences: list[str], lang: str, max_words: int | None, tokenizer: str | None = None) -> list[list[str]]:
+    """Cut a story into consecutive runs of sentences, each under `max_words` words (None or 0: no limit),
+    counted with `tokenizer` (default: `default_tokenizer()`).
 
     A story under the limit is one paragraph; a longer one is cut greedily. A single sentence over
     the limit starts and ends its own run (and is dropped later for having no gap).
@@ -58,7 +62,7 @@ def paragraphs(sentences: list[str], lang: str, max_words: int | None) -> list[l
     runs: list[list[str]] = [[]]
     words = 0
     for sentence in sentences:
-        n = count_words(sentence, lang)
+        n = count_words(sentence, lang, tokenizer)
         if runs[-1] and words + n >= max_words:
             runs.append([])
             words = 0
@@ -67,7 +71,7 @@ def paragraphs(sentences: list[str], lang: str, max_words: int | None) -> list[l
     return [run for run in runs if run]
 
 
-def story_paragraphs(story: Mapping[str, Any], params: SenposParams) -> list[list[str]]:
+def story_paragraphs(story: Mapping[str, Any], params: SenposParams, tokenizer: str | None = None) -> list[list[str]]:
     """The story's paragraphs (its own breaks first), short sentences merged inside each, cut under `max_words`.
 
     A source paragraph too short to hold an example (fewer than min_candidates + 2 units: web pages often
@@ -81,23 +85,23 @@ def story_paragraphs(story: Mapping[str, Any], params: SenposParams) -> list[lis
         merged = merge_short_sentences(pending, story["lang"], params.min_chars)
         if len(merged) - 2 < params.min_candidates:
             continue
-        runs.extend(paragraphs(merged, story["lang"], params.max_words))
+        runs.extend(paragraphs(merged, story["lang"], params.max_words, tokenizer))
         pending = []
     if pending:  # a short tail joins the paragraph before it when that stays under the limit
         tail = merge_short_sentences(pending, story["lang"], params.min_chars)
         joined = merge_short_sentences([*(runs[-1] if runs else []), *pending], story["lang"], params.min_chars)
-        if runs and (not params.max_words or count_words("".join(joined), story["lang"]) < params.max_words):
+        if runs and (not params.max_words or count_words("".join(joined), story["lang"], tokenizer) < params.max_words):
             runs[-1] = joined
         else:
-            runs.extend(paragraphs(tail, story["lang"], params.max_words))
+            runs.extend(paragraphs(tail, story["lang"], params.max_words, tokenizer))
     return runs
 
 
-def senpos_examples(story: Mapping[str, Any], params: SenposParams, seed: int) -> StoryOutcome:
+def senpos_examples(story: Mapping[str, Any], params: SenposParams, seed: int, tokenizer: str | None = None) -> StoryOutcome:
     lang = story["lang"]
     outcome = SenposOutcome()
     reasons = []
-    for part, para in enumerate(story_paragraphs(story, params)):
+    for part, para in enumerate(story_paragraphs(story, params, tokenizer)):
         outcome.paragraphs += 1
         if len(para) - 2 < params.min_candidates:
             reasons.append("too_few_sentences")

@@ -1,8 +1,10 @@
 """Word tokenisation in one place.
 
-jieba (precise mode, HMM on: what LOT used) is the default for Chinese. The tokenizer is a setting
-(`LOTDATA_TOKENIZER` or `set_tokenizer`), so a faster jieba-compatible tokenizer can be registered
-and checked token-for-token against jieba with `compare_tokenizers`.
+jieba (precise mode, HMM on: what LOT used) is the default for Chinese (`LOTDATA_TOKENIZER` names another).
+A caller that wants another one passes its name (`tokenize(text, "zh", "rjieba")`): there is no current
+tokenizer held by the process, so what counted the words is always what the caller said. A faster
+jieba-compatible tokenizer can be registered and checked token-for-token against jieba with
+`compare_tokenizers`.
 """
 
 from __future__ import annotations
@@ -10,14 +12,12 @@ from __future__ import annotations
 import logging
 import os
 import re
-from contextlib import contextmanager
 from functools import lru_cache
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable
 
 Tokenizer = Callable[[str], list[str]]
 
 _REGISTRY: dict[str, Callable[[], Tokenizer]] = {}
-_current: str | None = None
 _EN_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)*|[^\sA-Za-z0-9]")
 
 
@@ -57,44 +57,27 @@ def get_tokenizer(name: str) -> Tokenizer:
     return _load(name)
 
 
-def set_tokenizer(name: str) -> None:
-    global _current
-    _load(name)
-    _current = name
+def default_tokenizer() -> str:
+    """The Chinese tokenizer used where a caller names none: LOTDATA_TOKENIZER, else jieba."""
+    return os.environ.get("LOTDATA_TOKENIZER", "jieba")
 
 
-def tokenizer_name() -> str:
-    return _current or os.environ.get("LOTDATA_TOKENIZER", "jieba")
-
-
-@contextmanager
-def using_tokenizer(name: str | None) -> Iterator[str]:
-    """Make `name` the current Chinese tokenizer inside the block (None: keep the current one)."""
-    global _current
-    previous = _current
-    if name is not None:
-        set_tokenizer(name)
-    try:
-        yield tokenizer_name()
-    finally:
-        _current = previous
-
-
-def tokenize_zh(text: str) -> list[str]:
-    return _load(tokenizer_name())(text)
+def tokenize_zh(text: str, tokenizer: str | None = None) -> list[str]:
+    return _load(tokenizer or default_tokenizer())(text)
 
 
 def tokenize_en(text: str) -> list[str]:
     return _EN_WORD.findall(text)
 
 
-def tokenize(text: str, lang: str = "zh") -> list[str]:
-    """Words of `text` (punctuation marks are tokens; whitespace is not)."""
-    return tokenize_zh(text) if lang == "zh" else tokenize_en(text)
+def tokenize(text: str, lang: str = "zh", tokenizer: str | None = None) -> list[str]:
+    """Words of `text` (punctuation marks are tokens; whitespace is not); `tokenizer` names the Chinese
+    one (default: `default_tokenizer()`)."""
+    return tokenize_zh(text, tokenizer) if lang == "zh" else tokenize_en(text)
 
 
-def count_words(text: str, lang: str = "zh") -> int:
-    return len(tokenize(text, lang))
+def count_words(text: str, lang: str = "zh", tokenizer: str | None = None) -> int:
+    return len(tokenize(text, lang, tokenizer))
 
 
 def compare_tokenizers(name: str, texts: Iterable[str], reference: str = "jieba") -> dict[str, int]:

@@ -1,0 +1,77 @@
+"""The `clean` stage: noise stripped, stories flagged for annotators, rejected by rule, exact and near
+duplicates removed, over every stories table before it (`lotdata clean`, a recipe's `[clean]`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lotdata.clean.dedup import DedupParams
+from lotdata.clean.step import CleanParams
+from lotdata.errors import InputError
+from lotdata.exec import ExecSettings
+from lotdata.stage import Stage, StepContext, param, register_stage
+
+
+@dataclass(frozen=True)
+class CleanStepParams:
+    out: str = param("clean", "clean folder", cli=False)
+    t2s: bool = param(CleanParams.t2s, "Convert traditional to simplified Chinese (OpenCC).")
+    min_chars: int = param(CleanParams.min_chars, "Reject stories shorter than this after cleaning.", check=">=0")
+    max_chars: int = param(CleanParams.max_chars, "Reject stories longer than this.", check=">0")
+    short_chars: int = param(CleanParams.short_chars, "Flag too_short below this.", check=">=0")
+    long_chars: int = param(CleanParams.long_chars, "Flag too_long above this.", check=">0")
+    lexicon: str | None = param(None, "Lexicon file (one term a line) of content to reject; default: the shipped list.",
+                                path="file")
+    near_dup: float = param(DedupParams.reject_threshold, "Estimated Jaccard at which a copy is removed.", check="share")
+    cluster: float = param(DedupParams.cluster_threshold, "Estimated Jaccard at which kept stories share a cluster_id.",
+                           check="share")
+    seed: int = param(DedupParams.seed, "MinHash seed.")
+
+    def check(self) -> None:
+        """The combinations a recipe and `lotdata clean` refuse alike (ValueError)."""
+        if not 0 < self.cluster <= self.near_dup <= 1:
+            raise ValueError(f"need 0 < cluster (--cluster) <= near_dup (--near-dup) <= 1, not {self.cluster} and {self.near_dup}")
+        if self.min_chars > self.max_chars:
+            raise ValueError(f"min_chars (--min-chars) {self.min_chars} is greater than max_chars (--max-chars) "
+                             f"{self.max_chars}: no story could be kept")
+
+    def clean_params(self) -> CleanParams:
+        from lotdata.clean.step import load_lexicon
+
+        return CleanParams(t2s=self.t2s, min_chars=self.min_chars, max_chars=self.max_chars, short_chars=self.short_chars,
+                           long_chars=self.long_chars, lexicon=load_lexicon(self.lexicon),
+                           dedup=DedupParams(cluster_threshold=self.cluster, reject_threshold=self.near_dup, seed=self.seed))
+
+
+def run(ctx: StepContext, params: CleanStepParams, execution: ExecSettings, table: dict[str, Any], index: int) -> None:
+    from lotdata.clean.files import clean_files
+
+    out = ctx.root / params.out
+    lexicon = ctx.relative(params.lexicon) if params.lexicon else None
+    if lexicon:
+        params = _with(params, lexicon=str(lexicon))
+    given = {k: v for k, v in table.items() if k not in ("out", "workers", "executor", "ray_address", "lexicon", "seed")}
+    payload = {**given, "near_dup": params.near_dup, "cluster": params.cluster,
+               **({"seed": params.seed} if params.seed != DedupParams.seed else {})}
+    inputs = [*ctx.stories, *([lexicon] if lexicon else [])]
+    fp = ctx.cached("clean", {"clean": payload}, inputs, [out / "manifest.json"])
+    if fp is not None:
+        result = clean_files(ctx.stories, out, params.clean_params(), execution=execution)
+        if not result.kept:
+            raise InputError(f"step clean: no story kept ({result.counts}); see {out / 'quarantine.parquet'}",
+                             path=", ".join(map(str, ctx.stories)))
+        ctx.done("clean", fp, dict(result.counts), [out / "manifest.json"])
+    ctx.stories = [out / "stories.parquet"]
+
+
+def _with(params: CleanStepParams, **changes: Any) -> CleanStepParams:
+    from dataclasses import replace
+
+    return replace(params, **changes)
+
+
+STAGE = register_stage(Stage(
+    name="clean", params=CleanStepParams, run=run, order=40, executes=True, check=CleanStepParams.check,
+    summary="noise, flags, rejects, exact and near-duplicates, on all the stories above", output="`clean/`",
+))

@@ -1,0 +1,90 @@
+"""The `read` stage: local corpora into a stories table (`lotdata read`, a recipe's `[read]`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lotdata.errors import InputError, LotdataError, must_exist
+from lotdata.exec import ExecSettings
+from lotdata.io import check_output_file, output_lock, quarantine_path_for, write_parquet
+from lotdata.resources import resolve_input
+from lotdata.stage import Stage, StepContext, param, register_stage
+
+
+def _formats() -> list[str]:
+    from lotdata.sources.readers import FORMATS
+
+    return list(FORMATS)
+
+
+@dataclass(frozen=True)
+class ReadParams:
+    inputs: tuple[str, ...] = param((), "Corpus files (or lotdata:sample for the embedded corpus).", path="input", cli=False,
+                                    required=True, meaning="corpus files; `lotdata:sample` is the embedded corpus")
+    format: str | None = param(None, "txt, jsonl, csv, parquet, rocstories, roc_lines, storycloze, cmrc (default: detect).",
+                               choices=_formats, meaning="a reader's name (`txt`, `jsonl`, `csv`, `parquet`, `rocstories`, "
+                               "`roc_lines`, `storycloze`, `cmrc`); default: detected")
+    lang: str | None = param(None, "zh or en (default: detect per story).", choices=("zh", "en"))
+    source: str | None = param(None, "Source name stored with every story.")
+    license: str | None = param(None, "License stored with every story.")
+    out: str = param("stories.parquet", "stories table", cli=False)
+
+
+def read_step(inputs: list[str | Path], out: str | Path, params: ReadParams | None = None, *,
+              execution: ExecSettings = ExecSettings(), progress: bool | None = None) -> dict[str, Any]:
+    """Read corpora into a stories Parquet file; rejected records go to `<out>.quarantine.parquet`.
+
+    A shard per input file on the executor; the parts wait in `<out>.work/` (a killed run resumes) until
+    the output is written. Nothing read at all (an empty file, every record quarantined) is an error, not
+    an empty table. `params.inputs` and `params.out` (the recipe's) are not read here."""
+    from lotdata.sources.readers import FORMATS, check_lang
+
+    params = params or ReadParams()
+    out = check_output_file(out)
+    if params.format is not None and params.format not in FORMATS:
+        raise LotdataError(f"unknown --format {params.format!r}; formats: {', '.join(FORMATS)}")
+    check_lang(params.lang)
+    paths = [must_exist(resolve_input(p), "input") for p in inputs]
+    with output_lock(out):
+        return _read_into(paths, out, params, execution, progress)
+
+
+def _read_into(paths: list[Path], out: Path, params: ReadParams, execution: ExecSettings,
+               progress: bool | None) -> dict[str, Any]:
+    from lotdata.sources.reading import read_files, remove_work
+    from lotdata.sources.readers import common_reasons
+
+    work = out.with_name(out.name + ".work")
+    result = read_files(paths, work, fmt=params.format, lang=params.lang, source=params.source, license=params.license,
+                        execution=execution, progress=progress)
+    remove_work(work)
+    quarantine_path = quarantine_path_for(out)
+    if result.quarantine.num_rows:
+        write_parquet(result.quarantine, quarantine_path)
+    elif quarantine_path.exists():
+        quarantine_path.unlink()
+    if not result.stories.num_rows:
+        where = (f"; {result.quarantine.num_rows} record(s) quarantined in {quarantine_path} "
+                 f"({common_reasons(result.quarantine.to_pylist())})" if result.quarantine.num_rows else "")
+        raise InputError(f"no story could be read{where}", path=", ".join(map(str, paths)))
+    write_parquet(result.stories, out)
+    return {**result.counts, "stories": result.stories.num_rows, "quarantine": result.quarantine.num_rows}
+
+
+def run(ctx: StepContext, params: ReadParams, execution: ExecSettings, table: dict[str, Any], index: int) -> None:
+    out = ctx.root / params.out
+    inputs = [ctx.relative(v) for v in params.inputs]
+    given = {k: v for k, v in table.items() if k not in ("out", "inputs")}
+    fp = ctx.cached("read", {"read": given}, [p for p in inputs if p.is_file()], [out])
+    if fp is not None:
+        ctx.done("read", fp, read_step(inputs, out, params, execution=execution), [out])
+    ctx.stories.append(out)
+
+
+STAGE = register_stage(Stage(
+    name="read", params=ReadParams, run=run, order=30, executes=True,
+    summary="local corpora (txt, jsonl, csv, parquet, ROCStories, Story Cloze, CMRC) -> stories",
+    output="`stories.parquet`",
+))
