@@ -39,11 +39,18 @@ def _main(version: bool = typer.Option(False, "--version", help="Print the versi
     pass
 
 
-@app.command("read")
+def _formats_epilog() -> str:
+    from lotdata.datasets.formats import all_formats
+
+    return "Formats (--format; detected from each file by default):\n\n" + "\n\n".join(
+        f"{spec.name}: {spec.description}" for spec in all_formats())
+
+
+@app.command("read", epilog=_formats_epilog())
 def read_cmd(
     files: List[str] = typer.Argument(..., help="Corpus files (or lotdata:sample for the embedded corpus)."),
     out: Path = typer.Option(..., "--out", help="stories Parquet file to write."),
-    fmt: Optional[str] = typer.Option(None, "--format", help="txt, jsonl, csv, parquet, rocstories, roc_lines, storycloze, cmrc (default: detect)."),
+    fmt: Optional[str] = typer.Option(None, "--format", help="One of the formats listed below (default: detect per file)."),
     lang: Optional[str] = typer.Option(None, "--lang", help="zh or en (default: detect per story)."),
     source: Optional[str] = typer.Option(None, "--source", help="Source name stored with every story."),
     license: Optional[str] = typer.Option(None, "--license", help="License stored with every story."),
