@@ -27,7 +27,7 @@ from lotdata.text.decoding import first_line
 
 BUILTIN_PACKAGE = "lotdata.sources.formats"
 ENTRY_POINT_GROUP = "lotdata.formats"
-_NOT_JSON = object()
+NOT_JSON = object()  # what `Probe.first_value` is when the first line is not JSON
 
 
 @dataclass
@@ -71,9 +71,9 @@ class Probe:
     def first_value(self) -> Any:
         """The first line parsed as JSON; `NOT_JSON` when it is not JSON (or the file is empty)."""
         try:
-            return json.loads(self.first_line) if self.first_line else _NOT_JSON
+            return json.loads(self.first_line) if self.first_line else NOT_JSON
         except json.JSONDecodeError:
-            return _NOT_JSON
+            return NOT_JSON
 
     @cached_property
     def csv_header(self) -> list[str]:
@@ -82,8 +82,6 @@ class Probe:
 
         return [h.strip() for h in next(csv.reader([self.first_line]), [])]
 
-
-NOT_JSON = _NOT_JSON
 
 
 def _file_kind(probe: Probe) -> tuple[str, str | None]:
