@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import json
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator

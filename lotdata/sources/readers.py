@@ -29,7 +29,6 @@ from lotdata.datasets.formats import Record, format_names, get_format
 from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.sources.story import make_story_row
 from lotdata.text import join_sentences, normalize_text
-from lotdata.text.decoding import decode_bytes  # noqa: F401  (re-exported: the readers' decoder)
 from lotdata.text.sentences import paragraph_breaks
 
 RAW_LIMIT = 500
