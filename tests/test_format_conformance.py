@@ -63,12 +63,6 @@ def _jsonl(folder: Path) -> Path:
                                            '{"id": "c", "text": "not closed'])
 
 
-def _lot_jsonl(folder: Path) -> Path:
-    record = {"story": "小兔子在森林里迷路了。它找到了回家的路。", "outline": ["小兔子", "回家的路"], "title": "迷路"}
-    other = {"story": "The owl woke up at night. It went hunting.", "outline": ["owl", "night"]}
-    return _lines(folder / "test.jsonl", [json.dumps(record, ensure_ascii=False), json.dumps(other), json.dumps(["x"])])
-
-
 def _csv_sample(folder: Path) -> Path:
     return _csv(folder / "tales.csv", [["id", "title", "story"], ["t1", "小树", "春天来了，小树长出了新叶子。"],
                                        ["t2", "", "Sam lost his hat. He laughed."], ["t3", "", "  "]])
@@ -115,7 +109,6 @@ def _roc_lines(folder: Path) -> Path:
 SAMPLES: dict[str, Sample] = {
     "txt": Sample(_txt, good=2, bad_row=6),
     "jsonl": Sample(_jsonl, good=2, bad_row=3),
-    "lot_jsonl": Sample(_lot_jsonl, good=2, bad_row=3),
     "csv": Sample(_csv_sample, good=2, bad_row=3),
     "parquet": Sample(_parquet, good=2, bad_row=3),
     "rocstories": Sample(_rocstories, good=2, bad_row=3),
@@ -127,7 +120,7 @@ FORMATS = format_names()
 
 
 def test_every_format_has_a_sample():
-    assert {"txt", "jsonl", "lot_jsonl", "csv", "parquet", "rocstories", "storycloze", "cmrc", "roc_lines"} <= set(FORMATS)
+    assert {"txt", "jsonl", "csv", "parquet", "rocstories", "storycloze", "cmrc", "roc_lines"} <= set(FORMATS)
     assert sorted(set(FORMATS) - set(SAMPLES)) == []
     with pytest.raises(ValueError, match="unknown format 'nope'"):
         get_format("nope")
@@ -177,6 +170,21 @@ def test_round_trip_through_the_writer(name: str, tmp_path: Path):
     again = read_stories([written], fmt=name).stories
     keys = ("text", "title", "lang", "sentences")
     assert [{k: s[k] for k in keys} for s in again] == [{k: s[k] for k in keys} for s in stories]
+
+
+def _lot_jsonl(folder: Path) -> Path:
+    record = {"story": "小兔子在森林里迷路了。它找到了回家的路。", "outline": ["小兔子", "回家的路"], "title": "迷路"}
+    other = {"story": "The owl woke up at night. It went hunting.", "outline": ["owl", "night"]}
+    return _lines(folder / "test.jsonl", [json.dumps(record, ensure_ascii=False), json.dumps(other), json.dumps(["x"])])
+
+
+def test_a_lot_task_file_is_jsonl_that_open_input_calls_lot_jsonl(tmp_path: Path):
+    path = _lot_jsonl(tmp_path)
+    assert detect_format(path) == "jsonl"
+    found = open_input(path)
+    assert (found.kind, found.task) == ("lot-jsonl", "outgen")
+    result = read_stories([path])
+    assert len(result.stories) == 2 and [q["row"] for q in result.quarantine] == [3]
 
 
 # ------------------------------------------------------------------------------------------------

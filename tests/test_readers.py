@@ -397,7 +397,7 @@ def test_lang_argument_order_and_cross_file_duplicates(tmp_path: Path):
 
 
 def test_formats_are_the_registered_ones():
-    assert set(FORMATS) >= {"txt", "jsonl", "lot_jsonl", "csv", "parquet", "rocstories", "storycloze", "cmrc", "roc_lines"}
+    assert set(FORMATS) >= {"txt", "jsonl", "csv", "parquet", "rocstories", "storycloze", "cmrc", "roc_lines"}
 
 
 # ------------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 One entry point, :func:`read_stories`, reads files of every registered format
 (:mod:`lotdata.datasets.formats`; the built-in ones are the modules of :mod:`lotdata.sources.formats`:
-txt, jsonl, lot_jsonl, csv, parquet, rocstories, storycloze, cmrc, roc_lines). `lotdata read --help` and
+txt, jsonl, csv, parquet, rocstories, storycloze, cmrc, roc_lines). `lotdata read --help` and
 the README list them with what a record is and what its ``row`` counts.
 
 Every story's ``url`` is ``f"{path}#{row}"``; for a member of a zip archive the path is

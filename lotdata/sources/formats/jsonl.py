@@ -1,4 +1,7 @@
-"""``jsonl``: an object a line with ``text`` or ``story`` (``id``, ``title`` optional)."""
+"""``jsonl``: an object a line with ``text`` or ``story`` (``id``, ``title`` optional).
+
+A LOT task file is jsonl too (its ``story`` is read); `open_input` calls it ``lot-jsonl`` with its task
+(`json_kind`), from its first record."""
 
 from __future__ import annotations
 
