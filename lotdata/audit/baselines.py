@@ -327,6 +327,18 @@ class BaselineSpec:
 
 #: every registered baseline by name, in registration order (the papers' order for the built-in ones)
 BASELINES: dict[str, BaselineSpec] = {}
+ENTRY_POINT_GROUP = "lotdata.baselines"  # a separate package's baselines, loaded when the registry is first asked
+_plugins_loaded = False
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if not _plugins_loaded:
+        _plugins_loaded = True
+        from importlib import metadata
+
+        for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+            entry.load()
 
 
 def register_baseline(spec: BaselineSpec) -> BaselineSpec:
@@ -344,17 +356,20 @@ def unregister_baseline(name: str) -> None:
 
 def get_baseline(name: str) -> BaselineSpec:
     """The record of baseline `name` (ValueError naming the known ones when there is none)."""
+    _load_plugins()
     if name not in BASELINES:
         raise ValueError(f"unknown baseline {name!r}; known: {', '.join(BASELINES)}")
     return BASELINES[name]
 
 
 def baseline_names() -> list[str]:
+    _load_plugins()
     return list(BASELINES)
 
 
 def heuristic_names() -> list[str]:
     """The baselines that run without a model checkpoint."""
+    _load_plugins()
     return [name for name, spec in BASELINES.items() if not spec.model]
 
 
