@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
 sys.path.insert(0, str(REPO))
 
-from lotdata.audit.baselines import HEURISTICS  # noqa: E402
+from lotdata.audit.baselines import heuristic_names  # noqa: E402
 from lotdata.audit.features import FeatureCache  # noqa: E402
 from lotdata.audit.items import items_from_table  # noqa: E402
 from lotdata.audit.run import audit, write_audit  # noqa: E402
@@ -93,7 +93,7 @@ def time_audit(folder: Path, train_split: str, repeats: int, out: Path, sentimen
     runs, result = [], None
     for _ in range(repeats):
         # the shallow baselines only: the BERT ones train a model (their cost is the models stage's, bench/models.md)
-        result = audit(folder, train_split=train_split, seed=0, execution=ExecSettings(workers=2), sentiment=sentiment, baselines=list(HEURISTICS))
+        result = audit(folder, train_split=train_split, seed=0, execution=ExecSettings(workers=2), sentiment=sentiment, baselines=heuristic_names())
         runs.append(result.timings)
     write_audit(result, out)
     return runs, result

@@ -46,7 +46,14 @@ def _main(version: bool = typer.Option(False, "--version", help="Print the versi
     pass
 
 
-@app.command("read")
+def _formats_epilog() -> str:
+    from lotdata.datasets.formats import all_formats
+
+    return "Formats (--format; detected from each file by default):\n\n" + "\n\n".join(
+        f"{spec.name}: {spec.description}" for spec in all_formats())
+
+
+@app.command("read", epilog=_formats_epilog())
 @stage_options(params=ReadParams, execution=ExecSettings)
 def read_cmd(
     files: List[str] = typer.Argument(..., help=ReadParams.__dataclass_fields__["inputs"].metadata["help"]),

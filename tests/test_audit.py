@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from lotdata.audit.baselines import HEURISTICS, marker_pairs
+from lotdata.audit.baselines import get_baseline, marker_pairs
 from lotdata.audit.features import FeatureCache, sentence_bleu
 from lotdata.audit.items import Item
 from lotdata.audit.run import audit, write_audit
@@ -35,7 +35,7 @@ def senpos_item(sentences: list[str], removed: str, label: int, i: int = 0) -> I
 def predict(name: str, items: list[Item], train: list[Item] | None = None, seed: int = 0) -> list[int]:
     import random
 
-    baseline = HEURISTICS[name](FeatureCache())
+    baseline = get_baseline(name).make(FeatureCache())
     if baseline.learns:
         baseline.fit(train or [])
     rng = random.Random(seed)

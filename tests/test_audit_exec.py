@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lotdata.audit import baselines as audit_baselines
+from lotdata.audit.baselines import BaselineSpec
 from lotdata.audit import work as audit_work
 from lotdata.audit.run import audit, write_audit
 from lotdata.audit.work import WORK_DIR
@@ -67,7 +68,7 @@ def _markers(folder: Path) -> dict[str, int]:
 def test_a_stopped_audit_resumes_its_finished_shards(sct: Path, tmp_path: Path, monkeypatch):
     work = tmp_path / "work"
     names = ["constant_first", "length", "sentiment_last"]
-    monkeypatch.setitem(audit_baselines.HEURISTICS, "length", _Broken)
+    monkeypatch.setitem(audit_baselines.BASELINES, "length", BaselineSpec("length", _Broken))
     with pytest.raises(LotdataError, match="shard length: ValueError: disk on fire"):
         audit(sct, train_split="val", baselines=names, work=work)
     first = _markers(work)
@@ -75,7 +76,7 @@ def test_a_stopped_audit_resumes_its_finished_shards(sct: Path, tmp_path: Path, 
     assert sum(1 for m in first if m.startswith("sentiment/")) > 10
     assert [m for m in first if m.startswith("jobs/")] == ["jobs/done/00000.json"]
 
-    monkeypatch.setitem(audit_baselines.HEURISTICS, "length", audit_baselines.Length)
+    monkeypatch.setitem(audit_baselines.BASELINES, "length", BaselineSpec("length", audit_baselines.Length))
     seen: list[tuple[str, bool]] = []
     again = audit(sct, train_split="val", baselines=names, work=work, on_step=lambda n, r: seen.append((n, r)))
     assert again.resumed == ["constant_first"] and ("constant_first", True) in seen and ("length", False) in seen
@@ -95,11 +96,11 @@ def test_cli_resumes_a_stopped_report_and_removes_its_work_folder(sct: Path, tmp
     out = tmp_path / "rep"
     args = ["audit-bias", str(sct), "--out", str(out), "--train-split", "val", "--workers", "1", "--seed", "2",
             "--baseline", "constant_first", "--baseline", "length"]
-    monkeypatch.setitem(audit_baselines.HEURISTICS, "length", _Broken)
+    monkeypatch.setitem(audit_baselines.BASELINES, "length", BaselineSpec("length", _Broken))
     stopped = runner.invoke(app, args)
     assert stopped.exit_code == 3 and "disk on fire" in stopped.output
     assert (out / ".incomplete").exists() and (out / WORK_DIR / "jobs" / "done" / "00000.json").exists()
-    monkeypatch.setitem(audit_baselines.HEURISTICS, "length", audit_baselines.Length)
+    monkeypatch.setitem(audit_baselines.BASELINES, "length", BaselineSpec("length", audit_baselines.Length))
     done = runner.invoke(app, args)
     assert done.exit_code == 0, done.output
     assert "constant_first (done by an earlier run)" in done.output

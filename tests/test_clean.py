@@ -114,6 +114,53 @@ def test_near_duplicates_best_copy_kept_and_related_stories_share_a_cluster():
     assert sorted((r["story_id"], r["cluster_id"]) for r in again.kept) == sorted((r["story_id"], r["cluster_id"]) for r in result.kept)
 
 
+def _brute_force_dedup(rows: list[dict], params: CleanParams) -> tuple[set[str], dict[str, str]]:
+    """The oracle: every pair of cleaned stories compared (exact text, then the MinHash estimate of every pair,
+    no LSH buckets, no clusters); a copy goes when the most similar better-ranked kept story is at least
+    `reject_threshold` similar."""
+    from itertools import combinations
+
+    from lotdata.clean.dedup import similarity
+    from lotdata.clean.step import clean_story, rank_key
+
+    cleaned = [new for new, rule, _ in (clean_story(r, params) for r in rows) if rule is None]
+    rank = {r["story_id"]: rank_key(r["flags"], len(r["text"]), r["source"], r["url"], r["story_id"]) for r in cleaned}
+    best: dict[str, dict] = {}
+    for r in cleaned:  # exact copies: the best-ranked one of each text
+        if r["story_id"] not in best or rank[r["story_id"]] > rank_key(r["flags"], len(r["text"]), r["source"], r["url"], r["story_id"]):
+            best[r["story_id"]] = r
+    unique = sorted(best.values(), key=lambda r: rank_key(r["flags"], len(r["text"]), r["source"], r["url"], r["story_id"]))
+    sigs = signatures([r["text"] for r in unique], [r["lang"] for r in unique], params.dedup)
+    sim = {(i, j): float(similarity(sigs, i, j)) for i, j in combinations(range(len(unique)), 2)}
+    kept: list[int] = []
+    removed: dict[str, str] = {}
+    for j in range(len(unique)):  # in rank order: a story is compared with every better one kept
+        closest = max(kept, key=lambda i: sim[i, j], default=None)  # the first of equals
+        if closest is None or sim[closest, j] < params.dedup.reject_threshold:
+            kept.append(j)
+        else:
+            removed[unique[j]["story_id"]] = unique[closest]["story_id"]
+    return {unique[i]["story_id"] for i in kept}, removed
+
+
+def test_deduplication_agrees_with_a_brute_force_oracle():
+    retold = FOX.replace("老乌龟", "大乌龟")
+    longer = FOX + "它再也不敢一个人下水了。"
+    rows = [row(FOX, source="b"), row(retold, source="a"), row(FOX, source="a", url="x#2"), row(BEAR, source="c"),
+            row(longer, source="d"), row(BEAR, source="a"), row(BEAR.replace("蜂蜜", "牛奶"), source="e"),
+            row(BEAR + "“妈妈，生日快乐！”小熊说。", source="f")]
+    params = CleanParams(min_chars=20, dedup=DedupParams(cluster_threshold=0.3, reject_threshold=0.6))
+    kept_ids, removed = _brute_force_dedup(rows, params)
+    result = clean_rows(rows, params)
+    assert {r["story_id"] for r in result.kept} == kept_ids
+    near = {q["story_id"]: q["evidence"] for q in result.quarantine if q["rule"] == "near_duplicate"}
+    assert set(near) == set(removed) and removed  # the test has near copies to find
+    for story_id, better in removed.items():
+        assert f"with {better} (" in near[story_id]
+    exact = [q for q in result.quarantine if q["rule"] == "exact_duplicate"]
+    assert len(exact) == len(rows) - len({r["story_id"] for r in rows})
+
+
 def test_t2s_conversion():
     assert to_simplified("從前有一個漁夫，每天划船去海上打魚。") == "从前有一个渔夫，每天划船去海上打鱼。"
     result = clean_rows([row("從前有一個漁夫，每天劃著小船去海上打魚。有一天，他撈起一個舊瓶子，瓶子裡跑出一個巨人。")],

@@ -4,12 +4,18 @@ Every baseline follows one small estimator API: `fit(train_items)` (a no-op for 
 and `scores(items)`: one number per option of each item, higher is better. The runner picks the
 best option and breaks ties at random with a seeded generator, so "random choice when no pair or
 several fit" (LOT's discourse-marker rule) is the same code path as the Random baseline itself.
+
+Each baseline is a registered record (:class:`BaselineSpec`: its name, the item shapes it is defined for,
+how to build its estimator), in the order the papers list them; `audit-bias` runs and reports every
+registered one. Adding a baseline = a `Baseline` subclass + `register_baseline(BaselineSpec(...))` in one
+module imported before the audit runs, and `tests/test_baseline_conformance.py` passing for it.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from math import log
@@ -18,14 +24,13 @@ from typing import Callable, Sequence
 
 from lotdata.audit.bert import BERT_BASELINES
 from lotdata.audit.features import FeatureCache, sentence_bleu
-from lotdata.audit.items import CANDIDATES, Item
+from lotdata.audit.items import CANDIDATES, GAPS, Item
 
 Scores = list[list[float]]
 
 
 class Baseline:
     name: str = ""
-    tasks: tuple[str, ...] = ("clozet", "senpos")
     learns: bool = False  # fits on the training split: scored only on the other splits
     stochastic: bool = False  # averaged over several seeded runs even without ties
     #: languages this baseline has its resource for (tokenizer, lexicon, marker list); None: any
@@ -139,8 +144,6 @@ class Sentiment(Baseline):
 class _SentimentMatch(Sentiment):
     """ROCStories' sentiment baselines: the ending whose score is closest to a target from the context."""
 
-    tasks = ("clozet",)
-
     def target(self, item: Item, score: Callable[[str, str], float]) -> float:
         raise NotImplementedError
 
@@ -225,7 +228,6 @@ class Frequency(Baseline):
     hit counts: the candidate whose words are more frequent there (mean add-one log probability)."""
 
     name = "frequency"
-    tasks = ("clozet",)
     learns = True
 
     def fit(self, train):
@@ -304,23 +306,100 @@ def _word_ngrams(tokens: list[str]) -> list[str]:
     return tokens + [f"{a} {b}" for a, b in zip(tokens, tokens[1:])]
 
 
-MODEL_BASELINES = BERT_BASELINES
-HEURISTICS: dict[str, Callable[[FeatureCache], Baseline]] = {
-    "random": Random,
-    "majority": Majority,
-    "constant_first": ConstantFirst,
-    "length": Length,
-    "bleu1": lambda c: Bleu(c, 1, "bleu1"),
-    "bleu2": lambda c: Bleu(c, 2, "bleu2"),
-    "sentiment": Sentiment,
-    "sentiment_full": SentimentFull,
-    "sentiment_last": SentimentLast,
-    "discourse_markers": DiscourseMarkers,
-    "frequency": Frequency,
-    "ngram_overlap": lambda c: Bleu(c, 4, "ngram_overlap", smooth="add1"),
-    "ending_only": EndingOnly,
-}
-ALL_BASELINES = tuple(HEURISTICS) + MODEL_BASELINES
+@dataclass(frozen=True)
+class BaselineSpec:
+    """One audit baseline. `make(cache) -> Baseline` builds its estimator (`fit(train)`, `scores(items)`);
+    `shapes`: the item shapes (a task's `choice_shape`) it is defined for. A `model` baseline (BERT) has no
+    estimator here: it fine-tunes the `--model-path` checkpoint, one at a time in the caller's process."""
+
+    name: str
+    make: Callable[[FeatureCache], Baseline] | None
+    shapes: tuple[str, ...] = (CANDIDATES, GAPS)
+    model: bool = False
+
+    def __post_init__(self) -> None:
+        if (self.make is None) != self.model:
+            raise ValueError(f"baseline {self.name!r}: give `make` (an estimator) unless it is a model baseline")
+        unknown = [s for s in self.shapes if s not in (CANDIDATES, GAPS)]
+        if not self.shapes or unknown:
+            raise ValueError(f"baseline {self.name!r}: shapes must be among {(CANDIDATES, GAPS)}, not {self.shapes}")
+
+
+#: every registered baseline by name, in registration order (the papers' order for the built-in ones)
+BASELINES: dict[str, BaselineSpec] = {}
+ENTRY_POINT_GROUP = "lotdata.baselines"  # a separate package's baselines, loaded when the registry is first asked
+_plugins_loaded = False
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if not _plugins_loaded:
+        _plugins_loaded = True
+        from importlib import metadata
+
+        for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+            entry.load()
+
+
+def register_baseline(spec: BaselineSpec) -> BaselineSpec:
+    """Add a baseline; a second record under one name is an error."""
+    known = BASELINES.get(spec.name)
+    if known is not None and known is not spec:
+        raise ValueError(f"baseline {spec.name!r} is registered twice")
+    BASELINES[spec.name] = spec
+    return spec
+
+
+def unregister_baseline(name: str) -> None:
+    BASELINES.pop(name, None)
+
+
+def get_baseline(name: str) -> BaselineSpec:
+    """The record of baseline `name` (ValueError naming the known ones when there is none)."""
+    _load_plugins()
+    if name not in BASELINES:
+        raise ValueError(f"unknown baseline {name!r}; known: {', '.join(BASELINES)}")
+    return BASELINES[name]
+
+
+def baseline_names() -> list[str]:
+    _load_plugins()
+    return list(BASELINES)
+
+
+def heuristic_names() -> list[str]:
+    """The baselines that run without a model checkpoint."""
+    _load_plugins()
+    return [name for name, spec in BASELINES.items() if not spec.model]
+
+
+def shape_problem(spec: BaselineSpec, task: str, shape: str) -> str | None:
+    """Why `spec` is not defined for items of `task` (of `shape`), or None."""
+    if shape in spec.shapes:
+        return None
+    if spec.shapes == (CANDIDATES,):
+        return f"not defined for {task} (it compares candidate endings)"
+    return f"not defined for {task} (its items offer {shape}; it needs {' or '.join(spec.shapes)})"
+
+
+_CANDIDATES_ONLY = (CANDIDATES,)
+for _spec in (
+    BaselineSpec("random", Random),
+    BaselineSpec("majority", Majority),
+    BaselineSpec("constant_first", ConstantFirst),
+    BaselineSpec("length", Length),
+    BaselineSpec("bleu1", lambda c: Bleu(c, 1, "bleu1")),
+    BaselineSpec("bleu2", lambda c: Bleu(c, 2, "bleu2")),
+    BaselineSpec("sentiment", Sentiment),
+    BaselineSpec("sentiment_full", SentimentFull, _CANDIDATES_ONLY),
+    BaselineSpec("sentiment_last", SentimentLast, _CANDIDATES_ONLY),
+    BaselineSpec("discourse_markers", DiscourseMarkers),
+    BaselineSpec("frequency", Frequency, _CANDIDATES_ONLY),
+    BaselineSpec("ngram_overlap", lambda c: Bleu(c, 4, "ngram_overlap", smooth="add1")),
+    BaselineSpec("ending_only", EndingOnly),
+    *(BaselineSpec(name, None, model=True) for name in BERT_BASELINES),
+):
+    register_baseline(_spec)
 
 
 def resource_problem(baseline: Baseline, lang: str) -> str | None:

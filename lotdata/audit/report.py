@@ -13,7 +13,7 @@ import html
 import re
 from typing import Any
 
-from lotdata.audit.baselines import ALL_BASELINES
+from lotdata.audit.baselines import baseline_names
 from lotdata.audit.items import CANDIDATES
 from lotdata.audit.papers import LOT_BERT, PAPER_NAMES, REFERENCES, paper_figure, substitute_note
 from lotdata.audit.stats import TEST_TEXT, VERDICT_TEXT
@@ -53,7 +53,7 @@ def _records_by_key(result) -> dict[tuple[str, str], dict[str, Any]]:
 
 def _baselines_in_order(result) -> list[str]:
     present = {r["baseline"] for r in result.records}
-    return [b for b in ALL_BASELINES if b in present]
+    return [b for b in baseline_names() if b in present]
 
 
 def _skipped_reason(result) -> dict[str, str]:
@@ -63,7 +63,7 @@ def _skipped_reason(result) -> dict[str, str]:
 def _all_baselines(result) -> list[str]:
     """Scored and skipped baselines, in the papers' order."""
     named = set(_baselines_in_order(result)) | set(_skipped_reason(result))
-    return [b for b in ALL_BASELINES if b in named]
+    return [b for b in baseline_names() if b in named]
 
 
 def _main_record(result, by_key, baseline: str, main: str):
@@ -72,7 +72,7 @@ def _main_record(result, by_key, baseline: str, main: str):
 
 def _paper_columns(result) -> list[str]:
     """Splits for which some baseline has a published figure."""
-    return [s for s in result.splits if any(paper_figure(b, result.task, result.lang, s) for b in ALL_BASELINES)]
+    return [s for s in result.splits if any(paper_figure(b, result.task, result.lang, s) for b in baseline_names())]
 
 
 def _summary_lines(result) -> list[str]:

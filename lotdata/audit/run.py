@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import pyarrow as pa
 
-from lotdata.audit.baselines import ALL_BASELINES, Sentiment
+from lotdata.audit.baselines import Sentiment, baseline_names
 from lotdata.audit.bert import BertSettings, check_checkpoint
 from lotdata.audit.features import FeatureCache
 from lotdata.audit.items import Item, items_from_table, load_audit_input, ordered_splits
@@ -129,10 +129,11 @@ def audit(
         raise ValueError(f"--min-effect must be at least 0 points, not {min_effect}")
     if model_path is not None:
         check_checkpoint(model_path)
-    names = list(baselines or ALL_BASELINES)
-    unknown = [n for n in names if n not in ALL_BASELINES]
+    known = baseline_names()
+    names = list(baselines or known)
+    unknown = [n for n in names if n not in known]
     if unknown:
-        raise ValueError(f"unknown baseline(s) {unknown}; known: {', '.join(ALL_BASELINES)}")
+        raise ValueError(f"unknown baseline(s) {unknown}; known: {', '.join(known)}")
     quarantine: list[dict[str, Any]] = []
     task, tables, source = load_audit_input(path, task, quarantine)
     items = {s: items_from_table(tables[s], task, f"{path}#{s}", quarantine) for s in ordered_splits(tables)}

@@ -32,12 +32,13 @@ from typing import Any, Callable, Sequence
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lotdata.audit.baselines import HEURISTICS, MODEL_BASELINES, Baseline, Scores, Sentiment, resource_problem
+from lotdata.audit.baselines import Baseline, Scores, Sentiment, get_baseline, resource_problem, shape_problem
 from lotdata.audit.bert import BertSettings
 from lotdata.audit.features import FeatureCache, score_sentences, sentiment_problem
 from lotdata.audit.items import Item
 from lotdata.audit.scan import association_scan
 from lotdata.audit.stats import chance_test, wilson_interval
+from lotdata.datasets.registry import get_task
 from lotdata.errors import MissingExtraError, require
 from lotdata.exec import ExecSettings, Shard, ShardResult, read_shard_rows, run_shards, write_row_grouped
 from lotdata.io import sha256_file, sha256_text, write_parquet, write_text
@@ -100,9 +101,13 @@ class _SentimentShard:
 
 def needs_sentiment(names: Sequence[str], task: str, lang: str) -> bool:
     """Whether a requested sentiment baseline will run on this data (and so needs the scores)."""
+    shape = get_task(task).choice_shape
     for name in names:
-        baseline = HEURISTICS[name](None) if name in HEURISTICS else None
-        if isinstance(baseline, Sentiment) and task in baseline.tasks and resource_problem(baseline, lang) is None:
+        spec = get_baseline(name)
+        if spec.model or shape_problem(spec, task, shape):
+            continue
+        baseline = spec.make(None)
+        if isinstance(baseline, Sentiment) and resource_problem(baseline, lang) is None:
             return True
     return False
 
@@ -197,8 +202,8 @@ def run_jobs(
     if job.lang == "zh":
         get_tokenizer(default_tokenizer())
     plans = [
-        ([n for n in names if n not in MODEL_BASELINES] + [SCAN] + ([AFLITE] if aflite else []), "jobs", execution),
-        ([n for n in names if n in MODEL_BASELINES], "models", ExecSettings()),
+        ([n for n in names if not get_baseline(n).model] + [SCAN] + ([AFLITE] if aflite else []), "jobs", execution),
+        ([n for n in names if get_baseline(n).model], "models", ExecSettings()),
     ]
     parts: dict[str, dict[str, Any]] = {}
     resumed: list[str] = []
@@ -276,7 +281,8 @@ def run_baseline(
     Learning baselines fit on `train_split` and are scored on the other splits; the rest on all."""
     train = items.get(train_split, [])
     held_out = [s for s in items if s != train_split]
-    if name in MODEL_BASELINES:
+    spec = get_baseline(name)
+    if spec.model:
         if model_path is None:
             return ("needs --model-path DIR, a local pretrained checkpoint (LOT fine-tunes bert-base); a BERT trained "
                     "from scratch on the audit set is not comparable with the paper's figures")
@@ -293,9 +299,10 @@ def run_baseline(
         except (OSError, ValueError) as exc:
             return f"cannot load the checkpoint {model_path}: {exc}"
         return scores, False, True
-    baseline: Baseline = HEURISTICS[name](cache)
-    if task not in baseline.tasks:
-        return f"not defined for {task} (it compares candidate endings)"
+    not_defined = shape_problem(spec, task, get_task(task).choice_shape)
+    if not_defined:
+        return not_defined
+    baseline: Baseline = spec.make(cache)
     problem = resource_problem(baseline, lang)
     if problem:
         return problem

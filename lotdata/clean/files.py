@@ -24,15 +24,15 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lotdata.clean.dedup import band_pair_keys, cluster_and_filter, lsh_bands, lsh_threshold, pairs_of, signatures
-from lotdata.clean.step import (EVIDENCE_LIMIT, CleanParams, clean_story, count_story, rank_key, summary_rows,
-                                where)
+from lotdata.clean.dedup import NearDuplicates
+from lotdata.clean.step import EVIDENCE_LIMIT, CleanParams, StoryKeys, clean_story, count_story, deduplicate, summary_rows
 from lotdata.errors import InputError, must_exist
 from lotdata.exec import ExecSettings, Shard, run_shards
 from lotdata.io import check_output_dir, write_manifest, write_parquet, write_parquet_pieces
@@ -168,61 +168,39 @@ def clean_files(
     for g in range(len(ids)):
         count_story(summary, sources[g] or "", flags[g], rules[g])
 
-    def rank(g: int) -> tuple:
-        return rank_key(flags[g], lengths[g], sources[g], urls[g], ids[g])
-
-    # phase 2: exact duplicates
-    by_id: dict[str, list[int]] = {}
-    for g in range(len(ids)):
-        if rules[g] is None:
-            by_id.setdefault(ids[g], []).append(g)
-    unique, rejected = [], [(g, rules[g], evidence[g]) for g in range(len(ids)) if rules[g] is not None]
-    for copies in by_id.values():
-        copies.sort(key=rank)
-        unique.append(copies[0])
-        for dup in copies[1:]:
-            best = copies[0]
-            rejected.append((dup, "exact_duplicate", f"same text as {where(ids[best], sources[best], urls[best])}"))
-            summary[(sources[dup] or "", "exact_duplicate", "removed")] += 1
-    unique.sort(key=rank)
-    clock.lap("exact")
-    # phase 3: buckets over the signatures of the unique stories
+    keys = StoryKeys(ids, flags, lengths, sources, urls)
     starts = np.cumsum([0] + [r.stats["stories"] for r in cleaned])  # part k holds rows starts[k]:starts[k + 1]
-    sigs = _signatures_of(parts, starts, unique, params.dedup.num_perm)
-    sig_path = work / "signatures.npy"
-    work.mkdir(parents=True, exist_ok=True)
-    with open(sig_path, "wb") as handle:
-        np.save(handle, sigs)
-    bands, rows = lsh_bands(lsh_threshold(params.dedup), params.dedup.num_perm)
-    band_shards = [Shard(str(sig_path), lo, min(bands, lo + BANDS_PER_SHARD), sigs.nbytes * BANDS_PER_SHARD // bands)
-                   for lo in range(0, bands, BANDS_PER_SHARD)]
-    sig_print = hashlib.sha256(sigs.tobytes()).hexdigest()[:16]
-    pair_parts = [r.part for r in run(partial(bucket_shard, rows=rows), band_shards, work / "buckets",
-                                      fingerprint=f"{sig_print}-{rows}-keys", suffix=".npy", description="buckets")]
-    keys = np.zeros(0, dtype=np.int64)
-    for part in pair_parts:  # merged a part at a time (sorted, unique): never every band's copies at once
-        keys = np.union1d(keys, np.load(part))
-    pairs = pairs_of(keys, len(sigs))
-    del keys
-    clock.lap("buckets")
-    # phase 4: clusters and filter
-    near = cluster_and_filter(sigs, pairs, lambda i: rank(unique[i]), params.dedup)
-    del sigs, pairs  # not needed from here: the write phase starts from what the clusters left
-    _trim_heap()
-    cluster_sizes = Counter(near.cluster_of[i] for i in range(len(unique)) if near.duplicate_of[i] is None)
-    kept, cluster_ids = [], []
-    for i, g in enumerate(unique):
-        better = near.duplicate_of[i]
-        if better is not None:
-            b = unique[better]
-            rejected.append((g, "near_duplicate", f"jaccard {near.similarity[i]} with {where(ids[b], sources[b], urls[b])}"))
-            summary[(sources[g] or "", "near_duplicate", "removed")] += 1
-            continue
-        root = near.cluster_of[i]
-        cluster_ids.append(ids[unique[root]] if cluster_sizes[root] > 1 else None)
-        if cluster_sizes[root] > 1:
-            summary[(sources[g] or "", "near_duplicate_cluster", "flagged")] += 1
-        kept.append(g)
+
+    def find_near(unique: list[int], rank: Callable[[int], tuple]) -> NearDuplicates:
+        """Phases 3 and 4 over the unique stories: buckets of their signatures on the executor, then clusters."""
+        clock.lap("exact")
+        sigs = _signatures_of(parts, starts, unique, params.dedup.num_perm)
+        sig_path = work / "signatures.npy"
+        work.mkdir(parents=True, exist_ok=True)
+        with open(sig_path, "wb") as handle:
+            np.save(handle, sigs)
+        bands, rows = lsh_bands(lsh_threshold(params.dedup), params.dedup.num_perm)
+        band_shards = [Shard(str(sig_path), lo, min(bands, lo + BANDS_PER_SHARD), sigs.nbytes * BANDS_PER_SHARD // bands)
+                       for lo in range(0, bands, BANDS_PER_SHARD)]
+        sig_print = hashlib.sha256(sigs.tobytes()).hexdigest()[:16]
+        pair_parts = [r.part for r in run(partial(bucket_shard, rows=rows), band_shards, work / "buckets",
+                                          fingerprint=f"{sig_print}-{rows}-keys", suffix=".npy", description="buckets")]
+        found = np.zeros(0, dtype=np.int64)
+        for part in pair_parts:  # merged a part at a time (sorted, unique): never every band's copies at once
+            found = np.union1d(found, np.load(part))
+        pairs = pairs_of(found, len(sigs))
+        del found
+        clock.lap("buckets")
+        near = cluster_and_filter(sigs, pairs, rank, params.dedup)
+        del sigs, pairs  # not needed from here: the write phase starts from what the clusters left
+        _trim_heap()
+        return near
+
+    # phase 2 (exact duplicates), then phases 3 and 4 in find_near
+    rejected = [(g, rules[g], evidence[g]) for g in range(len(ids)) if rules[g] is not None]
+    dedup = deduplicate(keys, (g for g in range(len(ids)) if rules[g] is None), find_near, summary)
+    rejected += dedup.rejected
+    kept, cluster_ids = dedup.kept, dedup.cluster_ids
     clock.lap("clusters_filter")
     # the outputs one after the other, a run of OUTPUT_ROWS rows at a time, each gathered part by part: the
     # driver's memory is bounded by the run, not by the corpus
@@ -248,7 +226,7 @@ def clean_files(
     clock.phases["signatures_cpu"] = round(sum(r.stats.get("signature_seconds", 0.0) for r in cleaned), 3)
     counts = {
         "stories_in": len(ids), "kept": len(kept), "removed": len(rejected),
-        "clusters": sum(1 for size in cluster_sizes.values() if size > 1),
+        "clusters": dedup.clusters,
         "seconds": round(seconds, 3), "stories_per_second": round(len(ids) / seconds, 1) if seconds else None,
         "phase_seconds": clock.phases,
     }

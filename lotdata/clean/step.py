@@ -36,9 +36,9 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from lotdata.clean.dedup import DedupParams, find_near_duplicates
+from lotdata.clean.dedup import DedupParams, NearDuplicates, find_near_duplicates
 from lotdata.clean.rules import dialogue_share, glued_title, is_classical, narrative_score, strip_noise, to_simplified
 from lotdata.errors import InputError, must_exist
 from lotdata.sources.story import story_id_for
@@ -146,67 +146,103 @@ def rank_key(flags: Sequence[str], length: int, source: str | None, url: str | N
     return (sum(1 for f in flags if f in JUDGEMENT_FLAGS), -length, source or "", url or "", story_id)
 
 
-def _rank(row: Mapping[str, Any]) -> tuple:
-    return rank_key(row["flags"], len(row["text"]), row.get("source"), row.get("url"), row["story_id"])
-
-
-def _where(row: Mapping[str, Any]) -> str:
-    return where(row["story_id"], row.get("source"), row.get("url"))
-
-
 def where(story_id: str, source: str | None, url: str | None) -> str:
     """How the evidence of a duplicate names the copy that stays."""
     return f"{story_id} ({source}, {url})"
 
 
-def clean_rows(rows: Iterable[Mapping[str, Any]], params: CleanParams = CleanParams()) -> CleanResult:
-    """Clean stories rows (pure: no files)."""
-    started = time.perf_counter()
-    candidates: list[dict[str, Any]] = []
-    quarantine: list[dict[str, Any]] = []
-    summary: Counter = Counter()
-    n_in = 0
-    for row in rows:
-        n_in += 1
-        new, rule, evidence = clean_story(row, params)
-        count_story(summary, new.get("source") or "", new["flags"], rule)
-        if rule:
-            quarantine.append({**new, "status": "rejected", "rule": rule, "evidence": (evidence or "")[:EVIDENCE_LIMIT]})
-        else:
-            candidates.append(new)
-    # exact duplicates: same cleaned text
-    by_id: dict[str, list[dict[str, Any]]] = {}
-    for row in candidates:
-        by_id.setdefault(row["story_id"], []).append(row)
-    unique = []
+@dataclass
+class StoryKeys:
+    """Per story (by position), what deduplication ranks and names copies by."""
+
+    ids: Sequence[str]
+    flags: Sequence[Sequence[str]]
+    lengths: Sequence[int]
+    sources: Sequence[str | None]
+    urls: Sequence[str | None]
+
+    def rank(self, g: int) -> tuple:
+        return rank_key(self.flags[g], self.lengths[g], self.sources[g], self.urls[g], self.ids[g])
+
+    def where(self, g: int) -> str:
+        return where(self.ids[g], self.sources[g], self.urls[g])
+
+
+@dataclass
+class Deduplicated:
+    kept: list[int]  # positions of the kept stories, in output order
+    cluster_ids: list[str | None]  # of each kept story
+    rejected: list[tuple[int, str, str]]  # (position, rule, evidence) of each copy removed
+    clusters: int
+
+
+NearFinder = Callable[[list[int], Callable[[int], tuple]], NearDuplicates]
+
+
+def deduplicate(keys: StoryKeys, candidates: Iterable[int], find_near: NearFinder, summary: Counter) -> Deduplicated:
+    """Exact then near duplicates among the `candidates` (positions no rule rejected), counted in `summary`.
+
+    Exact copies (same story_id) keep their best copy; the unique stories, in rank order (never in row
+    order), go to `find_near(unique, rank_of_index)`, which finds near duplicates among them (in memory,
+    or sharded on the executor); a copy is rejected against its better copy, kept stories of one cluster
+    get its root's story_id as `cluster_id`."""
+    by_id: dict[str, list[int]] = {}
+    for g in candidates:
+        by_id.setdefault(keys.ids[g], []).append(g)
+    unique: list[int] = []
+    rejected: list[tuple[int, str, str]] = []
     for copies in by_id.values():
-        copies.sort(key=_rank)
+        copies.sort(key=keys.rank)
         unique.append(copies[0])
         for dup in copies[1:]:
-            quarantine.append({**dup, "status": "rejected", "rule": "exact_duplicate",
-                               "evidence": f"same text as {_where(copies[0])}"[:EVIDENCE_LIMIT]})
-            summary[(dup.get("source") or "", "exact_duplicate", "removed")] += 1
-    unique.sort(key=_rank)  # a fixed order: the result never depends on row order
-    near = find_near_duplicates([r["text"] for r in unique], [r["lang"] for r in unique],
-                                lambda i: _rank(unique[i]), params.dedup)
-    kept = []
+            rejected.append((dup, "exact_duplicate", f"same text as {keys.where(copies[0])}"))
+            summary[(keys.sources[dup] or "", "exact_duplicate", "removed")] += 1
+    unique.sort(key=keys.rank)
+    near = find_near(unique, lambda i: keys.rank(unique[i]))
     cluster_sizes = Counter(near.cluster_of[i] for i in range(len(unique)) if near.duplicate_of[i] is None)
-    for i, row in enumerate(unique):
+    kept: list[int] = []
+    cluster_ids: list[str | None] = []
+    for i, g in enumerate(unique):
         better = near.duplicate_of[i]
         if better is not None:
-            quarantine.append({**row, "status": "rejected", "rule": "near_duplicate",
-                               "evidence": f"jaccard {near.similarity[i]} with {_where(unique[better])}"[:EVIDENCE_LIMIT]})
-            summary[(row.get("source") or "", "near_duplicate", "removed")] += 1
+            rejected.append((g, "near_duplicate", f"jaccard {near.similarity[i]} with {keys.where(unique[better])}"))
+            summary[(keys.sources[g] or "", "near_duplicate", "removed")] += 1
             continue
         root = near.cluster_of[i]
+        cluster_ids.append(keys.ids[unique[root]] if cluster_sizes[root] > 1 else None)
         if cluster_sizes[root] > 1:
-            row["cluster_id"] = unique[root]["story_id"]
-            summary[(row.get("source") or "", "near_duplicate_cluster", "flagged")] += 1
-        kept.append(row)
+            summary[(keys.sources[g] or "", "near_duplicate_cluster", "flagged")] += 1
+        kept.append(g)
+    return Deduplicated(kept, cluster_ids, rejected, sum(1 for size in cluster_sizes.values() if size > 1))
+
+
+def clean_rows(rows: Iterable[Mapping[str, Any]], params: CleanParams = CleanParams()) -> CleanResult:
+    """Clean stories rows (pure: no files); the same rules and deduplication as `clean_files`."""
+    started = time.perf_counter()
+    cleaned: list[dict[str, Any]] = []
+    outcomes: list[tuple[str | None, str | None]] = []
+    summary: Counter = Counter()
+    for row in rows:
+        new, rule, evidence = clean_story(row, params)
+        count_story(summary, new.get("source") or "", new["flags"], rule)
+        cleaned.append(new)
+        outcomes.append((rule, evidence))
+    keys = StoryKeys([r["story_id"] for r in cleaned], [r["flags"] for r in cleaned], [len(r["text"]) for r in cleaned],
+                     [r.get("source") for r in cleaned], [r.get("url") for r in cleaned])
+
+    def find_near(unique: list[int], rank: Callable[[int], tuple]) -> NearDuplicates:
+        texts = [cleaned[g]["text"] for g in unique]
+        return find_near_duplicates(texts, [cleaned[g]["lang"] for g in unique], rank, params.dedup)
+
+    candidates = [g for g, (rule, _) in enumerate(outcomes) if rule is None]
+    dedup = deduplicate(keys, candidates, find_near, summary)
+    rejected = [(g, rule, evidence) for g, (rule, evidence) in enumerate(outcomes) if rule] + dedup.rejected
+    quarantine = [{**cleaned[g], "status": "rejected", "rule": rule, "evidence": (evidence or "")[:EVIDENCE_LIMIT]}
+                  for g, rule, evidence in rejected]
+    kept = [{**cleaned[g], "cluster_id": cluster_id} for g, cluster_id in zip(dedup.kept, dedup.cluster_ids)]
     seconds = time.perf_counter() - started
     counts = {
-        "stories_in": n_in, "kept": len(kept), "removed": len(quarantine),
-        "clusters": sum(1 for size in cluster_sizes.values() if size > 1),
-        "seconds": round(seconds, 3), "stories_per_second": round(n_in / seconds, 1) if seconds else None,
+        "stories_in": len(cleaned), "kept": len(kept), "removed": len(quarantine), "clusters": dedup.clusters,
+        "seconds": round(seconds, 3), "stories_per_second": round(len(cleaned) / seconds, 1) if seconds else None,
     }
     return CleanResult(kept, quarantine, summary_rows(summary), counts)

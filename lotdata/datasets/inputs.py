@@ -1,5 +1,8 @@
 """What a path holds: one decision, used by every stage (`open_input`).
 
+A file is what the format registry's one detector says (`lotdata.datasets.formats`, as for `lotdata read`):
+each format's record names the kind `open_input` gives it.
+
 A folder with a `manifest.json` says its `kind`; folders written before manifests had one are
 recognised by their manifest's `task` field and their files. A stage that needs one kind asks for it
 (`open_input(path, expect=("dataset",))`) and a path of another kind is bad input (exit 3) whose
@@ -8,20 +11,15 @@ message says what the path holds and what was expected.
 
 from __future__ import annotations
 
-import csv
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from lotdata.datasets.registry import task_names
+from lotdata.datasets.formats import Probe, detect, find_format
 from lotdata.datasets.lotformat import lot_task_of, split_of_file
 from lotdata.errors import InputError, must_exist
 from lotdata.io import INCOMPLETE_MARKER, MANIFEST_NAME, read_manifest
-from lotdata.schema import table_kind
 
 #: every kind of input, with the words an error message uses for it
 KINDS: dict[str, str] = {
@@ -77,15 +75,12 @@ def lot_jsonl_files(folder: Path) -> list[Path]:
 
 
 def is_storycloze_csv(path: str | Path) -> bool:
+    """A Story Cloze Test csv file, as the format detector decides."""
     path = Path(path)
-    if path.suffix.lower() != ".csv" or not path.is_file():
+    if not path.is_file():
         return False
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            header = next(csv.reader([handle.readline()]), [])
-    except UnicodeDecodeError:
-        return False
-    return "InputSentence1" in [h.strip() for h in header]
+    found = find_format(path)
+    return found is not None and found.name == "storycloze"
 
 
 def first_jsonl_record(path: Path) -> tuple[int, Any] | None:
@@ -103,7 +98,8 @@ def first_jsonl_record(path: Path) -> tuple[int, Any] | None:
     return None
 
 
-def _lot_task_of_file(path: Path) -> str | None:
+def lot_task_of_file(path: Path) -> str | None:
+    """The LOT task of a jsonl file's first record; None when it is no task's record (or the file is empty)."""
     first = first_jsonl_record(path)
     if first is None:
         return None
@@ -126,7 +122,7 @@ def _open_folder(path: Path) -> Input:
         return Input(path, "overlap-report", files=(path / "examples.parquet",))
     jsonls = lot_jsonl_files(path)
     if jsonls:
-        return Input(path, "lot-jsonl", _lot_task_of_file(jsonls[0]), files=tuple(jsonls))
+        return Input(path, "lot-jsonl", lot_task_of_file(jsonls[0]), files=tuple(jsonls))
     csvs = tuple(p for p in sorted(path.glob("*.csv")) if is_storycloze_csv(p))
     if csvs:
         return Input(path, "storycloze-csv", "clozet", files=csvs)
@@ -134,23 +130,11 @@ def _open_folder(path: Path) -> Input:
 
 
 def _open_file(path: Path) -> Input:
-    suffix = path.suffix.lower()
-    if suffix == ".parquet":
-        try:
-            name = table_kind(pq.read_schema(path))
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from exc
-        if name == "stories":
-            return Input(path, "stories", files=(path,))
-        if name in task_names():
-            return Input(path, "task-table", name, files=(path,))
-        return Input(path, "file", name, files=(path,))
-    if suffix in (".jsonl", ".json"):
-        task = _lot_task_of_file(path)
-        return Input(path, "lot-jsonl" if task else "jsonl", task, files=(path,))
-    if is_storycloze_csv(path):
-        return Input(path, "storycloze-csv", "clozet", files=(path,))
-    return Input(path, "file", files=(path,))
+    """What the format detector says the file is (`InputFormat.kind`); a file of no format is a "file"."""
+    probe = Probe(path)
+    found = detect(probe)
+    kind, task = found.kind(probe) if found is not None else ("file", None)
+    return Input(path, kind, task, files=(path,))
 
 
 def open_input(path: str | Path, expect: Sequence[str] | None = None, *, what: str | None = None) -> Input:

@@ -14,18 +14,17 @@ from lotdata.stage import Stage, StepContext, param, register_stage
 
 
 def _formats() -> list[str]:
-    from lotdata.sources.readers import FORMATS
+    from lotdata.datasets.formats import format_names
 
-    return list(FORMATS)
+    return format_names()
 
 
 @dataclass(frozen=True)
 class ReadParams:
     inputs: tuple[str, ...] = param((), "Corpus files (or lotdata:sample for the embedded corpus).", path="input", cli=False,
                                     required=True, meaning="corpus files; `lotdata:sample` is the embedded corpus")
-    format: str | None = param(None, "txt, jsonl, csv, parquet, rocstories, roc_lines, storycloze, cmrc (default: detect).",
-                               choices=_formats, meaning="a reader's name (`txt`, `jsonl`, `csv`, `parquet`, `rocstories`, "
-                               "`roc_lines`, `storycloze`, `cmrc`); default: detected")
+    format: str | None = param(None, "One of the formats listed below (default: detect per file).", choices=_formats,
+                               meaning="a registered format (`lotdata read --help` lists them); default: detected")
     lang: str | None = param(None, "zh or en (default: detect per story).", choices=("zh", "en"))
     source: str | None = param(None, "Source name stored with every story.")
     license: str | None = param(None, "License stored with every story.")
