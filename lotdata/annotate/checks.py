@@ -85,13 +85,18 @@ def split_submission_en(text: str) -> list[str]:
             continue
         before = text[start:match.start()].rsplit(" ", 1)[-1]
         after = text[end:].lstrip().split(" ", 1)[0]
-        if match.group().startswith(".") and _abbreviation(before, after) and after.strip("\"“'").lower() not in _OPENERS:
+        if match.group().startswith(".") and _abbreviation(before, after) and not _opens(after):
             continue
         sentences.append(text[start:end].strip())
         start = end
     if text[start:].strip():
         sentences.append(text[start:].strip())
     return sentences
+
+
+def _opens(word: str) -> bool:
+    word = word.strip("\"“'")
+    return word[:1].isupper() and word.lower() in _OPENERS
 
 
 def _abbreviation(word: str, next_word: str) -> bool:
@@ -244,9 +249,9 @@ def end_punctuation(row: Row, options: CheckOptions) -> list[str]:
     """Each sentence ends with a final mark (. ! ? / 。！？……); in a text with fewer sentences than asked, the places
     where a full stop seems missing."""
     lang = _lang(row, options)
-    final = _ZH_FINAL if lang == "zh" else _EN_FINAL
     sentences = story_sentences(row, lang)
-    problems = [f"sentence {k} has no final punctuation" for k, s in enumerate(sentences, 1) if s and not final.search(s)]
+    problems = [f"sentence {k} has no final punctuation" for k, s in enumerate(sentences, 1)
+                if s and not (_ZH_FINAL.search(s) or _EN_FINAL.search(s))]
     if row.get("sentences") is None and lang == "en" and len(sentences) < options.sentences and _missing_stops(sentences):
         strong = _missing_stops(sentences, strong_only=True)
         problems += [f"a full stop seems missing before {word!r} in sentence {k}" for k, word in strong] or [
@@ -325,9 +330,21 @@ def language(row: Row, options: CheckOptions) -> list[str]:
         return ["no letters"]
     if lang == "en" and (cjk / letters > 0.05 or latin / letters < 0.9):
         return [f"not English: {latin} Latin letters of {letters}"]
+    if lang == "en":
+        words = re.findall(r"[a-z]+", text.lower())
+        common = sum(w in _english_stopwords() for w in words)
+        if len(words) >= 8 and common / len(words) < 0.15:  # Latin letters, but few English function words
+            return [f"not English: {common} of {len(words)} words are common English words"]
     if lang == "zh" and cjk / letters < 0.6:
         return [f"not Chinese: {cjk} Chinese characters of {letters} letters"]
     return []
+
+
+@lru_cache(maxsize=1)
+def _english_stopwords() -> frozenset[str]:
+    from lotdata.tasks.outline import load_stopwords
+
+    return load_stopwords("en")
 
 
 def near_duplicates(rows: Sequence[Row], options: CheckOptions) -> dict[int, list[str]]:
@@ -370,6 +387,7 @@ def _characters(text: str, lang: str) -> set[str]:
     names that open one and recur; Chinese: person names by jieba's part-of-speech tags)."""
     if lang == "zh":
         found = {p for p in _PRONOUNS_ZH if p in text}
+        found |= {p for p in _PEOPLE_ZH if p in text}
         found |= _zh_names(text)
         return found
     words = _WORD.findall(text)
@@ -382,8 +400,10 @@ def _characters(text: str, lang: str) -> set[str]:
 def _zh_names(text: str) -> frozenset[str]:
     from lotdata.text.postag import pos_words_nohmm
 
-    return frozenset(word for word, tag in pos_words_nohmm(text)
-                     if len(word) >= 2 and (tag in ("nr", "nrfg", "nrt", "x") or word in _PEOPLE_ZH))
+    names = {word for word, tag in pos_words_nohmm(text) if 2 <= len(word) <= 4 and tag in ("nr", "nrfg", "nrt")}
+    # a nickname jieba does not know (小兰, 老张, 阿明): 小/老/阿 and one or two characters
+    names |= set(re.findall(r"(?:小|老|阿)[\u4e00-\u9fff]", text))
+    return frozenset(names)
 
 
 #: people a Chinese story names by role rather than by name
@@ -398,9 +418,18 @@ def shared_character(row: Row, options: CheckOptions) -> list[str]:
     problems = []
     for role in ("right_ending", "wrong_ending"):
         ending = str(row.get(role) or "")
-        if ending and not _characters(ending, lang) & people:
+        found = _zh_shared(people, ending) if lang == "zh" else _characters(ending, lang) & people
+        if ending and not found:
             problems.append(f"{role.replace('_', ' ')} names no character of the first four sentences")
     return problems
+
+
+def _zh_shared(people: set[str], ending: str) -> set[str]:
+    """The people of `people` an ending names; a one-character pronoun counts as a word of its own (他, not 吉他)."""
+    from lotdata.text import tokenize
+
+    words = set(tokenize(ending, "zh"))
+    return {p for p in people if (p in words if len(p) == 1 else p in ending)}
 
 
 def endings_differ(row: Row, options: CheckOptions) -> list[str]:
@@ -478,3 +507,141 @@ def flags_by_id(result: CheckResult) -> dict[str, list[dict[str, str]]]:
     for flag in result.flags:
         out.setdefault(flag["id"], []).append({"rule": flag["rule"], "detail": flag["detail"]})
     return out
+
+
+# ---------------------------------------------------------------- reading submissions
+
+SENTENCE_FIELDS = tuple(f"sentence{k}" for k in range(1, 6))
+_ENDING_CSV = ("InputSentence1", "InputSentence2", "InputSentence3", "InputSentence4", "RandomFifthSentenceQuiz1",
+               "RandomFifthSentenceQuiz2", "AnswerRightEnding")
+
+
+def read_submissions(path: str | Path) -> list[dict[str, Any]]:
+    """Submissions from a file: JSON lines or Parquet (`id`, `title`, `sentences` or `sentence1..5` or `text`;
+    an ending case: `context`, `right_ending`, `wrong_ending`), a ROCStories csv (storyid, storytitle,
+    sentence1..5), a Story Cloze csv, or Diffusion-LM's `["story"]` lines. Bad input: InputError naming the row."""
+    from lotdata.errors import InputError, must_exist
+
+    path = must_exist(path, "--input")
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            raw = pq.read_table(path).to_pylist()
+        except Exception as exc:  # a damaged or non-Parquet file is bad input, not a crash
+            raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from None
+        return [_submission(r, n, path) for n, r in enumerate(raw, 1)]
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start})", path=str(path)) from None
+    if path.suffix == ".csv":
+        return _read_csv(text, path)
+    import json
+
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not JSON ({exc.msg})", path=str(path), row=n) from None
+        if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
+            value = {"id": str(n), "text": value[0]}
+        if not isinstance(value, dict):
+            raise InputError("a line is a JSON object (or a one-story list)", path=str(path), row=n)
+        rows.append(_submission(value, n, path))
+    return rows
+
+
+def _read_csv(text: str, path: Path) -> list[dict[str, Any]]:
+    import csv
+    import io
+
+    from lotdata.errors import InputError
+
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = [h.strip() for h in reader.fieldnames or []]
+    rows = []
+    if all(c in header for c in _ENDING_CSV):
+        for n, rec in enumerate(reader, 1):
+            right = 1 if rec["AnswerRightEnding"].strip() == "1" else 2
+            rows.append({"id": rec.get("InputStoryid") or str(n), "context": [rec[f"InputSentence{k}"] for k in range(1, 5)],
+                         "right_ending": rec[f"RandomFifthSentenceQuiz{right}"], "wrong_ending": rec[f"RandomFifthSentenceQuiz{3 - right}"]})
+        return rows
+    if not all(c in header for c in SENTENCE_FIELDS):
+        raise InputError(f"a csv of stories has the columns {', '.join(SENTENCE_FIELDS)} (ROCStories) or a Story Cloze "
+                         f"csv's; found {header}", path=str(path))
+    for n, rec in enumerate(reader, 1):
+        row = {"id": rec.get("storyid") or str(n), "sentences": [rec[c] for c in SENTENCE_FIELDS]}
+        if "storytitle" in header:
+            row["title"] = rec["storytitle"]
+        rows.append(row)
+    return rows
+
+
+def _submission(value: Mapping[str, Any], n: int, path: Path) -> dict[str, Any]:
+    from lotdata.errors import InputError
+
+    row: dict[str, Any] = {"id": str(value.get("id") or value.get("story_id") or value.get("uid") or n)}
+    for key in ("lang", "title", "right_ending", "wrong_ending"):
+        if key in value:
+            row[key] = value[key]
+    if "context" in value:
+        context = value["context"]
+        row["context"] = split_submission(context, value.get("lang") or "en") if isinstance(context, str) else list(context)
+    if isinstance(value.get("sentences"), (list, tuple)):
+        row["sentences"] = [str(s or "") for s in value["sentences"]]
+    elif any(k in value for k in SENTENCE_FIELDS):
+        row["sentences"] = [str(value.get(k) or "") for k in SENTENCE_FIELDS if k in value]
+    elif "text" in value:
+        row["text"] = str(value["text"] or "")
+    elif "context" not in value:
+        raise InputError("no story: give `sentences`, `sentence1`..`sentence5` or `text` (or `context` and the endings)",
+                         path=str(path), row=n)
+    return row
+
+
+def check_file(path: str | Path, rules: Sequence[str], out: str | Path, options: CheckOptions) -> dict[str, Any]:
+    """Run `rules` on the submissions of `path`; write `flags.parquet` (id, rule, detail) and `check.json` (counts
+    per rule, rules skipped) under `out`, each atomically. Returns the summary."""
+    import json
+    import time
+
+    from lotdata.io import write_parquet, write_text
+    from lotdata.schema import CHECK_FLAGS, table_from_rows
+
+    rows = read_submissions(path)
+    started = time.perf_counter()
+    result = run_checks(rows, rules, options)
+    seconds = time.perf_counter() - started
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_parquet(table_from_rows(result.flags, CHECK_FLAGS), out / "flags.parquet")
+    summary = {"input": str(path), "submissions": result.submissions, "flagged": result.flagged, "flags": len(result.flags),
+               "per_rule": result.counts, "skipped": result.skipped, "lang": options.lang, "max_chars": options.max_chars,
+               "seconds": round(seconds, 3)}
+    write_text(json.dumps(summary, ensure_ascii=False, indent=1) + "\n", out / "check.json")
+    return summary
+
+
+def job_rules(job_name: str) -> tuple[str, ...]:
+    """The rules job `job_name` declares (`checks` on its record); ValueError when it declares none."""
+    from lotdata.annotate.jobs import get_job
+
+    spec = get_job(job_name)
+    rules = tuple(getattr(spec, "checks", ()) or ())
+    if not rules:
+        raise ValueError(f"job {job_name} declares no automatic checks (jobs with checks: "
+                         f"{', '.join(jobs_with_checks()) or 'none'})")
+    unknown = [r for r in rules if r not in RULES]
+    if unknown:
+        raise ValueError(f"job {job_name} names unknown rules {unknown}; rules: {', '.join(RULES)}")
+    return rules
+
+
+def jobs_with_checks() -> list[str]:
+    from lotdata.annotate.jobs import JOBS
+
+    return [name for name in JOBS if getattr(JOBS[name], "checks", ())]

@@ -126,6 +126,34 @@ def pull_cmd(
     out_console.print(summary_table(f"lotdata annotate pull {job} -> {out}", summary))
 
 
+@app.command("check")
+def check_cmd(
+    job: str = typer.Argument(..., help="A job that declares checks: story_write, sct_write (or any job with a `checks` field)."),
+    input_path: Path = typer.Option(..., "--input", help="Submissions: JSON lines or Parquet (id, title, sentences | sentence1..5 | text), a ROCStories csv, a Story Cloze csv, or [\"story\"] lines."),
+    out: Path = typer.Option(..., "--out", help="Folder for flags.parquet (id, rule, detail) and check.json (counts per rule)."),
+    lang: str = typer.Option("en", "--lang", help="The job's language: en or zh (the language rule checks the script)."),
+    max_chars: int = typer.Option(70, "--max-chars", min=1, help="Longest sentence (and ending) in characters (ROCStories: 70)."),
+    corpus: Optional[Path] = typer.Option(None, "--corpus", help="An existing corpus (same formats) a submission must not nearly copy."),
+    near_duplicate: float = typer.Option(0.8, "--near-duplicate", min=0.1, max=1.0, help="MinHash similarity from which a submission is a near copy."),
+) -> None:
+    """Run a job's automatic checks (named rules) on a file of submissions; print the counts per rule."""
+    from lotdata.annotate.checks import CheckOptions, check_file, job_rules, read_submissions
+
+    with errors():
+        if lang not in ("en", "zh"):
+            raise ValueError(f"--lang {lang!r}: en or zh")
+        rules = job_rules(job)
+        corpus_rows = read_submissions(corpus) if corpus else []
+        from lotdata.annotate.checks import story_text
+
+        options = CheckOptions(lang=lang, max_chars=max_chars, near_duplicate=near_duplicate,
+                               corpus=[story_text(r) for r in corpus_rows], corpus_ids=[r["id"] for r in corpus_rows])
+        summary = check_file(input_path, rules, out, options)
+    per_rule = summary.pop("per_rule")
+    out_console.print(summary_table(f"lotdata annotate check {job} -> {out}", summary))
+    out_console.print(_count_table("flagged submissions per rule", {rule: {"flagged": n} for rule, n in per_rule.items()}))
+
+
 @raters_app.command("list")
 def raters_list_cmd(state: Optional[Path] = _STATE) -> None:
     """The team: each rater's login e-mail and own projects (read from the state folder)."""
