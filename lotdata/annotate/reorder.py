@@ -45,7 +45,7 @@ def kendall_tau(ordering: Sequence[int]) -> float:
 
     if len(ordering) < 2:
         return 1.0
-    return float(kendalltau(list(ordering), list(range(len(ordering)))).statistic)
+    return round(float(kendalltau(list(ordering), list(range(len(ordering)))).statistic), 6)
 
 
 def majority_ordering(orderings: Sequence[Sequence[int]]) -> tuple[int, ...] | None:
