@@ -25,6 +25,9 @@ def clean_cmd(
     workers: int = typer.Option(1, "--workers", help="Parallel workers for the clean, signature and bucket phases."),
     executor: str = typer.Option("local", "--executor", help="local (process pool) or ray."),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Join this Ray cluster (default: start Ray locally)."),
+    hold_out: Optional[Path] = typer.Option(None, "--hold-out", help="A test set (dataset folder or Story Cloze csv): remove every story that is the source of one of its val/test cases, by story id and by near copy (ROCStories 4.2)."),
+    hold_out_split: str = typer.Option("val,test", "--hold-out-split", help="The splits of --hold-out whose source stories leave the corpus."),
+    hold_out_near: float = typer.Option(0.8, "--hold-out-near", help="Estimated Jaccard from which a story is a near copy of a held-out case's story."),
 ) -> None:
     """Clean stories: strip noise, flag for annotators, reject by rule, remove exact and near-duplicates."""
     from lotdata.clean.dedup import DedupParams
@@ -43,8 +46,17 @@ def clean_cmd(
         params = CleanParams(t2s=t2s, min_chars=min_chars, max_chars=max_chars, short_chars=short_chars,
                              long_chars=long_chars, lexicon=load_lexicon(lexicon),
                              dedup=DedupParams(cluster_threshold=cluster, reject_threshold=near_dup, seed=seed))
+        cases = []
+        if hold_out is not None:
+            from lotdata.clean.heldout import read_held_out
+
+            if not 0 < hold_out_near <= 1:
+                raise ValueError(f"--hold-out-near {hold_out_near}: need 0 < value <= 1")
+            cases = read_held_out(hold_out, [s.strip() for s in hold_out_split.split(",") if s.strip()])
         with output_lock(out):  # one run at a time per output folder
-            result = clean_files(stories, out, params, executor=executor, workers=workers, ray_address=ray_address)
+            result = clean_files(stories, out, params, executor=executor, workers=workers, ray_address=ray_address,
+                                 hold_out=cases, hold_out_threshold=hold_out_near,
+                                 hold_out_source=str(hold_out) if hold_out else None)
         if not result.kept:
             raise InputError(
                 f"no story kept: {result.counts['stories_in']} read, {result.counts['removed']} removed; "

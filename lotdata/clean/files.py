@@ -30,6 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from lotdata.clean.heldout import HeldCase, match_held_out
 from lotdata.clean.dedup import band_pair_keys, cluster_and_filter, lsh_bands, lsh_threshold, pairs_of, signatures
 from lotdata.clean.step import (EVIDENCE_LIMIT, CleanParams, clean_story, count_story, rank_key, summary_rows,
                                 where)
@@ -146,8 +147,14 @@ def clean_files(
     ray_address: str | None = None,
     rows_per_shard: int = ROWS_PER_SHARD,
     progress: bool | None = None,
+    hold_out: Sequence[HeldCase] = (),
+    hold_out_threshold: float = 0.8,
+    hold_out_source: str | None = None,
 ) -> CleanFilesResult:
-    """Clean stories Parquet files into OUT/{stories,quarantine,summary}.parquet + manifest.json."""
+    """Clean stories Parquet files into OUT/{stories,quarantine,summary}.parquet + manifest.json.
+
+    `hold_out`: the val/test cases of a test set (`lotdata.clean.heldout`); every story that is the source of one
+    (same story id, or a MinHash near copy at `hold_out_threshold`) is removed with rule `held_out`."""
     if not paths:
         raise InputError("no stories file given")
     started = time.perf_counter()
@@ -209,16 +216,23 @@ def clean_files(
     clock.lap("buckets")
     # phase 4: clusters and filter
     near = cluster_and_filter(sigs, pairs, lambda i: rank(unique[i]), params.dedup)
+    held = match_held_out([ids[g] for g in unique], sigs, hold_out, params.dedup, hold_out_threshold) if hold_out else {}
     del sigs, pairs  # not needed from here: the write phase starts from what the clusters left
     _trim_heap()
     cluster_sizes = Counter(near.cluster_of[i] for i in range(len(unique)) if near.duplicate_of[i] is None)
     kept, cluster_ids = [], []
+    held_counts: Counter = Counter()
     for i, g in enumerate(unique):
         better = near.duplicate_of[i]
         if better is not None:
             b = unique[better]
             rejected.append((g, "near_duplicate", f"jaccard {near.similarity[i]} with {where(ids[b], sources[b], urls[b])}"))
             summary[(sources[g] or "", "near_duplicate", "removed")] += 1
+            continue
+        if i in held:
+            rejected.append((g, "held_out", held[i][1]))
+            summary[(sources[g] or "", "held_out", "removed")] += 1
+            held_counts[held[i][0]] += 1
             continue
         root = near.cluster_of[i]
         cluster_ids.append(ids[unique[root]] if cluster_sizes[root] > 1 else None)
@@ -254,6 +268,9 @@ def clean_files(
         "seconds": round(seconds, 3), "stories_per_second": round(len(ids) / seconds, 1) if seconds else None,
         "phase_seconds": clock.phases,
     }
+    if hold_out:
+        counts["held_out"] = {"source": hold_out_source, "cases": len(hold_out), "by_id": held_counts["id"],
+                              "by_near_duplicate": held_counts["near_duplicate"], "threshold": hold_out_threshold}
     recorded = {k: v for k, v in asdict(params).items() if k != "lexicon"}
     recorded["lexicon_terms"] = len(params.lexicon)
     write_manifest(out, kind="clean", task="clean", command="lotdata clean", params=recorded, inputs=paths, files=files,
