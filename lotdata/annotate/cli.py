@@ -11,11 +11,23 @@ from typing import Optional
 
 import typer
 
+from lotdata.annotate.jobs import all_jobs
 from lotdata.clikit import console, errors, out_console, progress, summary_table
 
 app = typer.Typer(no_args_is_help=True, help="Annotation jobs on Label Studio: push tasks, follow progress, pull and assemble.")
 
-_JOB = typer.Argument(..., help="story_filter, clozet_write, senpos_refine, cloze_verify, human_eval or human_perf.")
+
+
+def _jobs_help() -> str:
+    return "; ".join(f"{job.name}: {job.summary}" for job in all_jobs()) + "."
+
+
+def _per_job(text: str, value) -> str:
+    """`text` followed by each job's own value of something (its input, its raters), from the job records."""
+    return f"{text} " + ", ".join(f"{value(job)} ({job.name})" for job in all_jobs() if value(job) is not None) + "."
+
+
+_JOB = typer.Argument(..., help=_jobs_help())
 _PROJECT = typer.Option(..., "--project", help="Project title (created on first push, found by title afterwards).")
 _STATE = typer.Option(None, "--state-dir", envvar="LOTDATA_ANNOTATE_STATE",
                       help="Folder of lotdata's annotation state: team, hidden values, gold answers (default .lotdata-annotate).")
@@ -31,17 +43,22 @@ def _splits(text: Optional[str]) -> Optional[list[str]]:
 @app.command("push")
 def push_cmd(
     job: str = _JOB,
-    input_path: Path = typer.Option(..., "--input", help="stories or segments Parquet (story_filter), stories Parquet (clozet_write), dataset folder (senpos_refine: senpos, cloze_verify: clozet, human_perf: clozet or senpos) or outputs table (human_eval)."),
+    input_path: Path = typer.Option(..., "--input", help=_per_job("What the job reads:", lambda job: job.input_help)),
     project: str = _PROJECT,
     split: Optional[str] = typer.Option(None, "--split", help="Splits to push, e.g. val,test (default: the job's own)."),
-    raters: Optional[int] = typer.Option(None, "--raters", min=1, help="Annotators per task (default: 3 for cloze_verify and human_eval, else 1)."),
+    raters: Optional[int] = typer.Option(None, "--raters", min=1, help=_per_job("Annotators per task; default:", lambda job: job.raters)),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Push at most this many rows."),
     batch_size: int = typer.Option(2000, "--batch-size", min=1, help="Tasks per import request."),
     gold: Optional[Path] = typer.Option(None, "--gold", help='Known-answer tasks to mix in: JSON lines {"data": {...}, "answer": {question: value}}.'),
     assign: Optional[str] = typer.Option(None, "--assign", help="Raters of the team who get this job (comma-separated; default: the whole team, and raters added later)."),
     state: Optional[Path] = _STATE,
-    sample: Optional[int] = typer.Option(None, "--sample", min=1, help="human_eval: push this many inputs; human_perf: this many examples (default 100). Seeded draw."),
-    seed: int = typer.Option(0, "--seed", help="Seed of --sample and of human_eval's A/B/C order."),
+    sample: Optional[int] = typer.Option(None, "--sample", min=1, help=_per_job(
+        "Push a seeded draw of this many inputs or examples; jobs that allow it:",
+        lambda job: job.sample_key and f"default {job.default_sample or 'all'}")),
+    seed: int = typer.Option(0, "--seed", help="Seed of --sample and of the jobs' shuffled orders (human_eval's A/B/C)."),
+    lang: Optional[str] = typer.Option(None, "--lang", help=_per_job(
+        "Language of the raters' screens (a project keeps its first push's); the first is the job's default:",
+        lambda job: "/".join(dict.fromkeys([job.lang, *job.langs])))),
 ) -> None:
     """Create or update the project(s) and import tasks under opaque ids; rows already there are not imported again.
 
@@ -56,7 +73,7 @@ def push_cmd(
         handle = bar.add_task(f"push {job}", total=None)
         summary = push(connect(), job, input_path, project, splits=_splits(split), raters=raters, limit=limit,
                        batch_size=batch_size, progress=lambda k: bar.advance(handle, k), gold=gold, state=state,
-                       assign=_splits(assign), sample=sample, seed=seed)
+                       assign=_splits(assign), sample=sample, seed=seed, lang=lang)
     if summary["mode"] == "shared" and summary["raters"] > 1:
         console.print("warning: no team of raters (`lotdata annotate raters add`): one shared project, where raters can open each other's answers",
                       highlight=False)

@@ -100,6 +100,7 @@ class JobState:
     projects: dict[str, int] = field(default_factory=dict)  # rater name (SHARED for one shared project) -> project id
     assigned: list[str] | None = None  # the raters chosen at push (--assign); None: the whole team, raters added later too
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)  # opaque id -> {uid, hidden, gold, task}
+    lang: str = "zh"  # the language of the screens (templates) the tasks are shown in
 
     @classmethod
     def path_for(cls, directory: Path, title: str) -> Path:
@@ -117,8 +118,8 @@ class JobState:
         return cls(path=path, **raw)
 
     @classmethod
-    def new(cls, directory: Path, url: str, job: str, title: str, raters_per_task: int, mode: str) -> "JobState":
-        return cls(cls.path_for(directory, title), url, job, title, raters_per_task, mode, secrets.token_hex(16))
+    def new(cls, directory: Path, url: str, job: str, title: str, raters_per_task: int, mode: str, *, lang: str = "zh") -> "JobState":
+        return cls(cls.path_for(directory, title), url, job, title, raters_per_task, mode, secrets.token_hex(16), lang=lang)
 
     def save(self) -> None:
         raw = asdict(self)

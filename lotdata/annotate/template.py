@@ -139,3 +139,11 @@ def load_template(name: str) -> Template:
     if not path.exists():
         raise FileNotFoundError(f"no annotation template {name!r} in {path.parent}")
     return parse_template(name, path.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
+def load_template_file(path: Path) -> Template:
+    """A template from any XML file (a job outside the package names its own)."""
+    if not path.exists():
+        raise FileNotFoundError(f"no annotation template at {path}")
+    return parse_template(path.stem, path.read_text(encoding="utf-8"))

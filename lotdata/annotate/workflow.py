@@ -21,18 +21,20 @@ from typing import Any, Callable, Sequence
 
 from lotdata.annotate.agreement import annotator_stats, question_agreement
 from lotdata.annotate.client import UID, Connection, ensure_project, export_tasks, find_project, get_project, iter_task_pages, push_tasks, user_names
-from lotdata.annotate.jobs import ASPECTS, Annotation, InvalidResult, get_job, sample_rows
+from lotdata.annotate.jobs import HUMAN_PERF_FILE, Annotation, InvalidResult, Output, all_jobs, get_job, sample_rows, table12_markdown
 from lotdata.annotate.state import SHARED, JobState, Team, state_dir
 from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.io import iter_jsonl, write_parquet, write_text
-from lotdata.schema import ANNOTATIONS, HUMAN_EVAL, QUARANTINE, SPLITS, STORIES, STORY_DECISIONS, table_from_rows
+from lotdata.schema import ANNOTATIONS, QUARANTINE, table_from_rows
+
+__all__ = ["HUMAN_PERF_FILE", "table12_markdown"]  # kept importable from here
 
 
 def push(
     conn: Connection, job_name: str, input_path: str | Path, title: str, *, splits: Sequence[str] | None = None,
     raters: int | None = None, limit: int | None = None, batch_size: int = 2000, progress: Callable[[int], None] | None = None,
     gold: str | Path | None = None, state: str | Path | None = None, assign: Sequence[str] | None = None,
-    sample: int | None = None, seed: int = 0,
+    sample: int | None = None, seed: int = 0, lang: str | None = None,
 ) -> dict[str, Any]:
     """Import the rows a project does not have yet (matched by uid), with their hidden values kept in the state folder.
 
@@ -40,20 +42,25 @@ def push(
     can open another's answers; without a team it falls back to one shared project (`mode: shared`).
     `sample` draws that many inputs (human_eval) or examples (human_perf; default 100) seeded by `seed`; the seed
     also orders human_eval's outputs. Each task's hidden values also keep the push's `source` (for the cards).
+    `lang` picks the screens' language (the job's default when None; a project keeps the language of its first push).
     """
     job = get_job(job_name)
+    lang = job.pick_lang(lang)
     raters = raters or job.raters
     started = time.perf_counter()
     rows = job.load(Path(input_path), splits or job.default_splits)
     sample = sample if sample is not None else job.default_sample
     if sample is not None:
         if job.sample_key is None:
-            raise ValueError(f"--sample applies to human_eval and human_perf, not {job_name}")
+            samplable = [j.name for j in all_jobs() if j.sample_key is not None]
+            names = ", ".join(samplable[:-1]) + " and " + samplable[-1] if len(samplable) > 1 else samplable[0]
+            raise ValueError(f"--sample applies to {names}, not {job_name}")
         rows = sample_rows(rows, sample, seed, job.sample_key)
     if limit is not None:
         rows = rows[:limit]
-    tasks = job.to_tasks(rows, seed=seed)
-    source = source_info(job_name, Path(input_path), title, splits=splits, raters=raters, sample=sample, seed=seed, limit=limit)
+    tasks = job.to_tasks(rows, seed=seed, lang=lang)
+    source = source_info(job_name, Path(input_path), title, splits=splits, raters=raters, sample=sample, seed=seed, limit=limit,
+                         lang=None if lang == job.lang else lang)
     directory = state_dir(state)
     team = Team.load(directory, conn.url)
     job_state = JobState.find(directory, title, conn.url)
@@ -63,7 +70,7 @@ def push(
                            "add them with `lotdata annotate raters add`")
     if job_state is None:
         mode = "per_rater" if raters > 1 and team.raters else "shared"
-        job_state = JobState.new(directory, conn.url, job_name, title, raters, mode)
+        job_state = JobState.new(directory, conn.url, job_name, title, raters, mode, lang=lang)
         job_state.assigned = sorted(set(assign)) if assign else None
         pushed_elsewhere = [t for t in _target_titles(job_state, team) if find_project(conn, t) is not None]
         if pushed_elsewhere:  # its tasks carry uids this state does not know: pushing would import every row twice
@@ -71,6 +78,9 @@ def push(
                                "lotdata or with another --state-dir): pass that --state-dir or push under a new --project")
     elif job_state.job != job_name:
         raise LotdataError(f"project {title!r} holds job {job_state.job}, not {job_name}; pick another --project")
+    elif job_state.lang != lang:
+        raise LotdataError(f"project {title!r} shows its tasks in {job_state.lang!r}, not {lang!r}; push with --lang "
+                           f"{job_state.lang} or under another --project")
     elif assign and sorted(set(assign)) != (job_state.assigned or sorted(team.raters)):
         job_state.assigned = sorted(set(job_state.assigned or []) | set(assign))
     raters_there = len(job_state.assigned) if job_state.assigned is not None else len(team.raters)
@@ -119,6 +129,8 @@ def source_info(job_name: str, path: Path, title: str, **options: Any) -> dict[s
         args += ["--seed", str(options["seed"])]
     if options.get("limit") is not None:
         args += ["--limit", str(options["limit"])]
+    if options.get("lang"):
+        args += ["--lang", options["lang"]]
     return {"input": str(path), "licenses": sorted(licenses), "push_command": shlex.join(args)}
 
 
@@ -137,8 +149,9 @@ def push_to_rater(conn: Connection, job_state: JobState, rater: str, *, batch_si
     """Create (or find) one rater's project of a pushed job and import the tasks it lacks."""
     title = job_state.project_title(rater)
     per_task = 1 if rater != SHARED else job_state.raters_per_task
-    template = get_job(job_state.job).template.xml
-    project, _ = ensure_project(conn, title, template, raters=per_task, description=f"lotdata {job_state.job}")
+    job = get_job(job_state.job)
+    template = job.template_for(job_state.lang).xml
+    project, _ = ensure_project(conn, title, template, raters=per_task, description=job.description(job_state.lang))
     job_state.projects[rater] = project.id
     return push_tasks(conn, project.id, job_state.visible_tasks(), batch_size=batch_size, progress=progress)
 
@@ -238,7 +251,7 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
                     raise InvalidResult("the task is not in lotdata's state for this project: it was not pushed by lotdata")
                 if owner is not None and who != owner:
                     raise InvalidResult(f"answered by {row['annotator']} in {names.get(owner, owner)}'s own project")
-                values = job.parse(ann.get("result"), data, hidden)
+                values = job.parse(ann.get("result"), data, hidden, lang=job_state.lang if job_state else None)
             except InvalidResult as exc:
                 reason = str(exc)
             except (KeyError, TypeError, ValueError) as exc:  # task data not shaped as this job's tasks
@@ -357,60 +370,14 @@ def provenance(valid: list[Annotation], job_name: str, title: str, out: Path) ->
 
 def write_assembled(job_name: str, assembled: dict[str, Any], out: Path, params: dict[str, Any],
                     origin: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The final tables of a job: ClozeT (+ PlotCom), SenPos, the stories table, Table 12 or the human performance file."""
-    from lotdata.datasets.folder import write_dataset
-    from lotdata.tasks.plotcom import plotcom_from_clozet
-
+    """The final tables of a job, as its record's `write` lays them out (ClozeT + PlotCom, SenPos, stories, ...)."""
     origin = origin or {}
-    command = origin.get("command") or f"lotdata annotate pull {job_name}"
-    stats = assembled.get("stats", {})
-    written: dict[str, Any] = {}
-    extra = {"licenses": origin.get("licenses", []), "annotation": {"job": job_name, "sources": origin.get("inputs", [])}}
-
-    def dataset(task: str, rows: list[dict[str, Any]]) -> None:
-        by_split = {s: [r for r in rows if r["split"] == s] for s in SPLITS}
-        task_stats = {**stats, "annotation_dropped": stats.get("dropped", {})}
-        written[task] = write_dataset(out / task, task, by_split, command=command, params=params, inputs=[], stats=task_stats, extra=extra)
-
-    if "clozet" in assembled:
-        dataset("clozet", assembled["clozet"])
-        dataset("plotcom", plotcom_from_clozet(assembled["clozet"]))
-    if "senpos" in assembled:
-        dataset("senpos", assembled["senpos"])
-    if "stories" in assembled:
-        write_parquet(table_from_rows(assembled["stories"], STORIES), out / "stories.parquet")
-        write_parquet(table_from_rows(assembled["story_decisions"], STORY_DECISIONS), out / "story_decisions.parquet")
-        written["stories"] = {status: sum(s["status"] == status for s in assembled["stories"]) for status in sorted({s["status"] for s in assembled["stories"]})}
-    if "human_eval" in assembled:
-        write_parquet(table_from_rows(assembled["human_eval"], HUMAN_EVAL), out / "human_eval.parquet")
-        write_text(table12_markdown(assembled["table12"], assembled.get("sign_tests", [])), out / "table12.md")
-        written["table12"] = assembled["table12"]
-    if "human_perf" in assembled:
-        write_text(json.dumps(assembled["human_perf"], ensure_ascii=False, indent=2) + "\n", out / HUMAN_PERF_FILE)
-        written["human_perf"] = assembled["human_perf"]
-    return written
-
-
-#: the human performance file (LOT Section 5.3) that the Overall score's H_i reads
-HUMAN_PERF_FILE = "human_perf.json"
-
-
-def table12_markdown(table: dict[str, dict[str, Any]], sign_tests: list[dict[str, Any]] | None = None) -> str:
-    """LOT Table 12 layout: one row per system, the share of outputs judged good per aspect (majority of raters),
-    Fleiss' kappa per cell and per system; then the sign tests between systems."""
-    fmt = lambda v: "–" if v is None else f"{v:.2f}"
-    lines = ["| system | items | Gram | Cohe | Relat | κ Gram | κ Cohe | κ Relat | κ system |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for system, row in table.items():
-        cells = [fmt(row[a]) for a in ASPECTS] + [fmt(row.get(f"kappa_{a}")) for a in ASPECTS] + [fmt(row.get("kappa"))]
-        lines.append(f"| {system} | {row['items']} | " + " | ".join(cells) + " |")
-    if sign_tests:
-        lines += ["", "Sign test (two-sided, ties left out) on the majority scores of the same inputs:", "",
-                  "| aspect | A | B | A better | B better | ties | p |", "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
-        for t in sign_tests:
-            p = "–" if t["p_value"] is None else f"{t['p_value']:.4g}"
-            lines.append(f"| {t['aspect']} | {t['system_a']} | {t['system_b']} | {t['a_better']} | {t['b_better']} | {t['ties']} | {p} |")
-    return "\n".join(lines) + "\n"
+    output = Output(
+        folder=out, job=job_name, params=params, command=origin.get("command") or f"lotdata annotate pull {job_name}",
+        stats=assembled.get("stats", {}),
+        extra={"licenses": origin.get("licenses", []), "annotation": {"job": job_name, "sources": origin.get("inputs", [])}},
+    )
+    return get_job(job_name).write(assembled, output)
 
 
 # ---------------------------------------------------------------- team use
