@@ -43,7 +43,7 @@ def _splits(text: Optional[str]) -> Optional[list[str]]:
 @app.command("push")
 def push_cmd(
     job: str = _JOB,
-    input_path: Path = typer.Option(..., "--input", help=_per_job("What the job reads:", lambda job: job.input_help)),
+    input_path: Optional[Path] = typer.Option(None, "--input", help=_per_job("What the job reads:", lambda job: job.input_help)),
     project: str = _PROJECT,
     split: Optional[str] = typer.Option(None, "--split", help="Splits to push, e.g. val,test (default: the job's own)."),
     raters: Optional[int] = typer.Option(None, "--raters", min=1, help=_per_job("Annotators per task; default:", lambda job: job.raters)),
@@ -59,6 +59,7 @@ def push_cmd(
     lang: Optional[str] = typer.Option(None, "--lang", help=_per_job(
         "Language of the raters' screens (a project keeps its first push's); the first is the job's default:",
         lambda job: "/".join(dict.fromkeys([job.lang, *job.langs])))),
+    n: Optional[int] = typer.Option(None, "--n", min=1, help="A writing job (story_write): push this many empty writing slots (no --input)."),
 ) -> None:
     """Create or update the project(s) and import tasks under opaque ids; rows already there are not imported again.
 
@@ -69,11 +70,14 @@ def push_cmd(
     from lotdata.errors import must_exist
 
     with errors(), progress() as bar:
-        must_exist(input_path, "--input")  # before connecting: a wrong path is not a server problem
+        if input_path is not None:
+            must_exist(input_path, "--input")  # before connecting: a wrong path is not a server problem
+        elif n is None:
+            raise ValueError(f"{job} needs --input (or --n N for a writing job)")
         handle = bar.add_task(f"push {job}", total=None)
         summary = push(connect(), job, input_path, project, splits=_splits(split), raters=raters, limit=limit,
                        batch_size=batch_size, progress=lambda k: bar.advance(handle, k), gold=gold, state=state,
-                       assign=_splits(assign), sample=sample, seed=seed, lang=lang)
+                       assign=_splits(assign), sample=sample, seed=seed, lang=lang, slots=n)
     if summary["mode"] == "shared" and summary["raters"] > 1:
         console.print("warning: no team of raters (`lotdata annotate raters add`): one shared project, where raters can open each other's answers",
                       highlight=False)

@@ -34,7 +34,7 @@ def push(
     conn: Connection, job_name: str, input_path: str | Path, title: str, *, splits: Sequence[str] | None = None,
     raters: int | None = None, limit: int | None = None, batch_size: int = 2000, progress: Callable[[int], None] | None = None,
     gold: str | Path | None = None, state: str | Path | None = None, assign: Sequence[str] | None = None,
-    sample: int | None = None, seed: int = 0, lang: str | None = None,
+    sample: int | None = None, seed: int = 0, lang: str | None = None, slots: int | None = None,
 ) -> dict[str, Any]:
     """Import the rows a project does not have yet (matched by uid), with their hidden values kept in the state folder.
 
@@ -43,12 +43,17 @@ def push(
     `sample` draws that many inputs (human_eval) or examples (human_perf; default 100) seeded by `seed`; the seed
     also orders human_eval's outputs. Each task's hidden values also keep the push's `source` (for the cards).
     `lang` picks the screens' language (the job's default when None; a project keeps the language of its first push).
+    `slots`: a writing job (`JobSpec.slots`) pushes that many empty slots to write in, without an input.
     """
     job = get_job(job_name)
     lang = job.pick_lang(lang)
     raters = raters or job.raters
     started = time.perf_counter()
-    rows = job.load(Path(input_path), splits or job.default_splits)
+    if slots is not None and job.slots is None:
+        raise ValueError(f"--n applies to writing jobs ({', '.join(j.name for j in all_jobs() if j.slots)}), not {job_name}")
+    if input_path is None and slots is None:
+        raise ValueError(f"{job_name} needs --input" + (" or --n N" if job.slots else ""))
+    rows = job.slots(slots) if input_path is None else job.load(Path(input_path), splits or job.default_splits)
     sample = sample if sample is not None else job.default_sample
     if sample is not None:
         if job.sample_key is None:
@@ -59,7 +64,7 @@ def push(
     if limit is not None:
         rows = rows[:limit]
     tasks = job.to_tasks(rows, seed=seed, lang=lang)
-    source = source_info(job_name, Path(input_path), title, splits=splits, raters=raters, sample=sample, seed=seed, limit=limit,
+    source = source_info(job_name, Path(input_path) if input_path is not None else Path(f"--n {slots}"), title, splits=splits, raters=raters, sample=sample, seed=seed, limit=limit,
                          lang=None if lang == job.lang else lang)
     directory = state_dir(state)
     team = Team.load(directory, conn.url)
@@ -260,7 +265,8 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
                 counts["done"] += 1
                 found.rows.append(row)
                 annotation = Annotation(uid=data[UID], data=data, annotator=row["annotator"], annotation_id=ann["id"],
-                                        created_at=row["created_at"] or "", values=values, hidden=hidden)
+                                        created_at=row["created_at"] or "", values=values, hidden=hidden,
+                                        lead_time=row["lead_time"])
                 if row["gold"]:
                     found.gold.append((annotation, secret["gold"]))
                 else:

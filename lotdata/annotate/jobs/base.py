@@ -35,6 +35,10 @@ BUILTIN_JOBS = {
     "cloze_verify": "lotdata.annotate.jobs.cloze_verify",
     "human_eval": "lotdata.annotate.jobs.human_eval",
     "human_perf": "lotdata.annotate.jobs.human_perf",
+    "story_write": "lotdata.annotate.jobs.story_write",
+    "story_review": "lotdata.annotate.jobs.story_review",
+    "sct_write": "lotdata.annotate.jobs.sct_write",
+    "story_reorder": "lotdata.annotate.jobs.story_reorder",
 }
 ENTRY_POINT_GROUP = "lotdata.annotation_jobs"
 
@@ -50,6 +54,7 @@ class Annotation:
     created_at: str
     values: dict[str, Any]  # job-level parsed answer
     hidden: Mapping[str, Any] = field(default_factory=dict)
+    lead_time: float | None = None  # seconds Label Studio measured on the task
 
 
 @dataclass
@@ -89,6 +94,7 @@ class JobSpec:
     summary` writes the final tables under `output.folder`.
     `raters`: raters per task by default; `default_splits`: what is pushed without `--split`; `sample_key`: what
     `--sample N` draws (an input, an example), `default_sample` its default.
+    `checks`: the names of the rules (`lotdata.annotate.checks.RULES`) the job's submissions must follow.
     `summary` (one line) and `input_help` feed the CLI's help; `descriptions` (per language) the project's description.
     `demo_rows()` gives a few input rows and `simulate(task, rater) -> result` a Label Studio result a rater could
     give: the conformance test pushes, answers, pulls and assembles every job with them.
@@ -112,6 +118,10 @@ class JobSpec:
     sample_key: Callable[[Row], str] | None = None
     default_sample: int | None = None
     descriptions: Mapping[str, str] = field(default_factory=dict)
+    #: the automatic checks (rule names of `lotdata.annotate.checks.RULES`) `lotdata annotate check JOB` runs
+    checks: tuple[str, ...] = ()
+    #: a writing job's empty slots: `slots(n) -> rows` for `push --n N` (no input)
+    slots: Callable[[int], list[Row]] | None = None
 
     def __post_init__(self) -> None:
         if not self.templates:
