@@ -175,6 +175,32 @@ def check_cmd(
     out_console.print(_count_table("flagged submissions per rule", {rule: {"flagged": n} for rule, n in per_rule.items()}))
 
 
+@app.command("sct-csv")
+def sct_csv_cmd(
+    input_path: Path = typer.Option(..., "--input", help="A clozet dataset folder of four-sentence cases (the clozet/ of a cloze_verify pull of sct_write cases)."),
+    out: Path = typer.Option(..., "--out", help="Folder for val.csv and test.csv in the published Story Cloze Test layout."),
+) -> None:
+    """Assemble verified Story Cloze cases into the published csv layout (`lotdata import storycloze` reads it)."""
+    from lotdata.datasets.folder import dataset_task, read_dataset
+    from lotdata.errors import InputError, must_exist
+    from lotdata.tasks.storycloze import write_storycloze
+
+    with errors():
+        must_exist(input_path, "--input")
+        if not input_path.is_dir() or dataset_task(input_path) != "clozet":
+            raise InputError("expected a clozet dataset folder", path=str(input_path))
+        written = {}
+        for split, table in read_dataset(input_path).items():
+            if split in ("val", "test") and table.num_rows:
+                try:
+                    written[split] = str(write_storycloze(table.to_pylist(), out / f"{split}.csv"))
+                except ValueError as exc:
+                    raise InputError(str(exc), path=str(input_path)) from None
+        if not written:
+            raise InputError("no val or test case to write", path=str(input_path))
+    out_console.print(summary_table(f"lotdata annotate sct-csv -> {out}", written))
+
+
 @raters_app.command("list")
 def raters_list_cmd(state: Optional[Path] = _STATE) -> None:
     """The team: each rater's login e-mail and own projects (read from the state folder)."""
