@@ -90,6 +90,8 @@ class JobSpec:
     `raters`: raters per task by default; `default_splits`: what is pushed without `--split`; `sample_key`: what
     `--sample N` draws (an input, an example), `default_sample` its default.
     `summary` (one line) and `input_help` feed the CLI's help; `descriptions` (per language) the project's description.
+    `case_key(hidden) -> case id`: tasks that are versions of one case (cloze_verify's right and wrong story) go to
+    different raters whenever the team is large enough (`lotdata.annotate.assign`), else far apart in a rater's list.
     `demo_rows()` gives a few input rows and `simulate(task, rater) -> result` a Label Studio result a rater could
     give: the conformance test pushes, answers, pulls and assembles every job with them.
     """
@@ -112,6 +114,7 @@ class JobSpec:
     sample_key: Callable[[Row], str] | None = None
     default_sample: int | None = None
     descriptions: Mapping[str, str] = field(default_factory=dict)
+    case_key: Callable[[Mapping[str, Any]], str | None] | None = None
 
     def __post_init__(self) -> None:
         if not self.templates:
