@@ -112,8 +112,8 @@ def test_clozet_write_then_cloze_verify_assemble_clozet_and_plotcom(label_studio
             annotate(conn, task, annotators["ann1"], [choice("decision", "story", ["reject"])])
             continue
         assert "sentences" not in task["data"]  # the story reaches the rater numbered, nothing more
-        last = len(task["data"]["sentence_choices"]) + 1
-        sentence = task["data"]["numbered"].splitlines()[-1].split("] ", 1)[1]
+        last = len(task["data"]["sentence_choices"])  # the last one offered: the sentence before the story's last
+        sentence = next(line.split("] ", 1)[1] for line in task["data"]["numbered"].splitlines() if line.startswith(f"[{last}] "))
         annotate(conn, task, annotators["ann1"], [
             choice("decision", "story", ["write"]), choice("mask_sentence", "story", [str(last)]),
             text("wrong_candidate", "story", "可是" + sentence.rstrip("。！？") + "，又飞上了月亮。"),

@@ -101,6 +101,7 @@ class JobState:
     assigned: list[str] | None = None  # the raters chosen at push (--assign); None: the whole team, raters added later too
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)  # opaque id -> {uid, hidden, gold, task}
     lang: str = "zh"  # the language of the screens (templates) the tasks are shown in
+    assignment: dict[str, list[str]] | None = None  # rater -> opaque ids in the order they get them; None: all, all raters
 
     @classmethod
     def path_for(cls, directory: Path, title: str) -> Path:
@@ -142,6 +143,12 @@ class JobState:
     def visible_tasks(self) -> list[dict[str, Any]]:
         """Every task as Label Studio gets it, in the order of their opaque ids (that is, shuffled)."""
         return [self.tasks[token]["task"] for token in sorted(self.tasks)]
+
+    def tasks_for(self, rater: str) -> list[dict[str, Any]]:
+        """The tasks one rater's project gets, in the order they are imported (and listed)."""
+        if self.assignment is None:
+            return self.visible_tasks()
+        return [self.tasks[token]["task"] for token in self.assignment.get(rater, [])]
 
     def project_title(self, rater: str) -> str:
         return self.title if rater == SHARED else f"{self.title} · {rater}"

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from lotdata.annotate.agreement import annotator_stats, question_agreement
-from lotdata.annotate.client import UID, Connection, ensure_project, export_tasks, find_project, get_project, iter_task_pages, push_tasks, user_names
+from lotdata.annotate.assign import extend_assignment, raters_with_two_versions
+from lotdata.annotate.client import UID, Connection, ensure_project, ensure_task_list_view, export_tasks, find_project, get_project, iter_task_pages, push_tasks, user_names
 from lotdata.annotate.jobs import HUMAN_PERF_FILE, Annotation, InvalidResult, Output, all_jobs, get_job, sample_rows, table12_markdown
 from lotdata.annotate.state import SHARED, JobState, Team, state_dir
 from lotdata.errors import InputError, LotdataError, must_exist
@@ -73,6 +74,7 @@ def push(
     if unknown:
         raise LotdataError(f"--assign names {unknown}, not in the team ({', '.join(sorted(team.raters)) or 'none yet'}): "
                            "add them with `lotdata annotate raters add`")
+    is_new = job_state is None
     if job_state is None:
         mode = "per_rater" if raters > 1 and team.raters else "shared"
         job_state = JobState.new(directory, conn.url, job_name, title, raters, mode, lang=lang)
@@ -101,6 +103,9 @@ def push(
         task["data"]["raters"] = raters
         job_state.add(task, gold=answer)
     targets = _targets(job_state, team)
+    if job.case_key is not None and (is_new or job_state.assignment is not None):
+        job_state.assignment = extend_assignment(job_state.assignment or {}, _versions(job, job_state), targets,
+                                                 raters if job_state.mode == "per_rater" else 1, seed=job_state.salt)
     counts = {"tasks": 0, "already_there": 0, "imported": 0}
     job_state.save()  # before any import: a push cut short and run again finds the same opaque ids
     for rater in targets:
@@ -158,7 +163,30 @@ def push_to_rater(conn: Connection, job_state: JobState, rater: str, *, batch_si
     template = job.template_for(job_state.lang).xml
     project, _ = ensure_project(conn, title, template, raters=per_task, description=job.description(job_state.lang))
     job_state.projects[rater] = project.id
-    return push_tasks(conn, project.id, job_state.visible_tasks(), batch_size=batch_size, progress=progress)
+    ensure_task_list_view(conn, project.id, _view_title(job_state.lang), hidden_columns(job_state.visible_tasks()))
+    return push_tasks(conn, project.id, job_state.tasks_for(rater), batch_size=batch_size, progress=progress)
+
+
+def _versions(job: Any, job_state: JobState) -> list[tuple[str, str | None]]:
+    """(opaque id, case id) of every task; a gold task belongs to no case (every rater gets it)."""
+    return [(token, None if entry["gold"] is not None else job.case_key(entry["hidden"]))
+            for token, entry in sorted(job_state.tasks.items())]
+
+
+def _view_title(lang: str) -> str:
+    return {"zh": "任务", "en": "Tasks"}.get(lang, "Tasks")
+
+
+def hidden_columns(tasks: Sequence[dict[str, Any]]) -> list[str]:
+    """The task list's columns a rater does not need: every data field (internal names such as `uid`, `numbered`,
+    `gap_choices`; the task itself is read on its own screen) and the raw results and predictions."""
+    fields = sorted({key for task in tasks for key in task["data"]})
+    return [f"tasks:data.{key}" for key in fields] + [f"tasks:{c}" for c in INTERNAL_COLUMNS]
+
+
+#: Label Studio's own task-list columns that show raw JSON or model names
+INTERNAL_COLUMNS = ("annotations_results", "annotations_ids", "predictions_results", "predictions_score",
+                    "predictions_model_versions", "file_upload", "storage_filename", "inner_id")
 
 
 def load_gold(path: str | Path, tasks: Sequence[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -210,6 +238,8 @@ class Collected:
     gold: list[tuple[Annotation, dict[str, Any]]] = field(default_factory=list)  # validated answers on gold tasks, their key
     quarantined_rows: list[dict[str, Any]] = field(default_factory=list)  # records of the quarantined ones (statistics only)
     per_project: dict[int, dict[str, int]] = field(default_factory=dict)  # project id -> tasks, done, skipped, quarantined
+    not_by_the_rater: list[dict[str, Any]] = field(default_factory=list)  # answers made or changed by another account
+    missing: list[dict[str, Any]] = field(default_factory=list)  # pushed tasks the server no longer has
 
 
 def task_url(base: str, project_id: int, task_id: int) -> str:
@@ -223,7 +253,8 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
     """Annotation rows, quarantine rows and validated annotations from exported tasks.
 
     `where` is the server's URL; with `job_state`, the opaque task ids are mapped back to their uid and hidden values.
-    `owner`: the user whose own project this is; anyone else's answer in it is quarantined (it would count twice).
+    `owner`: the user whose own project this is; an answer in it created or last changed by anyone else (another
+    rater, an admin account) is quarantined, naming both: it would count twice, or count someone's answer as the rater's.
     """
     job = get_job(job_name)
     found = into or Collected()
@@ -236,8 +267,7 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
         hidden = (secret or {}).get("hidden") or {}
         counts["tasks"] += 1
         for ann in sorted(task.get("annotations") or [], key=lambda a: a["id"]):
-            who = ann.get("completed_by")
-            who = who.get("id") if isinstance(who, dict) else who
+            who, changed_by = _user_id(ann.get("completed_by")), _user_id(ann.get("updated_by"))
             row = {
                 "uid": data.get(UID), "task_id": task["id"], "annotation_id": ann["id"], "annotator": names.get(who, str(who)),
                 "result": json.dumps(ann.get("result"), ensure_ascii=False), "lead_time": ann.get("lead_time"),
@@ -254,8 +284,8 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
                     raise InvalidResult("the task has no uid: it was not pushed by lotdata")
                 if job_state is not None and secret is None:
                     raise InvalidResult("the task is not in lotdata's state for this project: it was not pushed by lotdata")
-                if owner is not None and who != owner:
-                    raise InvalidResult(f"answered by {row['annotator']} in {names.get(owner, owner)}'s own project")
+                if owner is not None:
+                    _check_own_answer(ann, who, changed_by, owner, names, found, counts)
                 values = job.parse(ann.get("result"), data, hidden, lang=job_state.lang if job_state else None)
             except InvalidResult as exc:
                 reason = str(exc)
@@ -276,6 +306,30 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
             found.quarantined_rows.append(row)
             found.quarantine.append({"path": link, "row": ann["id"], "reason": reason, "raw": row["result"][:2000]})
     return found
+
+
+def _user_id(value: Any) -> int | None:
+    return value.get("id") if isinstance(value, dict) else value
+
+
+def _check_own_answer(ann: dict[str, Any], who: int | None, changed_by: int | None, owner: int, names: dict[int, str],
+                      found: Collected, counts: dict[str, int]) -> None:
+    """InvalidResult naming both accounts when an answer in `owner`'s own project was not made and kept by `owner`.
+
+    Label Studio OSS makes every account an admin: anyone can open a rater's project, answer there or press Update on
+    the rater's answer (`updated_by` then names them, `completed_by` still the rater). OSS keeps no history of the
+    versions in between, so an edit undone by the rater's own later Update is not seen."""
+    name = lambda user: names.get(user, str(user))  # noqa: E731
+    if who != owner:
+        reason = f"answered by {name(who)} in {name(owner)}'s own project"
+    elif changed_by is not None and changed_by != owner:
+        reason = f"{name(owner)}'s answer was last changed by {name(changed_by)} (in {name(owner)}'s own project)"
+    else:
+        return
+    counts["not_by_the_rater"] = counts.get("not_by_the_rater", 0) + 1
+    found.not_by_the_rater.append({"annotation_id": ann["id"], "rater": name(owner), "created_by": name(who),
+                                   "changed_by": name(changed_by) if changed_by is not None else None})
+    raise InvalidResult(reason)
 
 
 def gold_report(job_name: str, gold: list[tuple[Annotation, dict[str, Any]]], min_accuracy: float) -> dict[str, Any]:
@@ -319,7 +373,28 @@ def gather(conn: Connection, job_name: str | None, title: str, *, state: str | P
         tasks = fetch_tasks(conn, project_id, page_size=page_size, on_page=on_page)
         owner = team[rater].user_id if rater in team else None
         collect(job_name, tasks, names, conn.url, job_state, project_id, into=found, owner=owner)
+        on_server = {str((t.get("data") or {}).get(UID)) for t in tasks}
+        found.missing += [{"project": job_state.project_title(rater), "uid": job_state.tasks[task["data"][UID]]["uid"]}
+                          for task in job_state.tasks_for(rater) if task["data"][UID] not in on_server]
     return job_name, job_state, projects, found
+
+
+def versions_seen(job_name: str, job_state: JobState, found: Collected) -> dict[str, int] | None:
+    """For a job whose tasks are versions of cases: how many raters were given, and how many answered, two versions
+    of some case (None for other jobs)."""
+    job = get_job(job_name)
+    if job.case_key is None:
+        return None
+    case_of = dict(_versions(job, job_state))
+    case_by_uid = {entry["uid"]: case_of[token] for token, entry in job_state.tasks.items()}
+    answered: dict[str, dict[str, set[str]]] = {}
+    for row in found.rows + found.quarantined_rows:
+        case = case_by_uid.get(row["uid"])
+        if case is not None and not row["was_cancelled"]:
+            answered.setdefault(row["annotator"], {}).setdefault(case, set()).add(row["uid"])
+    given = raters_with_two_versions({r: t for r, t in (job_state.assignment or {}).items() if r != SHARED}, case_of)
+    return {"raters_given_both_versions": len(given),
+            "raters_answered_both_versions": sum(any(len(uids) > 1 for uids in cases.values()) for cases in answered.values())}
 
 
 def pull(
@@ -354,6 +429,9 @@ def pull(
         "annotations": len(found.rows) + len(found.quarantine), "skipped": sum(r["was_cancelled"] for r in found.rows),
         "valid": len(found.valid) + len(found.gold), "quarantined": len(found.quarantine), "gold_answers": len(found.gold),
         "flagged_raters": gold["flagged"], "dropped_flagged": len(found.valid) - len(valid),
+        "not_by_the_rater": len(found.not_by_the_rater), "missing_tasks": len(found.missing),
+        **({"missing": found.missing} if found.missing else {}),
+        **(versions_seen(job_name, job_state, found) or {}),
         "datasets": datasets, "assembly": assembled.get("stats", {}),
         "fetch_seconds": round(fetched, 3), "seconds": round(time.perf_counter() - started, 3),
     }
@@ -432,10 +510,14 @@ def add_raters(conn: Connection, names: Sequence[str], *, state: str | Path | No
 def status(conn: Connection, title: str, *, state: str | Path | None = None) -> dict[str, Any]:
     """Progress of a pushed title: per rater's project (or the shared one) tasks, done, skipped, quarantined; per annotator."""
     job_name, job_state, projects, found = gather(conn, None, title, state=state)
+    missing: dict[str, int] = {}
+    for entry in found.missing:
+        missing[entry["project"]] = missing.get(entry["project"], 0) + 1
     per_project = {}
     for rater, project_id in sorted(projects.items()):
         counts = found.per_project.get(project_id, {"tasks": 0, "done": 0, "skipped": 0, "quarantined": 0})
-        per_project[rater or title] = {**counts, "url": f"{conn.url}/projects/{project_id}/data"}
+        per_project[rater or title] = {**counts, "missing": missing.get(job_state.project_title(rater), 0),
+                                       "url": f"{conn.url}/projects/{project_id}/data"}
     annotators: dict[str, dict[str, int]] = {}
     for row, kind in [(r, "skipped" if r["was_cancelled"] else "done") for r in found.rows] + [(r, "quarantined") for r in found.quarantined_rows]:
         entry = annotators.setdefault(row["annotator"], {"annotations": 0, "done": 0, "skipped": 0, "quarantined": 0})
@@ -445,7 +527,10 @@ def status(conn: Connection, title: str, *, state: str | Path | None = None) -> 
         "project": title, "job": job_name, "mode": job_state.mode,
         "raters_per_task": job_state.raters_per_task,
         "tasks": sum(c["tasks"] for c in found.per_project.values()) // max(len(projects), 1),
-        "projects": per_project, "annotators": dict(sorted(annotators.items())),
+        "not_by_the_rater": len(found.not_by_the_rater), "missing_tasks": len(found.missing),
+        **(versions_seen(job_name, job_state, found) or {}),
+        "projects": per_project,
+        "annotators": dict(sorted(annotators.items())),
     }
 
 

@@ -96,6 +96,8 @@ class JobSpec:
     `--sample N` draws (an input, an example), `default_sample` its default.
     `checks`: the names of the rules (`lotdata.annotate.checks.RULES`) the job's submissions must follow.
     `summary` (one line) and `input_help` feed the CLI's help; `descriptions` (per language) the project's description.
+    `case_key(hidden) -> case id`: tasks that are versions of one case (cloze_verify's right and wrong story) go to
+    different raters whenever the team is large enough (`lotdata.annotate.assign`), else far apart in a rater's list.
     `demo_rows()` gives a few input rows and `simulate(task, rater) -> result` a Label Studio result a rater could
     give: the conformance test pushes, answers, pulls and assembles every job with them.
     """
@@ -122,6 +124,7 @@ class JobSpec:
     checks: tuple[str, ...] = ()
     #: a writing job's empty slots: `slots(n) -> rows` for `push --n N` (no input)
     slots: Callable[[int], list[Row]] | None = None
+    case_key: Callable[[Mapping[str, Any]], str | None] | None = None
 
     def __post_init__(self) -> None:
         if not self.templates:

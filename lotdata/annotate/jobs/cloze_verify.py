@@ -71,5 +71,10 @@ SPEC = register_job(JobSpec(
     name="cloze_verify", summary="judge each story with the right and the wrong sentence: the SCT rule",
     input_help="clozet dataset folder", load=dataset_loader("clozet"), to_tasks=to_tasks, check=check,
     votes=lambda v: [("rating", v["rating"])], assemble=assemble, write=write_clozet, demo_rows=demo_rows, simulate=simulate,
-    raters=3, default_splits=("val", "test"),
+    raters=3, default_splits=("val", "test"), case_key=lambda hidden: hidden.get("example_id"),
+    templates={"zh": "cloze_verify", "en": "en/cloze_verify"},
+    descriptions={
+        "zh": "故事校验（Story Cloze Test 的规则）：每个故事单独判断是否合理。每个任务一个完整的故事。",
+        "en": "Story check (the Story Cloze Test's rule): judge on its own whether each story makes sense. One whole story per task.",
+    },
 ))

@@ -34,7 +34,18 @@ def mask_guess(sentences: Sequence[str]) -> int:
 
 
 def _numbered(sentences: Sequence[str]) -> str:
-    return "\n".join(f"[{i}] {s}" for i, s in enumerate(sentences, 1))
+    """The story one sentence per line, numbered [1], [2]... from the second sentence to the one before the last:
+    the first and the last cannot be chosen (LOT appendix 2), so they carry no number that a hotkey could pick."""
+    middle = [f"[{k}] {s}" for k, s in enumerate(sentences[1:-1], 1)]
+    return "\n".join([f"· {sentences[0]}", *middle, f"· {sentences[-1]}"])
+
+
+def _sentence_index(number: int, data: Mapping[str, Any]) -> int:
+    """The 0-based sentence a chosen number means. Choices offered 1..n-2 (sentences 2..n-1); a task pushed by an
+    older lotdata offered 2..n (the sentence numbers), which its first choice tells."""
+    offered = data.get("sentence_choices") or [{"value": "1"}]
+    first = int(offered[0]["value"] if isinstance(offered[0], Mapping) else offered[0])
+    return number - first + 1
 
 
 def _content_words(text: str, lang: str) -> set[str]:
@@ -105,10 +116,10 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
     for row in rows:
         guess = mask_guess(row["sentences"])
         data = {"uid": f"clozet-{row['story_id']}", "numbered": _numbered(row["sentences"]),
-                "sentence_choices": numbers(2, len(row["sentences"]))}
+                "sentence_choices": numbers(1, len(row["sentences"]) - 2)}
         hidden = {"story_id": row["story_id"], "split": row["split"], "lang": row["lang"], "sentences": list(row["sentences"]),
                   "license": row.get("license")}
-        guesses = [choice("decision", "story", ["write"]), choice("mask_sentence", "story", [str(guess + 1)])]
+        guesses = [choice("decision", "story", ["write"]), choice("mask_sentence", "story", [str(guess)])]
         tasks.append({"data": data, "hidden": hidden, "predictions": prediction("lotdata-mask-heuristic", guesses)})
     return tasks
 
@@ -120,10 +131,9 @@ def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, 
     number = values.get("mask_sentence")
     if number is None:
         raise InvalidResult("mask_sentence: missing")
-    number = int(number)
-    if not 2 <= number <= len(sentences):
-        raise InvalidResult(f"mask_sentence: {number} is not a sentence from 2 to {len(sentences)}")
-    index = number - 1
+    index = _sentence_index(int(number), data)
+    if not 1 <= index <= len(sentences) - 1:
+        raise InvalidResult(f"mask_sentence: {number} is not a sentence that may be chosen (never the first)")
     wrong = normalize_text(values.get("wrong_candidate", ""), hidden["lang"])
     problem = wrong_candidate_problem(wrong, sentences[index], sentences[:index] + sentences[index + 1 :], hidden["lang"])
     if problem:
@@ -196,7 +206,7 @@ def demo_rows() -> list[Row]:
 def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
     sentences = task["hidden"]["sentences"]
     index = sentences.index("小明很喜欢他的猫。")
-    return [choice("decision", "story", ["write"]), choice("mask_sentence", "story", [str(index + 1)]),
+    return [choice("decision", "story", ["write"]), choice("mask_sentence", "story", [str(index)]),
             textarea("wrong_candidate", "story", "小明很讨厌他的猫。"), choice("policy", "story", ["reaction_intention"])]
 
 
@@ -204,4 +214,9 @@ SPEC = register_job(JobSpec(
     name="clozet_write", summary="choose a sentence and write a wrong one: ClozeT + PlotCom (LOT appendix 2)",
     input_help="stories Parquet", load=load, to_tasks=to_tasks, check=check, votes=votes, assemble=assemble,
     write=write_clozet, demo_rows=demo_rows, simulate=simulate, default_splits=("val", "test"),
+    templates={"zh": "clozet_write", "en": "en/clozet_write"},
+    descriptions={
+        "zh": "ClozeT 构造（LOT 附录图 2）：在故事中选一句能根据上下文和常识推断出来的句子（第一句和最后一句除外），把它改写成违背常识的句子。每个故事一个任务。",
+        "en": "ClozeT writing (LOT appendix, Figure 2): in each story choose a sentence that follows from its context and common sense (never the first or the last) and rewrite it so that it breaks common sense. One task per story.",
+    },
 ))

@@ -166,4 +166,9 @@ SPEC = register_job(JobSpec(
     input_help="outputs table (Parquet or jsonl: input_id, input, system, output)", load=load, to_tasks=to_tasks,
     check=check, votes=votes, assemble=assemble, write=write, demo_rows=demo_rows, simulate=simulate, raters=3,
     sample_key=lambda r: str(r["input_id"]),
+    templates={"zh": "human_eval", "en": "en/human_eval"},
+    descriptions={
+        "zh": "人工评价（LOT 表 12）：对三个模型生成的文本分别从语法性、连贯性、相关性打分。每个输入一个任务。",
+        "en": "Human evaluation (LOT Table 12): score three systems' generated texts for grammaticality, coherence and relatedness. One task per input.",
+    },
 ))

@@ -11,6 +11,7 @@ from lotdata.annotate.jobs.base import (
     Annotation, JobSpec, Output, Row, Task, by_uid, choice, load_dataset_rows, numbers, opaque_uid, register_job, rounded,
 )
 from lotdata.annotate.jobs.senpos_refine import gapped_story
+from lotdata.schema import MASK_TOKENS
 
 #: the human performance file (LOT Section 5.3) that the Overall score's H_i reads
 HUMAN_PERF_FILE = "human_perf.json"
@@ -22,20 +23,31 @@ def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
     return load_dataset_rows(path, splits, HUMAN_PERF_TASKS)
 
 
+#: what a rater reads, per language: the instruction and the question's labels (the blank is drawn as a gap)
+SCREEN_TEXT = {
+    "zh": {"gap": "＿＿＿＿", "clozet": "ClozeT：故事中 ＿＿＿＿ 处缺了一句。哪个候选放在那里更合理？", "candidate": "候选 {k}：{text}",
+           "senpos": "SenPos：这句话应该放回故事中的哪个位置（[1]、[2]……）？", "sentence": "待放回的句子：{text}", "story": "故事：{text}"},
+    "en": {"gap": "_____", "clozet": "ClozeT: a sentence is missing from the story at the gap _____. Which option fits there better?",
+           "candidate": "Option {k}: {text}", "senpos": "SenPos: where in the story ([1], [2]...) does this sentence belong?",
+           "sentence": "Sentence to put back: {text}", "story": "Story: {text}"},
+}
+
+
 def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
-    """ClozeT and SenPos items without their labels; options are numbered from 1 on every task."""
+    """ClozeT and SenPos items without their labels; options are numbered from 1 on every task; ClozeT's mask token is
+    shown as a visible gap."""
+    text = SCREEN_TEXT[lang]
     tasks = []
     for row in rows:
         kind = row["_task"]
         if kind == "clozet":
-            question = f"{row['context']}\n\n候选 1：{row['candidates'][0]}\n候选 2：{row['candidates'][1]}"
-            data = {"instruction": "ClozeT：故事中 <mask> 处缺了一句。哪个候选放在那里更合理？", "question": question,
-                    "options": numbers(1, 2)}
+            candidates = "\n".join(text["candidate"].format(k=k, text=c) for k, c in enumerate(row["candidates"][:2], 1))
+            question = f"{row['context'].replace(MASK_TOKENS['clozet'], text['gap'])}\n\n{candidates}"
+            data = {"instruction": text["clozet"], "question": question, "options": numbers(1, 2)}
             answer = int(row["label"]) + 1
         else:
-            question = f"待放回的句子：{row['removed']}\n\n故事：{gapped_story(row['sentences'])}"
-            data = {"instruction": "SenPos：这句话应该放回故事中的哪个位置（[1]、[2]……）？", "question": question,
-                    "options": numbers(1, len(row["sentences"]) - 1)}
+            question = f"{text['sentence'].format(text=row['removed'])}\n\n{text['story'].format(text=gapped_story(row['sentences']))}"
+            data = {"instruction": text["senpos"], "question": question, "options": numbers(1, len(row["sentences"]) - 1)}
             answer = int(row["label"])
         data["uid"] = opaque_uid("perf", kind, row["example_id"])
         tasks.append({"data": data, "hidden": {"task": kind, "example_id": row["example_id"], "split": row["split"], "answer": answer}})
@@ -92,4 +104,9 @@ SPEC = register_job(JobSpec(
     votes=lambda v: [(f"answer_{v['task']}", v["answer"])], assemble=assemble, write=write, demo_rows=demo_rows,
     simulate=simulate, raters=3, default_splits=("val", "test"),
     sample_key=lambda r: f"{r['_task']}:{r['example_id']}", default_sample=100,
+    templates={"zh": "human_perf", "en": "en/human_perf"},
+    descriptions={
+        "zh": "人类表现（LOT 5.3 节）：回答 ClozeT 和 SenPos 理解题，选出你认为正确的一项。每道题一个任务。",
+        "en": "Human performance (LOT Section 5.3): answer ClozeT and SenPos questions; choose the option you think is right. One task per question.",
+    },
 ))

@@ -108,4 +108,9 @@ SPEC = register_job(JobSpec(
     name="senpos_refine", summary="check, move or revise SenPos examples (LOT appendix 3)", input_help="senpos dataset folder",
     load=dataset_loader("senpos"), to_tasks=to_tasks, check=check, votes=votes, assemble=assemble, write=write,
     demo_rows=demo_rows, simulate=simulate, default_splits=("val", "test"),
+    templates={"zh": "senpos_refine", "en": "en/senpos_refine"},
+    descriptions={
+        "zh": "SenPos 精修（LOT 附录图 3）：标出抽出的句子可以放回故事的所有位置，确认原位置、改放、修改或拒绝。每个样本一个任务。",
+        "en": "SenPos refinement (LOT appendix, Figure 3): mark every place in the story where the removed sentence fits; keep the original place, move it, revise, or reject. One task per example.",
+    },
 ))

@@ -128,4 +128,9 @@ SPEC = register_job(JobSpec(
     name="story_filter", summary="accept, rewrite or reject story segments (LOT appendix 1)",
     input_help="stories or segments Parquet", load=load, to_tasks=to_tasks, check=check,
     votes=lambda v: [("decision", v["decision"])], assemble=assemble, write=write, demo_rows=demo_rows, simulate=simulate,
+    templates={"zh": "story_filter", "en": "en/story_filter"},
+    descriptions={
+        "zh": "故事筛选（LOT 附录图 1）：阅读故事片段和它所在的原故事，决定保留、改写成完整的故事，或丢弃并选择原因。每个片段一个任务。",
+        "en": "Story filtering (LOT appendix, Figure 1): read a story segment beside the story it was cut from; accept it, rewrite it into a complete story, or reject it with a reason. One task per segment.",
+    },
 ))
