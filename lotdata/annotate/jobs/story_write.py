@@ -54,12 +54,12 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "en") -> list[Task]:
             uid = opaque_uid("write", story, version)
             data = {"uid": uid, "prompt": f"{PROMPTS[lang]} ({'for' if lang == 'en' else '作者'}: {row.get('writer') or '-'})",
                     "feedback": str(row.get("feedback") or ""), "previous": str(row.get("previous") or "")}
-            hidden = {"story": story, "version": version, "writer": row.get("writer")}
+            hidden = {"thread": story, "version": version, "writer": row.get("writer")}
         else:
             key = row.get("slot", row.get("prompt"))
             uid = opaque_uid("write", key)
             data = {"uid": uid, "prompt": str(row.get("prompt") or PROMPTS[lang]), "feedback": "", "previous": ""}
-            hidden = {"story": uid, "version": 1, "writer": None}
+            hidden = {"thread": uid, "version": 1, "writer": None}
         tasks.append({"data": data, "hidden": {**hidden, "lang": lang}})
     return tasks
 
@@ -78,8 +78,8 @@ def submission_rows(annotations: list[Annotation]) -> list[Row]:
     for ann in sorted(annotations, key=lambda a: (a.created_at, a.annotation_id)):
         sentences = ann.values["sentences"]
         rows.append({
-            "submission_id": f"{ann.hidden.get('story') or ann.uid}-v{ann.hidden.get('version', 1)}-{ann.annotation_id}",
-            "story": ann.hidden.get("story") or ann.uid, "version": int(ann.hidden.get("version", 1)),
+            "submission_id": f"{ann.hidden.get('thread') or ann.uid}-v{ann.hidden.get('version', 1)}-{ann.annotation_id}",
+            "story": ann.hidden.get("thread") or ann.uid, "version": int(ann.hidden.get("version", 1)),
             "writer": ann.annotator, "title": ann.values["title"], "sentences": sentences,
             "text": " ".join(s for s in sentences if s) if ann.hidden.get("lang", "en") == "en" else "".join(sentences),
             "lang": ann.hidden.get("lang", "en"), "created_at": ann.created_at, "lead_time": ann.lead_time,
