@@ -95,3 +95,56 @@ def test_near_duplicate_of_a_given_corpus():
               "about the front door. The keys were in the lock outside. Tom laughed about it a lot."]
     found = run_checks(rows, ["near_duplicate"], CheckOptions(corpus=corpus, corpus_ids=["roc-17"]))
     assert [f["detail"].split(" (")[0] for f in found.flags] == ["near copy of roc-17 in the corpus"]
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+GOOD = ["Kim baked bread for the first time.", "She followed her grandmother's recipe.", "The dough did not rise at all.",
+        "She called her grandmother for advice.", "The next loaf came out soft and warm."]
+
+
+def test_annotate_check_cli_writes_flags_and_counts(tmp_path):
+    from typer.testing import CliRunner
+
+    from lotdata.cli import app
+
+    rows = [{"id": "good", "title": "Bread", "sentences": GOOD},
+            {"id": "six", "title": "Bread", "text": " ".join(GOOD) + " She ate it all."},
+            {"id": "untitled", "title": "", "sentences": GOOD[::-1]},
+            {"id": "chinese", "title": "面包", "sentences": ["小美第一次学做面包。", "她照着外婆的方子做。", "面团没有发起来。",
+                                                             "她打电话问外婆。", "第二次做出来的面包很香。"]}]
+    src = _write_jsonl(tmp_path / "subs.jsonl", rows)
+    result = CliRunner().invoke(app, ["annotate", "check", "story_write", "--input", str(src), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 5, result.output  # flagged submissions: README's exit code 5, each named by file and row
+    assert f"{src} row 2 (id six): five_sentences: 6 sentences, expected 5" in result.output
+    assert "row 3 (id untitled): title: no title" in result.output and "row 4 (id chinese): language" in result.output
+    flags = pq.read_table(tmp_path / "out" / "flags.parquet").to_pylist()
+    assert {(f["id"], f["rule"]) for f in flags} >= {("six", "five_sentences"), ("untitled", "title"), ("chinese", "language")}
+    assert "good" not in {f["id"] for f in flags}
+    summary = json.loads((tmp_path / "out" / "check.json").read_text())
+    assert summary["submissions"] == 4 and summary["per_rule"]["five_sentences"] == 1
+    clean = _write_jsonl(tmp_path / "good.jsonl", rows[:1])
+    ok = CliRunner().invoke(app, ["annotate", "check", "story_write", "--input", str(clean), "--out", str(tmp_path / "ok")])
+    assert ok.exit_code == 0, ok.output
+
+
+def test_annotate_check_bad_input(tmp_path):
+    from typer.testing import CliRunner
+
+    from lotdata.cli import app
+
+    runner = CliRunner()
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"id": 1, "sentences": ["a."]}\n{not json\n', encoding="utf-8")
+    result = runner.invoke(app, ["annotate", "check", "story_write", "--input", str(broken), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 3 and "broken.jsonl" in result.output and "row 2" in result.output
+    no_story = _write_jsonl(tmp_path / "nostory.jsonl", [{"id": "x", "title": "t"}])
+    result = runner.invoke(app, ["annotate", "check", "story_write", "--input", str(no_story), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 3 and "row 1" in result.output
+    result = runner.invoke(app, ["annotate", "check", "cloze_verify", "--input", str(no_story), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 1 and "declares no automatic checks" in result.output and "story_write" in result.output
+    result = runner.invoke(app, ["annotate", "check", "story_write", "--input", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 1 and "missing.jsonl" in result.output

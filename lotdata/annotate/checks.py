@@ -109,7 +109,12 @@ def _abbreviation(word: str, next_word: str) -> bool:
 
 
 def split_submission(text: str, lang: str) -> list[str]:
-    return split_zh(normalize_text(text, "zh")) if lang == "zh" else split_submission_en(text)
+    return list(_split_cached(text, lang))
+
+
+@lru_cache(maxsize=65536)  # every rule asks for the same sentences
+def _split_cached(text: str, lang: str) -> tuple[str, ...]:
+    return tuple(split_zh(normalize_text(text, "zh")) if lang == "zh" else split_submission_en(text))
 
 
 _SHOUTED_OPENERS = {"he", "she", "they", "we", "it"}
@@ -530,7 +535,7 @@ def read_submissions(path: str | Path) -> list[dict[str, Any]]:
             raw = pq.read_table(path).to_pylist()
         except Exception as exc:  # a damaged or non-Parquet file is bad input, not a crash
             raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from None
-        return [_submission(r, n, path) for n, r in enumerate(raw, 1)]
+        return [{**_submission(r, n, path), "row": n} for n, r in enumerate(raw, 1)]
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -551,7 +556,7 @@ def read_submissions(path: str | Path) -> list[dict[str, Any]]:
             value = {"id": str(n), "text": value[0]}
         if not isinstance(value, dict):
             raise InputError("a line is a JSON object (or a one-story list)", path=str(path), row=n)
-        rows.append(_submission(value, n, path))
+        rows.append({**_submission(value, n, path), "row": n})
     return rows
 
 
@@ -567,14 +572,14 @@ def _read_csv(text: str, path: Path) -> list[dict[str, Any]]:
     if all(c in header for c in _ENDING_CSV):
         for n, rec in enumerate(reader, 1):
             right = 1 if rec["AnswerRightEnding"].strip() == "1" else 2
-            rows.append({"id": rec.get("InputStoryid") or str(n), "context": [rec[f"InputSentence{k}"] for k in range(1, 5)],
+            rows.append({"row": n, "id": rec.get("InputStoryid") or str(n), "context": [rec[f"InputSentence{k}"] for k in range(1, 5)],
                          "right_ending": rec[f"RandomFifthSentenceQuiz{right}"], "wrong_ending": rec[f"RandomFifthSentenceQuiz{3 - right}"]})
         return rows
     if not all(c in header for c in SENTENCE_FIELDS):
         raise InputError(f"a csv of stories has the columns {', '.join(SENTENCE_FIELDS)} (ROCStories) or a Story Cloze "
                          f"csv's; found {header}", path=str(path))
     for n, rec in enumerate(reader, 1):
-        row = {"id": rec.get("storyid") or str(n), "sentences": [rec[c] for c in SENTENCE_FIELDS]}
+        row = {"row": n, "id": rec.get("storyid") or str(n), "sentences": [rec[c] for c in SENTENCE_FIELDS]}
         if "storytitle" in header:
             row["title"] = rec["storytitle"]
         rows.append(row)
@@ -623,6 +628,8 @@ def check_file(path: str | Path, rules: Sequence[str], out: str | Path, options:
                "per_rule": result.counts, "skipped": result.skipped, "lang": options.lang, "max_chars": options.max_chars,
                "seconds": round(seconds, 3)}
     write_text(json.dumps(summary, ensure_ascii=False, indent=1) + "\n", out / "check.json")
+    rows_of = {str(r["id"]): r.get("row") for r in rows}
+    summary["examples"] = [f"{path} row {rows_of.get(f['id'])} (id {f['id']}): {f['rule']}: {f['detail']}" for f in result.flags[:10]]
     return summary
 
 

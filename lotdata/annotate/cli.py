@@ -147,6 +147,10 @@ def pull_cmd(
     out_console.print(summary_table(f"lotdata annotate pull {job} -> {out}", summary))
 
 
+#: `annotate check` found submissions that break a rule (flags.parquet written)
+CHECK_FLAGGED_EXIT = 5
+
+
 @app.command("check")
 def check_cmd(
     job: str = typer.Argument(..., help="A job that declares checks: story_write, sct_write (or any job with a `checks` field)."),
@@ -170,9 +174,13 @@ def check_cmd(
         options = CheckOptions(lang=lang, max_chars=max_chars, near_duplicate=near_duplicate,
                                corpus=[story_text(r) for r in corpus_rows], corpus_ids=[r["id"] for r in corpus_rows])
         summary = check_file(input_path, rules, out, options)
-    per_rule = summary.pop("per_rule")
+    per_rule, examples = summary.pop("per_rule"), summary.pop("examples")
     out_console.print(summary_table(f"lotdata annotate check {job} -> {out}", summary))
     out_console.print(_count_table("flagged submissions per rule", {rule: {"flagged": n} for rule, n in per_rule.items()}))
+    if summary["flagged"]:  # like a linter: a script can stop on flagged submissions; every flag is in flags.parquet
+        for line in examples:
+            console.print(line, markup=False, highlight=False)
+        raise typer.Exit(CHECK_FLAGGED_EXIT)
 
 
 @app.command("sct-csv")
