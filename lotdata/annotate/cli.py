@@ -93,7 +93,10 @@ def status_cmd(project: str = typer.Argument(..., help="Project title."), state:
     with errors():
         report = status(connect(), project, state=state)
     projects, annotators = report.pop("projects", {}), report.pop("annotators", {})
+    qualification = report.pop("qualification", {})
     out_console.print(summary_table(f"lotdata annotate status {project}", report))
+    if qualification:
+        out_console.print(summary_table(f"{project}: qualification quiz", qualification))
     for title, rows in ((f"{project}: per rater's project", projects), (f"{project}: per annotator", annotators)):
         if rows:
             out_console.print(_count_table(title, rows))
@@ -181,6 +184,28 @@ def check_cmd(
         for line in examples:
             console.print(line, markup=False, highlight=False)
         raise typer.Exit(CHECK_FLAGGED_EXIT)
+
+
+@app.command("qualify")
+def qualify_cmd(
+    job: str = typer.Argument(..., help="The job the quiz gates (story_write, sct_write, any job)."),
+    quiz: Path = typer.Option(..., "--quiz", help='Quiz: JSON lines {"id", "item", "answer": acceptable|not_acceptable}; shipped: annotation_templates/quizzes/.'),
+    pass_mark: float = typer.Option(0.8, "--pass", help="Share of right answers a rater needs to be given the work."),
+    rater: Optional[list[str]] = typer.Option(None, "--rater", help="Raters to qualify (repeatable; default: the whole team)."),
+    retry_after: Optional[float] = typer.Option(None, "--retry-after", min=0, help="Hours after a failed quiz when a new one is sent (default: no retry)."),
+    lang: str = typer.Option("en", "--lang", help="Language of the quiz screen: en or zh."),
+    state: Optional[Path] = _STATE,
+) -> None:
+    """Send each rater an onboarding project with the quiz; run again to score it. Passed raters get JOB's pushes."""
+    from lotdata.annotate.client import connect
+    from lotdata.annotate.qualify import qualify
+
+    with errors():
+        if lang not in ("en", "zh"):
+            raise ValueError(f"--lang {lang!r}: en or zh")
+        report = qualify(connect(), job, quiz, pass_mark=pass_mark, raters=rater, retry_after_hours=retry_after, lang=lang,
+                         state=state)
+    out_console.print(_count_table(f"lotdata annotate qualify {job}", report))
 
 
 @app.command("sct-csv")

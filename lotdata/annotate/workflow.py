@@ -75,10 +75,11 @@ def push(
         raise LotdataError(f"--assign names {unknown}, not in the team ({', '.join(sorted(team.raters)) or 'none yet'}): "
                            "add them with `lotdata annotate raters add`")
     is_new = job_state is None
+    qualified = qualified_raters(directory, job_name, conn.url, assign)
     if job_state is None:
-        mode = "per_rater" if raters > 1 and team.raters else "shared"
+        mode = "per_rater" if (raters > 1 and team.raters) or qualified is not None else "shared"
         job_state = JobState.new(directory, conn.url, job_name, title, raters, mode, lang=lang)
-        job_state.assigned = sorted(set(assign)) if assign else None
+        job_state.assigned = qualified if qualified is not None else sorted(set(assign)) if assign else None
         pushed_elsewhere = [t for t in _target_titles(job_state, team) if find_project(conn, t) is not None]
         if pushed_elsewhere:  # its tasks carry uids this state does not know: pushing would import every row twice
             raise LotdataError(f"project {pushed_elsewhere[0]!r} exists but {directory} has no state for it (pushed by an older "
@@ -88,6 +89,8 @@ def push(
     elif job_state.lang != lang:
         raise LotdataError(f"project {title!r} shows its tasks in {job_state.lang!r}, not {lang!r}; push with --lang "
                            f"{job_state.lang} or under another --project")
+    elif qualified is not None:  # raters who passed the quiz since the last push get the job too
+        job_state.assigned = sorted(set(job_state.assigned or []) | set(qualified))
     elif assign and sorted(set(assign)) != (job_state.assigned or sorted(team.raters)):
         job_state.assigned = sorted(set(job_state.assigned or []) | set(assign))
     raters_there = len(job_state.assigned) if job_state.assigned is not None else len(team.raters)
@@ -117,6 +120,25 @@ def push(
             "raters": raters, "gold": sum(t["gold"] is not None for t in job_state.tasks.values()), **counts,
             **({"sample": sample, "seed": seed} if sample is not None else {}),
             "state": str(job_state.path), "seconds": round(seconds, 3)}
+
+
+def qualified_raters(directory: Path, job_name: str, url: str, assign: Sequence[str] | None) -> list[str] | None:
+    """With a qualification gate for the job (`annotate qualify`): the raters who passed its quiz (of `assign`, when
+    given); None without a gate. A gated job with nobody qualified, or an --assign of someone who did not pass, stops."""
+    from lotdata.annotate.qualify import Gate
+
+    gate = Gate.find(directory, job_name, url)
+    if gate is None:
+        return None
+    passed = gate.qualified()
+    not_passed = sorted(set(assign or ()) - set(passed))
+    if not_passed:
+        raise LotdataError(f"--assign {not_passed[0]!r}: {gate.describe(not_passed[0])} (the {job_name} quiz gates this job)")
+    chosen = sorted(set(assign)) if assign else passed
+    if not chosen:
+        raise LotdataError(f"no rater has passed the {job_name} quiz yet: `lotdata annotate qualify {job_name} --quiz FILE` "
+                           "sends and scores it")
+    return chosen
 
 
 def source_info(job_name: str, path: Path, title: str, **options: Any) -> dict[str, Any]:
@@ -529,9 +551,18 @@ def status(conn: Connection, title: str, *, state: str | Path | None = None) -> 
         "tasks": sum(c["tasks"] for c in found.per_project.values()) // max(len(projects), 1),
         "not_by_the_rater": len(found.not_by_the_rater), "missing_tasks": len(found.missing),
         **(versions_seen(job_name, job_state, found) or {}),
+        **_qualification(state_dir(state), job_name, conn.url),
         "projects": per_project,
         "annotators": dict(sorted(annotators.items())),
     }
+
+
+def _qualification(directory: Path, job_name: str, url: str) -> dict[str, Any]:
+    """Where each rater stands with the job's quiz (a rater who failed is told here why the work did not come)."""
+    from lotdata.annotate.qualify import Gate
+
+    gate = Gate.find(directory, job_name, url)
+    return {"qualification": {name: gate.describe(name) for name in sorted(gate.raters)}} if gate else {}
 
 
 def list_raters(url: str, *, state: str | Path | None = None) -> dict[str, dict[str, Any]]:
