@@ -165,7 +165,7 @@ def test_an_answer_created_or_last_changed_by_another_account_is_quarantined_nam
     edited = collect("cloze_verify", _exported(state, token, [{"id": 2, "completed_by": 2, "updated_by": 3, "result": rating}]),
                      names, URL, state, project_id=5, owner=2)
     [bad] = edited.quarantine
-    assert not edited.valid and "wang@x's answer was last changed by li@x" in bad["reason"]
+    assert not edited.valid and "wang@x's answer was created or last changed by li@x" in bad["reason"]
     assert edited.not_by_the_rater == [{"annotation_id": 2, "rater": "wang@x", "created_by": "wang@x", "changed_by": "li@x"}]
     assert edited.per_project[5]["not_by_the_rater"] == 1 and edited.per_project[5]["quarantined"] == 1
     by_admin = collect("cloze_verify", _exported(state, token, [{"id": 3, "completed_by": {"id": 1}, "updated_by": 1, "result": rating}]),

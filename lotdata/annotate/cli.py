@@ -47,7 +47,7 @@ def push_cmd(
     project: str = _PROJECT,
     split: Optional[str] = typer.Option(None, "--split", help="Splits to push, e.g. val,test (default: the job's own)."),
     raters: Optional[int] = typer.Option(None, "--raters", min=1, help=_per_job("Annotators per task; default:", lambda job: job.raters)),
-    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Push at most this many rows."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Push at most this many rows (or inputs, where a task shows several rows side by side)."),
     batch_size: int = typer.Option(2000, "--batch-size", min=1, help="Tasks per import request."),
     gold: Optional[Path] = typer.Option(None, "--gold", help='Known-answer tasks to mix in: JSON lines {"data": {...}, "answer": {question: value}}.'),
     assign: Optional[str] = typer.Option(None, "--assign", help="Raters of the team who get this job (comma-separated; default: the whole team, and raters added later)."),

@@ -62,8 +62,8 @@ def push(
             names = ", ".join(samplable[:-1]) + " and " + samplable[-1] if len(samplable) > 1 else samplable[0]
             raise ValueError(f"--sample applies to {names}, not {job_name}")
         rows = sample_rows(rows, sample, seed, job.sample_key)
-    if limit is not None:
-        rows = rows[:limit]
+    if limit is not None:  # whole inputs where a task shows several rows (human_eval's three outputs)
+        rows = _first_groups(rows, limit, job.sample_key) if job.sample_key else rows[:limit]
     tasks = job.to_tasks(rows, seed=seed, lang=lang)
     source = source_info(job_name, Path(input_path) if input_path is not None else Path(f"--n {slots}"), title, splits=splits, raters=raters, sample=sample, seed=seed, limit=limit,
                          lang=None if lang == job.lang else lang)
@@ -139,6 +139,12 @@ def qualified_raters(directory: Path, job_name: str, url: str, assign: Sequence[
         raise LotdataError(f"no rater has passed the {job_name} quiz yet: `lotdata annotate qualify {job_name} --quiz FILE` "
                            "sends and scores it")
     return chosen
+
+
+def _first_groups(rows: list[dict[str, Any]], n: int, key: Callable[[dict[str, Any]], str]) -> list[dict[str, Any]]:
+    """The rows of the first `n` groups (by `key`), in input order."""
+    chosen = list(dict.fromkeys(key(r) for r in rows))[:n]
+    return [r for r in rows if key(r) in set(chosen)]
 
 
 def source_info(job_name: str, path: Path, title: str, **options: Any) -> dict[str, Any]:
@@ -345,7 +351,7 @@ def _check_own_answer(ann: dict[str, Any], who: int | None, changed_by: int | No
     if who != owner:
         reason = f"answered by {name(who)} in {name(owner)}'s own project"
     elif changed_by is not None and changed_by != owner:
-        reason = f"{name(owner)}'s answer was last changed by {name(changed_by)} (in {name(owner)}'s own project)"
+        reason = f"{name(owner)}'s answer was created or last changed by {name(changed_by)} (in {name(owner)}'s own project)"
     else:
         return
     counts["not_by_the_rater"] = counts.get("not_by_the_rater", 0) + 1
