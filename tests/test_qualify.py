@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from labelstudio_support import STATE_DIRS, annotate, lotdata
+from labelstudio_support import annotate, lotdata
 from lotdata.annotate.client import export_tasks, find_project
 from lotdata.annotate.qualify import Gate, load_quiz
 from lotdata.annotate.state import Team
@@ -31,13 +31,14 @@ def test_shipped_quizzes_have_answers_and_both_verdicts():
 
 
 def test_fail_retry_pass_then_the_work(label_studio, conn, tmp_path):
-    run = lambda *args: lotdata(label_studio, *args)  # noqa: E731
+    state = tmp_path / "state"  # its own: the gate it leaves must not gate other tests' pushes of story_write
+    run = lambda *args: lotdata(label_studio, *args, "--state-dir", str(state))  # noqa: E731
     assert run("annotate", "raters", "add", "quinn", "rory").exit_code == 0
-    team = Team.load(STATE_DIRS[conn.url], conn.url).raters
+    team = Team.load(state, conn.url).raters
     quiz = str(QUIZZES / "story_write.en.jsonl")
     sent = run("annotate", "qualify", "story_write", "--quiz", quiz, "--pass", "0.8", "--retry-after", "0")
     assert sent.exit_code == 0, sent.output
-    gate = Gate.find(STATE_DIRS[conn.url], "story_write", conn.url)
+    gate = Gate.find(state, "story_write", conn.url)
     first = {name: gate.raters[name][-1]["project_id"] for name in ("quinn", "rory")}
     pushed = export_tasks(conn, first["quinn"])
     assert len(pushed) == 5 and not any("answer" in json.dumps(t["data"]) for t in pushed)  # answers stay local
@@ -45,13 +46,13 @@ def test_fail_retry_pass_then_the_work(label_studio, conn, tmp_path):
     _answer(conn, first["rory"], team["rory"].user_id, gate, right=False)
     scored = run("annotate", "qualify", "story_write", "--quiz", quiz, "--pass", "0.8", "--retry-after", "0", "--rater", "quinn")
     assert scored.exit_code == 0, scored.output
-    gate = Gate.find(STATE_DIRS[conn.url], "story_write", conn.url)
+    gate = Gate.find(state, "story_write", conn.url)
     assert [a["score"] for a in gate.raters["quinn"]] == [0.0, None]  # failed, and a new quiz went out at once
     _answer(conn, gate.raters["quinn"][-1]["project_id"], team["quinn"].user_id, gate, right=True)
     # rory is scored without a retry: failed and not given the work
     final = run("annotate", "qualify", "story_write", "--quiz", quiz, "--pass", "0.8")
     assert final.exit_code == 0, final.output
-    gate = Gate.find(STATE_DIRS[conn.url], "story_write", conn.url)
+    gate = Gate.find(state, "story_write", conn.url)
     assert gate.qualified() == ["quinn"] and gate.raters["rory"][-1]["passed"] is False
     work = run("annotate", "push", "story_write", "--n", "3", "--project", "Gated stories")
     assert work.exit_code == 0, work.output
