@@ -216,7 +216,7 @@ def sct_csv_cmd(
     """Assemble verified Story Cloze cases into the published csv layout (`lotdata import storycloze` reads it)."""
     from lotdata.datasets.folder import dataset_task, read_dataset
     from lotdata.errors import InputError, must_exist
-    from lotdata.tasks.storycloze import write_storycloze
+    from lotdata.annotate.jobs.sct_write import write_storycloze
 
     with errors():
         must_exist(input_path, "--input")

@@ -124,26 +124,3 @@ def import_storycloze(val: str | Path, out: str | Path, *, test: str | Path | No
         write_parquet(table_from_rows(quarantine, QUARANTINE), Path(out) / "quarantine.parquet")
     return BuildReport(task="clozet", out=Path(out), rows_per_split=rows, stats=stats)
 
-
-STORYCLOZE_HEADER = ["InputStoryid", *CONTEXT_COLUMNS, *ENDING_COLUMNS, ANSWER_COLUMN]
-
-
-def write_storycloze(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
-    """ClozeT rows of four-sentence contexts (`sct_write` after `cloze_verify`) as a Story Cloze Test csv, the published
-    layout (`read_storycloze` reads it back). A row whose context is not four sentences and a mask is an error."""
-    from lotdata.io import write_text
-    from lotdata.text import split_sentences
-
-    out = io.StringIO(newline="")
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(STORYCLOZE_HEADER)
-    mask = MASK_TOKENS["clozet"]
-    for row in rows:
-        before, found, after = row["context"].partition(mask)
-        sentences = split_sentences(before.strip(), row.get("lang") or "en")
-        if not found or after.strip() or len(sentences) != len(CONTEXT_COLUMNS):
-            raise ValueError(f"example {row['example_id']}: the context is not {len(CONTEXT_COLUMNS)} sentences and a "
-                             f"final {mask} ({len(sentences)} sentences)")
-        story_id = str(row["example_id"]).removeprefix("sct-")
-        writer.writerow([story_id, *sentences, *row["candidates"], int(row["label"]) + 1])
-    return write_text(out.getvalue(), path)

@@ -15,7 +15,8 @@ from lotdata.annotate.jobs.base import Annotation, JobSpec, Output, Row, Task, b
 from lotdata.annotate.jobs.clozet_write import balance_labels
 from lotdata.annotate.template import InvalidResult
 from lotdata.schema import MASK_TOKENS, SPLITS
-from lotdata.text import join_sentences, normalize_text
+from lotdata.tasks.storycloze import ANSWER_COLUMN, CONTEXT_COLUMNS, ENDING_COLUMNS
+from lotdata.text import join_sentences, normalize_text, split_sentences
 
 
 def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
@@ -89,6 +90,32 @@ def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
     write_jsonl(assembled["cases"], output.folder / "cases.jsonl")
     write_parquet(table_from_rows(assembled["flags"], CHECK_FLAGS), output.folder / "flags.parquet")
     return {"clozet": output.dataset("clozet", assembled["clozet"]), "flagged": assembled["stats"]["flagged"]}
+
+
+STORYCLOZE_HEADER = ["InputStoryid", *CONTEXT_COLUMNS, *ENDING_COLUMNS, ANSWER_COLUMN]
+
+
+def write_storycloze(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
+    """ClozeT rows of four-sentence contexts (`sct_write` after `cloze_verify`) as a Story Cloze Test csv, the published
+    layout (`read_storycloze` reads it back). A row whose context is not four sentences and a mask is an error."""
+    import csv
+    import io
+
+    from lotdata.io import write_text
+
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(STORYCLOZE_HEADER)
+    mask = MASK_TOKENS["clozet"]
+    for row in rows:
+        before, found, after = row["context"].partition(mask)
+        sentences = split_sentences(before.strip(), row.get("lang") or "en")  # the splitter the stories were cut with
+        if not found or after.strip() or len(sentences) != len(CONTEXT_COLUMNS):
+            raise ValueError(f"example {row['example_id']}: the context is not {len(CONTEXT_COLUMNS)} sentences and a "
+                             f"final {mask} ({len(sentences)} sentences)")
+        story_id = str(row["example_id"]).removeprefix("sct-").removeprefix(f"storycloze-{row.get('split')}-")
+        writer.writerow([story_id, *sentences, *row["candidates"], int(row["label"]) + 1])
+    return write_text(out.getvalue(), path)
 
 
 DEMO = {"en": ["Karen wanted to surprise her husband.", "She saved money for months.", "She bought him a guitar.",
