@@ -60,6 +60,19 @@ def test_fail_retry_pass_then_the_work(label_studio, conn, tmp_path):
     status = run("annotate", "status", "Gated stories")
     assert status.exit_code == 0, status.output
     assert "failed the quiz (0% < 80%): not given the work" in status.output and "qualified (100%)" in status.output
+    # a story sent back to quinn goes to quinn's project only (quinn and a third rater qualified)
+    assert run("annotate", "raters", "add", "sage").exit_code == 0
+    gate = Gate.find(state, "story_write", conn.url)
+    gate.raters["sage"] = [{**gate.raters["quinn"][-1], "title": "by hand"}]
+    gate.save()
+    revisions = tmp_path / "revisions.jsonl"
+    revisions.write_text(json.dumps({"story": "write-1", "writer": "quinn@raters.lotdata.local", "feedback": "One sentence a box.",
+                                     "previous": "old text", "version": 2}) + "\n", encoding="utf-8")
+    again = run("annotate", "push", "story_write", "--input", str(revisions), "--project", "Gated stories")
+    assert again.exit_code == 0, again.output
+    feedback = lambda title: [t for t in export_tasks(conn, find_project(conn, title).id) if t["data"]["feedback"]]  # noqa: E731
+    assert len(feedback("Gated stories · quinn")) == 1 and feedback("Gated stories · sage") == []
+    assert len(export_tasks(conn, find_project(conn, "Gated stories · sage").id)) == 3  # the three slots, not the revision
     refused = run("annotate", "push", "story_write", "--n", "3", "--project", "Gated stories", "--assign", "rory")
     assert refused.exit_code == 1 and "rory" in refused.output
 

@@ -146,9 +146,10 @@ class JobState:
 
     def tasks_for(self, rater: str) -> list[dict[str, Any]]:
         """The tasks one rater's project gets, in the order they are imported (and listed)."""
-        if self.assignment is None:
-            return self.visible_tasks()
-        return [self.tasks[token]["task"] for token in self.assignment.get(rater, [])]
+        tokens = sorted(self.tasks) if self.assignment is None else self.assignment.get(rater, [])
+        # a task meant for one rater (a refused story back to its writer) goes to that rater's project only
+        return [self.tasks[token]["task"] for token in tokens
+                if rater == SHARED or self.tasks[token]["hidden"].get("for_rater") in (None, rater)]
 
     def project_title(self, rater: str) -> str:
         return self.title if rater == SHARED else f"{self.title} · {rater}"

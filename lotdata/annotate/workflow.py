@@ -105,6 +105,8 @@ def push(
     for task, answer in load_gold(gold, tasks) if gold else []:
         task["data"]["raters"] = raters
         job_state.add(task, gold=answer)
+    if job_state.mode == "per_rater":
+        _address_to_writers(job_state, team)
     targets = _targets(job_state, team)
     if job.case_key is not None and (is_new or job_state.assignment is not None):
         job_state.assignment = extend_assignment(job_state.assignment or {}, _versions(job, job_state), targets,
@@ -120,6 +122,17 @@ def push(
             "raters": raters, "gold": sum(t["gold"] is not None for t in job_state.tasks.values()), **counts,
             **({"sample": sample, "seed": seed} if sample is not None else {}),
             "state": str(job_state.path), "seconds": round(seconds, 3)}
+
+
+def _address_to_writers(job_state: JobState, team: Team) -> None:
+    """A task whose hidden values name its writer (a story sent back for revision) goes to that rater of the team only."""
+    by_email = {rater.email: name for name, rater in team.raters.items()}
+    for entry in job_state.tasks.values():
+        writer = entry["hidden"].get("writer")
+        if writer and "for_rater" not in entry["hidden"]:
+            found = by_email.get(writer) or (writer if writer in team.raters else None)
+            if found:
+                entry["hidden"]["for_rater"] = found
 
 
 def qualified_raters(directory: Path, job_name: str, url: str, assign: Sequence[str] | None) -> list[str] | None:
