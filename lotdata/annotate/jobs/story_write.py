@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from lotdata.annotate.checks import STORY_RULES, CheckOptions, flags_by_id, run_checks
+from lotdata.annotate.checks import STORY_RULES, CheckOptions, run_checks
 from lotdata.annotate.jobs.base import Annotation, JobSpec, Output, Row, Task, opaque_uid, register_job, textarea
 from lotdata.annotate.template import InvalidResult
 from lotdata.errors import InputError, must_exist
