@@ -149,3 +149,11 @@ def test_story_cloze_csv_round_trip_on_the_real_val_set(shared_data, tmp_path):
     back = read_dataset(tmp_path / "b")["val"].to_pylist()
     assert [(r["example_id"], r["context"], r["candidates"], r["label"]) for r in back] == \
            [(r["example_id"], r["context"], r["candidates"], r["label"]) for r in fits]
+    # and audit-bias audits it as it audits the published file (constant-choose-first near the paper's 0.514)
+    folder = tmp_path / "csvs"
+    folder.mkdir()
+    (tmp_path / "val.csv").rename(folder / "val.csv")
+    audit = runner.invoke(app, ["audit-bias", str(folder), "--out", str(tmp_path / "audit"), "--baseline", "constant_first"])
+    assert audit.exit_code == 0, audit.output
+    results = json.loads((tmp_path / "audit" / "results.json").read_text())
+    assert "constant_first/val" in json.dumps(results)
