@@ -1,5 +1,7 @@
 """A rater in a real browser: Debian's chromium (headless, CJK fonts) through chromium-driver and selenium, against the
-real Label Studio server of the session. The rater logs in, completes tasks of each of the five jobs through the
+real Label Studio server of the session. The last two tests check whose answer counts (an edit by another rater, an
+admin's answer, a deleted task; cloze_verify's stories of one case to different raters) and every screen in Chinese and
+English. The first: the rater logs in, completes tasks of each of the five jobs through the
 Chinese screens (story_filter: reject with a reason beside the reference story; clozet_write: write with another
 sentence picked, and reject; senpos_refine: move the gap with the verdict 'move'; cloze_verify; human_eval: A/B/C side
 by side, nine controls), the jobs are pulled, and no page the rater opened (home, project list, task list, task) holds
@@ -360,7 +362,8 @@ def summary_value(output: str, key: str) -> str:
 def test_an_edit_by_another_rater_is_quarantined_and_no_rater_gets_both_versions(label_studio, conn, browser, tmp_path):
     """Six raters verify four cases (eight stories, three raters each): nobody is given both stories of a case. Rater li
     opens wang's project in the browser and changes wang's answer; the admin account answers in zhao's project; a task
-    of sun's is deleted on the server. Pull and status name and count each, and keep every other answer."""
+    of sun's is deleted on the server. Pull and status name and count each, and keep every other answer.
+    About 45 s: six accounts log in (24 answers through the server's own API as each rater) and one browser session."""
     state = tmp_path / "state"
     shots = Path(os.environ.get("LOTDATA_BROWSER_SHOTS") or tmp_path / "screenshots") / "trust"
     shots.mkdir(parents=True, exist_ok=True)
@@ -440,7 +443,7 @@ SCREEN_INPUTS = ("story_filter", "clozet_write", "senpos_refine", "cloze_verify"
 def test_every_screen_in_both_languages(label_studio, conn, stories, browser, tmp_path):
     """Each job in Chinese and English: the task list shows lotdata's view (no internal column), the task screen its
     language's instructions with radio buttons, and submitting an unanswered task names what is missing in that
-    language. clozet_write's key 2 picks the sentence numbered [2]."""
+    language. clozet_write's key 2 picks the sentence numbered [2]. About 70-130 s (twelve screens in a real browser): each screen is one more job and language to look at."""
     state = tmp_path / "state"
     shots = Path(os.environ.get("LOTDATA_BROWSER_SHOTS") or tmp_path / "screenshots") / "screens"
     shots.mkdir(parents=True, exist_ok=True)

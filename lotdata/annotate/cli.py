@@ -11,7 +11,7 @@ from typing import Optional
 
 import typer
 
-from lotdata.annotate.jobs import all_jobs
+from lotdata.annotate.jobs import all_jobs, get_job
 from lotdata.clikit import console, errors, out_console, progress, summary_table
 
 app = typer.Typer(no_args_is_help=True, help="Annotation jobs on Label Studio: push tasks, follow progress, pull and assemble.")
@@ -74,6 +74,7 @@ def push_cmd(
             must_exist(input_path, "--input")  # before connecting: a wrong path is not a server problem
         elif n is None:
             raise ValueError(f"{job} needs --input (or --n N for a writing job)")
+        get_job(job).pick_lang(lang)  # so is an unknown job or a language the job has no screen in
         handle = bar.add_task(f"push {job}", total=None)
         summary = push(connect(), job, input_path, project, splits=_splits(split), raters=raters, limit=limit,
                        batch_size=batch_size, progress=lambda k: bar.advance(handle, k), gold=gold, state=state,
