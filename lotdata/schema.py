@@ -165,6 +165,17 @@ ALL_SCHEMAS: dict[str, pa.Schema] = {"stories": STORIES, "quarantine": QUARANTIN
                "clean_summary": CLEAN_SUMMARY, **TASK_SCHEMAS}
 
 
+#: `lotdata annotate check`: one row per violation of a named rule by a submission
+CHECK_FLAGS = _schema(
+    "check_flags",
+    [
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("rule", pa.string(), nullable=False),
+        pa.field("detail", pa.string(), nullable=False),
+    ],
+)
+
+
 def table_from_rows(rows: Iterable[Mapping[str, Any]], schema: pa.Schema) -> pa.Table:
     """Build a table with exactly `schema`'s columns, in its order; unknown keys are an error."""
     rows = list(rows)

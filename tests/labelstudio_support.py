@@ -113,3 +113,33 @@ def text(name, to, value):
 
 def read_rows(path: Path) -> list[dict]:
     return pq.read_table(path).to_pylist()
+
+
+class RaterWeb:
+    """A rater logged in through the server's own login form (as in a browser): what they send is theirs, so Label
+    Studio records them as `completed_by` (a new answer) and `updated_by` (any answer they change)."""
+
+    def __init__(self, url: str, email: str, password: str):
+        import httpx
+
+        self.url = url
+        self.web = httpx.Client(timeout=60, follow_redirects=False)
+        login = f"{url}/user/login/"
+        self.web.get(login)
+        answer = self.web.post(login, data={"email": email, "password": password, "csrfmiddlewaretoken": self._csrf()},
+                               headers={"Referer": login})
+        assert answer.status_code in (302, 303), f"{email} could not log in: HTTP {answer.status_code}"
+
+    def _csrf(self) -> str:
+        return self.web.cookies.get("csrftoken") or ""
+
+    def _send(self, method: str, path: str, body: dict) -> dict:
+        answer = self.web.request(method, f"{self.url}{path}", json=body, headers={"X-CSRFToken": self._csrf(), "Referer": f"{self.url}/"})
+        assert answer.status_code in (200, 201), f"{method} {path}: HTTP {answer.status_code} {answer.text[:300]}"
+        return answer.json()
+
+    def annotate(self, task_id: int, result: list, *, skipped: bool = False, lead_time: float = 12.5) -> dict:
+        return self._send("POST", f"/api/tasks/{task_id}/annotations/", {"result": result, "was_cancelled": skipped, "lead_time": lead_time})
+
+    def update(self, annotation_id: int, result: list) -> dict:
+        return self._send("PATCH", f"/api/annotations/{annotation_id}/", {"result": result})

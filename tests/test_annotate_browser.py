@@ -1,5 +1,7 @@
 """A rater in a real browser: Debian's chromium (headless, CJK fonts) through chromium-driver and selenium, against the
-real Label Studio server of the session. The rater logs in, completes tasks of each of the five jobs through the
+real Label Studio server of the session. The last two tests check whose answer counts (an edit by another rater, an
+admin's answer, a deleted task; cloze_verify's stories of one case to different raters) and every screen in Chinese and
+English. The first: the rater logs in, completes tasks of each of the five jobs through the
 Chinese screens (story_filter: reject with a reason beside the reference story; clozet_write: write with another
 sentence picked, and reject; senpos_refine: move the gap with the verdict 'move'; cloze_verify; human_eval: A/B/C side
 by side, nine controls), the jobs are pulled, and no page the rater opened (home, project list, task list, task) holds
@@ -18,12 +20,13 @@ import re
 import shutil
 import time
 import xml.etree.ElementTree as ET
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from labelstudio_support import annotate, lotdata, read_rows, text
+from labelstudio_support import RaterWeb, lotdata, read_rows, text
 from lotdata.annotate.client import export_tasks
 from lotdata.annotate.jobs import get_job, mask_guess, wrong_candidate_problem
 from lotdata.annotate.state import JobState
@@ -204,8 +207,8 @@ def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_val
     def hidden_of(job: str, task: dict) -> dict:
         return states[job].tasks[task["data"]["uid"]]["hidden"]
 
-    sam_task = tasks_of("story_filter", "sam")[0]  # sam's answer, in sam's own project
-    annotate(conn, sam_task, team_user(conn, "sam"), [
+    sam_task = tasks_of("story_filter", "sam")[0]  # sam's answer, in sam's own project, sent as sam
+    RaterWeb(label_studio.url, team["sam"]["email"], PASSWORD).annotate(sam_task["id"], [
         {"from_name": "decision", "to_name": "story", "type": "choices", "value": {"choices": ["rewrite"]}},
         text("rewritten", "story", sam_task["data"]["text"] + SAM_ANSWER)])
 
@@ -234,10 +237,10 @@ def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_val
     # the second story is rejected (its sentence, candidate and policy boxes go away)
     write_task, reject_task = tasks_of("clozet_write")
     sentences = hidden_of("clozet_write", write_task)["sentences"]
-    guess = str(mask_guess(sentences) + 1)  # the pre-annotated sentence
-    pick, wrong = next((str(n), w) for n in range(2, len(sentences) + 1) if str(n) != guess
-                       for w in ["可是" + sentences[n - 1].rstrip("。！？!?.") + "，又飞上了月亮。"]
-                       if not wrong_candidate_problem(w, sentences[n - 1], sentences[: n - 1] + sentences[n:], "zh"))
+    guess = str(mask_guess(sentences))  # the pre-annotated sentence: choice k is sentence k + 1 (the first has no number)
+    pick, wrong = next((str(n), w) for n in range(1, len(sentences) - 1) if str(n) != guess
+                       for w in ["可是" + sentences[n].rstrip("。！？!?.") + "，又飞上了月亮。"]
+                       if not wrong_candidate_problem(w, sentences[n], sentences[:n] + sentences[n + 1 :], "zh"))
     options = [c["value"] for c in write_task["data"]["sentence_choices"]]
 
     def clozet_write(xml):
@@ -304,7 +307,7 @@ def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_val
         for secret in secrets:
             assert secret not in source and json.dumps(secret)[1:-1] not in source, f"{secret[:80]!r} is on the rater's page {page}"
         if page.endswith("task-list"):
-            assert re.search(r">\s*uid\s*<", source)  # the columns are where the check looks
+            assert re.search(r">\s*任务\s*<", source)  # lotdata's task list view, which hides every data column
             job = page.split("-", 1)[1].removesuffix("-task-list")
             hidden_keys = {k for secret in states[job].tasks.values() for k in secret["hidden"]}
             assert hidden_keys
@@ -325,7 +328,7 @@ def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_val
     assert decisions["sam@raters.lotdata.local"]["new_text"].endswith(SAM_ANSWER)
     [written] = [r for s in ("val", "test") for r in read_rows(pulled["clozet_write"] / "clozet" / f"{s}.parquet")]
     assert written["candidates"][1 - written["label"]] == wrong and written["annotator"] == rita
-    assert written["mask_sentence_index"] == int(pick) - 1  # the sentence the rater picked, not the heuristic's
+    assert written["mask_sentence_index"] == int(pick)  # the sentence the rater picked (choice k = sentence k + 1), not the heuristic's
     [refined] = [r for s in ("val", "test") for r in read_rows(pulled["senpos_refine"] / "senpos" / f"{s}.parquet")]
     assert refined["label"] == int(moved_to)
     assembly = json.loads((pulled["senpos_refine"] / "pull.json").read_text())["assembly"]
@@ -344,3 +347,162 @@ def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_val
 
 def team_user(conn, name: str) -> int:
     return next(u.id for u in conn.sdk.users.list() if u.email == f"{name}@raters.lotdata.local")
+
+
+# ---------------------------------------------------------------- whose answer counts; every screen in both languages
+
+def rating(code: str) -> list[dict]:
+    return [{"from_name": "rating", "to_name": "story", "type": "choices", "value": {"choices": [code]}}]
+
+
+def summary_value(output: str, key: str) -> str:
+    return re.search(rf"│\s*{key}\s*│\s*([^│]+?)\s*│", output).group(1)
+
+
+def test_an_edit_by_another_rater_is_quarantined_and_no_rater_gets_both_versions(label_studio, conn, browser, tmp_path):
+    """Six raters verify four cases (eight stories, three raters each): nobody is given both stories of a case. Rater li
+    opens wang's project in the browser and changes wang's answer; the admin account answers in zhao's project; a task
+    of sun's is deleted on the server. Pull and status name and count each, and keep every other answer.
+    About 45 s: six accounts log in (24 answers through the server's own API as each rater) and one browser session."""
+    state = tmp_path / "state"
+    shots = Path(os.environ.get("LOTDATA_BROWSER_SHOTS") or tmp_path / "screenshots") / "trust"
+    shots.mkdir(parents=True, exist_ok=True)
+    run = lambda *args: lotdata(label_studio, *args, "--state-dir", str(state))  # noqa: E731
+    names = ["wang", "li", "zhao", "qian", "sun", "zhou"]
+    team = {e["rater"]: e for e in add_raters(conn, names, state=state, password=lambda: PASSWORD)}
+    clozet = tmp_path / "clozet"
+    examples = [{"example_id": f"case-{i}", "story_id": f"s{i}", "split": ("val", "test")[i % 2], "context": f"小熊第{i}次早上出门。<mask>它很开心。",
+                 "candidates": [f"小熊钓到了{i}条大鱼。", f"小熊把{i}条河喝光了。"], "label": 0, "mask_sentence_index": 1,
+                 "annotator": None, "annotation_id": None, "lang": "zh"} for i in range(4)]
+    write_dataset(clozet, "clozet", {"train": [], "val": examples[0::2], "test": examples[1::2]}, command="test", params={}, inputs=[], stats={})
+
+    ghost = run("annotate", "push", "cloze_verify", "--input", str(clozet), "--project", "trust", "--assign", "wang,ghost")
+    assert ghost.exit_code == 1 and "['ghost']" in ghost.output  # named; nothing pushed
+    assert JobState.find(state, "trust", label_studio.url) is None
+    pushed = run("annotate", "push", "cloze_verify", "--input", str(clozet), "--project", "trust")
+    assert pushed.exit_code == 0, pushed.output
+    job_state = JobState.find(state, "trust", label_studio.url)
+    hidden = lambda task: job_state.tasks[task["data"]["uid"]]["hidden"]  # noqa: E731
+    given = {name: sorted(export_tasks(conn, job_state.projects[name]), key=lambda t: t["id"]) for name in names}
+    for name, tasks in given.items():
+        cases = [hidden(t)["example_id"] for t in tasks]
+        assert len(cases) == len(set(cases)) == 4, (name, cases)  # one story of each case, never both
+    assert Counter(t["data"]["uid"] for tasks in given.values() for t in tasks) == Counter({t: 3 for t in job_state.tasks})
+
+    webs = {name: RaterWeb(label_studio.url, team[name]["email"], PASSWORD) for name in names}
+    code = lambda task: "1" if hidden(task)["role"] == "right" else "0"  # noqa: E731
+    deleted, by_admin, edited = given["sun"][0], given["zhao"][0], given["wang"][0]
+    conn.sdk.tasks.delete(deleted["id"])
+    conn.sdk.annotations.create(id=by_admin["id"], result=rating(code(by_admin)), completed_by=team_user(conn, "zhao"))
+    for name, tasks in given.items():
+        for task in tasks:
+            if task["id"] not in (deleted["id"], by_admin["id"]):
+                webs[name].annotate(task["id"], rating(code(task)))
+
+    browser.delete_all_cookies()
+    li = Rater(browser, label_studio.url, shots)
+    li.login(team["li"]["email"])
+    li.chrome.get(f"{label_studio.url}/projects/{job_state.projects['wang']}/data?task={edited['id']}")
+    li.wait("[data-testid=bottombar-update-button]")
+    time.sleep(1.5)
+    li.keep("li-opens-wang-answer")
+    li.choose(get_job("cloze_verify").template.xml, "rating", "-1")
+    from selenium.webdriver.common.by import By
+
+    li.chrome.find_element(By.CSS_SELECTOR, "[data-testid=bottombar-update-button]").click()
+    time.sleep(2)
+    li.keep("li-updated-wang-answer")
+    li_id, wang_id = team_user(conn, "li"), team_user(conn, "wang")
+    [answer] = next(t for t in export_tasks(conn, job_state.projects["wang"]) if t["id"] == edited["id"])["annotations"]
+    assert (answer["completed_by"], answer["updated_by"], answer["result"][0]["value"]["choices"]) == (wang_id, li_id, ["-1"])
+
+    status = run("annotate", "status", "trust")
+    assert status.exit_code == 0, status.output
+    assert summary_value(status.output, "not_by_the_rater") == "2" and summary_value(status.output, "missing_tasks") == "1"
+    assert summary_value(status.output, "raters_given_both_versions") == "0"
+    out = tmp_path / "pulled"
+    pulled = run("annotate", "pull", "cloze_verify", "--project", "trust", "--out", str(out))
+    assert pulled.exit_code == 0, pulled.output
+    summary = json.loads((out / "pull.json").read_text())
+    reasons = sorted(r["reason"] for r in read_rows(out / "quarantine.parquet"))
+    wang, li_mail, zhao = (team[n]["email"] for n in ("wang", "li", "zhao"))
+    assert reasons == sorted([f"{wang}'s answer was created or last changed by {li_mail} (in {wang}'s own project)",
+                              f"{zhao}'s answer was created or last changed by lotdata@localhost (in {zhao}'s own project)"]), reasons
+    assert summary["missing"] == [{"project": "trust · sun", "uid": job_state.tasks[deleted["data"]["uid"]]["uid"]}]
+    assert (summary["not_by_the_rater"], summary["missing_tasks"], summary["quarantined"], summary["valid"]) == (2, 1, 2, 21)
+    assert summary["raters_given_both_versions"] == summary["raters_answered_both_versions"] == 0
+    short = {hidden(t)["example_id"] for t in (deleted, by_admin, edited)}
+    kept = [r["example_id"] for s in ("val", "test") for r in read_rows(out / "clozet" / f"{s}.parquet")]
+    assert sorted(kept) == sorted({e["example_id"] for e in examples} - short)  # every other case assembled
+    assert summary["assembly"]["dropped"] == {"too_few_ratings": len(short)}
+
+
+SCREEN_INPUTS = ("story_filter", "clozet_write", "senpos_refine", "cloze_verify", "human_eval", "human_perf")
+
+
+def test_every_screen_in_both_languages(label_studio, conn, stories, browser, tmp_path):
+    """Each job in Chinese and English: the task list shows lotdata's view (no internal column), the task screen its
+    language's instructions with radio buttons, and submitting an unanswered task names what is missing in that
+    language. clozet_write's key 2 picks the sentence numbered [2]. About 70-130 s (twelve screens in a real browser): each screen is one more job and language to look at."""
+    state = tmp_path / "state"
+    shots = Path(os.environ.get("LOTDATA_BROWSER_SHOTS") or tmp_path / "screenshots") / "screens"
+    shots.mkdir(parents=True, exist_ok=True)
+    run = lambda *args: lotdata(label_studio, *args, "--state-dir", str(state))  # noqa: E731
+    [pat] = add_raters(conn, ["pat"], state=state, password=lambda: PASSWORD)
+    senpos, clozet = tmp_path / "senpos", tmp_path / "clozet"
+    assert CliRunner().invoke(app, ["build", "senpos", "--stories", str(stories), "--out", str(senpos), "--split", "train=0.6,val=0.2,test=0.2"]).exit_code == 0
+    example = {"example_id": "c1", "story_id": "s1", "split": "test", "context": "小熊早上出门。<mask>它很开心。",
+               "candidates": ["小熊钓到了一条大鱼。", "小熊把河水喝光了。"], "label": 0, "mask_sentence_index": 1,
+               "annotator": None, "annotation_id": None, "lang": "zh"}
+    write_dataset(clozet, "clozet", {"train": [], "val": [], "test": [example]}, command="test", params={}, inputs=[], stats={})
+    outputs = tmp_path / "outputs.jsonl"
+    outputs.write_text("".join(json.dumps({"input_id": 1, "input": "小熊早上出门。", "system": s, "output": f"小熊遇到了第{k}只兔子。"},
+                                          ensure_ascii=False) + "\n" for k, s in enumerate(SYSTEMS)), encoding="utf-8")
+    inputs = {"story_filter": stories, "clozet_write": stories, "senpos_refine": senpos, "cloze_verify": clozet,
+              "human_eval": outputs, "human_perf": clozet}
+    screens = [(job, lang) for lang in ("zh", "en") for job in SCREEN_INPUTS]
+    for job, lang in screens:
+        pushed = run("annotate", "push", job, "--input", str(inputs[job]), "--project", f"screens {job} {lang}", "--limit", "1",
+                     "--raters", "1", "--lang", lang)
+        assert pushed.exit_code == 0, pushed.output
+    rater = Rater(browser, label_studio.url, shots)
+    browser.delete_all_cookies()
+    rater.login(pat["email"])
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    for job, lang in screens:
+        title = f"screens {job} {lang}"
+        job_state = JobState.find(state, title, label_studio.url)
+        project_id = job_state.projects[""]
+        project = conn.sdk.projects.get(id=project_id)
+        assert project.description == get_job(job).description(lang)
+        task = min(export_tasks(conn, project_id), key=lambda t: t["id"])  # cloze_verify: one of the case's two stories
+        rater.task_list(project_id, f"{job}-{lang}")
+        source = browser.page_source
+        assert re.search(r">\s*(任务|Tasks)\s*<", source)
+        for column in task["data"]:
+            assert not re.search(rf">\s*{column}\s*<", source), (job, lang, column)
+        rater.open_task(project_id, task["id"], f"{job}-{lang}")
+        template = get_job(job).template_for(lang)
+        root = ET.fromstring(template.xml)
+        assert browser.find_elements(By.CSS_SELECTOR, "input[type=radio]"), (job, lang)  # single choices are radio buttons
+        first_header = next(root.iter("Header")).get("value")
+        assert first_header in browser.page_source, (job, lang)
+        if job == "clozet_write":  # keys are the numbers shown: key k picks [k]
+            guessed = JobState.find(state, title, label_studio.url).tasks[task["data"]["uid"]]["task"]["predictions"][0]["result"][1]["value"]["choices"][0]
+            key = "2" if guessed != "2" else "3"
+            ActionChains(browser).send_keys(key).perform()
+            time.sleep(0.5)
+            rater.keep(f"{job}-{lang}-key-{key}")
+            checked = {i.get_attribute("name") for i in browser.find_elements(By.CSS_SELECTOR, ".lsf-choices input[type=radio]") if i.is_selected()}
+            assert key in checked and guessed not in checked, (key, guessed, checked)  # the pre-selected sentence gave way
+        if job != "senpos_refine":  # senpos comes pre-filled (the refiner confirms): nothing is missing there
+            browser.find_element(By.CSS_SELECTOR, "[data-testid=bottombar-submit-button]").click()
+            time.sleep(1)
+            rater.keep(f"{job}-{lang}-required")
+            messages = [c.get("requiredMessage") for c in root.iter() if c.get("requiredMessage")]
+            assert any(m in browser.page_source for m in messages), (job, lang)
+            assert not any(t.get("annotations") for t in export_tasks(conn, project_id))  # refused at submit
+    for page, source in rater.pages.items():
+        assert "&lt;mask&gt;" not in source and "<mask>" not in source, page

@@ -41,7 +41,7 @@ def test_every_template_passes_label_studios_own_config_validator():
     done = subprocess.run([str(python), "-W", "ignore", "-c", script, str(REPO / "annotation_templates")], env=env,
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.count("valid ") == len(list((REPO / "annotation_templates").glob("*.xml"))) == 6
+    assert done.stdout.count("valid ") == len(list((REPO / "annotation_templates").glob("*.xml"))) == 11  # 10 jobs + the quiz
 
 
 # ---------------------------------------------------------------- story_filter
@@ -112,8 +112,8 @@ def test_clozet_write_then_cloze_verify_assemble_clozet_and_plotcom(label_studio
             annotate(conn, task, annotators["ann1"], [choice("decision", "story", ["reject"])])
             continue
         assert "sentences" not in task["data"]  # the story reaches the rater numbered, nothing more
-        last = len(task["data"]["sentence_choices"]) + 1
-        sentence = task["data"]["numbered"].splitlines()[-1].split("] ", 1)[1]
+        last = len(task["data"]["sentence_choices"])  # the last one offered: the sentence before the story's last
+        sentence = next(line.split("] ", 1)[1] for line in task["data"]["numbered"].splitlines() if line.startswith(f"[{last}] "))
         annotate(conn, task, annotators["ann1"], [
             choice("decision", "story", ["write"]), choice("mask_sentence", "story", [str(last)]),
             text("wrong_candidate", "story", "可是" + sentence.rstrip("。！？") + "，又飞上了月亮。"),

@@ -162,22 +162,22 @@ def test_clozet_write_several_raters_vote_instead_of_the_earliest_answer():
     job = get_job("clozet_write")
     row = {"story_id": "s", "split": "val", "lang": "zh", "sentences": ["小明养了一只猫。", "猫每天都抓老鼠。", "小明很喜欢他的猫。", "他们是好朋友。"]}
     [task] = job.to_tasks([row])
-    assert task["predictions"][0]["result"][1]["value"]["choices"] == ["2"]  # a middle sentence, not the last
+    assert task["predictions"][0]["result"][1]["value"]["choices"] == ["1"]  # choice 1 = sentence 2: a middle one, not the last
 
-    def answer(number, wrong):
+    def answer(number, wrong):  # number: the choice shown, 1 = sentence 2
         return job.parse([choice("decision", "story", ["write"]), choice("mask_sentence", "story", [str(number)]),
                           text("wrong_candidate", "story", wrong), choice("policy", "story", ["reaction_intention"])], task["data"], task["hidden"])
 
-    first = ann(task, "early", answer(2, "猫每天都怕老鼠。"), 1)  # earliest, but outvoted on the sentence
-    second = ann(task, "b", answer(3, "小明很讨厌他的猫。"), 2)
-    third = ann(task, "c", answer(3, "小明很讨厌他的猫。"), 3)
+    first = ann(task, "early", answer(1, "猫每天都怕老鼠。"), 1)  # earliest, but outvoted on the sentence
+    second = ann(task, "b", answer(2, "小明很讨厌他的猫。"), 2)
+    third = ann(task, "c", answer(2, "小明很讨厌他的猫。"), 3)
     [example] = job.assemble([first, second, third])["clozet"]
     assert example["mask_sentence_index"] == 2 and "小明很讨厌他的猫。" in example["candidates"]
     # no majority on the wording: a seeded pick, the same whichever answer came first
-    a, b = answer(3, "小明很讨厌他的猫。"), answer(3, "小明很害怕他的猫。")
+    a, b = answer(2, "小明很讨厌他的猫。"), answer(2, "小明很害怕他的猫。")
     picks = {job.assemble([ann(task, "x", a, i), ann(task, "y", b, j)])["clozet"][0]["candidates"][0:2].__repr__() for i, j in ((1, 2), (2, 1))}
     assert len(picks) == 1
-    assert job.assemble([ann(task, "x", a, 1), ann(task, "y", answer(2, "猫每天都怕老鼠。"), 2)])["stats"]["dropped"] == {"no_majority": 1}
+    assert job.assemble([ann(task, "x", a, 1), ann(task, "y", answer(1, "猫每天都怕老鼠。"), 2)])["stats"]["dropped"] == {"no_majority": 1}
 
 
 # ---------------------------------------------------------------- human_eval

@@ -158,22 +158,27 @@ def test_cloze_verify_applies_the_story_cloze_rule():
 
 def test_clozet_write_rules():
     job = get_job("clozet_write")
-    row = {"story_id": "s", "split": "val", "lang": "zh", "sentences": ["小明养了一只猫。", "猫每天都抓老鼠。", "小明很喜欢他的猫。"]}
+    row = {"story_id": "s", "split": "val", "lang": "zh", "sentences": ["小明养了一只猫。", "猫每天都抓老鼠。", "小明很喜欢他的猫。", "他们是好朋友。"]}
     [task] = job.to_tasks([row])
     data, hidden = task["data"], task["hidden"]
-    assert data["sentence_choices"] == [{"value": "2"}, {"value": "3"}] and "sentences" not in data
-    number = choice("mask_sentence", "story", ["3"])
+    # the choices number the sentences that may be chosen (2 and 3), from 1: the hotkey a rater presses is the number shown
+    assert data["sentence_choices"] == [{"value": "1"}, {"value": "2"}] and "sentences" not in data
+    assert data["numbered"].splitlines() == ["· 小明养了一只猫。", "[1] 猫每天都抓老鼠。", "[2] 小明很喜欢他的猫。", "· 他们是好朋友。"]
+    number = choice("mask_sentence", "story", ["2"])
     write = choice("decision", "story", ["write"])
     good = [write, number, text("wrong_candidate", "story", "小明很讨厌他的猫。"), choice("policy", "story", ["reaction_intention"])]
     assert job.parse(good, data, hidden)["index"] == 2
-    with pytest.raises(InvalidResult, match="not among the choices"):  # sentence 1 and 4 are not offered
-        job.parse([write, choice("mask_sentence", "story", ["4"])] + good[2:], data, hidden)
+    with pytest.raises(InvalidResult, match="not among the choices"):  # the first and the last sentence are not offered
+        job.parse([write, choice("mask_sentence", "story", ["3"])] + good[2:], data, hidden)
     with pytest.raises(InvalidResult, match="identical"):
         job.parse([write, number, text("wrong_candidate", "story", "小明很喜欢他的猫。"), good[3]], data, hidden)
     assert job.parse([choice("decision", "story", ["reject"])], data, hidden) == {"rejected": True}
+    # a task pushed by an older lotdata offered the sentence numbers 2..n: its answers keep their meaning
+    old = {**data, "sentence_choices": [{"value": str(k)} for k in range(2, 5)]}
+    assert job.parse([write, choice("mask_sentence", "story", ["3"])] + good[2:], old, hidden)["index"] == 2
     assembled = job.assemble([annotation("clozet-s", data, "a", job.parse(good, data, hidden), hidden=hidden)])
     [out] = assembled["clozet"]
-    assert out["context"] == "小明养了一只猫。猫每天都抓老鼠。<mask>" and sorted(out["candidates"]) == sorted(["小明很喜欢他的猫。", "小明很讨厌他的猫。"])
+    assert out["context"] == "小明养了一只猫。猫每天都抓老鼠。<mask>他们是好朋友。" and sorted(out["candidates"]) == sorted(["小明很喜欢他的猫。", "小明很讨厌他的猫。"])
     assert assembled["stats"]["policies"] == {"reaction_intention": 1}
 
 

@@ -1,7 +1,8 @@
 """The annotation loop on Label Studio.
 
 `template` (labeling configs as data, result validation), `client` (connection, projects, idempotent push,
-export or paged pull; knows no job), `jobs` (the six jobs: rows -> tasks, results -> answers -> tables),
+export or paged pull; knows no job), `jobs` (one module per job, each a registered `JobSpec`: rows -> tasks,
+results -> answers -> tables -> files),
 `agreement` (majority vote, Fleiss' kappa, per-annotator statistics), `state` (what raters must not see, kept
 locally: hidden values, gold answers, the team), `workflow` (push, pull, status, raters end to end),
 `server` (a local Label Studio in its own venv), `cli` (`lotdata annotate raters add|push|status|pull`).

@@ -11,11 +11,23 @@ from typing import Optional
 
 import typer
 
+from lotdata.annotate.jobs import all_jobs, get_job
 from lotdata.clikit import console, errors, out_console, progress, summary_table
 
 app = typer.Typer(no_args_is_help=True, help="Annotation jobs on Label Studio: push tasks, follow progress, pull and assemble.")
 
-_JOB = typer.Argument(..., help="story_filter, clozet_write, senpos_refine, cloze_verify, human_eval or human_perf.")
+
+
+def _jobs_help() -> str:
+    return "; ".join(f"{job.name}: {job.summary}" for job in all_jobs()) + "."
+
+
+def _per_job(text: str, value) -> str:
+    """`text` followed by each job's own value of something (its input, its raters), from the job records."""
+    return f"{text} " + ", ".join(f"{value(job)} ({job.name})" for job in all_jobs() if value(job) is not None) + "."
+
+
+_JOB = typer.Argument(..., help=_jobs_help())
 _PROJECT = typer.Option(..., "--project", help="Project title (created on first push, found by title afterwards).")
 _STATE = typer.Option(None, "--state-dir", envvar="LOTDATA_ANNOTATE_STATE",
                       help="Folder of lotdata's annotation state: team, hidden values, gold answers (default .lotdata-annotate).")
@@ -31,17 +43,23 @@ def _splits(text: Optional[str]) -> Optional[list[str]]:
 @app.command("push")
 def push_cmd(
     job: str = _JOB,
-    input_path: Path = typer.Option(..., "--input", help="stories or segments Parquet (story_filter), stories Parquet (clozet_write), dataset folder (senpos_refine: senpos, cloze_verify: clozet, human_perf: clozet or senpos) or outputs table (human_eval)."),
+    input_path: Optional[Path] = typer.Option(None, "--input", help=_per_job("What the job reads:", lambda job: job.input_help)),
     project: str = _PROJECT,
     split: Optional[str] = typer.Option(None, "--split", help="Splits to push, e.g. val,test (default: the job's own)."),
-    raters: Optional[int] = typer.Option(None, "--raters", min=1, help="Annotators per task (default: 3 for cloze_verify and human_eval, else 1)."),
-    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Push at most this many rows."),
+    raters: Optional[int] = typer.Option(None, "--raters", min=1, help=_per_job("Annotators per task; default:", lambda job: job.raters)),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Push at most this many rows (or inputs, where a task shows several rows side by side)."),
     batch_size: int = typer.Option(2000, "--batch-size", min=1, help="Tasks per import request."),
     gold: Optional[Path] = typer.Option(None, "--gold", help='Known-answer tasks to mix in: JSON lines {"data": {...}, "answer": {question: value}}.'),
     assign: Optional[str] = typer.Option(None, "--assign", help="Raters of the team who get this job (comma-separated; default: the whole team, and raters added later)."),
     state: Optional[Path] = _STATE,
-    sample: Optional[int] = typer.Option(None, "--sample", min=1, help="human_eval: push this many inputs; human_perf: this many examples (default 100). Seeded draw."),
-    seed: int = typer.Option(0, "--seed", help="Seed of --sample and of human_eval's A/B/C order."),
+    sample: Optional[int] = typer.Option(None, "--sample", min=1, help=_per_job(
+        "Push a seeded draw of this many inputs or examples; jobs that allow it:",
+        lambda job: job.sample_key and f"default {job.default_sample or 'all'}")),
+    seed: int = typer.Option(0, "--seed", help="Seed of --sample and of the jobs' shuffled orders (human_eval's A/B/C)."),
+    lang: Optional[str] = typer.Option(None, "--lang", help=_per_job(
+        "Language of the raters' screens (a project keeps its first push's); the first is the job's default:",
+        lambda job: "/".join(dict.fromkeys([job.lang, *job.langs])))),
+    n: Optional[int] = typer.Option(None, "--n", min=1, help="A writing job (story_write): push this many empty writing slots (no --input)."),
 ) -> None:
     """Create or update the project(s) and import tasks under opaque ids; rows already there are not imported again.
 
@@ -52,11 +70,15 @@ def push_cmd(
     from lotdata.errors import must_exist
 
     with errors(), progress() as bar:
-        must_exist(input_path, "--input")  # before connecting: a wrong path is not a server problem
+        if input_path is not None:
+            must_exist(input_path, "--input")  # before connecting: a wrong path is not a server problem
+        elif n is None:
+            raise ValueError(f"{job} needs --input (or --n N for a writing job)")
+        get_job(job).pick_lang(lang)  # so is an unknown job or a language the job has no screen in
         handle = bar.add_task(f"push {job}", total=None)
         summary = push(connect(), job, input_path, project, splits=_splits(split), raters=raters, limit=limit,
                        batch_size=batch_size, progress=lambda k: bar.advance(handle, k), gold=gold, state=state,
-                       assign=_splits(assign), sample=sample, seed=seed)
+                       assign=_splits(assign), sample=sample, seed=seed, lang=lang, slots=n)
     if summary["mode"] == "shared" and summary["raters"] > 1:
         console.print("warning: no team of raters (`lotdata annotate raters add`): one shared project, where raters can open each other's answers",
                       highlight=False)
@@ -72,7 +94,10 @@ def status_cmd(project: str = typer.Argument(..., help="Project title."), state:
     with errors():
         report = status(connect(), project, state=state)
     projects, annotators = report.pop("projects", {}), report.pop("annotators", {})
+    qualification = report.pop("qualification", {})
     out_console.print(summary_table(f"lotdata annotate status {project}", report))
+    if qualification:
+        out_console.print(summary_table(f"{project}: qualification quiz", qualification))
     for title, rows in ((f"{project}: per rater's project", projects), (f"{project}: per annotator", annotators)):
         if rows:
             out_console.print(_count_table(title, rows))
@@ -124,6 +149,90 @@ def pull_cmd(
         summary = pull(connect(), job, project, out, page_size=page_size, state=state, min_gold_accuracy=min_gold_accuracy,
                        drop_flagged=drop_flagged, on_page=lambda n, k: console.print(f"page {n}: {k} tasks", highlight=False))
     out_console.print(summary_table(f"lotdata annotate pull {job} -> {out}", summary))
+
+
+#: `annotate check` found submissions that break a rule (flags.parquet written)
+CHECK_FLAGGED_EXIT = 5
+
+
+@app.command("check")
+def check_cmd(
+    job: str = typer.Argument(..., help="A job that declares checks: story_write, sct_write (or any job with a `checks` field)."),
+    input_path: Path = typer.Option(..., "--input", help="Submissions: JSON lines or Parquet (id, title, sentences | sentence1..5 | text), a ROCStories csv, a Story Cloze csv, or [\"story\"] lines."),
+    out: Path = typer.Option(..., "--out", help="Folder for flags.parquet (id, rule, detail) and check.json (counts per rule)."),
+    lang: str = typer.Option("en", "--lang", help="The job's language: en or zh (the language rule checks the script)."),
+    max_chars: int = typer.Option(70, "--max-chars", min=1, help="Longest sentence (and ending) in characters (ROCStories: 70)."),
+    corpus: Optional[Path] = typer.Option(None, "--corpus", help="An existing corpus (same formats) a submission must not nearly copy."),
+    near_duplicate: float = typer.Option(0.8, "--near-duplicate", min=0.1, max=1.0, help="MinHash similarity from which a submission is a near copy."),
+) -> None:
+    """Run a job's automatic checks (named rules) on a file of submissions; print the counts per rule."""
+    from lotdata.annotate.checks import CheckOptions, check_file, job_rules, read_submissions
+
+    with errors():
+        if lang not in ("en", "zh"):
+            raise ValueError(f"--lang {lang!r}: en or zh")
+        rules = job_rules(job)
+        corpus_rows = read_submissions(corpus) if corpus else []
+        from lotdata.annotate.checks import story_text
+
+        options = CheckOptions(lang=lang, max_chars=max_chars, near_duplicate=near_duplicate,
+                               corpus=[story_text(r) for r in corpus_rows], corpus_ids=[r["id"] for r in corpus_rows])
+        summary = check_file(input_path, rules, out, options)
+    per_rule, examples = summary.pop("per_rule"), summary.pop("examples")
+    out_console.print(summary_table(f"lotdata annotate check {job} -> {out}", summary))
+    out_console.print(_count_table("flagged submissions per rule", {rule: {"flagged": n} for rule, n in per_rule.items()}))
+    if summary["flagged"]:  # like a linter: a script can stop on flagged submissions; every flag is in flags.parquet
+        for line in examples:
+            console.print(line, markup=False, highlight=False)
+        raise typer.Exit(CHECK_FLAGGED_EXIT)
+
+
+@app.command("qualify")
+def qualify_cmd(
+    job: str = typer.Argument(..., help="The job the quiz gates (story_write, sct_write, any job)."),
+    quiz: Path = typer.Option(..., "--quiz", help='Quiz: JSON lines {"id", "item", "answer": acceptable|not_acceptable}; shipped: annotation_templates/quizzes/.'),
+    pass_mark: float = typer.Option(0.8, "--pass", help="Share of right answers a rater needs to be given the work."),
+    rater: Optional[list[str]] = typer.Option(None, "--rater", help="Raters to qualify (repeatable; default: the whole team)."),
+    retry_after: Optional[float] = typer.Option(None, "--retry-after", min=0, help="Hours after a failed quiz when a new one is sent (default: no retry)."),
+    lang: str = typer.Option("en", "--lang", help="Language of the quiz screen: en or zh."),
+    state: Optional[Path] = _STATE,
+) -> None:
+    """Send each rater an onboarding project with the quiz; run again to score it. Passed raters get JOB's pushes."""
+    from lotdata.annotate.client import connect
+    from lotdata.annotate.qualify import qualify
+
+    with errors():
+        if lang not in ("en", "zh"):
+            raise ValueError(f"--lang {lang!r}: en or zh")
+        report = qualify(connect(), job, quiz, pass_mark=pass_mark, raters=rater, retry_after_hours=retry_after, lang=lang,
+                         state=state)
+    out_console.print(_count_table(f"lotdata annotate qualify {job}", report))
+
+
+@app.command("sct-csv")
+def sct_csv_cmd(
+    input_path: Path = typer.Option(..., "--input", help="A clozet dataset folder of four-sentence cases (the clozet/ of a cloze_verify pull of sct_write cases)."),
+    out: Path = typer.Option(..., "--out", help="Folder for val.csv and test.csv in the published Story Cloze Test layout."),
+) -> None:
+    """Assemble verified Story Cloze cases into the published csv layout (`lotdata import storycloze` reads it)."""
+    from lotdata.datasets.folder import dataset_task, read_dataset
+    from lotdata.errors import InputError, must_exist
+    from lotdata.annotate.jobs.sct_write import write_storycloze
+
+    with errors():
+        must_exist(input_path, "--input")
+        if not input_path.is_dir() or dataset_task(input_path) != "clozet":
+            raise InputError("expected a clozet dataset folder", path=str(input_path))
+        written = {}
+        for split, table in read_dataset(input_path).items():
+            if split in ("val", "test") and table.num_rows:
+                try:
+                    written[split] = str(write_storycloze(table.to_pylist(), out / f"{split}.csv"))
+                except ValueError as exc:
+                    raise InputError(str(exc), path=str(input_path)) from None
+        if not written:
+            raise InputError("no val or test case to write", path=str(input_path))
+    out_console.print(summary_table(f"lotdata annotate sct-csv -> {out}", written))
 
 
 @raters_app.command("list")

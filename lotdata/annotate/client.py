@@ -115,13 +115,27 @@ def get_project(conn: Connection, title: str) -> Any:
 
 def ensure_project(conn: Connection, title: str, label_config: str, *, raters: int, description: str = "") -> tuple[Any, bool]:
     """Find the project by title or create it; keep its labeling config and raters per task up to date."""
-    settings = dict(label_config=label_config, maximum_annotations=raters, overlap_cohort_percentage=100, show_skip_button=True)
+    settings = dict(label_config=label_config, maximum_annotations=raters, overlap_cohort_percentage=100, show_skip_button=True,
+                    description=description)
     project = find_project(conn, title)
     if project is None:
-        return conn.call(conn.sdk.projects.create, title=title, description=description, **settings), True
-    if project.label_config != label_config or project.maximum_annotations != raters:
+        return conn.call(conn.sdk.projects.create, title=title, **settings), True
+    if project.label_config != label_config or project.maximum_annotations != raters or (project.description or "") != description:
         project = conn.call(conn.sdk.projects.update, project.id, **settings)
     return project, False
+
+
+def ensure_task_list_view(conn: Connection, project_id: int, title: str, hidden: Sequence[str]) -> Any:
+    """The project's task list (the data manager's first tab, which every account sees) named `title` and without the
+    `hidden` columns (ids like `tasks:data.uid`), in the table and beside an open task alike."""
+    data = {"title": title, "hiddenColumns": {"explore": list(hidden), "labeling": list(hidden)}}
+    views = sorted(conn.call(conn.sdk.views.list, project=project_id), key=lambda v: v.id)
+    if not views:
+        return conn.call(conn.sdk.views.create, project=project_id, data=data)
+    first = views[0]
+    if (first.data or {}).get("title") != title or (first.data or {}).get("hiddenColumns") != data["hiddenColumns"]:
+        return conn.call(conn.sdk.views.update, str(first.id), project=project_id, data={**(first.data or {}), **data})
+    return first
 
 
 # ---------------------------------------------------------------- tasks in

@@ -100,6 +100,8 @@ class JobState:
     projects: dict[str, int] = field(default_factory=dict)  # rater name (SHARED for one shared project) -> project id
     assigned: list[str] | None = None  # the raters chosen at push (--assign); None: the whole team, raters added later too
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)  # opaque id -> {uid, hidden, gold, task}
+    lang: str = "zh"  # the language of the screens (templates) the tasks are shown in
+    assignment: dict[str, list[str]] | None = None  # rater -> opaque ids in the order they get them; None: all, all raters
 
     @classmethod
     def path_for(cls, directory: Path, title: str) -> Path:
@@ -117,8 +119,8 @@ class JobState:
         return cls(path=path, **raw)
 
     @classmethod
-    def new(cls, directory: Path, url: str, job: str, title: str, raters_per_task: int, mode: str) -> "JobState":
-        return cls(cls.path_for(directory, title), url, job, title, raters_per_task, mode, secrets.token_hex(16))
+    def new(cls, directory: Path, url: str, job: str, title: str, raters_per_task: int, mode: str, *, lang: str = "zh") -> "JobState":
+        return cls(cls.path_for(directory, title), url, job, title, raters_per_task, mode, secrets.token_hex(16), lang=lang)
 
     def save(self) -> None:
         raw = asdict(self)
@@ -141,6 +143,13 @@ class JobState:
     def visible_tasks(self) -> list[dict[str, Any]]:
         """Every task as Label Studio gets it, in the order of their opaque ids (that is, shuffled)."""
         return [self.tasks[token]["task"] for token in sorted(self.tasks)]
+
+    def tasks_for(self, rater: str) -> list[dict[str, Any]]:
+        """The tasks one rater's project gets, in the order they are imported (and listed)."""
+        tokens = sorted(self.tasks) if self.assignment is None else self.assignment.get(rater, [])
+        # a task meant for one rater (a refused story back to its writer) goes to that rater's project only
+        return [self.tasks[token]["task"] for token in tokens
+                if rater == SHARED or self.tasks[token]["hidden"].get("for_rater") in (None, rater)]
 
     def project_title(self, rater: str) -> str:
         return self.title if rater == SHARED else f"{self.title} · {rater}"

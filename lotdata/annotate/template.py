@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from lotdata.resources import asset_dir
 
-CONTROL_TAGS = {"Choices": "choices", "TextArea": "textarea", "Number": "number", "Rating": "rating"}
+CONTROL_TAGS = {"Choices": "choices", "TextArea": "textarea", "Number": "number", "Rating": "rating", "Ranker": "ranker"}
 
 
 class InvalidResult(ValueError):
@@ -89,6 +89,8 @@ def _value(control: Control, value: Any, data: Mapping[str, Any]) -> Any:
         if not isinstance(text, list) or not all(isinstance(t, str) for t in text):
             raise InvalidResult(f"{control.name}: 'text' must be a list of strings")
         return "\n".join(text).strip()
+    if control.kind == "ranker":
+        return _ranked(control, value)
     key = "number" if control.kind == "number" else "rating"
     number = value.get(key)
     if isinstance(number, bool) or not isinstance(number, (int, float)):
@@ -96,6 +98,17 @@ def _value(control: Control, value: Any, data: Mapping[str, Any]) -> Any:
     if (control.min is not None and number < control.min) or (control.max is not None and number > control.max):
         raise InvalidResult(f"{control.name}: {number} outside [{control.min}, {control.max}]")
     return number
+
+
+def _ranked(control: Control, value: Mapping[str, Any]) -> list[str]:
+    """A List + Ranker result without buckets: `{"ranker": {LIST_NAME: [item ids in the rater's order]}}`."""
+    ranker = value.get("ranker")
+    if not isinstance(ranker, Mapping) or len(ranker) != 1:
+        raise InvalidResult(f"{control.name}: 'ranker' must hold one list of item ids")
+    (order,) = ranker.values()
+    if not isinstance(order, list) or not all(isinstance(i, str) for i in order):
+        raise InvalidResult(f"{control.name}: the ranked ids must be a list of strings")
+    return order
 
 
 def _dynamic(control: Control, data: Mapping[str, Any]) -> tuple[str, ...]:
@@ -139,3 +152,11 @@ def load_template(name: str) -> Template:
     if not path.exists():
         raise FileNotFoundError(f"no annotation template {name!r} in {path.parent}")
     return parse_template(name, path.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
+def load_template_file(path: Path) -> Template:
+    """A template from any XML file (a job outside the package names its own)."""
+    if not path.exists():
+        raise FileNotFoundError(f"no annotation template at {path}")
+    return parse_template(path.stem, path.read_text(encoding="utf-8"))

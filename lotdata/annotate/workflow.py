@@ -20,19 +20,22 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from lotdata.annotate.agreement import annotator_stats, question_agreement
-from lotdata.annotate.client import UID, Connection, ensure_project, export_tasks, find_project, get_project, iter_task_pages, push_tasks, user_names
-from lotdata.annotate.jobs import ASPECTS, Annotation, InvalidResult, get_job, sample_rows
+from lotdata.annotate.assign import extend_assignment, raters_with_two_versions
+from lotdata.annotate.client import UID, Connection, ensure_project, ensure_task_list_view, export_tasks, find_project, get_project, iter_task_pages, push_tasks, user_names
+from lotdata.annotate.jobs import HUMAN_PERF_FILE, Annotation, InvalidResult, Output, all_jobs, get_job, sample_rows, table12_markdown
 from lotdata.annotate.state import SHARED, JobState, Team, state_dir
 from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.io import iter_jsonl, write_parquet, write_text
-from lotdata.schema import ANNOTATIONS, HUMAN_EVAL, QUARANTINE, SPLITS, STORIES, STORY_DECISIONS, table_from_rows
+from lotdata.schema import ANNOTATIONS, QUARANTINE, table_from_rows
+
+__all__ = ["HUMAN_PERF_FILE", "table12_markdown"]  # kept importable from here
 
 
 def push(
     conn: Connection, job_name: str, input_path: str | Path, title: str, *, splits: Sequence[str] | None = None,
     raters: int | None = None, limit: int | None = None, batch_size: int = 2000, progress: Callable[[int], None] | None = None,
     gold: str | Path | None = None, state: str | Path | None = None, assign: Sequence[str] | None = None,
-    sample: int | None = None, seed: int = 0,
+    sample: int | None = None, seed: int = 0, lang: str | None = None, slots: int | None = None,
 ) -> dict[str, Any]:
     """Import the rows a project does not have yet (matched by uid), with their hidden values kept in the state folder.
 
@@ -40,20 +43,30 @@ def push(
     can open another's answers; without a team it falls back to one shared project (`mode: shared`).
     `sample` draws that many inputs (human_eval) or examples (human_perf; default 100) seeded by `seed`; the seed
     also orders human_eval's outputs. Each task's hidden values also keep the push's `source` (for the cards).
+    `lang` picks the screens' language (the job's default when None; a project keeps the language of its first push).
+    `slots`: a writing job (`JobSpec.slots`) pushes that many empty slots to write in, without an input.
     """
     job = get_job(job_name)
+    lang = job.pick_lang(lang)
     raters = raters or job.raters
     started = time.perf_counter()
-    rows = job.load(Path(input_path), splits or job.default_splits)
+    if slots is not None and job.slots is None:
+        raise ValueError(f"--n applies to writing jobs ({', '.join(j.name for j in all_jobs() if j.slots)}), not {job_name}")
+    if input_path is None and slots is None:
+        raise ValueError(f"{job_name} needs --input" + (" or --n N" if job.slots else ""))
+    rows = job.slots(slots) if input_path is None else job.load(Path(input_path), splits or job.default_splits)
     sample = sample if sample is not None else job.default_sample
     if sample is not None:
         if job.sample_key is None:
-            raise ValueError(f"--sample applies to human_eval and human_perf, not {job_name}")
+            samplable = [j.name for j in all_jobs() if j.sample_key is not None]
+            names = ", ".join(samplable[:-1]) + " and " + samplable[-1] if len(samplable) > 1 else samplable[0]
+            raise ValueError(f"--sample applies to {names}, not {job_name}")
         rows = sample_rows(rows, sample, seed, job.sample_key)
-    if limit is not None:
-        rows = rows[:limit]
-    tasks = job.to_tasks(rows, seed=seed)
-    source = source_info(job_name, Path(input_path), title, splits=splits, raters=raters, sample=sample, seed=seed, limit=limit)
+    if limit is not None:  # whole inputs where a task shows several rows (human_eval's three outputs)
+        rows = _first_groups(rows, limit, job.sample_key) if job.sample_key else rows[:limit]
+    tasks = job.to_tasks(rows, seed=seed, lang=lang)
+    source = source_info(job_name, Path(input_path) if input_path is not None else Path(f"--n {slots}"), title, splits=splits, raters=raters, sample=sample, seed=seed, limit=limit,
+                         lang=None if lang == job.lang else lang)
     directory = state_dir(state)
     team = Team.load(directory, conn.url)
     job_state = JobState.find(directory, title, conn.url)
@@ -61,16 +74,23 @@ def push(
     if unknown:
         raise LotdataError(f"--assign names {unknown}, not in the team ({', '.join(sorted(team.raters)) or 'none yet'}): "
                            "add them with `lotdata annotate raters add`")
+    is_new = job_state is None
+    qualified = qualified_raters(directory, job_name, conn.url, assign)
     if job_state is None:
-        mode = "per_rater" if raters > 1 and team.raters else "shared"
-        job_state = JobState.new(directory, conn.url, job_name, title, raters, mode)
-        job_state.assigned = sorted(set(assign)) if assign else None
+        mode = "per_rater" if (raters > 1 and team.raters) or qualified is not None else "shared"
+        job_state = JobState.new(directory, conn.url, job_name, title, raters, mode, lang=lang)
+        job_state.assigned = qualified if qualified is not None else sorted(set(assign)) if assign else None
         pushed_elsewhere = [t for t in _target_titles(job_state, team) if find_project(conn, t) is not None]
         if pushed_elsewhere:  # its tasks carry uids this state does not know: pushing would import every row twice
             raise LotdataError(f"project {pushed_elsewhere[0]!r} exists but {directory} has no state for it (pushed by an older "
                                "lotdata or with another --state-dir): pass that --state-dir or push under a new --project")
     elif job_state.job != job_name:
         raise LotdataError(f"project {title!r} holds job {job_state.job}, not {job_name}; pick another --project")
+    elif job_state.lang != lang:
+        raise LotdataError(f"project {title!r} shows its tasks in {job_state.lang!r}, not {lang!r}; push with --lang "
+                           f"{job_state.lang} or under another --project")
+    elif qualified is not None:  # raters who passed the quiz since the last push get the job too
+        job_state.assigned = sorted(set(job_state.assigned or []) | set(qualified))
     elif assign and sorted(set(assign)) != (job_state.assigned or sorted(team.raters)):
         job_state.assigned = sorted(set(job_state.assigned or []) | set(assign))
     raters_there = len(job_state.assigned) if job_state.assigned is not None else len(team.raters)
@@ -85,7 +105,12 @@ def push(
     for task, answer in load_gold(gold, tasks) if gold else []:
         task["data"]["raters"] = raters
         job_state.add(task, gold=answer)
+    if job_state.mode == "per_rater":
+        _address_to_writers(job_state, team)
     targets = _targets(job_state, team)
+    if job.case_key is not None and (is_new or job_state.assignment is not None):
+        job_state.assignment = extend_assignment(job_state.assignment or {}, _versions(job, job_state), targets,
+                                                 raters if job_state.mode == "per_rater" else 1, seed=job_state.salt)
     counts = {"tasks": 0, "already_there": 0, "imported": 0}
     job_state.save()  # before any import: a push cut short and run again finds the same opaque ids
     for rater in targets:
@@ -97,6 +122,42 @@ def push(
             "raters": raters, "gold": sum(t["gold"] is not None for t in job_state.tasks.values()), **counts,
             **({"sample": sample, "seed": seed} if sample is not None else {}),
             "state": str(job_state.path), "seconds": round(seconds, 3)}
+
+
+def _address_to_writers(job_state: JobState, team: Team) -> None:
+    """A task whose hidden values name its writer (a story sent back for revision) goes to that rater of the team only."""
+    by_email = {rater.email: name for name, rater in team.raters.items()}
+    for entry in job_state.tasks.values():
+        writer = entry["hidden"].get("writer")
+        if writer and "for_rater" not in entry["hidden"]:
+            found = by_email.get(writer) or (writer if writer in team.raters else None)
+            if found:
+                entry["hidden"]["for_rater"] = found
+
+
+def qualified_raters(directory: Path, job_name: str, url: str, assign: Sequence[str] | None) -> list[str] | None:
+    """With a qualification gate for the job (`annotate qualify`): the raters who passed its quiz (of `assign`, when
+    given); None without a gate. A gated job with nobody qualified, or an --assign of someone who did not pass, stops."""
+    from lotdata.annotate.qualify import Gate
+
+    gate = Gate.find(directory, job_name, url)
+    if gate is None:
+        return None
+    passed = gate.qualified()
+    not_passed = sorted(set(assign or ()) - set(passed))
+    if not_passed:
+        raise LotdataError(f"--assign {not_passed[0]!r}: {gate.describe(not_passed[0])} (the {job_name} quiz gates this job)")
+    chosen = sorted(set(assign)) if assign else passed
+    if not chosen:
+        raise LotdataError(f"no rater has passed the {job_name} quiz yet: `lotdata annotate qualify {job_name} --quiz FILE` "
+                           "sends and scores it")
+    return chosen
+
+
+def _first_groups(rows: list[dict[str, Any]], n: int, key: Callable[[dict[str, Any]], str]) -> list[dict[str, Any]]:
+    """The rows of the first `n` groups (by `key`), in input order."""
+    chosen = list(dict.fromkeys(key(r) for r in rows))[:n]
+    return [r for r in rows if key(r) in set(chosen)]
 
 
 def source_info(job_name: str, path: Path, title: str, **options: Any) -> dict[str, Any]:
@@ -119,6 +180,8 @@ def source_info(job_name: str, path: Path, title: str, **options: Any) -> dict[s
         args += ["--seed", str(options["seed"])]
     if options.get("limit") is not None:
         args += ["--limit", str(options["limit"])]
+    if options.get("lang"):
+        args += ["--lang", options["lang"]]
     return {"input": str(path), "licenses": sorted(licenses), "push_command": shlex.join(args)}
 
 
@@ -137,10 +200,34 @@ def push_to_rater(conn: Connection, job_state: JobState, rater: str, *, batch_si
     """Create (or find) one rater's project of a pushed job and import the tasks it lacks."""
     title = job_state.project_title(rater)
     per_task = 1 if rater != SHARED else job_state.raters_per_task
-    template = get_job(job_state.job).template.xml
-    project, _ = ensure_project(conn, title, template, raters=per_task, description=f"lotdata {job_state.job}")
+    job = get_job(job_state.job)
+    template = job.template_for(job_state.lang).xml
+    project, _ = ensure_project(conn, title, template, raters=per_task, description=job.description(job_state.lang))
     job_state.projects[rater] = project.id
-    return push_tasks(conn, project.id, job_state.visible_tasks(), batch_size=batch_size, progress=progress)
+    ensure_task_list_view(conn, project.id, _view_title(job_state.lang), hidden_columns(job_state.visible_tasks()))
+    return push_tasks(conn, project.id, job_state.tasks_for(rater), batch_size=batch_size, progress=progress)
+
+
+def _versions(job: Any, job_state: JobState) -> list[tuple[str, str | None]]:
+    """(opaque id, case id) of every task; a gold task belongs to no case (every rater gets it)."""
+    return [(token, None if entry["gold"] is not None else job.case_key(entry["hidden"]))
+            for token, entry in sorted(job_state.tasks.items())]
+
+
+def _view_title(lang: str) -> str:
+    return {"zh": "任务", "en": "Tasks"}.get(lang, "Tasks")
+
+
+def hidden_columns(tasks: Sequence[dict[str, Any]]) -> list[str]:
+    """The task list's columns a rater does not need: every data field (internal names such as `uid`, `numbered`,
+    `gap_choices`; the task itself is read on its own screen) and the raw results and predictions."""
+    fields = sorted({key for task in tasks for key in task["data"]})
+    return [f"tasks:data.{key}" for key in fields] + [f"tasks:{c}" for c in INTERNAL_COLUMNS]
+
+
+#: Label Studio's own task-list columns that show raw JSON or model names
+INTERNAL_COLUMNS = ("annotations_results", "annotations_ids", "predictions_results", "predictions_score",
+                    "predictions_model_versions", "file_upload", "storage_filename", "inner_id")
 
 
 def load_gold(path: str | Path, tasks: Sequence[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -192,6 +279,8 @@ class Collected:
     gold: list[tuple[Annotation, dict[str, Any]]] = field(default_factory=list)  # validated answers on gold tasks, their key
     quarantined_rows: list[dict[str, Any]] = field(default_factory=list)  # records of the quarantined ones (statistics only)
     per_project: dict[int, dict[str, int]] = field(default_factory=dict)  # project id -> tasks, done, skipped, quarantined
+    not_by_the_rater: list[dict[str, Any]] = field(default_factory=list)  # answers made or changed by another account
+    missing: list[dict[str, Any]] = field(default_factory=list)  # pushed tasks the server no longer has
 
 
 def task_url(base: str, project_id: int, task_id: int) -> str:
@@ -205,7 +294,8 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
     """Annotation rows, quarantine rows and validated annotations from exported tasks.
 
     `where` is the server's URL; with `job_state`, the opaque task ids are mapped back to their uid and hidden values.
-    `owner`: the user whose own project this is; anyone else's answer in it is quarantined (it would count twice).
+    `owner`: the user whose own project this is; an answer in it created or last changed by anyone else (another
+    rater, an admin account) is quarantined, naming both: it would count twice, or count someone's answer as the rater's.
     """
     job = get_job(job_name)
     found = into or Collected()
@@ -218,8 +308,7 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
         hidden = (secret or {}).get("hidden") or {}
         counts["tasks"] += 1
         for ann in sorted(task.get("annotations") or [], key=lambda a: a["id"]):
-            who = ann.get("completed_by")
-            who = who.get("id") if isinstance(who, dict) else who
+            who, changed_by = _user_id(ann.get("completed_by")), _user_id(ann.get("updated_by"))
             row = {
                 "uid": data.get(UID), "task_id": task["id"], "annotation_id": ann["id"], "annotator": names.get(who, str(who)),
                 "result": json.dumps(ann.get("result"), ensure_ascii=False), "lead_time": ann.get("lead_time"),
@@ -236,9 +325,9 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
                     raise InvalidResult("the task has no uid: it was not pushed by lotdata")
                 if job_state is not None and secret is None:
                     raise InvalidResult("the task is not in lotdata's state for this project: it was not pushed by lotdata")
-                if owner is not None and who != owner:
-                    raise InvalidResult(f"answered by {row['annotator']} in {names.get(owner, owner)}'s own project")
-                values = job.parse(ann.get("result"), data, hidden)
+                if owner is not None:
+                    _check_own_answer(ann, who, changed_by, owner, names, found, counts)
+                values = job.parse(ann.get("result"), data, hidden, lang=job_state.lang if job_state else None)
             except InvalidResult as exc:
                 reason = str(exc)
             except (KeyError, TypeError, ValueError) as exc:  # task data not shaped as this job's tasks
@@ -247,7 +336,8 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
                 counts["done"] += 1
                 found.rows.append(row)
                 annotation = Annotation(uid=data[UID], data=data, annotator=row["annotator"], annotation_id=ann["id"],
-                                        created_at=row["created_at"] or "", values=values, hidden=hidden)
+                                        created_at=row["created_at"] or "", values=values, hidden=hidden,
+                                        lead_time=row["lead_time"])
                 if row["gold"]:
                     found.gold.append((annotation, secret["gold"]))
                 else:
@@ -257,6 +347,30 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
             found.quarantined_rows.append(row)
             found.quarantine.append({"path": link, "row": ann["id"], "reason": reason, "raw": row["result"][:2000]})
     return found
+
+
+def _user_id(value: Any) -> int | None:
+    return value.get("id") if isinstance(value, dict) else value
+
+
+def _check_own_answer(ann: dict[str, Any], who: int | None, changed_by: int | None, owner: int, names: dict[int, str],
+                      found: Collected, counts: dict[str, int]) -> None:
+    """InvalidResult naming both accounts when an answer in `owner`'s own project was not made and kept by `owner`.
+
+    Label Studio OSS makes every account an admin: anyone can open a rater's project, answer there or press Update on
+    the rater's answer (`updated_by` then names them, `completed_by` still the rater). OSS keeps no history of the
+    versions in between, so an edit undone by the rater's own later Update is not seen."""
+    name = lambda user: names.get(user, str(user))  # noqa: E731
+    if who != owner:
+        reason = f"answered by {name(who)} in {name(owner)}'s own project"
+    elif changed_by is not None and changed_by != owner:
+        reason = f"{name(owner)}'s answer was created or last changed by {name(changed_by)} (in {name(owner)}'s own project)"
+    else:
+        return
+    counts["not_by_the_rater"] = counts.get("not_by_the_rater", 0) + 1
+    found.not_by_the_rater.append({"annotation_id": ann["id"], "rater": name(owner), "created_by": name(who),
+                                   "changed_by": name(changed_by) if changed_by is not None else None})
+    raise InvalidResult(reason)
 
 
 def gold_report(job_name: str, gold: list[tuple[Annotation, dict[str, Any]]], min_accuracy: float) -> dict[str, Any]:
@@ -300,7 +414,28 @@ def gather(conn: Connection, job_name: str | None, title: str, *, state: str | P
         tasks = fetch_tasks(conn, project_id, page_size=page_size, on_page=on_page)
         owner = team[rater].user_id if rater in team else None
         collect(job_name, tasks, names, conn.url, job_state, project_id, into=found, owner=owner)
+        on_server = {str((t.get("data") or {}).get(UID)) for t in tasks}
+        found.missing += [{"project": job_state.project_title(rater), "uid": job_state.tasks[task["data"][UID]]["uid"]}
+                          for task in job_state.tasks_for(rater) if task["data"][UID] not in on_server]
     return job_name, job_state, projects, found
+
+
+def versions_seen(job_name: str, job_state: JobState, found: Collected) -> dict[str, int] | None:
+    """For a job whose tasks are versions of cases: how many raters were given, and how many answered, two versions
+    of some case (None for other jobs)."""
+    job = get_job(job_name)
+    if job.case_key is None:
+        return None
+    case_of = dict(_versions(job, job_state))
+    case_by_uid = {entry["uid"]: case_of[token] for token, entry in job_state.tasks.items()}
+    answered: dict[str, dict[str, set[str]]] = {}
+    for row in found.rows + found.quarantined_rows:
+        case = case_by_uid.get(row["uid"])
+        if case is not None and not row["was_cancelled"]:
+            answered.setdefault(row["annotator"], {}).setdefault(case, set()).add(row["uid"])
+    given = raters_with_two_versions({r: t for r, t in (job_state.assignment or {}).items() if r != SHARED}, case_of)
+    return {"raters_given_both_versions": len(given),
+            "raters_answered_both_versions": sum(any(len(uids) > 1 for uids in cases.values()) for cases in answered.values())}
 
 
 def pull(
@@ -335,6 +470,9 @@ def pull(
         "annotations": len(found.rows) + len(found.quarantine), "skipped": sum(r["was_cancelled"] for r in found.rows),
         "valid": len(found.valid) + len(found.gold), "quarantined": len(found.quarantine), "gold_answers": len(found.gold),
         "flagged_raters": gold["flagged"], "dropped_flagged": len(found.valid) - len(valid),
+        "not_by_the_rater": len(found.not_by_the_rater), "missing_tasks": len(found.missing),
+        **({"missing": found.missing} if found.missing else {}),
+        **(versions_seen(job_name, job_state, found) or {}),
         "datasets": datasets, "assembly": assembled.get("stats", {}),
         "fetch_seconds": round(fetched, 3), "seconds": round(time.perf_counter() - started, 3),
     }
@@ -357,60 +495,14 @@ def provenance(valid: list[Annotation], job_name: str, title: str, out: Path) ->
 
 def write_assembled(job_name: str, assembled: dict[str, Any], out: Path, params: dict[str, Any],
                     origin: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The final tables of a job: ClozeT (+ PlotCom), SenPos, the stories table, Table 12 or the human performance file."""
-    from lotdata.datasets.folder import write_dataset
-    from lotdata.tasks.plotcom import plotcom_from_clozet
-
+    """The final tables of a job, as its record's `write` lays them out (ClozeT + PlotCom, SenPos, stories, ...)."""
     origin = origin or {}
-    command = origin.get("command") or f"lotdata annotate pull {job_name}"
-    stats = assembled.get("stats", {})
-    written: dict[str, Any] = {}
-    extra = {"licenses": origin.get("licenses", []), "annotation": {"job": job_name, "sources": origin.get("inputs", [])}}
-
-    def dataset(task: str, rows: list[dict[str, Any]]) -> None:
-        by_split = {s: [r for r in rows if r["split"] == s] for s in SPLITS}
-        task_stats = {**stats, "annotation_dropped": stats.get("dropped", {})}
-        written[task] = write_dataset(out / task, task, by_split, command=command, params=params, inputs=[], stats=task_stats, extra=extra)
-
-    if "clozet" in assembled:
-        dataset("clozet", assembled["clozet"])
-        dataset("plotcom", plotcom_from_clozet(assembled["clozet"]))
-    if "senpos" in assembled:
-        dataset("senpos", assembled["senpos"])
-    if "stories" in assembled:
-        write_parquet(table_from_rows(assembled["stories"], STORIES), out / "stories.parquet")
-        write_parquet(table_from_rows(assembled["story_decisions"], STORY_DECISIONS), out / "story_decisions.parquet")
-        written["stories"] = {status: sum(s["status"] == status for s in assembled["stories"]) for status in sorted({s["status"] for s in assembled["stories"]})}
-    if "human_eval" in assembled:
-        write_parquet(table_from_rows(assembled["human_eval"], HUMAN_EVAL), out / "human_eval.parquet")
-        write_text(table12_markdown(assembled["table12"], assembled.get("sign_tests", [])), out / "table12.md")
-        written["table12"] = assembled["table12"]
-    if "human_perf" in assembled:
-        write_text(json.dumps(assembled["human_perf"], ensure_ascii=False, indent=2) + "\n", out / HUMAN_PERF_FILE)
-        written["human_perf"] = assembled["human_perf"]
-    return written
-
-
-#: the human performance file (LOT Section 5.3) that the Overall score's H_i reads
-HUMAN_PERF_FILE = "human_perf.json"
-
-
-def table12_markdown(table: dict[str, dict[str, Any]], sign_tests: list[dict[str, Any]] | None = None) -> str:
-    """LOT Table 12 layout: one row per system, the share of outputs judged good per aspect (majority of raters),
-    Fleiss' kappa per cell and per system; then the sign tests between systems."""
-    fmt = lambda v: "–" if v is None else f"{v:.2f}"
-    lines = ["| system | items | Gram | Cohe | Relat | κ Gram | κ Cohe | κ Relat | κ system |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for system, row in table.items():
-        cells = [fmt(row[a]) for a in ASPECTS] + [fmt(row.get(f"kappa_{a}")) for a in ASPECTS] + [fmt(row.get("kappa"))]
-        lines.append(f"| {system} | {row['items']} | " + " | ".join(cells) + " |")
-    if sign_tests:
-        lines += ["", "Sign test (two-sided, ties left out) on the majority scores of the same inputs:", "",
-                  "| aspect | A | B | A better | B better | ties | p |", "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
-        for t in sign_tests:
-            p = "–" if t["p_value"] is None else f"{t['p_value']:.4g}"
-            lines.append(f"| {t['aspect']} | {t['system_a']} | {t['system_b']} | {t['a_better']} | {t['b_better']} | {t['ties']} | {p} |")
-    return "\n".join(lines) + "\n"
+    output = Output(
+        folder=out, job=job_name, params=params, command=origin.get("command") or f"lotdata annotate pull {job_name}",
+        stats=assembled.get("stats", {}),
+        extra={"licenses": origin.get("licenses", []), "annotation": {"job": job_name, "sources": origin.get("inputs", [])}},
+    )
+    return get_job(job_name).write(assembled, output)
 
 
 # ---------------------------------------------------------------- team use
@@ -459,10 +551,14 @@ def add_raters(conn: Connection, names: Sequence[str], *, state: str | Path | No
 def status(conn: Connection, title: str, *, state: str | Path | None = None) -> dict[str, Any]:
     """Progress of a pushed title: per rater's project (or the shared one) tasks, done, skipped, quarantined; per annotator."""
     job_name, job_state, projects, found = gather(conn, None, title, state=state)
+    missing: dict[str, int] = {}
+    for entry in found.missing:
+        missing[entry["project"]] = missing.get(entry["project"], 0) + 1
     per_project = {}
     for rater, project_id in sorted(projects.items()):
         counts = found.per_project.get(project_id, {"tasks": 0, "done": 0, "skipped": 0, "quarantined": 0})
-        per_project[rater or title] = {**counts, "url": f"{conn.url}/projects/{project_id}/data"}
+        per_project[rater or title] = {**counts, "missing": missing.get(job_state.project_title(rater), 0),
+                                       "url": f"{conn.url}/projects/{project_id}/data"}
     annotators: dict[str, dict[str, int]] = {}
     for row, kind in [(r, "skipped" if r["was_cancelled"] else "done") for r in found.rows] + [(r, "quarantined") for r in found.quarantined_rows]:
         entry = annotators.setdefault(row["annotator"], {"annotations": 0, "done": 0, "skipped": 0, "quarantined": 0})
@@ -472,8 +568,20 @@ def status(conn: Connection, title: str, *, state: str | Path | None = None) -> 
         "project": title, "job": job_name, "mode": job_state.mode,
         "raters_per_task": job_state.raters_per_task,
         "tasks": sum(c["tasks"] for c in found.per_project.values()) // max(len(projects), 1),
-        "projects": per_project, "annotators": dict(sorted(annotators.items())),
+        "not_by_the_rater": len(found.not_by_the_rater), "missing_tasks": len(found.missing),
+        **(versions_seen(job_name, job_state, found) or {}),
+        **_qualification(state_dir(state), job_name, conn.url),
+        "projects": per_project,
+        "annotators": dict(sorted(annotators.items())),
     }
+
+
+def _qualification(directory: Path, job_name: str, url: str) -> dict[str, Any]:
+    """Where each rater stands with the job's quiz (a rater who failed is told here why the work did not come)."""
+    from lotdata.annotate.qualify import Gate
+
+    gate = Gate.find(directory, job_name, url)
+    return {"qualification": {name: gate.describe(name) for name in sorted(gate.raters)}} if gate else {}
 
 
 def list_raters(url: str, *, state: str | Path | None = None) -> dict[str, dict[str, Any]]:

@@ -26,7 +26,7 @@ def clean_cmd(
     with errors():
         params.check()
         with output_lock(out):  # one run at a time per output folder
-            result = clean_files(stories, out, params.clean_params(), execution=execution)
+            result = clean_files(stories, out, params.clean_params(), execution=execution, **params.hold_out_settings())
         if not result.kept:
             raise InputError(
                 f"no story kept: {result.counts['stories_in']} read, {result.counts['removed']} removed; "

@@ -30,6 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from lotdata.clean.heldout import HeldCase, match_held_out
 from lotdata.clean.dedup import band_pair_keys, cluster_and_filter, lsh_bands, lsh_threshold, pairs_of, signatures
 from lotdata.clean.dedup import NearDuplicates
 from lotdata.clean.step import EVIDENCE_LIMIT, CleanParams, StoryKeys, clean_story, count_story, deduplicate, summary_rows
@@ -144,8 +145,14 @@ def clean_files(
     execution: ExecSettings = ExecSettings(),
     rows_per_shard: int = ROWS_PER_SHARD,
     progress: bool | None = None,
+    hold_out: Sequence[HeldCase] = (),
+    hold_out_threshold: float = 0.8,
+    hold_out_source: str | None = None,
 ) -> CleanFilesResult:
-    """Clean stories Parquet files into OUT/{stories,quarantine,summary}.parquet + manifest.json."""
+    """Clean stories Parquet files into OUT/{stories,quarantine,summary}.parquet + manifest.json.
+
+    `hold_out`: the val/test cases of a test set (`lotdata.clean.heldout`); every story that is the source of one
+    (same story id, or a MinHash near copy at `hold_out_threshold`) is removed with rule `held_out`."""
     if not paths:
         raise InputError("no stories file given")
     started = time.perf_counter()
@@ -171,6 +178,8 @@ def clean_files(
     keys = StoryKeys(ids, flags, lengths, sources, urls)
     starts = np.cumsum([0] + [r.stats["stories"] for r in cleaned])  # part k holds rows starts[k]:starts[k + 1]
 
+    held: dict[int, tuple[str, str]] = {}  # story position -> (how it matched, evidence)
+
     def find_near(unique: list[int], rank: Callable[[int], tuple]) -> NearDuplicates:
         """Phases 3 and 4 over the unique stories: buckets of their signatures on the executor, then clusters."""
         clock.lap("exact")
@@ -192,6 +201,9 @@ def clean_files(
         del found
         clock.lap("buckets")
         near = cluster_and_filter(sigs, pairs, rank, params.dedup)
+        if hold_out:
+            matched = match_held_out([ids[g] for g in unique], sigs, hold_out, params.dedup, hold_out_threshold)
+            held.update({unique[i]: reason for i, reason in matched.items()})
         del sigs, pairs  # not needed from here: the write phase starts from what the clusters left
         _trim_heap()
         return near
@@ -200,7 +212,19 @@ def clean_files(
     rejected = [(g, rules[g], evidence[g]) for g in range(len(ids)) if rules[g] is not None]
     dedup = deduplicate(keys, (g for g in range(len(ids)) if rules[g] is None), find_near, summary)
     rejected += dedup.rejected
-    kept, cluster_ids = dedup.kept, dedup.cluster_ids
+    kept, cluster_ids = [], []
+    held_counts: Counter = Counter()
+    for g, cluster_id in zip(dedup.kept, dedup.cluster_ids):
+        if g in held:  # the source of a held-out case leaves the corpus (ROCStories 4.2)
+            rejected.append((g, "held_out", held[g][1]))
+            summary[(sources[g] or "", "held_out", "removed")] += 1
+            if cluster_id is not None:  # counted as a cluster member by deduplicate: no longer kept
+                summary[(sources[g] or "", "near_duplicate_cluster", "flagged")] -= 1
+                summary += Counter()  # drops a count that fell to zero
+            held_counts[held[g][0]] += 1
+            continue
+        kept.append(g)
+        cluster_ids.append(cluster_id)
     clock.lap("clusters_filter")
     # the outputs one after the other, a run of OUTPUT_ROWS rows at a time, each gathered part by part: the
     # driver's memory is bounded by the run, not by the corpus
@@ -230,6 +254,9 @@ def clean_files(
         "seconds": round(seconds, 3), "stories_per_second": round(len(ids) / seconds, 1) if seconds else None,
         "phase_seconds": clock.phases,
     }
+    if hold_out:
+        counts["held_out"] = {"source": hold_out_source, "cases": len(hold_out), "by_id": held_counts["id"],
+                              "by_near_duplicate": held_counts["near_duplicate"], "threshold": hold_out_threshold}
     recorded = {k: v for k, v in asdict(params).items() if k != "lexicon"}
     recorded["lexicon_terms"] = len(params.lexicon)
     write_manifest(out, kind="clean", task="clean", command="lotdata clean", params=recorded, inputs=paths, files=files,

@@ -10,7 +10,7 @@ from lotdata.clean.dedup import DedupParams
 from lotdata.clean.step import CleanParams
 from lotdata.errors import InputError
 from lotdata.exec import ExecSettings
-from lotdata.stage import Stage, StepContext, param, register_stage
+from lotdata.stage import Stage, StepContext, files_of, param, register_stage
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,11 @@ class CleanStepParams:
     cluster: float = param(DedupParams.cluster_threshold, "Estimated Jaccard at which kept stories share a cluster_id.",
                            check="share")
     seed: int = param(DedupParams.seed, "MinHash seed.")
+    hold_out: str | None = param(None, "A test set (dataset folder or Story Cloze csv): remove every story that is the source "
+                                 "of one of its val/test cases, by story id and by near copy (ROCStories 4.2).", path="input")
+    hold_out_split: str = param("val,test", "The splits of --hold-out whose source stories leave the corpus.")
+    hold_out_near: float = param(0.8, "Estimated Jaccard from which a story is a near copy of a held-out case's story.",
+                                 check="share")
 
     def check(self) -> None:
         """The combinations a recipe and `lotdata clean` refuse alike (ValueError)."""
@@ -35,6 +40,16 @@ class CleanStepParams:
         if self.min_chars > self.max_chars:
             raise ValueError(f"min_chars (--min-chars) {self.min_chars} is greater than max_chars (--max-chars) "
                              f"{self.max_chars}: no story could be kept")
+
+    def hold_out_settings(self) -> dict[str, Any]:
+        """`clean_files`' held-out keywords: the cases of `hold_out`'s splits (none without it)."""
+        if self.hold_out is None:
+            return {}
+        from lotdata.clean.heldout import read_held_out
+
+        splits = [s.strip() for s in self.hold_out_split.split(",") if s.strip()]
+        return {"hold_out": read_held_out(self.hold_out, splits), "hold_out_threshold": self.hold_out_near,
+                "hold_out_source": str(self.hold_out)}
 
     def clean_params(self) -> CleanParams:
         from lotdata.clean.step import load_lexicon
@@ -51,13 +66,17 @@ def run(ctx: StepContext, params: CleanStepParams, execution: ExecSettings, tabl
     lexicon = ctx.relative(params.lexicon) if params.lexicon else None
     if lexicon:
         params = _with(params, lexicon=str(lexicon))
-    given = {k: v for k, v in table.items() if k not in ("out", "workers", "executor", "ray_address", "lexicon", "seed")}
+    held = ctx.relative(params.hold_out) if params.hold_out else None
+    if held:
+        params = _with(params, hold_out=str(held))
+    given = {k: v for k, v in table.items() if k not in ("out", "workers", "executor", "ray_address", "lexicon", "seed", "hold_out")}
     payload = {**given, "near_dup": params.near_dup, "cluster": params.cluster,
                **({"seed": params.seed} if params.seed != DedupParams.seed else {})}
-    inputs = [*ctx.stories, *([lexicon] if lexicon else [])]
+    inputs = [*ctx.stories, *([lexicon] if lexicon else []), *files_of(held, any_suffix=True)]
     fp = ctx.cached("clean", {"clean": payload}, inputs, [out / "manifest.json"])
     if fp is not None:
-        result = clean_files(ctx.stories, out, params.clean_params(), execution=execution)
+        result = clean_files(ctx.stories, out, params.clean_params(), execution=execution,
+                             **params.hold_out_settings())
         if not result.kept:
             raise InputError(f"step clean: no story kept ({result.counts}); see {out / 'quarantine.parquet'}",
                              path=", ".join(map(str, ctx.stories)))

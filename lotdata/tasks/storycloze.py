@@ -123,3 +123,4 @@ def import_storycloze(val: str | Path, out: str | Path, *, test: str | Path | No
     if quarantine:
         write_parquet(table_from_rows(quarantine, QUARANTINE), Path(out) / "quarantine.parquet")
     return BuildReport(task="clozet", out=Path(out), rows_per_split=rows, stats=stats)
+

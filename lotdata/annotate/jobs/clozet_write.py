@@ -1,0 +1,222 @@
+"""clozet_write (LOT appendix 2, Figure 2): choose a sentence that follows from its context and common sense, write a
+wrong one; ClozeT and PlotCom datasets."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any, Hashable, Mapping, Sequence
+
+from lotdata.annotate.agreement import majority_vote
+from lotdata.annotate.jobs.base import (
+    Annotation, JobSpec, Output, Row, Task, by_uid, choice, kept_by_vote, load_stories, numbers, prediction, register_job,
+    seeded_rank, textarea, voters_for,
+)
+from lotdata.annotate.template import InvalidResult
+from lotdata.schema import MASK_TOKENS, SPLITS
+from lotdata.tasks.common import merged_sentences
+from lotdata.text import join_sentences, normalize_text, tokenize
+
+#: words that mark a consequence, reaction or intention: sentences with them follow from context
+_INFERABLE = re.compile("于是|所以|因此|终于|结果|只好|便|决定|就|后来|最后|so |then |finally|decided|because")
+#: a wrong candidate that differs from the original only by these is a negation-only edit (appendix 2.2 d)
+_NEGATIONS = re.compile("不是|没有|并不|并没有|从不|从没|不|没|未|别|无|非|not |no |never |n't")
+
+
+def mask_guess(sentences: Sequence[str]) -> int:
+    """The sentence (0-based) a heuristic would mask: a middle one (LOT aimed at the middle; never the first or the
+    last), the one with most consequence markers, ties to the one nearest the centre. Two sentences: the second."""
+    if len(sentences) < 3:
+        return len(sentences) - 1
+    centre = (len(sentences) - 1) / 2
+    return max(range(1, len(sentences) - 1), key=lambda i: (len(_INFERABLE.findall(sentences[i])), -abs(i - centre), -i))
+
+
+def _numbered(sentences: Sequence[str]) -> str:
+    """The story one sentence per line, numbered [1], [2]... from the second sentence to the one before the last:
+    the first and the last cannot be chosen (LOT appendix 2), so they carry no number that a hotkey could pick."""
+    middle = [f"[{k}] {s}" for k, s in enumerate(sentences[1:-1], 1)]
+    return "\n".join([f"· {sentences[0]}", *middle, f"· {sentences[-1]}"])
+
+
+def _sentence_index(number: int, data: Mapping[str, Any]) -> int:
+    """The 0-based sentence a chosen number means. Choices offered 1..n-2 (sentences 2..n-1); a task pushed by an
+    older lotdata offered 2..n (the sentence numbers), which its first choice tells."""
+    offered = data.get("sentence_choices") or [{"value": "1"}]
+    first = int(offered[0]["value"] if isinstance(offered[0], Mapping) else offered[0])
+    return number - first + 1
+
+
+def _content_words(text: str, lang: str) -> set[str]:
+    return {w for w in tokenize(text, lang) if len(w) >= 2 and any(ch.isalnum() for ch in w)}
+
+
+def wrong_candidate_problem(wrong: str, original: str, context: Sequence[str], lang: str) -> str | None:
+    """Which of the appendix's mechanical rules (Figure 2, 2.2) a wrong candidate breaks, or None.
+
+    Not empty; not the original; 1/2 to 2 times the original's length (characters); on topic: it shares a content
+    word (jieba, two characters or more) with the story; not the original with only negation words added or removed.
+    """
+    if not wrong:
+        return "empty"
+    if wrong == original:
+        return "identical to the masked sentence"
+    if not len(original) / 2 <= len(wrong) <= 2 * len(original):
+        return f"{len(wrong)} characters, outside 1/2 to 2 times the original's {len(original)}"
+    if not _content_words(wrong, lang) & _content_words(join_sentences([*context, original], lang), lang):
+        return "shares no content word with the story (off topic)"
+    if negation_only_edit(original, wrong):
+        return "differs from the original only by negation words (rewrite it another way)"
+    return None
+
+
+def negation_only_edit(original: str, wrong: str) -> bool:
+    """True when every change from `original` to `wrong` puts in or takes out a negation word (at most one other
+    character replaced by it, as 很 -> 不)."""
+    import difflib
+
+    changes = [op for op in difflib.SequenceMatcher(None, original, wrong, autojunk=False).get_opcodes() if op[0] != "equal"]
+    for _tag, i1, i2, j1, j2 in changes:
+        added, removed = wrong[j1:j2], original[i1:i2]
+        negation_in = bool(added) and not _NEGATIONS.sub("", added)
+        negation_out = bool(removed) and not _NEGATIONS.sub("", removed)
+        if not ((negation_in and len(removed) <= 1) or (negation_out and len(added) <= 1)):
+            return False
+    return bool(changes)
+
+
+def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
+    """Stories for ClozeT writing, each given a split, grouped by story and seeded.
+
+    Plain names (`val,test`) share the stories evenly in seeded order; ratios (`train=0.5,val=0.25,test=0.25`)
+    use the builders' split assignment.
+    """
+    from lotdata.datasets.splits import assign_splits, parse_split_spec, story_order_key
+
+    splits = list(splits or ("val", "test"))
+    stories = [s for s in load_stories(path, None) if s["status"] != "rejected"]
+    stories = [{**s, "sentences": merged_sentences(s, 10)} for s in stories]
+    stories = [s for s in stories if len(s["sentences"]) >= 3]
+    if any("=" in s for s in splits):
+        assigned = assign_splits([s["story_id"] for s in stories], parse_split_spec(",".join(splits)), 0)
+    else:
+        unknown = [s for s in splits if s not in SPLITS]
+        if unknown:
+            raise ValueError(f"unknown split(s) {unknown}; splits: {', '.join(SPLITS)}")
+        rank = {s["story_id"]: i for i, s in enumerate(sorted(stories, key=lambda s: story_order_key(s["story_id"], 0)))}
+        assigned = [splits[rank[s["story_id"]] % len(splits)] for s in stories]
+    for story, split in zip(stories, assigned):
+        story["split"] = split
+    return [s for s in stories if s["split"]]
+
+
+def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
+    tasks = []
+    for row in rows:
+        guess = mask_guess(row["sentences"])
+        data = {"uid": f"clozet-{row['story_id']}", "numbered": _numbered(row["sentences"]),
+                "sentence_choices": numbers(1, len(row["sentences"]) - 2)}
+        hidden = {"story_id": row["story_id"], "split": row["split"], "lang": row["lang"], "sentences": list(row["sentences"]),
+                  "license": row.get("license")}
+        guesses = [choice("decision", "story", ["write"]), choice("mask_sentence", "story", [str(guess)])]
+        tasks.append({"data": data, "hidden": hidden, "predictions": prediction("lotdata-mask-heuristic", guesses)})
+    return tasks
+
+
+def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, Any]) -> dict[str, Any]:
+    if values.get("decision") == "reject":
+        return {"rejected": True}
+    sentences = hidden["sentences"]
+    number = values.get("mask_sentence")
+    if number is None:
+        raise InvalidResult("mask_sentence: missing")
+    index = _sentence_index(int(number), data)
+    if not 1 <= index <= len(sentences) - 1:
+        raise InvalidResult(f"mask_sentence: {number} is not a sentence that may be chosen (never the first)")
+    wrong = normalize_text(values.get("wrong_candidate", ""), hidden["lang"])
+    problem = wrong_candidate_problem(wrong, sentences[index], sentences[:index] + sentences[index + 1 :], hidden["lang"])
+    if problem:
+        raise InvalidResult(f"wrong_candidate: {problem}")
+    if "policy" not in values:
+        raise InvalidResult("policy: missing")
+    return {"rejected": False, "index": index, "wrong": wrong, "policy": values["policy"]}
+
+
+def votes(values: dict[str, Any]) -> list[tuple[str, Hashable]]:
+    return [("mask_sentence", "reject" if values["rejected"] else values["index"] + 1)]
+
+
+def balance_labels(examples: list[Row]) -> list[Row]:
+    """Put the right candidate first in half of each split and second in the other half (seeded by example id)."""
+    by_split: dict[str, list[Row]] = {}
+    for ex in examples:
+        by_split.setdefault(ex["split"], []).append(ex)
+    out = []
+    for rows in by_split.values():
+        for rank, ex in enumerate(sorted(rows, key=lambda r: seeded_rank(r["example_id"]))):
+            right, wrong = ex.pop("_right"), ex.pop("_wrong")
+            label = rank % 2
+            out.append({**ex, "candidates": [right, wrong] if label == 0 else [wrong, right], "label": label})
+    return sorted(out, key=lambda r: r["example_id"])
+
+
+def assemble(annotations: list[Annotation]) -> dict[str, Any]:
+    """Per story, a vote: the sentence most raters chose (or "reject"); then, among the raters who chose it, the
+    wrong candidate most of them wrote, else a seeded pick among theirs (never simply the earliest)."""
+    examples, policies, dropped, how = [], Counter(), Counter(), Counter()
+    for uid, anns in by_uid(annotations).items():
+        outcome = kept_by_vote(anns, "index", dropped)
+        if outcome is None:
+            continue
+        voters = voters_for(anns, "index", outcome)
+        wrong = majority_vote(a.values["wrong"] for a in voters)
+        how["wrong_by_majority" if wrong is not None else "wrong_by_seeded_pick"] += 1
+        if wrong is None:
+            wrong = min((a.values["wrong"] for a in voters), key=lambda w: seeded_rank(f"{uid}:{w}"))
+        ann = next(a for a in voters if a.values["wrong"] == wrong)
+        hidden, index = ann.hidden, outcome
+        sentences = list(hidden["sentences"])
+        policies[ann.values["policy"]] += 1
+        examples.append({
+            "example_id": uid, "story_id": hidden["story_id"], "split": hidden["split"],
+            "context": join_sentences(sentences[:index] + [MASK_TOKENS["clozet"]] + sentences[index + 1 :], hidden["lang"]),
+            "_right": sentences[index], "_wrong": wrong, "mask_sentence_index": index,
+            "annotator": ann.annotator, "annotation_id": str(ann.annotation_id), "lang": hidden["lang"],
+        })
+    return {"clozet": balance_labels(examples), "stats": {"policies": dict(policies), "dropped": dict(dropped), "vote": dict(how)}}
+
+
+def write_clozet(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
+    """The ClozeT dataset folder and the PlotCom one made from it (LOT 3.3)."""
+    from lotdata.tasks.plotcom import plotcom_from_clozet
+
+    return {"clozet": output.dataset("clozet", assembled["clozet"]),
+            "plotcom": output.dataset("plotcom", plotcom_from_clozet(assembled["clozet"]))}
+
+
+DEMO_STORY = ["小明养了一只猫。", "猫每天都抓老鼠。", "小明很喜欢他的猫。", "他们是好朋友。"]
+
+
+def demo_rows() -> list[Row]:
+    return [{"story_id": f"demo{i}", "split": split, "lang": "zh", "sentences": DEMO_STORY[i:] + DEMO_STORY[:i], "license": "CC0"}
+            for i, split in enumerate(("val", "test"))]
+
+
+def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
+    sentences = task["hidden"]["sentences"]
+    index = sentences.index("小明很喜欢他的猫。")
+    return [choice("decision", "story", ["write"]), choice("mask_sentence", "story", [str(index)]),
+            textarea("wrong_candidate", "story", "小明很讨厌他的猫。"), choice("policy", "story", ["reaction_intention"])]
+
+
+SPEC = register_job(JobSpec(
+    name="clozet_write", summary="choose a sentence and write a wrong one: ClozeT + PlotCom (LOT appendix 2)",
+    input_help="stories Parquet", load=load, to_tasks=to_tasks, check=check, votes=votes, assemble=assemble,
+    write=write_clozet, demo_rows=demo_rows, simulate=simulate, default_splits=("val", "test"),
+    templates={"zh": "clozet_write", "en": "en/clozet_write"},
+    descriptions={
+        "zh": "ClozeT 构造（LOT 附录图 2）：在故事中选一句能根据上下文和常识推断出来的句子（第一句和最后一句除外），把它改写成违背常识的句子。每个故事一个任务。",
+        "en": "ClozeT writing (LOT appendix, Figure 2): in each story choose a sentence that follows from its context and common sense (never the first or the last) and rewrite it so that it breaks common sense. One task per story.",
+    },
+))

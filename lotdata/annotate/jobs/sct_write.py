@@ -1,0 +1,142 @@
+"""sct_write (ROCStories 4.2): writers see a story's first four sentences and write a right and a wrong ending. The
+job's checks (each ending names a character of the four sentences, the endings differ, one sentence of bounded
+length, no quotations, no slang, language) flag a case; unflagged cases are assembled into a ClozeT dataset (four
+sentences + <mask>, the two endings in a balanced order) for `cloze_verify` (three raters, the SCT rule), whose kept
+cases `lotdata annotate sct-csv` writes in the published Story Cloze csv layout."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from lotdata.annotate.checks import ENDING_RULES, CheckOptions, run_checks
+from lotdata.annotate.jobs.base import Annotation, JobSpec, Output, Row, Task, by_uid, load_stories, opaque_uid, register_job, textarea
+from lotdata.annotate.jobs.clozet_write import balance_labels
+from lotdata.annotate.template import InvalidResult
+from lotdata.schema import MASK_TOKENS, SPLITS
+from lotdata.tasks.storycloze import ANSWER_COLUMN, CONTEXT_COLUMNS, ENDING_COLUMNS
+from lotdata.text import join_sentences, normalize_text, split_sentences
+
+
+def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
+    """Stories of five sentences or more (approved story_write stories, ROCStories...): the first four are the
+    context; the stories are shared among `splits` (default val,test) in seeded order."""
+    from lotdata.datasets.splits import story_order_key
+
+    splits = list(splits or ("val", "test"))
+    unknown = [s for s in splits if s not in SPLITS]
+    if unknown:
+        raise ValueError(f"unknown split(s) {unknown}; splits: {', '.join(SPLITS)}")
+    stories = [s for s in load_stories(path) if s["status"] != "rejected" and len(s["sentences"]) >= 5]
+    rank = {s["story_id"]: i for i, s in enumerate(sorted(stories, key=lambda s: story_order_key(s["story_id"], 0)))}
+    return [{**s, "split": splits[rank[s["story_id"]] % len(splits)]} for s in stories]
+
+
+def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "en") -> list[Task]:
+    tasks = []
+    for row in rows:
+        context = list(row["sentences"][:4])
+        data = {"uid": opaque_uid("sct", row["story_id"]), "context": "\n".join(f"{k}. {s}" for k, s in enumerate(context, 1))}
+        hidden = {"story_id": row["story_id"], "split": row["split"], "lang": row["lang"], "four": context,
+                  "original_ending": row["sentences"][4], "license": row.get("license")}
+        tasks.append({"data": data, "hidden": hidden})
+    return tasks
+
+
+def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, Any]) -> dict[str, Any]:
+    lang = hidden.get("lang", "en")
+    right, wrong = (normalize_text(values.get(k, ""), lang).strip() for k in ("right_ending", "wrong_ending"))
+    if not right or not wrong:
+        raise InvalidResult("both endings are needed")
+    return {"right_ending": right, "wrong_ending": wrong}
+
+
+def assemble(annotations: list[Annotation]) -> dict[str, Any]:
+    """Every written case with its flags; the unflagged ones (the last one written per story) as ClozeT rows."""
+    cases = []
+    for uid, anns in sorted(by_uid(annotations).items()):
+        for ann in anns:
+            h = ann.hidden
+            cases.append({"id": f"{h['story_id']}-{ann.annotation_id}", "story_id": h["story_id"], "split": h["split"],
+                          "lang": h.get("lang", "en"), "context": list(h["four"]), "right_ending": ann.values["right_ending"],
+                          "wrong_ending": ann.values["wrong_ending"], "writer": ann.annotator,
+                          "annotation_id": str(ann.annotation_id)})
+    flags = []
+    for lang in sorted({c["lang"] for c in cases}):
+        flags += run_checks([c for c in cases if c["lang"] == lang], ENDING_RULES, CheckOptions(lang=lang)).flags
+    flagged = {f["id"] for f in flags}
+    chosen: dict[str, Row] = {}
+    for case in cases:
+        case["flags"] = sorted({f["rule"] for f in flags if f["id"] == case["id"]})
+        if case["id"] not in flagged:
+            chosen[case["story_id"]] = case
+    mask = MASK_TOKENS["clozet"]
+    examples = [{"example_id": f"sct-{c['story_id']}", "story_id": c["story_id"], "split": c["split"],
+                 "context": join_sentences([*c["context"], mask], c["lang"]), "_right": c["right_ending"],
+                 "_wrong": c["wrong_ending"], "mask_sentence_index": 4, "annotator": c["writer"],
+                 "annotation_id": c["annotation_id"], "lang": c["lang"]} for c in chosen.values()]
+    stats = {"cases": len(cases), "flagged": len(flagged), "kept": len(examples),
+             "per_rule": dict(Counter(f["rule"] for f in flags))}
+    return {"clozet": balance_labels(examples), "cases": cases, "flags": flags, "stats": stats}
+
+
+def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
+    """`cases.jsonl` (every case with its flags), `flags.parquet` and the ClozeT dataset `clozet/` of unflagged cases."""
+    from lotdata.io import write_jsonl, write_parquet
+    from lotdata.schema import CHECK_FLAGS, table_from_rows
+
+    output.folder.mkdir(parents=True, exist_ok=True)
+    write_jsonl(assembled["cases"], output.folder / "cases.jsonl")
+    write_parquet(table_from_rows(assembled["flags"], CHECK_FLAGS), output.folder / "flags.parquet")
+    return {"clozet": output.dataset("clozet", assembled["clozet"]), "flagged": assembled["stats"]["flagged"]}
+
+
+STORYCLOZE_HEADER = ["InputStoryid", *CONTEXT_COLUMNS, *ENDING_COLUMNS, ANSWER_COLUMN]
+
+
+def write_storycloze(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
+    """ClozeT rows of four-sentence contexts (`sct_write` after `cloze_verify`) as a Story Cloze Test csv, the published
+    layout (`read_storycloze` reads it back). A row whose context is not four sentences and a mask is an error."""
+    import csv
+    import io
+
+    from lotdata.io import write_text
+
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(STORYCLOZE_HEADER)
+    mask = MASK_TOKENS["clozet"]
+    for row in rows:
+        before, found, after = row["context"].partition(mask)
+        sentences = split_sentences(before.strip(), row.get("lang") or "en")  # the splitter the stories were cut with
+        if not found or after.strip() or len(sentences) != len(CONTEXT_COLUMNS):
+            raise ValueError(f"example {row['example_id']}: the context is not {len(CONTEXT_COLUMNS)} sentences and a "
+                             f"final {mask} ({len(sentences)} sentences)")
+        story_id = str(row["example_id"]).removeprefix("sct-").removeprefix(f"storycloze-{row.get('split')}-")
+        writer.writerow([story_id, *sentences, *row["candidates"], int(row["label"]) + 1])
+    return write_text(out.getvalue(), path)
+
+
+DEMO = {"en": ["Karen wanted to surprise her husband.", "She saved money for months.", "She bought him a guitar.",
+               "She hid it behind the couch.", "He cried with joy when he found it."]}
+
+
+def demo_rows() -> list[Row]:
+    return [{"story_id": f"demo{i}", "split": split, "lang": "en", "sentences": DEMO["en"], "license": "CC0", "status": "raw"}
+            for i, split in enumerate(("val", "test"))]
+
+
+def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
+    return [textarea("right_ending", "context", "Her husband cried with joy when he found it."),
+            textarea("wrong_ending", "context", "Karen forgot about the guitar and sold the couch.")]
+
+
+SPEC = register_job(JobSpec(
+    name="sct_write", summary="write a right and a wrong ending to four sentences (Story Cloze Test, ROCStories 4.2)",
+    input_help="stories Parquet of five-sentence stories", load=load, to_tasks=to_tasks, check=check,
+    votes=lambda v: [("written", "yes")], assemble=assemble, write=write, demo_rows=demo_rows, simulate=simulate,
+    templates={"en": "en/sct_write", "zh": "sct_write"}, lang="en", default_splits=("val", "test"), checks=ENDING_RULES,
+    descriptions={"en": "lotdata sct_write: read four sentences, write a right and a wrong fifth sentence (Story Cloze)",
+                  "zh": "lotdata sct_write：读故事的前四句，写一个正确结尾和一个错误结尾（Story Cloze 测试题）"},
+))

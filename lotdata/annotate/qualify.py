@@ -1,0 +1,205 @@
+"""The qualification gate (ROCStories 3.1 and 4.2: writers passed a test before they could work).
+
+`lotdata annotate qualify JOB --quiz FILE --pass 0.8` gives every rater of the team (or those named) an onboarding
+project `JOB quiz #K · NAME` holding the quiz; the right answers stay in the state folder (`qualify/JOB.json`), never
+in the tasks. Run again, it scores each rater's finished quiz: a rater at or above the pass mark is qualified, and
+every later push of JOB gives its project to qualified raters only (a project of their own); a rater below it is
+not, and `status` says so. With `--retry-after H` a failed rater gets a new quiz H hours after the failed one.
+
+A quiz file is JSON lines `{"id": ..., "item": "text shown", "answer": "acceptable" | "not_acceptable"}` (optional
+`why`, kept for the reviewer); lotdata ships quizzes for story writing and ending writing in
+`annotation_templates/quizzes/`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import secrets
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from lotdata.annotate.client import Connection, ensure_project, export_tasks, push_tasks
+from lotdata.annotate.state import Team, _read_json, _same_server, _write_json, state_dir
+from lotdata.annotate.template import InvalidResult, load_template
+from lotdata.errors import InputError, LotdataError, must_exist
+
+VERDICTS = ("acceptable", "not_acceptable")
+RULES_SHOWN = {
+    "en": "Judge the item by the job's rules: five sentences of everyday life with a title, each at most 70 characters, "
+          "no quotations, no slang; for endings: both name a character of the story, each is realistic alone, they differ.",
+    "zh": "按这项工作的规则判断：带标题的五句日常生活故事，每句不超过 70 字，不用引号，不用网络用语；结尾题：两个结尾都提到故事里的"
+          "人物，单独读都合理，两个结尾不同。",
+}
+
+
+def load_quiz(path: str | Path) -> list[dict[str, str]]:
+    """The quiz's questions; a line without an item or a right answer is bad input naming the file and the line."""
+    path = must_exist(path, "--quiz")
+    questions = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not JSON ({exc.msg})", path=str(path), row=n) from None
+        if not isinstance(row, dict) or not str(row.get("item") or "").strip():
+            raise InputError('a quiz line is {"id", "item", "answer"}: no item', path=str(path), row=n)
+        if row.get("answer") not in VERDICTS:
+            raise InputError(f"answer {row.get('answer')!r}: a quiz needs each question's answer, one of {', '.join(VERDICTS)}",
+                             path=str(path), row=n)
+        questions.append({"id": str(row.get("id") or n), "item": str(row["item"]), "answer": row["answer"]})
+    if not questions:
+        raise InputError("no question in the quiz", path=str(path))
+    return questions
+
+
+@dataclass
+class Gate:
+    """What `qualify` keeps for one job: the quiz's answers (by opaque task id), the pass mark, each rater's attempts."""
+
+    path: Path
+    url: str
+    job: str
+    pass_mark: float
+    retry_after_hours: float | None
+    lang: str
+    salt: str
+    questions: dict[str, dict[str, str]] = field(default_factory=dict)  # opaque id -> {id, item, answer}
+    raters: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # name -> attempts
+
+    @classmethod
+    def path_for(cls, directory: Path, job: str) -> Path:
+        return directory / "qualify" / f"{job}.json"
+
+    @classmethod
+    def find(cls, directory: Path, job: str, url: str) -> "Gate | None":
+        path = cls.path_for(directory, job)
+        if not path.exists():
+            return None
+        raw = _read_json(path)
+        _same_server(path, raw.get("url"), url)
+        raw.pop("path", None)
+        return cls(path=path, **raw)
+
+    def save(self) -> None:
+        raw = asdict(self)
+        raw.pop("path")
+        _write_json(self.path, raw)
+
+    def qualified(self) -> list[str]:
+        return sorted(name for name, attempts in self.raters.items() if any(a.get("passed") for a in attempts))
+
+    def describe(self, name: str) -> str:
+        """One line for `status`: where the rater stands."""
+        attempts = self.raters.get(name) or []
+        if not attempts:
+            return "no quiz yet"
+        last = attempts[-1]
+        if any(a.get("passed") for a in attempts):
+            return f"qualified ({last['score']:.0%})"
+        if last.get("score") is None:
+            return f"quiz #{len(attempts)} sent, not finished"
+        retry = f"; a new quiz from {_retry_at(last, self.retry_after_hours)}" if self.retry_after_hours is not None else ""
+        return f"failed the quiz ({last['score']:.0%} < {self.pass_mark:.0%}): not given the work{retry}"
+
+
+def _retry_at(attempt: dict[str, Any], hours: float | None) -> str:
+    finished = dt.datetime.fromisoformat(attempt["finished_at"])
+    return (finished + dt.timedelta(hours=hours or 0)).isoformat(timespec="seconds")
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def qualify(conn: Connection, job: str, quiz: str | Path, *, pass_mark: float = 0.8, raters: Sequence[str] | None = None,
+            retry_after_hours: float | None = None, lang: str = "en", state: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """Send, score or re-send each rater's quiz; returns per rater the status line, the score and the quiz's page."""
+    from lotdata.annotate.jobs import get_job
+
+    get_job(job)  # an unknown job is exit 1 before anything is created
+    if not 0 < pass_mark <= 1:
+        raise ValueError(f"--pass {pass_mark}: a share of right answers in (0, 1]")
+    questions = load_quiz(quiz)
+    directory = state_dir(state)
+    team = Team.load(directory, conn.url)
+    names = list(dict.fromkeys(raters or sorted(team.raters)))
+    unknown = [n for n in names if n not in team.raters]
+    if unknown:
+        raise LotdataError(f"rater {unknown[0]!r} is not in the team ({', '.join(sorted(team.raters)) or 'none yet'}): "
+                           "add them with `lotdata annotate raters add`")
+    if not names:
+        raise LotdataError("no rater in the team: add them with `lotdata annotate raters add`")
+    gate = Gate.find(directory, job, conn.url) or Gate(Gate.path_for(directory, job), conn.url, job, pass_mark,
+                                                       retry_after_hours, lang, secrets.token_hex(16))
+    gate.pass_mark, gate.retry_after_hours = pass_mark, retry_after_hours
+    for q in questions:
+        gate.questions[_opaque(gate.salt, q)] = q
+    report = {}
+    for name in names:
+        attempts = gate.raters.setdefault(name, [])
+        if attempts and attempts[-1].get("score") is None:
+            _score(conn, gate, name, attempts[-1], team.raters[name].user_id)
+        if not attempts or _may_retry(gate, attempts):
+            attempts.append(_send(conn, gate, name, questions))
+        gate.save()
+        last = attempts[-1]
+        report[name] = {"status": gate.describe(name), "score": last.get("score"),
+                        "quiz": f"{conn.url}/projects/{last['project_id']}/data"}
+    return report
+
+
+def _opaque(salt: str, question: dict[str, str]) -> str:
+    key = json.dumps([question["id"], question["item"]], ensure_ascii=False)
+    return "q" + hashlib.sha256(f"{salt}:{key}".encode()).hexdigest()[:12]
+
+
+def _may_retry(gate: Gate, attempts: list[dict[str, Any]]) -> bool:
+    last = attempts[-1]
+    if any(a.get("passed") for a in attempts) or last.get("score") is None or gate.retry_after_hours is None:
+        return False
+    return _now() >= dt.datetime.fromisoformat(_retry_at(last, gate.retry_after_hours))
+
+
+def _send(conn: Connection, gate: Gate, name: str, questions: list[dict[str, str]]) -> dict[str, Any]:
+    number = len(gate.raters.get(name, [])) + 1
+    title = f"{gate.job} quiz #{number} · {name}"
+    template = load_template("quiz" if gate.lang == "zh" else "en/quiz").xml
+    project, _ = ensure_project(conn, title, template, raters=1, description=f"lotdata {gate.job} qualification quiz")
+    tasks = [{"data": {"uid": _opaque(gate.salt, q), "item": q["item"], "rules": RULES_SHOWN[gate.lang]}}
+             for q in sorted(questions, key=lambda q: _opaque(gate.salt, q))]
+    push_tasks(conn, project.id, tasks)
+    return {"project_id": project.id, "title": title, "started_at": _now().isoformat(timespec="seconds"), "score": None,
+            "passed": None, "finished_at": None, "questions": len(tasks)}
+
+
+def _score(conn: Connection, gate: Gate, name: str, attempt: dict[str, Any], user_id: int) -> None:
+    """Score a finished quiz (every question answered by the rater); an unfinished one stays open."""
+    template = load_template("quiz" if gate.lang == "zh" else "en/quiz")
+    right = answered = 0
+    tasks = export_tasks(conn, attempt["project_id"])
+    for task in tasks:
+        mine = [a for a in task.get("annotations") or [] if _author(a) == user_id and not a.get("was_cancelled")]
+        question = gate.questions.get(str(task["data"].get("uid")))
+        if not mine or question is None:
+            continue
+        try:
+            verdict = template.parse(mine[-1].get("result"), task["data"]).get("verdict")
+        except InvalidResult:
+            verdict = None
+        answered += 1
+        right += verdict == question["answer"]
+    if answered < len(tasks) or not tasks:
+        return
+    attempt["score"] = round(right / len(tasks), 4)
+    attempt["passed"] = attempt["score"] >= gate.pass_mark
+    attempt["finished_at"] = _now().isoformat(timespec="seconds")
+
+
+def _author(annotation: dict[str, Any]) -> Any:
+    who = annotation.get("completed_by")
+    return who.get("id") if isinstance(who, dict) else who

@@ -1,0 +1,70 @@
+"""`lotdata clean --hold-out`: the stories behind a test set's val/test cases leave the training corpus (ROCStories
+4.2), by story id and by MinHash near copy, counted in the manifest; without the option nothing changes."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+from typer.testing import CliRunner
+
+from helpers import write_stories
+from lotdata.cli import app
+
+STORIES = [
+    "Maria signed up to bake cookies for the school sale. She stayed up late mixing dough. The first tray came out burnt. She baked a second tray with a timer on. The cookies sold out before noon.",
+    "Tom could not find his car keys before work. He searched the couch and his coat. His daughter asked about the front door. The keys were still hanging in the lock outside. Tom laughed and promised to be careful.",
+    "Ann planted tomatoes in the spring. She watered them every morning. A rabbit ate some of the leaves. Ann built a small fence around the bed. She picked red tomatoes in August.",
+    "Ben built a snowman with his sister after school. They gave it a carrot nose and a scarf. Their mother made hot chocolate for them. They watched a movie by the fire. Ben hoped it would snow again.",
+    "Lily needed new shoes for running. She went to the mall with her dad. They found a light blue pair on sale. She ran her fastest mile that weekend. Lily thanked her dad for the shoes.",
+]
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() + "." for s in text.split(".") if s.strip()]
+
+
+def _cloze_csv(path: Path) -> Path:
+    """Cases whose sources are story 0 (same text: same id) and story 1 (its ending reworded: a near copy)."""
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["InputStoryid", *[f"InputSentence{k}" for k in range(1, 5)], "RandomFifthSentenceQuiz1",
+                         "RandomFifthSentenceQuiz2", "AnswerRightEnding"])
+        s0 = _sentences(STORIES[0])
+        writer.writerow(["c0", *s0[:4], s0[4], "Maria threw the cookies away.", "1"])
+        s1 = _sentences(STORIES[1])
+        writer.writerow(["c1", *s1[:4], "Tom quit his job.", "Tom laughed and promised to be much more careful.", "2"])
+    return path
+
+
+def test_clean_hold_out_removes_case_sources_by_id_and_near_copy(tmp_path):
+    stories = write_stories(tmp_path / "stories.parquet", STORIES, lang="en")
+    held = _cloze_csv(tmp_path / "test.csv")
+    runner = CliRunner()
+    result = runner.invoke(app, ["clean", str(stories), "--out", str(tmp_path / "out"), "--min-chars", "20",
+                                 "--hold-out", str(held), "--hold-out-near", "0.5"])
+    assert result.exit_code == 0, result.output
+    kept = pq.read_table(tmp_path / "out" / "stories.parquet").column("text").to_pylist()
+    assert len(kept) == 3 and not any(t.startswith(("Maria", "Tom")) for t in kept)
+    quarantine = pq.read_table(tmp_path / "out" / "quarantine.parquet").to_pylist()
+    held_rows = {r["text"][:5]: r for r in quarantine if r["rule"] == "held_out"}
+    assert set(held_rows) == {"Maria", "Tom c"}
+    assert "storycloze-test-c0" in held_rows["Maria"]["evidence"] and "jaccard" in held_rows["Tom c"]["evidence"]
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["stats"]["held_out"] == {"source": str(held), "cases": 2, "by_id": 1, "by_near_duplicate": 1,
+                                              "threshold": 0.5}
+    # the same run without the option keeps every story and says nothing about held-out cases
+    plain = runner.invoke(app, ["clean", str(stories), "--out", str(tmp_path / "plain"), "--min-chars", "20"])
+    assert plain.exit_code == 0
+    assert pq.read_table(tmp_path / "plain" / "stories.parquet").num_rows == 5
+    assert "held_out" not in json.loads((tmp_path / "plain" / "manifest.json").read_text())["stats"]
+
+
+def test_clean_hold_out_that_is_not_a_test_set_exits_3(tmp_path):
+    stories = write_stories(tmp_path / "stories.parquet", STORIES, lang="en")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["clean", str(stories), "--out", str(tmp_path / "out"), "--hold-out", str(bad)])
+    assert result.exit_code == 3 and "bad.csv" in result.output
