@@ -1,7 +1,8 @@
 """The `lotdata` command line: parse, call a stage, print a one-screen summary.
 
 Exit codes: 0 success; 1 a problem lotdata explains (bad parameter, missing file); 2 usage error;
-3 bad input data (the message names the file and row); 4 an optional package is missing.
+3 bad input data (the message names the file and row); 4 an optional package is missing; 70 a bug
+(an exception lotdata did not expect: the message, "this is a bug" and a short trace).
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ import typer
 from rich.table import Table
 
 from lotdata import __version__
-from lotdata.clikit import EXECUTOR_OPTION, RAY_ADDRESS_OPTION, console, out_console
+from lotdata.clikit import EXECUTOR_OPTION, RAY_ADDRESS_OPTION, BugCatchingGroup, console, out_console
 from lotdata.clikit import errors as _errors, progress as _progress, summary_table as _summary_table, warn as _warn
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Build and audit story benchmarks (LOT, Story Cloze).")
+app = typer.Typer(cls=BugCatchingGroup, add_completion=False, no_args_is_help=True, help="Build and audit story benchmarks (LOT, Story Cloze).")
 build_app = typer.Typer(no_args_is_help=True, help="Build a task dataset from a stories table.")
 import_app = typer.Typer(no_args_is_help=True, help="Import datasets in other formats.")
 export_app = typer.Typer(no_args_is_help=True, help="Export datasets to other formats.")
@@ -228,7 +229,10 @@ def export_lot_cmd(
     """Export a dataset folder in the official LOT jsonl format."""
     from lotdata.datasets.folder import export_lot
 
+    from lotdata.paths import check_outputs
+
     with _errors():
+        check_outputs({"--out": out}, {"FOLDER": folder})
         written = export_lot(folder, out, include_empty=include_empty)
     out_console.print(_summary_table(f"lotdata export lot -> {out}", written))
 
@@ -244,6 +248,9 @@ def stats_cmd(
 
     with _errors():
         if json_out is not None and str(json_out) != "-":
+            from lotdata.paths import check_outputs
+
+            check_outputs({"--json": json_out}, {"FOLDER": folder})
             check_output_file(json_out)
         stats = dataset_stats(folder)
     if json_out is not None and str(json_out) == "-":

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.io import MANIFEST_NAME, check_output_file, output_lock, quarantine_path_for, sha256_file, write_parquet, write_text
+from lotdata.paths import check_inside, check_outputs
 from lotdata.resources import resolve_input
 
 DONE_DIR = ".done"
@@ -265,6 +266,7 @@ def read_step(
         raise LotdataError(f"unknown --format {fmt!r}; formats: {', '.join(FORMATS)}")
     check_lang(lang)
     paths = [must_exist(resolve_input(p), "input") for p in inputs]
+    check_outputs({"--out": out}, {"input": paths})
     with output_lock(out):
         return _read_into(paths, out, fmt=fmt, lang=lang, source=source, license=license, executor=executor,
                           workers=workers, ray_address=ray_address, progress=progress)
@@ -361,6 +363,42 @@ def _check_recipe_inputs(recipe: dict[str, Any], path: Path, root: Path) -> None
         if step["input"] not in built:
             must_exist(_recipe_relative(path, step["input"]), "input",
                        hint=f" (recipe {path}, [[audit]] step {i} input: neither a [[build]] out nor a path)")
+    _check_recipe_paths(recipe, path, root)
+
+
+def _check_recipe_paths(recipe: dict[str, Any], path: Path, root: Path) -> None:
+    """Every step's output lies inside the run's folder, overlaps no other step's output and no input the
+    recipe names (exit 1 naming both), checked before the first step runs."""
+    outputs: dict[str, Path] = {}
+    inputs: dict[str, list[Path]] = {}
+
+    def output(label: str, value: str) -> Path:
+        target = check_inside(root, root / value, f"recipe {path}: {label}")
+        outputs[label] = target
+        return target
+
+    for kind, default in (("crawl", "crawl"), ("extract", "extracted.parquet"), ("read", "stories.parquet"), ("clean", "clean")):
+        if kind in recipe or (kind == "crawl" and "sites" in recipe):
+            output(f"[{kind}] out", recipe.get(kind, {}).get("out", default))
+    for kind in ("read", "extract"):
+        inputs[f"[{kind}] inputs"] = [_recipe_relative(path, v) for v in recipe.get(kind, {}).get("inputs", [])
+                                      if v != "lotdata:sample"]
+    inputs["stories"] = [_recipe_relative(path, v) for v in _as_list(recipe.get("stories"))]
+    if "lexicon" in recipe.get("clean", {}):
+        inputs["[clean] lexicon"] = [_recipe_relative(path, recipe["clean"]["lexicon"])]
+    built: set[str] = set()
+    for i, step in enumerate(recipe.get("build", []), 1):
+        output(f"[[build]] step {i} out", step.get("out", step["task"]))
+        for key in ("clozet", "stopwords", "cases"):
+            if key in step and not (key == "clozet" and step[key] in built):
+                inputs[f"[[build]] step {i} {key}"] = [_recipe_relative(path, step[key])]
+        built.add(step.get("out", step["task"]))
+    for i, step in enumerate(recipe.get("audit", []), 1):
+        source = step["input"]
+        if source not in built:
+            inputs[f"[[audit]] step {i} input"] = [_recipe_relative(path, source)]
+        output(f"[[audit]] step {i} out", step.get("out", f"audit-{Path(source).name}"))
+    check_outputs(outputs, inputs)
 
 
 def _as_list(value: str | list[str] | None) -> list[str]:

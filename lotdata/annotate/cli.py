@@ -12,6 +12,7 @@ from typing import Optional
 import typer
 
 from lotdata.clikit import console, errors, out_console, progress, summary_table
+from lotdata.paths import check_outputs
 
 app = typer.Typer(no_args_is_help=True, help="Annotation jobs on Label Studio: push tasks, follow progress, pull and assemble.")
 
@@ -121,6 +122,7 @@ def pull_cmd(
     from lotdata.annotate.workflow import pull
 
     with errors():
+        check_outputs({"--out": out}, {"--state-dir": state})
         summary = pull(connect(), job, project, out, page_size=page_size, state=state, min_gold_accuracy=min_gold_accuracy,
                        drop_flagged=drop_flagged, on_page=lambda n, k: console.print(f"page {n}: {k} tasks", highlight=False))
     out_console.print(summary_table(f"lotdata annotate pull {job} -> {out}", summary))

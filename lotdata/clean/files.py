@@ -36,6 +36,7 @@ from lotdata.clean.step import (EVIDENCE_LIMIT, CleanParams, clean_story, count_
 from lotdata.errors import InputError, must_exist
 from lotdata.exec import Shard, run_shards
 from lotdata.io import check_output_dir, write_manifest, write_parquet, write_parquet_pieces
+from lotdata.paths import check_outputs
 from lotdata.clean.columns import column, indices, table_of
 from lotdata.schema import CLEAN_SUMMARY, STORIES, STORIES_QUARANTINE, check_table
 
@@ -152,6 +153,7 @@ def clean_files(
         raise InputError("no stories file given")
     started = time.perf_counter()
     paths = [Path(p) for p in paths]
+    check_outputs({"--out": out}, {"--stories": paths})
     out = check_output_dir(out)
     work = out / WORK_DIR
     shards = plan_clean_shards(paths, rows_per_shard)

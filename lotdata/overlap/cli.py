@@ -33,6 +33,7 @@ def overlap_cmd(
     from lotdata.text.tokenize import get_tokenizer
 
     from lotdata.io import check_output_dir, output_lock
+    from lotdata.paths import check_outputs
     from lotdata.overlap.measure import check_threshold
 
     test, reference = Path(paths[0]), [*reference, *paths[1:]]
@@ -40,11 +41,10 @@ def overlap_cmd(
         if lang not in (None, "zh", "en"):
             raise ValueError(f"--lang must be zh or en, not {lang!r}")
         check_threshold(threshold)
+        check_outputs({"--out": out, "--write-filtered": write_filtered}, {"TEST": test, "--reference": reference})
         check_output_dir(out)
         if write_filtered is not None:  # checked now, not after the whole scan
             check_output_dir(write_filtered, "--write-filtered")
-            if write_filtered.resolve() in (out.resolve(), test.resolve()):
-                raise ValueError(f"--write-filtered {write_filtered} must be another folder than --out and TEST")
         testset = load_test_set(test)
         spec = TokenSpec(n=n, tokenizer=tokenizer or DEFAULT_TOKENIZER, lang=lang or testset.lang(), drop_punct=drop_punct)
         get_tokenizer(spec.tokenizer)  # an unknown name fails here, not in a worker

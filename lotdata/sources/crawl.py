@@ -591,6 +591,9 @@ def crawl(recipe: str | Path, out: str | Path, *, max_pages: int | None = None, 
     sites = load_crawl_recipe(recipe)
     if max_pages is not None and (isinstance(max_pages, bool) or not isinstance(max_pages, int) or max_pages < 0):
         raise LotdataError(f"--max-pages must be an integer >= 0, not {max_pages!r}")
+    from lotdata.paths import check_outputs
+
+    check_outputs({"--out": out}, {"--recipe": recipe})
     out = check_output_dir(out)
     if extract_only and not (out / "pages.jsonl").is_file():
         raise MissingFileError("no pages.jsonl: not a crawl folder, nothing saved to re-extract (--extract-only)", path=str(out))

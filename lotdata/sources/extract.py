@@ -439,12 +439,14 @@ def extract_files(inputs: Iterable[str | Path], out: str | Path, *, source: str 
     Every parameter and input is checked before a page is read; nothing extracted is an error (exit 3),
     not an empty table."""
     from lotdata.io import check_output_file, output_lock, write_parquet
+    from lotdata.paths import check_outputs
     from lotdata.schema import QUARANTINE, STORIES, table_from_rows
 
     options = ExtractOptions(source=source, license=license, title_selector=title_selector,
                              content_selector=content_selector, encoding=encoding, max_bytes=max_bytes, lang=lang,
                              drop_repeated_lines=not keep_repeated_lines)
     inputs = [must_exist(p, "input") for p in inputs]
+    check_outputs({"--out": out}, {"input": inputs})
     out = check_output_file(out)
     quarantine_path = out.with_name(out.stem + ".quarantine.parquet")
     with output_lock(out):
