@@ -1,0 +1,101 @@
+"""Every exit code the README lists is reached by a real case (issue 23, class "errors"): 0, 1, 2, 3, 4, and 70 for
+a bug: an exception lotdata did not raise on purpose is shown as a bug with a short trace, never as a plain error."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from lotdata.cli import app
+from lotdata.errors import BUG_EXIT_CODE, is_expected
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def stories(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("exit") / "s.parquet"
+    assert runner.invoke(app, ["read", "lotdata:sample", "--out", str(path)]).exit_code == 0
+    return path
+
+
+def test_exit_0_1_2_3(stories, tmp_path):
+    assert runner.invoke(app, ["stats", "--help"]).exit_code == 0
+    missing = runner.invoke(app, ["read", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "o.parquet")])
+    assert missing.exit_code == 1 and "not found" in missing.output
+    assert runner.invoke(app, ["read", "--no-such-option"]).exit_code == 2
+    (tmp_path / "bad.jsonl").write_text('{"story": null, "outline": ["a"], "title": "t"}\n', encoding="utf-8")
+    bad = runner.invoke(app, ["import", "lot", str(tmp_path / "bad.jsonl"), "--task", "outgen", "--out", str(tmp_path / "d")])
+    assert bad.exit_code == 3 and "row 1" in bad.output and "'story' is null, not text" in bad.output
+
+
+def test_exit_4_a_missing_optional_package(stories, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "label_studio_sdk", None)  # an import of it now fails as if not installed
+    monkeypatch.setenv("LABEL_STUDIO_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", "x")
+    result = runner.invoke(app, ["annotate", "push", "story_filter", "--input", str(stories), "--project", "p"])
+    assert result.exit_code == 4 and "lotdata[labelstudio]" in result.output
+
+
+def test_an_unexpected_exception_is_a_bug_exit_70_with_a_short_trace(stories, tmp_path, monkeypatch):
+    import lotdata.tasks.build as build
+
+    def broken(*args, **kwargs):
+        return {}["no such key"]  # a KeyError nothing expects
+
+    monkeypatch.setattr(build, "load_stories", broken)
+    result = runner.invoke(app, ["build", "outgen", "--stories", str(stories), "--out", str(tmp_path / "og")])
+    assert result.exit_code == BUG_EXIT_CODE, result.output
+    assert "this is a bug" in result.output and "KeyError" in result.output and "Traceback" in result.output
+
+
+def test_a_library_valueerror_or_oserror_is_a_bug_but_lotdatas_own_raise_is_not(tmp_path):
+    try:
+        json.loads("{")
+    except ValueError as exc:  # raised inside the standard library: nothing lotdata checked
+        assert not is_expected(exc)
+    try:
+        open(tmp_path, "rb")  # a folder opened as a file: the bug of issue 23 (build --stories FOLDER)
+    except OSError as exc:
+        assert not is_expected(exc)
+    from lotdata.tasks.storycloze import train_from_val
+
+    with pytest.raises(ValueError) as err:
+        train_from_val([], 2.0)
+    assert is_expected(err.value)  # lotdata raised it on purpose, with its message
+    assert is_expected(PermissionError(13, "Permission denied"))  # the environment, not a bug
+
+
+def test_build_from_a_clean_folder_records_the_stories_file_it_read(stories, tmp_path):
+    clean = tmp_path / "clean"
+    assert runner.invoke(app, ["clean", str(stories), "--out", str(clean)]).exit_code == 0
+    result = runner.invoke(app, ["build", "outgen", "--stories", str(clean), "--out", str(tmp_path / "og"), "--n", "20"])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "og" / "manifest.json").read_text(encoding="utf-8"))
+    assert [Path(i["path"]).name for i in manifest["inputs"]] == ["stories.parquet"]
+    assert not (tmp_path / "og" / ".incomplete").exists()
+
+
+def test_a_truncated_checkpoint_is_bad_input_before_any_work(tmp_path):
+    from lotdata.errors import InputError
+    from lotdata.io import check_weight_files
+
+    work, tmp_path = tmp_path, tmp_path / "checkpoint"
+    tmp_path.mkdir()
+
+    header = json.dumps({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}).encode()
+    whole = len(header).to_bytes(8, "little") + header + bytes(16)
+    (tmp_path / "model.safetensors").write_bytes(whole)
+    check_weight_files(tmp_path)
+    (tmp_path / "model.safetensors").write_bytes(whole[:-5])
+    with pytest.raises(InputError, match="truncated") as err:
+        check_weight_files(tmp_path)
+    assert err.value.exit_code == 3
+    (tmp_path / "config.json").write_text("{}", encoding="utf-8")
+    (work / "sct").mkdir()
+    result = runner.invoke(app, ["audit-bias", str(work / "sct"), "--out", str(work / "r"), "--model-path", str(tmp_path)])
+    assert result.exit_code == 3 and "model.safetensors" in result.output and not (work / "r").exists()
