@@ -99,3 +99,67 @@ def test_a_truncated_checkpoint_is_bad_input_before_any_work(tmp_path):
     (work / "sct").mkdir()
     result = runner.invoke(app, ["audit-bias", str(work / "sct"), "--out", str(work / "r"), "--model-path", str(tmp_path)])
     assert result.exit_code == 3 and "model.safetensors" in result.output and not (work / "r").exists()
+
+
+# ------------------------------------------------------------------ no exit 0 on an empty or degenerate result
+
+def test_human_perf_from_fewer_raters_or_items_than_pushed_is_refused_unless_allowed(tmp_path):
+    from lotdata.annotate.jobs import get_job
+    from lotdata.annotate.state import JobState
+    from lotdata.annotate.workflow import check_human_perf_complete, write_assembled
+    from lotdata.errors import InputError
+    from lotdata.metrics import load_human_performance
+
+    job = get_job("human_perf")
+    rows = [{"_task": "clozet", "example_id": f"c{i}", "split": "test", "context": "甲。<mask>丙。", "candidates": ["乙。", "丁。"],
+             "label": 0} for i in range(3)]
+    tasks = job.to_tasks(rows)
+    state = JobState(path=tmp_path / "job.json", url="http://x", job="human_perf", title="perf", raters_per_task=3,
+                     mode="shared", salt="s", tasks={t["data"]["uid"]: {"hidden": t["hidden"], "gold": False} for t in tasks})
+    report = {"clozet": {"accuracy": 1.0, "fleiss_kappa": None, "n_items": 1, "n_raters": 1, "ties": 0, "n_raters_min": 1}}
+    with pytest.raises(InputError, match="1 of 3 items answered.*1 of 3 raters"):
+        check_human_perf_complete(report, state)
+    check_human_perf_complete(report, state, allow_partial=True)
+    assert report["clozet"]["partial"] is True and report["clozet"]["items_pushed"] == 3
+    write_assembled("human_perf", {"human_perf": report}, tmp_path, {})
+    with pytest.raises(InputError, match="partial"):
+        load_human_performance(tmp_path / "human_perf.json")
+    assert load_human_performance(tmp_path / "human_perf.json", allow_partial=True) == {("clozet", "accuracy"): 1.0}
+    full = {"clozet": {**report["clozet"], "n_items": 3, "n_raters": 3, "n_raters_min": 3}}
+    check_human_perf_complete(full, state)
+    assert full["clozet"]["partial"] is False
+
+
+def test_storycloze_with_no_usable_record_is_exit_3(tmp_path):
+    header = "InputStoryid,InputSentence1,InputSentence2,InputSentence3,InputSentence4,RandomFifthSentenceQuiz1,RandomFifthSentenceQuiz2,AnswerRightEnding\n"
+    row = "s{i},A {i}.,B.,C.,D.,E {i}.,F {i}.,{label}\n"
+    cases = {"header_only": header, "label_3": header + "".join(row.format(i=i, label=3) for i in range(5)),
+             "label_1.0": header + "".join(row.format(i=i, label="1.0") for i in range(5)),
+             "same_endings": header + "s1,A.,B.,C.,D.,E.,E.,1\n"}
+    for name, text in cases.items():
+        (tmp_path / f"{name}.csv").write_text(text, encoding="utf-8")
+        result = runner.invoke(app, ["import", "storycloze", "--val", str(tmp_path / f"{name}.csv"), "--out", str(tmp_path / name)])
+        assert result.exit_code == 3, (name, result.output)
+        assert not (tmp_path / name / "manifest.json").exists()
+    dup = header + row.format(i=1, label=1) + row.format(i=1, label=1) + row.format(i=2, label=2)
+    (tmp_path / "dup.csv").write_text(dup, encoding="utf-8")
+    assert runner.invoke(app, ["import", "storycloze", "--val", str(tmp_path / "dup.csv"), "--out", str(tmp_path / "d")]).exit_code == 0
+    manifest = json.loads((tmp_path / "d" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["splits"]["val"]["rows"] == 2 and manifest["stats"]["quarantined"] == 1
+
+
+def test_overlap_with_no_test_ngram_or_blank_references_is_exit_3(stories, tmp_path):
+    long_n = runner.invoke(app, ["overlap", str(stories), "--reference", str(stories), "--out", str(tmp_path / "o1"), "--n", "100000"])
+    assert long_n.exit_code == 3 and "no 100000-gram" in long_n.output
+    (tmp_path / "blank.jsonl").write_text('{"text": ""}\n{"text": "   "}\n', encoding="utf-8")
+    blank = runner.invoke(app, ["overlap", str(stories), "--reference", str(tmp_path / "blank.jsonl"), "--out", str(tmp_path / "o2")])
+    assert blank.exit_code == 3 and "no text" in blank.output, blank.output
+
+
+def test_every_generated_output_empty_is_not_scored(tmp_path):
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"story": "他走了。她来了。", "outline": ["他走了"], "title": "t"}\n', encoding="utf-8")
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text('{"story": "", "outline": ["他走了"], "title": "t"}\n', encoding="utf-8")
+    result = runner.invoke(app, ["evaluate", "outgen", "--pred", str(pred), "--gold", str(gold)])
+    assert result.exit_code == 3 and "empty" in result.output, result.output

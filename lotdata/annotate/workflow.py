@@ -44,7 +44,13 @@ def push(
     job = get_job(job_name)
     raters = raters or job.raters
     started = time.perf_counter()
+    unknown_splits = sorted(set(splits or ()) - set(SPLITS))
+    if unknown_splits:
+        raise LotdataError(f"--split {', '.join(unknown_splits)}: not a split; splits: {', '.join(SPLITS)}")
     rows = job.load(Path(input_path), splits or job.default_splits)
+    if not rows:  # an empty project would be pushed, and pulled back as an empty dataset
+        which = f" of split(s) {', '.join(splits or job.default_splits or ())}" if (splits or job.default_splits) else ""
+        raise InputError(f"no row{which} to push for {job_name}; nothing was sent to the server", path=str(input_path))
     sample = sample if sample is not None else job.default_sample
     if sample is not None:
         if job.sample_key is None:
@@ -306,9 +312,12 @@ def gather(conn: Connection, job_name: str | None, title: str, *, state: str | P
 def pull(
     conn: Connection, job_name: str, title: str, out: str | Path, *, page_size: int | None = None,
     on_page: Callable[[int, int], None] | None = None, state: str | Path | None = None,
-    min_gold_accuracy: float = 0.8, drop_flagged: bool = False,
+    min_gold_accuracy: float = 0.8, drop_flagged: bool = False, allow_partial: bool = False,
 ) -> dict[str, Any]:
-    """Every annotation of the project(s) of `title` into `out`, validated, scored for agreement and assembled."""
+    """Every annotation of the project(s) of `title` into `out`, validated, scored for agreement and assembled.
+
+    human_perf: H from fewer items or raters than the push asked for is refused (exit 3) unless `allow_partial`
+    (then the file says `"partial": true`, and `baseline table --human` refuses it without its own flag)."""
     job = get_job(job_name)
     out = Path(out)
     started = time.perf_counter()
@@ -323,6 +332,8 @@ def pull(
         "annotators": annotator_stats((r for r in records if not r["gold"]), votes),
     }
     assembled = job.assemble(valid)
+    if "human_perf" in assembled:
+        check_human_perf_complete(assembled["human_perf"], job_state, allow_partial=allow_partial)
     write_parquet(table_from_rows(found.rows, ANNOTATIONS), out / "annotations.parquet")
     write_parquet(table_from_rows(found.quarantine, QUARANTINE), out / "quarantine.parquet")
     write_text(json.dumps(agreement, ensure_ascii=False, indent=2) + "\n", out / "agreement.json")
@@ -389,6 +400,33 @@ def write_assembled(job_name: str, assembled: dict[str, Any], out: Path, params:
         write_text(json.dumps(assembled["human_perf"], ensure_ascii=False, indent=2) + "\n", out / HUMAN_PERF_FILE)
         written["human_perf"] = assembled["human_perf"]
     return written
+
+
+def check_human_perf_complete(report: dict[str, dict[str, Any]], job_state: JobState, *, allow_partial: bool = False) -> None:
+    """Compare a human performance report with what the push asked for (every pushed item, `raters_per_task`
+    raters on each); record both in the report; refuse (exit 3) a shortfall unless `allow_partial`."""
+    pushed: dict[str, int] = {}
+    for task in job_state.tasks.values():
+        kind = (task.get("hidden") or {}).get("task")
+        if kind and not task.get("gold"):
+            pushed[kind] = pushed.get(kind, 0) + 1
+    asked = job_state.raters_per_task
+    short = []
+    for kind, n_pushed in sorted(pushed.items()):
+        entry = report.get(kind)
+        items, raters = (entry["n_items"], entry.get("n_raters_min", entry["n_raters"])) if entry else (0, 0)
+        if items < n_pushed:
+            short.append(f"{kind}: {items} of {n_pushed} items answered")
+        if entry and raters < asked:
+            short.append(f"{kind}: an item answered by {raters} of {asked} raters")
+        if entry:
+            entry.update(items_pushed=n_pushed, raters_asked=asked)
+    if short and not allow_partial:
+        raise InputError("human performance from fewer items or raters than the job asked for (" + "; ".join(short) +
+                         "): H would not be what the job measures; pull again when the raters are done, or "
+                         "--allow-partial to write it marked partial", path=str(job_state.path))
+    for entry in report.values():
+        entry["partial"] = bool(short)
 
 
 #: the human performance file (LOT Section 5.3) that the Overall score's H_i reads

@@ -166,6 +166,7 @@ def table_cmd(
     understanding_baseline: Optional[str] = typer.Option(None, "--understanding-baseline", help="Model name of a run to use as B_i for Table 10 (default: the paper's BERT row)."),
     generation_baseline: Optional[str] = typer.Option(None, "--generation-baseline", help="Model name of a run to use as B_i for Table 11 (default: the paper's GPT2 row)."),
     paper: bool = typer.Option(False, "--paper", help="Add the paper's own rows of the split."),
+    allow_partial_human: bool = typer.Option(False, "--allow-partial-human", help="Use a --human file marked partial (fewer items or raters than its job asked for)."),
 ) -> None:
     """Results as LOT Tables 10/11 (percent) with LOT's Overall (Eq. 1-2)."""
     from lotdata import metrics
@@ -177,7 +178,7 @@ def table_cmd(
         name = metrics.DEFINITION_ALIASES.get(definition, definition)
         if name not in ("lot", "nlpcc2021"):
             raise ValueError(f"--definition {definition!r}: choose from lot, nlpcc2021")
-        human_scores = metrics.load_human_performance(human) if human is not None else None
+        human_scores = metrics.load_human_performance(human, allow_partial=allow_partial_human) if human is not None else None
         baselines = {k: v for k, v in (("understanding", understanding_baseline), ("generation", generation_baseline)) if v}
         text = results_table(runs, split, name, human=human_scores, baselines=baselines, paper_rows=paper)
     sys.stdout.write(text)
