@@ -23,7 +23,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from lotdata.datasets.registry import get_task
+from lotdata.datasets.registry import all_tasks, get_task
 from lotdata.errors import InputError, MissingFileError, must_exist, require
 from lotdata.io import iter_jsonl
 
@@ -468,6 +468,10 @@ def load_records(path: str | Path, task: str, gold: bool = False) -> list[dict[s
             missing = [f for f in needed if not isinstance(record, dict) or f not in record]
             if missing:
                 raise InputError(f"missing field(s) {missing} for task {task}", path=str(path), row=line_no)
+            foreign = _other_task_fields(task, record)
+            if foreign:
+                raise InputError(f"a {foreign[0]} record (it has {foreign[1]}), not a {task} one: the file is of another "
+                                 f"task", path=str(path), row=line_no)
             problem = _field_problem(task, record)
             if problem:
                 raise InputError(problem, path=str(path), row=line_no)
@@ -475,6 +479,18 @@ def load_records(path: str | Path, task: str, gold: bool = False) -> list[dict[s
     if not records:
         raise InputError("no record to score (the file is empty)", path=str(path))
     return records
+
+
+def _other_task_fields(task: str, record: Mapping[str, Any]) -> tuple[str, list[str]] | None:
+    """(other task, its fields) when `record` holds LOT fields that only another task's records have
+    (a ClozeT file scored as SenPos has plot0/plot1), else None."""
+
+    own = set(get_task(task).lot_fields[0]) | set(get_task(task).lot_fields[1])
+    for spec in all_tasks():
+        theirs = sorted((set(spec.lot_fields[0]) - own) & set(record))
+        if spec.name != task and theirs:
+            return spec.name, theirs
+    return None
 
 
 def _field_problem(task: str, record: Mapping[str, Any]) -> str | None:

@@ -153,7 +153,7 @@ def test_overlap_with_no_test_ngram_or_blank_references_is_exit_3(stories, tmp_p
     assert long_n.exit_code == 3 and "no 100000-gram" in long_n.output
     (tmp_path / "blank.jsonl").write_text('{"text": ""}\n{"text": "   "}\n', encoding="utf-8")
     blank = runner.invoke(app, ["overlap", str(stories), "--reference", str(tmp_path / "blank.jsonl"), "--out", str(tmp_path / "o2")])
-    assert blank.exit_code == 3 and "no text" in blank.output, blank.output
+    assert blank.exit_code == 3 and "no document with text" in blank.output, blank.output
 
 
 def test_every_generated_output_empty_is_not_scored(tmp_path):

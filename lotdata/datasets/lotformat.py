@@ -55,8 +55,14 @@ def _check_text_field(name: str, value: Any, *, required: bool) -> None:
 
 def from_lot(task: str, record: Mapping[str, Any], *, split: str, index: int) -> dict[str, Any]:
     """One official LOT record as a dataset row (raises ValueError on a malformed record)."""
+    from lotdata.datasets.validate import example_problem
+
     _check_fields(task, record)
-    return get_task(task).from_lot(record, split=split, index=index)
+    row = get_task(task).from_lot(record, split=split, index=index)
+    problem = example_problem(task, row)
+    if problem:
+        raise ValueError(problem)
+    return row
 
 
 def lot_row_base(task: str, record: Mapping[str, Any], *, split: str, index: int, full_text: str) -> dict[str, Any]:

@@ -276,7 +276,7 @@ def measure_overlap(
         for row in pq.read_table(result.part).to_pylist():
             hit_doc.setdefault(row["ngram"], row["doc"])
     if not scan["docs"] or not scan["tokens"]:  # "0% overlap" against nothing would be a wrong figure, not a result
-        raise InputError("the references hold no text (empty files, blank records, or nothing but blank lines): "
+        raise InputError("the references hold no document with text (empty files, blank records, or nothing but blank lines): "
                          "nothing to measure against", path=", ".join(map(str, expanded.files[:5])))
     scan["seconds_in_shards"] = round(scan["seconds_in_shards"], 3)
     scan["seconds"] = round(time.perf_counter() - started, 3)
