@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+import time
 from pathlib import Path
 from typing import List, Optional
 
@@ -313,7 +314,7 @@ def run_cmd(
             return (lambda total: progress.update(bar, total=total)), (lambda k: progress.advance(bar, k))
 
         run_recipe(resolve_recipe(recipe), out_root=out_root, force=force, on_step=show, progress_factory=factory,
-                   on_warning=_warn)
+                   on_warning=_warn, on_start=lambda step: console.print(f"{time.strftime('%H:%M:%S')} ▶ {step}", markup=False, highlight=False))
     out_console.print(table)
 
 

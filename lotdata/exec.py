@@ -315,15 +315,14 @@ class _progress_bar:
         self.bar = None
 
     def __enter__(self) -> Callable[[int], None]:
-        from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
-                                   TransferSpeedColumn)
+        from rich.progress import BarColumn, DownloadColumn, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 
-        from lotdata.progress import console
+        from lotdata.progress import LoggingProgress, console
 
         enabled = console.is_terminal if self.enabled is None else self.enabled
-        self.bar = Progress(
+        self.bar = LoggingProgress(
             TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-            TimeRemainingColumn(), console=console, transient=True, disable=not enabled,
+            TimeRemainingColumn(), console=console, transient=True, disable=not enabled, log=self.enabled is None,
         )
         self.bar.__enter__()
         task = self.bar.add_task(self.description, total=self.total or None)

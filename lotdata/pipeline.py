@@ -182,7 +182,7 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
     """A recipe read and validated as a whole (see RECIPE_SCHEMA): a bad key fails here, before any work."""
     path = must_exist(path, "recipe file")
     try:
-        recipe = tomllib.loads(path.read_text(encoding="utf-8"))
+        recipe = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM (Windows editors) is no TOML error
     except UnicodeDecodeError as exc:
         raise InputError(f"cannot read recipe: not UTF-8 text ({exc.reason} at byte {exc.start}); a recipe is a TOML file",
                          path=str(path)) from None
@@ -327,16 +327,22 @@ def run_recipe(
     progress_factory: Callable[[str], tuple[Callable[[int], None], Callable[[int], None]]] | None = None,
     on_page: Callable[[dict[str, Any]], None] | None = None,
     on_warning: Callable[[str], None] | None = None,
+    on_start: Callable[[str], None] | None = None,
 ) -> list[StepResult]:
     """Run every step of a recipe (crawl -> extract -> read -> clean -> build -> annotate -> audit);
-    returns what each step did (or that it was skipped as done). The whole recipe is validated and
+    returns what each step did (or that it was skipped as done); `on_start(step)` as each step starts. The whole recipe is validated and
     every input it names checked before the first step runs; `OUT.lock` is held while it runs."""
+    from lotdata.text.tokenize import check_tokenizer_env
+
     path = Path(path)
     recipe = load_recipe(path)
     root = Path(out_root or recipe.get("out", "out"))
+    check_tokenizer_env()
     _check_recipe_inputs(recipe, path, root)
     with output_lock(root):
-        return _Run(recipe, path, root, force, on_step, progress_factory, on_page, on_warning).all()
+        run = _Run(recipe, path, root, force, on_step, progress_factory, on_page, on_warning)
+        run.on_start = on_start
+        return run.all()
 
 
 def _check_recipe_inputs(recipe: dict[str, Any], path: Path, root: Path) -> None:
@@ -411,26 +417,45 @@ class _Run:
     def __init__(self, recipe, path, root, force, on_step, progress_factory, on_page, on_warning) -> None:
         self.recipe, self.path, self.root, self.force = recipe, path, root, force
         self.on_step, self.progress_factory, self.on_page, self.on_warning = on_step, progress_factory, on_page, on_warning
+        self.on_start: Callable[[str], None] | None = None
         self.results: list[StepResult] = []
         self.built: dict[str, Path] = {}  # the folders earlier build steps wrote, by their `out` name
         self.stories: list[Path] = [_recipe_relative(path, v) for v in _as_list(recipe.get("stories"))]
 
     def all(self) -> list[StepResult]:
         if "sites" in self.recipe:
-            self.crawl()
+            self.named("crawl", self.crawl)
         if "extract" in self.recipe:
-            self.extract()
+            self.named("extract", self.extract)
         if "read" in self.recipe:
-            self.read()
+            self.named("read", self.read)
         if "clean" in self.recipe:
-            self.clean()
-        for step in self.recipe.get("build", []):
-            self.build(step)
+            self.named("clean", self.clean)
+        for i, step in enumerate(self.recipe.get("build", []), 1):
+            self.named(f"[[build]] {i} ({step['task']} -> {step.get('out', step['task'])})", self.build, step)
         for i, step in enumerate(self.recipe.get("annotate", []), 1):
-            self.annotate(step, i)
+            self.named(f"[[annotate]] {i} ({step['job']})", self.annotate, step, i)
         for i, step in enumerate(self.recipe.get("audit", []), 1):
-            self.audit(step, i)
+            self.named(f"[[audit]] {i}", self.audit, step, i)
         return self.results
+
+    def named(self, name: str, run: Callable[..., None], *args: Any) -> None:
+        """Run one step; an error it raises says which step of which recipe failed."""
+        from lotdata.errors import is_expected
+
+        self.announce(name)
+        try:
+            run(*args)
+        except Exception as exc:
+            prefix = f"recipe {self.path}, step {name}: "
+            if is_expected(exc) and exc.args and isinstance(exc.args[0], str) and not exc.args[0].startswith(prefix):
+                exc.args = (prefix + exc.args[0], *exc.args[1:])
+            raise
+
+    def announce(self, name: str) -> None:
+        """Say which step starts, on stderr with a time stamp (a log without a terminal shows progress too)."""
+        if self.on_start is not None:
+            self.on_start(name)
 
     def finish(self, result: StepResult) -> None:
         self.results.append(result)

@@ -442,7 +442,7 @@ def test_storycloze_can_train_on_val(tmp_path):
             writer = csv.writer(handle)
             writer.writerow(header)
             for i in range(n):
-                writer.writerow([f"{name}{i}", f"Tom woke up {i}.", "He was hungry.", "He went out.", "He saw a shop.",
+                writer.writerow([f"{name}{i}", f"Tom woke up {i} ({name}).", "He was hungry.", "He went out.", "He saw a shop.",
                                  "He bought bread.", "He flew to the moon.", str(1 + i % 2)])
     out = tmp_path / "sct"
     result = runner.invoke(app, ["import", "storycloze", "--val", str(tmp_path / "val.csv"), "--test", str(tmp_path / "test.csv"),

@@ -41,6 +41,7 @@ from lotdata.errors import InputError, LotdataError
 from lotdata.exec import check_executor
 from lotdata.io import mark_complete, mark_incomplete, write_parquet, write_text
 from lotdata.schema import QUARANTINE, table_from_rows
+from lotdata.text.tokenize import check_tokenizer_env
 
 PREDICTIONS = pa.schema(
     [
@@ -127,6 +128,7 @@ def audit(
     `on_step(name, resumed)` is called as each baseline (and the scan) finishes."""
     started = time.perf_counter()
     check_executor(executor, workers)
+    check_tokenizer_env()  # before the sentiment scores, the slow part
     if runs < 1:
         raise ValueError(f"--runs must be at least 1, not {runs}")
     if min_effect < 0:

@@ -140,7 +140,7 @@ def load_crawl_recipe(path: str | Path) -> list[SiteRecipe]:
     """The sites of a crawl recipe; a missing, unknown or mistyped key is an error naming the file, site and key."""
     path = must_exist(path, "recipe file")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM (Windows editors) is no TOML error
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"not valid TOML ({exc})", path=str(path)) from None
     sites = data.get("sites")

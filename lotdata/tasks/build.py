@@ -22,7 +22,7 @@ from lotdata.schema import SPLITS, STORIES, STORY_STATUSES, table_from_rows
 from lotdata.tasks.common import BuildStats, StoryOutcome
 from lotdata.tasks.plotcom import sample_clozet, stories_held_by
 from lotdata.tasks.provenance import build_environment
-from lotdata.text.tokenize import using_tokenizer
+from lotdata.text.tokenize import check_tokenizer_env, using_tokenizer
 
 #: stories in these states are never used to build examples
 EXCLUDED_STATUSES = ("rejected",)
@@ -313,6 +313,7 @@ def build_dataset(
     """
     _builder(task)
     check_executor(executor, workers)
+    check_tokenizer_env()
     if clozet is not None and _val_test_source(task) is None:
         takers = [t for t in builder_tasks() if _val_test_source(t) is not None]
         raise ValueError(f"--clozet applies to {', '.join(takers)} only (its val/test come from ClozeT)")
