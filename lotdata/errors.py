@@ -73,21 +73,35 @@ class MissingExtraError(LotdataError):
 
     exit_code = 4
 
-    def __init__(self, package: str, extra: str) -> None:
-        super().__init__(
-            f"this step needs the optional package '{package}': pip install 'lotdata[{extra}]'"
-        )
+    def __init__(self, package: str, extra: str, *, broken: BaseException | None = None) -> None:
+        command = install_command(extra)
+        if broken is None:
+            message = f"this step needs the optional package '{package}': {command}"
+        else:  # installed, but importing it fails (a missing dependency of its own, a half-upgraded install)
+            message = (f"the optional package '{package}' is installed but cannot be imported "
+                       f"({type(broken).__name__}: {broken}); reinstall it: {command} --force-reinstall")
+        super().__init__(message)
+
+
+def install_command(extra: str) -> str:
+    """The pip command that installs an extra: from the source checkout lotdata runs from, if it is one
+    (`pip install -e '/path/to/checkout[extra]'`), else from PyPI."""
+    checkout = Path(__file__).resolve().parent.parent
+    if (checkout / "pyproject.toml").is_file() and (checkout / "lotdata" / "__init__.py").is_file():
+        return f"pip install -e '{checkout}[{extra}]'"
+    return f"pip install 'lotdata[{extra}]'"
 
 
 def require(module: str, extra: str):
-    """Import an optional module or fail at once with the install command."""
+    """Import an optional module or fail at once with the install command (exit 4): a module that is not
+    installed, or one that is but fails to import (then the message says so and shows why)."""
     import importlib
 
     try:
         return importlib.import_module(module)
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise MissingExtraError(module.split(".")[0], extra) from exc
-
+        missing = isinstance(exc, ModuleNotFoundError) and (exc.name or "").split(".")[0] == module.split(".")[0]
+        raise MissingExtraError(module.split(".")[0], extra, broken=None if missing else exc) from exc
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 #: OSErrors of the environment, not of lotdata's code: permissions, a full or read-only disk, a too long name

@@ -38,7 +38,19 @@ def test_exit_4_a_missing_optional_package(stories, tmp_path, monkeypatch):
     monkeypatch.setenv("LABEL_STUDIO_URL", "http://127.0.0.1:9")
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", "x")
     result = runner.invoke(app, ["annotate", "push", "story_filter", "--input", str(stories), "--project", "p"])
-    assert result.exit_code == 4 and "lotdata[labelstudio]" in result.output
+    assert result.exit_code == 4 and "[labelstudio]'" in result.output and "pip install" in result.output
+
+
+def test_an_installed_but_broken_optional_package_is_not_called_missing(tmp_path, monkeypatch):
+    from lotdata.errors import MissingExtraError, require
+
+    (tmp_path / "broken_extra_pkg.py").write_text("import no_such_dependency_of_it\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(MissingExtraError, match="installed but cannot be imported.*no_such_dependency_of_it") as err:
+        require("broken_extra_pkg", "sources")
+    assert err.value.exit_code == 4 and "--force-reinstall" in str(err.value)
+    with pytest.raises(MissingExtraError, match="needs the optional package 'not_installed_pkg'"):
+        require("not_installed_pkg", "sources")
 
 
 def test_an_unexpected_exception_is_a_bug_exit_70_with_a_short_trace(stories, tmp_path, monkeypatch):
@@ -163,3 +175,48 @@ def test_every_generated_output_empty_is_not_scored(tmp_path):
     pred.write_text('{"story": "", "outline": ["他走了"], "title": "t"}\n', encoding="utf-8")
     result = runner.invoke(app, ["evaluate", "outgen", "--pred", str(pred), "--gold", str(gold)])
     assert result.exit_code == 3 and "empty" in result.output, result.output
+
+
+# ------------------------------------------------------------------ clear and early messages (class 5)
+
+def test_a_text_plain_page_is_its_own_main_text():
+    from lotdata.sources.extract import ExtractOptions, Page, page_to_story
+
+    body = "小兔子的故事\n从前有一只小兔子，它住在森林里。它每天都去河边喝水。\n".encode("utf-8")
+    row = page_to_story(Page(url="http://x/a.txt", body=body, content_type="text/plain; charset=utf-8"), ExtractOptions(source="t"))
+    assert "它每天都去河边喝水" in row["text"] and row["extraction"].startswith("text/plain")
+
+
+def test_a_zip_of_jsonl_says_why_nothing_was_read(tmp_path):
+    import zipfile
+
+    (tmp_path / "a.jsonl").write_text('{"text": "从前有一只小兔子，它住在森林里。"}\n', encoding="utf-8")
+    with zipfile.ZipFile(tmp_path / "z.zip", "w") as archive:
+        archive.write(tmp_path / "a.jsonl", "a.jsonl")
+    result = runner.invoke(app, ["read", str(tmp_path / "z.zip"), "--out", str(tmp_path / "s.parquet")])
+    assert result.exit_code == 3 and "unzip it" in result.output and ".jsonl" in result.output
+
+
+def test_recipes_with_a_bom_a_bogus_tokenizer_and_a_failing_step(tmp_path, monkeypatch):
+    recipe = tmp_path / "bom.toml"
+    recipe.write_bytes("\ufeff".encode() + b'[read]\ninputs = ["lotdata:sample"]\n[[build]]\ntask = "senpos"\nn = 5\nsplit = "train=1"\n')
+    monkeypatch.setenv("LOTDATA_TOKENIZER", "bogus")
+    bogus = runner.invoke(app, ["run", str(recipe), "--out", str(tmp_path / "r")])
+    assert bogus.exit_code == 1 and "LOTDATA_TOKENIZER=bogus" in bogus.output and not (tmp_path / "r").exists()
+    monkeypatch.delenv("LOTDATA_TOKENIZER")
+    failing = runner.invoke(app, ["run", str(recipe), "--out", str(tmp_path / "r")])
+    assert failing.exit_code == 1, failing.output
+    assert "step [[build]] 1 (senpos -> senpos)" in failing.output and "▶ read" in failing.output
+
+
+def test_progress_lines_in_a_log_without_a_terminal(capsys, monkeypatch):
+    from lotdata import progress as progress_module
+
+    monkeypatch.setenv("LOTDATA_LOG_EVERY", "0")
+    with progress_module.progress() as bars:
+        assert bars.disable  # pytest's stderr is no terminal
+        task = bars.add_task("build senpos", total=4)
+        for _ in range(4):
+            bars.advance(task, 1)
+    err = capsys.readouterr().err
+    assert "build senpos: 1/4 (25%)" in err and "build senpos: 4/4 (100%)" in err
