@@ -367,6 +367,8 @@ class Fetcher:
 
     def _get_once(self, url: str, max_bytes: int) -> FetchResult:
         httpx = self.httpx
+        # `timeout` bounds the whole page, not each read: a server sending a byte a second never times out a read
+        deadline = time.monotonic() + self.site.timeout
         try:
             with self.client.stream("GET", url) as response:
                 status = response.status_code
@@ -385,6 +387,9 @@ class Fetcher:
                     size += len(chunk)
                     if size > max_bytes:
                         return FetchResult(url, "too_large", status, error=f"body over max_bytes {max_bytes}")
+                    if time.monotonic() > deadline:
+                        return FetchResult(url, "timeout", status, error=f"page not received within {self.site.timeout}s "
+                                           f"({size} bytes came): the timeout bounds the whole page")
                     chunks.append(chunk)
                 body = b"".join(chunks)
                 encoding = response.headers.get("content-encoding", "").lower()
