@@ -48,7 +48,7 @@ WORK_DIR = ".work"
 # a part of phase 1: the cleaned story, the rule that rejects it (if any) and its signature
 _PART = pa.schema([*STORIES, pa.field("_rule", pa.string()), pa.field("_evidence", pa.string()),
                    pa.field("_len", pa.int64()), pa.field("_sig", pa.binary())])
-_META = ["story_id", "flags", "source", "url", "_rule", "_evidence", "_len"]
+_META = ["story_id", "flags", "source", "url", "title", "_rule", "_evidence", "_len"]
 
 
 @dataclass
@@ -167,13 +167,14 @@ def clean_files(
     meta = _read_parts(parts, _META)
     ids, flags, sources, urls = (meta.column(c).to_pylist() for c in ("story_id", "flags", "source", "url"))
     rules, evidence, lengths = (meta.column(c).to_pylist() for c in ("_rule", "_evidence", "_len"))
+    titled = [bool((t or "").strip()) for t in meta.column("title").to_pylist()]
     del meta
     summary: Counter = Counter()
     for g in range(len(ids)):
         count_story(summary, sources[g] or "", flags[g], rules[g])
 
     def rank(g: int) -> tuple:
-        return rank_key(flags[g], lengths[g], sources[g], urls[g], ids[g])
+        return rank_key(flags[g], lengths[g], sources[g], urls[g], ids[g], titled[g])
 
     # phase 2: exact duplicates
     by_id: dict[str, list[int]] = {}

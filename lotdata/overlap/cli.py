@@ -9,7 +9,7 @@ from typing import List, Optional
 
 import typer
 
-from lotdata.clikit import console, errors, out_console, summary_table
+from lotdata.clikit import RAY_ADDRESS_OPTION, console, errors, out_console, summary_table
 
 
 def overlap_cmd(
@@ -20,6 +20,7 @@ def overlap_cmd(
     threshold: float = typer.Option(0.1, "--threshold", help="An example is 'overlapped' above this share of its n-grams."),
     workers: Optional[int] = typer.Option(None, "--workers", help="Parallel workers (default: all cores)."),
     executor: str = typer.Option("local", "--executor", help="local (process pool) or ray."),
+    ray_address: Optional[str] = RAY_ADDRESS_OPTION,
     tokenizer: Optional[str] = typer.Option(None, "--tokenizer", help="Chinese tokenizer from the registry (default rjieba; jieba, jieba-nohmm, ...)."),
     lang: Optional[str] = typer.Option(None, "--lang", help="zh or en for both sides (default: the test set's language)."),
     drop_punct: bool = typer.Option(False, "--drop-punct", help="Drop punctuation tokens before making n-grams."),
@@ -50,7 +51,7 @@ def overlap_cmd(
         get_tokenizer(spec.tokenizer)  # an unknown name fails here, not in a worker
         with output_lock(out):
             result = measure_overlap(testset, reference, out / "scan", spec=spec, threshold=threshold, executor=executor,
-                                     workers=workers, shard_bytes=shard_mb << 20, skip_bad=skip_bad)
+                                     workers=workers, ray_address=ray_address, shard_bytes=shard_mb << 20, skip_bad=skip_bad)
             write_outputs(result, out, test_path=str(test), references=list(reference))
             if write_filtered is not None:
                 command = "lotdata overlap " + " ".join(shlex.quote(a) for a in sys.argv[2:])

@@ -229,6 +229,7 @@ def measure_overlap(
     threshold: float = 0.1,
     executor: str = "local",
     workers: int | None = None,
+    ray_address: str | None = None,
     shard_bytes: int = DEFAULT_SHARD_BYTES,
     skip_bad: bool = False,
     progress: bool | None = None,
@@ -257,7 +258,7 @@ def measure_overlap(
     fingerprint = hashlib.sha256(index_bytes).hexdigest()[:16]
     shards = plan_shards(expanded.files, shard_bytes)
     results = run_shards(
-        ScanShard(str(index_path)), shards, work / "scan", executor=executor, workers=workers,
+        ScanShard(str(index_path)), shards, work / "scan", executor=executor, workers=workers, ray_address=ray_address,
         fingerprint=fingerprint, on_error="skip" if skip_bad else "raise", progress=progress,
         description="overlap scan",
     )
