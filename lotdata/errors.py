@@ -92,6 +92,12 @@ def install_command(extra: str) -> str:
     return f"pip install 'lotdata[{extra}]'"
 
 
+def require_all(needs: "tuple[tuple[str, str], ...]") -> None:
+    """Check a step's optional modules, (module, extra) pairs, before it does any work (exit 4 naming the first)."""
+    for module, extra in needs:
+        require(module, extra)
+
+
 def require(module: str, extra: str):
     """Import an optional module or fail at once with the install command (exit 4): a module that is not
     installed, or one that is but fails to import (then the message says so and shows why)."""

@@ -292,7 +292,7 @@ def check_ray_address(address: str | None, timeout: float = 5.0) -> None:
 
 def is_auth_refusal(exc: BaseException) -> bool:
     """Ray refused us for want of a valid token (a cluster started with RAY_AUTH_MODE=token)."""
-    text = f"{type(exc).__name__}: {exc}".lower()
+    text = " ".join(f"{type(e).__name__}: {e}" for e in (exc, exc.__cause__, exc.__context__) if e is not None).lower()
     return any(word in text for word in ("invalidauthtoken", "unauthenticated", "authentication token", "auth token",
                                          "ray_auth_mode"))
 

@@ -338,11 +338,28 @@ def run_recipe(
     recipe = load_recipe(path)
     root = Path(out_root or recipe.get("out", "out"))
     check_tokenizer_env()
+    _check_recipe_extras(recipe)
     _check_recipe_inputs(recipe, path, root)
     with output_lock(root):
         run = _Run(recipe, path, root, force, on_step, progress_factory, on_page, on_warning)
         run.on_start = on_start
         return run.all()
+
+
+def _check_recipe_extras(recipe: dict[str, Any]) -> None:
+    """The optional packages of every step the recipe runs, checked before the first step (exit 4)."""
+    from lotdata.errors import require_all
+
+    if "sites" in recipe or "extract" in recipe:
+        require_all((("httpx", "sources"), ("trafilatura", "sources")))
+    if "clean" in recipe:
+        from lotdata.clean.files import CLEAN_NEEDS
+
+        require_all(CLEAN_NEEDS)
+    if recipe.get("audit"):
+        from lotdata.audit.run import AUDIT_NEEDS
+
+        require_all(AUDIT_NEEDS)
 
 
 def _check_recipe_inputs(recipe: dict[str, Any], path: Path, root: Path) -> None:

@@ -73,3 +73,18 @@ def test_a_ray_head_with_token_auth_gives_one_line_with_the_fix(tmp_path):
         subprocess.run([ray_cli, "stop", "--force"], env=auth, capture_output=True, timeout=120)
     assert result.returncode == 1, result.stderr[-2000:]
     assert "RAY_AUTH_MODE=token" in result.stderr and "RAY_AUTH_TOKEN" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_missing_extra_stops_clean_audit_and_a_recipe_before_any_output(tmp_path, monkeypatch):
+    import sys
+
+    write_stories(tmp_path / "s.parquet", [STORY])
+    monkeypatch.setitem(sys.modules, "rensa", None)  # as if the sources extra were not installed
+    result = runner.invoke(app, ["clean", str(tmp_path / "s.parquet"), "--out", str(tmp_path / "c")])
+    assert result.exit_code == 4 and "[sources]'" in result.output and not (tmp_path / "c").exists()
+    (tmp_path / "r.toml").write_text(f'stories = "{tmp_path / "s.parquet"}"\n[clean]\n', encoding="utf-8")
+    recipe = runner.invoke(app, ["run", str(tmp_path / "r.toml"), "--out", str(tmp_path / "run")])
+    assert recipe.exit_code == 4 and not (tmp_path / "run").exists(), recipe.output
+    monkeypatch.setitem(sys.modules, "statsmodels.stats.multitest", None)
+    audit = runner.invoke(app, ["audit-bias", str(tmp_path / "s.parquet"), "--out", str(tmp_path / "a")])
+    assert audit.exit_code == 4 and "[audit]'" in audit.output and not (tmp_path / "a").exists()

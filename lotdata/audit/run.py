@@ -37,11 +37,14 @@ from lotdata.audit.items import Item, items_from_table, load_audit_input, ordere
 from lotdata.audit.stats import MIN_EFFECT_POINTS, add_verdicts
 from lotdata.audit.work import (AFLITE, SCAN, SCORES_FILE, WORK_DIR, Job, forget, needs_sentiment, run_jobs, score_pairs,
                                 write_items)
-from lotdata.errors import InputError, LotdataError
+from lotdata.errors import InputError, LotdataError, require_all
 from lotdata.exec import check_executor
 from lotdata.io import mark_complete, mark_incomplete, write_parquet, write_text
 from lotdata.schema import QUARANTINE, table_from_rows
 from lotdata.text.tokenize import check_tokenizer_env
+
+#: the optional modules every audit needs (verdicts: binomial test, Holm), checked first
+AUDIT_NEEDS = (("scipy.stats", "audit"), ("statsmodels.stats.multitest", "audit"))
 
 PREDICTIONS = pa.schema(
     [
@@ -129,6 +132,7 @@ def audit(
     started = time.perf_counter()
     check_executor(executor, workers)
     check_tokenizer_env()  # before the sentiment scores, the slow part
+    require_all(AUDIT_NEEDS)  # exit 4 before anything is read or written
     if runs < 1:
         raise ValueError(f"--runs must be at least 1, not {runs}")
     if min_effect < 0:

@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 from lotdata.clean.dedup import band_pair_keys, cluster_and_filter, lsh_bands, lsh_threshold, pairs_of, signatures
 from lotdata.clean.step import (EVIDENCE_LIMIT, CleanParams, clean_story, count_story, rank_key, summary_rows,
                                 where)
-from lotdata.errors import InputError, must_exist
+from lotdata.errors import InputError, must_exist, require_all
 from lotdata.exec import Shard, run_shards
 from lotdata.io import check_output_dir, write_manifest, write_parquet, write_parquet_pieces
 from lotdata.paths import check_outputs
@@ -48,6 +48,9 @@ WORK_DIR = ".work"
 # a part of phase 1: the cleaned story, the rule that rejects it (if any) and its signature
 _PART = pa.schema([*STORIES, pa.field("_rule", pa.string()), pa.field("_evidence", pa.string()),
                    pa.field("_len", pa.int64()), pa.field("_sig", pa.binary())])
+#: the optional modules a clean needs (MinHash signatures, traditional -> simplified Chinese), checked first
+CLEAN_NEEDS = (("rensa", "sources"), ("opencc", "sources"))
+
 _META = ["story_id", "flags", "source", "url", "title", "_rule", "_evidence", "_len"]
 
 
@@ -151,6 +154,7 @@ def clean_files(
     """Clean stories Parquet files into OUT/{stories,quarantine,summary}.parquet + manifest.json."""
     if not paths:
         raise InputError("no stories file given")
+    require_all(CLEAN_NEEDS)  # exit 4 before the output folder exists, not after the first phase
     started = time.perf_counter()
     paths = [Path(p) for p in paths]
     check_outputs({"--out": out}, {"--stories": paths})
