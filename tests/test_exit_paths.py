@@ -220,3 +220,16 @@ def test_progress_lines_in_a_log_without_a_terminal(capsys, monkeypatch):
             bars.advance(task, 1)
     err = capsys.readouterr().err
     assert "build senpos: 1/4 (25%)" in err and "build senpos: 4/4 (100%)" in err
+
+
+def test_annotate_push_of_an_unknown_split_or_no_row_sends_nothing(tmp_path):
+    from lotdata.annotate.workflow import push
+    from lotdata.errors import InputError, LotdataError
+
+    header = "InputStoryid,InputSentence1,InputSentence2,InputSentence3,InputSentence4,RandomFifthSentenceQuiz1,RandomFifthSentenceQuiz2,AnswerRightEnding\n"
+    (tmp_path / "v.csv").write_text(header + "a,A b.,C d.,E f.,G h.,I j.,K l.,1\n", encoding="utf-8")
+    assert runner.invoke(app, ["import", "storycloze", "--val", str(tmp_path / "v.csv"), "--out", str(tmp_path / "sct")]).exit_code == 0
+    with pytest.raises(LotdataError, match="--split bogus: not a split"):
+        push(None, "cloze_verify", tmp_path / "sct", "p", splits=["bogus"])  # refused before any server call
+    with pytest.raises(InputError, match="no row of split"):
+        push(None, "cloze_verify", tmp_path / "sct", "p", splits=["test"])  # test is empty here

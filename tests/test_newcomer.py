@@ -88,3 +88,28 @@ def test_a_missing_extra_stops_clean_audit_and_a_recipe_before_any_output(tmp_pa
     monkeypatch.setitem(sys.modules, "statsmodels.stats.multitest", None)
     audit = runner.invoke(app, ["audit-bias", str(tmp_path / "s.parquet"), "--out", str(tmp_path / "a")])
     assert audit.exit_code == 4 and "[audit]'" in audit.output and not (tmp_path / "a").exists()
+
+
+def test_stats_reads_what_the_build_computed_and_only_while_it_still_holds(tmp_path, monkeypatch):
+    import json
+
+    import lotdata.datasets.folder as folder_module
+    from lotdata.datasets.folder import dataset_stats
+
+    stories = tmp_path / "s.parquet"
+    assert runner.invoke(app, ["read", "lotdata:sample", "--out", str(stories)]).exit_code == 0
+    assert runner.invoke(app, ["build", "outgen", "--stories", str(stories), "--out", str(tmp_path / "og"), "--n", "12"]).exit_code == 0
+    saved = json.loads((tmp_path / "og" / "stats.json").read_text(encoding="utf-8"))
+    counted = []
+    real = folder_module.split_stats
+    monkeypatch.setattr(folder_module, "split_stats", lambda *a: counted.append(1) or real(*a))
+    cached = dataset_stats(tmp_path / "og")
+    assert not counted and cached["splits"]["train"] == saved["splits"]["train"]["stats"]
+    (tmp_path / "og" / "stats.json").unlink()
+    assert dataset_stats(tmp_path / "og") == cached and counted  # counted again: the same figures
+    monkeypatch.setenv("LOTDATA_TOKENIZER", "jieba-nohmm")  # another tokenizer asked for: not the saved figures
+    assert runner.invoke(app, ["card", str(tmp_path / "og")]).exit_code == 0
+    counted.clear()
+    monkeypatch.setenv("LOTDATA_TOKENIZER", "jieba")
+    dataset_stats(tmp_path / "og")
+    assert counted

@@ -338,6 +338,13 @@ def export_lot(folder: str | Path, out: str | Path, *, include_empty: bool = Fal
 
 def dataset_stats(folder: str | Path) -> dict[str, Any]:
     """{"task": ..., "splits": {split: {statistic: value}}} (LOT Table 3) for a dataset folder."""
-    task = dataset_task(folder)
-    tables = read_dataset(folder)
-    return {"task": task, "splits": {s: split_stats(task, t.to_pylist()) for s, t in tables.items()}}
+    from lotdata.datasets.card import saved_stats
+
+    found = open_dataset(folder)
+    task = found.task
+    quarantine: list[dict[str, Any]] = []
+    tables = read_dataset(folder, quarantine=quarantine)  # verified against the manifest, every row checked
+    if quarantine:
+        _report_bad_rows(Path(folder), quarantine, None)
+    saved = None if quarantine else saved_stats(Path(folder), found.manifest)  # what the build computed
+    return {"task": task, "splits": {s: (saved or {}).get(s) or split_stats(task, t.to_pylist()) for s, t in tables.items()}}
