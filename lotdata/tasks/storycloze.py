@@ -88,7 +88,7 @@ def _duplicate(record: dict[str, str], number: int, first_row: dict[str, int]) -
 
 def read_storycloze_splits(files: dict[str, str | Path]) -> tuple[dict[str, list[dict]], list[dict]]:
     """Every split's rows; one file given for two splits is refused (exit 1), a story already in an earlier
-    split is quarantined (no story in two splits), and a file with no usable record is exit 3 with the reasons."""
+    split is quarantined (no story in two splits)."""
     _check_distinct_files(files)
     by_split: dict[str, list[dict]] = {}
     quarantine: list[dict] = []
@@ -103,10 +103,6 @@ def read_storycloze_splits(files: dict[str, str | Path]) -> tuple[dict[str, list
             else:
                 seen[row["story_id"]] = split
                 kept.append(row)
-        if not kept:
-            reasons = Counter(q["reason"] for q in bad)
-            why = "; ".join(f"{n} × {r}" for r, n in reasons.most_common(3)) if reasons else "no record after the header"
-            raise InputError(f"no usable Story Cloze Test record ({why})", path=str(path))
         by_split[split] = kept
         quarantine.extend(bad)
     return by_split, quarantine
@@ -155,6 +151,11 @@ def import_storycloze(val: str | Path, out: str | Path, *, test: str | Path | No
     check_outputs({"--out": out}, {f"--{split}": path for split, path in files.items()})
     check_output_dir(out)
     by_split, quarantine = read_storycloze_splits(files)
+    for split, path in files.items():  # a file with no usable record: exit 3 with the reasons, no 0-row dataset
+        if not by_split[split]:
+            reasons = Counter(q["reason"] for q in quarantine if q["path"] == str(path))
+            why = "; ".join(f"{n} × {r}" for r, n in reasons.most_common(3)) if reasons else "no record after the header"
+            raise InputError(f"no usable Story Cloze Test record ({why})", path=str(path))
     if train_from == "val":
         by_split.update(train_from_val(by_split["val"], val_share, seed))
     stats = {"examples_imported": sum(len(v) for v in by_split.values()), "quarantined": len(quarantine)}
