@@ -338,6 +338,10 @@ def pull(
     write_parquet(table_from_rows(found.quarantine, QUARANTINE), out / "quarantine.parquet")
     write_text(json.dumps(agreement, ensure_ascii=False, indent=2) + "\n", out / "agreement.json")
     write_text(json.dumps({**gold, "dropped": drop_flagged}, ensure_ascii=False, indent=2) + "\n", out / "gold.json")
+    if not found.valid:  # an empty dataset would look like a result; the raw tables above keep what there was
+        raise InputError(f"project {title!r}: no valid annotation yet ({len(found.rows)} annotation(s), "
+                         f"{len(found.quarantine)} quarantined): nothing assembled; `lotdata annotate status` shows progress",
+                         path=str(out))
     params = {"job": job_name, "project": title, "project_ids": sorted(projects.values()), "url": conn.url}
     datasets = write_assembled(job_name, assembled, out, params, provenance(valid, job_name, title, out))
     tasks = sum(c["tasks"] for c in found.per_project.values())
