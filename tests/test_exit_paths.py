@@ -233,3 +233,11 @@ def test_annotate_push_of_an_unknown_split_or_no_row_sends_nothing(tmp_path):
         push(None, "cloze_verify", tmp_path / "sct", "p", splits=["bogus"])  # refused before any server call
     with pytest.raises(InputError, match="no row of split"):
         push(None, "cloze_verify", tmp_path / "sct", "p", splits=["test"])  # test is empty here
+
+
+def test_audit_bias_checks_the_tokenizer_before_any_sentence_is_scored(tmp_path, monkeypatch):
+    header = "InputStoryid,InputSentence1,InputSentence2,InputSentence3,InputSentence4,RandomFifthSentenceQuiz1,RandomFifthSentenceQuiz2,AnswerRightEnding\n"
+    (tmp_path / "test.csv").write_text(header + "a,A b.,C d.,E f.,G h.,I j.,K l.,1\n", encoding="utf-8")
+    monkeypatch.setenv("LOTDATA_TOKENIZER", "bogus")
+    result = runner.invoke(app, ["audit-bias", str(tmp_path / "test.csv"), "--out", str(tmp_path / "rep")])
+    assert result.exit_code == 1 and "LOTDATA_TOKENIZER=bogus" in result.output and not (tmp_path / "rep").exists()
