@@ -10,7 +10,6 @@ import pytest
 from typer.testing import CliRunner
 
 from lotdata.cli import app
-from lotdata.errors import LotdataError
 from lotdata.io import sha256_file
 from lotdata.paths import PathClashError, check_inside, check_outputs
 
