@@ -13,7 +13,7 @@ DT_VENV    ?= .venv-datatrove
 DT_BIN     := $(DT_VENV)/bin/python
 DT_VERSION ?= 0.10.1
 
-.PHONY: core setup demo test browser-deps labelstudio labelstudio-venv build-senpos build-plotcom build-outgen build-all bench outline-agreement clean
+.PHONY: core extras setup demo test browser-deps labelstudio labelstudio-venv build-senpos build-plotcom build-outgen build-all bench outline-agreement clean
 
 # Two stamps: the core install (what `make demo` and the builds need: no torch, no Label Studio client)
 # and the test extras on top of it (what `make test` and `make bench` need).
@@ -31,6 +31,11 @@ $(TEST_STAMP): pyproject.toml $(CORE_STAMP)
 	touch $@
 
 core: $(CORE_STAMP)
+
+# the extras the real job needs, into the same venv from this checkout: make extras EXTRAS=sources,audit
+EXTRAS ?= sources,audit
+extras: $(CORE_STAMP)
+	$(BIN)/pip install --quiet -e '.[$(EXTRAS)]'
 
 setup: $(TEST_STAMP)
 

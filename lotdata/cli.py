@@ -1,7 +1,8 @@
 """The `lotdata` command line: parse, call a stage, print a one-screen summary.
 
 Exit codes: 0 success; 1 a problem lotdata explains (bad parameter, missing file); 2 usage error;
-3 bad input data (the message names the file and row); 4 an optional package is missing.
+3 bad input data (the message names the file and row); 4 an optional package is missing; 70 a bug
+(an exception lotdata did not expect: the message, "this is a bug" and a short trace).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 import shlex
 import sys
 from dataclasses import asdict
+import time
 from pathlib import Path
 from typing import Any, List, Optional
 
@@ -23,10 +25,10 @@ from lotdata.tasks.outgen import OutgenParams
 from lotdata.tasks.plotcom import PlotcomParams
 from lotdata.tasks.senpos import SenposParams
 from lotdata.tasks.stage import BuildOptions
-from lotdata.clikit import console, option_of, out_console, stage_options
+from lotdata.clikit import BugCatchingGroup, console, option_of, out_console, stage_options
 from lotdata.clikit import errors as _errors, progress as _progress, summary_table as _summary_table, warn as _warn
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Build and audit story benchmarks (LOT, Story Cloze).")
+app = typer.Typer(cls=BugCatchingGroup, add_completion=False, no_args_is_help=True, help="Build and audit story benchmarks (LOT, Story Cloze).")
 build_app = typer.Typer(no_args_is_help=True, help="Build a task dataset from a stories table.")
 import_app = typer.Typer(no_args_is_help=True, help="Import datasets in other formats.")
 export_app = typer.Typer(no_args_is_help=True, help="Export datasets to other formats.")
@@ -217,7 +219,10 @@ def export_lot_cmd(
     """Export a dataset folder in the official LOT jsonl format."""
     from lotdata.datasets.folder import export_lot
 
+    from lotdata.paths import check_outputs
+
     with _errors():
+        check_outputs({"--out": out}, {"FOLDER": folder})
         written = export_lot(folder, out, include_empty=include_empty)
     out_console.print(_summary_table(f"lotdata export lot -> {out}", written))
 
@@ -233,6 +238,9 @@ def stats_cmd(
 
     with _errors():
         if json_out is not None and str(json_out) != "-":
+            from lotdata.paths import check_outputs
+
+            check_outputs({"--json": json_out}, {"FOLDER": folder})
             check_output_file(json_out)
         stats = dataset_stats(folder)
     if json_out is not None and str(json_out) == "-":
@@ -295,7 +303,7 @@ def run_cmd(
             return (lambda total: progress.update(bar, total=total)), (lambda k: progress.advance(bar, k))
 
         run_recipe(resolve_recipe(recipe), out_root=out_root, force=force, on_step=show, progress_factory=factory,
-                   on_warning=_warn)
+                   on_warning=_warn, on_start=lambda step: console.print(f"{time.strftime('%H:%M:%S')} ▶ {step}", markup=False, highlight=False))
     out_console.print(table)
 
 

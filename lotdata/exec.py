@@ -312,11 +312,34 @@ def check_ray_address(address: str | None, timeout: float = 5.0) -> None:
         raise LotdataError(f"--ray-address {address}: no Ray head answers there ({exc})") from exc
 
 
+def is_auth_refusal(exc: BaseException) -> bool:
+    """Ray refused us for want of a valid token (a cluster started with RAY_AUTH_MODE=token)."""
+    text = " ".join(f"{type(e).__name__}: {e}" for e in (exc, exc.__cause__, exc.__context__) if e is not None).lower()
+    return any(word in text for word in ("invalidauthtoken", "unauthenticated", "authentication token", "auth token",
+                                         "ray_auth_mode"))
+
+
+def ray_auth_hint(address: str | None, exc: BaseException) -> str:
+    """One line that says what to do when a Ray cluster with token authentication refused this process."""
+    sent = "the token in RAY_AUTH_TOKEN was refused" if os.environ.get("RAY_AUTH_TOKEN") else "this process sent no token"
+    return (f"--ray-address {address or '(auto)'}: Ray could not join the cluster "
+            f"({type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}). A head that answers but "
+            f"refuses the session usually runs with token authentication and {sent}: set RAY_AUTH_MODE=token and "
+            f"RAY_AUTH_TOKEN to the cluster's token (`ray get-auth-token` on the head; or RAY_AUTH_TOKEN_PATH to a "
+            f"file holding it) in this shell, then run again")
+
+
 def _run_ray(fn, shards, todo, out, suffix, workers, address) -> Iterator[tuple[int, tuple[dict, float]]]:
     ray = require("ray", "ray")
     check_ray_address(address)  # also when Ray already runs here: the address given is still wrong
     if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
+        try:
+            ray.init(address=address, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
+        except Exception as exc:
+            # a head that takes the TCP connection (checked above) but not the session: most often token auth
+            if is_auth_refusal(exc) or (address and isinstance(exc, ConnectionError)):
+                raise LotdataError(ray_auth_hint(address, exc)) from exc
+            raise
     remote = ray.remote(_call)
     pending = {}
     queue = list(todo)
@@ -337,15 +360,14 @@ class _progress_bar:
         self.bar = None
 
     def __enter__(self) -> Callable[[int], None]:
-        from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
-                                   TransferSpeedColumn)
+        from rich.progress import BarColumn, DownloadColumn, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 
-        from lotdata.progress import console
+        from lotdata.progress import LoggingProgress, console
 
         enabled = console.is_terminal if self.enabled is None else self.enabled
-        self.bar = Progress(
+        self.bar = LoggingProgress(
             TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-            TimeRemainingColumn(), console=console, transient=True, disable=not enabled,
+            TimeRemainingColumn(), console=console, transient=True, disable=not enabled, log=self.enabled is None,
         )
         self.bar.__enter__()
         task = self.bar.add_task(self.description, total=self.total or None)

@@ -299,6 +299,39 @@ def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
     return digest.hexdigest()
 
 
+def _input_files(inputs: Iterable[str | os.PathLike]) -> list[Path]:
+    """Each input as the files it stands for: a file itself, a folder every file under it (sorted)."""
+    files: list[Path] = []
+    for item in inputs:
+        path = Path(item)
+        files += sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    return files
+
+
+def check_weight_files(folder: str | os.PathLike) -> Path:
+    """Fail (exit 3, naming the file) when a checkpoint's `*.safetensors` file is truncated or not one: its
+    header (8-byte length + JSON) must describe tensors that end exactly at the file's end. Cheap: reads
+    the header only, so a bad checkpoint is found before any work, not deep inside a worker."""
+    from lotdata.errors import InputError
+
+    folder = Path(folder)
+    for path in sorted(folder.glob("*.safetensors")):
+        size = path.stat().st_size
+        try:
+            with open(path, "rb") as handle:
+                header_len = int.from_bytes(handle.read(8), "little")
+                if size < 8 or header_len > size - 8:
+                    raise ValueError("its header is longer than the file")
+                header = json.loads(handle.read(header_len))
+            end = max((t["data_offsets"][1] for k, t in header.items() if k != "__metadata__"), default=0)
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            raise InputError(f"not a readable safetensors file ({exc}); download the checkpoint again", path=str(path)) from None
+        if 8 + header_len + end != size:
+            raise InputError(f"truncated or padded safetensors file: {size} bytes, its header describes "
+                             f"{8 + header_len + end}; download the checkpoint again", path=str(path))
+    return folder
+
+
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -344,7 +377,7 @@ def manifest_dict(
         "command": command,
         "params": dict(params),
         "seed": params.get("seed"),
-        "inputs": [{"path": str(p), "sha256": sha256_file(p)} for p in inputs],
+        "inputs": [{"path": str(p), "sha256": sha256_file(p)} for p in _input_files(inputs)],
         "splits": split_entries,
         "stats": dict(stats or {}),
         **dict(extra or {}),

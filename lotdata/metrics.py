@@ -23,7 +23,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from lotdata.datasets.registry import get_task
+from lotdata.datasets.registry import all_tasks, get_task
 from lotdata.errors import InputError, MissingFileError, must_exist, require
 from lotdata.io import iter_jsonl
 
@@ -380,9 +380,10 @@ def paper_weights(family: str, split: str = "test") -> dict[MetricKey, float]:
     return lot_weights(paper_row(family, split, PAPER_HUMAN[family]), paper_row(family, split, PAPER_BASELINE[family]), family)
 
 
-def load_human_performance(path: str | Path) -> dict[MetricKey, float]:
+def load_human_performance(path: str | Path, *, allow_partial: bool = False) -> dict[MetricKey, float]:
     """H_i from a human-performance JSON (`annotate pull human_perf`): {"clozet": {"accuracy": 0.98, ...},
-    "senpos": {...}, "outgen": {"bleu-1": 1.0, ...}}; fractions in [0, 1]; unknown keys are ignored."""
+    "senpos": {...}, "outgen": {"bleu-1": 1.0, ...}}; fractions in [0, 1]; unknown keys are ignored.
+    A task marked `"partial": true` (fewer items or raters than its job asked for) is refused unless `allow_partial`."""
     path = must_exist(path, "human-performance file")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -397,6 +398,10 @@ def load_human_performance(path: str | Path) -> dict[MetricKey, float]:
             continue
         if not isinstance(metrics_of_task, dict):
             raise InputError(f"key {task!r}: expected an object of metric scores", path=str(path))
+        if metrics_of_task.get("partial") and not allow_partial:
+            raise InputError(f"key {task!r} is partial: {metrics_of_task.get('n_items')} of {metrics_of_task.get('items_pushed')} "
+                             f"items, at least {metrics_of_task.get('n_raters_min')} of {metrics_of_task.get('raters_asked')} "
+                             f"raters; --allow-partial-human to use it anyway", path=str(path))
         for metric, value in metrics_of_task.items():
             if (task, metric) not in known:
                 continue  # fleiss_kappa, n_items, ...
@@ -428,6 +433,9 @@ def evaluate(task: str, pred: Sequence[Mapping[str, Any]], gold: Sequence[Mappin
         return {"accuracy": accuracy([p[field] for p in pred], [g[field] for g in gold])}
     max_n = spec.max_n(definition)
     cands, refs = [p[field] for p in pred], [g[field] for g in gold]
+    if cands and not any(isinstance(c, str) and c.strip() for c in cands):  # Coverage 0, Order ~24: figures of nothing
+        raise InputError(f"every prediction's {field!r} is empty ({len(cands)} of {len(cands)}): nothing to score "
+                         f"(did the model generate anything?)")
     scores = {**bleu(cands, refs, max_n, definition), **distinct(cands, max_n, definition)}
     if spec.outline_field is not None:
         outlines = [g[spec.outline_field] for g in gold]
@@ -460,6 +468,10 @@ def load_records(path: str | Path, task: str, gold: bool = False) -> list[dict[s
             missing = [f for f in needed if not isinstance(record, dict) or f not in record]
             if missing:
                 raise InputError(f"missing field(s) {missing} for task {task}", path=str(path), row=line_no)
+            foreign = _other_task_fields(task, record)
+            if foreign:
+                raise InputError(f"a {foreign[0]} record (it has {foreign[1]}), not a {task} one: the file is of another "
+                                 f"task", path=str(path), row=line_no)
             problem = _field_problem(task, record)
             if problem:
                 raise InputError(problem, path=str(path), row=line_no)
@@ -467,6 +479,18 @@ def load_records(path: str | Path, task: str, gold: bool = False) -> list[dict[s
     if not records:
         raise InputError("no record to score (the file is empty)", path=str(path))
     return records
+
+
+def _other_task_fields(task: str, record: Mapping[str, Any]) -> tuple[str, list[str]] | None:
+    """(other task, its fields) when `record` holds LOT fields that only another task's records have
+    (a ClozeT file scored as SenPos has plot0/plot1), else None."""
+
+    own = set(get_task(task).lot_fields[0]) | set(get_task(task).lot_fields[1])
+    for spec in all_tasks():
+        theirs = sorted((set(spec.lot_fields[0]) - own) & set(record))
+        if spec.name != task and theirs:
+            return spec.name, theirs
+    return None
 
 
 def _field_problem(task: str, record: Mapping[str, Any]) -> str | None:

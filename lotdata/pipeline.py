@@ -13,9 +13,10 @@ import tomllib
 from pathlib import Path
 from typing import Any, Callable
 
-from lotdata.errors import InputError, must_exist
+from lotdata.errors import InputError, is_expected, must_exist, require_all
 from lotdata.exec import ExecSettings
 from lotdata.io import check_output_dir, output_lock
+from lotdata.paths import check_inside, check_outputs
 from lotdata.stage import TOP_LEVEL, Stage, StepContext, StepResult, check_input, params_of, stages
 
 __all__ = ["StepResult", "load_recipe", "run_recipe", "validate_recipe", "step_kinds"]
@@ -95,7 +96,7 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        recipe = tomllib.loads(path.read_text(encoding="utf-8"))
+        recipe = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM (Windows editors) is no TOML error
     except UnicodeDecodeError as exc:
         raise InputError(f"cannot read recipe: not UTF-8 text ({exc.reason} at byte {exc.start}); a recipe is a TOML file",
                          path=str(path)) from None
@@ -117,22 +118,74 @@ def run_recipe(
     progress_factory: Callable[[str], tuple[Callable[[int], None], Callable[[int], None]]] | None = None,
     on_page: Callable[[dict[str, Any]], None] | None = None,
     on_warning: Callable[[str], None] | None = None,
+    on_start: Callable[[str], None] | None = None,
 ) -> list[StepResult]:
     """Run every step of a recipe in the stages' order (crawl -> extract -> read -> clean -> build ->
-    annotate -> audit); returns what each step did (or that it was skipped as done). The whole recipe is
-    validated and every input it names checked before the first step runs; `OUT.lock` is held while it runs."""
+    annotate -> audit); returns what each step did (or that it was skipped as done); `on_start(step)` as each
+    step starts. The whole recipe is validated, the optional packages of its steps, every input it names and
+    where every step writes checked before the first step runs; `OUT.lock` is held while it runs."""
+    from lotdata.text.tokenize import check_tokenizer_env
+
     path = must_exist(path, "recipe file")
     recipe = _read_toml(path)
     plan = validate_recipe(recipe, path)
     root = Path(out_root or recipe.get("out", "out"))
+    check_tokenizer_env()
+    for stage, _ in plan:
+        require_all(stage.needs)  # exit 4 before the first step, not after the slow ones
     ctx = StepContext(recipe, path, root, force, on_step, progress_factory, on_page, on_warning)
     ctx.stories = [ctx.relative(v) for v in _as_list(recipe.get("stories"))]
     _check_recipe_inputs(ctx, plan)
+    _check_recipe_paths(ctx, plan)
     with output_lock(root):
         for stage, steps in plan:
             for index, (params, execution, table) in enumerate(steps, 1):
-                stage.run(ctx, params, execution, table, index)
+                name = _step_name(stage, table, index)
+                if on_start is not None:
+                    on_start(name)
+                _run_named(ctx, name, lambda: stage.run(ctx, params, execution, table, index))
     return ctx.results
+
+
+def _step_name(stage: Stage, table: dict[str, Any], index: int) -> str:
+    if not stage.many:
+        return stage.name
+    what = f" ({stage.output_name(table)})" if stage.output_name is not None else ""
+    return f"[[{stage.name}]] {index}{what}"
+
+
+def _run_named(ctx: StepContext, name: str, run: Callable[[], None]) -> None:
+    """Run one step; an error it raises says which step of which recipe failed."""
+    try:
+        run()
+    except Exception as exc:
+        prefix = f"recipe {ctx.path}, step {name}: "
+        if is_expected(exc) and exc.args and isinstance(exc.args[0], str) and not exc.args[0].startswith(prefix):
+            exc.args = (prefix + exc.args[0], *exc.args[1:])
+        raise
+
+
+def _check_recipe_paths(ctx: StepContext, plan: list[tuple[Stage, list[tuple[Any, ExecSettings, dict[str, Any]]]]]) -> None:
+    """Every step's output lies inside the run's folder and overlaps no other step's output and no input the
+    recipe names (exit 1 naming both), checked before the first step runs."""
+    outputs: dict[str, Path] = {}
+    inputs: dict[str, list[Path]] = {"stories": [ctx.relative(v) for v in _as_list(ctx.recipe.get("stories"))]}
+    earlier: set[str] = set()
+    for stage, steps in plan:
+        infos = [p for p in params_of(stage.params) if p.path]
+        for index, (params, _, table) in enumerate(steps, 1):
+            label = f"[[{stage.name}]] step {index}" if stage.many else f"[{stage.name}]"
+            for info in infos:
+                named = [v for v in _as_list(table.get(info.name))
+                         if v != "lotdata:sample" and not (info.path == "step" and v in earlier)]
+                if named:
+                    inputs[f"{label} {info.name}"] = [ctx.relative(v) for v in named]
+            written = stage.writes(params, table)
+            if written is not None:
+                outputs[f"{label} out"] = check_inside(ctx.root, ctx.root / written, f"recipe {ctx.path}: {label} out")
+            if stage.output_name is not None:
+                earlier.add(stage.output_name(table))
+    check_outputs(outputs, inputs)
 
 
 def _check_recipe_inputs(ctx: StepContext, plan: list[tuple[Stage, list[tuple[Any, ExecSettings, dict[str, Any]]]]]) -> None:

@@ -191,6 +191,18 @@ class Stage:
     output_name: Callable[[dict[str, Any]], str] | None = None
     table: str | None = None  # README's words for the table(s), where not just [name] / [[name]]
     check_recipe: Callable[[dict[str, Any], Path], None] | None = None  # once, before any step (a recipe holding it)
+    needs: tuple[tuple[str, str], ...] = ()  # optional (module, extra) pairs, checked before a recipe's first step
+    where: Callable[[Any, dict[str, Any]], str | None] | None = None  # what it writes, under the run's folder
+
+    def writes(self, params: Any, table: dict[str, Any]) -> str | None:
+        """The file or folder the step writes, relative to the run's folder (None: nothing there): `where`,
+        else its `out` parameter, else its `output_name`."""
+        if self.where is not None:
+            return self.where(params, table)
+        out = getattr(params, "out", None)
+        if out is not None:
+            return str(out)
+        return self.output_name(table) if self.output_name is not None else None
 
     def keys(self) -> list[ParamInfo]:
         """The recipe keys of the stage, its own then the executor's."""

@@ -294,7 +294,8 @@ SCT_HEADER = "InputStoryid,InputSentence1,InputSentence2,InputSentence3,InputSen
 def _sct_csv(path: Path, n: int, bad_row: bool = False) -> Path:
     lines = [SCT_HEADER]
     for i in range(n):
-        lines.append(f"id{i},Sam woke up early.,He made some tea.,The phone rang.,It was his sister {i}.,"
+        # the file's name in the story: val and test hold different stories (one in both would be quarantined)
+        lines.append(f"id{i},Sam woke up early.,He made some tea.,The phone rang.,It was his sister {i} from {path.stem}.,"
                      f"They talked for an hour.,The phone turned into a bird.,{1 + i % 2}\n")
     if bad_row:
         lines.append("idbad,A.,B.,C.,D.,E.,F.,3\n")

@@ -211,7 +211,9 @@ def test_missing_optional_packages_are_skipped_rows_and_the_report_is_written(le
 
 
 def test_a_path_that_is_not_a_checkpoint_is_a_bad_parameter(leaky_folder, tmp_path):
-    result = CliRunner().invoke(app, ["audit-bias", str(leaky_folder), "--out", str(tmp_path / "rep"), "--model-path", str(tmp_path)])
+    (tmp_path / "not_a_checkpoint").mkdir()  # beside --out: an output never lies inside an input
+    result = CliRunner().invoke(app, ["audit-bias", str(leaky_folder), "--out", str(tmp_path / "rep"), "--model-path",
+                                      str(tmp_path / "not_a_checkpoint")])
     assert result.exit_code == 1 and "config.json" in result.output and "Traceback" not in result.output
 
 

@@ -133,7 +133,22 @@ def test_an_unknown_lang_is_a_bad_parameter_naming_the_option_and_the_values(tmp
     assert not (tmp_path / "s.parquet").exists()
 
 
-def test_help_texts_name_the_right_extra_and_are_task_neutral():
+def test_help_texts_name_the_right_extra_and_are_task_neutral(monkeypatch):
+    # in process: seven interpreters only to print help cost ~12 s of the suite on 2 shared cores
+    from types import SimpleNamespace
+
+    from typer.testing import CliRunner
+
+    from lotdata.cli import app
+
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("TERMINAL_WIDTH", "200")
+
+    def run(*args: str) -> "SimpleNamespace":
+        result = CliRunner().invoke(app, list(args))
+        assert result.exit_code == 0, result.output
+        return SimpleNamespace(stdout=result.output)
+
     top = run("--help")
     assert "pip install 'lotdata[models]'" in top.stdout and "pip install 'lotdata')" not in top.stdout
     assert "pip install 'lotdata[models]'" in run("baseline", "--help").stdout

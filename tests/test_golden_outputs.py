@@ -36,6 +36,8 @@ VOLATILE = {"created_at", "seconds", "stories_per_second", "timings", "phase_sec
 _SECONDS = re.compile(r"\d+(\.\d+)? ?s\b|\d{4}-\d\d-\d\dT[\d:+]+|sha256 `[0-9a-f]+…`")
 #: done markers whose fingerprint depends only on file contents (the others hash tables that hold paths)
 STABLE_MARKERS = ("read.json", "extract.json")
+#: files added on purpose after commit 9f135a2 (README's changelog): `stats.json` beside every card (issue 23)
+ADDED_SINCE = ("stats.json",)
 
 
 def _scrub(value, roots: list[str]):
@@ -83,7 +85,7 @@ def digest(path: Path, roots: list[str]) -> str:
 def digest_tree(root: Path, shared: Path | None = None) -> dict[str, str]:
     roots = [str(root), str(REPO), *([str(shared)] if shared else [])]
     return {str(p.relative_to(root)): digest(p, roots) for p in sorted(root.rglob("*")) if p.is_file()
-            and not p.name.endswith(".lock")}
+            and not p.name.endswith(".lock") and p.name not in ADDED_SINCE}
 
 
 def run_all(tmp: Path) -> dict[str, dict[str, str]]:

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1] / "lotdata"
 #: `clikit.py` (and `lotdata/__main__.py`) are the CLI layer whatever package they sit in.
 LAYERS = [
     {"lotdata", "errors", "schema", "resources"},
-    {"io", "progress"},
+    {"io", "progress", "paths"},
     {"text"},
     {"exec", "stage"},
     {"datasets"},

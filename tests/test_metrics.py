@@ -257,21 +257,23 @@ def test_evaluate_checks_the_json_output_before_scoring(tmp_path, monkeypatch):
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
-def test_evaluate_empty_outputs_give_null_and_a_warning(dev, tmp_path):
+@pytest.mark.parametrize("definition", ["nlpcc2021", "lot"])
+def test_evaluate_refuses_outputs_that_are_all_empty(dev, tmp_path, definition):
+    """Every output empty: no figure at all (issue 23: Coverage 0.0 and Order 23.6 came out with exit 0 under lot)."""
     gold = dev[:3]
     gold_path = tmp_path / "gold.jsonl"
     gold_path.write_text("".join(json.dumps(g, ensure_ascii=False) + "\n" for g in gold), encoding="utf-8")
     pred = tmp_path / "pred.jsonl"
     pred.write_text('{"story": ""}\n' * 3, encoding="utf-8")
     out = tmp_path / "scores.json"
-    result = _cli("outgen", "--pred", pred, "--gold", gold_path, "--json", out, "--definition", "nlpcc2021")
-    assert result.exit_code == 0, result.output
-    text = out.read_text(encoding="utf-8")
-    assert "NaN" not in text
-    scores = json.loads(text)
-    assert scores["coverage"] is None and scores["nlpcc2021_overall"] is None
-    assert "coverage could not be computed" in result.stderr and "nlpcc2021_overall could not be computed" in result.stderr
-    assert "nan" not in result.stdout.lower() and "\u2013" in result.stdout
+    result = _cli("outgen", "--pred", pred, "--gold", gold_path, "--json", out, "--definition", definition)
+    assert result.exit_code == 3, result.output
+    assert "every prediction's 'story' is empty" in result.stderr and not out.exists()
+
+
+def test_an_undefined_metric_is_null_in_json_and_a_dash_on_screen():
+    scores = {"coverage": float("nan"), "bleu-1": 0.5}
+    assert metrics.undefined_metrics(scores) == {"coverage": "no (output, outline phrase) pair could be scored: every output or every phrase is empty"}
 
 
 @pytest.mark.parametrize("option", ["--baseline", "--human"])

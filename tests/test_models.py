@@ -292,8 +292,15 @@ def test_training_reads_the_loss_once_per_epoch_not_per_step(tmp_path, monkeypat
 
     reads = []
 
+    import os
+
+    import lotdata
+
+    # lotdata's own modules by their folder, not by a name: a checkout named `lotdata` holds torch in lotdata/.venv
+    package = os.path.realpath(os.path.dirname(lotdata.__file__)) + os.sep
+
     def ours() -> bool:  # a read made by lotdata's loop (torch's optimizer reads its CPU step counter itself)
-        return "lotdata" in sys._getframe(2).f_code.co_filename
+        return os.path.realpath(sys._getframe(2).f_code.co_filename).startswith(package)
 
     real_float, real_item, real_tolist = torch.Tensor.__float__, torch.Tensor.item, torch.Tensor.tolist
     monkeypatch.setattr(torch.Tensor, "__float__", lambda self: (ours() and reads.append("float")) or real_float(self))
@@ -442,7 +449,7 @@ def test_storycloze_can_train_on_val(tmp_path):
             writer = csv.writer(handle)
             writer.writerow(header)
             for i in range(n):
-                writer.writerow([f"{name}{i}", f"Tom woke up {i}.", "He was hungry.", "He went out.", "He saw a shop.",
+                writer.writerow([f"{name}{i}", f"Tom woke up {i} ({name}).", "He was hungry.", "He went out.", "He saw a shop.",
                                  "He bought bread.", "He flew to the moon.", str(1 + i % 2)])
     out = tmp_path / "sct"
     result = runner.invoke(app, ["import", "storycloze", "--val", str(tmp_path / "val.csv"), "--test", str(tmp_path / "test.csv"),

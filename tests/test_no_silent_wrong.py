@@ -310,10 +310,11 @@ def test_command_line_parameters_are_checked_before_work(tmp_path: Path):
 
 def test_missing_paths_exit_1_not_found_and_binary_stopwords_exit_3(tmp_path: Path):
     stories = write_stories(tmp_path / "s.parquet", STORIES)
+    (tmp_path / "data").mkdir()  # a folder beside the run's --out, not containing it (an output never lies inside an input)
     (tmp_path / "r.toml").write_text('[read]\ninputs = ["no/such.jsonl"]\n', encoding="utf-8")
     cases = [
         ("run", tmp_path / "r.toml", "--out", tmp_path / "o"),
-        ("baseline", "train", "--config", tmp_path / "nope.toml", "--data", tmp_path, "--out", tmp_path / "run"),
+        ("baseline", "train", "--config", tmp_path / "nope.toml", "--data", tmp_path / "data", "--out", tmp_path / "run"),
         ("baseline", "table", tmp_path / "no-run"),
         ("annotate", "push", "story_filter", "--input", tmp_path / "nope.parquet", "--project", "p"),
     ]

@@ -58,6 +58,12 @@ def test_figures_equal_a_brute_force_reference(tests, refs, n, threshold, shard_
         write_stories(tmp / "test.parquet", tests, lang="en")
         (tmp / "ref.txt").write_text("".join(line + "\n" for line in refs))
         test_set = load_test_set(tmp / "test.parquet")
+        per_example, expected = brute_force([ex.texts[-1][1] for ex in test_set.splits["test"]], refs, n, threshold)
+        if not sum(grams for grams, _ in per_example):  # no test n-gram at all: an error, never "0% overlap"
+            with pytest.raises(InputError, match=f"has no {n}-gram"):
+                measure_overlap(test_set, [str(tmp / "ref.txt")], tmp / "work", workers=1, threshold=threshold,
+                                shard_bytes=shard_bytes, spec=TokenSpec(n=n, lang="en"))
+            return
         if not any(r.strip() for r in refs):  # references without a document: an error, never "0% overlap"
             with pytest.raises(InputError, match="no document"):
                 measure_overlap(test_set, [str(tmp / "ref.txt")], tmp / "work", threshold=threshold,
@@ -65,7 +71,6 @@ def test_figures_equal_a_brute_force_reference(tests, refs, n, threshold, shard_
             return
         result = measure_overlap(test_set, [str(tmp / "ref.txt")], tmp / "work", threshold=threshold,
                                  shard_bytes=shard_bytes, spec=TokenSpec(n=n, lang="en"))
-    per_example, expected = brute_force([ex.texts[-1][1] for ex in test_set.splits["test"]], refs, n, threshold)
     rows = result.examples["test"]
     assert [(r["ngrams"], r["overlapped"]) for r in rows] == per_example
     summary = {k: v for k, v in result.summary[0].items() if k != "split"}

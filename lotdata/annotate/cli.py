@@ -13,6 +13,7 @@ import typer
 
 from lotdata.annotate.jobs import all_jobs, get_job
 from lotdata.clikit import console, errors, out_console, progress, summary_table
+from lotdata.paths import check_outputs
 
 app = typer.Typer(no_args_is_help=True, help="Annotation jobs on Label Studio: push tasks, follow progress, pull and assemble.")
 
@@ -139,6 +140,7 @@ def pull_cmd(
     page_size: Optional[int] = typer.Option(None, "--page-size", min=1, help="Read tasks page by page (default: one export request, faster)."),
     min_gold_accuracy: float = typer.Option(0.8, "--min-gold-accuracy", min=0.0, max=1.0, help="Flag raters whose accuracy on the gold tasks is lower."),
     drop_flagged: bool = typer.Option(False, "--drop-flagged", help="Leave the flagged raters' answers out of agreement and assembly."),
+    allow_partial: bool = typer.Option(False, "--allow-partial", help="human_perf: write H even from fewer items or raters than pushed (marked partial)."),
     state: Optional[Path] = _STATE,
 ) -> None:
     """Pull every annotation of every rater's project, validate it, score the gold tasks, measure agreement, assemble."""
@@ -146,8 +148,9 @@ def pull_cmd(
     from lotdata.annotate.workflow import pull
 
     with errors():
+        check_outputs({"--out": out}, {"--state-dir": state})
         summary = pull(connect(), job, project, out, page_size=page_size, state=state, min_gold_accuracy=min_gold_accuracy,
-                       drop_flagged=drop_flagged, on_page=lambda n, k: console.print(f"page {n}: {k} tasks", highlight=False))
+                       drop_flagged=drop_flagged, allow_partial=allow_partial, on_page=lambda n, k: console.print(f"page {n}: {k} tasks", highlight=False))
     out_console.print(summary_table(f"lotdata annotate pull {job} -> {out}", summary))
 
 

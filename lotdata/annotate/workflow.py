@@ -26,7 +26,7 @@ from lotdata.annotate.jobs import HUMAN_PERF_FILE, Annotation, InvalidResult, Ou
 from lotdata.annotate.state import SHARED, JobState, Team, state_dir
 from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.io import iter_jsonl, write_parquet, write_text
-from lotdata.schema import ANNOTATIONS, QUARANTINE, table_from_rows
+from lotdata.schema import ANNOTATIONS, QUARANTINE, SPLITS, table_from_rows
 
 __all__ = ["HUMAN_PERF_FILE", "table12_markdown"]  # kept importable from here
 
@@ -54,7 +54,13 @@ def push(
         raise ValueError(f"--n applies to writing jobs ({', '.join(j.name for j in all_jobs() if j.slots)}), not {job_name}")
     if input_path is None and slots is None:
         raise ValueError(f"{job_name} needs --input" + (" or --n N" if job.slots else ""))
+    unknown_splits = sorted(set(splits or ()) - set(SPLITS))
+    if unknown_splits:
+        raise LotdataError(f"--split {', '.join(unknown_splits)}: not a split; splits: {', '.join(SPLITS)}")
     rows = job.slots(slots) if input_path is None else job.load(Path(input_path), splits or job.default_splits)
+    if not rows:  # an empty project would be pushed, and pulled back as an empty dataset
+        which = f" of split(s) {', '.join(splits or job.default_splits or ())}" if (splits or job.default_splits) else ""
+        raise InputError(f"no row{which} to push for {job_name}; nothing was sent to the server", path=str(input_path))
     sample = sample if sample is not None else job.default_sample
     if sample is not None:
         if job.sample_key is None:
@@ -441,9 +447,12 @@ def versions_seen(job_name: str, job_state: JobState, found: Collected) -> dict[
 def pull(
     conn: Connection, job_name: str, title: str, out: str | Path, *, page_size: int | None = None,
     on_page: Callable[[int, int], None] | None = None, state: str | Path | None = None,
-    min_gold_accuracy: float = 0.8, drop_flagged: bool = False,
+    min_gold_accuracy: float = 0.8, drop_flagged: bool = False, allow_partial: bool = False,
 ) -> dict[str, Any]:
-    """Every annotation of the project(s) of `title` into `out`, validated, scored for agreement and assembled."""
+    """Every annotation of the project(s) of `title` into `out`, validated, scored for agreement and assembled.
+
+    human_perf: H from fewer items or raters than the push asked for is refused (exit 3) unless `allow_partial`
+    (then the file says `"partial": true`, and `baseline table --human` refuses it without its own flag)."""
     job = get_job(job_name)
     out = Path(out)
     started = time.perf_counter()
@@ -458,10 +467,16 @@ def pull(
         "annotators": annotator_stats((r for r in records if not r["gold"]), votes),
     }
     assembled = job.assemble(valid)
+    if "human_perf" in assembled:
+        check_human_perf_complete(assembled["human_perf"], job_state, allow_partial=allow_partial)
     write_parquet(table_from_rows(found.rows, ANNOTATIONS), out / "annotations.parquet")
     write_parquet(table_from_rows(found.quarantine, QUARANTINE), out / "quarantine.parquet")
     write_text(json.dumps(agreement, ensure_ascii=False, indent=2) + "\n", out / "agreement.json")
     write_text(json.dumps({**gold, "dropped": drop_flagged}, ensure_ascii=False, indent=2) + "\n", out / "gold.json")
+    if not found.valid:  # an empty dataset would look like a result; the raw tables above keep what there was
+        raise InputError(f"project {title!r}: no valid annotation yet ({len(found.rows)} annotation(s), "
+                         f"{len(found.quarantine)} quarantined): nothing assembled; `lotdata annotate status` shows progress",
+                         path=str(out))
     params = {"job": job_name, "project": title, "project_ids": sorted(projects.values()), "url": conn.url}
     datasets = write_assembled(job_name, assembled, out, params, provenance(valid, job_name, title, out))
     tasks = sum(c["tasks"] for c in found.per_project.values())
@@ -503,6 +518,33 @@ def write_assembled(job_name: str, assembled: dict[str, Any], out: Path, params:
         extra={"licenses": origin.get("licenses", []), "annotation": {"job": job_name, "sources": origin.get("inputs", [])}},
     )
     return get_job(job_name).write(assembled, output)
+
+
+def check_human_perf_complete(report: dict[str, dict[str, Any]], job_state: JobState, *, allow_partial: bool = False) -> None:
+    """Compare a human performance report with what the push asked for (every pushed item, `raters_per_task`
+    raters on each); record both in the report; refuse (exit 3) a shortfall unless `allow_partial`."""
+    pushed: dict[str, int] = {}
+    for task in job_state.tasks.values():
+        kind = (task.get("hidden") or {}).get("task")
+        if kind and not task.get("gold"):
+            pushed[kind] = pushed.get(kind, 0) + 1
+    asked = job_state.raters_per_task
+    short = []
+    for kind, n_pushed in sorted(pushed.items()):
+        entry = report.get(kind)
+        items, raters = (entry["n_items"], entry.get("n_raters_min", entry["n_raters"])) if entry else (0, 0)
+        if items < n_pushed:
+            short.append(f"{kind}: {items} of {n_pushed} items answered")
+        if entry and raters < asked:
+            short.append(f"{kind}: an item answered by {raters} of {asked} raters")
+        if entry:
+            entry.update(items_pushed=n_pushed, raters_asked=asked)
+    if short and not allow_partial:
+        raise InputError("human performance from fewer items or raters than the job asked for (" + "; ".join(short) +
+                         "): H would not be what the job measures; pull again when the raters are done, or "
+                         "--allow-partial to write it marked partial", path=str(job_state.path))
+    for entry in report.values():
+        entry["partial"] = bool(short)
 
 
 # ---------------------------------------------------------------- team use

@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Sequence
 
 from lotdata.audit.items import Item
+from lotdata.errors import checkpoint_load
+from lotdata.io import check_weight_files
 
 BERT_BASELINES = ("bert_wo_context", "bert_wo_long")
 
@@ -58,7 +60,7 @@ def check_checkpoint(path: str | Path) -> Path:
         raise ValueError(f"--model-path {folder}: not a folder (give a local pretrained checkpoint, e.g. bert-base-chinese)")
     if not (folder / "config.json").is_file():
         raise ValueError(f"--model-path {folder}: no config.json, not a transformers checkpoint")
-    return folder
+    return check_weight_files(folder)
 
 
 class BertChoice:
@@ -74,8 +76,9 @@ class BertChoice:
         self.settings = settings or BertSettings()
         self.device = torch.device(self.settings.device or ("cuda" if torch.cuda.is_available() else "cpu"))
         torch.manual_seed(seed)
-        self.tokenizer = AutoTokenizer.from_pretrained(str(model_path))
-        self.encoder = AutoModel.from_pretrained(str(model_path)).to(self.device)
+        with checkpoint_load(model_path):
+            self.tokenizer = AutoTokenizer.from_pretrained(str(model_path))
+            self.encoder = AutoModel.from_pretrained(str(model_path)).to(self.device)
         self.head = torch.nn.Linear(self.encoder.config.hidden_size, 1).to(self.device)
 
     def _logits(self, items: Sequence[Item]):

@@ -29,8 +29,10 @@ def audit_bias_cmd(
     from lotdata.audit.run import audit, write_audit
     from lotdata.audit.work import WORK_DIR
     from lotdata.io import check_output_dir, mark_incomplete, output_lock
+    from lotdata.paths import check_outputs
 
     with errors():
+        check_outputs({"--out": out, "--export-hard": export_hard}, {"PATH": path, "--model-path": params.model_path})
         check_output_dir(out)
         if export_hard is not None:
             check_output_dir(export_hard)

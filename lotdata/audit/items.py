@@ -142,7 +142,7 @@ def load_audit_input(path: str | Path, task: str | None = None, quarantine: list
     found = open_input(path, expect=("dataset", "storycloze-csv", "lot-jsonl", "jsonl"),
                        what="a task dataset folder, LOT jsonl or a Story Cloze csv")
     if found.kind == "dataset":
-        return dataset_task(path), read_dataset(path), "dataset folder"
+        return dataset_task(path), read_dataset(path, quarantine=quarantine), "dataset folder"
     if found.kind == "storycloze-csv":
         files = found.files
         csvs = {split_of_file(p, "test" if not found.path.is_dir() else p.stem): p for p in files}

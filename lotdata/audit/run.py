@@ -34,13 +34,15 @@ from lotdata.audit.baselines import Sentiment, baseline_names
 from lotdata.audit.bert import BertSettings, check_checkpoint
 from lotdata.audit.features import FeatureCache
 from lotdata.audit.items import Item, items_from_table, load_audit_input, ordered_splits
-from lotdata.audit.stats import MIN_EFFECT_POINTS, add_verdicts
+from lotdata.audit.stats import AUDIT_NEEDS, MIN_EFFECT_POINTS, add_verdicts
 from lotdata.audit.work import (AFLITE, SCAN, SCORES_FILE, WORK_DIR, Job, forget, needs_sentiment, run_jobs, score_pairs,
                                 write_items)
-from lotdata.errors import InputError, LotdataError
+from lotdata.errors import InputError, LotdataError, require_all
 from lotdata.exec import ExecSettings
 from lotdata.io import mark_complete, mark_incomplete, write_parquet, write_text
 from lotdata.schema import QUARANTINE, table_from_rows
+from lotdata.text.tokenize import check_tokenizer_env
+
 
 PREDICTIONS = pa.schema(
     [
@@ -123,6 +125,8 @@ def audit(
     The work runs in shards on `lotdata.exec` (`execution`; see the module docstring); a `work` folder left by a stopped run with the same input and parameters is resumed.
     `on_step(name, resumed)` is called as each baseline (and the scan) finishes."""
     started = time.perf_counter()
+    check_tokenizer_env()  # before the sentiment scores, the slow part
+    require_all(AUDIT_NEEDS)  # exit 4 before anything is read or written
     if runs < 1:
         raise ValueError(f"--runs must be at least 1, not {runs}")
     if min_effect < 0:

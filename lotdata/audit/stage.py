@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from lotdata.audit.stats import AUDIT_NEEDS
 from lotdata.exec import ExecSettings
 from lotdata.stage import Stage, StepContext, files_of, param, register_stage
 
@@ -49,4 +51,5 @@ def run(ctx: StepContext, params: AuditParams, execution: ExecSettings, table: d
 STAGE = register_stage(Stage(
     name="audit", params=AuditParams, run=run, order=70, many=True, executes=True,
     summary="`audit-bias` on a dataset folder", output="`audit-<input>/`",
+    needs=AUDIT_NEEDS, where=lambda params, table: params.out or f"audit-{Path(params.input).name}",
 ))

@@ -18,6 +18,9 @@ import numpy as np
 
 from lotdata.errors import require
 
+#: the optional modules every audit needs (verdicts: binomial test, Holm), checked first
+AUDIT_NEEDS = (("scipy.stats", "audit"), ("statsmodels.stats.multitest", "audit"))
+
 Z95 = 1.959963984540054
 ALPHA = 0.05
 #: a significant baseline at least this many points above chance "leaks" (`--min-effect`)

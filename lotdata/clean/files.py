@@ -33,10 +33,11 @@ import pyarrow.parquet as pq
 from lotdata.clean.heldout import HeldCase, match_held_out
 from lotdata.clean.dedup import band_pair_keys, cluster_and_filter, lsh_bands, lsh_threshold, pairs_of, signatures
 from lotdata.clean.dedup import NearDuplicates
-from lotdata.clean.step import EVIDENCE_LIMIT, CleanParams, StoryKeys, clean_story, count_story, deduplicate, summary_rows
-from lotdata.errors import InputError, must_exist
+from lotdata.clean.step import CLEAN_NEEDS, EVIDENCE_LIMIT, CleanParams, StoryKeys, clean_story, count_story, deduplicate, summary_rows
+from lotdata.errors import InputError, must_exist, require_all
 from lotdata.exec import ExecSettings, Shard, run_shards
 from lotdata.io import check_output_dir, write_manifest, write_parquet, write_parquet_pieces
+from lotdata.paths import check_outputs
 from lotdata.clean.columns import column, indices, table_of
 from lotdata.schema import CLEAN_SUMMARY, STORIES, STORIES_QUARANTINE, check_table
 
@@ -48,7 +49,8 @@ WORK_DIR = ".work"
 # a part of phase 1: the cleaned story, the rule that rejects it (if any) and its signature
 _PART = pa.schema([*STORIES, pa.field("_rule", pa.string()), pa.field("_evidence", pa.string()),
                    pa.field("_len", pa.int64()), pa.field("_sig", pa.binary())])
-_META = ["story_id", "flags", "source", "url", "_rule", "_evidence", "_len"]
+
+_META = ["story_id", "flags", "source", "url", "title", "_rule", "_evidence", "_len"]
 
 
 @dataclass
@@ -155,8 +157,10 @@ def clean_files(
     (same story id, or a MinHash near copy at `hold_out_threshold`) is removed with rule `held_out`."""
     if not paths:
         raise InputError("no stories file given")
+    require_all(CLEAN_NEEDS)  # exit 4 before the output folder exists, not after the first phase
     started = time.perf_counter()
     paths = [Path(p) for p in paths]
+    check_outputs({"--out": out}, {"--stories": paths})
     out = check_output_dir(out)
     work = out / WORK_DIR
     shards = plan_clean_shards(paths, rows_per_shard)
@@ -170,12 +174,13 @@ def clean_files(
     meta = _read_parts(parts, _META)
     ids, flags, sources, urls = (meta.column(c).to_pylist() for c in ("story_id", "flags", "source", "url"))
     rules, evidence, lengths = (meta.column(c).to_pylist() for c in ("_rule", "_evidence", "_len"))
+    titled = [bool((t or "").strip()) for t in meta.column("title").to_pylist()]
     del meta
     summary: Counter = Counter()
     for g in range(len(ids)):
         count_story(summary, sources[g] or "", flags[g], rules[g])
 
-    keys = StoryKeys(ids, flags, lengths, sources, urls)
+    keys = StoryKeys(ids, flags, lengths, sources, urls, titled)
     starts = np.cumsum([0] + [r.stats["stories"] for r in cleaned])  # part k holds rows starts[k]:starts[k + 1]
 
     held: dict[int, tuple[str, str]] = {}  # story position -> (how it matched, evidence)

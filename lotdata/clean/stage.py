@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lotdata.clean.dedup import DedupParams
-from lotdata.clean.step import CleanParams
+from lotdata.clean.step import CLEAN_NEEDS, CleanParams
 from lotdata.errors import InputError
 from lotdata.exec import ExecSettings
 from lotdata.stage import Stage, StepContext, files_of, param, register_stage
@@ -93,4 +93,5 @@ def _with(params: CleanStepParams, **changes: Any) -> CleanStepParams:
 STAGE = register_stage(Stage(
     name="clean", params=CleanStepParams, run=run, order=40, executes=True, check=CleanStepParams.check,
     summary="noise, flags, rejects, exact and near-duplicates, on all the stories above", output="`clean/`",
+    needs=CLEAN_NEEDS,
 ))

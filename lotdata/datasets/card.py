@@ -110,6 +110,7 @@ def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None, tok
     rows = {s: read_parquet(folder / manifest["splits"][s]["file"], schema).to_pylist() for s in present}
     non_empty = [s for s in present if rows[s]]  # datasets cannot load an empty split
     stats = {s: split_stats(task, rows[s], tokenizer) for s in non_empty}
+    save_stats(folder, manifest, stats, tokenizer)
     description = get_task(task).card_description
     env = manifest.get("environment", {})
     params = manifest.get("params", {})
@@ -160,6 +161,36 @@ def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None, tok
         "",
     ]
     return _yaml_header(task, manifest, non_empty) + "\n\n" + "\n".join(body)
+
+
+#: the Table 3 statistics the card computed, for `lotdata stats` to read instead of tokenising every split again
+STATS_CACHE = "stats.json"
+
+
+def save_stats(folder: Path, manifest: Mapping[str, Any], stats: Mapping[str, Any], tokenizer: str | None = None) -> None:
+    from lotdata.text.tokenize import default_tokenizer
+
+    splits = {s: {"sha256": e.get("sha256"), "stats": stats.get(s)} for s, e in (manifest.get("splits") or {}).items()}
+    write_text(json.dumps({"tokenizer": tokenizer or default_tokenizer(), "splits": splits}, ensure_ascii=False, indent=1) + "\n",
+               folder / STATS_CACHE)
+
+
+def saved_stats(folder: Path, manifest: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The statistics saved with the card, when they still describe the split files the manifest lists
+    (same sha256) and were counted with the tokenizer asked for now (LOTDATA_TOKENIZER, if set); else None."""
+    import os
+
+    try:
+        saved = json.loads((folder / STATS_CACHE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    asked = os.environ.get("LOTDATA_TOKENIZER")
+    splits = manifest.get("splits") or {}
+    if not isinstance(saved, dict) or (asked and saved.get("tokenizer") != asked) or set(saved.get("splits") or {}) != set(splits):
+        return None
+    if any(saved["splits"][s].get("sha256") != e.get("sha256") for s, e in splits.items()):
+        return None
+    return {s: v["stats"] for s, v in saved["splits"].items() if v.get("stats") is not None}
 
 
 def write_card(folder: str | Path, manifest: Mapping[str, Any] | None = None, tokenizer: str | None = None) -> Path:

@@ -7,6 +7,9 @@ written it holds `.incomplete`, which readers refuse.
 
 from __future__ import annotations
 
+import json
+import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -46,15 +49,35 @@ class BuildReport:
     notes: list[str] = field(default_factory=list)
 
 
-def load_stories(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
-    """Stories from one or more `stories` Parquet files, in file order; a story id seen twice is kept once."""
+def load_stories(paths: Sequence[str | Path], quarantine: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Stories from one or more `stories` Parquet files, in file order; a story id seen twice is kept once.
+
+    Every row is validated (`story_problem`: empty text, unknown status, a language its `lang` does not name);
+    a failing row, or one whose story_id an earlier row had with another text, is left out and goes to
+    `quarantine` when given, else is counted on stderr. Rows there, none usable: exit 3."""
+    from lotdata.datasets.validate import story_problem
+
     rows: list[dict[str, Any]] = []
-    seen: set[str] = set()
+    text_of: dict[str, str] = {}
+    bad: list[dict[str, Any]] = []
     for path in _stories_files(paths):
-        for row in read_parquet(path, STORIES).to_pylist():
-            if row["story_id"] not in seen:
-                seen.add(row["story_id"])
-                rows.append(row)
+        for number, row in enumerate(read_parquet(path, STORIES).to_pylist(), start=1):
+            reason = story_problem(row)
+            if reason is None and row["story_id"] in text_of:
+                if text_of[row["story_id"]] == row["text"]:
+                    continue  # the same story twice: kept once
+                reason = f"story_id {row['story_id']!r} was read before with another text"
+            if reason is not None:
+                bad.append({"path": str(path), "row": number, "reason": reason,
+                            "raw": json.dumps(row, ensure_ascii=False, default=str)[:500]})
+                continue
+            text_of[row["story_id"]] = row["text"]
+            rows.append(row)
+    if bad:
+        _report_bad_rows(Path(", ".join(map(str, paths))), bad, quarantine)
+        if not rows:
+            raise InputError(f"no usable story: all {len(bad)} row(s) fail validation ({_reasons(bad)})",
+                             path=", ".join(map(str, paths)))
     return rows
 
 
@@ -213,18 +236,92 @@ def dataset_task(folder: str | Path) -> str:
     return open_dataset(folder).task
 
 
-def read_dataset(folder: str | Path) -> dict[str, pa.Table]:
-    """The split tables of a dataset folder, checked against the task's schema."""
+#: a split file up to this size is checked against the manifest's sha256 on every read (a few ms per MB);
+#: larger ones only with `verify=True` or LOTDATA_VERIFY=1 (row counts are always checked)
+VERIFY_BELOW_BYTES = 256 << 20
+
+
+def read_dataset(folder: str | Path, *, verify: bool | None = None,
+                 quarantine: list[dict[str, Any]] | None = None) -> dict[str, pa.Table]:
+    """The split tables of a dataset folder, checked against the task's schema and the manifest, every row validated.
+
+    Each split file must have the manifest's row count and (see VERIFY_BELOW_BYTES) sha256, else the folder
+    was changed after it was written (a `val.parquet` replaced by `test.parquet`): exit 3. A row that fails
+    `example_problem` (or repeats an example_id) is left out and goes to `quarantine` when given, else is
+    counted on stderr; a dataset with rows, none of them usable, is exit 3.
+    """
     folder = Path(folder)
     manifest = open_dataset(folder).manifest
-    schema = get_task(manifest["task"]).schema
-    listed = {split: entry.get("file", f"{split}.parquet") for split, entry in (manifest.get("splits") or {}).items()}
+    task = manifest["task"]
+    schema = get_task(task).schema
+    entries = manifest.get("splits") or {}
+    listed = {split: entry.get("file", f"{split}.parquet") for split, entry in entries.items()}
     for split, name in listed.items():
         if not (folder / name).exists():
             raise InputError(f"split {split!r} is listed in {MANIFEST_NAME} but its file is missing; build the dataset again",
                              path=str(folder / name))
     files = {s: listed.get(s, f"{s}.parquet") for s in SPLITS}
-    return {s: read_parquet(folder / name, schema) for s, name in files.items() if (folder / name).exists()}
+    if verify is None and os.environ.get("LOTDATA_VERIFY", "") not in ("", "0"):
+        verify = True
+    tables: dict[str, pa.Table] = {}
+    bad: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for split, name in files.items():
+        path = folder / name
+        if not path.exists():
+            continue
+        _check_against_manifest(path, split, entries.get(split) or {}, verify)
+        tables[split] = _usable_rows(task, split, read_parquet(path, schema), path, seen, bad)
+    if bad:
+        _report_bad_rows(folder, bad, quarantine)
+        if not any(t.num_rows for t in tables.values()):
+            raise InputError(f"no usable example: all {len(bad)} row(s) fail validation ({_reasons(bad)})", path=str(folder))
+    return tables
+
+
+def _check_against_manifest(path: Path, split: str, entry: Mapping[str, Any], verify: bool | None) -> None:
+    import pyarrow.parquet as pq
+
+    rows = pq.ParquetFile(path).metadata.num_rows
+    if "rows" in entry and rows != entry["rows"]:
+        raise InputError(f"split {split!r} has {rows} rows, the manifest says {entry['rows']}: the file was changed or "
+                         f"replaced after the dataset was written; build it again", path=str(path))
+    cheap = path.stat().st_size <= VERIFY_BELOW_BYTES
+    if entry.get("sha256") and verify is not False and (verify or cheap) and sha256_file(path) != entry["sha256"]:
+        raise InputError(f"split {split!r}: sha256 differs from the manifest's: the file was changed or replaced after "
+                         f"the dataset was written (e.g. another split's file copied over it); build it again", path=str(path))
+
+
+def _usable_rows(task: str, split: str, table: pa.Table, path: Path, seen: set[str], bad: list[dict[str, Any]]) -> pa.Table:
+    from lotdata.datasets.validate import example_problem
+
+    keep = []
+    for number, row in enumerate(table.to_pylist(), start=1):
+        reason = example_problem(task, row, split)
+        if reason is None and row["example_id"] in seen:
+            reason = f"example_id {row['example_id']!r} repeats an earlier row"
+        if reason is None:
+            seen.add(row["example_id"])
+        else:
+            bad.append({"path": str(path), "row": number, "reason": reason, "raw": json.dumps(row, ensure_ascii=False, default=str)[:500]})
+        keep.append(reason is None)
+    return table if all(keep) else table.filter(pa.array(keep, type=pa.bool_()))
+
+
+def _reasons(bad: list[dict[str, Any]], top: int = 3) -> str:
+    counts = Counter(b["reason"] for b in bad)
+    return "; ".join(f"{n} x {reason}" for reason, n in counts.most_common(top)) + (
+        f"; {len(counts) - top} other reason(s)" if len(counts) > top else "")
+
+
+def _report_bad_rows(folder: Path, bad: list[dict[str, Any]], quarantine: list[dict[str, Any]] | None) -> None:
+    if quarantine is not None:
+        quarantine.extend(bad)
+        return
+    from lotdata.progress import console
+
+    console.print(f"warning: {folder}: {len(bad)} row(s) left out, they fail validation ({_reasons(bad)})",
+                  markup=False, highlight=False)
 
 
 def export_lot(folder: str | Path, out: str | Path, *, include_empty: bool = False) -> dict[str, int]:
@@ -243,6 +340,13 @@ def export_lot(folder: str | Path, out: str | Path, *, include_empty: bool = Fal
 
 def dataset_stats(folder: str | Path) -> dict[str, Any]:
     """{"task": ..., "splits": {split: {statistic: value}}} (LOT Table 3) for a dataset folder."""
-    task = dataset_task(folder)
-    tables = read_dataset(folder)
-    return {"task": task, "splits": {s: split_stats(task, t.to_pylist()) for s, t in tables.items()}}
+    from lotdata.datasets.card import saved_stats
+
+    found = open_dataset(folder)
+    task = found.task
+    quarantine: list[dict[str, Any]] = []
+    tables = read_dataset(folder, quarantine=quarantine)  # verified against the manifest, every row checked
+    if quarantine:
+        _report_bad_rows(Path(folder), quarantine, None)
+    saved = None if quarantine else saved_stats(Path(folder), found.manifest)  # what the build computed
+    return {"task": task, "splits": {s: (saved or {}).get(s) or split_stats(task, t.to_pylist()) for s, t in tables.items()}}

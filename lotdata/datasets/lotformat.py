@@ -35,12 +35,34 @@ def _check_fields(task: str, record: Any) -> None:
     unknown = sorted(set(record) - set(required) - set(optional))
     if unknown:
         raise ValueError(f"unknown field(s) {unknown} for task {task}: the round trip would lose them")
+    for name in (*required, *optional):
+        _check_text_field(name, record.get(name), required=name in required)
+
+
+#: LOT fields that are not one text: checked by the task's own `from_lot`
+_NON_TEXT_FIELDS = ("label", "outline")
+
+
+def _check_text_field(name: str, value: Any, *, required: bool) -> None:
+    """A text field holds a non-empty string (an optional one may be absent or null)."""
+    if name in _NON_TEXT_FIELDS or (value is None and not required):
+        return
+    if not isinstance(value, str):
+        raise ValueError(f"field {name!r} is {json.dumps(value)[:40]}, not text")
+    if required and not value.strip():
+        raise ValueError(f"field {name!r} is empty")
 
 
 def from_lot(task: str, record: Mapping[str, Any], *, split: str, index: int) -> dict[str, Any]:
     """One official LOT record as a dataset row (raises ValueError on a malformed record)."""
+    from lotdata.datasets.validate import example_problem
+
     _check_fields(task, record)
-    return get_task(task).from_lot(record, split=split, index=index)
+    row = get_task(task).from_lot(record, split=split, index=index)
+    problem = example_problem(task, row)
+    if problem:
+        raise ValueError(problem)
+    return row
 
 
 def lot_row_base(task: str, record: Mapping[str, Any], *, split: str, index: int, full_text: str) -> dict[str, Any]:

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from lotdata.errors import InputError, require, must_exist
+from lotdata.errors import InputError, checkpoint_load, require, must_exist
+from lotdata.io import check_weight_files
 from lotdata.models.config import BaselineConfig
 from lotdata.models.vocab import build_tokenizer
 
@@ -95,9 +96,11 @@ def load_backbone(
     source = str(checkpoint or config.checkpoint or "")
     if source:
         must_exist(source, "checkpoint folder", hint=" (give a local folder with tokenizer and weights)")
-        tokenizer = transformers.AutoTokenizer.from_pretrained(source)
-        auto_config = transformers.AutoConfig.from_pretrained(source)
-        model = _model_class(kind, bool(getattr(auto_config, "is_encoder_decoder", False))).from_pretrained(source)
+        check_weight_files(source)
+        with checkpoint_load(source):
+            tokenizer = transformers.AutoTokenizer.from_pretrained(source)
+            auto_config = transformers.AutoConfig.from_pretrained(source)
+            model = _model_class(kind, bool(getattr(auto_config, "is_encoder_decoder", False))).from_pretrained(source)
         return model, tokenizer
     if workdir is None:
         raise ValueError("a from-scratch model needs a workdir for its vocabulary")

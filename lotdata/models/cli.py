@@ -12,6 +12,7 @@ import typer
 from rich.table import Table
 
 from lotdata.clikit import errors, out_console, summary_table
+from lotdata.paths import check_outputs
 
 baseline_app = typer.Typer(no_args_is_help=True, help="Train and run the LOT model baselines (pip install 'lotdata[models]').")
 
@@ -36,6 +37,7 @@ def evaluate_cmd(
     to_stdout = json_out is not None and str(json_out) == "-"
     with errors():
         get_task(task)  # an unknown task: ValueError naming the known ones
+        check_outputs({"--json": None if to_stdout else json_out}, {"--pred": pred, "--gold": gold})
         if metrics.DEFINITION_ALIASES.get(definition, definition) not in metrics.DEFINITIONS:
             raise ValueError(f"--definition {definition!r}: choose from {', '.join(metrics.DEFINITIONS)}")
         if json_out is not None and not to_stdout:
@@ -115,6 +117,7 @@ def train_cmd(
     from lotdata.models.runs import train_run
 
     with errors():
+        check_outputs({"--out": out}, {"--data": data, "--checkpoint": checkpoint})
         cfg = load_config(config).with_train(
             epochs=epochs, batch_size=batch_size, gpu_batch_size=gpu_batch_size, grad_accum=grad_accum, max_length=max_length,
             learning_rate=lr, patience=patience, seed=seed, mixed_precision=mixed_precision,
@@ -143,6 +146,9 @@ def predict_cmd(
     from lotdata.models.runs import predict_run
 
     with errors():
+        # predictions may go inside the run folder (README), never over what it holds
+        held = [run / name for name in ("best", "last", "history.jsonl", "results.json")] if (run / "best").is_dir() else run
+        check_outputs({"--out": out}, {"--run": held, "--data": data})
         if metrics.DEFINITION_ALIASES.get(definition, definition) not in metrics.DEFINITIONS:
             raise ValueError(f"--definition {definition!r}: choose from {', '.join(metrics.DEFINITIONS)}")
         summary = predict_run(run, data, out, split=split, device=device, score=score, seed=seed, batch_size=batch_size,
@@ -160,6 +166,7 @@ def table_cmd(
     understanding_baseline: Optional[str] = typer.Option(None, "--understanding-baseline", help="Model name of a run to use as B_i for Table 10 (default: the paper's BERT row)."),
     generation_baseline: Optional[str] = typer.Option(None, "--generation-baseline", help="Model name of a run to use as B_i for Table 11 (default: the paper's GPT2 row)."),
     paper: bool = typer.Option(False, "--paper", help="Add the paper's own rows of the split."),
+    allow_partial_human: bool = typer.Option(False, "--allow-partial-human", help="Use a --human file marked partial (fewer items or raters than its job asked for)."),
 ) -> None:
     """Results as LOT Tables 10/11 (percent) with LOT's Overall (Eq. 1-2)."""
     from lotdata import metrics
@@ -167,10 +174,11 @@ def table_cmd(
     from lotdata.models.runs import results_table
 
     with errors():
+        check_outputs({"--out": out}, {"RUNS": runs, "--human": human})
         name = metrics.DEFINITION_ALIASES.get(definition, definition)
         if name not in ("lot", "nlpcc2021"):
             raise ValueError(f"--definition {definition!r}: choose from lot, nlpcc2021")
-        human_scores = metrics.load_human_performance(human) if human is not None else None
+        human_scores = metrics.load_human_performance(human, allow_partial=allow_partial_human) if human is not None else None
         baselines = {k: v for k, v in (("understanding", understanding_baseline), ("generation", generation_baseline)) if v}
         text = results_table(runs, split, name, human=human_scores, baselines=baselines, paper_rows=paper)
     sys.stdout.write(text)
@@ -192,6 +200,7 @@ def curve_cmd(
     from lotdata.models.runs import learning_curve
 
     with errors():
+        check_outputs({"--out": out}, {"--data": data})
         cfg = load_config(config).with_train(epochs=epochs)
         curve = learning_curve(cfg, data, out, sizes=[float(s) for s in sizes.split(",")], device=device)
     out_console.print(summary_table(f"lotdata baseline curve -> {out / 'curve.png'}", {"points": curve["points"]}))
@@ -213,6 +222,7 @@ def cartography_cmd(
     from lotdata.models.config import load_config
 
     with errors():
+        check_outputs({"--out": out}, {"--data": data, "--checkpoint": checkpoint})
         cfg = load_config(config).with_train(epochs=epochs)
         summary = cartography_run(cfg, data, out, checkpoint=checkpoint, device=device, train_size=train_size)
     out_console.print(summary_table(f"lotdata baseline cartography -> {out}", summary))

@@ -119,7 +119,7 @@ def load_config(path: str | Path) -> BaselineConfig:
         path = asset_dir("baselines") / f"{path.name}.toml"
     must_exist(path, "baseline config", hint=" (give baselines/NAME.toml or a shipped name)")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM (Windows editors) is no TOML error
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"not valid TOML ({exc})", path=str(path)) from exc
     return config_from_dict(data, str(path))

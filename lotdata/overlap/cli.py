@@ -20,6 +20,7 @@ def overlap_cmd(
     out: Path = typer.Option(..., "--out", help="Folder for summary.json, examples.parquet, report.md (and the resumable scan)."),
     n: int = typer.Option(8, "--n", min=1, help="n-gram length in words."),
     threshold: float = typer.Option(0.1, "--threshold", help="An example is 'overlapped' above this share of its n-grams."),
+
     tokenizer: Optional[str] = typer.Option(None, "--tokenizer", help="Chinese tokenizer from the registry (default rjieba; jieba, jieba-nohmm, ...)."),
     lang: Optional[str] = typer.Option(None, "--lang", help="zh or en for both sides (default: the test set's language)."),
     drop_punct: bool = typer.Option(False, "--drop-punct", help="Drop punctuation tokens before making n-grams."),
@@ -34,6 +35,7 @@ def overlap_cmd(
     from lotdata.text.tokenize import get_tokenizer
 
     from lotdata.io import check_output_dir, output_lock
+    from lotdata.paths import check_outputs
     from lotdata.overlap.measure import check_threshold
 
     test, reference = Path(paths[0]), [*reference, *paths[1:]]
@@ -41,11 +43,10 @@ def overlap_cmd(
         if lang not in (None, "zh", "en"):
             raise ValueError(f"--lang must be zh or en, not {lang!r}")
         check_threshold(threshold)
+        check_outputs({"--out": out, "--write-filtered": write_filtered}, {"TEST": test, "--reference": reference})
         check_output_dir(out)
         if write_filtered is not None:  # checked now, not after the whole scan
             check_output_dir(write_filtered, "--write-filtered")
-            if write_filtered.resolve() in (out.resolve(), test.resolve()):
-                raise ValueError(f"--write-filtered {write_filtered} must be another folder than --out and TEST")
         testset = load_test_set(test)
         spec = TokenSpec(n=n, tokenizer=tokenizer or DEFAULT_TOKENIZER, lang=lang or testset.lang(), drop_punct=drop_punct)
         get_tokenizer(spec.tokenizer)  # an unknown name fails here, not in a worker

@@ -245,6 +245,10 @@ def measure_overlap(
     if not expanded.files:
         raise InputError("no reference file to scan", path=", ".join(map(str, references)))
     index, segments = index_test_set(test, spec)
+    if not index.grams:  # every figure would be 0% of nothing
+        longest = max((len(seg.tokens) for segs in segments.values() for ex in segs for seg in ex), default=0)
+        raise InputError(f"the test set has no {spec.n}-gram: its longest text has {longest} word(s), fewer than "
+                         f"--n {spec.n}; nothing to measure", path=", ".join(map(str, test.inputs)) or None)
     index_bytes = pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL)
     index_path = work / "index.pkl"
     with atomic_path(index_path) as tmp:
@@ -270,8 +274,8 @@ def measure_overlap(
         scan["seconds_in_shards"] += result.seconds
         for row in pq.read_table(result.part).to_pylist():
             hit_doc.setdefault(row["ngram"], row["doc"])
-    if not scan["docs"]:  # "0% overlap" against nothing would be a wrong figure, not a result
-        raise InputError("the references hold no document (empty files, or nothing but blank lines): "
+    if not scan["docs"] or not scan["tokens"]:  # "0% overlap" against nothing would be a wrong figure, not a result
+        raise InputError("the references hold no document with text (empty files, blank records, or nothing but blank lines): "
                          "nothing to measure against", path=", ".join(map(str, expanded.files[:5])))
     scan["seconds_in_shards"] = round(scan["seconds_in_shards"], 3)
     scan["seconds"] = round(time.perf_counter() - started, 3)

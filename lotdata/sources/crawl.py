@@ -140,7 +140,7 @@ def load_crawl_recipe(path: str | Path) -> list[SiteRecipe]:
     """The sites of a crawl recipe; a missing, unknown or mistyped key is an error naming the file, site and key."""
     path = must_exist(path, "recipe file")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM (Windows editors) is no TOML error
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"not valid TOML ({exc})", path=str(path)) from None
     sites = data.get("sites")
@@ -367,6 +367,8 @@ class Fetcher:
 
     def _get_once(self, url: str, max_bytes: int) -> FetchResult:
         httpx = self.httpx
+        # `timeout` bounds the whole page, not each read: a server sending a byte a second never times out a read
+        deadline = time.monotonic() + self.site.timeout
         try:
             with self.client.stream("GET", url) as response:
                 status = response.status_code
@@ -385,6 +387,9 @@ class Fetcher:
                     size += len(chunk)
                     if size > max_bytes:
                         return FetchResult(url, "too_large", status, error=f"body over max_bytes {max_bytes}")
+                    if time.monotonic() > deadline:
+                        return FetchResult(url, "timeout", status, error=f"page not received within {self.site.timeout}s "
+                                           f"({size} bytes came): the timeout bounds the whole page")
                     chunks.append(chunk)
                 body = b"".join(chunks)
                 encoding = response.headers.get("content-encoding", "").lower()
@@ -591,6 +596,9 @@ def crawl(recipe: str | Path, out: str | Path, *, max_pages: int | None = None, 
     sites = load_crawl_recipe(recipe)
     if max_pages is not None and (isinstance(max_pages, bool) or not isinstance(max_pages, int) or max_pages < 0):
         raise LotdataError(f"--max-pages must be an integer >= 0, not {max_pages!r}")
+    from lotdata.paths import check_outputs
+
+    check_outputs({"--out": out}, {"--recipe": recipe})
     out = check_output_dir(out)
     if extract_only and not (out / "pages.jsonl").is_file():
         raise MissingFileError("no pages.jsonl: not a crawl folder, nothing saved to re-extract (--extract-only)", path=str(out))

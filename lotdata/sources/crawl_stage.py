@@ -31,4 +31,5 @@ STAGE = register_stage(Stage(
     name="crawl", params=CrawlParams, run=run, order=10, runs_when=lambda recipe: "sites" in recipe,
     table="`[[sites]]` (+ `[defaults]`, `[crawl]`)",
     summary="polite crawl, then extraction (format below)", output="`crawl/`: `stories.parquet`, `pages.jsonl`, `raw/`, ...",
+    needs=(("httpx", "sources"), ("trafilatura", "sources")),
 ))

@@ -290,10 +290,24 @@ def extract_page(page: Page, options: ExtractOptions) -> tuple[Extracted, Decode
         raise PageError("empty file")
     if len(page.body) > options.max_bytes:
         raise PageError(f"larger than max_bytes ({len(page.body)} > {options.max_bytes})")
+    media = media_type(page.content_type)
+    if media is not None and media.split("/")[0] in ("image", "audio", "video"):
+        raise PageError(f"not an HTML or plain-text page (Content-Type {page.content_type})")
     decoded = decode_html(page.body, page.content_type, options.encoding)
+    if media == "text/plain":  # a story served as plain text is its own main text
+        text = _clean_lines(decoded.text)
+        if not text.strip():
+            raise PageError("empty text/plain page")
+        return Extracted(title=None, text=text, rule="text/plain"), decoded
     found = extract_text(decoded.text, url=page.url, title_selector=options.title_selector,
                          content_selector=options.content_selector)
     return found, decoded
+
+
+def media_type(content_type: str | None) -> str | None:
+    """`text/plain` of `text/plain; charset=utf-8`; None when no (or an empty) Content-Type was sent."""
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    return media or None
 
 
 def story_row(page: Page, found: Extracted, decoded: Decoded, options: ExtractOptions) -> dict[str, Any]:

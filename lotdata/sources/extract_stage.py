@@ -34,6 +34,7 @@ def extract_files(inputs: Iterable[str | Path], out: str | Path, params: Extract
     Every parameter and input is checked before a page is read; nothing extracted is an error (exit 3),
     not an empty table. `params.inputs` and `params.out` (the recipe's) are not read here."""
     from lotdata.io import check_output_file, output_lock, write_parquet
+    from lotdata.paths import check_outputs
     from lotdata.schema import QUARANTINE, STORIES, table_from_rows
 
     options = ExtractOptions(source=params.source, license=params.license, title_selector=params.title_selector,
@@ -41,6 +42,7 @@ def extract_files(inputs: Iterable[str | Path], out: str | Path, params: Extract
                              max_bytes=params.max_bytes, lang=params.lang,
                              drop_repeated_lines=not params.keep_repeated_lines)
     inputs = [must_exist(p, "input") for p in inputs]
+    check_outputs({"--out": out}, {"input": inputs})
     out = check_output_file(out)
     quarantine_path = out.with_name(out.stem + ".quarantine.parquet")
     with output_lock(out):
@@ -66,4 +68,5 @@ def run(ctx: StepContext, params: ExtractParams, execution: ExecSettings, table:
 STAGE = register_stage(Stage(
     name="extract", params=ExtractParams, run=run, order=20,
     summary="saved `.html` folders and WARC files -> stories", output="`extracted.parquet`",
+    needs=(("httpx", "sources"), ("trafilatura", "sources")),
 ))

@@ -9,6 +9,7 @@ from typing import Any
 from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.exec import ExecSettings
 from lotdata.io import check_output_file, output_lock, quarantine_path_for, write_parquet
+from lotdata.paths import check_outputs
 from lotdata.resources import resolve_input
 from lotdata.stage import Stage, StepContext, param, register_stage
 
@@ -46,6 +47,7 @@ def read_step(inputs: list[str | Path], out: str | Path, params: ReadParams | No
         raise LotdataError(f"unknown --format {params.format!r}; formats: {', '.join(FORMATS)}")
     check_lang(params.lang)
     paths = [must_exist(resolve_input(p), "input") for p in inputs]
+    check_outputs({"--out": out}, {"input": paths})
     with output_lock(out):
         return _read_into(paths, out, params, execution, progress)
 

@@ -29,6 +29,7 @@ from lotdata.datasets.formats import Record, format_names, get_format
 from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.sources.story import make_story_row
 from lotdata.text import join_sentences, normalize_text
+from lotdata.text.normalize import language_problem
 from lotdata.text.sentences import paragraph_breaks
 
 RAW_LIMIT = 500
@@ -156,6 +157,9 @@ def read_stories(
                              license=license, default_source=default_source)
             if not row["text"]:
                 record.reason = "empty story after normalisation"
+            else:
+                record.reason = language_problem(row["text"], row["lang"])
+            if record.reason is not None:
                 quarantine.append(_quarantine_row(record_path, record))
                 counts["quarantined"] += 1
                 continue

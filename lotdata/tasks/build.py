@@ -11,16 +11,18 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from lotdata.datasets.folder import BuildReport, _dataset_files, load_clozet, load_stories, split_warnings, write_dataset
+from lotdata.datasets.folder import BuildReport, _dataset_files, _stories_files, load_clozet, load_stories, split_warnings, write_dataset
 from lotdata.datasets.registry import builder_tasks, get_task
 from lotdata.datasets.splits import SplitSpec, assign_splits, parse_split_spec, story_order_key, whole_stories_up_to
 from lotdata.errors import InputError, LotdataError
 from lotdata.exec import ExecSettings, Shard, read_shard_rows, run_shards, write_row_grouped
 from lotdata.io import check_output_dir, sha256_file, sha256_text, write_jsonl
+from lotdata.paths import check_outputs
 from lotdata.schema import SPLITS, STORIES, STORY_STATUSES, table_from_rows
 from lotdata.tasks.common import BuildStats, StoryOutcome
 from lotdata.tasks.plotcom import sample_clozet, stories_held_by
 from lotdata.tasks.provenance import build_environment
+from lotdata.text.tokenize import check_tokenizer_env
 
 #: stories in these states are never used to build examples
 EXCLUDED_STATUSES = ("rejected",)
@@ -305,6 +307,7 @@ def build_dataset(
     before the work starts.
     """
     _builder(task)
+    check_tokenizer_env()
     if clozet is not None and _val_test_source(task) is None:
         takers = [t for t in builder_tasks() if _val_test_source(t) is not None]
         raise ValueError(f"--clozet applies to {', '.join(takers)} only (its val/test come from ClozeT)")
@@ -324,6 +327,8 @@ def build_dataset(
     sample_spec = _size_spec(clozet_split, "--clozet-split")
     task_params = _params_dict(task, params)
     tokenizer = build_tokenizer(tokenizer)
+    check_outputs({"--out": out}, {"--stories": stories_paths, "--clozet": None if isinstance(clozet, Mapping) else clozet,
+                                   "stopwords": (params or {}).get("stopwords")})
     check_output_dir(out)
     return _build(task, stories_paths, out, n=n, train_n=train_n, seed=seed, spec=spec, params=params, task_params=task_params,
                   lot_jsonl=lot_jsonl, clozet=clozet, clozet_origin=clozet_origin, sample_spec=sample_spec, statuses=statuses,
@@ -423,7 +428,7 @@ def _build(
         "licenses": sorted({s["license"] for s in stories if s.get("license")}),
         "languages": sorted({ex["lang"] for rows in by_split.values() for ex in rows}),
     }
-    inputs = list(stories_paths)
+    inputs: list[str | Path] = _stories_files(stories_paths)  # the files read: a clean/crawl folder's stories table
     if clozet is not None and not isinstance(clozet, Mapping):
         extra["clozet"] = str(clozet)
         inputs += _dataset_files(Path(clozet))

@@ -20,6 +20,7 @@ from lotdata.datasets.splits import SplitSpec, parse_split_spec
 from lotdata.datasets.stats import Vocabulary, avg, input_stats
 from lotdata.errors import InputError
 from lotdata.io import check_output_dir
+from lotdata.paths import check_outputs
 from lotdata.schema import CLOZET, MASK_TOKENS, SPLITS
 from lotdata.tasks.build import build_tokenizer, check_sizes, split_examples
 from lotdata.text import join_sentences
@@ -111,6 +112,7 @@ def build_clozet(
     again, grouped by story, seeded; `split` gives val/test sizes or ratios, train takes the rest."""
     check_sizes(n, None)
     spec = split if isinstance(split, SplitSpec) else parse_split_spec(split or CLOZET_SPLIT)
+    check_outputs({"--out": out}, {"--cases": None if isinstance(cases, Mapping) else cases})
     check_output_dir(out)
     notes: list[str] = []
     by_given = cases if isinstance(cases, Mapping) else load_clozet(cases, notes)

@@ -10,12 +10,14 @@ from __future__ import annotations
 import csv
 import io
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
 from lotdata.datasets.folder import BuildReport, write_dataset
-from lotdata.errors import InputError, must_exist
+from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.io import check_output_dir, story_id_for, write_parquet
+from lotdata.paths import check_outputs
 from lotdata.schema import MASK_TOKENS, QUARANTINE, table_from_rows
 
 CONTEXT_COLUMNS = [f"InputSentence{i}" for i in range(1, 5)]
@@ -36,9 +38,10 @@ def read_storycloze(path: str | Path, split: str) -> tuple[list[dict[str, Any]],
     if missing:
         raise InputError(f"not a labelled Story Cloze Test csv: missing columns {missing}", path=str(path))
     rows, quarantine = [], []
+    first_row: dict[str, int] = {}  # story id -> the row that first gave it
     for number, record in enumerate(reader, start=1):
         record = {k.strip(): (v or "").strip() for k, v in record.items() if k}
-        reason = _problem(record)
+        reason = _problem(record) or _duplicate(record, number, first_row)
         if reason:
             quarantine.append({"path": str(path), "row": number, "reason": reason, "raw": ",".join(record.values())[:500]})
             continue
@@ -68,16 +71,55 @@ def _problem(record: dict[str, str]) -> str | None:
         return f"empty {', '.join(empty)}"
     if record.get(ANSWER_COLUMN) not in ("1", "2"):
         return f"AnswerRightEnding is {record.get(ANSWER_COLUMN)!r}, not 1 or 2"
+    if record[ENDING_COLUMNS[0]] == record[ENDING_COLUMNS[1]]:
+        return "the two endings are identical"
+    return None
+
+
+def _duplicate(record: dict[str, str], number: int, first_row: dict[str, int]) -> str | None:
+    """A story id (or, without one, the same context and endings) seen on an earlier row: a duplicated example."""
+    key = record.get("InputStoryid") or "\x1f".join(record[c] for c in CONTEXT_COLUMNS + ENDING_COLUMNS)
+    if key in first_row:
+        what = f"InputStoryid {record['InputStoryid']!r}" if record.get("InputStoryid") else "story"
+        return f"duplicate {what} (first on row {first_row[key]})"
+    first_row[key] = number
     return None
 
 
 def read_storycloze_splits(files: dict[str, str | Path]) -> tuple[dict[str, list[dict]], list[dict]]:
+    """Every split's rows; one file given for two splits is refused (exit 1), a story already in an earlier
+    split is quarantined (no story in two splits)."""
+    _check_distinct_files(files)
     by_split: dict[str, list[dict]] = {}
     quarantine: list[dict] = []
+    seen: dict[str, str] = {}  # story_id -> split
     for split, path in files.items():
-        by_split[split], bad = read_storycloze(path, split)
+        rows, bad = read_storycloze(path, split)
+        kept = []
+        for row in rows:
+            if row["story_id"] in seen:
+                bad.append({"path": str(path), "row": None, "reason": f"story already in split {seen[row['story_id']]}",
+                            "raw": row["context"][:500]})
+            else:
+                seen[row["story_id"]] = split
+                kept.append(row)
+        by_split[split] = kept
         quarantine.extend(bad)
     return by_split, quarantine
+
+
+def _check_distinct_files(files: dict[str, str | Path]) -> None:
+    from lotdata.io import sha256_file
+    from lotdata.paths import real_path
+
+    seen: dict[str, str] = {}
+    for split, path in files.items():
+        path = must_exist(path, "file")
+        for key in (str(real_path(path)), sha256_file(path)):
+            if key in seen:
+                raise LotdataError(f"--{split} {path} is the same file (or the same bytes) as --{seen[key]}: "
+                                   f"every story would be in both splits; give each split its own csv")
+            seen[key] = split
 
 
 TRAIN_FROM = ("none", "val")
@@ -106,8 +148,14 @@ def import_storycloze(val: str | Path, out: str | Path, *, test: str | Path | No
     files: dict[str, str | Path] = {"val": val}
     if test is not None:
         files["test"] = test
+    check_outputs({"--out": out}, {f"--{split}": path for split, path in files.items()})
     check_output_dir(out)
     by_split, quarantine = read_storycloze_splits(files)
+    for split, path in files.items():  # a file with no usable record: exit 3 with the reasons, no 0-row dataset
+        if not by_split[split]:
+            reasons = Counter(q["reason"] for q in quarantine if q["path"] == str(path))
+            why = "; ".join(f"{n} × {r}" for r, n in reasons.most_common(3)) if reasons else "no record after the header"
+            raise InputError(f"no usable Story Cloze Test record ({why})", path=str(path))
     if train_from == "val":
         by_split.update(train_from_val(by_split["val"], val_share, seed))
     stats = {"examples_imported": sum(len(v) for v in by_split.values()), "quarantined": len(quarantine)}

@@ -16,6 +16,7 @@ Punctuation policy (documented in README "Text normalisation"):
 
 from __future__ import annotations
 
+import io
 import re
 import unicodedata
 
@@ -28,62 +29,67 @@ _ASCII_TO_FULL = {",": "，", "!": "！", "?": "？", ":": "：", ";": "；"}
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 
 
+_KEPT_OR_NOT = re.compile("[" + re.escape("".join(sorted(_KEEP_FULLWIDTH))) + "]+|[^" + re.escape("".join(sorted(_KEEP_FULLWIDTH))) + "]+")
+
+
 def _nfkc_keep_cjk_punct(text: str) -> str:
-    out = []
-    for ch in text:
-        if ch in _KEEP_FULLWIDTH:
-            out.append(ch)
+    """NFKC of every character on its own, except the kept CJK punctuation. Runs, not characters: a run that
+    is NFKC already (most text) is copied whole, so a 20 MB story does not become millions of str objects."""
+    out = io.StringIO()
+    for match in _KEPT_OR_NOT.finditer(text):
+        run = match.group()
+        if run[0] in _KEEP_FULLWIDTH or unicodedata.is_normalized("NFKC", run):
+            out.write(run)  # a normalised run: each of its characters is normalised on its own too
         else:
-            out.append(unicodedata.normalize("NFKC", ch))
-    return "".join(out)
+            for ch in run:
+                out.write(unicodedata.normalize("NFKC", ch))
+    return out.getvalue()
 
 
 def _is_latin_or_digit(ch: str) -> bool:
     return ch.isascii() and ch.isalnum()
 
 
+_WHITESPACE = re.compile(r"\s+")  # the same characters as str.isspace()
+
+
 def _drop_spaces_zh(text: str) -> str:
     """Delete whitespace except between two Latin letters/digits (kept as one space)."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch.isspace():
-            j = i
-            while j < n and text[j].isspace():
-                j += 1
-            before = out[-1] if out else ""
-            after = text[j] if j < n else ""
-            if before and after and _is_latin_or_digit(before) and _is_latin_or_digit(after):
-                out.append(" ")
-            i = j
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+
+    def keep(match: re.Match) -> str:
+        start, end = match.span()
+        between = 0 < start and end < len(text) and _is_latin_or_digit(text[start - 1]) and _is_latin_or_digit(text[end])
+        return " " if between else ""
+
+    return _WHITESPACE.sub(keep, text)
 
 
 def _is_ideograph(ch: str) -> bool:
     return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" or "\uf900" <= ch <= "\ufaff"
 
 
+_ASCII_MARK = re.compile(r"[.,!?:;]")
+
+
 def _fullwidth_punct_zh(text: str) -> str:
-    chars = list(text)
-    for i, ch in enumerate(chars):
-        prev = chars[i - 1] if i > 0 else ""
-        nxt = chars[i + 1] if i + 1 < len(chars) else ""
+    changed: dict[int, str] = {}  # a mark already made full width is what the next mark sees before it
+
+    def mark(match: re.Match) -> str:
+        i, ch = match.start(), match.group()
+        prev = changed.get(i - 1, text[i - 1]) if i > 0 else ""
+        nxt = text[i + 1] if i + 1 < len(text) else ""
         if ch == "." and prev and nxt and _is_ideograph(prev) and _is_ideograph(nxt):
-            chars[i] = "。"  # 回家了.妈妈 : a full stop typed in ASCII
+            changed[i] = "。"  # 回家了.妈妈 : a full stop typed in ASCII
         elif ch in _ASCII_TO_FULL:
             # a digit on both sides is a number (1,000 / 3:30): leave it
-            if prev.isdigit() and nxt.isdigit():
-                continue
-            if _CJK_CHAR.match(prev or " ") or _CJK_CHAR.match(nxt or " ") or not nxt:
-                chars[i] = _ASCII_TO_FULL[ch]
-    return "".join(chars)
+            if not (prev.isdigit() and nxt.isdigit()) and (
+                    _CJK_CHAR.match(prev or " ") or _CJK_CHAR.match(nxt or " ") or not nxt):
+                changed[i] = _ASCII_TO_FULL[ch]
+        return changed.get(i, ch)
+
+    return _ASCII_MARK.sub(mark, text)
 
 
-# after a closing quote comes punctuation; after an opening one, words
 _FOLLOWS_CLOSER = set("，。！？、；：…,.!?;:")
 _PRECEDES_OPENER = set("：:")
 
@@ -100,10 +106,11 @@ def _pair_straight_quotes_zh(text: str) -> str:
     """
     if '"' not in text:
         return text
-    out = list(text)
+    out: dict[int, str] = {}  # the quotes changed, by position (a list of every character would not fit a huge story)
     open_at: int | None = None  # index of the straight quote now open, if the open quote is straight
     is_open = False
-    for i, ch in enumerate(text):
+    for match in _QUOTES.finditer(text):
+        i, ch = match.start(), match.group()
         if ch == "“":
             if open_at is not None:
                 out[open_at] = '"'
@@ -127,7 +134,14 @@ def _pair_straight_quotes_zh(text: str) -> str:
                 out[i], open_at, is_open = "”", None, False
     if open_at is not None:
         out[open_at] = '"'
-    return "".join(out)
+    pieces, last = [], 0
+    for i in sorted(out):
+        pieces += [text[last:i], out[i]]
+        last = i + 1
+    return "".join(pieces) + text[last:]
+
+
+_QUOTES = re.compile('[“”"]')
 
 
 _ELLIPSIS_ZH = re.compile(r"(?:\.{3,}|。{3,}|…+)")
@@ -154,6 +168,45 @@ def detect_lang(text: str) -> str:
     cjk = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf")
     letters = sum(1 for ch in text if ch.isalpha())
     return "zh" if letters and cjk / letters >= 0.2 else "en"
+
+
+#: the languages lotdata builds benchmarks in
+LANGUAGES = ("zh", "en")
+
+#: the commonest English function words: English prose has a third of its words among them, French or
+#: German a few percent (a story is checked only from 20 Latin words on, so a short one is never judged)
+_ENGLISH_FUNCTION_WORDS = frozenset(
+    "the a an and of to in was were is are he she it his her him they them their i you we my me that this "
+    "for on with had has have at but not as be by from so then there when what one all out up".split())
+_MIN_WORDS_FOR_ENGLISH_CHECK = 20
+
+
+def language_problem(text: str, lang: str | None) -> str | None:
+    """Why `text` cannot be stored with `lang` (None when it can): a language outside LANGUAGES, Japanese
+    (kana) or Korean (hangul) text, Chinese stored as en or Latin text as zh, or a long Latin text with almost
+    no English function words (French, German, ...) stored as en."""
+    if lang not in LANGUAGES:
+        return f"lang {lang!r} is not one of {', '.join(LANGUAGES)}"
+    letters = sum(1 for ch in text if ch.isalpha())
+    if not letters:
+        return None
+    kana = sum(1 for ch in text if "\u3040" <= ch <= "\u30ff")
+    if kana / letters >= 0.1:
+        return f"Japanese text (kana), stored as lang={lang}; lotdata takes {', '.join(LANGUAGES)}"
+    hangul = sum(1 for ch in text if "\uac00" <= ch <= "\ud7a3" or "\u1100" <= ch <= "\u11ff")
+    if hangul / letters >= 0.1:
+        return f"Korean text (hangul), stored as lang={lang}; lotdata takes {', '.join(LANGUAGES)}"
+    detected = detect_lang(text)
+    if detected != lang:
+        return f"{'Chinese' if detected == 'zh' else 'Latin-script'} text stored as lang={lang}"
+    if lang == "en":
+        words = re.findall(r"[^\W\d_]+", text.lower())
+        if len(words) >= _MIN_WORDS_FOR_ENGLISH_CHECK:
+            share = sum(w in _ENGLISH_FUNCTION_WORDS for w in words) / len(words)
+            if share < 0.08:
+                return (f"not English: {share:.0%} of its {len(words)} words are English function words "
+                        f"(English prose: about a third); stored as lang=en")
+    return None
 
 
 def count_chars(text: str) -> int:

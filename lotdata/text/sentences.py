@@ -215,25 +215,29 @@ def paragraph_breaks(raw_text: str, text: str, sentences: list[str], lang: str) 
     """
     from lotdata.text.normalize import normalize_text
 
-    lines = [normalize_text(line, lang) for line in raw_text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
-    lines = [line for line in lines if line]
-    if len(lines) < 2:
-        return None
+    # streamed, positions only: a 20 MB story has 10^5 lines and sentences, kept as ints, not as strings
     line_starts, pos = [], 0
-    for line in lines:
+    for raw_line in re.finditer(r"[^\n]+", raw_text.replace("\r\n", "\n").replace("\r", "\n")):
+        line = normalize_text(raw_line.group(), lang)
+        if not line:
+            continue
         at = text.find(line, pos)
         if at < 0:
             return None
         line_starts.append(at)
         pos = at + len(line)
-    sentence_at, pos = {}, 0
+    if len(line_starts) < 2:
+        return None
+    paragraph_starts = set(line_starts[1:])
+    del line_starts
+    breaks, pos = [], 0
     for i, sentence in enumerate(sentences):
         at = text.find(sentence, pos)
         if at < 0:
             return None
-        sentence_at[at] = i
+        if i > 0 and at in paragraph_starts:
+            breaks.append(i)
         pos = at + len(sentence)
-    breaks = sorted({sentence_at[at] for at in line_starts[1:] if sentence_at.get(at, 0) > 0})
     return breaks or None
 
 

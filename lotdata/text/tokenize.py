@@ -52,6 +52,16 @@ def _load(name: str) -> Tokenizer:
     return _REGISTRY[name]()
 
 
+def check_tokenizer_env() -> None:
+    """A LOTDATA_TOKENIZER that names no registered tokenizer is a bad parameter (exit 1), found before any
+    work (it used to surface after a recipe's read step, or after audit-bias had scored every sentence)."""
+    from lotdata.errors import ParameterError
+
+    name = os.environ.get("LOTDATA_TOKENIZER")
+    if name and name not in _REGISTRY:
+        raise ParameterError(f"LOTDATA_TOKENIZER={name}: unknown tokenizer; registered: {', '.join(sorted(_REGISTRY))}")
+
+
 def get_tokenizer(name: str) -> Tokenizer:
     """The registered Chinese tokenizer `name` (loaded once)."""
     return _load(name)

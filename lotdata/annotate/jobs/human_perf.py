@@ -72,7 +72,8 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
             correct += decision == anns[0].hidden["answer"]
         kappa = fleiss_kappa({uid: [a.values["answer"] for a in anns] for uid, anns in items.items()})
         report[task] = {"accuracy": round(correct / len(items), 4), "fleiss_kappa": rounded(kappa), "n_items": len(items),
-                        "n_raters": max(len(anns) for anns in items.values()), "ties": ties}
+                        "n_raters": max(len(anns) for anns in items.values()), "ties": ties,
+                        "n_raters_min": min(len({a.annotator for a in anns}) for anns in items.values())}
     return {"human_perf": report, "stats": {task: {"n_items": r["n_items"], "ties": r["ties"]} for task, r in report.items()}}
 
 

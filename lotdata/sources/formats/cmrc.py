@@ -150,6 +150,7 @@ def _parse_cmrc_zip(path: Path) -> Iterator[Record]:
         raise InputError(f"not a readable zip archive ({exc})", path=str(path)) from exc
     with archive:
         names = archive.namelist()
+        yielded = 0
         for name in names:
             if name.endswith("/") or not _zip_member_wanted(name):
                 continue
@@ -170,7 +171,25 @@ def _parse_cmrc_zip(path: Path) -> Iterator[Record]:
                 else:
                     note = f"answer member {answer_name} not found"
             source = CMRC_SOURCE if name.endswith(".doc_query") else CFT_SOURCE
-            yield from _parse_cmrc_text(text, display, answers, source, note)
+            for record in _parse_cmrc_text(text, display, answers, source, note):
+                yielded += 1
+                yield record
+        if not yielded:  # say why, rather than "no story could be read"
+            files = [n for n in names if not n.endswith("/")]
+            yield bad(None, _zip_reason(files), ", ".join(files[:10]))
+
+
+def _zip_reason(members: list[str]) -> str:
+    """Why a zip archive gave no story: lotdata reads a zip only as a CMRC/CFT archive."""
+    others = sorted({Path(n).suffix.lower() for n in members if Path(n).suffix.lower() in _SUFFIX_FORMATS})
+    hint = (f"; it holds {', '.join(others)} file(s): unzip it and read those files (a zip of them is not read)"
+            if others else "")
+    return (f"a .zip is read only as a CMRC/CFT archive (members *.human, *.auto, *.doc_query, or CFT files without "
+            f"an extension) and none of its {len(members)} member(s) is one{hint}")
+
+
+#: extensions lotdata reads as corpus files (a zip holding them must be unzipped first)
+_SUFFIX_FORMATS = (".txt", ".jsonl", ".json", ".csv", ".parquet", ".pq")
 
 
 def parse_cmrc(path: Path) -> Iterator[Record]:
