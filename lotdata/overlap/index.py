@@ -239,6 +239,7 @@ def build_index(
         "sources": sources, "shard_bytes": shard_bytes, "shards": shard_records,
         "vocab": {"path": VOCAB, "words": len(vocab), "sha256": sha256_file(out / VOCAB)},
         "totals": {**totals, "index_bytes": 0}, "build_seconds": 0.0,
+        "shards_resumed": sum(r.skipped for r in results),
     }
     manifest["totals"]["index_bytes"] = sum((out / p).stat().st_size for s in shard_records
                                             for p in (s["tokens_path"], s["sa_path"], s["docs_path"])) + (out / VOCAB).stat().st_size
