@@ -77,6 +77,10 @@ def test_index_equals_streaming_and_brute_force(tests, refs, n, shard_bytes) -> 
         assert indexed.summary == streaming.summary
         assert [_base(r) for r in indexed.examples["test"]] == [_base(r) for r in streaming.examples["test"]]
         lines = [line.split() for line in refs]
+        loaded = verify_index(tmp / "idx")
+        for gram in {tuple(t.split()[i:i + n]) for t in tests for i in range(len(t.split()) - n + 1)}:
+            expected = sum(list(gram) == w[i:i + n] for w in lines for i in range(len(w) - n + 1))
+            assert count(loaded, list(gram)) == expected
         for ex, record in zip(test_set.splits["test"], indexed.examples["test"]):
             segments = [text.split() for _, text in ex.texts]
             assert record["longest_words"] == brute_longest(segments, lines)

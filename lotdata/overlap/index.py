@@ -192,13 +192,26 @@ def _global_vocab(vocab_files: list[Path]) -> pa.Array:
     return merged.take(pc.sort_indices(merged))
 
 
-def _map_shard(files: dict[str, Path], vocab: pa.Array, out_tokens: Path) -> None:
-    """Rewrite one shard's local ids as global ids (order-preserving, so its suffix array stays valid)."""
+def _map_shard(files: dict[str, Path], vocab: pa.Array, out_tokens: Path, out_first: Path) -> None:
+    """Rewrite one shard's local ids as global ids (order-preserving, so its suffix array stays valid), and
+    write where each first word's range of the suffix array starts."""
     local_words = pq.read_table(files["vocab"]).column("word").combine_chunks()
     to_global = np.zeros(len(local_words) + 1, dtype=np.uint32)
     to_global[1:] = pc.index_in(local_words, value_set=vocab).to_numpy(zero_copy_only=False).astype(np.uint32) + 1
     local = np.fromfile(files["tokens"], dtype=np.uint32)
+    counts = np.bincount(local, minlength=len(local_words) + 1)  # local ids keep the global order
+    del local
+    write_array(first_word_table(to_global, counts), out_first)
+    local = np.fromfile(files["tokens"], dtype=np.uint32)
     write_array(to_global[local], out_tokens)
+
+
+def first_word_table(ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """int64 [k ids present..., k + 1 range starts...]: the suffixes starting with ids[i] fill
+    sa[starts[i]:starts[i + 1]] (a query's search starts inside its first word's range)."""
+    present = np.flatnonzero(counts)
+    starts = np.concatenate(([0], np.cumsum(counts[present])))
+    return np.concatenate((ids[present].astype(np.int64), starts.astype(np.int64)))
 
 
 # ------------------------------------------------------------------------------------------ the build
@@ -248,14 +261,15 @@ def build_index(
         files = shard_files(r.part)
         name = f"{r.index:05d}"
         final = {"tokens": out / "shards" / f"{name}.tokens", "sa": out / "shards" / f"{name}.sa",
-                 "docs": out / "shards" / f"{name}.docs.parquet"}
-        _map_shard(files, vocab, final["tokens"])
+                 "docs": out / "shards" / f"{name}.docs.parquet", "first": out / "shards" / f"{name}.first"}
+        _map_shard(files, vocab, final["tokens"], final["first"])
         _copy(files["sa"], final["sa"])
         _copy(files["docs"], final["docs"])
         sa_width = 4 if (r.stats["tokens"] + r.stats["docs"] + 2) < 2**31 else 8
         shard_records.append({
             "shard": r.shard.describe(), "tokens_path": f"shards/{name}.tokens", "sa_path": f"shards/{name}.sa",
-            "docs_path": f"shards/{name}.docs.parquet", "length": final["tokens"].stat().st_size // 4,
+            "docs_path": f"shards/{name}.docs.parquet", "first_path": f"shards/{name}.first",
+            "first_sha256": sha256_file(final["first"]), "length": final["tokens"].stat().st_size // 4,
             "sa_bytes": final["sa"].stat().st_size, "sa_width": sa_width, "docs": r.stats["docs"],
             "docs_sha256": sha256_file(final["docs"]), "tokens": r.stats["tokens"], "chars": r.stats["chars"],
         })
@@ -269,7 +283,8 @@ def build_index(
         "shards_resumed": sum(r.skipped for r in results),
     }
     manifest["totals"]["index_bytes"] = sum((out / p).stat().st_size for s in shard_records
-                                            for p in (s["tokens_path"], s["sa_path"], s["docs_path"])) + (out / VOCAB).stat().st_size
+                                            for p in (s["tokens_path"], s["sa_path"], s["docs_path"], s["first_path"]))
+    manifest["totals"]["index_bytes"] += (out / VOCAB).stat().st_size
     manifest["build_seconds"] = round(time.perf_counter() - started, 3)
     with atomic_path(out / MANIFEST) as tmp:  # last: only now does the folder read as an index
         tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
@@ -296,6 +311,8 @@ class LoadedShard:
     sa: np.ndarray  # int32/int64, memory-mapped
     starts: np.ndarray  # int64: first token of each document
     docs: list[str]
+    first_ids: np.ndarray  # int64: the first words present, ascending
+    first_starts: np.ndarray  # int64: sa[first_starts[i]:first_starts[i + 1]] start with first_ids[i]
 
 
 @dataclass
@@ -344,7 +361,7 @@ def verify_index(idx: str | Path, *, samples: int = 2000, seed: int = 0) -> Load
     shards = []
     for record in manifest["shards"]:
         tokens_path, sa_path, docs_path = (idx / record[k] for k in ("tokens_path", "sa_path", "docs_path"))
-        for path in (tokens_path, sa_path, docs_path):
+        for path in (tokens_path, sa_path, docs_path):  # the first-word table: below
             _check_exists(path)
         if tokens_path.stat().st_size != 4 * record["length"]:
             raise _bad(tokens_path, f"{tokens_path.stat().st_size:,} bytes, the manifest says {4 * record['length']:,} (truncated?)")
@@ -352,13 +369,20 @@ def verify_index(idx: str | Path, *, samples: int = 2000, seed: int = 0) -> Load
             raise _bad(sa_path, f"{sa_path.stat().st_size:,} bytes, the manifest says {record['sa_bytes']:,} (truncated?)")
         if sha256_file(docs_path) != record["docs_sha256"]:
             raise _bad(docs_path, "document table changed since the build (sha256 differs)")
+        first_path = idx / record["first_path"]
+        _check_exists(first_path)
+        if sha256_file(first_path) != record["first_sha256"]:
+            raise _bad(first_path, "first-word table changed since the build (sha256 differs)")
+        first = np.fromfile(first_path, dtype=np.int64)
+        k = (len(first) - 1) // 2
         tokens = np.memmap(tokens_path, dtype=np.uint32, mode="r")
         sa = np.memmap(sa_path, dtype=np.int32 if record["sa_width"] == 4 else np.int64, mode="r")
         if len(tokens) and int(tokens[-1]) != SEP:
             raise _bad(tokens_path, "does not end with the separator (0): truncated or overwritten")
         _check_sorted(tokens, sa, rng, samples, sa_path)
         docs = pq.read_table(docs_path)
-        shards.append(LoadedShard(tokens, sa, docs.column("start").to_numpy(), docs.column("doc").to_pylist()))
+        shards.append(LoadedShard(tokens, sa, docs.column("start").to_numpy(), docs.column("doc").to_pylist(),
+                                  first[:k], first[k:]))
     return LoadedIndex(idx, manifest, vocab, shards)
 
 

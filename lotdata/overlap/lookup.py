@@ -27,21 +27,21 @@ from lotdata.overlap.texts import TokenSpec
 from lotdata.schema import OVERLAP_EXAMPLES
 
 UNKNOWN = np.int64(1 << 33)  # a test word the references never use: it matches nothing
-_BLOCK = 8
 
 
 # ------------------------------------------------------------------------------------------ searching
 
 def _compare(shard: LoadedShard, starts: np.ndarray, query: np.ndarray, qpos: np.ndarray,
-             caps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+             caps: np.ndarray, skip: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(sign, lcp) of each suffix `starts[i]` against the query `query[qpos[i]: qpos[i] + caps[i]]`:
-    sign -1 when the suffix sorts before the query, +1 after, 0 when the query is a prefix of the suffix."""
+    sign -1 when the suffix sorts before the query, +1 after, 0 when the query is a prefix of the suffix.
+    The first `skip` words are known to be equal."""
     tokens, length = shard.tokens, len(shard.tokens)
     m = len(starts)
     sign = np.zeros(m, dtype=np.int8)
     lcp = np.zeros(m, dtype=np.int64)
     active = np.arange(m)
-    offset, block = 0, _BLOCK
+    offset, block = skip, 2
     while len(active):
         steps = offset + np.arange(block)
         t = tokens[np.minimum(starts[active, None] + steps, length - 1)].astype(np.int64)
@@ -63,23 +63,65 @@ def _compare(shard: LoadedShard, starts: np.ndarray, query: np.ndarray, qpos: np
     return sign, lcp
 
 
-def _search(shard: LoadedShard, query: np.ndarray, qpos: np.ndarray, caps: np.ndarray, *, right: bool) -> np.ndarray:
-    """For each query, the first suffix-array slot whose suffix sorts after it (right) or not before it (left)."""
-    lo = np.zeros(len(qpos), dtype=np.int64)
-    hi = np.full(len(qpos), len(shard.sa), dtype=np.int64)
+def _search(shard: LoadedShard, query: np.ndarray, qpos: np.ndarray, caps: np.ndarray, *, right: bool,
+            bounds: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """For each query, the first suffix-array slot whose suffix sorts after it (right) or not before it (left),
+    searched inside its first word's range (or `bounds`)."""
+    skip = 1 if bounds is None else 0  # inside a first word's range its first word is known to match
+    if bounds is None:
+        lo, hi = _first_word_range(shard, query[qpos])
+        done = caps <= 1  # a one-word query: its range is the answer
+        if right:
+            lo[done] = hi[done]
+        hi[done] = lo[done]
+    else:
+        lo, hi = bounds
     while True:
         idx = np.flatnonzero(lo < hi)
         if not len(idx):
             return lo
         mid = (lo[idx] + hi[idx]) // 2
-        sign, _ = _compare(shard, np.asarray(shard.sa[mid], dtype=np.int64), query, qpos[idx], caps[idx])
+        sign, _ = _compare(shard, np.asarray(shard.sa[mid], dtype=np.int64), query, qpos[idx], caps[idx], skip=skip)
         go_right = sign <= 0 if right else sign < 0
         lo[idx[go_right]] = mid[go_right] + 1
         hi[idx[~go_right]] = mid[~go_right]
 
 
-def _longest(shard: LoadedShard, query: np.ndarray, qpos: np.ndarray, caps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(length, text offset) of the longest prefix (at most `caps`) of each query found in the shard."""
+def _first_word_range(shard: LoadedShard, first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The slots of the suffix array whose suffixes start with each query's first word (empty: where it would be)."""
+    k = np.searchsorted(shard.first_ids, first)
+    present = k < len(shard.first_ids)
+    present[present] = shard.first_ids[k[present]] == first[present]
+    lo = shard.first_starts[k].copy()
+    hi = np.where(present, shard.first_starts[np.minimum(k + 1, len(shard.first_starts) - 1)], lo)
+    return lo, hi
+
+
+def _upper(shard: LoadedShard, query: np.ndarray, qpos: np.ndarray, caps: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The slot after the last suffix starting with each query, given `first`, the slot of the first one: galloping
+    from there (1, 2, 4... slots), so an n-gram found k times costs about 2 log2(k) comparisons."""
+    good, bad = first.copy(), np.full(len(first), len(shard.sa), dtype=np.int64)
+    step = np.ones(len(first), dtype=np.int64)
+    active = np.arange(len(first))
+    while len(active):
+        probe = good[active] + step[active]
+        inside = probe < len(shard.sa)
+        active, probe = active[inside], probe[inside]
+        if not len(active):
+            break
+        sign, _ = _compare(shard, np.asarray(shard.sa[probe], dtype=np.int64), query, qpos[active], caps[active])
+        match = sign == 0
+        good[active[match]] = probe[match]
+        step[active[match]] *= 2
+        bad[active[~match]] = probe[~match]
+        active = active[match]
+    return _search(shard, query, qpos, caps, right=True, bounds=(good + 1, bad))
+
+
+def _longest(shard: LoadedShard, query: np.ndarray, qpos: np.ndarray, caps: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(length, text offset) of the longest prefix (at most `caps`) of each query found in the shard, and the
+    slot where the query would sit in the suffix array."""
     slot = _search(shard, query, qpos, caps, right=False)
     best = np.zeros(len(qpos), dtype=np.int64)
     where = np.full(len(qpos), -1, dtype=np.int64)
@@ -90,7 +132,7 @@ def _longest(shard: LoadedShard, query: np.ndarray, qpos: np.ndarray, caps: np.n
         better = lcp > best[ok]
         best[ok[better]] = lcp[better]
         where[ok[better]] = starts[better]
-    return best, where
+    return best, where, slot
 
 
 def count(index: LoadedIndex, words: list[str]) -> int:
@@ -99,7 +141,9 @@ def count(index: LoadedIndex, words: list[str]) -> int:
     qpos, caps = np.array([0]), np.array([len(ids)])
     total = 0
     for shard in index.shards:
-        total += int(_search(shard, ids, qpos, caps, right=True)[0] - _search(shard, ids, qpos, caps, right=False)[0])
+        lo = _search(shard, ids, qpos, caps, right=False)
+        if lo[0] < len(shard.sa) and _compare(shard, np.asarray(shard.sa[lo], dtype=np.int64), ids, qpos, caps)[0][0] == 0:
+            total += int(_upper(shard, ids, qpos, caps, lo)[0] - lo[0])
     return total
 
 
@@ -161,7 +205,7 @@ def find_all(index: LoadedIndex, q: Queries, n: int) -> Found:
     prefix_at = np.full(len(q.pos), -1, dtype=np.int64)
     first: dict[int, tuple[int, int]] = {}
     for number, shard in enumerate(index.shards):
-        best, where = _longest(shard, q.words, q.pos, caps)
+        best, where, slot = _longest(shard, q.words, q.pos, caps)
         better = best > prefix
         prefix[better] = best[better]
         prefix_at[better] = (number << 40) + where[better]
@@ -169,8 +213,8 @@ def find_all(index: LoadedIndex, q: Queries, n: int) -> Found:
         todo = [i for i in _distinct(q.gram, hit) if int(q.gram[i]) not in first]
         if todo:
             rows = np.asarray(todo, dtype=np.int64)
-            lo = _search(shard, q.words, q.pos[rows], caps[rows], right=False)
-            hi = _search(shard, q.words, q.pos[rows], caps[rows], right=True)
+            lo = slot[rows]  # the query there is the n-gram itself: its first slot
+            hi = _upper(shard, q.words, q.pos[rows], caps[rows], lo)
             for i, start in zip(rows.tolist(), _range_min(shard.sa, lo, hi).tolist()):
                 first[int(q.gram[i])] = (number, start)
     longest, longest_at = prefix.copy(), prefix_at.copy()
@@ -236,7 +280,7 @@ def _extend(index: LoadedIndex, q: Queries, rows: np.ndarray, caps: np.ndarray, 
     if not len(rows):
         return
     for number, shard in enumerate(index.shards):
-        best, where = _longest(shard, q.words, q.pos[rows], caps[rows])
+        best, where, _ = _longest(shard, q.words, q.pos[rows], caps[rows])
         better = best > longest[rows]
         longest[rows[better]] = best[better]
         at[rows[better]] = (number << 40) + where[better]
