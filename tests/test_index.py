@@ -26,7 +26,7 @@ from lotdata.errors import InputError
 from lotdata.overlap import TokenSpec, load_test_set, measure_overlap
 from lotdata.overlap import corpus, index as index_module
 from lotdata.overlap.index import build_index, verify_index
-from lotdata.overlap.lookup import count, measure_with_index
+from lotdata.overlap.lookup import count, count_many, measure_with_index
 
 runner = CliRunner()
 REPO = Path(__file__).resolve().parents[1]
@@ -78,9 +78,10 @@ def test_index_equals_streaming_and_brute_force(tests, refs, n, shard_bytes) -> 
         assert [_base(r) for r in indexed.examples["test"]] == [_base(r) for r in streaming.examples["test"]]
         lines = [line.split() for line in refs]
         loaded = verify_index(tmp / "idx")
-        for gram in {tuple(t.split()[i:i + n]) for t in tests for i in range(len(t.split()) - n + 1)}:
-            expected = sum(list(gram) == w[i:i + n] for w in lines for i in range(len(w) - n + 1))
-            assert count(loaded, list(gram)) == expected
+        grams = sorted({tuple(t.split()[i:i + n]) for t in tests for i in range(len(t.split()) - n + 1)})
+        expected = [sum(list(g) == w[i:i + n] for w in lines for i in range(len(w) - n + 1)) for g in grams]
+        assert [count(loaded, list(g)) for g in grams] == expected
+        assert count_many(loaded, [list(g) for g in grams]).tolist() == expected
         for ex, record in zip(test_set.splits["test"], indexed.examples["test"]):
             segments = [text.split() for _, text in ex.texts]
             assert record["longest_words"] == brute_longest(segments, lines)

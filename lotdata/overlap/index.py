@@ -254,6 +254,7 @@ def build_index(
     if not totals["tokens"]:
         raise InputError("the references hold no word (empty files, blank lines or empty texts only): "
                          "nothing to index", path=", ".join(str(f) for f in expanded.files[:5]))
+    merge_started = time.perf_counter()
     vocab = _global_vocab([shard_files(r.part)["vocab"] for r in results])
     (out / "shards").mkdir(exist_ok=True)
     shard_records = []
@@ -272,6 +273,7 @@ def build_index(
             "first_sha256": sha256_file(final["first"]), "length": final["tokens"].stat().st_size // 4,
             "sa_bytes": final["sa"].stat().st_size, "sa_width": sa_width, "docs": r.stats["docs"],
             "docs_sha256": sha256_file(final["docs"]), "tokens": r.stats["tokens"], "chars": r.stats["chars"],
+            "bytes": r.shard.size, "seconds": round(r.seconds, 3),  # 0 for a shard an earlier run built
         })
     _write_table(pa.table({"word": vocab}, schema=_VOCAB_SCHEMA), out / VOCAB)
     manifest = {
@@ -286,6 +288,7 @@ def build_index(
                                             for p in (s["tokens_path"], s["sa_path"], s["docs_path"], s["first_path"]))
     manifest["totals"]["index_bytes"] += (out / VOCAB).stat().st_size
     manifest["build_seconds"] = round(time.perf_counter() - started, 3)
+    manifest["merge_seconds"] = round(time.perf_counter() - merge_started, 3)
     with atomic_path(out / MANIFEST) as tmp:  # last: only now does the folder read as an index
         tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     shutil.rmtree(work, ignore_errors=True)

@@ -147,6 +147,25 @@ def count(index: LoadedIndex, words: list[str]) -> int:
     return total
 
 
+def count_many(index: LoadedIndex, grams: list[list[str]]) -> np.ndarray:
+    """Occurrences of each word n-gram (all of one length or not), answered together: one vectorised search."""
+    if not grams:
+        return np.zeros(0, dtype=np.int64)
+    words = [w for g in grams for w in g]
+    ids = np.concatenate([_word_ids(index, words), [UNKNOWN]])
+    caps = np.asarray([len(g) for g in grams], dtype=np.int64)
+    qpos = np.concatenate(([0], np.cumsum(caps)[:-1])).astype(np.int64)
+    total = np.zeros(len(grams), dtype=np.int64)
+    for shard in index.shards:
+        lo = _search(shard, ids, qpos, caps, right=False)
+        inside = np.flatnonzero(lo < len(shard.sa))
+        sign, _ = _compare(shard, np.asarray(shard.sa[lo[inside]], dtype=np.int64), ids, qpos[inside], caps[inside])
+        rows = inside[sign == 0]
+        if len(rows):
+            total[rows] += _upper(shard, ids, qpos[rows], caps[rows], lo[rows]) - lo[rows]
+    return total
+
+
 def _word_ids(index: LoadedIndex, words: list[str]) -> np.ndarray:
     """Global ids (int64) of test words; UNKNOWN for a word the references never use."""
     found = pc.fill_null(pc.index_in(pa.array(words, pa.string()), value_set=index.vocab), -1)
@@ -426,4 +445,4 @@ def write_indexed(result: OverlapResult, out, *, test_path: str, index: LoadedIn
     return write_outputs(result, out, test_path=test_path, references=[s["path"] for s in index.manifest["sources"]],
                          schema=INDEXED_EXAMPLES, extra_summary={"index": str(index.path), **extra},
                          extra_report=longest_report(result))
-__all__ = ["INDEXED_EXAMPLES", "count", "check_spec", "measure_with_index", "write_indexed"]
+__all__ = ["INDEXED_EXAMPLES", "count", "count_many", "check_spec", "measure_with_index", "write_indexed"]
