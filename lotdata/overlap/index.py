@@ -52,7 +52,7 @@ _DOCS_SCHEMA = pa.schema([pa.field("start", pa.int64()), pa.field("doc", pa.stri
 _VOCAB_SCHEMA = pa.schema([pa.field("word", pa.string())])
 
 
-class IndexError_(InputError):
+class IndexFileError(InputError):
     """An index that cannot be used (incomplete, truncated, unsorted, another version): exit 3, naming the file."""
 
 
@@ -329,8 +329,8 @@ class LoadedIndex:
         return TokenSpec(n=n, **self.manifest["tokens"])
 
 
-def _bad(path: Path, message: str) -> IndexError_:
-    return IndexError_(message + "; build it again with `lotdata index build`", path=str(path))
+def _bad(path: Path, message: str) -> IndexFileError:
+    return IndexFileError(message + "; build it again with `lotdata index build`", path=str(path))
 
 
 def read_manifest(idx: str | Path) -> dict[str, Any]:
@@ -416,9 +416,5 @@ def _check_sorted(tokens: np.ndarray, sa: np.ndarray, rng: np.random.Generator, 
                          f"({len(wrong)} of {len(at)} sampled pairs)")
 
 
-def index_size(manifest: dict[str, Any]) -> int:
-    return int(manifest["totals"]["index_bytes"])
-
-
-__all__ = ["DEFAULT_SHARD_BYTES", "INDEX_SHARD_BYTES", "BuildShard", "IndexError_", "LoadedIndex", "build_index",
+__all__ = ["DEFAULT_SHARD_BYTES", "INDEX_SHARD_BYTES", "BuildShard", "IndexFileError", "LoadedIndex", "build_index",
            "read_manifest", "verify_index"]
