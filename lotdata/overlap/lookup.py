@@ -224,17 +224,21 @@ def find_all(index: LoadedIndex, q: Queries, n: int) -> Found:
     prefix_at = np.full(len(q.pos), -1, dtype=np.int64)
     first: dict[int, tuple[int, int]] = {}
     for number, shard in enumerate(index.shards):
-        best, where, slot = _longest(shard, q.words, q.pos, caps)
-        better = best > prefix
-        prefix[better] = best[better]
-        prefix_at[better] = (number << 40) + where[better]
-        hit = np.flatnonzero((best >= n) & (q.gram >= 0))
-        todo = [i for i in _distinct(q.gram, hit) if int(q.gram[i]) not in first]
+        rows = np.flatnonzero(prefix < caps)  # a position already matched in full needs no later shard
+        if not len(rows):
+            break
+        best, where, slot = _longest(shard, q.words, q.pos[rows], caps[rows])
+        better = best > prefix[rows]
+        prefix[rows[better]] = best[better]
+        prefix_at[rows[better]] = (number << 40) + where[better]
+        grams = q.gram[rows]
+        todo = [k for k in _distinct(grams, np.flatnonzero((best >= n) & (grams >= 0))) if int(grams[k]) not in first]
         if todo:
-            rows = np.asarray(todo, dtype=np.int64)
-            lo = slot[rows]  # the query there is the n-gram itself: its first slot
-            hi = _upper(shard, q.words, q.pos[rows], caps[rows], lo)
-            for i, start in zip(rows.tolist(), _range_min(shard.sa, lo, hi).tolist()):
+            local = np.asarray(todo, dtype=np.int64)
+            found = rows[local]
+            lo = slot[local]  # the query there is the n-gram itself: its first slot
+            hi = _upper(shard, q.words, q.pos[found], caps[found], lo)
+            for i, start in zip(found.tolist(), _range_min(shard.sa, lo, hi).tolist()):
                 first[int(q.gram[i])] = (number, start)
     longest, longest_at = prefix.copy(), prefix_at.copy()
     _longest_matches(index, q, (prefix >= n) & (q.rest >= n), n, longest, longest_at)
@@ -299,6 +303,9 @@ def _extend(index: LoadedIndex, q: Queries, rows: np.ndarray, caps: np.ndarray, 
     if not len(rows):
         return
     for number, shard in enumerate(index.shards):
+        rows = rows[longest[rows] < caps[rows]]  # matched to its cap: no later shard can do better
+        if not len(rows):
+            return
         best, where, _ = _longest(shard, q.words, q.pos[rows], caps[rows])
         better = best > longest[rows]
         longest[rows[better]] = best[better]
