@@ -147,7 +147,8 @@ class BuildShard:
         _write_table(pa.table({"start": starts, "doc": doc_ids}, schema=_DOCS_SCHEMA), files["docs"])
         write_array(np.asarray(sa, dtype=np.int32 if len(local) < 2**31 else np.int64), files["sa"])
         write_array(local, files["tokens"])  # last: run_shards checks this part exists
-        return {"docs": docs, "chars": chars, "tokens": tokens, "bytes": shard.size, "words": len(sorted_words)}
+        return {"docs": docs, "chars": chars, "tokens": tokens, "bytes": shard.size, "words": len(sorted_words),
+                "length": int(len(local))}
 
 
 def suffix_array(ids: np.ndarray, top: int) -> np.ndarray:
@@ -266,7 +267,7 @@ def build_index(
         _map_shard(files, vocab, final["tokens"], final["first"])
         _copy(files["sa"], final["sa"])
         _copy(files["docs"], final["docs"])
-        sa_width = 4 if (r.stats["tokens"] + r.stats["docs"] + 2) < 2**31 else 8
+        sa_width = 4 if final["tokens"].stat().st_size // 4 < 2**31 else 8
         shard_records.append({
             "shard": r.shard.describe(), "tokens_path": f"shards/{name}.tokens", "sa_path": f"shards/{name}.sa",
             "docs_path": f"shards/{name}.docs.parquet", "first_path": f"shards/{name}.first",
