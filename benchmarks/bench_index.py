@@ -370,7 +370,8 @@ def render(args, ours: dict, peers: dict, sa: list, chars: int, peer_chars: int,
         sq = side["query"]
         count_ms = f"{sq['count_ms']:.3f} ms" if "count_ms" in sq else "not measured"
         per_set = f"{_med(sq['per_set'][1:] or sq['per_set']):.2f} s (counts only)" if "per_set" in sq else "not measured"
-        why = sq.get("error", "counts only: no document, no longest match without further calls")
+        why = ("counts only: no document, no longest match without further calls" if "error" not in sq else
+               f"its query engine does not load here, so no query time: {sq['error'].split('. The following')[0]}")
         lines.append(f"| {name} | {side['seconds']:.0f} s | {_gb(side['rss'])} | {side['bytes'] / 1e6:,.0f} MB | "
                      f"{side['bytes'] / peer_chars:.2f} | {count_ms} | {per_set} | {why} |")
     if stream:

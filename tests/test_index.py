@@ -291,3 +291,26 @@ def test_ray_executor_builds_the_same_index(tmp_path: Path, ray_local) -> None:
     for x, y in zip(a["shards"], b["shards"]):
         assert (tmp_path / "a" / x["sa_path"]).read_bytes() == (tmp_path / "b" / y["sa_path"]).read_bytes()
         assert (tmp_path / "a" / x["tokens_path"]).read_bytes() == (tmp_path / "b" / y["tokens_path"]).read_bytes()
+
+
+def test_several_test_sets_get_a_folder_each_and_write_filtered_takes_one(tmp_path: Path) -> None:
+    idx = _small_index(tmp_path)
+    write_stories(tmp_path / "a.parquet", ["小猫在河边钓鱼，小狗在草地上追蝴蝶。", "今天的天气很好，我们一起去公园散步吧。"])
+    write_stories(tmp_path / "b.parquet", ["完全无关的一句话，讲的是城市里的交通和新修的地铁线路。"])
+    code, output = _cli("overlap", str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet"), "--index", str(idx),
+                        "--out", str(tmp_path / "o"), "--n", "4")
+    assert code == 0, output
+    a = json.loads((tmp_path / "o" / "a" / "summary.json").read_text())["splits"][0]
+    b = json.loads((tmp_path / "o" / "b" / "summary.json").read_text())["splits"][0]
+    assert (a["n_examples"], a["examples"], b["examples"]) == (2, 1, 0)
+    code, output = _cli("overlap", str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet"), "--index", str(idx),
+                        "--out", str(tmp_path / "o2"), "--write-filtered", str(tmp_path / "f"))
+    assert code == 1 and "one test set" in output
+    code, output = _cli("overlap", str(tmp_path / "a.parquet"), "--index", str(idx), "--out", str(tmp_path / "o3"),
+                        "--n", "4", "--write-filtered", str(tmp_path / "f"))
+    assert code == 0, output
+    kept = load_test_set(tmp_path / "f")
+    assert sum(len(v) for v in kept.splits.values()) == 1
+    code, output = _cli("overlap", str(tmp_path / "a.parquet"), "--index", str(idx), "--reference",
+                        str(tmp_path / "ref.txt"), "--out", str(tmp_path / "o4"))
+    assert code == 2 and "not both" in output
