@@ -76,6 +76,8 @@ bench: setup $(LS_BIN) $(DT_BIN)
 	LOTDATA_DATATROVE_PYTHON=$(DT_BIN) $(BIN)/python benchmarks/bench_sources.py --out bench/sources.md
 	$(BIN)/python benchmarks/bench_overlap.py --out bench/overlap.md
 	$(BIN)/python benchmarks/bench_long_lines.py --out bench/overlap_long_lines.md
+	$(BIN)/pip install --quiet 'infini-gram>=2.6' 'tokengrams>=0.3'  # the bench extra: peers of bench/index.md
+	$(BIN)/python benchmarks/bench_index.py --out bench/index.md --mb 1000 --peer-mb 200
 
 outline-agreement: setup
 	$(BIN)/python benchmarks/outline_agreement.py

@@ -344,9 +344,10 @@ app.command("crawl")(crawl_cmd)
 app.command("extract")(extract_cmd)
 app.command("clean")(clean_cmd)
 
-from lotdata.overlap.cli import overlap_cmd  # noqa: E402
+from lotdata.overlap.cli import index_app as _index_app, overlap_cmd  # noqa: E402
 
 app.command("overlap")(overlap_cmd)
+app.add_typer(_index_app, name="index")
 
 
 #: options that take several values: `--stories a.parquet b.parquet` becomes `--stories a.parquet --stories b.parquet`

@@ -220,6 +220,15 @@ def check_threshold(threshold: float) -> None:
         raise LotdataError(f"--threshold must be a share in [0, 1) (0.1 is 10%), not {threshold!r}")
 
 
+def check_has_grams(test: TestSet, index: Any, segments: dict[str, Any], spec: TokenSpec) -> None:
+    """InputError for a test set without one n-gram: every figure would be 0% of nothing."""
+    if index.grams:
+        return
+    longest = max((len(seg.tokens) for segs in segments.values() for ex in segs for seg in ex), default=0)
+    raise InputError(f"the test set has no {spec.n}-gram: its longest text has {longest} word(s), fewer than "
+                     f"--n {spec.n}; nothing to measure", path=", ".join(map(str, test.inputs)) or None)
+
+
 def measure_overlap(
     test: TestSet,
     references: list[str],
@@ -245,10 +254,7 @@ def measure_overlap(
     if not expanded.files:
         raise InputError("no reference file to scan", path=", ".join(map(str, references)))
     index, segments = index_test_set(test, spec)
-    if not index.grams:  # every figure would be 0% of nothing
-        longest = max((len(seg.tokens) for segs in segments.values() for ex in segs for seg in ex), default=0)
-        raise InputError(f"the test set has no {spec.n}-gram: its longest text has {longest} word(s), fewer than "
-                         f"--n {spec.n}; nothing to measure", path=", ".join(map(str, test.inputs)) or None)
+    check_has_grams(test, index, segments, spec)
     index_bytes = pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL)
     index_path = work / "index.pkl"
     with atomic_path(index_path) as tmp:

@@ -6,13 +6,18 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from lotdata.io import write_manifest, write_parquet, write_text
 from lotdata.overlap.measure import OverlapResult, result_params
 from lotdata.overlap.testset import TestSet
 from lotdata.schema import OVERLAP_EXAMPLES, STORIES, table_from_rows
 
 
-def write_outputs(result: OverlapResult, out: str | Path, *, test_path: str, references: list[str]) -> dict[str, Path]:
+def write_outputs(result: OverlapResult, out: str | Path, *, test_path: str, references: list[str],
+                  schema: pa.Schema = OVERLAP_EXAMPLES, extra_summary: dict[str, Any] | None = None,
+                  extra_report: str = "") -> dict[str, Path]:
+    """summary.json, examples.parquet (`schema`: the index path adds the longest match) and report.md."""
     out = Path(out)
     summary = {
         "test": test_path,
@@ -21,12 +26,13 @@ def write_outputs(result: OverlapResult, out: str | Path, *, test_path: str, ref
         "splits": result.summary,
         "scan": result.scan,
         "skipped": result.skipped,
+        **(extra_summary or {}),
     }
     rows = [{"split": split, **record} for split, records in result.examples.items() for record in records]
     paths = {
         "summary": write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", out / "summary.json"),
-        "examples": write_parquet(table_from_rows(rows, OVERLAP_EXAMPLES), out / "examples.parquet"),
-        "report": write_text(render_report(result, test_path, references), out / "report.md"),
+        "examples": write_parquet(table_from_rows(rows, schema), out / "examples.parquet"),
+        "report": write_text(render_report(result, test_path, references) + extra_report, out / "report.md"),
     }
     return paths
 
