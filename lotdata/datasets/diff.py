@@ -39,7 +39,7 @@ EXIT_EQUAL, EXIT_DIFFERENT, EXIT_BAD_INPUT, EXIT_MOVED = 0, 1, 3, 5
 #: rows per record batch read from a Parquet file: what one side holds in memory at a time
 BATCH_ROWS = 8192
 #: rows of the two sides' hash tables joined at once (about 100 bytes each)
-PARTITION_ROWS = 400_000
+PARTITION_ROWS = 250_000
 #: a categorical column with more values than this is left out of the distributions (an id, not a category)
 MAX_CATEGORIES = 100
 #: manifest keys that differ between two runs of the same command and say nothing about the data
@@ -199,11 +199,39 @@ def diff_documents(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None, *, 
     for key in sorted(set(fa) | set(fb)):
         if fa.get(key) != fb.get(key) or (key in fa) != (key in fb):
             entry = {"before": fa.get(key), "after": fb.get(key)}
-            if any(key == i or key.endswith("." + i) or key.endswith("seconds") for i in ignore):
+            if _volatile(key, ignore):
                 informational[key] = entry
             else:
                 changed[key] = entry
     return {"changed": changed, "ignored": informational}
+
+
+def card_changes(a: Path, b: Path) -> list[str]:
+    """Lines of the dataset cards (README.md) that differ, with each side's command, input paths and folder
+    replaced by placeholders first (two builds into two folders write different command lines)."""
+    import difflib
+
+    sides = []
+    for folder in (a, b):
+        card = folder / "README.md"
+        if not card.exists():
+            sides.append([])
+            continue
+        text = card.read_text("utf-8")
+        manifest = json.loads((folder / MANIFEST_NAME).read_text("utf-8"))
+        for value, placeholder in ((manifest.get("command") or "", "<command>"), (str(folder), "<out>"),
+                                   *((i.get("path") or "", "<input>") for i in manifest.get("inputs") or [])):
+            if value:
+                text = text.replace(value, placeholder)
+        sides.append(text.splitlines())
+    return [line for line in difflib.unified_diff(sides[0], sides[1], lineterm="", n=0)
+            if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+
+
+def _volatile(key: str, ignore: tuple[str, ...]) -> bool:
+    """Keys that differ between two runs of one command: timings, and the keys named in `ignore`."""
+    last = key.rsplit(".", 1)[-1]
+    return last in ignore or last.endswith(("seconds", "per_second")) or ".phase_seconds." in f".{key}."
 
 
 def _manifest_diff(a: Path, b: Path) -> dict[str, Any]:
@@ -649,6 +677,8 @@ def diff_paths(a: str | Path, b: str | Path, *, sample: int = 3, seed: int = 0, 
     else:
         if kind != "table":
             report["manifest"] = _manifest_diff(a, b)
+        if kind == "dataset":
+            report["card"] = card_changes(a, b)
         tables = _file_pairs(a, b, kind)
     report["tables"] = [diff_table(t, sample=sample, seed=seed, workdir=work) for t in tables]
     report["verdict"] = verdict(report)
@@ -666,7 +696,7 @@ def _different(report: Mapping[str, Any]) -> bool:
         return True
     if report.get("manifest") and report["manifest"]["changed"]:
         return True
-    if any(d["changed"] for d in report.get("documents", {}).values()):
+    if any(d["changed"] for d in report.get("documents", {}).values()) or report.get("card"):
         return True
     for table in report.get("tables", []):
         counts = table["counts"]
@@ -699,6 +729,8 @@ def _render_body(report: Mapping[str, Any]) -> list[str]:
     manifest = report.get("manifest")
     if manifest is not None:
         lines += _render_document("manifest.json", manifest)
+    if report.get("card"):
+        lines += ["### README.md (dataset card)", "", "```diff", *report["card"], "```", ""]
     for name, doc in report.get("documents", {}).items():
         lines += _render_document(name, doc)
     for table in report.get("tables", []):
