@@ -38,8 +38,8 @@ EXIT_EQUAL, EXIT_DIFFERENT, EXIT_BAD_INPUT, EXIT_MOVED = 0, 1, 3, 5
 
 #: rows per record batch read from a Parquet file: what one side holds in memory at a time
 BATCH_ROWS = 8192
-#: rows of the two sides' hash tables joined at once (about 100 bytes each)
-PARTITION_ROWS = 250_000
+#: rows of one side's hash table joined at once (about 130 bytes each in Arrow)
+PARTITION_ROWS = 100_000
 #: a categorical column with more values than this is left out of the distributions (an id, not a category)
 MAX_CATEGORIES = 100
 #: manifest keys that differ between two runs of the same command and say nothing about the data
@@ -468,47 +468,67 @@ class _Changes:
         self.samples[kind] = sorted(pool)[: self.sample_size]
 
 
-def _with_occurrence(table: pa.Table | None, fields: list[str]) -> pd.DataFrame:
-    """A partition as a frame; a key seen twice on one side gets #2, #3, ... so that each row is matched once."""
+def _partition_schema(fields: list[str]) -> pa.Schema:
+    return pa.schema([("key", pa.string()), ("story", pa.string()), ("split", pa.string()), ("rater", pa.string()),
+                      *((f"h:{f}", pa.uint64()) for f in fields)])
+
+
+def _with_occurrence(table: pa.Table | None, fields: list[str]) -> pa.Table:
+    """A partition; a key seen twice on one side gets #2, #3, ... so that each row is matched once."""
     if table is None:
-        columns = ["key", "story", "split", "rater", *(f"h:{f}" for f in fields)]
-        return pd.DataFrame({c: pd.Series(dtype="uint64" if c.startswith("h:") else object) for c in columns})
+        return _partition_schema(fields).empty_table()
+    counts = pc.value_counts(table.column("key"))
+    if len(counts) == table.num_rows:
+        return table
     frame = table.to_pandas()
     repeat = frame.groupby("key", sort=False).cumcount()
-    if repeat.any():
-        frame.loc[repeat > 0, "key"] = frame["key"][repeat > 0] + "#" + (repeat[repeat > 0] + 1).astype(str)
-    return frame
+    frame.loc[repeat > 0, "key"] = frame["key"][repeat > 0] + "#" + (repeat[repeat > 0] + 1).astype(str)
+    return pa.Table.from_pandas(frame, schema=_partition_schema(fields), preserve_index=False)
 
 
-def _join(a: pd.DataFrame, b: pd.DataFrame, fields: list[str], changes: _Changes, touched: list[pa.Table]) -> None:
-    merged = a.merge(b, on="key", how="outer", suffixes=("_a", "_b"), indicator=True)
-    removed = merged[merged["_merge"] == "left_only"]
-    added = merged[merged["_merge"] == "right_only"]
-    both = merged[merged["_merge"] == "both"]
-    differs = pd.DataFrame({f: both[f"h:{f}_a"].to_numpy() != both[f"h:{f}_b"].to_numpy() for f in fields}, index=both.index)
-    changed_mask = differs.any(axis=1) if fields else pd.Series(False, index=both.index)
-    changed = both[changed_mask]
-    changes.counts.update({"removed": len(removed), "added": len(added), "changed": len(changed),
-                           "unchanged": len(both) - len(changed)})
+def _flag(table: pa.Table, name: str) -> pa.Table:
+    return table.append_column(name, pa.array(np.ones(table.num_rows, dtype=bool)))
+
+
+def _numpy(column: pa.ChunkedArray | pa.Array, fill: Any) -> np.ndarray:
+    return pc.fill_null(column, fill).to_numpy()
+
+
+def _join(a: pa.Table, b: pa.Table, fields: list[str], changes: _Changes, touched: list[pa.Table]) -> None:
+    """Match one partition's rows by key (Arrow's hash join) and count what differs; only the rows that
+    differ are taken out of Arrow."""
+    joined = _flag(a, "in_a").join(_flag(b, "in_b"), keys="key", join_type="full outer", left_suffix="_a",
+                                   right_suffix="_b", coalesce_keys=True)
+    in_a, in_b = _numpy(joined.column("in_a"), False), _numpy(joined.column("in_b"), False)
+    both = in_a & in_b
+    differs = {f: both & (_numpy(joined.column(f"h:{f}_a"), 0) != _numpy(joined.column(f"h:{f}_b"), 0)) for f in fields}
+    any_diff = np.logical_or.reduce(list(differs.values())) if fields else np.zeros(len(both), dtype=bool)
+    moved = both & _numpy(pc.not_equal(joined.column("split_a"), joined.column("split_b")), False)
+    picked = {"removed": np.flatnonzero(in_a & ~in_b), "added": np.flatnonzero(in_b & ~in_a),
+              "changed": np.flatnonzero(any_diff), "moved": np.flatnonzero(moved)}
+    changes.counts.update({"removed": len(picked["removed"]), "added": len(picked["added"]),
+                           "changed": len(picked["changed"]), "unchanged": int(both.sum()) - len(picked["changed"])})
     for f in fields:
         changes.fields[f] += int(differs[f].sum())
-    for kind, rows, split_col in (("removed", removed, "split_a"), ("added", added, "split_b"), ("changed", changed, "split_b")):
-        for split, count in rows[split_col].value_counts().items():
+    columns = ["key", "story_a", "story_b", "split_a", "split_b", "rater_a", "rater_b"]
+    rows = {kind: joined.select(columns).take(pa.array(index)).to_pandas() for kind, index in picked.items()}
+    del joined
+    removed, added, changed, moved_rows = rows["removed"], rows["added"], rows["changed"], rows["moved"]
+    for kind, frame, split_col in (("removed", removed, "split_a"), ("added", added, "split_b"), ("changed", changed, "split_b")):
+        for split, count in frame[split_col].value_counts().items():
             changes.by_split.setdefault(str(split), Counter())[kind] += int(count)
-        changes.sample(kind, rows["key"])
-    moved = both[both["split_a"] != both["split_b"]]
-    changes.counts["examples_moved"] += len(moved)
+        changes.sample(kind, frame["key"])
+    changes.counts["examples_moved"] += len(moved_rows)
     for kind, col in (("moved_out", "split_a"), ("moved_in", "split_b")):
-        for split, count in moved[col].value_counts().items():
+        for split, count in moved_rows[col].value_counts().items():
             changes.by_split.setdefault(str(split), Counter())[kind] += int(count)
-    for (before, after), count in moved.groupby(["split_a", "split_b"]).size().items():
+    for (before, after), count in moved_rows.groupby(["split_a", "split_b"]).size().items():
         changes.counts[f"examples_moved {before}->{after}"] += int(count)
-    rater = changed["rater_b"].fillna("∅")
-    for name, count in rater.value_counts().items():
+    for name, count in changed["rater_b"].fillna("∅").value_counts().items():
         changes.raters.setdefault(str(name), Counter())["changed"] += int(count)
-    for kind, rows, col in (("removed", removed, "rater_a"), ("added", added, "rater_b")):
-        if rows[col].notna().any():
-            for name, count in rows[col].fillna("∅").value_counts().items():
+    for kind, frame, col in (("removed", removed, "rater_a"), ("added", added, "rater_b")):
+        if frame[col].notna().any():
+            for name, count in frame[col].fillna("∅").value_counts().items():
                 changes.raters.setdefault(str(name), Counter())[kind] += int(count)
     story = pd.concat([removed["story_a"], added["story_b"], changed["story_b"]]).dropna()
     if len(story):
@@ -619,6 +639,7 @@ def diff_table(pair: TablePair, *, sample: int = 3, seed: int = 0, workdir: Path
         for p in range(count):
             pieces: list[pa.Table] = []
             _join(_with_occurrence(parts.read("a", p), fields), _with_occurrence(parts.read("b", p), fields), fields, changes, pieces)
+            pa.default_memory_pool().release_unused()
             if stories is not None and pieces:
                 story = pa.concat_tables(pieces)
                 touched.write("t", story, _partition_of(story.column("story").combine_chunks(), count))
