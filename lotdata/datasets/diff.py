@@ -394,11 +394,20 @@ class _Partitions:
 
 
 def _batches(path: Path, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
+    """Record batches of a Parquet file, a row group at a time (a large one in batches of BATCH_ROWS), Arrow's
+    memory given back after each: `iter_batches` over the whole file held about 2.5 times the file (measured)."""
     try:
         handle = pq.ParquetFile(path)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from exc
-    yield from handle.iter_batches(batch_size=BATCH_ROWS, columns=columns, use_threads=False)
+    for group in range(handle.num_row_groups):
+        if handle.metadata.row_group(group).num_rows <= 2 * BATCH_ROWS:
+            table = handle.read_row_group(group, columns=columns, use_threads=False)
+            yield from table.to_batches()
+            del table
+        else:
+            yield from handle.iter_batches(batch_size=BATCH_ROWS, row_groups=[group], columns=columns, use_threads=False)
+        pa.default_memory_pool().release_unused()
 
 
 def _rows_in(files: list[tuple[str | None, Path]]) -> int:
