@@ -199,3 +199,14 @@ def test_two_clean_outputs(tmp_path: Path):
     tables = {t["table"]: t for t in report["tables"]}
     kept, rejected = tables["stories"]["counts"], tables["quarantine"]["counts"]
     assert kept["removed"] > 0 and kept["removed"] == rejected["added"]
+
+
+def test_a_key_seen_twice_on_a_side_is_matched_in_order(tmp_path: Path):
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    twice = [("s1", "ann@x", "accept"), ("s1", "ann@x", "reject")]  # a rater who answered one task twice
+    a = _pull(tmp_path / "a", twice, 2) / "story_decisions.parquet"
+    b = _pull(tmp_path / "b", [twice[0], ("s1", "ann@x", "rewrite")], 2) / "story_decisions.parquet"
+    report = diff_paths(a, b, sample=5)
+    table = report["tables"][0]
+    assert report["kind"] == "table" and table["counts"]["changed"] == 1 and table["counts"]["unchanged"] == 1
+    assert table["samples"]["changed"][0]["key"] == "s1\x1fann@x#2"

@@ -35,8 +35,9 @@ def audit_bias_cmd(
 
     BERT w/o Context / w/o Long are fine-tuned as `baseline train --variant` does (LOT 5.2: dot-product scorer,
     batch 12, length 512, learning rate 3e-5). Not reproduced from ROCStories Table 6: word2vec, skip-thoughts,
-    the narrative-chain models and DSSM (they need embeddings or models trained on ROCStories-scale corpora that
-    lotdata does not ship; their Table 6 accuracies were near chance, 0.49-0.59)."""
+    the narrative-chain models and DSSM: each needs a pretrained model or licensed corpus lotdata does not ship
+    (word2vec vectors, the BookCorpus skip-thoughts encoder, Gigaword event chains, a DSSM trained on ROCStories);
+    their Table 6 accuracies are 47.2-60.4%. README: "Not reproduced from ROCStories Table 6"."""
     from lotdata.audit.bert import BertSettings
     from lotdata.audit.run import audit, write_audit
     from lotdata.audit.work import WORK_DIR

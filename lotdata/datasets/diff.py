@@ -595,7 +595,8 @@ def _rows_with(files: list[tuple[str | None, Path]], rule: TableRule, wanted: se
     found: dict[str, dict[str, Any]] = {}
     if not wanted:
         return found
-    value_set = pa.array(sorted(k.split("#")[0] for k in wanted), pa.string())
+    seen: Counter = Counter()  # a key's second row on a side is KEY#2, as the join numbered it
+    value_set = pa.array(sorted({*wanted, *(k.rsplit("#", 1)[0] for k in wanted if _numbered(k))}), pa.string())
     for _, path in files:
         if not path.exists():
             continue
@@ -605,8 +606,16 @@ def _rows_with(files: list[tuple[str | None, Path]], rule: TableRule, wanted: se
             if not pc.any(mask).as_py():
                 continue
             for key, row in zip(pc.filter(keys, mask).to_pylist(), pa.Table.from_batches([batch]).filter(mask).to_pylist()):
-                found.setdefault(key, {"key": key, **row})
+                seen[key] += 1
+                numbered = key if seen[key] == 1 else f"{key}#{seen[key]}"
+                if numbered in wanted:
+                    found[numbered] = {"key": numbered, **row}
     return found
+
+
+def _numbered(key: str) -> bool:
+    head, _, tail = key.rpartition("#")
+    return bool(head) and tail.isdigit() and int(tail) > 1
 
 
 def _short(value: Any) -> Any:
