@@ -544,25 +544,38 @@ def _join(a: pa.Table, b: pa.Table, fields: list[str], changes: _Changes, touche
         touched.append(pa.table({"story": pa.array(story.astype(str).to_numpy(dtype=object), pa.string())}))
 
 
+def _split_masks(table: pa.Table | None, bits: dict[str, int]) -> pa.Table:
+    """story -> the splits it has examples in, as a bit mask (one bit per split name)."""
+    if table is None:
+        return pa.table({"story": pa.array([], pa.string()), "mask": pa.array([], pa.int64())})
+    table = table.filter(pc.is_valid(table.column("story")))
+    names = table.column("split").to_pylist()
+    for name in names:
+        bits.setdefault(name, 1 << len(bits))
+    mask = pa.array([bits[n] for n in names], pa.int64())
+    pairs = pa.table({"story": table.column("story"), "mask": mask}).group_by(["story", "mask"]).aggregate([])
+    return pairs.group_by("story").aggregate([("mask", "sum")]).rename_columns(["story", "mask"])
+
+
 def _story_changes(stories: _Partitions, touched: _Partitions, changes: _Changes) -> dict[str, Any]:
     """Stories added, removed, touched and moved between splits (a story that arrives in a split it had no
     example in, while it had examples in another split before)."""
     counts: Counter = Counter()
     moved: list[dict[str, Any]] = []
+    bits = {name: 1 << i for i, name in enumerate(SPLITS)}
     for p in range(stories.count):
-        sides = {}
-        for side in ("a", "b"):
-            table = stories.read(side, p)
-            frame = table.to_pandas() if table is not None else pd.DataFrame({"story": [], "split": []})
-            sides[side] = frame.dropna(subset=["story"]).groupby("story")["split"].agg(lambda s: frozenset(s))
-        joined = pd.DataFrame({"a": sides["a"], "b": sides["b"]})
-        counts["stories_before"] += int(joined["a"].notna().sum())
-        counts["stories_after"] += int(joined["b"].notna().sum())
-        counts["stories_added"] += int((joined["a"].isna() & joined["b"].notna()).sum())
-        counts["stories_removed"] += int((joined["a"].notna() & joined["b"].isna()).sum())
-        both = joined.dropna()
-        moved += [{"story_id": story, "before": sorted(x), "after": sorted(y)}
-                  for story, x, y in zip(both.index, both["a"], both["b"]) if x and (y - x)]
+        a, b = _split_masks(stories.read("a", p), bits), _split_masks(stories.read("b", p), bits)
+        joined = a.join(b, keys="story", join_type="full outer", left_suffix="_a", right_suffix="_b", coalesce_keys=True)
+        mask_a, mask_b = _numpy(joined.column("mask_a"), 0), _numpy(joined.column("mask_b"), 0)
+        counts["stories_before"] += int((mask_a > 0).sum())
+        counts["stories_after"] += int((mask_b > 0).sum())
+        counts["stories_added"] += int(((mask_a == 0) & (mask_b > 0)).sum())
+        counts["stories_removed"] += int(((mask_a > 0) & (mask_b == 0)).sum())
+        arrived = (mask_a > 0) & ((mask_b & ~mask_a) != 0)
+        story_ids = joined.column("story").take(pa.array(np.flatnonzero(arrived))).to_pylist()
+        names = lambda m: sorted((n for n, bit in bits.items() if m & bit), key=_split_order)
+        moved += [{"story_id": story, "before": names(x), "after": names(y)}
+                  for story, x, y in zip(story_ids, mask_a[arrived].tolist(), mask_b[arrived].tolist())]
         table = touched.read("t", p)
         if table is not None:
             counts["stories_with_changed_examples"] += len(pc.unique(table.column("story")))
