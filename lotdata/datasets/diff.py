@@ -5,9 +5,10 @@ read), then each table keyed by its id (`example_id`, `story_id`, ...; `TABLE_RU
 rows with a count per field, distributions and lengths before and after per split, stories that moved between
 splits, changed decisions per rater, and a small seeded sample of each kind of change.
 
-Memory is bounded by one record batch per side, not by the file: a first pass reads each side batch by batch and
-keeps, per row, only its key, story, split and one 64-bit hash per field, written to hash partitions on disk; the
-partitions are then joined one at a time; a last pass fetches the few sampled rows.
+Memory is bounded by one row group per side (a large one read in batches), not by the file: a first pass reads
+each side a row group at a time and keeps, per row, only its key, story, split and one 64-bit hash per field,
+written to hash partitions on disk; Arrow's hash join then matches one partition at a time; a last pass fetches the
+few sampled rows.
 """
 
 from __future__ import annotations
@@ -405,8 +406,9 @@ def _batches(path: Path, columns: list[str] | None = None) -> Iterator[pa.Record
             table = handle.read_row_group(group, columns=columns, use_threads=False)
             yield from table.to_batches()
             del table
-        else:
-            yield from handle.iter_batches(batch_size=BATCH_ROWS, row_groups=[group], columns=columns, use_threads=False)
+        else:  # a buffered stream, not the whole column chunks at once (a 145 MB group: 143 MB over the floor, not 280)
+            streamed = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 22)
+            yield from streamed.iter_batches(batch_size=BATCH_ROWS, row_groups=[group], columns=columns, use_threads=False)
         pa.default_memory_pool().release_unused()
 
 
