@@ -71,6 +71,8 @@ bench: setup $(LS_BIN) $(DT_BIN)
 	LOTDATA_DATATROVE_PYTHON=$(DT_BIN) $(BIN)/python benchmarks/bench_sources.py --out bench/sources.md
 	$(BIN)/python benchmarks/bench_overlap.py --out bench/overlap.md
 	$(BIN)/python benchmarks/bench_long_lines.py --out bench/overlap_long_lines.md
+	$(BIN)/pip install -q 'datacompy>=1.1,<2'  # the peer of bench_diff, not a dependency of lotdata
+	$(BIN)/python benchmarks/bench_diff.py --out bench/diff.md
 
 outline-agreement: setup
 	$(BIN)/python benchmarks/outline_agreement.py

@@ -188,7 +188,10 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from machine import load_note
 
-    import datacompy
+    try:
+        import datacompy
+    except ImportError:
+        sys.exit("bench_diff needs its peer: pip install 'datacompy>=1.1,<2' (not a dependency of lotdata)")
 
     note = load_note()
     lines = ["# `lotdata diff`", "", f"`python benchmarks/bench_diff.py --repeats {args.repeats}` on {platform.machine()}, "
