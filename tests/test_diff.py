@@ -154,8 +154,11 @@ def test_bad_input_is_exit_3_naming_the_path(planted, tmp_path: Path):
                   command="test", params={}, inputs=[], stats={}, lot_jsonl=False, card=False)
     bare = tmp_path / "bare"
     bare.mkdir()
+    stopped = tmp_path / "stopped"
+    write(stopped, senpos_rows(8))
+    (stopped / ".incomplete").write_text("a build was stopped\n")
     cases = [(other, "holds a outgen dataset"), (a / "train.parquet", "is a file"), (bare, "no manifest.json"),
-             (tmp_path / "missing", "not found")]
+             (tmp_path / "missing", "not found"), (stopped, "incomplete")]
     for path, words in cases:
         result = CliRunner().invoke(app, ["diff", str(a), str(path)])
         assert result.exit_code == 3, (path, result.output)
