@@ -78,6 +78,8 @@ bench: setup $(LS_BIN) $(DT_BIN)
 	$(BIN)/python benchmarks/bench_long_lines.py --out bench/overlap_long_lines.md
 	$(BIN)/pip install --quiet 'infini-gram>=2.6' 'tokengrams>=0.3'  # the bench extra: peers of bench/index.md
 	$(BIN)/python benchmarks/bench_index.py --out bench/index.md --mb 1000 --peer-mb 200
+	$(BIN)/pip install -q 'datacompy>=1.1,<2'  # the peer of bench_diff, not a dependency of lotdata
+	$(BIN)/python benchmarks/bench_diff.py --out bench/diff.md
 
 outline-agreement: setup
 	$(BIN)/python benchmarks/outline_agreement.py

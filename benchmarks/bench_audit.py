@@ -127,7 +127,7 @@ def save_checkpoint(folder: Path, texts) -> Path:
     return folder
 
 
-def bert_audit(folder: Path, tmp: Path, batch_size: int = 8) -> dict:
+def bert_audit(folder: Path, tmp: Path, batch_size: int = 12) -> dict:
     """Wall time and peak RSS of the whole audit CLI with --model-path on the SenPos set, in a child process."""
     import pyarrow.parquet as pq
 
@@ -153,7 +153,7 @@ def render_bert(bert: dict, n: int) -> str:
     lines = [BERT_MARK[0], "## SenPos 20k audit with a local checkpoint (`--model-path`)\n",
              f"{datetime.now(timezone.utc).isoformat(timespec='seconds')} · git {_git()} · {load_note()}\n",
              f"The whole `lotdata audit-bias` CLI (every baseline, `--sentiment snownlp-jieba`, `--bert-batch-size "
-             f"{bert['batch_size']}`, 1 epoch, max length 128, CPU) on the {n:,}-example SenPos set, with a small BERT "
+             f"{bert['batch_size']}`, 1 epoch, max length 512, learning rate 3e-5: LOT 5.2's scheme through `baseline train --variant`, CPU) on the {n:,}-example SenPos set, with a small BERT "
              f"checkpoint saved locally ({', '.join(f'{k} {v}' for k, v in BENCH_BERT.items())}, character vocabulary "
              "of the set): one run.\n",
              "| measure | value | target | met |", "|---|--:|--:|---|",
@@ -166,9 +166,9 @@ def render_bert(bert: dict, n: int) -> str:
     for r in bert["records"]:
         lines.append(f"| {r['id']} | {100 * r['accuracy']:.1f} | {100 * r['chance']:.1f} | {r['p_holm']:.2g} | {r['verdict']} |")
     lines += ["", "A from-scratch small BERT is a stand-in for timing and memory only: its accuracies are not LOT's "
-              "bert-base figures. Memory is bounded by the batch: a forward pass reads at most `max_sequences` (64) "
-              "option texts, a step accumulates its chunks' gradients, scores leave the model as floats, and each "
-              "BERT baseline fine-tunes in a spawned process whose heap is returned when it ends.", BERT_MARK[1]]
+              "bert-base figures. Memory is bounded by the batch (`--bert-batch-size` items with all their candidates), "
+              "scores leave the model as floats, and each BERT baseline fine-tunes in a spawned process whose heap is "
+              "returned when it ends.", BERT_MARK[1]]
     return "\n".join(lines) + "\n"
 
 

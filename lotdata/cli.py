@@ -260,6 +260,42 @@ def stats_cmd(
             write_text(json.dumps(stats, ensure_ascii=False, indent=2) + "\n", json_out)
 
 
+@app.command("diff")
+def diff_cmd(
+    a: Path = typer.Argument(..., help="Before: a dataset folder, a `clean` output, an annotation pull folder or a Parquet table."),
+    b: Path = typer.Argument(..., help="After: the same kind as A."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the report as JSON here ('-': stdout, no text report)."),
+    sample: int = typer.Option(3, "--sample", min=0, help="Rows shown of each kind of change (added, removed, changed), seeded."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the sample."),
+) -> None:
+    """What changed from A to B: manifests, then rows by key and story, per split.
+
+    Exit 0 equal, 1 different, 3 bad input (a missing path, two kinds or tasks, a folder and a file, a folder
+    without a manifest), 5 stories moved between splits (never allowed by the split rules)."""
+    from lotdata.datasets.diff import EXIT_BAD_INPUT, diff_paths, render_markdown
+    from lotdata.errors import InputError
+    from lotdata.io import check_output_file, write_text
+
+    with _errors():
+        if json_out is not None and str(json_out) != "-":
+            check_output_file(json_out)
+        try:
+            report = diff_paths(a, b, sample=sample, seed=seed)
+        except InputError as exc:
+            console.print("[bold red]error:[/] ", end="")
+            console.print(str(exc), markup=False, highlight=False)
+            raise typer.Exit(EXIT_BAD_INPUT)
+    text = json.dumps(report, ensure_ascii=False, indent=2) + "\n"
+    if json_out is not None and str(json_out) == "-":
+        sys.stdout.write(text)
+    else:
+        sys.stdout.write(render_markdown(report))
+        if json_out is not None:
+            with _errors():
+                write_text(text, json_out)
+    raise typer.Exit(report["exit_code"])
+
+
 @app.command("card")
 def card_cmd(folder: Path = typer.Argument(..., help="Dataset folder (with manifest.json).")) -> None:
     """Write FOLDER/README.md, a Hugging Face dataset card (datasets.load_dataset(FOLDER) loads the splits)."""

@@ -38,6 +38,9 @@ _SECONDS = re.compile(r"\d+(\.\d+)? ?s\b|\d{4}-\d\d-\d\dT[\d:+]+|sha256 `[0-9a-f
 STABLE_MARKERS = ("read.json", "extract.json")
 #: files added on purpose after commit 9f135a2 (README's changelog): `stats.json` beside every card (issue 23)
 ADDED_SINCE = ("stats.json",)
+#: outputs changed on purpose after commit 9f135a2 (README's changelog), compared by being there: SenPos cards'
+#: "Avg # Sent in Input Text" and their new limitation line (issue 26)
+CHANGED_SINCE = ("senpos/README.md",)
 
 
 def _scrub(value, roots: list[str]):
@@ -118,7 +121,7 @@ def run_shared(tmp: Path, shared: Path) -> dict[str, dict[str, str]]:
 def _compare(golden: dict, found: dict) -> None:
     for name, files in found.items():
         assert sorted(files) == sorted(golden[name]), name
-        changed = [f for f in files if golden[name][f] != files[f]]
+        changed = [f for f in files if golden[name][f] != files[f] and f not in CHANGED_SINCE]
         assert not changed, f"{name}: outputs differ from commit 9f135a2's: {changed}"
 
 

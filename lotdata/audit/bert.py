@@ -1,56 +1,62 @@
 """BERT w/o Context and BERT w/o Long (LOT Section 5.5), fine-tuned from a local pretrained checkpoint.
 
-Each option of an item becomes one text (pair), the encoder's [CLS] state goes through a linear
-scorer, and a softmax over the item's options is trained with cross-entropy (multiple choice):
+They run through the same code as `lotdata baseline train --variant wo_context|wo_long`
+(`lotdata.models.baseline.ChoiceBaseline`): LOT Section 5.2's scheme, a distribution over an item's candidates
+from the dot products of each candidate's and the context's hidden states, with LOT's settings by default
+(batch 12, maximum length 512, learning rate 3e-5; `BertSettings`). What each variant reads
+(`lotdata.models.choice`):
 
-- ``bert_wo_context``: ClozeT reads each candidate alone; SenPos reads the removed sentence and the
-  gap's position ("3/12"), so it knows only the sentence and where the gap is.
-- ``bert_wo_long``: ClozeT reads the sentences on each side of the mask and the candidate; SenPos
-  reads, per gap, its two adjacent sentences and the removed one.
+- ``bert_wo_context``: ClozeT reads the candidates alone; SenPos reads the removed sentence and one marker per
+  gap, so it knows only the sentence and how many gaps there are.
+- ``bert_wo_long``: ClozeT reads the sentences on each side of the mask and the candidates; SenPos reads, per
+  gap, its two adjacent sentences and the removed one.
 
-Memory is bounded by the batch, not the dataset: items are tokenised a chunk at a time, a forward pass
-reads at most `max_sequences` option texts (a step over `batch_size` items accumulates the gradients of
-its chunks, so the update is the same as one pass over the whole batch), and scores leave the device as
-plain floats. `fit_and_score` runs the fine-tuning in a fresh process: on CPU, glibc's heap grows with
-every new tensor shape (a 20k SenPos audit in the audit's own process reached 4.2 GB), and a child's heap
-is given back whole when it exits. GPU when one is present.
+LOT gives no epoch count; the audit fine-tunes one epoch on the training split (`--bert-epochs`) and scores the
+other splits. `fit_and_score` runs the fine-tuning in a fresh process: on CPU, glibc's heap grows with every
+new tensor shape (a 20k SenPos audit in the audit's own process reached 4.2 GB), and a child's heap is given back
+whole when it exits. GPU when one is present (the batch stays `batch_size`: LOT's 12, not sized to the GPU).
 """
 
 from __future__ import annotations
 
 import os
-import random
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
-from lotdata.audit.items import Item
-from lotdata.errors import checkpoint_load
+from lotdata.audit.items import CANDIDATES, Item
 from lotdata.io import check_weight_files
 
 BERT_BASELINES = ("bert_wo_context", "bert_wo_long")
+#: the `baseline train --variant` of each audit baseline
+VARIANTS = {"bert_wo_context": "wo_context", "bert_wo_long": "wo_long"}
 
 
 @dataclass
 class BertSettings:
+    """LOT Section 5.2's settings, and one epoch (LOT gives none)."""
+
     epochs: int = 1
-    batch_size: int = 8  # items per optimiser step (each with all its options)
-    max_sequences: int = 64  # option texts per forward pass; an item with more options is one pass
-    max_length: int = 128
-    learning_rate: float = 2e-5
+    batch_size: int = 12  # items per optimiser step (each with all its candidates)
+    max_length: int = 512
+    learning_rate: float = 3e-5
     device: str | None = None  # None: cuda when available, else cpu
 
+    def describe(self) -> dict[str, Any]:
+        """The settings as the report shows them."""
+        return {"scheme": "LOT 5.2 dot-product scorer (lotdata baseline train --variant)", **asdict(self)}
 
-def option_texts(name: str, item: Item) -> list[tuple[str, str | None]]:
-    """The (text, pair) the model reads for each option of `item`."""
-    join = " " if item.lang == "en" else ""
-    if name == "bert_wo_context":
-        if item.task == "clozet":
-            return [(c, None) for c in item.candidates]
-        return [(item.removed, f"{o + 1}/{item.n_options}") for o in range(item.n_options)]
-    if name == "bert_wo_long":
-        return [(join.join(item.neighbours(o)).strip(), item.option_text(o)) for o in range(item.n_options)]
-    raise ValueError(f"unknown BERT baseline {name!r}; known: {', '.join(BERT_BASELINES)}")
+
+def item_row(item: Item) -> dict[str, Any]:
+    """An audit item as the task row the models' encoder reads (ClozeT: the context with its mask)."""
+    from lotdata.datasets.registry import get_task
+
+    key = f"{item.split}/{item.example_id}"  # the encoder caches by example id: one per split and item
+    if item.shape == CANDIDATES:
+        mask = get_task(item.task).mask_token
+        context = " ".join([*item.before, mask, *item.after]) if item.lang == "en" else "".join([*item.before, mask, *item.after])
+        return {"example_id": key, "context": context, "candidates": list(item.candidates), "label": item.label, "lang": item.lang}
+    return {"example_id": key, "sentences": list(item.sentences), "removed": item.removed, "label": item.label, "lang": item.lang}
 
 
 def check_checkpoint(path: str | Path) -> Path:
@@ -63,91 +69,29 @@ def check_checkpoint(path: str | Path) -> Path:
     return check_weight_files(folder)
 
 
-class BertChoice:
-    """fit(train items) then scores(items): one logit per option, from a checkpoint fine-tuned here."""
+def _baseline(name: str, task: str, model_path: str | Path, seed: int, settings: BertSettings):
+    """The `baseline train` model of this audit baseline: the shipped `bert` config with the checkpoint and settings."""
+    from lotdata.models.baseline import ChoiceBaseline
+    from lotdata.models.config import load_config
 
-    def __init__(self, name: str, model_path: str | Path, *, seed: int = 0, settings: BertSettings | None = None) -> None:
-        import torch
-        from transformers import AutoModel, AutoTokenizer
-
-        if name not in BERT_BASELINES:
-            raise ValueError(f"unknown BERT baseline {name!r}; known: {', '.join(BERT_BASELINES)}")
-        self.name, self.seed = name, seed
-        self.settings = settings or BertSettings()
-        self.device = torch.device(self.settings.device or ("cuda" if torch.cuda.is_available() else "cpu"))
-        torch.manual_seed(seed)
-        with checkpoint_load(model_path):
-            self.tokenizer = AutoTokenizer.from_pretrained(str(model_path))
-            self.encoder = AutoModel.from_pretrained(str(model_path)).to(self.device)
-        self.head = torch.nn.Linear(self.encoder.config.hidden_size, 1).to(self.device)
-
-    def _logits(self, items: Sequence[Item]):
-        """[len(items), max options] logits, -inf where an item has fewer options."""
-        import torch
-
-        texts = [t for it in items for t in option_texts(self.name, it)]
-        firsts = [a for a, _ in texts]
-        seconds = [b for _, b in texts] if any(b is not None for _, b in texts) else None
-        enc = self.tokenizer(firsts, seconds, padding=True, truncation=True, max_length=self.settings.max_length,
-                             return_tensors="pt").to(self.device)
-        flat = self.head(self.encoder(**enc).last_hidden_state[:, 0]).squeeze(-1)
-        widest = max(it.n_options for it in items)
-        out = torch.full((len(items), widest), float("-inf"), device=self.device, dtype=flat.dtype)
-        k = 0
-        for row, it in enumerate(items):
-            out[row, : it.n_options] = flat[k : k + it.n_options]
-            k += it.n_options
-        return out
-
-    def _chunks(self, items: Sequence[Item]) -> list[Sequence[Item]]:
-        """Runs of whole items with at most `max_sequences` option texts each (an item is never split)."""
-        chunks: list[Sequence[Item]] = []
-        start, width = 0, 0
-        for i, it in enumerate(items):
-            if i > start and width + it.n_options > self.settings.max_sequences:
-                chunks.append(items[start:i])
-                start, width = i, 0
-            width += it.n_options
-        if start < len(items):
-            chunks.append(items[start:])
-        return chunks
-
-    def fit(self, train: Sequence[Item]) -> "BertChoice":
-        import torch
-
-        params = list(self.encoder.parameters()) + list(self.head.parameters())
-        optimiser = torch.optim.AdamW(params, lr=self.settings.learning_rate)
-        order = list(range(len(train)))
-        rng = random.Random(f"{self.seed}:{self.name}")
-        self.encoder.train()
-        for _ in range(self.settings.epochs):
-            rng.shuffle(order)
-            for start in range(0, len(order), self.settings.batch_size):
-                batch = [train[i] for i in order[start : start + self.settings.batch_size]]
-                optimiser.zero_grad()
-                for chunk in self._chunks(batch):  # summed chunk losses / batch size = the batch's mean loss
-                    gold = torch.tensor([it.gold_option for it in chunk], device=self.device)
-                    loss = torch.nn.functional.cross_entropy(self._logits(chunk), gold, reduction="sum") / len(batch)
-                    loss.backward()
-                optimiser.step()
-        return self
-
-    def scores(self, items: Sequence[Item]) -> list[list[float]]:
-        import torch
-
-        self.encoder.eval()
-        out: list[list[float]] = []
-        with torch.inference_mode():
-            for chunk in self._chunks(items):
-                logits = self._logits(chunk).float().cpu().tolist()
-                out.extend(row[: it.n_options] for row, it in zip(logits, chunk))
-        return out
+    if name not in BERT_BASELINES:
+        raise ValueError(f"unknown BERT baseline {name!r}; known: {', '.join(BERT_BASELINES)}")
+    config = load_config("bert")
+    config = config.with_train(batch_size=settings.batch_size, max_length=settings.max_length, epochs=settings.epochs,
+                               learning_rate=settings.learning_rate, seed=seed)
+    config = replace(config, checkpoint=str(model_path), train=replace(config.train, gpu_batch_size=None))
+    return ChoiceBaseline(config, task, variant=VARIANTS[name], device=settings.device)
 
 
 def _fit_and_score_here(name: str, model_path: str, train: Sequence[Item], held_out: dict[str, Sequence[Item]],
                         seed: int, settings: BertSettings) -> dict[str, list[list[float]]]:
-    model = BertChoice(name, model_path, seed=seed, settings=settings).fit(train)
-    return {split: model.scores(items) for split, items in held_out.items()}
+    from lotdata.models.trainer import seed_everything
+
+    seed_everything(seed)
+    task = (train[0] if train else next(it for items in held_out.values() for it in items)).task
+    model = _baseline(name, task, model_path, seed, settings)
+    model.fit([item_row(it) for it in train])
+    return {split: model.option_scores([item_row(it) for it in items]) for split, items in held_out.items()}
 
 
 def fit_and_score(name: str, model_path: str | Path, train: Sequence[Item], held_out: dict[str, Sequence[Item]], *,

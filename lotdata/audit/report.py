@@ -86,7 +86,18 @@ def _summary_lines(result) -> list[str]:
         f"Chance: {chance}. Intervals are 95% Wilson intervals over items. Sentiment: "
         + ("VADER (lexicon and rules)." if result.lang == "en" else f"{result.params.get('sentiment', 'snownlp')}."),
         TEST_TEXT.format(alpha=0.05, min_effect=result.params.get("min_effect", 3.0)),
-    ] + ([f"Quarantined rows: {len(result.quarantine):,} (quarantine.parquet; reasons in audit.json)."] if result.quarantine else [])
+    ] + _bert_lines(result) + (
+        [f"Quarantined rows: {len(result.quarantine):,} (quarantine.parquet; reasons in audit.json)."] if result.quarantine else [])
+
+
+def _bert_lines(result) -> list[str]:
+    """The BERT baselines' settings, when they ran from a checkpoint."""
+    bert = result.params.get("bert")
+    if not bert:
+        return []
+    return [f"BERT w/o Context / w/o Long: {bert['scheme']} from {result.params['model_path']}; batch {bert['batch_size']}, "
+            f"max length {bert['max_length']}, learning rate {bert['learning_rate']:g}, {bert['epochs']} epoch(s) "
+            "(LOT 5.2: batch 12, length 512, learning rate 3e-5; no epoch count given)."]
 
 
 def _verdict_sentence(result, baseline: str, rec: dict[str, Any], link=lambda rec, text: text, escape=lambda t: t) -> str:

@@ -187,7 +187,9 @@ def audit(
         chance=chance, timings=timings,
         params={"input": str(path), "train_split": train_split, "seed": seed, "runs": runs, "baselines": names,
                 "model_path": None if model_path is None else str(model_path), "aflite": aflite,
-                "sentiment": sentiment, "min_effect": min_effect},
+                "sentiment": sentiment, "min_effect": min_effect,
+                # the BERT settings only where they ran: reports without a checkpoint stay as they were
+                **({"bert": (bert or BertSettings()).describe()} if model_path is not None else {})},
         aflite=parts[AFLITE]["aflite"] if aflite else None, predictions=predictions, quarantine=quarantine,
         items={it.example_id: it for s in splits for it in items[s]}, resumed=resumed,
     )

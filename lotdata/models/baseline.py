@@ -227,6 +227,26 @@ class ChoiceBaseline(_Baseline):
             preds[index] = pred
         return preds
 
+    def option_scores(self, table: pa.Table | Sequence[dict], batch_size: int | None = None) -> list[list[float]]:
+        """Per row, the score of each candidate (ClozeT: each candidate; SenPos: each gap), before the softmax."""
+        torch = require("torch", "models")
+        from lotdata.models.trainer import autocast, length_batches, to_device
+
+        if self.model is None:
+            raise ValueError("fit or load the baseline first")
+        items = self.encode_rows(_rows(table))
+        self.model.eval()
+        batches = length_batches([max(len(s) for s in it.seqs) for it in items], batch_size or _eval_batch(self.config.train, self.device))
+        out: list[list[float]] = [[] for _ in items]
+        with torch.inference_mode():
+            for indices in batches:
+                batch = to_device(choice.collate([items[i] for i in indices], self.specials.pad), self.device)
+                with autocast(self.device, self.config.train.mixed_precision):
+                    scores, _ = self.model(batch)
+                for i, row in zip(indices, scores.float().cpu().tolist()):
+                    out[i] = row[: len(items[i].cands)]
+        return out
+
     def predict(self, table: pa.Table | Sequence[dict], batch_size: int | None = None) -> list[int]:
         """Labels in the table's convention: ClozeT candidate index 0/1, SenPos gap counted from 1."""
         if self.model is None:

@@ -182,8 +182,9 @@ def card_notes(rows: Mapping[str, list[Mapping[str, Any]]], notes: list[str]) ->
 
 
 def stats(rows: list[dict[str, Any]], vocab: Vocabulary) -> dict[str, Any]:
+    # "Avg # Sent in Input Text" counts sentences before short ones were merged (input_stats splits the joined
+    # text again): LOT Table 3 gives positions + 1.52-1.56, where merged units would always be positions + 1
     result = input_stats([(join_sentences(r["sentences"], r["lang"]), r["lang"]) for r in rows], vocab)
-    result["avg_sents_input"] = avg([len(r["sentences"]) for r in rows])
     result["avg_words_removed"] = avg([len(vocab.words_of(r["removed"], r["lang"])) for r in rows])
     result["avg_candidate_positions"] = avg([r["n_candidates"] for r in rows])
     return result
@@ -199,6 +200,9 @@ SPEC = register_task(TaskSpec(
         "Automatic examples: val/test are not refined by annotators (LOT had each refined so that exactly one position fits); "
         "`refined` says which rows were.",
         "Paragraphs of fewer than min_candidates + 2 units are dropped: our choice, LOT does not state one.",
+        "A source paragraph too short for an example is joined to the next one, so an example can span a paragraph "
+        "break (LOT extracted paragraphs; web pages often put every sentence in its own paragraph, which would leave "
+        "no example at all).",
     ),
     builder=Builder(senpos_examples, SenposParams),
     lot_metrics=("accuracy",), parse_prediction=parse_label, choice_shape="gaps", label_base=1,
