@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lotdata.errors import LotdataError, must_exist
+from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.exec import ExecSettings, Shard, run_shards
 from lotdata.io import atomic_path
 from lotdata.overlap.corpus import (DEFAULT_SHARD_BYTES, Continuation, expand_references, iter_documents,
