@@ -27,6 +27,8 @@ Row = Mapping[str, Any]
 #: ROCStories §3.1: "each sentence ... no longer than 70 characters"
 MAX_SENTENCE_CHARS = 70
 STORY_SENTENCES = 5
+#: LOT appendix 1: the rewritten story differs from the segment by at most 100 字 (characters; words in English)
+MAX_REWRITE_CHANGE = 100
 #: a submission is a near copy of another when the MinHash estimate of their Jaccard similarity reaches this
 NEAR_DUPLICATE_THRESHOLD = 0.8
 
@@ -39,6 +41,7 @@ class CheckOptions:
     near_duplicate: float = NEAR_DUPLICATE_THRESHOLD
     corpus: Sequence[str] = ()  # texts a submission must not copy (an existing corpus)
     corpus_ids: Sequence[str] = ()
+    max_rewrite_change: int = MAX_REWRITE_CHANGE  # story_filter: characters (words in English) a rewrite may add or drop
 
 
 @dataclass(frozen=True)
@@ -459,6 +462,100 @@ def ending_length(row: Row, options: CheckOptions) -> list[str]:
     return problems
 
 
+# ---------------------------------------------------------------- LOT's rater rules (appendix 1 and 2)
+
+#: LOT appendix 1, Other Requirements 1: the only punctuation a story may use
+ALLOWED_PUNCTUATION = {"zh": frozenset("？。，！…；《》"), "en": frozenset(".,?!;…")}
+#: inside an English word an apostrophe or a hyphen is spelling, not punctuation (don't, well-known)
+_IN_WORD = re.compile(r"(?<=[A-Za-z])['’-](?=[A-Za-z])")
+
+
+def rewrite_change(rewritten: str, segment: str, lang: str) -> int:
+    """How much longer or shorter a rewrite is than its segment: characters (字, whitespace aside) for Chinese,
+    words for English."""
+    if lang == "zh":
+        return abs(len("".join(rewritten.split())) - len("".join(segment.split())))
+    return abs(len(rewritten.split()) - len(segment.split()))
+
+
+def rewrite_length(row: Row, options: CheckOptions) -> list[str]:
+    lang = _lang(row, options)
+    change = rewrite_change(story_text(row), str(row.get("segment") or ""), lang)
+    unit = "characters" if lang == "zh" else "words"
+    return [f"{change} {unit} longer or shorter than the segment (at most {options.max_rewrite_change})"] \
+        if change > options.max_rewrite_change else []
+
+
+def stray_punctuation(text: str, lang: str) -> list[str]:
+    """The punctuation marks of `text` outside the allowed set, in order of first use."""
+    import unicodedata
+
+    allowed = ALLOWED_PUNCTUATION["zh" if lang == "zh" else "en"]
+    text = normalize_text(text, "zh") if lang == "zh" else _IN_WORD.sub("", text)
+    found = [ch for ch in text if unicodedata.category(ch)[0] in "PS" and ch not in allowed]
+    return list(dict.fromkeys(found))
+
+
+def punctuation(row: Row, options: CheckOptions) -> list[str]:
+    lang = _lang(row, options)
+    stray = stray_punctuation(story_text(row), lang)
+    allowed = " ".join(sorted(ALLOWED_PUNCTUATION["zh" if lang == "zh" else "en"]))
+    return [f"punctuation {' '.join(stray)} used; only {allowed} are allowed"] if stray else []
+
+
+#: Chinese nouns that name a role (a person or an animal) by their last character, and the animals by any
+_ROLE_ENDINGS_ZH = frozenset("人者师生长王官兵夫妇婆爷奶妈爸哥姐弟妹叔姨舅友匠商贼盗怪妖神仙魔主翁娘")
+_ANIMALS_ZH = frozenset("驴马牛羊猪狗猫鸡鸭鹅鹿狼虎狮熊兔鼠猴象蛇鱼鸟狐龟蛙鹰雀燕鹤蜂蚁蝶鲸豹狸獾鸽鹦鹉")
+_ROLES_EN = frozenset(
+    "mom dad mother father brother sister son daughter wife husband friend teacher doctor neighbor boss uncle aunt "
+    "grandma grandpa grandmother grandfather cousin girlfriend boyfriend man woman boy girl baby police officer "
+    "dog cat horse donkey deer cow pig sheep goat chicken duck bird fish wolf fox bear lion tiger rabbit mouse "
+    "monkey snake frog owl king queen prince princess wizard witch goblin devil ghost".split())
+
+
+def _role_or_place_zh(word: str, tag: str) -> bool:
+    if tag in ("nr", "nrfg", "nrt", "ns", "nt"):
+        return len(word) >= 2 or tag != "nr" or word in _ANIMALS_ZH  # jieba tags lone characters nr loosely (鹿)
+    return tag.startswith("n") and (word[-1] in _ROLE_ENDINGS_ZH or any(ch in _ANIMALS_ZH for ch in word))
+
+
+def _core_zh(word: str) -> set[str]:
+    """What must appear for `word` to count as already there: the word, or its animals (小驴 -> 驴), or the word
+    without a diminutive or a suffix (小明 -> 明, 驴子 -> 驴)."""
+    animals = {ch for ch in word if ch in _ANIMALS_ZH}
+    if animals:
+        return animals
+    return {word, word.lstrip("小老大阿").rstrip("子儿们") or word}
+
+
+def new_entities(candidate: str, given: str, lang: str) -> list[str]:
+    """The roles (people, animals) and places a candidate names that `given` (the context, with the original
+    sentence: LOT appendix 2.2a lets a candidate bring in what the original brought in) does not. Chinese by
+    jieba's part-of-speech tags, the same tagger as the Story Cloze checks, plus role words and animals; English
+    by capitalised names and a lexicon of roles and animals. Things are not checked: a tagger cannot tell a new
+    object from a part of a known one (the horse's hooves), so those stay with the reviewers."""
+    if lang == "zh":
+        from lotdata.text.postag import pos_words_nohmm
+
+        found = [w for w, tag in pos_words_nohmm(candidate) if _role_or_place_zh(w, tag)]
+        found += [p for p in _PEOPLE_ZH if p in candidate and not any(p in w for w in found)]
+        return list(dict.fromkeys(w for w in found if not any(core in given for core in _core_zh(w))))
+    given_words = {w.lower().rstrip(".'’s") for w in _WORD.findall(given)}
+    found = [w for w in _WORD.findall(candidate) if w.lower().rstrip("s") in _ROLES_EN or w.lower() in _ROLES_EN]
+    found += [w for w in _characters(candidate, "en") if w[:1].isupper()]
+    return list(dict.fromkeys(w for w in found if w.lower().rstrip(".'’s") not in given_words
+                              and w.lower() not in given_words))
+
+
+def context_entities(row: Row, options: CheckOptions) -> list[str]:
+    """LOT appendix 2.2a on a written candidate (`candidate`) of a story (`context`: its other sentences, and
+    `original`: the sentence it replaces)."""
+    lang = _lang(row, options)
+    given = " ".join([*(row.get("context") or []), str(row.get("original") or "")])
+    new = new_entities(str(row.get("candidate") or ""), given, lang)
+    return [f"the candidate names {', '.join(new)}, which the story does not (LOT 2.2a)"] if new else []
+
+
 RULES: dict[str, Rule] = {rule.name: rule for rule in (
     Rule("five_sentences", "exactly five sentences (one per field)", row=five_sentences),
     Rule("end_punctuation", "each sentence ends with . ! ? (Chinese 。！？……)", row=end_punctuation),
@@ -471,6 +568,12 @@ RULES: dict[str, Rule] = {rule.name: rule for rule in (
     Rule("shared_character", "each ending names a character of the first four sentences", row=shared_character),
     Rule("endings_differ", "the right and the wrong ending differ", row=endings_differ),
     Rule("ending_length", "each ending one sentence of 2 to --max-chars characters", row=ending_length),
+    Rule("rewrite_length", "a rewrite differs from its segment by at most 100 characters (words in English; LOT appendix 1)",
+         row=rewrite_length, needs="segment"),
+    Rule("punctuation", "only ？。，！……；《》 as punctuation (English . , ? ! ; …; LOT appendix 1, other requirements)",
+         row=punctuation),
+    Rule("context_entities", "every role and place of a candidate appears in the story or the original sentence (LOT 2.2a)",
+         row=context_entities, needs="candidate"),
 )}
 
 STORY_RULES = ("five_sentences", "end_punctuation", "sentence_length", "title", "no_quotations", "informal", "language", "near_duplicate")
@@ -590,7 +693,7 @@ def _submission(value: Mapping[str, Any], n: int, path: Path) -> dict[str, Any]:
     from lotdata.errors import InputError
 
     row: dict[str, Any] = {"id": str(value.get("id") or value.get("story_id") or value.get("uid") or n)}
-    for key in ("lang", "title", "right_ending", "wrong_ending"):
+    for key in ("lang", "title", "right_ending", "wrong_ending", "segment", "original", "candidate"):
         if key in value:
             row[key] = value[key]
     if "context" in value:

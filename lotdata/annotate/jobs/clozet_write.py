@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Hashable, Mapping, Sequence
 
 from lotdata.annotate.agreement import majority_vote
+from lotdata.annotate.checks import new_entities
 from lotdata.annotate.jobs.base import (
     Annotation, JobSpec, Output, Row, Task, by_uid, choice, kept_by_vote, load_stories, numbers, prediction, register_job,
     seeded_rank, textarea, voters_for,
@@ -56,7 +57,9 @@ def wrong_candidate_problem(wrong: str, original: str, context: Sequence[str], l
     """Which of the appendix's mechanical rules (Figure 2, 2.2) a wrong candidate breaks, or None.
 
     Not empty; not the original; 1/2 to 2 times the original's length (characters); on topic: it shares a content
-    word (jieba, two characters or more) with the story; not the original with only negation words added or removed.
+    word (jieba, two characters or more) with the story; every role (person, animal) and place it names appears in the
+    story or the original sentence (2.2a; things are left to the reviewers: `checks.new_entities`); not the original
+    with only negation words added or removed.
     """
     if not wrong:
         return "empty"
@@ -66,6 +69,9 @@ def wrong_candidate_problem(wrong: str, original: str, context: Sequence[str], l
         return f"{len(wrong)} characters, outside 1/2 to 2 times the original's {len(original)}"
     if not _content_words(wrong, lang) & _content_words(join_sentences([*context, original], lang), lang):
         return "shares no content word with the story (off topic)"
+    new = new_entities(wrong, join_sentences([*context, original], lang), lang)
+    if new:
+        return f"names {', '.join(new)}, which the story does not (every role and place must appear in it: LOT 2.2a)"
     if negation_only_edit(original, wrong):
         return "differs from the original only by negation words (rewrite it another way)"
     return None
@@ -214,7 +220,7 @@ SPEC = register_job(JobSpec(
     name="clozet_write", summary="choose a sentence and write a wrong one: ClozeT + PlotCom (LOT appendix 2)",
     input_help="stories Parquet", load=load, to_tasks=to_tasks, check=check, votes=votes, assemble=assemble,
     write=write_clozet, demo_rows=demo_rows, simulate=simulate, default_splits=("val", "test"),
-    templates={"zh": "clozet_write", "en": "en/clozet_write"},
+    templates={"zh": "clozet_write", "en": "en/clozet_write"}, checks=("context_entities",),
     descriptions={
         "zh": "ClozeT 构造（LOT 附录图 2）：在故事中选一句能根据上下文和常识推断出来的句子（第一句和最后一句除外），把它改写成违背常识的句子。每个故事一个任务。",
         "en": "ClozeT writing (LOT appendix, Figure 2): in each story choose a sentence that follows from its context and common sense (never the first or the last) and rewrite it so that it breaks common sense. One task per story.",

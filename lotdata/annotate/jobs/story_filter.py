@@ -10,14 +10,15 @@ from lotdata.annotate.agreement import majority_vote
 from lotdata.annotate.jobs.base import (
     Annotation, JobSpec, Output, Row, Task, by_uid, choice, load_stories, register_job, textarea,
 )
+from lotdata.annotate.checks import MAX_REWRITE_CHANGE, rewrite_change, stray_punctuation
 from lotdata.annotate.template import InvalidResult
-from lotdata.text import count_words, normalize_text, split_sentences
+from lotdata.text import normalize_text, split_sentences
 from lotdata.text.sentences import paragraph_breaks
 
 REJECT_REASONS = ("no_main_plot", "figurative", "non_narrative", "non_standard_chinese", "illogical", "unique_setting",
                   "ethics_discrimination", "ethics_harmful", "other")
-#: LOT appendix: the rewrite differs from the segment by at most 100 words
-MAX_REWRITE_WORD_CHANGE = 100
+#: the checks `lotdata annotate check story_filter` runs on rewrites (each also refuses a rewrite at pull)
+CHECKS = ("rewrite_length", "punctuation")
 
 
 def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
@@ -53,9 +54,14 @@ def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, 
         if not rewritten:
             raise InvalidResult("decision 'rewrite' without the rewritten story")
         lang = hidden.get("story", {}).get("lang", "zh")
-        change = abs(count_words(rewritten, lang) - count_words(data["text"], lang))
-        if change > MAX_REWRITE_WORD_CHANGE:
-            raise InvalidResult(f"rewritten: {change} words longer or shorter than the segment (at most {MAX_REWRITE_WORD_CHANGE})")
+        change = rewrite_change(rewritten, data["text"], lang)
+        if change > MAX_REWRITE_CHANGE:  # the screen says 100 字: characters, not words (LOT appendix 1)
+            unit = "characters" if lang == "zh" else "words"
+            raise InvalidResult(f"rewritten: {change} {unit} longer or shorter than the segment (at most {MAX_REWRITE_CHANGE})")
+        stray = stray_punctuation(rewritten, lang)
+        if stray:
+            raise InvalidResult(f"rewritten: punctuation {' '.join(stray)} used; a story uses only "
+                                f"{'？。，！……；《》' if lang == 'zh' else '. , ? ! ; …'} (LOT appendix 1, other requirements)")
     if decision == "reject" and not reasons:
         raise InvalidResult("decision 'reject' without a reason")
     return {"decision": decision, "reasons": reasons if decision == "reject" else [], "rewritten": rewritten if decision == "rewrite" else None}
@@ -121,14 +127,18 @@ def demo_rows() -> list[Row]:
 def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
     if rater % 2:
         return [choice("decision", "story", ["reject"]), choice("reason", "story", ["illogical"])]
-    return [choice("decision", "story", ["rewrite"]), textarea("rewritten", "story", task["data"]["text"].replace("。", "！", 1))]
+    lang = task["hidden"].get("story", {}).get("lang", "zh")
+    text = normalize_text(task["data"]["text"], lang).replace("。", "！", 1)
+    for mark in stray_punctuation(text, lang):  # as the screen asks
+        text = text.replace(mark, "")
+    return [choice("decision", "story", ["rewrite"]), textarea("rewritten", "story", text)]
 
 
 SPEC = register_job(JobSpec(
     name="story_filter", summary="accept, rewrite or reject story segments (LOT appendix 1)",
     input_help="stories or segments Parquet", load=load, to_tasks=to_tasks, check=check,
     votes=lambda v: [("decision", v["decision"])], assemble=assemble, write=write, demo_rows=demo_rows, simulate=simulate,
-    templates={"zh": "story_filter", "en": "en/story_filter"},
+    templates={"zh": "story_filter", "en": "en/story_filter"}, checks=CHECKS,
     descriptions={
         "zh": "故事筛选（LOT 附录图 1）：阅读故事片段和它所在的原故事，决定保留、改写成完整的故事，或丢弃并选择原因。每个片段一个任务。",
         "en": "Story filtering (LOT appendix, Figure 1): read a story segment beside the story it was cut from; accept it, rewrite it into a complete story, or reject it with a reason. One task per segment.",
