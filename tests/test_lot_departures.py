@@ -123,3 +123,12 @@ def test_annotate_check_runs_the_lot_rules_on_files(tmp_path):
     assert result.exit_code == 5, result.output
     flags = pq.read_table(tmp_path / "c" / "flags.parquet").to_pylist()
     assert [(f["id"], f["rule"]) for f in flags] == [("donkey", "context_entities")] and "驴子" in flags[0]["detail"]
+
+
+def test_push_words_option_is_checked_before_connecting(tmp_path):
+    stories = tmp_path / "s.parquet"
+    stories.write_bytes(b"")  # never read: the option is refused first
+    for bad, says in (("abc", "MIN-MAX in words"), ("500-50", "minimum is above the maximum")):
+        result = CliRunner().invoke(app, ["annotate", "push", "clozet_write", "--input", str(stories), "--project", "p",
+                                          "--words", bad], env={"LABEL_STUDIO_URL": "http://127.0.0.1:9"})
+        assert result.exit_code == 1 and says in result.output, result.output

@@ -61,6 +61,7 @@ def push_cmd(
         "Language of the raters' screens (a project keeps its first push's); the first is the job's default:",
         lambda job: "/".join(dict.fromkeys([job.lang, *job.langs])))),
     n: Optional[int] = typer.Option(None, "--n", min=1, help="A writing job (story_write): push this many empty writing slots (no --input)."),
+    words: Optional[str] = typer.Option(None, "--words", help="clozet_write: the stories' length in words, MIN-MAX (LOT: about 50-500, the default; 0 for no bound)."),
 ) -> None:
     """Create or update the project(s) and import tasks under opaque ids; rows already there are not imported again.
 
@@ -76,14 +77,28 @@ def push_cmd(
         elif n is None:
             raise ValueError(f"{job} needs --input (or --n N for a writing job)")
         get_job(job).pick_lang(lang)  # so is an unknown job or a language the job has no screen in
+        word_range = _word_range(words)
         handle = bar.add_task(f"push {job}", total=None)
         summary = push(connect(), job, input_path, project, splits=_splits(split), raters=raters, limit=limit,
                        batch_size=batch_size, progress=lambda k: bar.advance(handle, k), gold=gold, state=state,
-                       assign=_splits(assign), sample=sample, seed=seed, lang=lang, slots=n)
+                       assign=_splits(assign), sample=sample, seed=seed, lang=lang, slots=n,
+                       load_options={"words": word_range})
     if summary["mode"] == "shared" and summary["raters"] > 1:
         console.print("warning: no team of raters (`lotdata annotate raters add`): one shared project, where raters can open each other's answers",
                       highlight=False)
     out_console.print(summary_table(f"lotdata annotate push {job}", summary))
+
+
+def _word_range(text: str | None) -> tuple[int, int] | None:
+    """`--words 50-500` as (50, 500); 0 is no bound."""
+    if text is None:
+        return None
+    low, sep, high = text.partition("-")
+    if not sep or not low.strip().isdigit() or not high.strip().isdigit():
+        raise ValueError(f"--words {text!r}: MIN-MAX in words, e.g. 50-500 (0 for no bound)")
+    if int(high) and int(low) > int(high):
+        raise ValueError(f"--words {text!r}: the minimum is above the maximum")
+    return int(low), int(high)
 
 
 @app.command("status")

@@ -17,7 +17,7 @@ import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from lotdata.annotate.agreement import annotator_stats, question_agreement
 from lotdata.annotate.assign import extend_assignment, raters_with_two_versions
@@ -36,6 +36,7 @@ def push(
     raters: int | None = None, limit: int | None = None, batch_size: int = 2000, progress: Callable[[int], None] | None = None,
     gold: str | Path | None = None, state: str | Path | None = None, assign: Sequence[str] | None = None,
     sample: int | None = None, seed: int = 0, lang: str | None = None, slots: int | None = None,
+    load_options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Import the rows a project does not have yet (matched by uid), with their hidden values kept in the state folder.
 
@@ -57,7 +58,11 @@ def push(
     unknown_splits = sorted(set(splits or ()) - set(SPLITS))
     if unknown_splits:
         raise LotdataError(f"--split {', '.join(unknown_splits)}: not a split; splits: {', '.join(SPLITS)}")
-    rows = job.slots(slots) if input_path is None else job.load(Path(input_path), splits or job.default_splits)
+    options = {k: v for k, v in (load_options or {}).items() if v is not None}
+    for name in sorted(set(options) - set(job.load_options)):
+        takers = ", ".join(j.name for j in all_jobs() if name in j.load_options) or "no job"
+        raise ValueError(f"--{name.replace('_', '-')} applies to {takers}, not {job_name}")
+    rows = job.slots(slots) if input_path is None else job.load(Path(input_path), splits or job.default_splits, **options)
     if not rows:  # an empty project would be pushed, and pulled back as an empty dataset
         which = f" of split(s) {', '.join(splits or job.default_splits or ())}" if (splits or job.default_splits) else ""
         raise InputError(f"no row{which} to push for {job_name}; nothing was sent to the server", path=str(input_path))

@@ -125,6 +125,8 @@ class JobSpec:
     #: a writing job's empty slots: `slots(n) -> rows` for `push --n N` (no input)
     slots: Callable[[int], list[Row]] | None = None
     case_key: Callable[[Mapping[str, Any]], str | None] | None = None
+    #: keyword arguments `load` takes beyond (path, splits), given by `annotate push` options of the same name
+    load_options: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.templates:

@@ -16,7 +16,6 @@ from lotdata.annotate.jobs.base import (
 )
 from lotdata.annotate.template import InvalidResult
 from lotdata.schema import MASK_TOKENS, SPLITS
-from lotdata.tasks.common import merged_sentences
 from lotdata.text import join_sentences, normalize_text, tokenize
 
 #: words that mark a consequence, reaction or intention: sentences with them follow from context
@@ -92,8 +91,31 @@ def negation_only_edit(original: str, wrong: str) -> bool:
     return bool(changes)
 
 
-def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
-    """Stories for ClozeT writing, each given a split, grouped by story and seeded.
+#: LOT appendix 2: "given a story of about 50-500 words"; the stories story_filter kept (accepted or rewritten)
+STORY_WORDS = (50, 500)
+FILTERED_STATUSES = ("accepted", "rewritten")
+
+
+def writable_stories(stories: Sequence[Row], words: tuple[int, int] = STORY_WORDS) -> list[Row]:
+    """The stories a ClozeT case is written on (LOT §3, appendix Figure 2): those story filtering kept, when the table
+    holds any (raw and cleaned rows of a mixed table are left out; a table never filtered gives every story not
+    rejected), of `words` words (jieba; 0 for no bound), with three sentences or more. Sentences are LOT's own: no
+    short ones merged (that is a SenPos rule)."""
+    from lotdata.text import count_words
+
+    filtered = [s for s in stories if s["status"] in FILTERED_STATUSES]
+    pool = filtered or [s for s in stories if s["status"] != "rejected"]
+    low, high = words
+    kept = []
+    for story in pool:
+        n = count_words(story["text"], story["lang"])
+        if n >= low and (not high or n <= high) and len(story["sentences"]) >= 3:
+            kept.append(story)
+    return kept
+
+
+def load(path: Path, splits: Sequence[str] | None, *, words: tuple[int, int] = STORY_WORDS) -> list[Row]:
+    """Stories for ClozeT writing (`writable_stories`), each given a split, grouped by story and seeded.
 
     Plain names (`val,test`) share the stories evenly in seeded order; ratios (`train=0.5,val=0.25,test=0.25`)
     use the builders' split assignment.
@@ -101,9 +123,7 @@ def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
     from lotdata.datasets.splits import assign_splits, parse_split_spec, story_order_key
 
     splits = list(splits or ("val", "test"))
-    stories = [s for s in load_stories(path, None) if s["status"] != "rejected"]
-    stories = [{**s, "sentences": merged_sentences(s, 10)} for s in stories]
-    stories = [s for s in stories if len(s["sentences"]) >= 3]
+    stories = writable_stories(load_stories(path, None), words)
     if any("=" in s for s in splits):
         assigned = assign_splits([s["story_id"] for s in stories], parse_split_spec(",".join(splits)), 0)
     else:
@@ -218,7 +238,8 @@ def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
 
 SPEC = register_job(JobSpec(
     name="clozet_write", summary="choose a sentence and write a wrong one: ClozeT + PlotCom (LOT appendix 2)",
-    input_help="stories Parquet", load=load, to_tasks=to_tasks, check=check, votes=votes, assemble=assemble,
+    input_help="stories Parquet (the stories story_filter kept; 50-500 words: --words)", load=load, load_options=("words",),
+    to_tasks=to_tasks, check=check, votes=votes, assemble=assemble,
     write=write_clozet, demo_rows=demo_rows, simulate=simulate, default_splits=("val", "test"),
     templates={"zh": "clozet_write", "en": "en/clozet_write"}, checks=("context_entities",),
     descriptions={
