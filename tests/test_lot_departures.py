@@ -132,3 +132,41 @@ def test_push_words_option_is_checked_before_connecting(tmp_path):
         result = CliRunner().invoke(app, ["annotate", "push", "clozet_write", "--input", str(stories), "--project", "p",
                                           "--words", bad], env={"LABEL_STUDIO_URL": "http://127.0.0.1:9"})
         assert result.exit_code == 1 and says in result.output, result.output
+
+
+# ---------------------------------------------------------------- human performance per split (LOT 5.3, Table 10)
+
+def test_human_perf_draws_its_sample_in_each_split_and_reports_each_split():
+    from lotdata.annotate.jobs import Annotation, sample_rows
+
+    job = get_job("human_perf")
+    rows = [{"_task": "clozet", "example_id": f"{split}{i}", "split": split} for split in ("val", "test") for i in range(150)]
+    drawn = sample_rows(rows, 100, 0, job.sample_key, job.sample_per)
+    assert sum(r["split"] == "val" for r in drawn) == 100 and sum(r["split"] == "test" for r in drawn) == 100
+
+    annotations = []
+    for split, wrong in (("val", 1), ("test", 0)):  # val: one item of four answered wrong by every rater
+        for i in range(4):
+            for rater in ("a", "b", "c"):
+                answer = 2 if i < wrong else 1
+                annotations.append(Annotation(uid=f"{split}{i}", data={}, annotator=rater, annotation_id=len(annotations), created_at=str(len(annotations)),
+                                              values={"task": "clozet", "answer": answer},
+                                              hidden={"task": "clozet", "split": split, "answer": 1}))
+    report = job.assemble(annotations)["human_perf"]["clozet"]
+    assert report["accuracy"] == 0.875 and report["n_items"] == 8
+    assert report["splits"]["val"]["accuracy"] == 0.75 and report["splits"]["test"]["accuracy"] == 1.0
+    assert report["splits"]["val"]["n_items"] == report["splits"]["test"]["n_items"] == 4
+
+
+def test_the_results_table_takes_the_human_figure_of_its_split(tmp_path):
+    from lotdata.errors import InputError
+    from lotdata.metrics import load_human_performance
+
+    path = tmp_path / "human_perf.json"
+    path.write_text(json.dumps({"clozet": {"accuracy": 0.985, "splits": {"val": {"accuracy": 0.99}, "test": {"accuracy": 0.98}}},
+                                "senpos": {"accuracy": 0.97}}))  # senpos as an older file writes it: no split
+    assert load_human_performance(path, split="val") == {("clozet", "accuracy"): 0.99, ("senpos", "accuracy"): 0.97}
+    assert load_human_performance(path, split="test")[("clozet", "accuracy")] == 0.98
+    assert load_human_performance(path)[("clozet", "accuracy")] == 0.985  # no split asked: the pooled figure
+    with pytest.raises(InputError, match="figures for test, val, none for split 'train'"):
+        load_human_performance(path, split="train")

@@ -72,7 +72,7 @@ def push(
             samplable = [j.name for j in all_jobs() if j.sample_key is not None]
             names = ", ".join(samplable[:-1]) + " and " + samplable[-1] if len(samplable) > 1 else samplable[0]
             raise ValueError(f"--sample applies to {names}, not {job_name}")
-        rows = sample_rows(rows, sample, seed, job.sample_key)
+        rows = sample_rows(rows, sample, seed, job.sample_key, job.sample_per)
     if limit is not None:  # whole inputs where a task shows several rows (human_eval's three outputs)
         rows = _first_groups(rows, limit, job.sample_key) if job.sample_key else rows[:limit]
     tasks = job.to_tasks(rows, seed=seed, lang=lang)

@@ -178,9 +178,13 @@ def table_cmd(
         name = metrics.DEFINITION_ALIASES.get(definition, definition)
         if name not in ("lot", "nlpcc2021"):
             raise ValueError(f"--definition {definition!r}: choose from lot, nlpcc2021")
-        human_scores = metrics.load_human_performance(human, allow_partial=allow_partial_human) if human is not None else None
+        human_scores, human_source = None, None
+        if human is not None:
+            human_scores = metrics.load_human_performance(human, allow_partial=allow_partial_human, split=split)
+            pooled = [task for task, splits in metrics.human_performance_splits(human).items() if not splits]
+            human_source = f"{human.name}, split {split}" + (f" ({', '.join(pooled)}: pooled, the file has no per-split figures)" if pooled else "")
         baselines = {k: v for k, v in (("understanding", understanding_baseline), ("generation", generation_baseline)) if v}
-        text = results_table(runs, split, name, human=human_scores, baselines=baselines, paper_rows=paper)
+        text = results_table(runs, split, name, human=human_scores, baselines=baselines, paper_rows=paper, human_source=human_source)
     sys.stdout.write(text)
     if out is not None:
         write_text(text, out)

@@ -125,6 +125,8 @@ class JobSpec:
     #: a writing job's empty slots: `slots(n) -> rows` for `push --n N` (no input)
     slots: Callable[[int], list[Row]] | None = None
     case_key: Callable[[Mapping[str, Any]], str | None] | None = None
+    #: `--sample N` draws N of each stratum this names (human_perf: per task and split), else N in all
+    sample_per: Callable[[Row], str] | None = None
     #: keyword arguments `load` takes beyond (path, splits), given by `annotate push` options of the same name
     load_options: tuple[str, ...] = ()
 
@@ -244,10 +246,16 @@ def opaque_uid(prefix: str, *parts: Any) -> str:
     return f"{prefix}-{seeded_rank(json.dumps(parts, ensure_ascii=False))[:16]}"
 
 
-def sample_rows(rows: list[Row], n: int, seed: int, key: Callable[[Row], str]) -> list[Row]:
-    """The rows of `n` groups (by `key`) drawn without replacement, seeded; input order kept."""
-    groups = sorted({key(r) for r in rows}, key=lambda g: seeded_rank(f"{seed}:{g}"))
-    chosen = set(groups[:n])
+def sample_rows(rows: list[Row], n: int, seed: int, key: Callable[[Row], str],
+                per: Callable[[Row], str] | None = None) -> list[Row]:
+    """The rows of `n` groups (by `key`) drawn without replacement, seeded; input order kept. With `per`, `n` groups
+    of each stratum (human_perf: each task and split)."""
+    strata: dict[str, set[str]] = {}
+    for row in rows:
+        strata.setdefault(per(row) if per else "", set()).add(key(row))
+    chosen = set()
+    for groups in strata.values():
+        chosen |= set(sorted(groups, key=lambda g: seeded_rank(f"{seed}:{g}"))[:n])
     return [r for r in rows if key(r) in chosen]
 
 

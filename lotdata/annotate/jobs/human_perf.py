@@ -1,4 +1,4 @@
-"""human_perf (LOT Section 5.3): people answer ClozeT and SenPos items; accuracy and Fleiss' kappa per task."""
+"""human_perf (LOT Section 5.3): people answer ClozeT and SenPos items, 100 drawn per split; accuracy and Fleiss' kappa\nper task and split (LOT Table 10 gives H for val and test apart)."""
 
 from __future__ import annotations
 
@@ -58,22 +58,31 @@ def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, 
     return {"task": hidden.get("task", "unknown"), "answer": int(values["answer"])}
 
 
+def _performance(items: Mapping[str, list[Annotation]]) -> dict[str, Any]:
+    """Majority vote of the raters per item (a tie counts as wrong): accuracy, Fleiss' kappa and the counts."""
+    correct = ties = 0
+    for anns in items.values():
+        decision = majority_vote(a.values["answer"] for a in anns)
+        ties += decision is None
+        correct += decision == anns[0].hidden["answer"]
+    kappa = fleiss_kappa({uid: [a.values["answer"] for a in anns] for uid, anns in items.items()})
+    return {"accuracy": round(correct / len(items), 4), "fleiss_kappa": rounded(kappa), "n_items": len(items),
+            "n_raters": max(len(anns) for anns in items.values()), "ties": ties,
+            "n_raters_min": min(len({a.annotator for a in anns}) for anns in items.values())}
+
+
 def assemble(annotations: list[Annotation]) -> dict[str, Any]:
-    """Per task: majority vote of the raters per item (a tie counts as wrong), its accuracy and Fleiss' kappa."""
+    """Per task, over its splits and per split (LOT Table 10 gives H for val and test apart): accuracy by majority
+    vote and Fleiss' kappa."""
     by_task: dict[str, dict[str, list[Annotation]]] = defaultdict(dict)
     for uid, anns in by_uid(annotations).items():
         by_task[anns[0].hidden["task"]][uid] = anns
     report = {}
     for task, items in sorted(by_task.items()):
-        correct = ties = 0
-        for anns in items.values():
-            decision = majority_vote(a.values["answer"] for a in anns)
-            ties += decision is None
-            correct += decision == anns[0].hidden["answer"]
-        kappa = fleiss_kappa({uid: [a.values["answer"] for a in anns] for uid, anns in items.items()})
-        report[task] = {"accuracy": round(correct / len(items), 4), "fleiss_kappa": rounded(kappa), "n_items": len(items),
-                        "n_raters": max(len(anns) for anns in items.values()), "ties": ties,
-                        "n_raters_min": min(len({a.annotator for a in anns}) for anns in items.values())}
+        by_split: dict[str, dict[str, list[Annotation]]] = defaultdict(dict)
+        for uid, anns in items.items():
+            by_split[str(anns[0].hidden.get("split") or "unknown")][uid] = anns
+        report[task] = {**_performance(items), "splits": {split: _performance(by_split[split]) for split in sorted(by_split)}}
     return {"human_perf": report, "stats": {task: {"n_items": r["n_items"], "ties": r["ties"]} for task, r in report.items()}}
 
 
@@ -104,7 +113,7 @@ SPEC = register_job(JobSpec(
     input_help="clozet or senpos dataset folder", load=load, to_tasks=to_tasks, check=check,
     votes=lambda v: [(f"answer_{v['task']}", v["answer"])], assemble=assemble, write=write, demo_rows=demo_rows,
     simulate=simulate, raters=3, default_splits=("val", "test"),
-    sample_key=lambda r: f"{r['_task']}:{r['example_id']}", default_sample=100,
+    sample_key=lambda r: f"{r['_task']}:{r['example_id']}", default_sample=100, sample_per=lambda r: f"{r['_task']}:{r['split']}",
     templates={"zh": "human_perf", "en": "en/human_perf"},
     descriptions={
         "zh": "人类表现（LOT 5.3 节）：回答 ClozeT 和 SenPos 理解题，选出你认为正确的一项。每道题一个任务。",
