@@ -34,6 +34,7 @@ BUILTIN_JOBS = {
     "senpos_refine": "lotdata.annotate.jobs.senpos_refine",
     "cloze_verify": "lotdata.annotate.jobs.cloze_verify",
     "human_eval": "lotdata.annotate.jobs.human_eval",
+    "human_eval_truth": "lotdata.annotate.jobs.human_eval",
     "human_perf": "lotdata.annotate.jobs.human_perf",
     "story_write": "lotdata.annotate.jobs.story_write",
     "story_review": "lotdata.annotate.jobs.story_review",

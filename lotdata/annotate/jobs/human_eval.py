@@ -1,9 +1,10 @@
-"""human_eval (LOT Table 12): three systems' outputs side by side, rated per aspect; Table 12 with kappa and sign tests."""
+"""human_eval (LOT Table 12): three systems' outputs side by side, rated per aspect; Table 12 with kappa and sign tests.\nhuman_eval_truth: the same with the ground truth as a fourth text, Table 12's Truth row."""
 
 from __future__ import annotations
 
 import itertools
 import json
+from functools import partial
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Hashable, Mapping, Sequence
@@ -17,13 +18,16 @@ from lotdata.io import iter_jsonl
 
 ASPECTS = ("grammaticality", "coherence", "relatedness")
 EVAL_SLOTS = ("A", "B", "C")
+#: human_eval_truth: the ground truth rated beside three systems, as LOT Table 12's Truth row
+TRUTH_SLOTS = ("A", "B", "C", "D")
+TRUTH_SYSTEM = "truth"
 
 
 def _input_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
+def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh", slots: Sequence[str] = EVAL_SLOTS) -> list[Task]:
     """One task per input, its outputs side by side in a seeded shuffled order (A/B/C); the slots' systems are hidden."""
     by_input: dict[str, list[Row]] = {}
     for row in rows:
@@ -31,17 +35,18 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
     tasks = []
     for input_id, outputs in by_input.items():
         outputs = sorted(outputs, key=lambda r: seeded_rank(f"{seed}:{input_id}:{r['system']}"))
-        slots = dict(zip(EVAL_SLOTS, outputs))
+        placed = dict(zip(slots, outputs))
         data = {"uid": opaque_uid("eval", input_id), "input": _input_text(outputs[0]["input"]),
-                **{f"output_{slot}": row["output"] for slot, row in slots.items()}}
+                **{f"output_{slot}": row["output"] for slot, row in placed.items()}}
         hidden = {"input_id": input_id, "task": str(outputs[0].get("task") or ""), "seed": seed,
-                  "slots": {slot: str(row["system"]) for slot, row in slots.items()}}
+                  "slots": {slot: str(row["system"]) for slot, row in placed.items()}}
         tasks.append({"data": data, "hidden": hidden})
     return tasks
 
 
-def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, Any]) -> dict[str, Any]:
-    return {f"{aspect}_{slot}": int(values[f"{aspect}_{slot}"]) for aspect in ASPECTS for slot in EVAL_SLOTS}
+def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, Any],
+          slots: Sequence[str] = EVAL_SLOTS) -> dict[str, Any]:
+    return {f"{aspect}_{slot}": int(values[f"{aspect}_{slot}"]) for aspect in ASPECTS for slot in slots}
 
 
 def sign_test(a_better: int, b_better: int) -> float | None:
@@ -55,7 +60,7 @@ def sign_test(a_better: int, b_better: int) -> float | None:
 def assemble(annotations: list[Annotation]) -> dict[str, Any]:
     """Per (input, system): the majority of the raters per aspect; per system the Table 12 shares, Fleiss' kappa per
     system and per cell (system x aspect), and a sign test between every two systems per aspect (LOT Table 12)."""
-    items, ratings = [], defaultdict(list)  # ratings[(system, aspect)][input_id] -> values
+    items = []
     cell: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     for uid, anns in by_uid(annotations).items():
         hidden = anns[0].hidden
@@ -100,8 +105,9 @@ def votes(values: dict[str, Any]) -> list[tuple[str, Hashable]]:
     return [(name, value) for name, value in values.items()]
 
 
-def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
-    """Generated outputs for human evaluation: Parquet or jsonl with input_id, input, system, output."""
+def load(path: Path, splits: Sequence[str] | None, slots: Sequence[str] = EVAL_SLOTS) -> list[Row]:
+    """Generated outputs for human evaluation: Parquet or jsonl with input_id, input, system, output; `slots`
+    outputs per input (human_eval_truth: three systems and one named `truth`)."""
     import pyarrow.parquet as pq
 
     must_exist(path, "input")
@@ -116,10 +122,13 @@ def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
     systems: dict[str, set[str]] = defaultdict(set)
     for row in rows:
         systems[str(row["input_id"])].add(str(row["system"]))
+    truth = len(slots) == len(TRUTH_SLOTS)
     for input_id, names in systems.items():
-        if len(names) != len(EVAL_SLOTS):
-            raise InputError(f"input_id {input_id!r} has {len(names)} system(s) {sorted(names)}; human_eval shows "
-                             f"exactly {len(EVAL_SLOTS)} side by side (LOT Table 12)", path=str(path))
+        if len(names) != len(slots) or truth and TRUTH_SYSTEM not in names:
+            raise InputError(f"input_id {input_id!r} has {len(names)} system(s) {sorted(names)}; "
+                             + (f"human_eval_truth shows three systems and the ground truth (system {TRUTH_SYSTEM!r}) side by side"
+                                if truth else "human_eval shows exactly three systems side by side (LOT Table 12 rates three "
+                                f"and the ground truth: name it {TRUTH_SYSTEM!r} and push human_eval_truth)"), path=str(path))
     return rows
 
 
@@ -158,7 +167,7 @@ def demo_rows() -> list[Row]:
 
 def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
     return [choice(f"{aspect}_{slot}", f"output_{slot}", [str((rater + n) % 2)])
-            for slot in EVAL_SLOTS for n, aspect in enumerate(ASPECTS)]
+            for slot in task["hidden"]["slots"] for n, aspect in enumerate(ASPECTS)]
 
 
 SPEC = register_job(JobSpec(
@@ -170,5 +179,24 @@ SPEC = register_job(JobSpec(
     descriptions={
         "zh": "人工评价（LOT 表 12）：对三个模型生成的文本分别从语法性、连贯性、相关性打分。每个输入一个任务。",
         "en": "Human evaluation (LOT Table 12): score three systems' generated texts for grammaticality, coherence and relatedness. One task per input.",
+    },
+))
+
+
+def truth_demo_rows() -> list[Row]:
+    return [{"input_id": i, "input": f"输入{i}", "system": s, "output": f"{s} 写的故事{i}。", "task": "plotcom"}
+            for i in range(2) for s in ("sysA", "sysB", "sysC", TRUTH_SYSTEM)]
+
+
+TRUTH_SPEC = register_job(JobSpec(
+    name="human_eval_truth", summary="rate three systems' outputs and the ground truth side by side: LOT Table 12 with its Truth row",
+    input_help="outputs table as human_eval's, with a fourth system named truth per input",
+    load=partial(load, slots=TRUTH_SLOTS), to_tasks=partial(to_tasks, slots=TRUTH_SLOTS),
+    check=partial(check, slots=TRUTH_SLOTS), votes=votes, assemble=assemble, write=write, demo_rows=truth_demo_rows,
+    simulate=simulate, raters=3, sample_key=lambda r: str(r["input_id"]),
+    templates={"zh": "human_eval_truth", "en": "en/human_eval_truth"},
+    descriptions={
+        "zh": "人工评价（LOT 表 12，含真实文本一行）：对四个文本（三个模型的生成和原文，顺序随机、不标明来源）分别从语法性、连贯性、相关性打分。每个输入一个任务。",
+        "en": "Human evaluation (LOT Table 12 with its Truth row): score four texts (three systems' outputs and the original, shuffled and unnamed) for grammaticality, coherence and relatedness. One task per input.",
     },
 ))
