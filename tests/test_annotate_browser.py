@@ -27,6 +27,7 @@ import pytest
 from typer.testing import CliRunner
 
 from labelstudio_support import RaterWeb, lotdata, read_rows, text
+from lotdata.annotate.checks import stray_punctuation
 from lotdata.annotate.client import export_tasks
 from lotdata.annotate.jobs import get_job, mask_guess, wrong_candidate_problem
 from lotdata.annotate.state import JobState
@@ -36,7 +37,7 @@ from lotdata.datasets.folder import write_dataset
 
 PASSWORD = "Rater-Browser-2026"
 SYSTEMS = ("sysalpha-secret", "sysbeta-secret", "sysgamma-secret")
-SAM_ANSWER = "山姆加的结尾：小熊坐火箭去了月亮。"  # added to the segment (a rewrite stays within 100 words of it)
+SAM_ANSWER = "山姆加的结尾，小熊坐火箭去了月亮。"  # added to the segment (a rewrite stays within 100 characters of it)
 ALWAYS_HIDDEN_COLUMNS = ("gold", "answer")
 ASPECTS = ("grammaticality", "coherence", "relatedness")
 
@@ -153,6 +154,13 @@ class Rater:
         self.keep(f"{name}-after-submit")
 
 
+def allowed_punctuation_only(text: str) -> str:
+    """A rewrite keeps to LOT's punctuation (appendix 1), as the screen tells raters: quotes and colons go."""
+    for mark in stray_punctuation(text, "zh"):
+        text = text.replace(mark, "")
+    return text
+
+
 def wait_for_annotation(conn, project_id: int, task_id: int, timeout: float = 30) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -210,7 +218,7 @@ def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_val
     sam_task = tasks_of("story_filter", "sam")[0]  # sam's answer, in sam's own project, sent as sam
     RaterWeb(label_studio.url, team["sam"]["email"], PASSWORD).annotate(sam_task["id"], [
         {"from_name": "decision", "to_name": "story", "type": "choices", "value": {"choices": ["rewrite"]}},
-        text("rewritten", "story", sam_task["data"]["text"] + SAM_ANSWER)])
+        text("rewritten", "story", allowed_punctuation_only(sam_task["data"]["text"]) + SAM_ANSWER)])
 
     rater = Rater(browser, label_studio.url, shots)
     rater.login(team["rita"]["email"])
