@@ -459,6 +459,53 @@ def ending_length(row: Row, options: CheckOptions) -> list[str]:
     return problems
 
 
+# ---------------------------------------------------------------- the rules of a filtered story (LOT appendix 1)
+
+#: LOT appendix 1, §2: the rewritten story differs from the segment by at most 100 characters (字)
+MAX_REWRITE_CHANGE = 100
+#: LOT appendix 1, §4.1: the only punctuation a story uses (question mark, full stop, comma, exclamation mark,
+#: ellipsis, semicolon, guillemets)
+ZH_PUNCTUATION = frozenset("？。，！…；《》")
+
+
+def text_length(text: str, lang: str) -> int:
+    """Length as LOT's rule counts it: characters without spaces (字) in Chinese, words in English."""
+    return len(text.split()) if lang == "en" else sum(not ch.isspace() for ch in text)
+
+
+def rewrite_change(rewritten: str, original: str, lang: str) -> int:
+    """How much longer or shorter a rewrite is than its segment (characters in Chinese, words in English)."""
+    return abs(text_length(rewritten, lang) - text_length(original, lang))
+
+
+def rewrite_length(row: Row, options: CheckOptions) -> list[str]:
+    lang = _lang(row, options)
+    unit = "words" if lang == "en" else "characters"
+    change = rewrite_change(story_text(row), str(row.get("original") or ""), lang)
+    if change > MAX_REWRITE_CHANGE:
+        return [f"the rewrite is {change} {unit} longer or shorter than the segment (at most {MAX_REWRITE_CHANGE})"]
+    return []
+
+
+def foreign_punctuation(text: str) -> list[str]:
+    """The punctuation marks of a Chinese text outside LOT's list, in order of first use."""
+    import unicodedata
+
+    found: dict[str, None] = {}
+    for ch in text:
+        if ch not in ZH_PUNCTUATION and (unicodedata.category(ch)[0] == "P" or ch in "~`^|<>+=$@#%&*"):
+            found.setdefault(ch)
+    return list(found)
+
+
+def zh_punctuation(row: Row, options: CheckOptions) -> list[str]:
+    """A Chinese story uses only ？。，！……；《》 (no quotation marks, colons, dashes, enumeration commas...)."""
+    if _lang(row, options) != "zh":
+        return []
+    marks = foreign_punctuation(story_text(row))
+    return [f"punctuation {' '.join(marks)} (only ？。，！……；《》 may be used)"] if marks else []
+
+
 RULES: dict[str, Rule] = {rule.name: rule for rule in (
     Rule("five_sentences", "exactly five sentences (one per field)", row=five_sentences),
     Rule("end_punctuation", "each sentence ends with . ! ? (Chinese 。！？……)", row=end_punctuation),
@@ -471,10 +518,14 @@ RULES: dict[str, Rule] = {rule.name: rule for rule in (
     Rule("shared_character", "each ending names a character of the first four sentences", row=shared_character),
     Rule("endings_differ", "the right and the wrong ending differ", row=endings_differ),
     Rule("ending_length", "each ending one sentence of 2 to --max-chars characters", row=ending_length),
+    Rule("rewrite_length", "a rewrite differs from its segment by at most 100 characters (LOT appendix 1)",
+         row=rewrite_length, needs="original"),
+    Rule("zh_punctuation", "Chinese text uses only ？。，！……；《》 as punctuation (LOT appendix 1)", row=zh_punctuation),
 )}
 
 STORY_RULES = ("five_sentences", "end_punctuation", "sentence_length", "title", "no_quotations", "informal", "language", "near_duplicate")
 ENDING_RULES = ("shared_character", "endings_differ", "ending_length", "no_quotations", "informal", "language")
+FILTER_RULES = ("rewrite_length", "zh_punctuation")
 
 
 @dataclass
@@ -590,7 +641,7 @@ def _submission(value: Mapping[str, Any], n: int, path: Path) -> dict[str, Any]:
     from lotdata.errors import InputError
 
     row: dict[str, Any] = {"id": str(value.get("id") or value.get("story_id") or value.get("uid") or n)}
-    for key in ("lang", "title", "right_ending", "wrong_ending"):
+    for key in ("lang", "title", "right_ending", "wrong_ending", "original"):
         if key in value:
             row[key] = value[key]
     if "context" in value:

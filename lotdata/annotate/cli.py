@@ -160,10 +160,10 @@ CHECK_FLAGGED_EXIT = 5
 
 @app.command("check")
 def check_cmd(
-    job: str = typer.Argument(..., help="A job that declares checks: story_write, sct_write (or any job with a `checks` field)."),
-    input_path: Path = typer.Option(..., "--input", help="Submissions: JSON lines or Parquet (id, title, sentences | sentence1..5 | text), a ROCStories csv, a Story Cloze csv, or [\"story\"] lines."),
+    job: str = typer.Argument(..., help="A job that declares checks: story_write, sct_write, story_filter, clozet_write (or any job with a `checks` field)."),
+    input_path: Path = typer.Option(..., "--input", help="Submissions: JSON lines or Parquet (id, title, sentences | sentence1..5 | text; story_filter: text and original, the segment; clozet_write: context, wrong_candidate), a ROCStories csv, a Story Cloze csv, or [\"story\"] lines."),
     out: Path = typer.Option(..., "--out", help="Folder for flags.parquet (id, rule, detail) and check.json (counts per rule)."),
-    lang: str = typer.Option("en", "--lang", help="The job's language: en or zh (the language rule checks the script)."),
+    lang: Optional[str] = typer.Option(None, "--lang", help="The submissions' language: en or zh (default: the job's; the language rule checks the script)."),
     max_chars: int = typer.Option(70, "--max-chars", min=1, help="Longest sentence (and ending) in characters (ROCStories: 70)."),
     corpus: Optional[Path] = typer.Option(None, "--corpus", help="An existing corpus (same formats) a submission must not nearly copy."),
     near_duplicate: float = typer.Option(0.8, "--near-duplicate", min=0.1, max=1.0, help="MinHash similarity from which a submission is a near copy."),
@@ -172,9 +172,13 @@ def check_cmd(
     from lotdata.annotate.checks import CheckOptions, check_file, job_rules, read_submissions
 
     with errors():
+        rules = job_rules(job)
+        if lang is None:
+            from lotdata.annotate.jobs import get_job
+
+            lang = get_job(job).lang
         if lang not in ("en", "zh"):
             raise ValueError(f"--lang {lang!r}: en or zh")
-        rules = job_rules(job)
         corpus_rows = read_submissions(corpus) if corpus else []
         from lotdata.annotate.checks import story_text
 

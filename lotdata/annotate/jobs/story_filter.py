@@ -11,13 +11,12 @@ from lotdata.annotate.jobs.base import (
     Annotation, JobSpec, Output, Row, Task, by_uid, choice, load_stories, register_job, textarea,
 )
 from lotdata.annotate.template import InvalidResult
-from lotdata.text import count_words, normalize_text, split_sentences
+from lotdata.annotate.checks import FILTER_RULES, MAX_REWRITE_CHANGE, foreign_punctuation, rewrite_change
+from lotdata.text import normalize_text, split_sentences
 from lotdata.text.sentences import paragraph_breaks
 
 REJECT_REASONS = ("no_main_plot", "figurative", "non_narrative", "non_standard_chinese", "illogical", "unique_setting",
                   "ethics_discrimination", "ethics_harmful", "other")
-#: LOT appendix: the rewrite differs from the segment by at most 100 words
-MAX_REWRITE_WORD_CHANGE = 100
 
 
 def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
@@ -53,9 +52,10 @@ def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, 
         if not rewritten:
             raise InvalidResult("decision 'rewrite' without the rewritten story")
         lang = hidden.get("story", {}).get("lang", "zh")
-        change = abs(count_words(rewritten, lang) - count_words(data["text"], lang))
-        if change > MAX_REWRITE_WORD_CHANGE:
-            raise InvalidResult(f"rewritten: {change} words longer or shorter than the segment (at most {MAX_REWRITE_WORD_CHANGE})")
+        change = rewrite_change(rewritten, data["text"], lang)
+        if change > MAX_REWRITE_CHANGE:  # LOT appendix 1 §2: 100 characters (字); English screens: 100 words
+            unit = "words" if lang == "en" else "characters"
+            raise InvalidResult(f"rewritten: {change} {unit} longer or shorter than the segment (at most {MAX_REWRITE_CHANGE})")
     if decision == "reject" and not reasons:
         raise InvalidResult("decision 'reject' without a reason")
     return {"decision": decision, "reasons": reasons if decision == "reject" else [], "rewritten": rewritten if decision == "rewrite" else None}
@@ -65,6 +65,7 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
     stories, history = [], []
     counts: Counter = Counter()
     reasons: Counter = Counter()
+    flagged: Counter = Counter()  # rewrites breaking a rule of `checks` (LOT appendix 1)
     for uid, anns in by_uid(annotations).items():
         story = {"sentences": [], "status": "raw", "flags": [], **anns[0].hidden["story"]}
         segment = anns[0].hidden.get("segment", {})
@@ -94,8 +95,14 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
             # the annotator's line breaks are the rewritten story's paragraphs (the old breaks index old sentences)
             story["paragraph_breaks"] = paragraph_breaks(chosen.values["rewritten"], story["text"], story["sentences"], story["lang"])
             story["status"] = "rewritten"
+            if story["lang"] == "zh" and foreign_punctuation(story["text"]):  # flagged, not refused: review decides
+                story["flags"] = sorted({*story["flags"], "zh_punctuation"})
+                flagged["zh_punctuation"] += 1
         stories.append(story)
-    return {"stories": stories, "story_decisions": history, "stats": {**dict(counts), "reject_reasons": dict(reasons)}}
+    stats = {**dict(counts), "reject_reasons": dict(reasons)}
+    if flagged:
+        stats["flagged"] = dict(flagged)
+    return {"stories": stories, "story_decisions": history, "stats": stats}
 
 
 def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
@@ -128,7 +135,7 @@ SPEC = register_job(JobSpec(
     name="story_filter", summary="accept, rewrite or reject story segments (LOT appendix 1)",
     input_help="stories or segments Parquet", load=load, to_tasks=to_tasks, check=check,
     votes=lambda v: [("decision", v["decision"])], assemble=assemble, write=write, demo_rows=demo_rows, simulate=simulate,
-    templates={"zh": "story_filter", "en": "en/story_filter"},
+    templates={"zh": "story_filter", "en": "en/story_filter"}, checks=FILTER_RULES,
     descriptions={
         "zh": "故事筛选（LOT 附录图 1）：阅读故事片段和它所在的原故事，决定保留、改写成完整的故事，或丢弃并选择原因。每个片段一个任务。",
         "en": "Story filtering (LOT appendix, Figure 1): read a story segment beside the story it was cut from; accept it, rewrite it into a complete story, or reject it with a reason. One task per segment.",

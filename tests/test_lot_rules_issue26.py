@@ -1,0 +1,98 @@
+"""Issue 26's remaining LOT rules: story filtering (rewrite length in characters, punctuation), ClozeT writing
+(rule 2.2a entities, the input's length range), human evaluation with the ground truth, human performance per split.
+
+The stories here are our own, written in the spirit of the appendix's examples (never copied)."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from lotdata.annotate.checks import CheckOptions, run_checks, zh_punctuation
+from lotdata.annotate.jobs import Annotation, get_job
+from lotdata.annotate.template import InvalidResult
+from lotdata.cli import app
+from lotdata.tasks.segments import story_as_segment
+from lotdata.text import count_words
+
+
+def choice(name, to, values):
+    return {"from_name": name, "to_name": to, "type": "choices", "value": {"choices": values}}
+
+
+def text(name, to, value):
+    return {"from_name": name, "to_name": to, "type": "textarea", "value": {"text": [value]}}
+
+
+def ann(task, who, values, n=1):
+    return Annotation(uid=task["data"]["uid"], data=task["data"], annotator=who, annotation_id=n,
+                      created_at=f"2026-01-01T00:00:{n:02d}", values=values, hidden=task["hidden"])
+
+
+SEGMENT = "一只山羊在河边吃草。它看见对岸的草更绿，就想过河去。河水很急，山羊站在岸边犹豫了很久。"
+#: 150 characters more than the segment (72 jieba words, with the marks)
+LONGER = SEGMENT + "小山羊小心翼翼地沿着弯弯曲曲的河岸寻找合适的渡口。" * 6
+
+
+def filter_task():
+    story = {"story_id": "goat", "title": "山羊过河", "text": SEGMENT, "sentences": [], "lang": "zh", "source": "ours",
+             "url": None, "license": "CC0", "fetched_at": None}
+    [task] = get_job("story_filter").to_tasks([story_as_segment(story)])
+    return task
+
+
+def test_a_rewrite_150_characters_longer_is_refused_though_it_is_under_100_words_longer():
+    added = LONGER[len(SEGMENT):]
+    assert len(added) == 150 and count_words(added, "zh") < 100  # the words check let it through
+    task = filter_task()
+    job = get_job("story_filter")
+    with pytest.raises(InvalidResult, match="150 characters longer or shorter than the segment \\(at most 100\\)"):
+        job.parse([choice("decision", "story", ["rewrite"]), text("rewritten", "story", LONGER)], task["data"], task["hidden"])
+    fine = SEGMENT + "山羊找来一根木头放进水里。" * 7  # 91 characters more
+    values = job.parse([choice("decision", "story", ["rewrite"]), text("rewritten", "story", fine)], task["data"], task["hidden"])
+    assert values["decision"] == "rewrite"
+
+
+def test_a_rewrite_with_other_punctuation_is_flagged_at_pull_not_refused():
+    job = get_job("story_filter")
+    task = filter_task()
+    quoted = "山羊说：“我要过河。”它找来一根木头、一块石头——最后过了河。"
+    values = job.parse([choice("decision", "story", ["rewrite"]), text("rewritten", "story", quoted)], task["data"], task["hidden"])
+    out = job.assemble([ann(task, "a", values)])
+    assert out["stories"][0]["flags"] == ["zh_punctuation"] and out["stats"]["flagged"] == {"zh_punctuation": 1}
+    clean = job.parse([choice("decision", "story", ["rewrite"]), text("rewritten", "story", "山羊想过河。它找来木头；过了河！真好……《山羊》完？")],
+                      task["data"], task["hidden"])
+    assert job.assemble([ann(task, "a", clean)])["stories"][0]["flags"] == []
+
+
+@pytest.mark.parametrize("story, marks", [
+    ("山羊说：“我要过河。”", ["：", "“", "”"]),
+    ("它找来木头、石头和绳子。", ["、"]),
+    ("它过了河——真高兴!", ["—", "!"]),
+    ("它过了河，真高兴！（完）", ["（", "）"]),
+    ("它想了想；还是过河吧……《过河》。", []),
+])
+def test_only_lot_punctuation_in_a_chinese_story(story, marks):
+    found = zh_punctuation({"id": "1", "text": story}, CheckOptions(lang="zh"))
+    assert (found == []) if not marks else all(m in found[0] for m in marks)
+    assert zh_punctuation({"id": "1", "text": story}, CheckOptions(lang="en")) == []  # a Chinese rule only
+
+
+def test_annotate_check_story_filter_runs_the_jobs_rules_on_a_file(tmp_path):
+    rows = [{"id": "long", "text": LONGER, "original": SEGMENT},
+            {"id": "quotes", "text": "山羊说：“我要过河。”", "original": SEGMENT},
+            {"id": "good", "text": SEGMENT + "它找来木头，过了河。", "original": SEGMENT}]
+    path = tmp_path / "rewrites.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    result = CliRunner().invoke(app, ["annotate", "check", "story_filter", "--input", str(path), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 5, result.output
+    flags = pq.read_table(tmp_path / "out" / "flags.parquet").to_pylist()
+    assert {(f["id"], f["rule"]) for f in flags} == {("long", "rewrite_length"), ("quotes", "zh_punctuation")}
+    summary = json.loads((tmp_path / "out" / "check.json").read_text())
+    assert summary["lang"] == "zh" and summary["per_rule"] == {"rewrite_length": 1, "zh_punctuation": 1}
+    # without the segment the length rule cannot apply: it says so instead of passing silently
+    only = run_checks([{"id": "x", "text": "它过了河。"}], ("rewrite_length", "zh_punctuation"), CheckOptions(lang="zh"))
+    assert "rewrite_length" in only.skipped and only.flags == []
