@@ -96,3 +96,42 @@ def test_annotate_check_story_filter_runs_the_jobs_rules_on_a_file(tmp_path):
     # without the segment the length rule cannot apply: it says so instead of passing silently
     only = run_checks([{"id": "x", "text": "它过了河。"}], ("rewrite_length", "zh_punctuation"), CheckOptions(lang="zh"))
     assert "rewrite_length" in only.skipped and only.flags == []
+
+
+# ---------------------------------------------------------------- ClozeT rule 2.2a: no new thing, role or place
+
+#: our own fable in the spirit of the appendix's deer and horse (a new animal appears in the bad candidate)
+FABLE = ["从前，山羊和野猪为了一片菜园吵个不停。", "它们都想独占这片菜园。", "山羊用它锋利的犄角赶走了野猪。",
+         "野猪觉得这口气咽不下去。", "后来野猪请来一个猎人，猎人赶走了山羊，也把野猪关进了笼子。"]
+MASKED = 2
+
+
+def test_a_candidate_bringing_a_new_animal_is_flagged_and_the_good_ones_pass():
+    from lotdata.annotate.checks import new_entities
+
+    story = "".join(FABLE)
+    assert new_entities("野猪叫来好朋友狐狸一起赶走了山羊。", story) == ["朋友", "狐狸"]  # the "donkey" case
+    assert new_entities("野猪用它粗壮的獠牙赶走了山羊。", story) == []  # a part of a known animal, like the front hooves
+    assert new_entities("后来猎人把山羊和野猪都放回了菜园。", story) == []  # every one of them is in the story
+
+
+def test_clozet_write_flags_rule_2_2a_at_pull_and_annotate_check_runs_it(tmp_path):
+    job = get_job("clozet_write")
+    row = {"story_id": "fable", "split": "val", "lang": "zh", "sentences": FABLE, "license": "CC0"}
+    [task] = job.to_tasks([row])
+    def answer(wrong):
+        return job.parse([choice("decision", "story", ["write"]), choice("mask_sentence", "story", [str(MASKED)]),
+                          text("wrong_candidate", "story", wrong), choice("policy", "story", ["reaction_intention"])],
+                         task["data"], task["hidden"])
+    flagged = job.assemble([ann(task, "a", answer("野猪叫来好朋友狐狸一起赶走了山羊。"))])
+    assert flagged["stats"]["flagged"] == [{"example_id": task["data"]["uid"], "rule": "clozet_entities", "words": ["朋友", "狐狸"]}]
+    assert len(flagged["clozet"]) == 1  # flagged for review, not dropped
+    assert "flagged" not in job.assemble([ann(task, "a", answer("野猪用它粗壮的獠牙赶走了山羊。"))])["stats"]
+    rows = [{"id": "fox", "context": FABLE[:MASKED] + FABLE[MASKED + 1 :], "original": FABLE[MASKED], "wrong_candidate": "野猪叫来好朋友狐狸一起赶走了山羊。"},
+            {"id": "tusks", "context": FABLE[:MASKED] + FABLE[MASKED + 1 :], "original": FABLE[MASKED], "wrong_candidate": "野猪用它粗壮的獠牙赶走了山羊。"}]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    result = CliRunner().invoke(app, ["annotate", "check", "clozet_write", "--input", str(path), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 5, result.output
+    flags = pq.read_table(tmp_path / "out" / "flags.parquet").to_pylist()
+    assert [(f["id"], f["rule"]) for f in flags] == [("fox", "clozet_entities")] and "狐狸" in flags[0]["detail"]

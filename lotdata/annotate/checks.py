@@ -416,6 +416,75 @@ _PEOPLE_ZH = frozenset("妈妈 爸爸 母亲 父亲 奶奶 爷爷 外婆 外公 
                        "老板 医生 邻居 孩子 小狗 小猫 主人 老人 司机 警察 店主 同事 室友 男孩 女孩".split())
 
 
+#: jieba's tags of the things, roles and places a sentence names: common nouns, person names, place names,
+#: organisations, other proper nouns (LOT appendix 2, rule 2.2a)
+_ENTITY_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ns", "nt", "nz"})
+
+
+#: words jieba (without HMM) tags as nouns that name no thing, role or place of a story: time, manner, thought,
+#: speech, everyone (our list, grown on LOT's OutGen development stories, see benchmarks/clozet_entities_rate.py)
+_GENERIC_NOUNS_ZH = frozenset("""
+办法 时间 时候 样子 东西 事情 心想 问道 回家 生气 结果 大家 人们 问 时 地方 声音 心里 后来 最后 原来 一天 今天 明天 昨天
+晚上 早上 上午 下午 中午 夜里 白天 从前 以前 以后 之后 之前 这时 那时 此时 当时 一会儿 会儿 心情 感觉 意思 话 事 样 天
+年 月 日 次 回 下 半天 一生 一辈子 力气 力量 机会 道理 本领 本事 心 眼睛 眼泪 脸 头 手 脚 身体 身子 嘴 耳朵 生活
+生命 故事 问题 主意 想法 希望 经验 经历 方法 办事 工作 一切 别人 他人 自己 大伙 大伙儿 众人 所有人 谁 人 家 路 一路 一边
+周围 旁边 前面 后面 上面 下面 里面 外面 中间 身边 身上 面前 眼前 心中 肚子 样儿 好处 坏处 样貌 名字 名 高兴 开心 难过
+伤心 害怕 快乐 幸福 痛苦 孤独 骄傲 兴趣 注意 关心 帮助 感谢 谢谢 道歉 原谅 委屈 耐心 勇气 信心 决心 办 夸奖
+""".split())
+
+
+@lru_cache(maxsize=1)
+def _stopwords_zh() -> frozenset[str]:
+    from lotdata.tasks.outline import load_stopwords
+
+    return frozenset(load_stopwords("zh"))
+
+
+def zh_entities(text: str) -> list[str]:
+    """The things, roles and places a Chinese text names, in order: jieba's nouns (`_ENTITY_TAGS`), the roles of
+    `_PEOPLE_ZH` (jieba tags a nickname it does not know, 小兰, as it may; 小心 is no nickname)."""
+    from lotdata.text.postag import pos_words_nohmm
+
+    found = dict.fromkeys(w for w, tag in pos_words_nohmm(text)
+                          if tag in _ENTITY_TAGS and w not in _GENERIC_NOUNS_ZH and (len(w) > 1 or tag == "n")
+                          and w not in _stopwords_zh())
+    found.update(dict.fromkeys(p for p in _PEOPLE_ZH if p in text))
+    return list(found)
+
+
+def new_entities(candidate: str, story: str) -> list[str]:
+    """LOT appendix 2, rule 2.2a: the things, roles and places of `candidate` that `story` (the context and the
+    original sentence, which may introduce its own) never mentions. A word counts as mentioned when the story holds
+    it, or, for a word of two characters or more, its last two characters (小驴 -> 驴 is not enough; 老黄牛 -> 黄牛 is)."""
+    missing = []
+    for word in zh_entities(candidate):
+        if word in story or (len(word) > 2 and word[-2:] in story) or _possessed(word, candidate, story):
+            continue
+        missing.append(word)
+    return missing
+
+
+_CLAUSE_END = re.compile(r"[，。！？；,.!?;：:]")
+
+
+def _possessed(word: str, candidate: str, story: str) -> bool:
+    """A part or a belonging of someone the story knows ("它有力的前蹄", "小明的书包"): in the word's clause, a
+    pronoun or a person of the story, then 的, before the word. Not a new thing (the appendix's good example)."""
+    at = candidate.find(word)
+    clause = _CLAUSE_END.split(candidate[:at])[-1]
+    if "的" not in clause:
+        return False
+    owner = clause[: clause.rfind("的")]
+    return any(p in owner for p in _PRONOUNS_ZH) or any(e in owner and e in story for e in zh_entities(owner))
+
+
+def clozet_entities(row: Row, options: CheckOptions) -> list[str]:
+    """The written candidate names no thing, role or place absent from the story (context and original sentence)."""
+    story = "".join([*(row.get("context") or []), str(row.get("original") or "")])
+    missing = new_entities(str(row.get("wrong_candidate") or ""), story)
+    return [f"the candidate names {', '.join(missing)}, absent from the context (LOT rule 2.2a)"] if missing else []
+
+
 def shared_character(row: Row, options: CheckOptions) -> list[str]:
     lang = _lang(row, options)
     context = " ".join(row.get("context") or [])
@@ -520,12 +589,15 @@ RULES: dict[str, Rule] = {rule.name: rule for rule in (
     Rule("ending_length", "each ending one sentence of 2 to --max-chars characters", row=ending_length),
     Rule("rewrite_length", "a rewrite differs from its segment by at most 100 characters (LOT appendix 1)",
          row=rewrite_length, needs="original"),
+    Rule("clozet_entities", "a ClozeT candidate names only things, roles and places of its story (LOT rule 2.2a)",
+         row=clozet_entities, needs="wrong_candidate"),
     Rule("zh_punctuation", "Chinese text uses only ？。，！……；《》 as punctuation (LOT appendix 1)", row=zh_punctuation),
 )}
 
 STORY_RULES = ("five_sentences", "end_punctuation", "sentence_length", "title", "no_quotations", "informal", "language", "near_duplicate")
 ENDING_RULES = ("shared_character", "endings_differ", "ending_length", "no_quotations", "informal", "language")
 FILTER_RULES = ("rewrite_length", "zh_punctuation")
+CLOZET_RULES = ("clozet_entities",)
 
 
 @dataclass
@@ -641,7 +713,7 @@ def _submission(value: Mapping[str, Any], n: int, path: Path) -> dict[str, Any]:
     from lotdata.errors import InputError
 
     row: dict[str, Any] = {"id": str(value.get("id") or value.get("story_id") or value.get("uid") or n)}
-    for key in ("lang", "title", "right_ending", "wrong_ending", "original"):
+    for key in ("lang", "title", "right_ending", "wrong_ending", "original", "wrong_candidate"):
         if key in value:
             row[key] = value[key]
     if "context" in value:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Hashable, Mapping, Sequence
 
 from lotdata.annotate.agreement import majority_vote
+from lotdata.annotate.checks import CLOZET_RULES, new_entities
 from lotdata.annotate.jobs.base import (
     Annotation, JobSpec, Output, Row, Task, by_uid, choice, kept_by_vote, load_stories, numbers, prediction, register_job,
     seeded_rank, textarea, voters_for,
@@ -165,6 +166,7 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
     """Per story, a vote: the sentence most raters chose (or "reject"); then, among the raters who chose it, the
     wrong candidate most of them wrote, else a seeded pick among theirs (never simply the earliest)."""
     examples, policies, dropped, how = [], Counter(), Counter(), Counter()
+    flagged: list[dict[str, Any]] = []
     for uid, anns in by_uid(annotations).items():
         outcome = kept_by_vote(anns, "index", dropped)
         if outcome is None:
@@ -178,13 +180,18 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
         hidden, index = ann.hidden, outcome
         sentences = list(hidden["sentences"])
         policies[ann.values["policy"]] += 1
+        if hidden["lang"] == "zh" and (missing := new_entities(wrong, "".join(sentences))):
+            flagged.append({"example_id": uid, "rule": "clozet_entities", "words": missing})
         examples.append({
             "example_id": uid, "story_id": hidden["story_id"], "split": hidden["split"],
             "context": join_sentences(sentences[:index] + [MASK_TOKENS["clozet"]] + sentences[index + 1 :], hidden["lang"]),
             "_right": sentences[index], "_wrong": wrong, "mask_sentence_index": index,
             "annotator": ann.annotator, "annotation_id": str(ann.annotation_id), "lang": hidden["lang"],
         })
-    return {"clozet": balance_labels(examples), "stats": {"policies": dict(policies), "dropped": dict(dropped), "vote": dict(how)}}
+    stats = {"policies": dict(policies), "dropped": dict(dropped), "vote": dict(how)}
+    if flagged:  # LOT rule 2.2a, flagged for review rather than refused: the check cannot tell a part of a known
+        stats["flagged"] = flagged  # thing from a new thing every time (benchmarks/clozet_entities_rate.py)
+    return {"clozet": balance_labels(examples), "stats": stats}
 
 
 def write_clozet(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
@@ -213,7 +220,7 @@ def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
 SPEC = register_job(JobSpec(
     name="clozet_write", summary="choose a sentence and write a wrong one: ClozeT + PlotCom (LOT appendix 2)",
     input_help="stories Parquet", load=load, to_tasks=to_tasks, check=check, votes=votes, assemble=assemble,
-    write=write_clozet, demo_rows=demo_rows, simulate=simulate, default_splits=("val", "test"),
+    write=write_clozet, demo_rows=demo_rows, simulate=simulate, default_splits=("val", "test"), checks=CLOZET_RULES,
     templates={"zh": "clozet_write", "en": "en/clozet_write"},
     descriptions={
         "zh": "ClozeT 构造（LOT 附录图 2）：在故事中选一句能根据上下文和常识推断出来的句子（第一句和最后一句除外），把它改写成违背常识的句子。每个故事一个任务。",
