@@ -135,3 +135,33 @@ def test_clozet_write_flags_rule_2_2a_at_pull_and_annotate_check_runs_it(tmp_pat
     assert result.exit_code == 5, result.output
     flags = pq.read_table(tmp_path / "out" / "flags.parquet").to_pylist()
     assert [(f["id"], f["rule"]) for f in flags] == [("fox", "clozet_entities")] and "狐狸" in flags[0]["detail"]
+
+
+# ---------------------------------------------------------------- ClozeT input: filtered stories of 50-500 words
+
+def _story(sid, status, sentence, times):
+    from lotdata.text import split_sentences
+
+    text = sentence * times
+    return {"story_id": sid, "title": sid, "text": text, "sentences": split_sentences(text, "zh"), "lang": "zh",
+            "source": "ours", "source_id": None, "url": None, "license": "CC0", "fetched_at": None, "status": status, "flags": []}
+
+
+def test_clozet_write_takes_filtered_stories_of_50_to_500_words_unmerged(tmp_path):
+    from lotdata.annotate.jobs.clozet_write import load
+    from lotdata.io import write_parquet
+    from lotdata.schema import STORIES, table_from_rows
+
+    sentence = "山羊走到河边看了看。"  # 6 jieba words with the mark; "好。" is a sentence under 10 characters
+    rows = [_story("kept", "accepted", sentence + "好。", 10), _story("rewritten", "rewritten", sentence, 12),
+            _story("raw", "raw", sentence, 12), _story("rejected", "rejected", sentence, 12),
+            _story("short", "accepted", sentence, 4), _story("long", "accepted", sentence, 90)]
+    path = tmp_path / "stories.parquet"
+    write_parquet(table_from_rows(rows, STORIES), path)
+    got = {s["story_id"]: s for s in load(path, None)}
+    assert set(got) == {"kept", "rewritten"}  # a filtered table: raw, rejected, under 50 and over 500 words left out
+    assert got["kept"]["sentences"].count("好。") == 10  # short sentences are not merged into their neighbours
+    assert set(s["story_id"] for s in load(path, None, words=(20, 1000))) == {"kept", "rewritten", "short", "long"}
+    raw_only = tmp_path / "raw.parquet"
+    write_parquet(table_from_rows([_story("a", "raw", sentence, 12), _story("b", "rejected", sentence, 12)], STORIES), raw_only)
+    assert [s["story_id"] for s in load(raw_only, None)] == ["a"]  # never filtered: every story not rejected

@@ -61,6 +61,7 @@ def push_cmd(
         "Language of the raters' screens (a project keeps its first push's); the first is the job's default:",
         lambda job: "/".join(dict.fromkeys([job.lang, *job.langs])))),
     n: Optional[int] = typer.Option(None, "--n", min=1, help="A writing job (story_write): push this many empty writing slots (no --input)."),
+    words: Optional[str] = typer.Option(None, "--words", help="clozet_write: story length range in jieba words, MIN-MAX (default 50-500, LOT §3)."),
 ) -> None:
     """Create or update the project(s) and import tasks under opaque ids; rows already there are not imported again.
 
@@ -79,7 +80,7 @@ def push_cmd(
         handle = bar.add_task(f"push {job}", total=None)
         summary = push(connect(), job, input_path, project, splits=_splits(split), raters=raters, limit=limit,
                        batch_size=batch_size, progress=lambda k: bar.advance(handle, k), gold=gold, state=state,
-                       assign=_splits(assign), sample=sample, seed=seed, lang=lang, slots=n)
+                       assign=_splits(assign), sample=sample, seed=seed, lang=lang, slots=n, words=_word_range(words))
     if summary["mode"] == "shared" and summary["raters"] > 1:
         console.print("warning: no team of raters (`lotdata annotate raters add`): one shared project, where raters can open each other's answers",
                       highlight=False)
@@ -152,6 +153,16 @@ def pull_cmd(
         summary = pull(connect(), job, project, out, page_size=page_size, state=state, min_gold_accuracy=min_gold_accuracy,
                        drop_flagged=drop_flagged, allow_partial=allow_partial, on_page=lambda n, k: console.print(f"page {n}: {k} tasks", highlight=False))
     out_console.print(summary_table(f"lotdata annotate pull {job} -> {out}", summary))
+
+
+def _word_range(text: str | None) -> tuple[int, int] | None:
+    """`--words 50-500` as (50, 500); a clear error for anything else."""
+    if text is None:
+        return None
+    low, _, high = text.partition("-")
+    if not (low.strip().isdigit() and high.strip().isdigit()) or int(low) > int(high):
+        raise typer.BadParameter(f"{text!r}: MIN-MAX in words, e.g. 50-500", param_hint="--words")
+    return int(low), int(high)
 
 
 #: `annotate check` found submissions that break a rule (flags.parquet written)

@@ -12,6 +12,7 @@ everything from the server, so nothing is lost.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import shlex
 import time
@@ -36,6 +37,7 @@ def push(
     raters: int | None = None, limit: int | None = None, batch_size: int = 2000, progress: Callable[[int], None] | None = None,
     gold: str | Path | None = None, state: str | Path | None = None, assign: Sequence[str] | None = None,
     sample: int | None = None, seed: int = 0, lang: str | None = None, slots: int | None = None,
+    words: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     """Import the rows a project does not have yet (matched by uid), with their hidden values kept in the state folder.
 
@@ -57,7 +59,10 @@ def push(
     unknown_splits = sorted(set(splits or ()) - set(SPLITS))
     if unknown_splits:
         raise LotdataError(f"--split {', '.join(unknown_splits)}: not a split; splits: {', '.join(SPLITS)}")
-    rows = job.slots(slots) if input_path is None else job.load(Path(input_path), splits or job.default_splits)
+    load_options = {} if words is None else {"words": words}
+    if words is not None and "words" not in inspect.signature(job.load).parameters:
+        raise ValueError(f"--words: job {job_name} takes no story length range (clozet_write does)")
+    rows = job.slots(slots) if input_path is None else job.load(Path(input_path), splits or job.default_splits, **load_options)
     if not rows:  # an empty project would be pushed, and pulled back as an empty dataset
         which = f" of split(s) {', '.join(splits or job.default_splits or ())}" if (splits or job.default_splits) else ""
         raise InputError(f"no row{which} to push for {job_name}; nothing was sent to the server", path=str(input_path))

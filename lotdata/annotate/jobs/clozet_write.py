@@ -16,8 +16,7 @@ from lotdata.annotate.jobs.base import (
 )
 from lotdata.annotate.template import InvalidResult
 from lotdata.schema import MASK_TOKENS, SPLITS
-from lotdata.tasks.common import merged_sentences
-from lotdata.text import join_sentences, normalize_text, tokenize
+from lotdata.text import count_words, join_sentences, normalize_text, split_sentences, tokenize
 
 #: words that mark a consequence, reaction or intention: sentences with them follow from context
 _INFERABLE = re.compile("于是|所以|因此|终于|结果|只好|便|决定|就|后来|最后|so |then |finally|decided|because")
@@ -87,8 +86,17 @@ def negation_only_edit(original: str, wrong: str) -> bool:
     return bool(changes)
 
 
-def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
-    """Stories for ClozeT writing, each given a split, grouped by story and seeded.
+#: LOT §3 and appendix 2: cases are written on filtered stories of about 50-500 words (`push --words` changes it)
+STORY_WORDS = (50, 500)
+#: the statuses `story_filter` gives a story it kept
+FILTERED = ("accepted", "rewritten")
+
+
+def load(path: Path, splits: Sequence[str] | None, *, words: tuple[int, int] = STORY_WORDS) -> list[Row]:
+    """Stories for ClozeT writing (LOT §3): the filtered ones (status accepted or rewritten) when the table went
+    through `story_filter` (any such status), else every story not rejected; of `words` jieba words (50-500); their
+    own sentences, none merged (the SenPos rule of merging short sentences is not LOT's for ClozeT); at least 3.
+    Each is given a split, grouped by story and seeded.
 
     Plain names (`val,test`) share the stories evenly in seeded order; ratios (`train=0.5,val=0.25,test=0.25`)
     use the builders' split assignment.
@@ -96,8 +104,12 @@ def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
     from lotdata.datasets.splits import assign_splits, parse_split_spec, story_order_key
 
     splits = list(splits or ("val", "test"))
-    stories = [s for s in load_stories(path, None) if s["status"] != "rejected"]
-    stories = [{**s, "sentences": merged_sentences(s, 10)} for s in stories]
+    stories = load_stories(path, None)
+    filtered = any(s["status"] in FILTERED for s in stories)
+    stories = [s for s in stories if (s["status"] in FILTERED if filtered else s["status"] != "rejected")]
+    low, high = words
+    stories = [s for s in stories if low <= count_words(s["text"], s["lang"]) <= high]
+    stories = [{**s, "sentences": list(s["sentences"]) or split_sentences(s["text"], s["lang"])} for s in stories]
     stories = [s for s in stories if len(s["sentences"]) >= 3]
     if any("=" in s for s in splits):
         assigned = assign_splits([s["story_id"] for s in stories], parse_split_spec(",".join(splits)), 0)
