@@ -199,7 +199,8 @@ def test_human_eval_tasks_hide_the_system_from_the_view():
 def test_clozet_write_splits_are_grouped_seeded_and_never_unasked(tmp_path):
     from helpers import write_stories
 
-    texts = [f"第{i}个故事开始了，天气很好。小明出门去上学了。他在路上捡到了一只小猫。于是他把小猫带回了家。" for i in range(9)]
+    # 68 words each: ClozeT cases are written on stories of 50-500 words (LOT §3)
+    texts = [f"第{i}个故事开始了，天气很好。小明出门去上学了。他在路上捡到了一只小猫。于是他把小猫带回了家。" * 2 for i in range(9)]
     path = write_stories(tmp_path / "s.parquet", texts)
     load = get_job("clozet_write").load
     rows = load(path, ["val", "test"])
