@@ -357,5 +357,5 @@ def test_human_eval_needs_three_systems_per_input_and_sample_fits_two_jobs(tmp_p
     from helpers import write_stories
 
     stories = write_stories(tmp_path / "s.parquet", ["小明出门了。他很开心。"])
-    with pytest.raises(ValueError, match="--sample applies to human_eval and human_perf"):
+    with pytest.raises(ValueError, match="--sample applies to human_eval, human_perf and human_eval_truth"):
         push(None, "story_filter", stories, "t", sample=3)

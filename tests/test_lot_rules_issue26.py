@@ -165,3 +165,52 @@ def test_clozet_write_takes_filtered_stories_of_50_to_500_words_unmerged(tmp_pat
     raw_only = tmp_path / "raw.parquet"
     write_parquet(table_from_rows([_story("a", "raw", sentence, 12), _story("b", "rejected", sentence, 12)], STORIES), raw_only)
     assert [s["story_id"] for s in load(raw_only, None)] == ["a"]  # never filtered: every story not rejected
+
+
+# ---------------------------------------------------------------- human evaluation with the ground truth (Table 12's Truth row)
+
+def _eval_outputs(tmp_path, truth_as="column"):
+    rows = [{"input_id": i, "input": f"开头{i}", "system": s, "output": f"{s}写的结尾{i}", "task": "plotcom",
+             **({"truth": f"原来的结尾{i}"} if truth_as == "column" else {})}
+            for i in range(3) for s in ("gpt2", "longlm", "mt5")]
+    if truth_as == "rows":
+        rows += [{"input_id": i, "input": f"开头{i}", "system": "Truth", "output": f"原来的结尾{i}", "task": "plotcom"} for i in range(3)]
+    path = tmp_path / f"outputs_{truth_as}.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("truth_as", ["column", "rows"])
+def test_human_eval_truth_rates_the_ground_truth_beside_three_systems(tmp_path, truth_as):
+    from lotdata.annotate.jobs import table12_markdown
+
+    job = get_job("human_eval_truth")
+    rows = job.load(_eval_outputs(tmp_path, truth_as), None)
+    tasks = job.to_tasks(rows, seed=0)
+    assert len(tasks) == 3 and all(sorted(t["hidden"]["slots"].values()) == ["Truth", "gpt2", "longlm", "mt5"] for t in tasks)
+    truth_slot = {t["data"]["uid"]: next(k for k, v in t["hidden"]["slots"].items() if v == "Truth") for t in tasks}
+    anns = []
+    for n, task in enumerate(tasks):
+        result = [choice(f"{aspect}_{slot}", f"output_{slot}", ["1" if slot == truth_slot[task["data"]["uid"]] else "0"])
+                  for slot in "ABCD" for aspect in ("grammaticality", "coherence", "relatedness")]
+        anns.append(ann(task, "r1", job.parse(result, task["data"], task["hidden"]), n + 1))
+    out = job.assemble(anns)
+    assert list(out["table12"]) == ["gpt2", "longlm", "mt5", "Truth"]  # the Truth row last, as in LOT Table 12
+    assert out["table12"]["Truth"]["coherence"] == 1.0 and out["table12"]["gpt2"]["coherence"] == 0.0
+    assert "| Truth | 3 | 1.00 | 1.00 | 1.00 |" in table12_markdown(out["table12"])
+
+
+def test_human_eval_points_to_the_truth_job_and_no_longer_cites_table12_for_three(tmp_path):
+    from lotdata.errors import InputError
+
+    with pytest.raises(InputError, match="human_eval_truth"):
+        get_job("human_eval").load(_eval_outputs(tmp_path, "column"), None)
+    two = tmp_path / "two.jsonl"
+    two.write_text("".join(json.dumps({"input_id": 1, "input": "x", "system": s, "output": "y"}) + "\n" for s in ("a", "b")), encoding="utf-8")
+    with pytest.raises(InputError) as error:
+        get_job("human_eval").load(two, None)
+    assert "our screen's layout" in str(error.value) and "ground truth" in str(error.value)
+    no_truth = tmp_path / "none.jsonl"
+    no_truth.write_text("".join(json.dumps({"input_id": 1, "input": "x", "system": s, "output": "y"}) + "\n" for s in ("a", "b", "c")), encoding="utf-8")
+    with pytest.raises(InputError, match="input_id '1' has no ground truth"):
+        get_job("human_eval_truth").load(no_truth, None)

@@ -35,6 +35,7 @@ BUILTIN_JOBS = {
     "cloze_verify": "lotdata.annotate.jobs.cloze_verify",
     "human_eval": "lotdata.annotate.jobs.human_eval",
     "human_perf": "lotdata.annotate.jobs.human_perf",
+    "human_eval_truth": "lotdata.annotate.jobs.human_eval",
     "story_write": "lotdata.annotate.jobs.story_write",
     "story_review": "lotdata.annotate.jobs.story_review",
     "sct_write": "lotdata.annotate.jobs.sct_write",

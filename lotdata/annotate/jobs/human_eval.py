@@ -1,7 +1,10 @@
-"""human_eval (LOT Table 12): three systems' outputs side by side, rated per aspect; Table 12 with kappa and sign tests."""
+"""human_eval (LOT Table 12): three systems' outputs side by side, rated per aspect; Table 12 with kappa and sign tests.
+human_eval_truth: the same with the ground truth as a fourth output (slot D), reported as the Truth row, as LOT rated it
+beside the three systems (Table 12 has a Truth row per task)."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from collections import defaultdict
@@ -17,21 +20,25 @@ from lotdata.io import iter_jsonl
 
 ASPECTS = ("grammaticality", "coherence", "relatedness")
 EVAL_SLOTS = ("A", "B", "C")
+#: human_eval_truth: the three systems and the ground truth, shuffled together
+TRUTH_SLOTS = ("A", "B", "C", "D")
+#: the system name the ground truth is rated and reported under (LOT Table 12's row)
+TRUTH = "Truth"
 
 
 def _input_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
-    """One task per input, its outputs side by side in a seeded shuffled order (A/B/C); the slots' systems are hidden."""
+def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh", slots_named: Sequence[str] = EVAL_SLOTS) -> list[Task]:
+    """One task per input, its outputs side by side in a seeded shuffled order (A/B/C[/D]); the slots' systems are hidden."""
     by_input: dict[str, list[Row]] = {}
     for row in rows:
         by_input.setdefault(str(row["input_id"]), []).append(row)
     tasks = []
     for input_id, outputs in by_input.items():
         outputs = sorted(outputs, key=lambda r: seeded_rank(f"{seed}:{input_id}:{r['system']}"))
-        slots = dict(zip(EVAL_SLOTS, outputs))
+        slots = dict(zip(slots_named, outputs))
         data = {"uid": opaque_uid("eval", input_id), "input": _input_text(outputs[0]["input"]),
                 **{f"output_{slot}": row["output"] for slot, row in slots.items()}}
         hidden = {"input_id": input_id, "task": str(outputs[0].get("task") or ""), "seed": seed,
@@ -40,8 +47,9 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
     return tasks
 
 
-def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, Any]) -> dict[str, Any]:
-    return {f"{aspect}_{slot}": int(values[f"{aspect}_{slot}"]) for aspect in ASPECTS for slot in EVAL_SLOTS}
+def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, Any], *,
+          slots_named: Sequence[str] = EVAL_SLOTS) -> dict[str, Any]:
+    return {f"{aspect}_{slot}": int(values[f"{aspect}_{slot}"]) for aspect in ASPECTS for slot in slots_named}
 
 
 def sign_test(a_better: int, b_better: int) -> float | None:
@@ -67,7 +75,7 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
                 cell[(system, aspect)][hidden["input_id"]] = values
                 item[aspect] = majority_vote(values)
             items.append(item)
-    systems = sorted({i["system"] for i in items})
+    systems = sorted({i["system"] for i in items} - {TRUTH}) + ([TRUTH] if any(i["system"] == TRUTH for i in items) else [])
     table: dict[str, dict[str, Any]] = {}
     for system in systems:
         rows = [i for i in items if i["system"] == system]
@@ -100,8 +108,9 @@ def votes(values: dict[str, Any]) -> list[tuple[str, Hashable]]:
     return [(name, value) for name, value in values.items()]
 
 
-def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
-    """Generated outputs for human evaluation: Parquet or jsonl with input_id, input, system, output."""
+def load(path: Path, splits: Sequence[str] | None, *, with_truth: bool = False) -> list[Row]:
+    """Generated outputs for human evaluation: Parquet or jsonl with input_id, input, system, output; three systems
+    per input, and with `with_truth` the ground truth (a `truth` column, or rows of system Truth)."""
     import pyarrow.parquet as pq
 
     must_exist(path, "input")
@@ -116,11 +125,38 @@ def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
     systems: dict[str, set[str]] = defaultdict(set)
     for row in rows:
         systems[str(row["input_id"])].add(str(row["system"]))
+    truth = any(row.get("truth") for row in rows) or any(TRUTH in names for names in systems.values())
+    if truth and not with_truth:
+        raise InputError("the outputs carry the ground truth (a `truth` column or a Truth system): push them with "
+                         "human_eval_truth, which rates it beside the three systems as LOT did", path=str(path))
     for input_id, names in systems.items():
-        if len(names) != len(EVAL_SLOTS):
-            raise InputError(f"input_id {input_id!r} has {len(names)} system(s) {sorted(names)}; human_eval shows "
-                             f"exactly {len(EVAL_SLOTS)} side by side (LOT Table 12)", path=str(path))
-    return rows
+        if len(names - {TRUTH}) != len(EVAL_SLOTS):
+            raise InputError(f"input_id {input_id!r} has {len(names - {TRUTH})} system(s) {sorted(names - {TRUTH})}; "
+                             f"human_eval shows exactly {len(EVAL_SLOTS)} systems side by side (our screen's layout; LOT "
+                             f"Table 12 rates three systems per task and the ground truth, which human_eval_truth adds)",
+                             path=str(path))
+    return with_truth_rows(rows, path) if with_truth else rows
+
+
+def with_truth_rows(rows: list[Row], path: Path) -> list[Row]:
+    """The outputs and, per input, the ground truth as one more output of system Truth: from a Truth row, or from
+    the `truth` column (the same text on every row of the input)."""
+    by_input: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        by_input[str(row["input_id"])].append(row)
+    out = []
+    for input_id, outputs in by_input.items():
+        systems = [r for r in outputs if str(r["system"]) != TRUTH]
+        given = [r["output"] for r in outputs if str(r["system"]) == TRUTH]
+        truths = set(given) | {r["truth"] for r in outputs if r.get("truth")}
+        if len(truths) != 1:
+            what = "no ground truth" if not truths else f"{len(truths)} different ground truths"
+            raise InputError(f"input_id {input_id!r} has {what}; human_eval_truth needs one per input "
+                             "(a `truth` column or a row of system Truth)", path=str(path))
+        first = systems[0]
+        out += [*systems, {"input_id": first["input_id"], "input": first["input"], "system": TRUTH, "output": truths.pop(),
+                           "task": first.get("task")}]
+    return out
 
 
 def table12_markdown(table: dict[str, dict[str, Any]], sign_tests: list[dict[str, Any]] | None = None) -> str:
@@ -156,9 +192,13 @@ def demo_rows() -> list[Row]:
             for i in range(2) for s in ("sysA", "sysB", "sysC")]
 
 
-def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
+def simulate(task: Task, rater: int, *, slots_named: Sequence[str] = EVAL_SLOTS) -> list[dict[str, Any]]:
     return [choice(f"{aspect}_{slot}", f"output_{slot}", [str((rater + n) % 2)])
-            for slot in EVAL_SLOTS for n, aspect in enumerate(ASPECTS)]
+            for slot in slots_named for n, aspect in enumerate(ASPECTS)]
+
+
+def truth_demo_rows() -> list[Row]:
+    return with_truth_rows([{**row, "truth": f"真实的故事{row['input_id']}。"} for row in demo_rows()], Path("demo"))
 
 
 SPEC = register_job(JobSpec(
@@ -170,5 +210,19 @@ SPEC = register_job(JobSpec(
     descriptions={
         "zh": "人工评价（LOT 表 12）：对三个模型生成的文本分别从语法性、连贯性、相关性打分。每个输入一个任务。",
         "en": "Human evaluation (LOT Table 12): score three systems' generated texts for grammaticality, coherence and relatedness. One task per input.",
+    },
+))
+
+TRUTH_SPEC = register_job(JobSpec(
+    name="human_eval_truth", summary="rate three systems' outputs and the ground truth side by side: LOT Table 12 with its Truth row",
+    input_help="outputs table (Parquet or jsonl: input_id, input, system, output; the ground truth as a `truth` column or rows of system Truth)",
+    load=functools.partial(load, with_truth=True), to_tasks=functools.partial(to_tasks, slots_named=TRUTH_SLOTS),
+    check=functools.partial(check, slots_named=TRUTH_SLOTS), votes=votes, assemble=assemble, write=write,
+    demo_rows=truth_demo_rows, simulate=functools.partial(simulate, slots_named=TRUTH_SLOTS), raters=3,
+    sample_key=lambda r: str(r["input_id"]),
+    templates={"zh": "human_eval_truth", "en": "en/human_eval_truth"},
+    descriptions={
+        "zh": "人工评价（LOT 表 12，含真实故事）：对三个模型生成的文本和真实文本（顺序打乱，不标明哪个是真实文本）分别从语法性、连贯性、相关性打分。每个输入一个任务。",
+        "en": "Human evaluation (LOT Table 12, with the ground truth): score three systems' texts and the human-written one (shuffled, unmarked) for grammaticality, coherence and relatedness. One task per input.",
     },
 ))
