@@ -380,9 +380,12 @@ def paper_weights(family: str, split: str = "test") -> dict[MetricKey, float]:
     return lot_weights(paper_row(family, split, PAPER_HUMAN[family]), paper_row(family, split, PAPER_BASELINE[family]), family)
 
 
-def load_human_performance(path: str | Path, *, allow_partial: bool = False) -> dict[MetricKey, float]:
+def load_human_performance(path: str | Path, *, allow_partial: bool = False, split: str | None = None) -> dict[MetricKey, float]:
     """H_i from a human-performance JSON (`annotate pull human_perf`): {"clozet": {"accuracy": 0.98, ...},
     "senpos": {...}, "outgen": {"bleu-1": 1.0, ...}}; fractions in [0, 1]; unknown keys are ignored.
+    With `split`, a task that has per-split figures (`"splits": {"val": {...}, "test": {...}}`, lotdata 26 on) gives
+    that split's (LOT Table 10 reports H per split); one without the split is an error. A task with no `splits` (an
+    older file, or one written by hand) gives its one figure for every split.
     A task marked `"partial": true` (fewer items or raters than its job asked for) is refused unless `allow_partial`."""
     path = must_exist(path, "human-performance file")
     try:
@@ -398,6 +401,12 @@ def load_human_performance(path: str | Path, *, allow_partial: bool = False) -> 
             continue
         if not isinstance(metrics_of_task, dict):
             raise InputError(f"key {task!r}: expected an object of metric scores", path=str(path))
+        per_split = metrics_of_task.get("splits")
+        if split is not None and isinstance(per_split, dict):
+            if not isinstance(per_split.get(split), dict):
+                raise InputError(f"key {task!r} has human performance for split(s) {', '.join(sorted(per_split)) or 'none'}, "
+                                 f"not {split!r}: push and pull human_perf on that split", path=str(path))
+            metrics_of_task = {**per_split[split], "partial": metrics_of_task.get("partial")}
         if metrics_of_task.get("partial") and not allow_partial:
             raise InputError(f"key {task!r} is partial: {metrics_of_task.get('n_items')} of {metrics_of_task.get('items_pushed')} "
                              f"items, at least {metrics_of_task.get('n_raters_min')} of {metrics_of_task.get('raters_asked')} "

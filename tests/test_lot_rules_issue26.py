@@ -214,3 +214,45 @@ def test_human_eval_points_to_the_truth_job_and_no_longer_cites_table12_for_thre
     no_truth.write_text("".join(json.dumps({"input_id": 1, "input": "x", "system": s, "output": "y"}) + "\n" for s in ("a", "b", "c")), encoding="utf-8")
     with pytest.raises(InputError, match="input_id '1' has no ground truth"):
         get_job("human_eval_truth").load(no_truth, None)
+
+
+# ---------------------------------------------------------------- human performance per split (LOT Table 10)
+
+def _perf_rows(per_split):
+    return [{"_task": "clozet", "example_id": f"{split}{i}", "split": split, "context": "甲。<mask>丙。", "candidates": ["乙。", "丁。"],
+             "label": i % 2} for split in ("val", "test") for i in range(per_split)]
+
+
+def test_human_perf_draws_100_of_each_split_and_reports_each_split():
+    from lotdata.annotate.workflow import sample_per_group
+
+    job = get_job("human_perf")
+    drawn = sample_per_group(_perf_rows(150), job.default_sample, 0, job.sample_key, job.sample_group)
+    assert sum(r["split"] == "val" for r in drawn) == 100 and sum(r["split"] == "test" for r in drawn) == 100
+    assert drawn == sample_per_group(_perf_rows(150), 100, 0, job.sample_key, job.sample_group)  # seeded
+    tasks = job.to_tasks(_perf_rows(3))
+    anns = []
+    for k, task in enumerate(tasks):  # val0 answered wrong by the majority: val 2/3, test 3/3
+        right = task["hidden"]["answer"]
+        given = (3 - right) if task["hidden"]["example_id"] == "val0" else right
+        anns += [ann(task, f"r{r}", job.parse([choice("answer", "question", [str(given)])], task["data"], task["hidden"]), k * 3 + r)
+                 for r in range(3)]
+    report = job.assemble(anns)["human_perf"]["clozet"]
+    assert report["accuracy"] == round(5 / 6, 4) and report["splits"]["val"]["accuracy"] == round(2 / 3, 4)
+    assert report["splits"]["test"]["accuracy"] == 1.0 and report["splits"]["test"]["n_items"] == 3
+
+
+def test_baseline_table_human_uses_the_splits_figure_and_reads_old_files(tmp_path):
+    from lotdata.errors import InputError
+    from lotdata.metrics import load_human_performance
+
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps({"clozet": {"accuracy": 0.98, "splits": {"val": {"accuracy": 0.99}, "test": {"accuracy": 0.97}}}}))
+    assert load_human_performance(new, split="val") == {("clozet", "accuracy"): 0.99}
+    assert load_human_performance(new, split="test") == {("clozet", "accuracy"): 0.97}
+    assert load_human_performance(new) == {("clozet", "accuracy"): 0.98}  # no split asked: the pooled figure
+    with pytest.raises(InputError, match="split\\(s\\) test, val, not 'train'"):
+        load_human_performance(new, split="train")
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"clozet": {"accuracy": 0.95, "n_items": 100}}))
+    assert load_human_performance(old, split="val") == load_human_performance(old, split="test") == {("clozet", "accuracy"): 0.95}

@@ -72,7 +72,7 @@ def push(
             samplable = [j.name for j in all_jobs() if j.sample_key is not None]
             names = ", ".join(samplable[:-1]) + " and " + samplable[-1] if len(samplable) > 1 else samplable[0]
             raise ValueError(f"--sample applies to {names}, not {job_name}")
-        rows = sample_rows(rows, sample, seed, job.sample_key)
+        rows = sample_per_group(rows, sample, seed, job.sample_key, job.sample_group)
     if limit is not None:  # whole inputs where a task shows several rows (human_eval's three outputs)
         rows = _first_groups(rows, limit, job.sample_key) if job.sample_key else rows[:limit]
     tasks = job.to_tasks(rows, seed=seed, lang=lang)
@@ -523,6 +523,15 @@ def write_assembled(job_name: str, assembled: dict[str, Any], out: Path, params:
         extra={"licenses": origin.get("licenses", []), "annotation": {"job": job_name, "sources": origin.get("inputs", [])}},
     )
     return get_job(job_name).write(assembled, output)
+
+
+def sample_per_group(rows: list[dict[str, Any]], n: int, seed: int, key: Callable[[dict[str, Any]], str],
+                     group: Callable[[dict[str, Any]], str] | None) -> list[dict[str, Any]]:
+    """`n` groups of rows by `key`, drawn seeded; with `group`, `n` of each group (input order kept)."""
+    if group is None:
+        return sample_rows(rows, n, seed, key)
+    chosen = {id(r) for g in dict.fromkeys(map(group, rows)) for r in sample_rows([r for r in rows if group(r) == g], n, seed, key)}
+    return [r for r in rows if id(r) in chosen]
 
 
 def check_human_perf_complete(report: dict[str, dict[str, Any]], job_state: JobState, *, allow_partial: bool = False) -> None:

@@ -94,7 +94,8 @@ class JobSpec:
     `assemble(annotations) -> {table: rows, ..., "stats": {...}}` decides the items; `write(assembled, output) ->
     summary` writes the final tables under `output.folder`.
     `raters`: raters per task by default; `default_splits`: what is pushed without `--split`; `sample_key`: what
-    `--sample N` draws (an input, an example), `default_sample` its default.
+    `--sample N` draws (an input, an example), `default_sample` its default, `sample_group` what it draws N of each
+    (None: N in all).
     `checks`: the names of the rules (`lotdata.annotate.checks.RULES`) the job's submissions must follow.
     `summary` (one line) and `input_help` feed the CLI's help; `descriptions` (per language) the project's description.
     `case_key(hidden) -> case id`: tasks that are versions of one case (cloze_verify's right and wrong story) go to
@@ -120,6 +121,8 @@ class JobSpec:
     default_splits: tuple[str, ...] | None = None
     sample_key: Callable[[Row], str] | None = None
     default_sample: int | None = None
+    #: `--sample N` draws N per group (human_perf: per task and split, as LOT reports H per split)
+    sample_group: Callable[[Row], str] | None = None
     descriptions: Mapping[str, str] = field(default_factory=dict)
     #: the automatic checks (rule names of `lotdata.annotate.checks.RULES`) `lotdata annotate check JOB` runs
     checks: tuple[str, ...] = ()

@@ -1,4 +1,5 @@
-"""human_perf (LOT Section 5.3): people answer ClozeT and SenPos items; accuracy and Fleiss' kappa per task."""
+"""human_perf (LOT Section 5.3): people answer ClozeT and SenPos items; accuracy and Fleiss' kappa per task and per
+split (LOT Table 10 reports H per split: val 99 / 97, test 100 / 98)."""
 
 from __future__ import annotations
 
@@ -65,20 +66,29 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
         by_task[anns[0].hidden["task"]][uid] = anns
     report = {}
     for task, items in sorted(by_task.items()):
-        correct = ties = 0
-        for anns in items.values():
-            decision = majority_vote(a.values["answer"] for a in anns)
-            ties += decision is None
-            correct += decision == anns[0].hidden["answer"]
-        kappa = fleiss_kappa({uid: [a.values["answer"] for a in anns] for uid, anns in items.items()})
-        report[task] = {"accuracy": round(correct / len(items), 4), "fleiss_kappa": rounded(kappa), "n_items": len(items),
-                        "n_raters": max(len(anns) for anns in items.values()), "ties": ties,
-                        "n_raters_min": min(len({a.annotator for a in anns}) for anns in items.values())}
+        report[task] = _scores(items)
+        splits = sorted({anns[0].hidden.get("split") or "" for anns in items.values()} - {""})
+        report[task]["splits"] = {split: _scores({uid: anns for uid, anns in items.items() if anns[0].hidden.get("split") == split})
+                                  for split in splits}
     return {"human_perf": report, "stats": {task: {"n_items": r["n_items"], "ties": r["ties"]} for task, r in report.items()}}
 
 
+def _scores(items: Mapping[str, list[Annotation]]) -> dict[str, Any]:
+    """Accuracy of the raters' majority (a tie counts as wrong), Fleiss' kappa, items and raters of some items."""
+    correct = ties = 0
+    for anns in items.values():
+        decision = majority_vote(a.values["answer"] for a in anns)
+        ties += decision is None
+        correct += decision == anns[0].hidden["answer"]
+    kappa = fleiss_kappa({uid: [a.values["answer"] for a in anns] for uid, anns in items.items()})
+    return {"accuracy": round(correct / len(items), 4), "fleiss_kappa": rounded(kappa), "n_items": len(items),
+            "n_raters": max(len(anns) for anns in items.values()), "ties": ties,
+            "n_raters_min": min(len({a.annotator for a in anns}) for anns in items.values())}
+
+
 def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
-    """`human_perf.json`, read by the Overall score as H_i."""
+    """`human_perf.json`, read by the Overall score as H_i: per task the pooled figures and, under `splits`, each
+    split's (`baseline table --human` uses the table's split)."""
     import json
 
     from lotdata.io import write_text
@@ -105,6 +115,7 @@ SPEC = register_job(JobSpec(
     votes=lambda v: [(f"answer_{v['task']}", v["answer"])], assemble=assemble, write=write, demo_rows=demo_rows,
     simulate=simulate, raters=3, default_splits=("val", "test"),
     sample_key=lambda r: f"{r['_task']}:{r['example_id']}", default_sample=100,
+    sample_group=lambda r: f"{r['_task']}:{r['split']}",  # 100 of each task's val and of its test, as LOT
     templates={"zh": "human_perf", "en": "en/human_perf"},
     descriptions={
         "zh": "人类表现（LOT 5.3 节）：回答 ClozeT 和 SenPos 理解题，选出你认为正确的一项。每道题一个任务。",
