@@ -437,13 +437,13 @@ def test_an_edit_by_another_rater_is_quarantined_and_no_rater_gets_both_versions
     assert summary["assembly"]["dropped"] == {"too_few_ratings": len(short)}
 
 
-SCREEN_INPUTS = ("story_filter", "clozet_write", "senpos_refine", "cloze_verify", "human_eval", "human_perf")
+SCREEN_INPUTS = ("story_filter", "clozet_write", "senpos_refine", "cloze_verify", "human_eval", "human_eval_truth", "human_perf")
 
 
 def test_every_screen_in_both_languages(label_studio, conn, stories, browser, tmp_path):
     """Each job in Chinese and English: the task list shows lotdata's view (no internal column), the task screen its
     language's instructions with radio buttons, and submitting an unanswered task names what is missing in that
-    language. clozet_write's key 2 picks the sentence numbered [2]. About 70-130 s (twelve screens in a real browser): each screen is one more job and language to look at."""
+    language. clozet_write's key 2 picks the sentence numbered [2]. About 80-150 s (fourteen screens in a real browser): each screen is one more job and language to look at."""
     state = tmp_path / "state"
     shots = Path(os.environ.get("LOTDATA_BROWSER_SHOTS") or tmp_path / "screenshots") / "screens"
     shots.mkdir(parents=True, exist_ok=True)
@@ -458,8 +458,11 @@ def test_every_screen_in_both_languages(label_studio, conn, stories, browser, tm
     outputs = tmp_path / "outputs.jsonl"
     outputs.write_text("".join(json.dumps({"input_id": 1, "input": "小熊早上出门。", "system": s, "output": f"小熊遇到了第{k}只兔子。"},
                                           ensure_ascii=False) + "\n" for k, s in enumerate(SYSTEMS)), encoding="utf-8")
+    with_truth = tmp_path / "outputs_truth.jsonl"
+    with_truth.write_text(outputs.read_text(encoding="utf-8") + json.dumps(
+        {"input_id": 1, "input": "小熊早上出门。", "system": "Truth", "output": "小熊在河边遇到了老朋友。"}, ensure_ascii=False) + "\n", encoding="utf-8")
     inputs = {"story_filter": stories, "clozet_write": stories, "senpos_refine": senpos, "cloze_verify": clozet,
-              "human_eval": outputs, "human_perf": clozet}
+              "human_eval": outputs, "human_eval_truth": with_truth, "human_perf": clozet}
     screens = [(job, lang) for lang in ("zh", "en") for job in SCREEN_INPUTS]
     for job, lang in screens:
         pushed = run("annotate", "push", job, "--input", str(inputs[job]), "--project", f"screens {job} {lang}", "--limit", "1",
