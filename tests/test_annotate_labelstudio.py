@@ -41,7 +41,7 @@ def test_every_template_passes_label_studios_own_config_validator():
     done = subprocess.run([str(python), "-W", "ignore", "-c", script, str(REPO / "annotation_templates")], env=env,
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.count("valid ") == len(list((REPO / "annotation_templates").glob("*.xml"))) == 11  # 10 jobs + the quiz
+    assert done.stdout.count("valid ") == len(list((REPO / "annotation_templates").glob("*.xml"))) == 12  # 11 jobs + the quiz
 
 
 # ---------------------------------------------------------------- story_filter
