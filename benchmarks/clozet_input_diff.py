@@ -9,9 +9,10 @@ input before issue 26 (every story not rejected, sentences under 10 characters m
 """
 import sys
 from pathlib import Path
-from lotdata.annotate.jobs import get_job, Annotation
-from lotdata.annotate.jobs.base import Output, load_stories
+
+from lotdata.annotate.jobs import Annotation, get_job
 from lotdata.annotate.jobs import clozet_write as cw
+from lotdata.annotate.jobs.base import Output, load_stories
 from lotdata.tasks.common import merged_sentences
 
 stories_path = Path(sys.argv[1])

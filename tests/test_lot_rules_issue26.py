@@ -161,7 +161,7 @@ def test_clozet_write_takes_filtered_stories_of_50_to_500_words_unmerged(tmp_pat
     got = {s["story_id"]: s for s in load(path, None)}
     assert set(got) == {"kept", "rewritten"}  # a filtered table: raw, rejected, under 50 and over 500 words left out
     assert got["kept"]["sentences"].count("好。") == 10  # short sentences are not merged into their neighbours
-    assert set(s["story_id"] for s in load(path, None, words=(20, 1000))) == {"kept", "rewritten", "short", "long"}
+    assert {s["story_id"] for s in load(path, None, words=(20, 1000))} == {"kept", "rewritten", "short", "long"}
     raw_only = tmp_path / "raw.parquet"
     write_parquet(table_from_rows([_story("a", "raw", sentence, 12), _story("b", "rejected", sentence, 12)], STORIES), raw_only)
     assert [s["story_id"] for s in load(raw_only, None)] == ["a"]  # never filtered: every story not rejected
