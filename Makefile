@@ -50,8 +50,12 @@ browser-deps:
 	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(BROWSER_PACKAGES); }
 
-test: setup $(LS_BIN) browser-deps
-	$(BIN)/python -m pytest -q
+# The three installs are independent: made side by side. The suite runs on TEST_WORKERS processes (pytest-xdist), a
+# file per worker at a time so a module's fixtures (a Label Studio server, a browser) start once.
+TEST_WORKERS ?= 2
+test:
+	$(MAKE) --no-print-directory -j3 setup $(LS_BIN) browser-deps
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 build-senpos: $(CORE_STAMP)
 	$(BIN)/lotdata run senpos --out $(OUT)/sample

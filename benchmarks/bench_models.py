@@ -198,7 +198,7 @@ def run(shapes: list[str], repeats: int, threads: int, gpu_table: bool | None = 
         }
         if device.startswith("cuda"):
             results[name]["peak_gpu_mib"] = {k: max(v) for k, v in peaks.items()}
-        del gen_model
+        gen_model = None  # frees the GPU copy before the next shape
     report = {"device": device, "repeats": repeats, "threads": threads, "results": results}
     if gpu_table if gpu_table is not None else device == "cuda":
         report["gpu_table"] = run_gpu_table(device, repeats, gpu_batch)
@@ -255,7 +255,7 @@ def run_gpu_table(device: str, repeats: int, gpu_batch: str = "auto", shape_name
         rows[label] = {"raw": figures, "train": statistics.median(figures["train"]), "gen": statistics.median(figures["gen"]),
                        "train_peak_mib": _max(figures["train_peak"]), "gen_peak_mib": _max(figures["gen_peak"]),
                        "train_busy": _median(figures["train_busy"]), "gen_busy": _median(figures["gen_busy"])}
-        del gen_model
+        gen_model = None  # frees the GPU copy before the next shape
     return {"shape": shape_name if cuda else "tiny", "length": length, "steps": steps, "new_tokens": new_tokens, "prompts": n_prompts, "rows": rows}
 
 

@@ -381,11 +381,11 @@ def paper_weights(family: str, split: str = "test") -> dict[MetricKey, float]:
 
 
 def load_human_performance(path: str | Path, *, allow_partial: bool = False, split: str | None = None) -> dict[MetricKey, float]:
-    """H_i from a human-performance JSON (`annotate pull human_perf`): {"clozet": {"accuracy": 0.98, ...},
-    "senpos": {...}, "outgen": {"bleu-1": 1.0, ...}}; fractions in [0, 1]; unknown keys are ignored.
-    With `split`, a task that has per-split figures (`"splits": {"val": {...}, "test": {...}}`, lotdata 26 on) gives
-    that split's (LOT Table 10 reports H per split); one without the split is an error. A task with no `splits` (an
-    older file, or one written by hand) gives its one figure for every split.
+    """H_i from a human-performance JSON (`annotate pull human_perf`): {"clozet": {"accuracy": 0.98, ...,
+    "splits": {"val": {"accuracy": 0.99, ...}, "test": {...}}}, "senpos": {...}, "outgen": {"bleu-1": 1.0, ...}};
+    fractions in [0, 1]; unknown keys are ignored. With `split`, a task's figures of that split are used (LOT Table 10
+    gives H per split); a task without per-split figures (a file written before they existed, or written by hand)
+    gives its figures to every split; a task with per-split figures but none for `split` is an error.
     A task marked `"partial": true` (fewer items or raters than its job asked for) is refused unless `allow_partial`."""
     path = must_exist(path, "human-performance file")
     try:
@@ -401,16 +401,16 @@ def load_human_performance(path: str | Path, *, allow_partial: bool = False, spl
             continue
         if not isinstance(metrics_of_task, dict):
             raise InputError(f"key {task!r}: expected an object of metric scores", path=str(path))
-        per_split = metrics_of_task.get("splits")
-        if split is not None and isinstance(per_split, dict):
-            if not isinstance(per_split.get(split), dict):
-                raise InputError(f"key {task!r} has human performance for split(s) {', '.join(sorted(per_split)) or 'none'}, "
-                                 f"not {split!r}: push and pull human_perf on that split", path=str(path))
-            metrics_of_task = {**per_split[split], "partial": metrics_of_task.get("partial")}
         if metrics_of_task.get("partial") and not allow_partial:
             raise InputError(f"key {task!r} is partial: {metrics_of_task.get('n_items')} of {metrics_of_task.get('items_pushed')} "
                              f"items, at least {metrics_of_task.get('n_raters_min')} of {metrics_of_task.get('raters_asked')} "
                              f"raters; --allow-partial-human to use it anyway", path=str(path))
+        per_split = metrics_of_task.get("splits")
+        if split is not None and isinstance(per_split, dict):
+            if split not in per_split:
+                raise InputError(f"key {task!r} has human figures for {', '.join(sorted(per_split))}, none for split "
+                                 f"{split!r}", path=str(path))
+            metrics_of_task = per_split[split]
         for metric, value in metrics_of_task.items():
             if (task, metric) not in known:
                 continue  # fleiss_kappa, n_items, ...
@@ -597,3 +597,9 @@ __all__ = [
     "FAMILIES", "lot_weights", "lot_overall", "paper_row", "paper_weights", "load_human_performance",
     "load_records", "align_records", "undefined_metrics", "gold_ranks", "longest_common_substring",
 ]
+
+
+def human_performance_splits(path: str | Path) -> dict[str, list[str]]:
+    """The splits each task of a human-performance JSON gives figures for ([] when pooled: no per-split figures)."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return {task: sorted(entry.get("splits") or {}) for task, entry in data.items() if isinstance(entry, dict)}

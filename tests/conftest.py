@@ -26,3 +26,13 @@ def ray_local():
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
+
+
+#: the files that take minutes (a real browser against a real Label Studio); run first, so that on two processes
+#: (`make test`: pytest-xdist, a file per process) each starts with one and the rest fills in around them
+LONGEST_FIRST = ("test_story_browser.py", "test_annotate_browser.py")
+
+
+def pytest_collection_modifyitems(session, config, items) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the order within a file is kept

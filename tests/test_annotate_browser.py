@@ -458,9 +458,10 @@ def test_every_screen_in_both_languages(label_studio, conn, stories, browser, tm
     outputs = tmp_path / "outputs.jsonl"
     outputs.write_text("".join(json.dumps({"input_id": 1, "input": "小熊早上出门。", "system": s, "output": f"小熊遇到了第{k}只兔子。"},
                                           ensure_ascii=False) + "\n" for k, s in enumerate(SYSTEMS)), encoding="utf-8")
-    with_truth = tmp_path / "outputs_truth.jsonl"
+    with_truth = tmp_path / "with_truth.jsonl"
     with_truth.write_text(outputs.read_text(encoding="utf-8") + json.dumps(
-        {"input_id": 1, "input": "小熊早上出门。", "system": "Truth", "output": "小熊在河边遇到了老朋友。"}, ensure_ascii=False) + "\n", encoding="utf-8")
+        {"input_id": 1, "input": "小熊早上出门。", "system": "truth", "output": "小熊在河边钓到了一条鱼。"}, ensure_ascii=False) + "\n",
+        encoding="utf-8")
     inputs = {"story_filter": stories, "clozet_write": stories, "senpos_refine": senpos, "cloze_verify": clozet,
               "human_eval": outputs, "human_eval_truth": with_truth, "human_perf": clozet}
     screens = [(job, lang) for lang in ("zh", "en") for job in SCREEN_INPUTS]

@@ -357,5 +357,13 @@ def test_human_eval_needs_three_systems_per_input_and_sample_fits_two_jobs(tmp_p
     from helpers import write_stories
 
     stories = write_stories(tmp_path / "s.parquet", ["小明出门了。他很开心。"])
-    with pytest.raises(ValueError, match="--sample applies to human_eval, human_perf and human_eval_truth"):
+    with pytest.raises(ValueError, match="--sample applies to human_eval, human_eval_truth and human_perf"):
         push(None, "story_filter", stories, "t", sample=3)
+    truth = tmp_path / "truth.jsonl"
+    four = _outputs(2) + [{**r, "system": "truth", "output": "原文。"} for r in _outputs(2) if r["system"] == "mt5"]
+    truth.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in four), encoding="utf-8")
+    with pytest.raises(InputError, match="LOT Table 12 rates three and the ground truth: name it 'truth' and push human_eval_truth"):
+        get_job("human_eval").load(truth, None)
+    assert len(get_job("human_eval_truth").load(truth, None)) == len(four)
+    with pytest.raises(InputError, match="three systems and the ground truth"):
+        get_job("human_eval_truth").load(outputs, None)

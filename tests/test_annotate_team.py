@@ -144,6 +144,7 @@ def test_raters_get_their_own_projects_gold_flags_a_careless_rater_and_status_co
     assert json.loads((dropped / "agreement.json").read_text())["annotators"][carol]["agrees_with_majority"] is None  # out of the votes
     assert json.loads((dropped / "pull.json").read_text())["dropped_flagged"] == 2
     lenient = run("annotate", "pull", "human_eval", "--project", title, "--out", str(tmp_path / "lenient"), "--min-gold-accuracy", "0")
+    assert lenient.exit_code == 0, lenient.output
     assert json.loads((tmp_path / "lenient" / "gold.json").read_text())["flagged"] == []
 
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import json
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from lotdata.annotate.agreement import annotator_stats, fleiss_kappa, majority_vote, question_agreement
@@ -199,10 +203,9 @@ def test_human_eval_tasks_hide_the_system_from_the_view():
 def test_clozet_write_splits_are_grouped_seeded_and_never_unasked(tmp_path):
     from helpers import write_stories
 
-    # 68 words each: ClozeT cases are written on stories of 50-500 words (LOT §3)
-    texts = [f"第{i}个故事开始了，天气很好。小明出门去上学了。他在路上捡到了一只小猫。于是他把小猫带回了家。" * 2 for i in range(9)]
+    texts = [f"第{i}个故事开始了，天气很好。小明出门去上学了。他在路上捡到了一只小猫。于是他把小猫带回了家。" for i in range(9)]
     path = write_stories(tmp_path / "s.parquet", texts)
-    load = get_job("clozet_write").load
+    load = partial(get_job("clozet_write").load, words=(0, 0))  # short stories: no length bound here
     rows = load(path, ["val", "test"])
     assert len(rows) == 9 and {r["split"] for r in rows} == {"val", "test"}
     assert abs(sum(r["split"] == "val" for r in rows) - sum(r["split"] == "test" for r in rows)) == 1
@@ -210,3 +213,23 @@ def test_clozet_write_splits_are_grouped_seeded_and_never_unasked(tmp_path):
     assert {r["split"] for r in load(path, ["train=0.5", "val=0.25", "test=0.25"])} <= {"train", "val", "test"}
     with pytest.raises(ValueError, match="unknown split"):
         load(path, ["dev"])
+
+
+def test_clozet_write_takes_the_filtered_stories_of_50_to_500_words_with_their_own_sentences(tmp_path):
+    from helpers import write_stories
+
+    from lotdata.text import count_words
+
+    long_text = "小明出门去上学了，天气很好。" + "他在路上看见一只受伤的小猫，就停下来照顾它。" * 4 + "短。" + "最后他把小猫带回了家。"
+    short_text = "小明出门了。他捡到一只猫。他回家了。"
+    assert count_words(long_text, "zh") >= 50 > count_words(short_text, "zh")
+    path = write_stories(tmp_path / "s.parquet", [long_text, long_text + "他很开心。", short_text, long_text + "猫睡了。"])
+    table = pq.read_table(path).to_pylist()
+    for row, status in zip(table, ("accepted", "raw", "rewritten", "rejected")):
+        row["status"] = status
+    pq.write_table(pa.Table.from_pylist(table, schema=pq.read_schema(path)), path)
+    rows = get_job("clozet_write").load(path, ["test"])
+    assert [r["status"] for r in rows] == ["accepted"]  # raw and rejected left out; the rewritten one is too short
+    assert rows[0]["sentences"] == table[0]["sentences"] and any(s == "短。" for s in rows[0]["sentences"])  # not merged
+    everything = get_job("clozet_write").load(path, ["test"], words=(0, 0))
+    assert sorted(r["status"] for r in everything) == ["accepted", "rewritten"]

@@ -61,7 +61,7 @@ def test_figures_equal_a_brute_force_reference(tests, refs, n, threshold, shard_
         per_example, expected = brute_force([ex.texts[-1][1] for ex in test_set.splits["test"]], refs, n, threshold)
         if not sum(grams for grams, _ in per_example):  # no test n-gram at all: an error, never "0% overlap"
             with pytest.raises(InputError, match=f"has no {n}-gram"):
-                measure_overlap(test_set, [str(tmp / "ref.txt")], tmp / "work", workers=1, threshold=threshold,
+                measure_overlap(test_set, [str(tmp / "ref.txt")], tmp / "work", threshold=threshold,
                                 shard_bytes=shard_bytes, spec=TokenSpec(n=n, lang="en"))
             return
         if not any(r.strip() for r in refs):  # references without a document: an error, never "0% overlap"

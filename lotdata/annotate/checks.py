@@ -27,6 +27,8 @@ Row = Mapping[str, Any]
 #: ROCStories §3.1: "each sentence ... no longer than 70 characters"
 MAX_SENTENCE_CHARS = 70
 STORY_SENTENCES = 5
+#: LOT appendix 1: the rewritten story differs from the segment by at most 100 字 (characters; words in English)
+MAX_REWRITE_CHANGE = 100
 #: a submission is a near copy of another when the MinHash estimate of their Jaccard similarity reaches this
 NEAR_DUPLICATE_THRESHOLD = 0.8
 
@@ -39,6 +41,7 @@ class CheckOptions:
     near_duplicate: float = NEAR_DUPLICATE_THRESHOLD
     corpus: Sequence[str] = ()  # texts a submission must not copy (an existing corpus)
     corpus_ids: Sequence[str] = ()
+    max_rewrite_change: int = MAX_REWRITE_CHANGE  # story_filter: characters (words in English) a rewrite may add or drop
 
 
 @dataclass(frozen=True)
@@ -416,75 +419,6 @@ _PEOPLE_ZH = frozenset("妈妈 爸爸 母亲 父亲 奶奶 爷爷 外婆 外公 
                        "老板 医生 邻居 孩子 小狗 小猫 主人 老人 司机 警察 店主 同事 室友 男孩 女孩".split())
 
 
-#: jieba's tags of the things, roles and places a sentence names: common nouns, person names, place names,
-#: organisations, other proper nouns (LOT appendix 2, rule 2.2a)
-_ENTITY_TAGS = frozenset({"n", "nr", "nrfg", "nrt", "ns", "nt", "nz"})
-
-
-#: words jieba (without HMM) tags as nouns that name no thing, role or place of a story: time, manner, thought,
-#: speech, everyone (our list, grown on LOT's OutGen development stories, see benchmarks/clozet_entities_rate.py)
-_GENERIC_NOUNS_ZH = frozenset("""
-办法 时间 时候 样子 东西 事情 心想 问道 回家 生气 结果 大家 人们 问 时 地方 声音 心里 后来 最后 原来 一天 今天 明天 昨天
-晚上 早上 上午 下午 中午 夜里 白天 从前 以前 以后 之后 之前 这时 那时 此时 当时 一会儿 会儿 心情 感觉 意思 话 事 样 天
-年 月 日 次 回 下 半天 一生 一辈子 力气 力量 机会 道理 本领 本事 心 眼睛 眼泪 脸 头 手 脚 身体 身子 嘴 耳朵 生活
-生命 故事 问题 主意 想法 希望 经验 经历 方法 办事 工作 一切 别人 他人 自己 大伙 大伙儿 众人 所有人 谁 人 家 路 一路 一边
-周围 旁边 前面 后面 上面 下面 里面 外面 中间 身边 身上 面前 眼前 心中 肚子 样儿 好处 坏处 样貌 名字 名 高兴 开心 难过
-伤心 害怕 快乐 幸福 痛苦 孤独 骄傲 兴趣 注意 关心 帮助 感谢 谢谢 道歉 原谅 委屈 耐心 勇气 信心 决心 办 夸奖
-""".split())
-
-
-@lru_cache(maxsize=1)
-def _stopwords_zh() -> frozenset[str]:
-    from lotdata.tasks.outline import load_stopwords
-
-    return frozenset(load_stopwords("zh"))
-
-
-def zh_entities(text: str) -> list[str]:
-    """The things, roles and places a Chinese text names, in order: jieba's nouns (`_ENTITY_TAGS`), the roles of
-    `_PEOPLE_ZH` (jieba tags a nickname it does not know, 小兰, as it may; 小心 is no nickname)."""
-    from lotdata.text.postag import pos_words_nohmm
-
-    found = dict.fromkeys(w for w, tag in pos_words_nohmm(text)
-                          if tag in _ENTITY_TAGS and w not in _GENERIC_NOUNS_ZH and (len(w) > 1 or tag == "n")
-                          and w not in _stopwords_zh())
-    found.update(dict.fromkeys(p for p in _PEOPLE_ZH if p in text))
-    return list(found)
-
-
-def new_entities(candidate: str, story: str) -> list[str]:
-    """LOT appendix 2, rule 2.2a: the things, roles and places of `candidate` that `story` (the context and the
-    original sentence, which may introduce its own) never mentions. A word counts as mentioned when the story holds
-    it, or, for a word of two characters or more, its last two characters (小驴 -> 驴 is not enough; 老黄牛 -> 黄牛 is)."""
-    missing = []
-    for word in zh_entities(candidate):
-        if word in story or (len(word) > 2 and word[-2:] in story) or _possessed(word, candidate, story):
-            continue
-        missing.append(word)
-    return missing
-
-
-_CLAUSE_END = re.compile(r"[，。！？；,.!?;：:]")
-
-
-def _possessed(word: str, candidate: str, story: str) -> bool:
-    """A part or a belonging of someone the story knows ("它有力的前蹄", "小明的书包"): in the word's clause, a
-    pronoun or a person of the story, then 的, before the word. Not a new thing (the appendix's good example)."""
-    at = candidate.find(word)
-    clause = _CLAUSE_END.split(candidate[:at])[-1]
-    if "的" not in clause:
-        return False
-    owner = clause[: clause.rfind("的")]
-    return any(p in owner for p in _PRONOUNS_ZH) or any(e in owner and e in story for e in zh_entities(owner))
-
-
-def clozet_entities(row: Row, options: CheckOptions) -> list[str]:
-    """The written candidate names no thing, role or place absent from the story (context and original sentence)."""
-    story = "".join([*(row.get("context") or []), str(row.get("original") or "")])
-    missing = new_entities(str(row.get("wrong_candidate") or ""), story)
-    return [f"the candidate names {', '.join(missing)}, absent from the context (LOT rule 2.2a)"] if missing else []
-
-
 def shared_character(row: Row, options: CheckOptions) -> list[str]:
     lang = _lang(row, options)
     context = " ".join(row.get("context") or [])
@@ -528,51 +462,98 @@ def ending_length(row: Row, options: CheckOptions) -> list[str]:
     return problems
 
 
-# ---------------------------------------------------------------- the rules of a filtered story (LOT appendix 1)
+# ---------------------------------------------------------------- LOT's rater rules (appendix 1 and 2)
 
-#: LOT appendix 1, §2: the rewritten story differs from the segment by at most 100 characters (字)
-MAX_REWRITE_CHANGE = 100
-#: LOT appendix 1, §4.1: the only punctuation a story uses (question mark, full stop, comma, exclamation mark,
-#: ellipsis, semicolon, guillemets)
-ZH_PUNCTUATION = frozenset("？。，！…；《》")
-
-
-def text_length(text: str, lang: str) -> int:
-    """Length as LOT's rule counts it: characters without spaces (字) in Chinese, words in English."""
-    return len(text.split()) if lang == "en" else sum(not ch.isspace() for ch in text)
+#: LOT appendix 1, Other Requirements 1: the only punctuation a story may use
+ALLOWED_PUNCTUATION = {"zh": frozenset("？。，！…；《》"), "en": frozenset(".,?!;…")}
+#: inside an English word an apostrophe or a hyphen is spelling, not punctuation (don't, well-known)
+_IN_WORD = re.compile(r"(?<=[A-Za-z])['’-](?=[A-Za-z])")
 
 
-def rewrite_change(rewritten: str, original: str, lang: str) -> int:
-    """How much longer or shorter a rewrite is than its segment (characters in Chinese, words in English)."""
-    return abs(text_length(rewritten, lang) - text_length(original, lang))
+def rewrite_change(rewritten: str, segment: str, lang: str) -> int:
+    """How much longer or shorter a rewrite is than its segment: characters (字, whitespace aside) for Chinese,
+    words for English."""
+    if lang == "zh":
+        return abs(len("".join(rewritten.split())) - len("".join(segment.split())))
+    return abs(len(rewritten.split()) - len(segment.split()))
 
 
 def rewrite_length(row: Row, options: CheckOptions) -> list[str]:
     lang = _lang(row, options)
-    unit = "words" if lang == "en" else "characters"
-    change = rewrite_change(story_text(row), str(row.get("original") or ""), lang)
-    if change > MAX_REWRITE_CHANGE:
-        return [f"the rewrite is {change} {unit} longer or shorter than the segment (at most {MAX_REWRITE_CHANGE})"]
-    return []
+    change = rewrite_change(story_text(row), str(row.get("segment") or ""), lang)
+    unit = "characters" if lang == "zh" else "words"
+    return [f"{change} {unit} longer or shorter than the segment (at most {options.max_rewrite_change})"] \
+        if change > options.max_rewrite_change else []
 
 
-def foreign_punctuation(text: str) -> list[str]:
-    """The punctuation marks of a Chinese text outside LOT's list, in order of first use."""
+def stray_punctuation(text: str, lang: str) -> list[str]:
+    """The punctuation marks of `text` outside the allowed set, in order of first use."""
     import unicodedata
 
-    found: dict[str, None] = {}
-    for ch in text:
-        if ch not in ZH_PUNCTUATION and (unicodedata.category(ch)[0] == "P" or ch in "~`^|<>+=$@#%&*"):
-            found.setdefault(ch)
-    return list(found)
+    allowed = ALLOWED_PUNCTUATION["zh" if lang == "zh" else "en"]
+    text = normalize_text(text, "zh") if lang == "zh" else _IN_WORD.sub("", text)
+    found = [ch for ch in text if unicodedata.category(ch)[0] in "PS" and ch not in allowed]
+    return list(dict.fromkeys(found))
 
 
-def zh_punctuation(row: Row, options: CheckOptions) -> list[str]:
-    """A Chinese story uses only ？。，！……；《》 (no quotation marks, colons, dashes, enumeration commas...)."""
-    if _lang(row, options) != "zh":
-        return []
-    marks = foreign_punctuation(story_text(row))
-    return [f"punctuation {' '.join(marks)} (only ？。，！……；《》 may be used)"] if marks else []
+def punctuation(row: Row, options: CheckOptions) -> list[str]:
+    lang = _lang(row, options)
+    stray = stray_punctuation(story_text(row), lang)
+    allowed = " ".join(sorted(ALLOWED_PUNCTUATION["zh" if lang == "zh" else "en"]))
+    return [f"punctuation {' '.join(stray)} used; only {allowed} are allowed"] if stray else []
+
+
+#: Chinese nouns that name a role (a person or an animal) by their last character, and the animals by any
+_ROLE_ENDINGS_ZH = frozenset("人者师生长王官兵夫妇婆爷奶妈爸哥姐弟妹叔姨舅友匠商贼盗怪妖神仙魔主翁娘")
+_ANIMALS_ZH = frozenset("驴马牛羊猪狗猫鸡鸭鹅鹿狼虎狮熊兔鼠猴象蛇鱼鸟狐龟蛙鹰雀燕鹤蜂蚁蝶鲸豹狸獾鸽鹦鹉")
+_ROLES_EN = frozenset(
+    "mom dad mother father brother sister son daughter wife husband friend teacher doctor neighbor boss uncle aunt "
+    "grandma grandpa grandmother grandfather cousin girlfriend boyfriend man woman boy girl baby police officer "
+    "dog cat horse donkey deer cow pig sheep goat chicken duck bird fish wolf fox bear lion tiger rabbit mouse "
+    "monkey snake frog owl king queen prince princess wizard witch goblin devil ghost".split())
+
+
+def _role_or_place_zh(word: str, tag: str) -> bool:
+    if tag in ("nr", "nrfg", "nrt", "ns", "nt"):
+        return len(word) >= 2 or tag != "nr" or word in _ANIMALS_ZH  # jieba tags lone characters nr loosely (鹿)
+    return tag.startswith("n") and (word[-1] in _ROLE_ENDINGS_ZH or any(ch in _ANIMALS_ZH for ch in word))
+
+
+def _core_zh(word: str) -> set[str]:
+    """What must appear for `word` to count as already there: the word, or its animals (小驴 -> 驴), or the word
+    without a diminutive or a suffix (小明 -> 明, 驴子 -> 驴)."""
+    animals = {ch for ch in word if ch in _ANIMALS_ZH}
+    if animals:
+        return animals
+    return {word, word.lstrip("小老大阿").rstrip("子儿们") or word}
+
+
+def new_entities(candidate: str, given: str, lang: str) -> list[str]:
+    """The roles (people, animals) and places a candidate names that `given` (the context, with the original
+    sentence: LOT appendix 2.2a lets a candidate bring in what the original brought in) does not. Chinese by
+    jieba's part-of-speech tags, the same tagger as the Story Cloze checks, plus role words and animals; English
+    by capitalised names and a lexicon of roles and animals. Things are not checked: a tagger cannot tell a new
+    object from a part of a known one (the horse's hooves), so those stay with the reviewers."""
+    if lang == "zh":
+        from lotdata.text.postag import pos_words_nohmm
+
+        found = [w for w, tag in pos_words_nohmm(candidate) if _role_or_place_zh(w, tag)]
+        found += [p for p in _PEOPLE_ZH if p in candidate and not any(p in w for w in found)]
+        return list(dict.fromkeys(w for w in found if not any(core in given for core in _core_zh(w))))
+    given_words = {w.lower().rstrip(".'’s") for w in _WORD.findall(given)}
+    found = [w for w in _WORD.findall(candidate) if w.lower().rstrip("s") in _ROLES_EN or w.lower() in _ROLES_EN]
+    found += [w for w in _characters(candidate, "en") if w[:1].isupper()]
+    return list(dict.fromkeys(w for w in found if w.lower().rstrip(".'’s") not in given_words
+                              and w.lower() not in given_words))
+
+
+def context_entities(row: Row, options: CheckOptions) -> list[str]:
+    """LOT appendix 2.2a on a written candidate (`candidate`) of a story (`context`: its other sentences, and
+    `original`: the sentence it replaces)."""
+    lang = _lang(row, options)
+    given = " ".join([*(row.get("context") or []), str(row.get("original") or "")])
+    new = new_entities(str(row.get("candidate") or ""), given, lang)
+    return [f"the candidate names {', '.join(new)}, which the story does not (LOT 2.2a)"] if new else []
 
 
 RULES: dict[str, Rule] = {rule.name: rule for rule in (
@@ -587,17 +568,16 @@ RULES: dict[str, Rule] = {rule.name: rule for rule in (
     Rule("shared_character", "each ending names a character of the first four sentences", row=shared_character),
     Rule("endings_differ", "the right and the wrong ending differ", row=endings_differ),
     Rule("ending_length", "each ending one sentence of 2 to --max-chars characters", row=ending_length),
-    Rule("rewrite_length", "a rewrite differs from its segment by at most 100 characters (LOT appendix 1)",
-         row=rewrite_length, needs="original"),
-    Rule("clozet_entities", "a ClozeT candidate names only things, roles and places of its story (LOT rule 2.2a)",
-         row=clozet_entities, needs="wrong_candidate"),
-    Rule("zh_punctuation", "Chinese text uses only ？。，！……；《》 as punctuation (LOT appendix 1)", row=zh_punctuation),
+    Rule("rewrite_length", "a rewrite differs from its segment by at most 100 characters (words in English; LOT appendix 1)",
+         row=rewrite_length, needs="segment"),
+    Rule("punctuation", "only ？。，！……；《》 as punctuation (English . , ? ! ; …; LOT appendix 1, other requirements)",
+         row=punctuation),
+    Rule("context_entities", "every role and place of a candidate appears in the story or the original sentence (LOT 2.2a)",
+         row=context_entities, needs="candidate"),
 )}
 
 STORY_RULES = ("five_sentences", "end_punctuation", "sentence_length", "title", "no_quotations", "informal", "language", "near_duplicate")
 ENDING_RULES = ("shared_character", "endings_differ", "ending_length", "no_quotations", "informal", "language")
-FILTER_RULES = ("rewrite_length", "zh_punctuation")
-CLOZET_RULES = ("clozet_entities",)
 
 
 @dataclass
@@ -713,7 +693,7 @@ def _submission(value: Mapping[str, Any], n: int, path: Path) -> dict[str, Any]:
     from lotdata.errors import InputError
 
     row: dict[str, Any] = {"id": str(value.get("id") or value.get("story_id") or value.get("uid") or n)}
-    for key in ("lang", "title", "right_ending", "wrong_ending", "original", "wrong_candidate"):
+    for key in ("lang", "title", "right_ending", "wrong_ending", "segment", "original", "candidate"):
         if key in value:
             row[key] = value[key]
     if "context" in value:
@@ -758,7 +738,7 @@ def check_file(path: str | Path, rules: Sequence[str], out: str | Path, options:
 
 def job_rules(job_name: str) -> tuple[str, ...]:
     """The rules job `job_name` declares (`checks` on its record); ValueError when it declares none."""
-    from lotdata.annotate.jobs.base import get_job  # not the package: its jobs import these checks
+    from lotdata.annotate.jobs import get_job
 
     spec = get_job(job_name)
     rules = tuple(getattr(spec, "checks", ()) or ())
@@ -772,6 +752,6 @@ def job_rules(job_name: str) -> tuple[str, ...]:
 
 
 def jobs_with_checks() -> list[str]:
-    from lotdata.annotate.jobs.base import all_jobs
+    from lotdata.annotate.jobs import JOBS
 
-    return [job.name for job in all_jobs() if getattr(job, "checks", ())]
+    return [name for name in JOBS if getattr(JOBS[name], "checks", ())]

@@ -61,7 +61,7 @@ def push_cmd(
         "Language of the raters' screens (a project keeps its first push's); the first is the job's default:",
         lambda job: "/".join(dict.fromkeys([job.lang, *job.langs])))),
     n: Optional[int] = typer.Option(None, "--n", min=1, help="A writing job (story_write): push this many empty writing slots (no --input)."),
-    words: Optional[str] = typer.Option(None, "--words", help="clozet_write: story length range in jieba words, MIN-MAX (default 50-500, LOT §3)."),
+    words: Optional[str] = typer.Option(None, "--words", help="clozet_write: the stories' length in words, MIN-MAX (LOT: about 50-500, the default; 0 for no bound)."),
 ) -> None:
     """Create or update the project(s) and import tasks under opaque ids; rows already there are not imported again.
 
@@ -77,14 +77,28 @@ def push_cmd(
         elif n is None:
             raise ValueError(f"{job} needs --input (or --n N for a writing job)")
         get_job(job).pick_lang(lang)  # so is an unknown job or a language the job has no screen in
+        word_range = _word_range(words)
         handle = bar.add_task(f"push {job}", total=None)
         summary = push(connect(), job, input_path, project, splits=_splits(split), raters=raters, limit=limit,
                        batch_size=batch_size, progress=lambda k: bar.advance(handle, k), gold=gold, state=state,
-                       assign=_splits(assign), sample=sample, seed=seed, lang=lang, slots=n, words=_word_range(words))
+                       assign=_splits(assign), sample=sample, seed=seed, lang=lang, slots=n,
+                       load_options={"words": word_range})
     if summary["mode"] == "shared" and summary["raters"] > 1:
         console.print("warning: no team of raters (`lotdata annotate raters add`): one shared project, where raters can open each other's answers",
                       highlight=False)
     out_console.print(summary_table(f"lotdata annotate push {job}", summary))
+
+
+def _word_range(text: str | None) -> tuple[int, int] | None:
+    """`--words 50-500` as (50, 500); 0 is no bound."""
+    if text is None:
+        return None
+    low, sep, high = text.partition("-")
+    if not sep or not low.strip().isdigit() or not high.strip().isdigit():
+        raise ValueError(f"--words {text!r}: MIN-MAX in words, e.g. 50-500 (0 for no bound)")
+    if int(high) and int(low) > int(high):
+        raise ValueError(f"--words {text!r}: the minimum is above the maximum")
+    return int(low), int(high)
 
 
 @app.command("status")
@@ -155,27 +169,18 @@ def pull_cmd(
     out_console.print(summary_table(f"lotdata annotate pull {job} -> {out}", summary))
 
 
-def _word_range(text: str | None) -> tuple[int, int] | None:
-    """`--words 50-500` as (50, 500); a clear error for anything else."""
-    if text is None:
-        return None
-    low, _, high = text.partition("-")
-    if not (low.strip().isdigit() and high.strip().isdigit()) or int(low) > int(high):
-        raise typer.BadParameter(f"{text!r}: MIN-MAX in words, e.g. 50-500", param_hint="--words")
-    return int(low), int(high)
-
-
 #: `annotate check` found submissions that break a rule (flags.parquet written)
 CHECK_FLAGGED_EXIT = 5
 
 
 @app.command("check")
 def check_cmd(
-    job: str = typer.Argument(..., help="A job that declares checks: story_write, sct_write, story_filter, clozet_write (or any job with a `checks` field)."),
-    input_path: Path = typer.Option(..., "--input", help="Submissions: JSON lines or Parquet (id, title, sentences | sentence1..5 | text; story_filter: text and original, the segment; clozet_write: context, wrong_candidate), a ROCStories csv, a Story Cloze csv, or [\"story\"] lines."),
+    job: str = typer.Argument(..., help="A job that declares checks: story_write, sct_write (or any job with a `checks` field)."),
+    input_path: Path = typer.Option(..., "--input", help="Submissions: JSON lines or Parquet (id, title, sentences | sentence1..5 | text), a ROCStories csv, a Story Cloze csv, or [\"story\"] lines."),
     out: Path = typer.Option(..., "--out", help="Folder for flags.parquet (id, rule, detail) and check.json (counts per rule)."),
-    lang: Optional[str] = typer.Option(None, "--lang", help="The submissions' language: en or zh (default: the job's; the language rule checks the script)."),
+    lang: Optional[str] = typer.Option(None, "--lang", help="The submissions' language: en or zh (the language rule checks the script; default: the job's)."),
     max_chars: int = typer.Option(70, "--max-chars", min=1, help="Longest sentence (and ending) in characters (ROCStories: 70)."),
+    max_rewrite_change: int = typer.Option(100, "--max-rewrite-change", min=0, help="story_filter: characters (words in English) a rewrite may add to or drop from its segment (LOT: 100)."),
     corpus: Optional[Path] = typer.Option(None, "--corpus", help="An existing corpus (same formats) a submission must not nearly copy."),
     near_duplicate: float = typer.Option(0.8, "--near-duplicate", min=0.1, max=1.0, help="MinHash similarity from which a submission is a near copy."),
 ) -> None:
@@ -184,16 +189,13 @@ def check_cmd(
 
     with errors():
         rules = job_rules(job)
-        if lang is None:
-            from lotdata.annotate.jobs import get_job
-
-            lang = get_job(job).lang
+        lang = lang or get_job(job).lang
         if lang not in ("en", "zh"):
             raise ValueError(f"--lang {lang!r}: en or zh")
         corpus_rows = read_submissions(corpus) if corpus else []
         from lotdata.annotate.checks import story_text
 
-        options = CheckOptions(lang=lang, max_chars=max_chars, near_duplicate=near_duplicate,
+        options = CheckOptions(lang=lang, max_chars=max_chars, near_duplicate=near_duplicate, max_rewrite_change=max_rewrite_change,
                                corpus=[story_text(r) for r in corpus_rows], corpus_ids=[r["id"] for r in corpus_rows])
         summary = check_file(input_path, rules, out, options)
     per_rule, examples = summary.pop("per_rule"), summary.pop("examples")

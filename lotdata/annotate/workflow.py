@@ -12,13 +12,12 @@ everything from the server, so nothing is lost.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from lotdata.annotate.agreement import annotator_stats, question_agreement
 from lotdata.annotate.assign import extend_assignment, raters_with_two_versions
@@ -37,7 +36,7 @@ def push(
     raters: int | None = None, limit: int | None = None, batch_size: int = 2000, progress: Callable[[int], None] | None = None,
     gold: str | Path | None = None, state: str | Path | None = None, assign: Sequence[str] | None = None,
     sample: int | None = None, seed: int = 0, lang: str | None = None, slots: int | None = None,
-    words: tuple[int, int] | None = None,
+    load_options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Import the rows a project does not have yet (matched by uid), with their hidden values kept in the state folder.
 
@@ -59,10 +58,11 @@ def push(
     unknown_splits = sorted(set(splits or ()) - set(SPLITS))
     if unknown_splits:
         raise LotdataError(f"--split {', '.join(unknown_splits)}: not a split; splits: {', '.join(SPLITS)}")
-    load_options = {} if words is None else {"words": words}
-    if words is not None and "words" not in inspect.signature(job.load).parameters:
-        raise ValueError(f"--words: job {job_name} takes no story length range (clozet_write does)")
-    rows = job.slots(slots) if input_path is None else job.load(Path(input_path), splits or job.default_splits, **load_options)
+    options = {k: v for k, v in (load_options or {}).items() if v is not None}
+    for name in sorted(set(options) - set(job.load_options)):
+        takers = ", ".join(j.name for j in all_jobs() if name in j.load_options) or "no job"
+        raise ValueError(f"--{name.replace('_', '-')} applies to {takers}, not {job_name}")
+    rows = job.slots(slots) if input_path is None else job.load(Path(input_path), splits or job.default_splits, **options)
     if not rows:  # an empty project would be pushed, and pulled back as an empty dataset
         which = f" of split(s) {', '.join(splits or job.default_splits or ())}" if (splits or job.default_splits) else ""
         raise InputError(f"no row{which} to push for {job_name}; nothing was sent to the server", path=str(input_path))
@@ -72,7 +72,7 @@ def push(
             samplable = [j.name for j in all_jobs() if j.sample_key is not None]
             names = ", ".join(samplable[:-1]) + " and " + samplable[-1] if len(samplable) > 1 else samplable[0]
             raise ValueError(f"--sample applies to {names}, not {job_name}")
-        rows = sample_per_group(rows, sample, seed, job.sample_key, job.sample_group)
+        rows = sample_rows(rows, sample, seed, job.sample_key, job.sample_per)
     if limit is not None:  # whole inputs where a task shows several rows (human_eval's three outputs)
         rows = _first_groups(rows, limit, job.sample_key) if job.sample_key else rows[:limit]
     tasks = job.to_tasks(rows, seed=seed, lang=lang)
@@ -523,15 +523,6 @@ def write_assembled(job_name: str, assembled: dict[str, Any], out: Path, params:
         extra={"licenses": origin.get("licenses", []), "annotation": {"job": job_name, "sources": origin.get("inputs", [])}},
     )
     return get_job(job_name).write(assembled, output)
-
-
-def sample_per_group(rows: list[dict[str, Any]], n: int, seed: int, key: Callable[[dict[str, Any]], str],
-                     group: Callable[[dict[str, Any]], str] | None) -> list[dict[str, Any]]:
-    """`n` groups of rows by `key`, drawn seeded; with `group`, `n` of each group (input order kept)."""
-    if group is None:
-        return sample_rows(rows, n, seed, key)
-    chosen = {id(r) for g in dict.fromkeys(map(group, rows)) for r in sample_rows([r for r in rows if group(r) == g], n, seed, key)}
-    return [r for r in rows if id(r) in chosen]
 
 
 def check_human_perf_complete(report: dict[str, dict[str, Any]], job_state: JobState, *, allow_partial: bool = False) -> None:

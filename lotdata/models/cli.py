@@ -162,7 +162,7 @@ def table_cmd(
     split: str = typer.Option("test", "--split"),
     out: Optional[Path] = typer.Option(None, "--out", help="Also write the Markdown table here."),
     definition: str = typer.Option("lot", "--definition", help="lot (LOT Tables 10/11 with Overall, Eq. 1-2) or nlpcc2021 (the NLPCC 2021 OutGen script's metrics and score)."),
-    human: Optional[Path] = typer.Option(None, "--human", help="Human-performance JSON (annotate pull human_perf) for H_i: the --split's figures (a file without per-split figures: its one figure; default: the paper's Humans/Truth row)."),
+    human: Optional[Path] = typer.Option(None, "--human", help="Human-performance JSON (annotate pull human_perf) for H_i (default: the paper's Humans/Truth row)."),
     understanding_baseline: Optional[str] = typer.Option(None, "--understanding-baseline", help="Model name of a run to use as B_i for Table 10 (default: the paper's BERT row)."),
     generation_baseline: Optional[str] = typer.Option(None, "--generation-baseline", help="Model name of a run to use as B_i for Table 11 (default: the paper's GPT2 row)."),
     paper: bool = typer.Option(False, "--paper", help="Add the paper's own rows of the split."),
@@ -178,9 +178,13 @@ def table_cmd(
         name = metrics.DEFINITION_ALIASES.get(definition, definition)
         if name not in ("lot", "nlpcc2021"):
             raise ValueError(f"--definition {definition!r}: choose from lot, nlpcc2021")
-        human_scores = metrics.load_human_performance(human, allow_partial=allow_partial_human, split=split) if human is not None else None
+        human_scores, human_source = None, None
+        if human is not None:
+            human_scores = metrics.load_human_performance(human, allow_partial=allow_partial_human, split=split)
+            pooled = [task for task, splits in metrics.human_performance_splits(human).items() if not splits]
+            human_source = f"{human.name}, split {split}" + (f" ({', '.join(pooled)}: pooled, the file has no per-split figures)" if pooled else "")
         baselines = {k: v for k, v in (("understanding", understanding_baseline), ("generation", generation_baseline)) if v}
-        text = results_table(runs, split, name, human=human_scores, baselines=baselines, paper_rows=paper)
+        text = results_table(runs, split, name, human=human_scores, baselines=baselines, paper_rows=paper, human_source=human_source)
     sys.stdout.write(text)
     if out is not None:
         write_text(text, out)

@@ -140,7 +140,8 @@ def _read_runs(runs: Sequence[str | Path], split: str, definition: str) -> dict[
 
 
 def results_table(runs: Sequence[str | Path], split: str = "test", definition: str = "lot", *,
-                  human: dict | None = None, baselines: dict[str, str] | None = None, paper_rows: bool = False) -> str:
+                  human: dict | None = None, baselines: dict[str, str] | None = None, paper_rows: bool = False,
+                  human_source: str | None = None) -> str:
     """Markdown tables of the runs' figures (percent, as the paper prints them).
 
     lot: LOT Table 10 (ClozeT, SenPos, Overall) and Table 11 (PlotCom and OutGen metrics, Overall), with
@@ -160,7 +161,7 @@ def results_table(runs: Sequence[str | Path], split: str = "test", definition: s
         models = {m: e for m, e in by_model.items() if any(k in e for k in keys)}
         if not models and not (paper_rows and paper_split):
             continue
-        human_row, weights_note = _human_row(family, keys, human, paper_split)
+        human_row, weights_note = _human_row(family, keys, human, paper_split, human_source or "the human-performance file")
         base_name = baselines.get(family)
         if base_name:
             if base_name not in by_model:
@@ -194,7 +195,8 @@ def results_table(runs: Sequence[str | Path], split: str = "test", definition: s
     return "\n\n".join(blocks) + "\n"
 
 
-def _human_row(family: str, keys, human: dict | None, paper_split: str | None) -> tuple[dict, str]:
+def _human_row(family: str, keys, human: dict | None, paper_split: str | None,
+               source: str = "the human-performance file") -> tuple[dict, str]:
     from lotdata import metrics
 
     paper = metrics.paper_row(family, paper_split, metrics.PAPER_HUMAN[family]) if paper_split else {}
@@ -207,9 +209,9 @@ def _human_row(family: str, keys, human: dict | None, paper_split: str | None) -
     if not given:
         note = f"LOT Table {table}, {paper_split}, row {metrics.PAPER_HUMAN[family]}"
     elif len(given) == len(keys):
-        note = "the human-performance file"
+        note = source
     else:
-        note = f"the human-performance file ({len(given)} metrics), else LOT Table {table}, {paper_split}"
+        note = f"{source} ({len(given)} metrics), else LOT Table {table}, {paper_split}"
     return row, note
 
 

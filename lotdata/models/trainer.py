@@ -192,7 +192,7 @@ def fit(
 
 def _probe(module, items: Sequence[Any], collate, loss_fn, device: str, settings: TrainSettings) -> Callable[[int], None]:
     """One training step's memory on the longest items at batch n (weights restored by zero_grad: no update)."""
-    torch = require("torch", "models")
+    require("torch", "models")
 
     def run(n: int) -> None:
         longest = sorted(items, key=_size, reverse=True)[:1] * n

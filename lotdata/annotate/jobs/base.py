@@ -34,8 +34,8 @@ BUILTIN_JOBS = {
     "senpos_refine": "lotdata.annotate.jobs.senpos_refine",
     "cloze_verify": "lotdata.annotate.jobs.cloze_verify",
     "human_eval": "lotdata.annotate.jobs.human_eval",
-    "human_perf": "lotdata.annotate.jobs.human_perf",
     "human_eval_truth": "lotdata.annotate.jobs.human_eval",
+    "human_perf": "lotdata.annotate.jobs.human_perf",
     "story_write": "lotdata.annotate.jobs.story_write",
     "story_review": "lotdata.annotate.jobs.story_review",
     "sct_write": "lotdata.annotate.jobs.sct_write",
@@ -94,8 +94,7 @@ class JobSpec:
     `assemble(annotations) -> {table: rows, ..., "stats": {...}}` decides the items; `write(assembled, output) ->
     summary` writes the final tables under `output.folder`.
     `raters`: raters per task by default; `default_splits`: what is pushed without `--split`; `sample_key`: what
-    `--sample N` draws (an input, an example), `default_sample` its default, `sample_group` what it draws N of each
-    (None: N in all).
+    `--sample N` draws (an input, an example), `default_sample` its default.
     `checks`: the names of the rules (`lotdata.annotate.checks.RULES`) the job's submissions must follow.
     `summary` (one line) and `input_help` feed the CLI's help; `descriptions` (per language) the project's description.
     `case_key(hidden) -> case id`: tasks that are versions of one case (cloze_verify's right and wrong story) go to
@@ -121,14 +120,16 @@ class JobSpec:
     default_splits: tuple[str, ...] | None = None
     sample_key: Callable[[Row], str] | None = None
     default_sample: int | None = None
-    #: `--sample N` draws N per group (human_perf: per task and split, as LOT reports H per split)
-    sample_group: Callable[[Row], str] | None = None
     descriptions: Mapping[str, str] = field(default_factory=dict)
     #: the automatic checks (rule names of `lotdata.annotate.checks.RULES`) `lotdata annotate check JOB` runs
     checks: tuple[str, ...] = ()
     #: a writing job's empty slots: `slots(n) -> rows` for `push --n N` (no input)
     slots: Callable[[int], list[Row]] | None = None
     case_key: Callable[[Mapping[str, Any]], str | None] | None = None
+    #: `--sample N` draws N of each stratum this names (human_perf: per task and split), else N in all
+    sample_per: Callable[[Row], str] | None = None
+    #: keyword arguments `load` takes beyond (path, splits), given by `annotate push` options of the same name
+    load_options: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.templates:
@@ -246,10 +247,16 @@ def opaque_uid(prefix: str, *parts: Any) -> str:
     return f"{prefix}-{seeded_rank(json.dumps(parts, ensure_ascii=False))[:16]}"
 
 
-def sample_rows(rows: list[Row], n: int, seed: int, key: Callable[[Row], str]) -> list[Row]:
-    """The rows of `n` groups (by `key`) drawn without replacement, seeded; input order kept."""
-    groups = sorted({key(r) for r in rows}, key=lambda g: seeded_rank(f"{seed}:{g}"))
-    chosen = set(groups[:n])
+def sample_rows(rows: list[Row], n: int, seed: int, key: Callable[[Row], str],
+                per: Callable[[Row], str] | None = None) -> list[Row]:
+    """The rows of `n` groups (by `key`) drawn without replacement, seeded; input order kept. With `per`, `n` groups
+    of each stratum (human_perf: each task and split)."""
+    strata: dict[str, set[str]] = {}
+    for row in rows:
+        strata.setdefault(per(row) if per else "", set()).add(key(row))
+    chosen = set()
+    for groups in strata.values():
+        chosen |= set(sorted(groups, key=lambda g: seeded_rank(f"{seed}:{g}"))[:n])
     return [r for r in rows if key(r) in chosen]
 
 

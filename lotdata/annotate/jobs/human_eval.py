@@ -1,12 +1,10 @@
-"""human_eval (LOT Table 12): three systems' outputs side by side, rated per aspect; Table 12 with kappa and sign tests.
-human_eval_truth: the same with the ground truth as a fourth output (slot D), reported as the Truth row, as LOT rated it
-beside the three systems (Table 12 has a Truth row per task)."""
+"""human_eval (LOT Table 12): three systems' outputs side by side, rated per aspect; Table 12 with kappa and sign tests.\nhuman_eval_truth: the same with the ground truth as a fourth text, Table 12's Truth row."""
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
+from functools import partial
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Hashable, Mapping, Sequence
@@ -20,36 +18,35 @@ from lotdata.io import iter_jsonl
 
 ASPECTS = ("grammaticality", "coherence", "relatedness")
 EVAL_SLOTS = ("A", "B", "C")
-#: human_eval_truth: the three systems and the ground truth, shuffled together
+#: human_eval_truth: the ground truth rated beside three systems, as LOT Table 12's Truth row
 TRUTH_SLOTS = ("A", "B", "C", "D")
-#: the system name the ground truth is rated and reported under (LOT Table 12's row)
-TRUTH = "Truth"
+TRUTH_SYSTEM = "truth"
 
 
 def _input_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh", slots_named: Sequence[str] = EVAL_SLOTS) -> list[Task]:
-    """One task per input, its outputs side by side in a seeded shuffled order (A/B/C[/D]); the slots' systems are hidden."""
+def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh", slots: Sequence[str] = EVAL_SLOTS) -> list[Task]:
+    """One task per input, its outputs side by side in a seeded shuffled order (A/B/C); the slots' systems are hidden."""
     by_input: dict[str, list[Row]] = {}
     for row in rows:
         by_input.setdefault(str(row["input_id"]), []).append(row)
     tasks = []
     for input_id, outputs in by_input.items():
         outputs = sorted(outputs, key=lambda r: seeded_rank(f"{seed}:{input_id}:{r['system']}"))
-        slots = dict(zip(slots_named, outputs))
+        placed = dict(zip(slots, outputs))
         data = {"uid": opaque_uid("eval", input_id), "input": _input_text(outputs[0]["input"]),
-                **{f"output_{slot}": row["output"] for slot, row in slots.items()}}
+                **{f"output_{slot}": row["output"] for slot, row in placed.items()}}
         hidden = {"input_id": input_id, "task": str(outputs[0].get("task") or ""), "seed": seed,
-                  "slots": {slot: str(row["system"]) for slot, row in slots.items()}}
+                  "slots": {slot: str(row["system"]) for slot, row in placed.items()}}
         tasks.append({"data": data, "hidden": hidden})
     return tasks
 
 
-def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, Any], *,
-          slots_named: Sequence[str] = EVAL_SLOTS) -> dict[str, Any]:
-    return {f"{aspect}_{slot}": int(values[f"{aspect}_{slot}"]) for aspect in ASPECTS for slot in slots_named}
+def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, Any],
+          slots: Sequence[str] = EVAL_SLOTS) -> dict[str, Any]:
+    return {f"{aspect}_{slot}": int(values[f"{aspect}_{slot}"]) for aspect in ASPECTS for slot in slots}
 
 
 def sign_test(a_better: int, b_better: int) -> float | None:
@@ -63,7 +60,7 @@ def sign_test(a_better: int, b_better: int) -> float | None:
 def assemble(annotations: list[Annotation]) -> dict[str, Any]:
     """Per (input, system): the majority of the raters per aspect; per system the Table 12 shares, Fleiss' kappa per
     system and per cell (system x aspect), and a sign test between every two systems per aspect (LOT Table 12)."""
-    items, ratings = [], defaultdict(list)  # ratings[(system, aspect)][input_id] -> values
+    items = []
     cell: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     for uid, anns in by_uid(annotations).items():
         hidden = anns[0].hidden
@@ -75,7 +72,7 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
                 cell[(system, aspect)][hidden["input_id"]] = values
                 item[aspect] = majority_vote(values)
             items.append(item)
-    systems = sorted({i["system"] for i in items} - {TRUTH}) + ([TRUTH] if any(i["system"] == TRUTH for i in items) else [])
+    systems = sorted({i["system"] for i in items})
     table: dict[str, dict[str, Any]] = {}
     for system in systems:
         rows = [i for i in items if i["system"] == system]
@@ -108,9 +105,9 @@ def votes(values: dict[str, Any]) -> list[tuple[str, Hashable]]:
     return [(name, value) for name, value in values.items()]
 
 
-def load(path: Path, splits: Sequence[str] | None, *, with_truth: bool = False) -> list[Row]:
-    """Generated outputs for human evaluation: Parquet or jsonl with input_id, input, system, output; three systems
-    per input, and with `with_truth` the ground truth (a `truth` column, or rows of system Truth)."""
+def load(path: Path, splits: Sequence[str] | None, slots: Sequence[str] = EVAL_SLOTS) -> list[Row]:
+    """Generated outputs for human evaluation: Parquet or jsonl with input_id, input, system, output; `slots`
+    outputs per input (human_eval_truth: three systems and one named `truth`)."""
     import pyarrow.parquet as pq
 
     must_exist(path, "input")
@@ -125,38 +122,14 @@ def load(path: Path, splits: Sequence[str] | None, *, with_truth: bool = False) 
     systems: dict[str, set[str]] = defaultdict(set)
     for row in rows:
         systems[str(row["input_id"])].add(str(row["system"]))
-    truth = any(row.get("truth") for row in rows) or any(TRUTH in names for names in systems.values())
-    if truth and not with_truth:
-        raise InputError("the outputs carry the ground truth (a `truth` column or a Truth system): push them with "
-                         "human_eval_truth, which rates it beside the three systems as LOT did", path=str(path))
+    truth = len(slots) == len(TRUTH_SLOTS)
     for input_id, names in systems.items():
-        if len(names - {TRUTH}) != len(EVAL_SLOTS):
-            raise InputError(f"input_id {input_id!r} has {len(names - {TRUTH})} system(s) {sorted(names - {TRUTH})}; "
-                             f"human_eval shows exactly {len(EVAL_SLOTS)} systems side by side (our screen's layout; LOT "
-                             f"Table 12 rates three systems per task and the ground truth, which human_eval_truth adds)",
-                             path=str(path))
-    return with_truth_rows(rows, path) if with_truth else rows
-
-
-def with_truth_rows(rows: list[Row], path: Path) -> list[Row]:
-    """The outputs and, per input, the ground truth as one more output of system Truth: from a Truth row, or from
-    the `truth` column (the same text on every row of the input)."""
-    by_input: dict[str, list[Row]] = defaultdict(list)
-    for row in rows:
-        by_input[str(row["input_id"])].append(row)
-    out = []
-    for input_id, outputs in by_input.items():
-        systems = [r for r in outputs if str(r["system"]) != TRUTH]
-        given = [r["output"] for r in outputs if str(r["system"]) == TRUTH]
-        truths = set(given) | {r["truth"] for r in outputs if r.get("truth")}
-        if len(truths) != 1:
-            what = "no ground truth" if not truths else f"{len(truths)} different ground truths"
-            raise InputError(f"input_id {input_id!r} has {what}; human_eval_truth needs one per input "
-                             "(a `truth` column or a row of system Truth)", path=str(path))
-        first = systems[0]
-        out += [*systems, {"input_id": first["input_id"], "input": first["input"], "system": TRUTH, "output": truths.pop(),
-                           "task": first.get("task")}]
-    return out
+        if len(names) != len(slots) or truth and TRUTH_SYSTEM not in names:
+            raise InputError(f"input_id {input_id!r} has {len(names)} system(s) {sorted(names)}; "
+                             + (f"human_eval_truth shows three systems and the ground truth (system {TRUTH_SYSTEM!r}) side by side"
+                                if truth else "human_eval shows exactly three systems side by side (LOT Table 12 rates three "
+                                f"and the ground truth: name it {TRUTH_SYSTEM!r} and push human_eval_truth)"), path=str(path))
+    return rows
 
 
 def table12_markdown(table: dict[str, dict[str, Any]], sign_tests: list[dict[str, Any]] | None = None) -> str:
@@ -192,13 +165,9 @@ def demo_rows() -> list[Row]:
             for i in range(2) for s in ("sysA", "sysB", "sysC")]
 
 
-def simulate(task: Task, rater: int, *, slots_named: Sequence[str] = EVAL_SLOTS) -> list[dict[str, Any]]:
+def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
     return [choice(f"{aspect}_{slot}", f"output_{slot}", [str((rater + n) % 2)])
-            for slot in slots_named for n, aspect in enumerate(ASPECTS)]
-
-
-def truth_demo_rows() -> list[Row]:
-    return with_truth_rows([{**row, "truth": f"真实的故事{row['input_id']}。"} for row in demo_rows()], Path("demo"))
+            for slot in task["hidden"]["slots"] for n, aspect in enumerate(ASPECTS)]
 
 
 SPEC = register_job(JobSpec(
@@ -213,16 +182,21 @@ SPEC = register_job(JobSpec(
     },
 ))
 
+
+def truth_demo_rows() -> list[Row]:
+    return [{"input_id": i, "input": f"输入{i}", "system": s, "output": f"{s} 写的故事{i}。", "task": "plotcom"}
+            for i in range(2) for s in ("sysA", "sysB", "sysC", TRUTH_SYSTEM)]
+
+
 TRUTH_SPEC = register_job(JobSpec(
     name="human_eval_truth", summary="rate three systems' outputs and the ground truth side by side: LOT Table 12 with its Truth row",
-    input_help="outputs table (Parquet or jsonl: input_id, input, system, output; the ground truth as a `truth` column or rows of system Truth)",
-    load=functools.partial(load, with_truth=True), to_tasks=functools.partial(to_tasks, slots_named=TRUTH_SLOTS),
-    check=functools.partial(check, slots_named=TRUTH_SLOTS), votes=votes, assemble=assemble, write=write,
-    demo_rows=truth_demo_rows, simulate=functools.partial(simulate, slots_named=TRUTH_SLOTS), raters=3,
-    sample_key=lambda r: str(r["input_id"]),
+    input_help="outputs table as human_eval's, with a fourth system named truth per input",
+    load=partial(load, slots=TRUTH_SLOTS), to_tasks=partial(to_tasks, slots=TRUTH_SLOTS),
+    check=partial(check, slots=TRUTH_SLOTS), votes=votes, assemble=assemble, write=write, demo_rows=truth_demo_rows,
+    simulate=simulate, raters=3, sample_key=lambda r: str(r["input_id"]),
     templates={"zh": "human_eval_truth", "en": "en/human_eval_truth"},
     descriptions={
-        "zh": "人工评价（LOT 表 12，含真实故事）：对三个模型生成的文本和真实文本（顺序打乱，不标明哪个是真实文本）分别从语法性、连贯性、相关性打分。每个输入一个任务。",
-        "en": "Human evaluation (LOT Table 12, with the ground truth): score three systems' texts and the human-written one (shuffled, unmarked) for grammaticality, coherence and relatedness. One task per input.",
+        "zh": "人工评价（LOT 表 12，含真实文本一行）：对四个文本（三个模型的生成和原文，顺序随机、不标明来源）分别从语法性、连贯性、相关性打分。每个输入一个任务。",
+        "en": "Human evaluation (LOT Table 12 with its Truth row): score four texts (three systems' outputs and the original, shuffled and unnamed) for grammaticality, coherence and relatedness. One task per input.",
     },
 ))

@@ -1,5 +1,4 @@
-"""human_perf (LOT Section 5.3): people answer ClozeT and SenPos items; accuracy and Fleiss' kappa per task and per
-split (LOT Table 10 reports H per split: val 99 / 97, test 100 / 98)."""
+"""human_perf (LOT Section 5.3): people answer ClozeT and SenPos items, 100 drawn per split; accuracy and Fleiss' kappa\nper task and split (LOT Table 10 gives H for val and test apart)."""
 
 from __future__ import annotations
 
@@ -59,22 +58,8 @@ def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, 
     return {"task": hidden.get("task", "unknown"), "answer": int(values["answer"])}
 
 
-def assemble(annotations: list[Annotation]) -> dict[str, Any]:
-    """Per task: majority vote of the raters per item (a tie counts as wrong), its accuracy and Fleiss' kappa."""
-    by_task: dict[str, dict[str, list[Annotation]]] = defaultdict(dict)
-    for uid, anns in by_uid(annotations).items():
-        by_task[anns[0].hidden["task"]][uid] = anns
-    report = {}
-    for task, items in sorted(by_task.items()):
-        report[task] = _scores(items)
-        splits = sorted({anns[0].hidden.get("split") or "" for anns in items.values()} - {""})
-        report[task]["splits"] = {split: _scores({uid: anns for uid, anns in items.items() if anns[0].hidden.get("split") == split})
-                                  for split in splits}
-    return {"human_perf": report, "stats": {task: {"n_items": r["n_items"], "ties": r["ties"]} for task, r in report.items()}}
-
-
-def _scores(items: Mapping[str, list[Annotation]]) -> dict[str, Any]:
-    """Accuracy of the raters' majority (a tie counts as wrong), Fleiss' kappa, items and raters of some items."""
+def _performance(items: Mapping[str, list[Annotation]]) -> dict[str, Any]:
+    """Majority vote of the raters per item (a tie counts as wrong): accuracy, Fleiss' kappa and the counts."""
     correct = ties = 0
     for anns in items.values():
         decision = majority_vote(a.values["answer"] for a in anns)
@@ -86,9 +71,23 @@ def _scores(items: Mapping[str, list[Annotation]]) -> dict[str, Any]:
             "n_raters_min": min(len({a.annotator for a in anns}) for anns in items.values())}
 
 
+def assemble(annotations: list[Annotation]) -> dict[str, Any]:
+    """Per task, over its splits and per split (LOT Table 10 gives H for val and test apart): accuracy by majority
+    vote and Fleiss' kappa."""
+    by_task: dict[str, dict[str, list[Annotation]]] = defaultdict(dict)
+    for uid, anns in by_uid(annotations).items():
+        by_task[anns[0].hidden["task"]][uid] = anns
+    report = {}
+    for task, items in sorted(by_task.items()):
+        by_split: dict[str, dict[str, list[Annotation]]] = defaultdict(dict)
+        for uid, anns in items.items():
+            by_split[str(anns[0].hidden.get("split") or "unknown")][uid] = anns
+        report[task] = {**_performance(items), "splits": {split: _performance(by_split[split]) for split in sorted(by_split)}}
+    return {"human_perf": report, "stats": {task: {"n_items": r["n_items"], "ties": r["ties"]} for task, r in report.items()}}
+
+
 def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
-    """`human_perf.json`, read by the Overall score as H_i: per task the pooled figures and, under `splits`, each
-    split's (`baseline table --human` uses the table's split)."""
+    """`human_perf.json`, read by the Overall score as H_i."""
     import json
 
     from lotdata.io import write_text
@@ -114,8 +113,7 @@ SPEC = register_job(JobSpec(
     input_help="clozet or senpos dataset folder", load=load, to_tasks=to_tasks, check=check,
     votes=lambda v: [(f"answer_{v['task']}", v["answer"])], assemble=assemble, write=write, demo_rows=demo_rows,
     simulate=simulate, raters=3, default_splits=("val", "test"),
-    sample_key=lambda r: f"{r['_task']}:{r['example_id']}", default_sample=100,
-    sample_group=lambda r: f"{r['_task']}:{r['split']}",  # 100 of each task's val and of its test, as LOT
+    sample_key=lambda r: f"{r['_task']}:{r['example_id']}", default_sample=100, sample_per=lambda r: f"{r['_task']}:{r['split']}",
     templates={"zh": "human_perf", "en": "en/human_perf"},
     descriptions={
         "zh": "人类表现（LOT 5.3 节）：回答 ClozeT 和 SenPos 理解题，选出你认为正确的一项。每道题一个任务。",

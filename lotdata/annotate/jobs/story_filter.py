@@ -10,13 +10,15 @@ from lotdata.annotate.agreement import majority_vote
 from lotdata.annotate.jobs.base import (
     Annotation, JobSpec, Output, Row, Task, by_uid, choice, load_stories, register_job, textarea,
 )
+from lotdata.annotate.checks import MAX_REWRITE_CHANGE, rewrite_change, stray_punctuation
 from lotdata.annotate.template import InvalidResult
-from lotdata.annotate.checks import FILTER_RULES, MAX_REWRITE_CHANGE, foreign_punctuation, rewrite_change
 from lotdata.text import normalize_text, split_sentences
 from lotdata.text.sentences import paragraph_breaks
 
 REJECT_REASONS = ("no_main_plot", "figurative", "non_narrative", "non_standard_chinese", "illogical", "unique_setting",
                   "ethics_discrimination", "ethics_harmful", "other")
+#: the checks `lotdata annotate check story_filter` runs on rewrites (each also refuses a rewrite at pull)
+CHECKS = ("rewrite_length", "punctuation")
 
 
 def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
@@ -53,9 +55,13 @@ def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, 
             raise InvalidResult("decision 'rewrite' without the rewritten story")
         lang = hidden.get("story", {}).get("lang", "zh")
         change = rewrite_change(rewritten, data["text"], lang)
-        if change > MAX_REWRITE_CHANGE:  # LOT appendix 1 §2: 100 characters (字); English screens: 100 words
-            unit = "words" if lang == "en" else "characters"
+        if change > MAX_REWRITE_CHANGE:  # the screen says 100 字: characters, not words (LOT appendix 1)
+            unit = "characters" if lang == "zh" else "words"
             raise InvalidResult(f"rewritten: {change} {unit} longer or shorter than the segment (at most {MAX_REWRITE_CHANGE})")
+        stray = stray_punctuation(rewritten, lang)
+        if stray:
+            raise InvalidResult(f"rewritten: punctuation {' '.join(stray)} used; a story uses only "
+                                f"{'？。，！……；《》' if lang == 'zh' else '. , ? ! ; …'} (LOT appendix 1, other requirements)")
     if decision == "reject" and not reasons:
         raise InvalidResult("decision 'reject' without a reason")
     return {"decision": decision, "reasons": reasons if decision == "reject" else [], "rewritten": rewritten if decision == "rewrite" else None}
@@ -65,7 +71,6 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
     stories, history = [], []
     counts: Counter = Counter()
     reasons: Counter = Counter()
-    flagged: Counter = Counter()  # rewrites breaking a rule of `checks` (LOT appendix 1)
     for uid, anns in by_uid(annotations).items():
         story = {"sentences": [], "status": "raw", "flags": [], **anns[0].hidden["story"]}
         segment = anns[0].hidden.get("segment", {})
@@ -95,14 +100,8 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
             # the annotator's line breaks are the rewritten story's paragraphs (the old breaks index old sentences)
             story["paragraph_breaks"] = paragraph_breaks(chosen.values["rewritten"], story["text"], story["sentences"], story["lang"])
             story["status"] = "rewritten"
-            if story["lang"] == "zh" and foreign_punctuation(story["text"]):  # flagged, not refused: review decides
-                story["flags"] = sorted({*story["flags"], "zh_punctuation"})
-                flagged["zh_punctuation"] += 1
         stories.append(story)
-    stats = {**dict(counts), "reject_reasons": dict(reasons)}
-    if flagged:
-        stats["flagged"] = dict(flagged)
-    return {"stories": stories, "story_decisions": history, "stats": stats}
+    return {"stories": stories, "story_decisions": history, "stats": {**dict(counts), "reject_reasons": dict(reasons)}}
 
 
 def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
@@ -128,14 +127,18 @@ def demo_rows() -> list[Row]:
 def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
     if rater % 2:
         return [choice("decision", "story", ["reject"]), choice("reason", "story", ["illogical"])]
-    return [choice("decision", "story", ["rewrite"]), textarea("rewritten", "story", task["data"]["text"].replace("。", "！", 1))]
+    lang = task["hidden"].get("story", {}).get("lang", "zh")
+    text = normalize_text(task["data"]["text"], lang).replace("。", "！", 1)
+    for mark in stray_punctuation(text, lang):  # as the screen asks
+        text = text.replace(mark, "")
+    return [choice("decision", "story", ["rewrite"]), textarea("rewritten", "story", text)]
 
 
 SPEC = register_job(JobSpec(
     name="story_filter", summary="accept, rewrite or reject story segments (LOT appendix 1)",
     input_help="stories or segments Parquet", load=load, to_tasks=to_tasks, check=check,
     votes=lambda v: [("decision", v["decision"])], assemble=assemble, write=write, demo_rows=demo_rows, simulate=simulate,
-    templates={"zh": "story_filter", "en": "en/story_filter"}, checks=FILTER_RULES,
+    templates={"zh": "story_filter", "en": "en/story_filter"}, checks=CHECKS,
     descriptions={
         "zh": "故事筛选（LOT 附录图 1）：阅读故事片段和它所在的原故事，决定保留、改写成完整的故事，或丢弃并选择原因。每个片段一个任务。",
         "en": "Story filtering (LOT appendix, Figure 1): read a story segment beside the story it was cut from; accept it, rewrite it into a complete story, or reject it with a reason. One task per segment.",
