@@ -738,7 +738,7 @@ def check_file(path: str | Path, rules: Sequence[str], out: str | Path, options:
 
 def job_rules(job_name: str) -> tuple[str, ...]:
     """The rules job `job_name` declares (`checks` on its record); ValueError when it declares none."""
-    from lotdata.annotate.jobs import get_job
+    from lotdata.annotate.jobs.base import get_job  # not the package: its jobs import these checks (no cycle)
 
     spec = get_job(job_name)
     rules = tuple(getattr(spec, "checks", ()) or ())
@@ -752,6 +752,6 @@ def job_rules(job_name: str) -> tuple[str, ...]:
 
 
 def jobs_with_checks() -> list[str]:
-    from lotdata.annotate.jobs import JOBS
+    from lotdata.annotate.jobs.base import all_jobs
 
-    return [name for name in JOBS if getattr(JOBS[name], "checks", ())]
+    return [job.name for job in all_jobs() if getattr(job, "checks", ())]
