@@ -168,6 +168,10 @@ def test_story_cloze_from_nothing_in_a_browser(label_studio, conn, browser, tmp_
     (task,) = export_tasks(conn, order_project)
     rater.open_task(order_project, task["id"], "story-reorder-en")
     original = order_state.tasks[task["data"]["uid"]]["hidden"]["original_ids"]
+    from selenium.webdriver.common.by import By
+
+    shown = " ".join(i.text for i in rater.chrome.find_elements(By.CSS_SELECTOR, ".htx-ranker-item"))
+    assert STORY[0] in shown and not any(item_id in shown for item_id in original), shown  # sentences, not their ids
     _reorder(rater, original)
     rater.submit("story-reorder")
     wait_for_annotation(conn, order_project, task["id"])
