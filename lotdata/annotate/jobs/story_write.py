@@ -5,6 +5,8 @@ comment and the old text (a row of `revisions.jsonl`, pushed again); every versi
 
 from __future__ import annotations
 
+import hashlib
+
 import json
 import statistics
 from collections import Counter
@@ -75,17 +77,31 @@ def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, 
 def submission_rows(annotations: list[Annotation]) -> list[Row]:
     """Every submitted version, oldest first per story."""
     rows = []
+    writers_of_slot: dict[str, set[str]] = {}
+    for ann in annotations:
+        writers_of_slot.setdefault(ann.uid, set()).add(ann.annotator)
     for ann in sorted(annotations, key=lambda a: (a.created_at, a.annotation_id)):
         sentences = ann.values["sentences"]
+        story = _story_id(ann, shared=len(writers_of_slot[ann.uid]) > 1)
         rows.append({
-            "submission_id": f"{ann.hidden.get('thread') or ann.uid}-v{ann.hidden.get('version', 1)}-{ann.annotation_id}",
-            "story": ann.hidden.get("thread") or ann.uid, "version": int(ann.hidden.get("version", 1)),
+            "submission_id": f"{story}-v{ann.hidden.get('version', 1)}-{ann.annotation_id}",
+            "story": story, "version": int(ann.hidden.get("version", 1)),
             "writer": ann.annotator, "title": ann.values["title"], "sentences": sentences,
             "text": " ".join(s for s in sentences if s) if ann.hidden.get("lang", "en") == "en" else "".join(sentences),
             "lang": ann.hidden.get("lang", "en"), "created_at": ann.created_at, "lead_time": ann.lead_time,
             "annotation_id": str(ann.annotation_id),
         })
     return rows
+
+
+def _story_id(ann: Annotation, *, shared: bool) -> str:
+    """A revision continues its story; a new slot is one story per writer: with a quiz gate every writer has a
+    project of their own holding the same slots, so a slot several writers answered holds several stories."""
+    if ann.hidden.get("thread"):
+        return str(ann.hidden["thread"])
+    if not shared:
+        return ann.uid
+    return f"{ann.uid}-{hashlib.sha256(ann.annotator.encode()).hexdigest()[:8]}"
 
 
 def assemble(annotations: list[Annotation]) -> dict[str, Any]:
