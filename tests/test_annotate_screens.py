@@ -94,6 +94,7 @@ def test_no_internal_token_reaches_a_screen_and_the_task_list_hides_every_intern
     assert {"tasks:data.uid", "tasks:predictions_results"} <= set(hidden)
     description = job.description(lang)
     assert description != f"lotdata {name}" and in_language(description, lang) and len(description) > 40
+    assert "lotdata" not in description and name not in description, description  # the job in words, not its internal name
 
 
 def test_clozet_write_offers_neither_the_first_nor_the_last_sentence():

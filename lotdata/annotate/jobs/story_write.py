@@ -169,6 +169,6 @@ SPEC = register_job(JobSpec(
     input_help="none with --n N (N writing slots), or revisions.jsonl from a story_review pull", load=load, to_tasks=to_tasks,
     check=check, votes=lambda v: [("written", "yes")], assemble=assemble, write=write, demo_rows=demo_rows, simulate=simulate,
     templates={"en": "en/story_write", "zh": "story_write"}, lang="en", checks=STORY_RULES, slots=slots,
-    descriptions={"en": "lotdata story_write: write a new five-sentence everyday story with a title (ROCStories 3.1)",
-                  "zh": "lotdata story_write：写一个带标题的五句话日常生活新故事（ROCStories 3.1 的规则）"},
+    descriptions={"en": "Story writing (ROCStories 3.1): write a new five-sentence story about everyday life, with a title, one sentence per box. One task per story.",
+                  "zh": "故事写作（ROCStories 3.1 的规则）：写一个带标题的五句话日常生活新故事，每个框一句。每个故事一个任务。"},
 ))
