@@ -97,11 +97,10 @@ def submission_rows(annotations: list[Annotation]) -> list[Row]:
 def _story_id(ann: Annotation, *, shared: bool) -> str:
     """A revision continues its story; a new slot is one story per writer: with a quiz gate every writer has a
     project of their own holding the same slots, so a slot several writers answered holds several stories."""
-    if ann.hidden.get("thread"):
-        return str(ann.hidden["thread"])
-    if not shared:
-        return ann.uid
-    return f"{ann.uid}-{hashlib.sha256(ann.annotator.encode()).hexdigest()[:8]}"
+    story = str(ann.hidden.get("thread") or ann.uid)
+    if ann.hidden.get("writer") or not shared:  # a revision goes to its writer only
+        return story
+    return f"{story}-{hashlib.sha256(ann.annotator.encode()).hexdigest()[:8]}"
 
 
 def assemble(annotations: list[Annotation]) -> dict[str, Any]:
