@@ -94,6 +94,7 @@ def test_no_internal_token_reaches_a_screen_and_the_task_list_hides_every_intern
     assert {"tasks:data.uid", "tasks:predictions_results"} <= set(hidden)
     description = job.description(lang)
     assert description != f"lotdata {name}" and in_language(description, lang) and len(description) > 40
+    assert "lotdata" not in description and name not in description, description  # the job in words, not its internal name
 
 
 def test_clozet_write_offers_neither_the_first_nor_the_last_sentence():
@@ -181,3 +182,18 @@ def test_an_answer_created_or_last_changed_by_another_account_is_quarantined_nam
     shared = collect("cloze_verify", _exported(state, token, [{"id": 4, "completed_by": 2, "updated_by": 3, "result": rating}]),
                      names, URL, state, project_id=5)
     assert len(shared.valid) == 1  # a shared project has no rater of its own to hold answers to
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_qualification_quiz_screen_follows_the_same_rules(lang):
+    from lotdata.annotate.qualify import RULES_SHOWN, quiz_description
+    from lotdata.annotate.template import load_template
+
+    root = ET.fromstring(load_template("quiz" if lang == "zh" else "en/quiz").xml)
+    [verdict] = root.iter("Choices")
+    assert verdict.get("choice") == "single-radio" and in_language(verdict.get("requiredMessage"), lang)
+    assert all(in_language(c.get("value"), lang) and not c.get("hotkey").isdigit() for c in verdict.iter("Choice"))
+    assert in_language(RULES_SHOWN[lang], lang)
+    for job in ("story_write", "sct_write"):
+        description = quiz_description(job, lang)
+        assert in_language(description, lang) and job not in description

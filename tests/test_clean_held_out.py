@@ -68,3 +68,25 @@ def test_clean_hold_out_that_is_not_a_test_set_exits_3(tmp_path):
     bad.write_text("a,b\n1,2\n", encoding="utf-8")
     result = CliRunner().invoke(app, ["clean", str(stories), "--out", str(tmp_path / "out"), "--hold-out", str(bad)])
     assert result.exit_code == 3 and "bad.csv" in result.output
+
+
+def test_a_case_written_by_sct_write_removes_its_source_story_by_the_csv_story_id(tmp_path):
+    """`annotate sct-csv` writes the source story's id as InputStoryid; the right ending is new writing, so the case's
+    story is no near copy of its source (4 of 5 sentences): the id alone must find it."""
+    stories = write_stories(tmp_path / "stories.parquet", STORIES, lang="en")
+    source = pq.read_table(stories).to_pylist()[2]
+    held = tmp_path / "sct" / "test.csv"
+    held.parent.mkdir()
+    with held.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["InputStoryid", *[f"InputSentence{k}" for k in range(1, 5)], "RandomFifthSentenceQuiz1",
+                         "RandomFifthSentenceQuiz2", "AnswerRightEnding"])
+        four = _sentences(source["text"])[:4]
+        writer.writerow([source["story_id"], *four, "Ann gave a basket of them to each neighbour.", "Ann moved to the moon.", "1"])
+    result = CliRunner().invoke(app, ["clean", str(stories), "--out", str(tmp_path / "out"), "--min-chars", "20",
+                                      "--hold-out", str(held.parent)])
+    assert result.exit_code == 0, result.output
+    kept = pq.read_table(tmp_path / "out" / "stories.parquet").column("text").to_pylist()
+    assert len(kept) == 4 and not any(t.startswith("Ann planted") for t in kept)
+    held_out = json.loads((tmp_path / "out" / "manifest.json").read_text())["stats"]["held_out"]
+    assert (held_out["by_id"], held_out["by_near_duplicate"]) == (1, 0)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from labelstudio_support import annotate, lotdata
 from lotdata.annotate.client import export_tasks, find_project
-from lotdata.annotate.qualify import Gate, load_quiz
+from lotdata.annotate.qualify import Gate, load_quiz, quiz_description
 from lotdata.annotate.state import Team
 from lotdata.resources import asset_dir
 
@@ -42,6 +42,11 @@ def test_fail_retry_pass_then_the_work(label_studio, conn, tmp_path):
     first = {name: gate.raters[name][-1]["project_id"] for name in ("quinn", "rory")}
     pushed = export_tasks(conn, first["quinn"])
     assert len(pushed) == 5 and not any("answer" in json.dumps(t["data"]) for t in pushed)  # answers stay local
+    # the quiz's screens have no trap either: a description in the rater's words, no internal column in the task list
+    project = conn.sdk.projects.get(id=first["quinn"])
+    assert project.description == quiz_description("story_write", "en") and "story_write" not in project.description
+    [view] = conn.sdk.views.list(project=first["quinn"])
+    assert view.data["title"] == "Tasks" and {"tasks:data.uid", "tasks:data.rules", "tasks:data.item"} <= set(view.data["hiddenColumns"]["explore"])
     _answer(conn, first["quinn"], team["quinn"].user_id, gate, right=False)
     _answer(conn, first["rory"], team["rory"].user_id, gate, right=False)
     scored = run("annotate", "qualify", "story_write", "--quiz", quiz, "--pass", "0.8", "--retry-after", "0", "--rater", "quinn")

@@ -65,3 +65,38 @@ def test_seeded_shuffle_is_stable_and_never_the_original():
     assert orders == [seeded_order(f"story{i}", 5, seed=3) for i in range(200)]
     assert all(sorted(o) == list(IDENTITY) and tuple(o) != IDENTITY for o in orders)
     assert orders != [seeded_order(f"story{i}", 5, seed=4) for i in range(200)]
+
+
+def test_with_a_team_each_story_goes_to_exactly_its_k_raters():
+    """ROCStories 3.3: five workers reorder each story. A team of six pushes story_reorder with --raters 5: each
+    story to five of them (every rater got every story before), loads balanced."""
+    from collections import Counter
+
+    from lotdata.annotate.assign import extend_assignment
+    from lotdata.annotate.jobs import get_job
+
+    job = get_job("story_reorder")
+    stories = [{"story_id": f"st{i}", "sentences": [f"Sentence {k} of story {i}." for k in range(5)]} for i in range(12)]
+    tasks = job.to_tasks(stories, seed=0)
+    versions = [(t["data"]["uid"], job.case_key(t["hidden"])) for t in tasks]
+    given = extend_assignment({}, versions, ["a", "b", "c", "d", "e", "f"], 5, seed="s")
+    per_story = Counter(token for tokens in given.values() for token in tokens)
+    assert set(per_story.values()) == {5} and len(per_story) == 12
+    assert max(map(len, given.values())) - min(map(len, given.values())) <= 1
+
+
+def test_gated_sct_write_gives_each_story_to_one_writer():
+    """With a quiz gate every ending writer has a project of their own: each story goes to one of them (every writer
+    wrote endings for every story before, and the pull kept one case per story)."""
+    from collections import Counter
+
+    from lotdata.annotate.assign import extend_assignment
+    from lotdata.annotate.jobs import get_job
+
+    job = get_job("sct_write")
+    stories = [{"story_id": f"st{i}", "sentences": [f"Sentence {k} of story {i}." for k in range(5)], "split": "test",
+                "lang": "en"} for i in range(12)]
+    tasks = job.to_tasks(stories, seed=0)
+    given = extend_assignment({}, [(t["data"]["uid"], job.case_key(t["hidden"])) for t in tasks], ["a", "b", "c"], job.raters, seed="s")
+    assert Counter(token for tokens in given.values() for token in tokens) == Counter({t["data"]["uid"]: 1 for t in tasks})
+    assert sorted(map(len, given.values())) == [4, 4, 4]

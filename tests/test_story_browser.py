@@ -160,6 +160,13 @@ def test_story_cloze_from_nothing_in_a_browser(label_studio, conn, browser, tmp_
     assert lotdata(label_studio, "annotate", "sct-csv", "--input", str(tmp_path / "v" / "clozet"), "--out", str(tmp_path / "csv")).exit_code == 0
     rows = (tmp_path / "csv" / "test.csv").read_text().splitlines()
     assert len(rows) == 2 and "Maria gave the last cookie to her teacher." in rows[1]
+    # the csv reads back as a Story Cloze test, and audit-bias audits it like the published one
+    assert lotdata(label_studio, "import", "storycloze", "--test", str(tmp_path / "csv" / "test.csv"), "--out", str(tmp_path / "sct")).exit_code == 0
+    [case] = pq.read_table(tmp_path / "sct" / "test.parquet").to_pylist()
+    assert case["candidates"][case["label"]] == "Maria gave the last cookie to her teacher."
+    audit = lotdata(label_studio, "audit-bias", str(tmp_path / "csv"), "--out", str(tmp_path / "audit"), "--baseline", "constant_first")
+    assert audit.exit_code == 0, audit.output
+    assert "constant_first/test" in (tmp_path / "audit" / "results.json").read_text()
 
     # a shuffled story put back in order: Ranker items moved with the keyboard (space, arrows, space)
     assert run("annotate", "push", "story_reorder", "--input", str(stories), "--project", "bw reorder", "--raters", "1").exit_code == 0
@@ -168,6 +175,10 @@ def test_story_cloze_from_nothing_in_a_browser(label_studio, conn, browser, tmp_
     (task,) = export_tasks(conn, order_project)
     rater.open_task(order_project, task["id"], "story-reorder-en")
     original = order_state.tasks[task["data"]["uid"]]["hidden"]["original_ids"]
+    from selenium.webdriver.common.by import By
+
+    shown = " ".join(i.text for i in rater.chrome.find_elements(By.CSS_SELECTOR, ".htx-ranker-item"))
+    assert STORY[0] in shown and not any(item_id in shown for item_id in original), shown  # sentences, not their ids
     _reorder(rater, original)
     rater.submit("story-reorder")
     wait_for_annotation(conn, order_project, task["id"])

@@ -148,3 +148,24 @@ def test_annotate_check_bad_input(tmp_path):
     assert result.exit_code == 1 and "declares no automatic checks" in result.output and "story_write" in result.output
     result = runner.invoke(app, ["annotate", "check", "story_write", "--input", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "o")])
     assert result.exit_code == 1 and "missing.jsonl" in result.output
+
+
+def test_a_slot_answered_by_several_gated_writers_holds_one_story_each():
+    """With a quiz gate each writer has a project of their own with the same slots: writer A's slot 1 and writer B's
+    slot 1 are two stories (they were merged into one story's 'versions', and review kept only the last)."""
+    from lotdata.annotate.jobs.base import Annotation
+    from lotdata.annotate.jobs.story_write import slots, submission_rows, to_tasks
+
+    def written(annotator: str, annotation_id: int, hidden: dict | None = None) -> Annotation:
+        return Annotation(uid="write-slot1", data={}, annotator=annotator, annotation_id=annotation_id,
+                          created_at=f"2026-01-01T00:00:0{annotation_id}", values={"title": "Bread", "sentences": GOOD},
+                          hidden=hidden or {"thread": "write-slot1", "version": 1, "writer": None, "lang": "en"})  # as pushed
+
+    rows = submission_rows([written("ann@x", 1), written("bob@x", 2)])
+    pushed = to_tasks(slots(1))[0]["hidden"]  # the hidden values above are a pushed slot's: its own thread, no writer
+    assert pushed["thread"] == to_tasks(slots(1))[0]["data"]["uid"] and pushed["writer"] is None and pushed["version"] == 1
+    assert len({r["story"] for r in rows}) == 2 and len({r["submission_id"] for r in rows}) == 2
+    assert [r["story"] for r in submission_rows([written("ann@x", 1)])] == ["write-slot1"]  # one writer: as before
+    revision = written("bob@x", 3, {"lang": "en", "thread": rows[1]["story"], "version": 2, "writer": "bob@x"})
+    again = submission_rows([written("ann@x", 1), written("bob@x", 2), revision])
+    assert [(r["story"], r["version"]) for r in again if r["writer"] == "bob@x"] == [(rows[1]["story"], 1), (rows[1]["story"], 2)]

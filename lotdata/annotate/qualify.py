@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from lotdata.annotate.client import Connection, ensure_project, export_tasks, push_tasks
+from lotdata.annotate.client import Connection, ensure_project, ensure_task_list_view, export_tasks, push_tasks
 from lotdata.annotate.state import Team, _read_json, _same_server, _write_json, state_dir
 from lotdata.annotate.template import InvalidResult, load_template
 from lotdata.errors import InputError, LotdataError, must_exist
@@ -33,6 +33,20 @@ RULES_SHOWN = {
     "zh": "按这项工作的规则判断：带标题的五句日常生活故事，每句不超过 70 字，不用引号，不用网络用语；结尾题：两个结尾都提到故事里的"
           "人物，单独读都合理，两个结尾不同。",
 }
+
+
+#: what the quiz qualifies for, in the rater's words (the job's internal name is not shown)
+WORK_NAMES = {"story_write": {"en": "writing five-sentence stories", "zh": "写五句话的故事"},
+              "sct_write": {"en": "writing a right and a wrong ending", "zh": "写一个正确结尾和一个错误结尾"}}
+
+
+def quiz_description(job: str, lang: str) -> str:
+    """The quiz project's description in the quiz's language."""
+    work = WORK_NAMES.get(job, {}).get(lang) or job.replace("_", " ")
+    if lang == "zh":
+        return f"资格测验（{work}）：判断每一条是否符合这项工作的规则。答对足够多的题目后，才会分到正式任务。"
+    return (f"Qualification quiz for {work}: judge whether each item follows the rules of the job. "
+            "Raters who answer enough of them right are given the work.")
 
 
 def load_quiz(path: str | Path) -> list[dict[str, str]]:
@@ -169,9 +183,12 @@ def _send(conn: Connection, gate: Gate, name: str, questions: list[dict[str, str
     number = len(gate.raters.get(name, [])) + 1
     title = f"{gate.job} quiz #{number} · {name}"
     template = load_template("quiz" if gate.lang == "zh" else "en/quiz").xml
-    project, _ = ensure_project(conn, title, template, raters=1, description=f"lotdata {gate.job} qualification quiz")
+    project, _ = ensure_project(conn, title, template, raters=1, description=quiz_description(gate.job, gate.lang))
     tasks = [{"data": {"uid": _opaque(gate.salt, q), "item": q["item"], "rules": RULES_SHOWN[gate.lang]}}
              for q in sorted(questions, key=lambda q: _opaque(gate.salt, q))]
+    from lotdata.annotate.workflow import hidden_columns, task_list_title  # workflow reads gates: imported here
+
+    ensure_task_list_view(conn, project.id, task_list_title(gate.lang), hidden_columns(tasks))
     push_tasks(conn, project.id, tasks)
     return {"project_id": project.id, "title": title, "started_at": _now().isoformat(timespec="seconds"), "score": None,
             "passed": None, "finished_at": None, "questions": len(tasks)}

@@ -215,7 +215,7 @@ def push_to_rater(conn: Connection, job_state: JobState, rater: str, *, batch_si
     template = job.template_for(job_state.lang).xml
     project, _ = ensure_project(conn, title, template, raters=per_task, description=job.description(job_state.lang))
     job_state.projects[rater] = project.id
-    ensure_task_list_view(conn, project.id, _view_title(job_state.lang), hidden_columns(job_state.visible_tasks()))
+    ensure_task_list_view(conn, project.id, task_list_title(job_state.lang), hidden_columns(job_state.visible_tasks()))
     return push_tasks(conn, project.id, job_state.tasks_for(rater), batch_size=batch_size, progress=progress)
 
 
@@ -225,7 +225,8 @@ def _versions(job: Any, job_state: JobState) -> list[tuple[str, str | None]]:
             for token, entry in sorted(job_state.tasks.items())]
 
 
-def _view_title(lang: str) -> str:
+def task_list_title(lang: str) -> str:
+    """The task list's tab name in the screen's language."""
     return {"zh": "任务", "en": "Tasks"}.get(lang, "Tasks")
 
 

@@ -27,6 +27,7 @@ class HeldCase:
     story_id: str
     text: str | None  # the whole story, when the task lets it be rebuilt
     lang: str
+    csv_story_id: str | None = None  # a Story Cloze csv's InputStoryid: `annotate sct-csv` writes the source story's id
 
 
 def read_held_out(path: str | Path, splits: Sequence[str] = ("val", "test")) -> list[HeldCase]:
@@ -70,7 +71,7 @@ def _storycloze_cases(files: Sequence[Path], splits: Sequence[str]) -> list[Held
         if split not in splits:
             continue
         rows, _bad = read_storycloze(path, split)
-        cases += [_case("clozet", row) for row in rows]
+        cases += [_with_csv_story_id(_case("clozet", row), split) for row in rows]
     if not cases:
         raise InputError(f"--hold-out: no {'/'.join(splits)} case in the Story Cloze csv", path=", ".join(map(str, files)))
     return cases
@@ -80,6 +81,7 @@ def match_held_out(story_ids: Sequence[str], story_sigs: np.ndarray, cases: Sequ
                    threshold: float) -> dict[int, tuple[str, str]]:
     """{story index: (how, evidence)}: the stories that are a case's source, by id first, then by near copy."""
     by_id = {case.story_id: case for case in cases}
+    by_id.update({case.csv_story_id: case for case in cases if case.csv_story_id})
     found: dict[int, tuple[str, str]] = {}
     for i, story_id in enumerate(story_ids):
         if story_id in by_id:
@@ -100,3 +102,11 @@ def match_held_out(story_ids: Sequence[str], story_sigs: np.ndarray, cases: Sequ
         if score >= threshold:
             found[story] = ("near_duplicate", f"jaccard {round(score, 3)} with the story of {texts[case].example_id}")
     return found
+
+
+def _with_csv_story_id(case: HeldCase, split: str) -> HeldCase:
+    """The csv's own InputStoryid (kept in the example id) names the case's story too: `annotate sct-csv` writes the
+    source story's id there, the id the corpus being cleaned carries, which the id derived from the case's text never
+    matches (the written right ending replaced the fifth sentence)."""
+    csv_id = case.example_id.removeprefix(f"storycloze-{split}-")
+    return HeldCase(case.example_id, case.story_id, case.text, case.lang, csv_id) if csv_id != case.example_id else case

@@ -137,6 +137,8 @@ SPEC = register_job(JobSpec(
     input_help="stories Parquet of five-sentence stories", load=load, to_tasks=to_tasks, check=check,
     votes=lambda v: [("written", "yes")], assemble=assemble, write=write, demo_rows=demo_rows, simulate=simulate,
     templates={"en": "en/sct_write", "zh": "sct_write"}, lang="en", default_splits=("val", "test"), checks=ENDING_RULES,
-    descriptions={"en": "lotdata sct_write: read four sentences, write a right and a wrong fifth sentence (Story Cloze)",
-                  "zh": "lotdata sct_write：读故事的前四句，写一个正确结尾和一个错误结尾（Story Cloze 测试题）"},
+    # one story, one case: with a quiz gate (a project per writer) each story goes to --raters writers, not to all
+    case_key=lambda hidden: hidden.get("story_id"),
+    descriptions={"en": "Ending writing (Story Cloze Test): read the first four sentences of a story, then write a right and a wrong fifth sentence. One task per story.",
+                  "zh": "结尾写作（Story Cloze 测试题）：读故事的前四句，写一个正确结尾和一个错误结尾。每个故事一个任务。"},
 ))

@@ -75,6 +75,8 @@ SPEC = register_job(JobSpec(
     input_help="stories Parquet", load=load, to_tasks=to_tasks, check=check,
     votes=lambda v: [("ordering", ",".join(map(str, v["ordering"])))], assemble=assemble, write=write, demo_rows=demo_rows,
     simulate=simulate, templates={"en": "en/story_reorder", "zh": "story_reorder"}, lang="en", raters=5,
-    descriptions={"en": "lotdata story_reorder: drag the shuffled sentences of a story back into the order that tells it",
-                  "zh": "lotdata story_reorder：把打乱顺序的句子拖回能讲通故事的顺序（ROCStories 3.3 打乱句序实验）"},
+    # each story is a case of one version: with a team, K (--raters) of its raters order it, not every one of them
+    case_key=lambda hidden: hidden.get("story_id"),
+    descriptions={"en": "Sentence order (ROCStories 3.3): drag the shuffled sentences of a story back into the order that tells it. One task per story.",
+                  "zh": "句子排序（ROCStories 3.3 打乱句序实验）：把打乱顺序的句子拖回能讲通故事的顺序。每个故事一个任务。"},
 ))

@@ -118,6 +118,6 @@ SPEC = register_job(JobSpec(
     input_help="a story_write pull folder", load=load, to_tasks=to_tasks, check=check,
     votes=lambda v: [("decision", v["decision"])], assemble=assemble, write=write, demo_rows=demo_rows, simulate=simulate,
     templates={"en": "en/story_review", "zh": "story_review"}, lang="en",
-    descriptions={"en": "lotdata story_review: approve a written story or send it back to its writer with a comment",
-                  "zh": "lotdata story_review：审核写好的故事，通过，或者附上意见退回给作者修改"},
+    descriptions={"en": "Story review: read a written story and its automatic checks; approve it, or send it back to its writer with a comment. One task per story.",
+                  "zh": "故事审核：阅读写好的故事和自动检查的结果，通过，或者附上意见退回给作者修改。每个故事一个任务。"},
 ))

@@ -5,6 +5,8 @@ comment and the old text (a row of `revisions.jsonl`, pushed again); every versi
 
 from __future__ import annotations
 
+import hashlib
+
 import json
 import statistics
 from collections import Counter
@@ -75,17 +77,30 @@ def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, 
 def submission_rows(annotations: list[Annotation]) -> list[Row]:
     """Every submitted version, oldest first per story."""
     rows = []
+    writers_of_slot: dict[str, set[str]] = {}
+    for ann in annotations:
+        writers_of_slot.setdefault(ann.uid, set()).add(ann.annotator)
     for ann in sorted(annotations, key=lambda a: (a.created_at, a.annotation_id)):
         sentences = ann.values["sentences"]
+        story = _story_id(ann, shared=len(writers_of_slot[ann.uid]) > 1)
         rows.append({
-            "submission_id": f"{ann.hidden.get('thread') or ann.uid}-v{ann.hidden.get('version', 1)}-{ann.annotation_id}",
-            "story": ann.hidden.get("thread") or ann.uid, "version": int(ann.hidden.get("version", 1)),
+            "submission_id": f"{story}-v{ann.hidden.get('version', 1)}-{ann.annotation_id}",
+            "story": story, "version": int(ann.hidden.get("version", 1)),
             "writer": ann.annotator, "title": ann.values["title"], "sentences": sentences,
             "text": " ".join(s for s in sentences if s) if ann.hidden.get("lang", "en") == "en" else "".join(sentences),
             "lang": ann.hidden.get("lang", "en"), "created_at": ann.created_at, "lead_time": ann.lead_time,
             "annotation_id": str(ann.annotation_id),
         })
     return rows
+
+
+def _story_id(ann: Annotation, *, shared: bool) -> str:
+    """A revision continues its story; a new slot is one story per writer: with a quiz gate every writer has a
+    project of their own holding the same slots, so a slot several writers answered holds several stories."""
+    story = str(ann.hidden.get("thread") or ann.uid)
+    if ann.hidden.get("writer") or not shared:  # a revision goes to its writer only
+        return story
+    return f"{story}-{hashlib.sha256(ann.annotator.encode()).hexdigest()[:8]}"
 
 
 def assemble(annotations: list[Annotation]) -> dict[str, Any]:
@@ -153,6 +168,6 @@ SPEC = register_job(JobSpec(
     input_help="none with --n N (N writing slots), or revisions.jsonl from a story_review pull", load=load, to_tasks=to_tasks,
     check=check, votes=lambda v: [("written", "yes")], assemble=assemble, write=write, demo_rows=demo_rows, simulate=simulate,
     templates={"en": "en/story_write", "zh": "story_write"}, lang="en", checks=STORY_RULES, slots=slots,
-    descriptions={"en": "lotdata story_write: write a new five-sentence everyday story with a title (ROCStories 3.1)",
-                  "zh": "lotdata story_write：写一个带标题的五句话日常生活新故事（ROCStories 3.1 的规则）"},
+    descriptions={"en": "Story writing (ROCStories 3.1): write a new five-sentence story about everyday life, with a title, one sentence per box. One task per story.",
+                  "zh": "故事写作（ROCStories 3.1 的规则）：写一个带标题的五句话日常生活新故事，每个框一句。每个故事一个任务。"},
 ))
