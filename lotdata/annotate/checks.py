@@ -513,10 +513,20 @@ _ROLES_EN = frozenset(
     "monkey snake frog owl king queen prince princess wizard witch goblin devil ghost".split())
 
 
+_PLACE_ENDINGS_ZH = frozenset("村镇城市国省州县乡山岭峰河江湖海岛洋林庄寺庙宫殿府街路桥店院园堡洞谷岸港湾")
+
+
 def _role_or_place_zh(word: str, tag: str) -> bool:
-    if tag in ("nr", "nrfg", "nrt", "ns", "nt"):
-        return len(word) >= 2 or tag != "nr" or word in _ANIMALS_ZH  # jieba tags lone characters nr loosely (鹿)
-    return tag.startswith("n") and (word[-1] in _ROLE_ENDINGS_ZH or any(ch in _ANIMALS_ZH for ch in word))
+    """jieba's dictionary tags many plain words as names or places (明白 nr, 东西 ns, 太阳 ns), so a tag alone
+    is not enough: a place must end like one (北京城, 村), a role like one (农夫, 猎人), and animals count by
+    any character (驴子, 马)."""
+    if not tag.startswith("n"):
+        return False
+    if any(ch in _ANIMALS_ZH for ch in word):
+        return True
+    if tag in ("ns", "nt"):
+        return word[-1] in _PLACE_ENDINGS_ZH
+    return len(word) >= 2 and word[-1] in _ROLE_ENDINGS_ZH
 
 
 def _core_zh(word: str) -> set[str]:
