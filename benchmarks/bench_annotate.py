@@ -26,12 +26,13 @@ import platform
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+
+from machine import load_note  # benchmarks/machine.py
 
 from lotdata.annotate import server as ls_server  # noqa: E402
 from lotdata.annotate.client import connect, ensure_project  # noqa: E402
@@ -39,16 +40,18 @@ from lotdata.annotate.jobs import get_job  # noqa: E402
 from lotdata.annotate.state import SHARED, JobState  # noqa: E402
 from lotdata.annotate.workflow import pull, push  # noqa: E402
 from lotdata.io import write_parquet, write_text  # noqa: E402
+from lotdata.resources import sample_corpus_path  # noqa: E402
 from lotdata.schema import STORIES, table_from_rows  # noqa: E402
 from lotdata.sources.readers import read_stories  # noqa: E402
 from lotdata.sources.story import make_story_row  # noqa: E402
-from lotdata.resources import sample_corpus_path  # noqa: E402
-from machine import load_note  # benchmarks/machine.py
 
 
 def synthetic_stories(size: int, path: Path) -> Path:
     base = [s["text"] for s in read_stories([sample_corpus_path()]).stories]
-    rows = [make_story_row(f"{base[i % len(base)]}这是第{i}个故事的最后一句话。", source="bench", lang="zh") for i in range(size)]
+    rows = [
+        make_story_row(f"{base[i % len(base)]}这是第{i}个故事的最后一句话。", source="bench", lang="zh")
+        for i in range(size)
+    ]
     write_parquet(table_from_rows(rows, STORIES), path)
     return path
 
@@ -63,7 +66,10 @@ def annotated_project(conn, title: str, stories: Path, user_id: int, state: Path
         task["data"]["raters"] = 1
         job_state.add(task)
     result = [{"from_name": "decision", "to_name": "story", "type": "choices", "value": {"choices": ["accept"]}}]
-    tasks = [{**task, "annotations": [{"result": result, "completed_by": user_id, "lead_time": 3.0}]} for task in job_state.visible_tasks()]
+    tasks = [
+        {**task, "annotations": [{"result": result, "completed_by": user_id, "lead_time": 3.0}]}
+        for task in job_state.visible_tasks()
+    ]
     project, _ = ensure_project(conn, title, job.template.xml, raters=1)
     job_state.projects[SHARED] = project.id
     job_state.save()
@@ -101,7 +107,9 @@ def main() -> int:
                 runs["pull"].append(pulled["seconds"])
                 fetch["pull"].append(pulled["fetch_seconds"])
                 if r < args.paged_repeats:
-                    paged = pull(conn, "story_filter", "bench pull", tmp / f"paged{r}", page_size=1000, state=tmp / "state")
+                    paged = pull(
+                        conn, "story_filter", "bench pull", tmp / f"paged{r}", page_size=1000, state=tmp / "state"
+                    )
                     assert paged["valid"] == args.size, paged
                     runs["pull paged"].append(paged["seconds"])
                     fetch["pull paged"].append(paged["fetch_seconds"])
@@ -125,7 +133,9 @@ def main() -> int:
     for name, values in runs.items():
         med = medians[name]
         fetched = f"{statistics.median(fetch[name]):.1f}" if fetch.get(name) else "–"
-        lines.append(f"| {name} | {args.size:,} | {med:.1f} | {args.size / med:,.0f} | {fetched} | {', '.join(f'{v:.1f}' for v in values)} |")
+        lines.append(
+            f"| {name} | {args.size:,} | {med:.1f} | {args.size / med:,.0f} | {fetched} | {', '.join(f'{v:.1f}' for v in values)} |"
+        )
     lines += [
         "",
         f"push + pull (export): **{total:.1f} s** for {args.size:,} tasks and {args.size:,} annotations (target: 90 s).",
@@ -139,8 +149,10 @@ def main() -> int:
     ]
     text = "\n".join(lines)
     write_text(text, REPO / args.out if not Path(args.out).is_absolute() else args.out)
-    write_text(json.dumps({"size": args.size, "runs": runs, "fetch_seconds": fetch, "medians": medians}, indent=2) + "\n",
-               Path(REPO / args.out).with_suffix(".json"))
+    write_text(
+        json.dumps({"size": args.size, "runs": runs, "fetch_seconds": fetch, "medians": medians}, indent=2) + "\n",
+        Path(REPO / args.out).with_suffix(".json"),
+    )
     print(text)
     return 0
 

@@ -40,13 +40,14 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from machine import load_note  # benchmarks/machine.py
+
 from lotdata.io import sha256_file, write_parquet, write_text  # noqa: E402
 from lotdata.schema import STORIES, table_from_rows  # noqa: E402
 from lotdata.sources.readers import read_stories  # noqa: E402
 from lotdata.tasks.build import build_dataset, build_plotcom_with_clozet  # noqa: E402
 from lotdata.tasks.plotcom import stories_held_by  # noqa: E402
 from lotdata.text import join_sentences  # noqa: E402
-from machine import load_note  # benchmarks/machine.py
 
 CORPORA = {
     "CMRC 2017 valid (zh)": ("cmrc2017_children_stories/validation/cloze.valid.doc_query", "cmrc"),
@@ -66,11 +67,25 @@ def derive_clozet(stories: list[dict], k: int, seed: int) -> tuple[list[dict], s
         if not inner:
             continue
         j = rng.choice(inner)
-        wrong = "这句话是为测试写的错误候选。" if story["lang"] == "zh" else "This wrong candidate was written for the test."
+        wrong = (
+            "这句话是为测试写的错误候选。"
+            if story["lang"] == "zh"
+            else "This wrong candidate was written for the test."
+        )
         context = join_sentences(sentences[:j] + ["<mask>"] + sentences[j + 1 :], story["lang"])
         split = "val" if i % 4 < 2 else "test"
-        rows.append({"example_id": f"c{i}", "story_id": f"derived{i}", "split": split, "context": context,
-                     "candidates": [wrong, sentences[j]], "label": 1, "mask_sentence_index": j, "lang": story["lang"]})
+        rows.append(
+            {
+                "example_id": f"c{i}",
+                "story_id": f"derived{i}",
+                "split": split,
+                "context": context,
+                "candidates": [wrong, sentences[j]],
+                "label": 1,
+                "mask_sentence_index": j,
+                "lang": story["lang"],
+            }
+        )
         held.add(story["story_id"])
     return rows, held
 
@@ -91,19 +106,24 @@ def interleaved(fns: dict, repeats: int) -> dict[str, tuple[float, object]]:
 def _senpos_rows(label: str, n_stories: int, path: Path, tmp: Path, repeats: int) -> list[str]:
     for tokenizer in ("jieba", "rjieba"):  # untimed: loads both dictionaries
         build_dataset("senpos", [path], tmp / "warm-senpos", seed=0, n=5, tokenizer=tokenizer)
-    measured = interleaved({
-        "jieba": lambda: build_dataset("senpos", [path], tmp / "sj", seed=0, tokenizer="jieba"),
-        "rjieba": lambda: build_dataset("senpos", [path], tmp / "sr", seed=0, tokenizer="rjieba"),
-        "rjieba --n 5": lambda: build_dataset("senpos", [path], tmp / "sn", seed=0, n=5),
-    }, repeats)
+    measured = interleaved(
+        {
+            "jieba": lambda: build_dataset("senpos", [path], tmp / "sj", seed=0, tokenizer="jieba"),
+            "rjieba": lambda: build_dataset("senpos", [path], tmp / "sr", seed=0, tokenizer="rjieba"),
+            "rjieba --n 5": lambda: build_dataset("senpos", [path], tmp / "sn", seed=0, n=5),
+        },
+        repeats,
+    )
     files = [f"{s}.parquet" for s in ("train", "val", "test")] + [f"lot/{s}.jsonl" for s in ("train", "val", "test")]
     same = all(sha256_file(tmp / "sj" / f) == sha256_file(tmp / "sr" / f) for f in files)
     base = measured["jieba"][0]
     rows = []
     for name, (seconds, report) in measured.items():
         examples = sum(report.rows_per_split.values())
-        rows.append(f"| {label} | {n_stories:,} | {name} | {seconds:.3f} | {base / seconds:.1f}× | {examples:,} | "
-                    f"{report.stats['stories_in']:,} | {('yes' if same else 'NO') if name == 'rjieba' else '–'} |")
+        rows.append(
+            f"| {label} | {n_stories:,} | {name} | {seconds:.3f} | {base / seconds:.1f}× | {examples:,} | "
+            f"{report.stats['stories_in']:,} | {('yes' if same else 'NO') if name == 'rjieba' else '–'} |"
+        )
     return rows
 
 
@@ -123,9 +143,16 @@ def main() -> None:
         "| corpus | stories | measurement | median s | × no card | examples (train/val/test) |",
         "|---|--:|---|--:|--:|---|",
     ]
-    detection = ["", "| corpus | ClozeT rows | held stories | found | false | train stories dropped |", "|---|--:|--:|--:|--:|--:|"]
-    senpos = ["", "| corpus | stories | build senpos | median s | speed-up | examples | stories built | same bytes |",
-              "|---|--:|---|--:|--:|--:|--:|---|"]
+    detection = [
+        "",
+        "| corpus | ClozeT rows | held stories | found | false | train stories dropped |",
+        "|---|--:|--:|--:|--:|--:|",
+    ]
+    senpos = [
+        "",
+        "| corpus | stories | build senpos | median s | speed-up | examples | stories built | same bytes |",
+        "|---|--:|---|--:|--:|--:|--:|---|",
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         for label, (rel, fmt) in CORPORA.items():
@@ -134,19 +161,30 @@ def main() -> None:
             clozet, held = derive_clozet(stories, args.clozet, seed=7)
             by_split = {s: [r for r in clozet if r["split"] == s] for s in ("val", "test")}
             build_dataset("plotcom", [path], tmp / "warm", seed=0, card=False)  # untimed: loads jieba
-            measured = interleaved({
-                "base": lambda: build_dataset("plotcom", [path], tmp / "a", seed=0, card=False),
-                "card": lambda: build_dataset("plotcom", [path], tmp / "b", seed=0),
-                "clozet": lambda: build_plotcom_with_clozet([path], by_split, tmp / "c", seed=0),
-                "check": lambda: stories_held_by(stories, clozet),
-            }, args.repeats)
+            measured = interleaved(
+                {
+                    "base": lambda: build_dataset("plotcom", [path], tmp / "a", seed=0, card=False),
+                    "card": lambda: build_dataset("plotcom", [path], tmp / "b", seed=0),
+                    "clozet": lambda: build_plotcom_with_clozet([path], by_split, tmp / "c", seed=0),
+                    "check": lambda: stories_held_by(stories, clozet),
+                },
+                args.repeats,
+            )
             (base, report), (card, _), (with_clozet, creport), (check, found) = measured.values()
-            for name, seconds, rep in (("plotcom (no card)", base, report), ("plotcom + card", card, report),
-                                       ("plotcom + ClozeT + card", with_clozet, creport), ("held-out check", check, None)):
+            for name, seconds, rep in (
+                ("plotcom (no card)", base, report),
+                ("plotcom + card", card, report),
+                ("plotcom + ClozeT + card", with_clozet, creport),
+                ("held-out check", check, None),
+            ):
                 rows = "/".join(str(rep.rows_per_split[s]) for s in ("train", "val", "test")) if rep else "–"
-                lines.append(f"| {label} | {len(stories):,} | {name} | {seconds:.3f} | {seconds / base:.2f}× | {rows} |")
+                lines.append(
+                    f"| {label} | {len(stories):,} | {name} | {seconds:.3f} | {seconds / base:.2f}× | {rows} |"
+                )
             dropped = creport.stats["stories_dropped"].get("in_clozet", 0)
-            detection.append(f"| {label} | {len(clozet)} | {len(held)} | {len(found & held)} | {len(found - held)} | {dropped} |")
+            detection.append(
+                f"| {label} | {len(clozet)} | {len(held)} | {len(found & held)} | {len(found - held)} | {dropped} |"
+            )
             if stories[0]["lang"] == "zh":
                 senpos += _senpos_rows(label, len(stories), path, tmp, args.repeats)
     text = "\n".join(lines + detection + senpos) + "\n\n" + __doc__.split("\n\n", 2)[2]

@@ -51,7 +51,9 @@ def main() -> None:
     variants = {
         "in process": lambda work: build_examples("senpos", stories, seed=0)[0],
         "1 worker": lambda work: build_examples_sharded("senpos", stories, work, seed=0, shard_rows=500)[0],
-        "2 workers": lambda work: build_examples_sharded("senpos", stories, work, seed=0, execution=ExecSettings(workers=2), shard_rows=500)[0],
+        "2 workers": lambda work: build_examples_sharded(
+            "senpos", stories, work, seed=0, execution=ExecSettings(workers=2), shard_rows=500
+        )[0],
     }
     times: dict[str, list[float]] = {name: [] for name in variants}
     for _ in range(args.repeats):

@@ -133,8 +133,8 @@ def _measure(kind: str, corpus_name: str, data: Path, repeats: int, trace: bool)
             return 0, {"tokens": n_tokens}
 
     elif kind in BUILDERS:
-        from lotdata.tasks.build import DEFAULT_SPLIT, build_examples, split_examples
         from lotdata.datasets.splits import parse_split_spec
+        from lotdata.tasks.build import DEFAULT_SPLIT, build_examples, split_examples
 
         spec = parse_split_spec(DEFAULT_SPLIT)
         build_examples(kind, stories[:1], seed=0)  # warm-up: lazy imports, tokenizers, stopword lists
@@ -218,13 +218,19 @@ def child_main(args: argparse.Namespace) -> int:
 
 def _git_commit() -> str:
     try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
-                             text=True, timeout=10)
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, timeout=10
+        )
         commit = out.stdout.strip()
         if out.returncode != 0 or not commit:
             return "unknown"
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "lotdata", "benchmarks"], cwd=REPO,
-                               capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "lotdata", "benchmarks"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
         return commit + ("+uncommitted" if dirty.returncode == 0 and dirty.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
@@ -260,11 +266,23 @@ def _environment() -> dict[str, Any]:
     }
 
 
-def _run_child(script: Path, corpus: str, kind: str, repeats: int, data: Path, trace: bool,
-               tmpdir: Path) -> dict[str, Any]:
+def _run_child(
+    script: Path, corpus: str, kind: str, repeats: int, data: Path, trace: bool, tmpdir: Path
+) -> dict[str, Any]:
     result_file = tmpdir / f"{corpus}-{kind}.json"
-    cmd = [sys.executable, str(script), "--one", corpus, kind, "--repeats", str(repeats),
-           "--data", str(data), "--result", str(result_file)]
+    cmd = [
+        sys.executable,
+        str(script),
+        "--one",
+        corpus,
+        kind,
+        "--repeats",
+        str(repeats),
+        "--data",
+        str(data),
+        "--result",
+        str(result_file),
+    ]
     if not trace:
         cmd.append("--no-tracemalloc")
     started = time.perf_counter()
@@ -311,8 +329,9 @@ def _fmt_mib(x: float | None) -> str:
     return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
 
 
-def _markdown(env: dict[str, Any], results: list[dict[str, Any]], args: argparse.Namespace,
-              total_seconds: float) -> str:
+def _markdown(
+    env: dict[str, Any], results: list[dict[str, Any]], args: argparse.Namespace, total_seconds: float
+) -> str:
     by = {(r["corpus"], r["kind"]): r for r in results}
     lines = [
         "# lotdata builder benchmark",
@@ -362,8 +381,9 @@ def _markdown(env: dict[str, Any], results: list[dict[str, Any]], args: argparse
                 continue
             parts = "–"
             if kind in BUILDERS:
-                parts = (f"{_fmt_s(statistics.median(r['build_seconds']))} / "
-                         f"{_fmt_s(statistics.median(r['split_seconds']))}")
+                parts = (
+                    f"{_fmt_s(statistics.median(r['build_seconds']))} / {_fmt_s(statistics.median(r['split_seconds']))}"
+                )
             lines.append(
                 f"| {CORPORA[corpus]['label']} | {kind} | {r['repeats']} | {_fmt_s(r['min_seconds'])} | "
                 f"{_fmt_s(r['median_seconds'])} | {_fmt_s(r['max_seconds'])} | {parts} |"
@@ -373,22 +393,30 @@ def _markdown(env: dict[str, Any], results: list[dict[str, Any]], args: argparse
         r = by.get((corpus, "read"))
         if r:
             c = r["read_counts"]
-            notes.append(f"{spec['label']}: `{spec['path']}` (format `{spec['fmt']}`): {c.get('read', '?'):,} "
-                         f"records read, {c.get('kept', '?'):,} stories kept, {c.get('duplicates', 0):,} duplicates, "
-                         f"{c.get('quarantined', 0):,} quarantined.")
+            notes.append(
+                f"{spec['label']}: `{spec['path']}` (format `{spec['fmt']}`): {c.get('read', '?'):,} "
+                f"records read, {c.get('kept', '?'):,} stories kept, {c.get('duplicates', 0):,} duplicates, "
+                f"{c.get('quarantined', 0):,} quarantined."
+            )
     for corpus, spec in CORPORA.items():
         r = by.get((corpus, "tokenise"))
         if r and r.get("tokens") is not None:
-            notes.append(f"{spec['label']}: tokenise produces {r['tokens']:,} tokens "
-                         f"({r['tokens'] / r['median_seconds']:,.0f} tokens/s).")
+            notes.append(
+                f"{spec['label']}: tokenise produces {r['tokens']:,} tokens "
+                f"({r['tokens'] / r['median_seconds']:,.0f} tokens/s)."
+            )
     tokenizers = sorted({r["tokenizer"] for r in results})
-    notes.append(f"Chinese tokenizer for `tokenise`, SenPos and PlotCom word counts: {', '.join(tokenizers)} "
-                 "(HMM on); OutGen's RAKE outline uses jieba without HMM (`jieba-nohmm`).")
+    notes.append(
+        f"Chinese tokenizer for `tokenise`, SenPos and PlotCom word counts: {', '.join(tokenizers)} "
+        "(HMM on); OutGen's RAKE outline uses jieba without HMM (`jieba-nohmm`)."
+    )
     reduced = [k for k in KINDS if any(r["kind"] == k and r["repeats"] != args.repeats for r in results)]
     if reduced:
         notes.append(f"Repeats reduced for {', '.join(reduced)} (see column *n*) to keep the run short.")
-    notes.append(f"Builders run with seed 0 and the default split `train=0.8,val=0.1,test=0.1`. "
-                 f"Total benchmark wall time: {total_seconds:.0f} s.")
+    notes.append(
+        f"Builders run with seed 0 and the default split `train=0.8,val=0.1,test=0.1`. "
+        f"Total benchmark wall time: {total_seconds:.0f} s."
+    )
     lines += ["", "Notes:", ""] + [f"- {n}" for n in notes]
     return "\n".join(lines) + "\n"
 
@@ -398,8 +426,11 @@ def parent_main(args: argparse.Namespace) -> int:
 
     data: Path = args.data
     if not data.is_dir():
-        print(f"error: benchmark data not found: {data} (expected ../shared/data beside the repository at "
-              f"{REPO}; pass --data PATH)", file=sys.stderr)
+        print(
+            f"error: benchmark data not found: {data} (expected ../shared/data beside the repository at "
+            f"{REPO}; pass --data PATH)",
+            file=sys.stderr,
+        )
         return 2
     missing = [str(data / c["path"]) for c in CORPORA.values() if not (data / c["path"]).is_file()]
     if missing:
@@ -420,8 +451,7 @@ def parent_main(args: argparse.Namespace) -> int:
             for kind in KINDS:
                 repeats = args.outgen_repeats if (kind == "outgen" and args.outgen_repeats) else args.repeats
                 print(f"[bench] {corpus:<10} {kind:<8} x{repeats} ...", end="", file=sys.stderr, flush=True)
-                r = _summarise(_run_child(script, corpus, kind, repeats, data, not args.no_tracemalloc,
-                                          Path(tmp)))
+                r = _summarise(_run_child(script, corpus, kind, repeats, data, not args.no_tracemalloc, Path(tmp)))
                 print(f" median {r['median_seconds']:.3f}s ({r['wall_seconds']:.1f}s wall)", file=sys.stderr)
                 results.append(r)
     total = time.perf_counter() - started
@@ -429,8 +459,12 @@ def parent_main(args: argparse.Namespace) -> int:
     markdown = _markdown(env, results, args, total)
     payload = {
         "environment": env,
-        "args": {"repeats": args.repeats, "outgen_repeats": args.outgen_repeats or args.repeats,
-                 "data": str(data), "tracemalloc": not args.no_tracemalloc},
+        "args": {
+            "repeats": args.repeats,
+            "outgen_repeats": args.outgen_repeats or args.repeats,
+            "data": str(data),
+            "tracemalloc": not args.no_tracemalloc,
+        },
         "total_seconds": total,
         "corpora": CORPORA,
         "results": results,
@@ -446,8 +480,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(REPO / "bench" / "results.md"), help="Markdown output file")
     parser.add_argument("--repeats", type=int, default=5, help="timed repeats per measurement (median reported)")
-    parser.add_argument("--outgen-repeats", type=int, default=None,
-                        help="timed repeats for the outgen builder (default: --repeats)")
+    parser.add_argument(
+        "--outgen-repeats", type=int, default=None, help="timed repeats for the outgen builder (default: --repeats)"
+    )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the shared data folder")
     parser.add_argument("--no-tracemalloc", action="store_true", help="skip the extra tracemalloc run")
     parser.add_argument("--one", nargs=2, metavar=("CORPUS", "KIND"), help=argparse.SUPPRESS)

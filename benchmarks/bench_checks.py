@@ -39,7 +39,7 @@ def chinese_submissions(n: int) -> list[dict]:
     for name in ("c3-m-train.json", "c3-m-dev.json", "c3-m-test.json"):
         for item in json.loads((SHARED / "c3_mixed_genre" / "data" / name).read_text(encoding="utf-8")):
             sentences = split_sentences(normalize_text("".join(item[0]), "zh"), "zh")
-            pieces += [sentences[k:k + 5] for k in range(0, len(sentences) - 4, 5)]
+            pieces += [sentences[k : k + 5] for k in range(0, len(sentences) - 4, 5)]
     return [{"id": str(i), "title": "标题", "sentences": p} for i, p in enumerate(pieces[:n])]
 
 
@@ -50,8 +50,12 @@ def measure(rows: list[dict], rules, lang: str, repeats: int) -> dict:
         result = run_checks(rows, rules, CheckOptions(lang=lang))
         seconds.append(time.perf_counter() - started)
     median = statistics.median(seconds)
-    return {"submissions": len(rows), "median_s": round(median, 3), "per_second": round(len(rows) / median),
-            "flagged": result.flagged}
+    return {
+        "submissions": len(rows),
+        "median_s": round(median, 3),
+        "per_second": round(len(rows) / median),
+        "flagged": result.flagged,
+    }
 
 
 def main() -> None:
@@ -63,14 +67,27 @@ def main() -> None:
     runs = {
         "story_write en (5,000 real ROCStories)": measure(
             read_submissions(SHARED / "rocstories_diffusionlm_valid5k" / "datasets" / "ROCstory" / "roc_valid.json"),
-            STORY_RULES, "en", args.repeats),
-        "story_write zh (five-sentence runs of the C3 passages)": measure(chinese_submissions(5000), STORY_RULES, "zh", args.repeats),
+            STORY_RULES,
+            "en",
+            args.repeats,
+        ),
+        "story_write zh (five-sentence runs of the C3 passages)": measure(
+            chinese_submissions(5000), STORY_RULES, "zh", args.repeats
+        ),
         "sct_write en (1,871 Story Cloze val cases)": measure(
-            read_submissions(SHARED / "storycloze_spring2016_labeled" / "val.csv"), ENDING_RULES, "en", args.repeats),
+            read_submissions(SHARED / "storycloze_spring2016_labeled" / "val.csv"), ENDING_RULES, "en", args.repeats
+        ),
     }
-    lines = [f"# Submission checks: throughput ({dt.date.today()})", "", note, "",
-             f"`python benchmarks/bench_checks.py --repeats {args.repeats}`; medians of {args.repeats} runs, one process.", "",
-             "| input | submissions | median seconds | submissions / s | flagged |", "|---|---:|---:|---:|---:|"]
+    lines = [
+        f"# Submission checks: throughput ({dt.date.today()})",
+        "",
+        note,
+        "",
+        f"`python benchmarks/bench_checks.py --repeats {args.repeats}`; medians of {args.repeats} runs, one process.",
+        "",
+        "| input | submissions | median seconds | submissions / s | flagged |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for name, r in runs.items():
         lines.append(f"| {name} | {r['submissions']} | {r['median_s']} | {r['per_second']} | {r['flagged']} |")
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -37,8 +37,10 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 SPLIT_OF = ("train",) * 8 + ("val", "test")
-NOTE = ("Peak RSS is the child's `ru_maxrss`; where it equals the RSS after imports, the diff itself never went above "
-        "what importing lotdata took (pandas, pyarrow, jieba's dictionary).")
+NOTE = (
+    "Peak RSS is the child's `ru_maxrss`; where it equals the RSS after imports, the diff itself never went above "
+    "what importing lotdata took (pandas, pyarrow, jieba's dictionary)."
+)
 
 
 def _random_text(rng: np.random.Generator, chars: int) -> str:
@@ -47,10 +49,20 @@ def _random_text(rng: np.random.Generator, chars: int) -> str:
 
 def _example(rng: np.random.Generator, story: int, part: int, split: str, sentence_chars: int) -> dict:
     n = int(rng.integers(4, 10))
-    sentences = [_random_text(rng, int(rng.integers(sentence_chars // 2, sentence_chars * 3 // 2))) + "。" for _ in range(n)]
-    return {"example_id": f"senpos-s{story:07d}-{part}", "story_id": f"s{story:07d}", "split": split, "sentences": sentences,
-            "removed": _random_text(rng, int(rng.integers(10, 40))) + "。", "label": int(rng.integers(1, n)),
-            "n_candidates": n - 1, "refined": False, "lang": "zh"}
+    sentences = [
+        _random_text(rng, int(rng.integers(sentence_chars // 2, sentence_chars * 3 // 2))) + "。" for _ in range(n)
+    ]
+    return {
+        "example_id": f"senpos-s{story:07d}-{part}",
+        "story_id": f"s{story:07d}",
+        "split": split,
+        "sentences": sentences,
+        "removed": _random_text(rng, int(rng.integers(10, 40))) + "。",
+        "label": int(rng.integers(1, n)),
+        "n_candidates": n - 1,
+        "refined": False,
+        "lang": "zh",
+    }
 
 
 def write_pair(root: Path, examples: int, sentence_chars: int, rows_per_group: int) -> dict:
@@ -67,7 +79,11 @@ def write_pair(root: Path, examples: int, sentence_chars: int, rows_per_group: i
     train_ids = [s for s in range(stories) if SPLIT_OF[s % 10] == "train"]
     picked = rng.choice(len(train_ids) * 4, size=(37 + 16) * scale, replace=False)
     cells = [(train_ids[i // 4], i % 4) for i in picked.tolist()]
-    removed, text_edit, label_edit = set(cells[:37 * scale]), set(cells[37 * scale:48 * scale]), set(cells[48 * scale:])
+    removed, text_edit, label_edit = (
+        set(cells[: 37 * scale]),
+        set(cells[37 * scale : 48 * scale]),
+        set(cells[48 * scale :]),
+    )
     moved = {s for s in range(stories) if SPLIT_OF[s % 10] == "val"}
     moved = set(sorted(moved)[: 3 * scale])
     writers, moving = {}, []
@@ -109,8 +125,12 @@ def write_pair(root: Path, examples: int, sentence_chars: int, rows_per_group: i
         writer.close()
     for side in ("a", "b"):
         files = {s: root / side / f"{s}.parquet" for s in ("train", "val", "test")}
-        write_manifest(root / side, manifest_dict(kind="dataset", task="senpos", command="bench", params={"seed": 0},
-                                                  inputs=[], files=files, stats={}))
+        write_manifest(
+            root / side,
+            manifest_dict(
+                kind="dataset", task="senpos", command="bench", params={"seed": 0}, inputs=[], files=files, stats={}
+            ),
+        )
     return {"removed": 37 * scale, "added": 23 * scale, "edited": 16 * scale, "moved_examples": len(moving)}
 
 
@@ -126,9 +146,15 @@ def child_lotdata(a: str, b: str) -> dict:
     render_markdown(report)
     seconds = time.perf_counter() - started
     counts = report["tables"][0]["counts"]
-    return {"seconds": seconds, "maxrss": _maxrss(), "floor": floor,
-            "only_a": counts["removed"], "only_b": counts["added"], "changed": counts["changed"],
-            "moved_stories": report["tables"][0]["stories"]["counts"]["stories_moved"]}
+    return {
+        "seconds": seconds,
+        "maxrss": _maxrss(),
+        "floor": floor,
+        "only_a": counts["removed"],
+        "only_b": counts["added"],
+        "changed": counts["changed"],
+        "moved_stories": report["tables"][0]["stories"]["counts"]["stories_moved"],
+    }
 
 
 def child_datacompy(a: str, b: str) -> dict:
@@ -140,16 +166,24 @@ def child_datacompy(a: str, b: str) -> dict:
     started = time.perf_counter()
     frames = []
     for side in (a, b):
-        frame = pd.concat([pq.read_table(Path(side) / f"{s}.parquet").to_pandas() for s in ("train", "val", "test")],
-                          ignore_index=True)
+        frame = pd.concat(
+            [pq.read_table(Path(side) / f"{s}.parquet").to_pandas() for s in ("train", "val", "test")],
+            ignore_index=True,
+        )
         frame["sentences"] = frame["sentences"].map("\x1e".join)
         frames.append(frame)
     compare = datacompy.PandasCompare(frames[0], frames[1], join_columns="example_id", df1_name="a", df2_name="b")
     compare.report()
     seconds = time.perf_counter() - started
     changed = len(compare.all_mismatch())
-    return {"seconds": seconds, "maxrss": _maxrss(), "floor": floor, "only_a": len(compare.df1_unq_rows),
-            "only_b": len(compare.df2_unq_rows), "changed": changed}
+    return {
+        "seconds": seconds,
+        "maxrss": _maxrss(),
+        "floor": floor,
+        "only_a": len(compare.df1_unq_rows),
+        "only_b": len(compare.df2_unq_rows),
+        "changed": changed,
+    }
 
 
 def _maxrss() -> int:
@@ -157,8 +191,9 @@ def _maxrss() -> int:
 
 
 def measure(tool: str, a: Path, b: Path) -> dict:
-    done = subprocess.run([sys.executable, __file__, "--child", tool, str(a), str(b)], capture_output=True, text=True,
-                          cwd=REPO)
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", tool, str(a), str(b)], capture_output=True, text=True, cwd=REPO
+    )
     if done.returncode:
         raise RuntimeError(f"{tool} failed: {done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -194,8 +229,13 @@ def main() -> None:
         sys.exit("bench_diff needs its peer: pip install 'datacompy>=1.1,<2' (not a dependency of lotdata)")
 
     note = load_note()
-    lines = ["# `lotdata diff`", "", f"`python benchmarks/bench_diff.py --repeats {args.repeats}` on {platform.machine()}, "
-             f"{platform.python_version()}, datacompy {datacompy.__version__}. {note}", ""]
+    lines = [
+        "# `lotdata diff`",
+        "",
+        f"`python benchmarks/bench_diff.py --repeats {args.repeats}` on {platform.machine()}, "
+        f"{platform.python_version()}, datacompy {datacompy.__version__}. {note}",
+        "",
+    ]
     with tempfile.TemporaryDirectory(prefix="bench-diff-") as tmp:
         root = Path(tmp) / "small"
         planted = write_pair(root, args.examples, 40, 4096)
@@ -204,22 +244,39 @@ def main() -> None:
             for name, tool in (("lotdata diff", "lotdata"), ("datacompy", "datacompy")):
                 runs[name].append(measure(tool, root / "a", root / "b"))
             ours, theirs = runs["lotdata diff"][-1], runs["datacompy"][-1]
-            same = (ours["only_a"], ours["only_b"], ours["changed"]) == (theirs["only_a"], theirs["only_b"], theirs["changed"])
+            same = (ours["only_a"], ours["only_b"], ours["changed"]) == (
+                theirs["only_a"],
+                theirs["only_b"],
+                theirs["changed"],
+            )
             expected = (planted["removed"], planted["added"], planted["edited"] + planted["moved_examples"])
             if not same or (ours["only_a"], ours["only_b"], ours["changed"]) != expected:
                 raise RuntimeError(f"the counts disagree: lotdata {ours}, datacompy {theirs}, planted {planted}")
-        lines += [f"## {args.examples:,}-example SenPos pair ({_mb(_folder_mb(root / 'a'))} + {_mb(_folder_mb(root / 'b'))} "
-                  f"of Parquet)", "",
-                  f"Planted: {planted}. Both tools found {expected[0]} only in A, {expected[1]} only in B, {expected[2]} "
-                  "changed, every round.", "",
-                  "| tool | median seconds | runs | peak RSS (median) | RSS after imports |", "| --- | ---: | --- | ---: | ---: |"]
+        lines += [
+            f"## {args.examples:,}-example SenPos pair ({_mb(_folder_mb(root / 'a'))} + {_mb(_folder_mb(root / 'b'))} "
+            f"of Parquet)",
+            "",
+            f"Planted: {planted}. Both tools found {expected[0]} only in A, {expected[1]} only in B, {expected[2]} "
+            "changed, every round.",
+            "",
+            "| tool | median seconds | runs | peak RSS (median) | RSS after imports |",
+            "| --- | ---: | --- | ---: | ---: |",
+        ]
         for name, results in runs.items():
             secs = [r["seconds"] for r in results]
-            lines.append(f"| {name} | {statistics.median(secs):.2f} | {', '.join(f'{s:.2f}' for s in secs)} | "
-                         f"{_mb(statistics.median(r['maxrss'] for r in results))} | {_mb(results[0]['floor'])} |")
-        ratio = statistics.median(r["seconds"] for r in runs["lotdata diff"]) / statistics.median(r["seconds"] for r in runs["datacompy"])
-        lines += ["", f"lotdata diff / datacompy time: {ratio:.2f} (goal: at most 2). lotdata diff does more: manifests, "
-                  "per-split distributions and length statistics before and after, stories moved, seeded samples.", ""]
+            lines.append(
+                f"| {name} | {statistics.median(secs):.2f} | {', '.join(f'{s:.2f}' for s in secs)} | "
+                f"{_mb(statistics.median(r['maxrss'] for r in results))} | {_mb(results[0]['floor'])} |"
+            )
+        ratio = statistics.median(r["seconds"] for r in runs["lotdata diff"]) / statistics.median(
+            r["seconds"] for r in runs["datacompy"]
+        )
+        lines += [
+            "",
+            f"lotdata diff / datacompy time: {ratio:.2f} (goal: at most 2). lotdata diff does more: manifests, "
+            "per-split distributions and length statistics before and after, stories moved, seeded samples.",
+            "",
+        ]
         if not args.skip_big:
             big = Path(tmp) / "big"
             # about 1.8 KB of Parquet per example with 120-character sentences (measured)
@@ -228,13 +285,21 @@ def main() -> None:
             planted = write_pair(big, examples, 120, 4096)
             made = time.perf_counter() - started
             result = measure("lotdata", big / "a", big / "b")
-            lines += [f"## ~{args.big_mb} MB pair: {examples:,} examples a side ({_mb(_folder_mb(big / 'a'))} + "
-                      f"{_mb(_folder_mb(big / 'b'))} of Parquet, row groups of 4,096 rows; generated in {made:.0f} s)", "",
-                      f"Planted: {planted}; found {result['only_a']} only in A, {result['only_b']} only in B, "
-                      f"{result['changed']} changed, {result['moved_stories']} stories moved.", "",
-                      "| tool | seconds | peak RSS | RSS after imports | goal |", "| --- | ---: | ---: | ---: | --- |",
-                      f"| lotdata diff | {result['seconds']:.1f} | {_mb(result['maxrss'])} | {_mb(result['floor'])} | "
-                      f"under 1 GB: {'yes' if result['maxrss'] < 2**30 else 'NO'} |", "", NOTE, ""]
+            lines += [
+                f"## ~{args.big_mb} MB pair: {examples:,} examples a side ({_mb(_folder_mb(big / 'a'))} + "
+                f"{_mb(_folder_mb(big / 'b'))} of Parquet, row groups of 4,096 rows; generated in {made:.0f} s)",
+                "",
+                f"Planted: {planted}; found {result['only_a']} only in A, {result['only_b']} only in B, "
+                f"{result['changed']} changed, {result['moved_stories']} stories moved.",
+                "",
+                "| tool | seconds | peak RSS | RSS after imports | goal |",
+                "| --- | ---: | ---: | ---: | --- |",
+                f"| lotdata diff | {result['seconds']:.1f} | {_mb(result['maxrss'])} | {_mb(result['floor'])} | "
+                f"under 1 GB: {'yes' if result['maxrss'] < 2**30 else 'NO'} |",
+                "",
+                NOTE,
+                "",
+            ]
     args.out.write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))
 

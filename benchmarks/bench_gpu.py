@@ -32,7 +32,6 @@ import threading
 import time
 from pathlib import Path
 
-
 DEVICE = "cuda"
 
 
@@ -126,7 +125,6 @@ def _rows(folder: Path, split: str, n: int | None = None) -> list[dict]:
 
 
 def senpos_training(data: Path, config_path: Path, gpu_batch, repeats: int, n_train: int | None) -> dict:
-    import torch
 
     from lotdata.models.baseline import ChoiceBaseline
     from lotdata.models.config import load_config
@@ -134,25 +132,27 @@ def senpos_training(data: Path, config_path: Path, gpu_batch, repeats: int, n_tr
     train = _rows(data, "train", n_train)
     config = load_config(config_path).with_train(epochs=1 + repeats, patience=10**6, gpu_batch_size=gpu_batch)
     model = ChoiceBaseline(config, "senpos", device=DEVICE)
-    _cuda('reset_peak_memory_stats')
+    _cuda("reset_peak_memory_stats")
     with tempfile.TemporaryDirectory() as tmp, Busy() as busy, StepTimes() as steps:
         model.fit(train, out=tmp)
     result = model.fit_result
     windows = steps.epoch_windows()[1:]  # the first epoch is the warm-up
     rates = [len(train) / (end - start) for start, end, _ in windows]
     return {
-        "examples": len(train), "epochs": result.epochs_run, "steps_per_epoch": windows[0][2] if windows else None,
+        "examples": len(train),
+        "epochs": result.epochs_run,
+        "steps_per_epoch": windows[0][2] if windows else None,
         "batch": -(-len(train) // windows[0][2]) if windows else None,
-        "loop_examples_per_s": result.train_examples_per_s, "epoch_examples_per_s": rates,
+        "loop_examples_per_s": result.train_examples_per_s,
+        "epoch_examples_per_s": rates,
         "measured_examples_per_s": statistics.median(rates) if rates else None,
         "busy_pct": statistics.median([busy.mean(s, e) or 0 for s, e, _ in windows]) if windows else None,
-        "peak_gpu_mib": (_cuda('max_memory_allocated') or 0) / 2**20,
+        "peak_gpu_mib": (_cuda("max_memory_allocated") or 0) / 2**20,
         "cpu_s_before_first_step": getattr(result, "cpu_s_before_first_step", None),
     }
 
 
 def outgen_generation(data: Path, config_path: Path, gpu_batch, prompts: int, max_new: int) -> dict:
-    import torch
 
     from lotdata.models.baseline import GenBaseline
     from lotdata.models.config import load_config
@@ -165,16 +165,22 @@ def outgen_generation(data: Path, config_path: Path, gpu_batch, prompts: int, ma
         model.fit(_rows(data, "train", 48), out=tmp)
     rows = (_rows(data, "val") * 10)[:prompts]
     model.generate(rows[:4])  # warm-up
-    _cuda('synchronize')
-    _cuda('reset_peak_memory_stats')
+    _cuda("synchronize")
+    _cuda("reset_peak_memory_stats")
     with Busy() as busy:
         start = time.perf_counter()
         texts = model.generate(rows)
-        _cuda('synchronize')
+        _cuda("synchronize")
         end = time.perf_counter()
     tokens = sum(len(model.tokenizer.tokenize(t)) for t in texts)
-    return {"prompts": len(rows), "tokens": tokens, "seconds": end - start, "tokens_per_s": tokens / (end - start),
-            "busy_pct": busy.mean(start, end), "peak_gpu_mib": (_cuda('max_memory_allocated') or 0) / 2**20}
+    return {
+        "prompts": len(rows),
+        "tokens": tokens,
+        "seconds": end - start,
+        "tokens_per_s": tokens / (end - start),
+        "busy_pct": busy.mean(start, end),
+        "peak_gpu_mib": (_cuda("max_memory_allocated") or 0) / 2**20,
+    }
 
 
 def command_startup(senpos: Path, config_path: Path, python: str) -> dict:
@@ -186,13 +192,32 @@ def command_startup(senpos: Path, config_path: Path, python: str) -> dict:
         small.write_text(config_path.read_text(encoding="utf-8").replace("epochs = 3", "epochs = 1"), encoding="utf-8")
         for name, args in (
             ("train", ["baseline", "train", "--config", str(small), "--data", str(senpos), "--out", str(run)]),
-            ("predict", ["baseline", "predict", "--run", str(run), "--data", str(senpos), "--split", "test",
-                         "--out", str(Path(tmp) / "pred.jsonl")]),
+            (
+                "predict",
+                [
+                    "baseline",
+                    "predict",
+                    "--run",
+                    str(run),
+                    "--data",
+                    str(senpos),
+                    "--split",
+                    "test",
+                    "--out",
+                    str(Path(tmp) / "pred.jsonl"),
+                ],
+            ),
         ):
             started = time.perf_counter()
             proc = subprocess.run([python, "-m", "lotdata", *args], capture_output=True, text=True)
-            out[name] = {"rc": proc.returncode, "wall_s": time.perf_counter() - started, "stderr_tail": proc.stderr[-600:]}
-        results = json.loads((run / "results.json").read_text(encoding="utf-8")) if (run / "results.json").exists() else {}
+            out[name] = {
+                "rc": proc.returncode,
+                "wall_s": time.perf_counter() - started,
+                "stderr_tail": proc.stderr[-600:],
+            }
+        results = (
+            json.loads((run / "results.json").read_text(encoding="utf-8")) if (run / "results.json").exists() else {}
+        )
         out["timing"] = results.get("timing")
     return out
 
@@ -200,19 +225,24 @@ def command_startup(senpos: Path, config_path: Path, python: str) -> dict:
 def render(reports: list[dict]) -> str:
     lines = ["# Model baselines on a GPU", ""]
     first = reports[0]
-    lines += [f"GPU: {first['gpu']}; torch {first['torch']}, transformers {first['transformers']}. "
-              f"bert-base shape (12 layers, hidden 768) from scratch on SenPos built from the CMRC 2017 + CFT stories "
-              f"({first['senpos'][0]['examples']} training examples, length 512), measured epochs after one warm-up epoch; "
-              "GPT-2 base shape (12 layers) generating OutGen stories (top-k 40, temperature 0.7). Busy: mean NVML "
-              "utilisation every 50 ms between the first and last optimiser step of the measured epochs / during generation.", "",
-              "| code | SenPos batch | train ex/s | busy % | peak MiB | gen batch | gen tok/s | busy % | peak MiB |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        f"GPU: {first['gpu']}; torch {first['torch']}, transformers {first['transformers']}. "
+        f"bert-base shape (12 layers, hidden 768) from scratch on SenPos built from the CMRC 2017 + CFT stories "
+        f"({first['senpos'][0]['examples']} training examples, length 512), measured epochs after one warm-up epoch; "
+        "GPT-2 base shape (12 layers) generating OutGen stories (top-k 40, temperature 0.7). Busy: mean NVML "
+        "utilisation every 50 ms between the first and last optimiser step of the measured epochs / during generation.",
+        "",
+        "| code | SenPos batch | train ex/s | busy % | peak MiB | gen batch | gen tok/s | busy % | peak MiB |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     fmt = lambda v, f=".1f": "–" if v is None else format(v, f)  # noqa: E731
     for r in reports:
         for s, g in zip(r["senpos"], r["outgen"]):
-            lines.append(f"| {r['label']} | {s['gpu_batch']} ({fmt(s['batch'], '.0f')}) | {fmt(s['measured_examples_per_s'])} | "
-                         f"{fmt(s['busy_pct'], '.0f')} | {fmt(s['peak_gpu_mib'], '.0f')} | {g['gpu_batch']} | {fmt(g['tokens_per_s'])} | "
-                         f"{fmt(g['busy_pct'], '.0f')} | {fmt(g['peak_gpu_mib'], '.0f')} |")
+            lines.append(
+                f"| {r['label']} | {s['gpu_batch']} ({fmt(s['batch'], '.0f')}) | {fmt(s['measured_examples_per_s'])} | "
+                f"{fmt(s['busy_pct'], '.0f')} | {fmt(s['peak_gpu_mib'], '.0f')} | {g['gpu_batch']} | {fmt(g['tokens_per_s'])} | "
+                f"{fmt(g['busy_pct'], '.0f')} | {fmt(g['peak_gpu_mib'], '.0f')} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -222,12 +252,18 @@ def main() -> None:
     parser.add_argument("--outgen", type=Path)
     parser.add_argument("--configs", type=Path, default=Path(__file__).resolve().parents[1] / "baselines")
     parser.add_argument("--label", default="current")
-    parser.add_argument("--batches", default="none,auto", help="gpu_batch_size values to measure: none (the config's 12), auto, or numbers")
+    parser.add_argument(
+        "--batches",
+        default="none,auto",
+        help="gpu_batch_size values to measure: none (the config's 12), auto, or numbers",
+    )
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--n-train", type=int, default=None)
     parser.add_argument("--prompts", type=int, default=96)
     parser.add_argument("--max-new", type=int, default=256)
-    parser.add_argument("--startup", action="store_true", help="also time the CLI commands' CPU before the first GPU step")
+    parser.add_argument(
+        "--startup", action="store_true", help="also time the CLI commands' CPU before the first GPU step"
+    )
     parser.add_argument("--json", type=Path)
     parser.add_argument("--render", nargs="*", type=Path)
     parser.add_argument("--out", type=Path)
@@ -243,8 +279,14 @@ def main() -> None:
 
     global DEVICE
     DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
-    report = {"label": args.label, "gpu": _cuda("get_device_name", 0) or "cpu", "torch": torch.__version__,
-              "transformers": transformers.__version__, "senpos": [], "outgen": []}
+    report = {
+        "label": args.label,
+        "gpu": _cuda("get_device_name", 0) or "cpu",
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "senpos": [],
+        "outgen": [],
+    }
     for b in args.batches.split(","):
         batch = None if b == "none" else (b if b == "auto" else int(b))
         s = senpos_training(args.senpos, args.configs / "bert.toml", batch, args.repeats, args.n_train)
@@ -255,7 +297,7 @@ def main() -> None:
         g["gpu_batch"] = b
         report["outgen"].append(g)
         print(json.dumps(g), flush=True)
-        _cuda('empty_cache')
+        _cuda("empty_cache")
     if args.startup:
         report["startup"] = command_startup(args.senpos, args.configs / "bert.toml", sys.executable)
         print(json.dumps(report["startup"]), flush=True)

@@ -44,6 +44,7 @@ LOTDATA = [PY, "-c", "from lotdata.cli import main; main()"]
 
 # ------------------------------------------------------------------------------------------ inputs
 
+
 def c3_test_sets(folder: Path, count: int, grams: int = 30_000) -> list[Path]:
     """Stories tables of C3 dev documents, each holding about `grams` 8-grams (rjieba words)."""
     from lotdata.io import write_parquet
@@ -80,7 +81,7 @@ def test_ngrams(paths: list[Path], n: int = 8) -> list[list[list[str]]]:
             for ex in examples:
                 for _, text in ex.texts:
                     for seg in words(text):
-                        grams.extend(seg[i:i + n] for i in range(len(seg) - n + 1))
+                        grams.extend(seg[i : i + n] for i in range(len(seg) - n + 1))
         out.append(grams)
     return out
 
@@ -145,35 +146,86 @@ def lotdata_side(ref: Path, tmp: Path, tests: list[Path], workers: int, shard_mb
     idx = tmp / "idx"
     cpu = _children_cpu()
     started = time.perf_counter()
-    build = run_sampling_rss([*LOTDATA, "index", "build", str(ref), "--out", str(idx), "--workers", str(workers),
-                              "--shard-mb", str(shard_mb)], env=ENV, stderr=subprocess.STDOUT)
+    build = run_sampling_rss(
+        [
+            *LOTDATA,
+            "index",
+            "build",
+            str(ref),
+            "--out",
+            str(idx),
+            "--workers",
+            str(workers),
+            "--shard-mb",
+            str(shard_mb),
+        ],
+        env=ENV,
+        stderr=subprocess.STDOUT,
+    )
     build.check(["lotdata", "index", "build"])
     seconds = time.perf_counter() - started
     build_cpu = _children_cpu() - cpu
     manifest = json.loads((idx / "manifest.json").read_text())
-    query = subprocess.run([PY, "-c", _QUERY.format(bench=str(Path(__file__).parent), tests=[str(t) for t in tests],
-                                                     idx=str(idx))], env=ENV, capture_output=True, text=True, cwd=REPO)
+    query = subprocess.run(
+        [PY, "-c", _QUERY.format(bench=str(Path(__file__).parent), tests=[str(t) for t in tests], idx=str(idx))],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
     if query.returncode:
         raise RuntimeError(query.stderr[-3000:])
     figures = json.loads(query.stdout.strip().splitlines()[-1])
     cli = []
     for i, test in enumerate(tests):
         t = time.perf_counter()
-        run = subprocess.run([*LOTDATA, "overlap", str(test), "--index", str(idx), "--out", str(tmp / f"qi{i}")],
-                             env=ENV, capture_output=True, text=True)
+        run = subprocess.run(
+            [*LOTDATA, "overlap", str(test), "--index", str(idx), "--out", str(tmp / f"qi{i}")],
+            env=ENV,
+            capture_output=True,
+            text=True,
+        )
         if run.returncode:
             raise RuntimeError(run.stdout[-2000:] + run.stderr[-2000:])
         cli.append(time.perf_counter() - t)
     streams = []
     for i, test in enumerate(tests[:stream_tests]):
         t, cpu = time.perf_counter(), _children_cpu()
-        run = run_sampling_rss([*LOTDATA, "overlap", str(test), "--reference", str(ref), "--out", str(tmp / f"qs{i}"),
-                                "--workers", str(workers)], env=ENV, stderr=subprocess.STDOUT)
+        run = run_sampling_rss(
+            [
+                *LOTDATA,
+                "overlap",
+                str(test),
+                "--reference",
+                str(ref),
+                "--out",
+                str(tmp / f"qs{i}"),
+                "--workers",
+                str(workers),
+            ],
+            env=ENV,
+            stderr=subprocess.STDOUT,
+        )
         run.check(["lotdata", "overlap"])
-        streams.append({"seconds": time.perf_counter() - t, "rss": run.peak_sum, "cpu": _children_cpu() - cpu,
-                        "identical": same_outputs(tmp / f"qs{i}", tmp / f"qi{i}"), "test": test.name})
-    return {"manifest": manifest, "seconds": seconds, "cpu": build_cpu, "rss": build.peak_sum, "query": figures, "cli": cli,
-            "streams": streams, "idx": idx}
+        streams.append(
+            {
+                "seconds": time.perf_counter() - t,
+                "rss": run.peak_sum,
+                "cpu": _children_cpu() - cpu,
+                "identical": same_outputs(tmp / f"qs{i}", tmp / f"qi{i}"),
+                "test": test.name,
+            }
+        )
+    return {
+        "manifest": manifest,
+        "seconds": seconds,
+        "cpu": build_cpu,
+        "rss": build.peak_sum,
+        "query": figures,
+        "cli": cli,
+        "streams": streams,
+        "idx": idx,
+    }
 
 
 def same_outputs(streamed: Path, indexed: Path) -> bool:
@@ -214,10 +266,15 @@ def sa_choice(idx: Path, tokens: int = 2_000_000) -> list[tuple[str, float]]:
             k *= 2
 
     out = []
-    for name, fn, repeats in (("pydivsufsort on uint32 ids (its own path)", lambda: pydivsufsort.divsufsort(ids), 3),
-                              (f"libdivsufsort on {max(1, (top.bit_length() + 7) // 8)}-byte big-endian ids (used)",
-                               lambda: suffix_array(ids, top), 3),
-                              ("numpy prefix doubling (argsort a round)", lambda: doubling(ids), 1)):
+    for name, fn, repeats in (
+        ("pydivsufsort on uint32 ids (its own path)", lambda: pydivsufsort.divsufsort(ids), 3),
+        (
+            f"libdivsufsort on {max(1, (top.bit_length() + 7) // 8)}-byte big-endian ids (used)",
+            lambda: suffix_array(ids, top),
+            3,
+        ),
+        ("numpy prefix doubling (argsort a round)", lambda: doubling(ids), 1),
+    ):
         times = []
         for _ in range(repeats):
             t = time.perf_counter()
@@ -297,10 +354,29 @@ def infinigram_side(ref: Path, tmp: Path, tests: list[Path], workers: int) -> di
                 dst.write(json.dumps({"text": line.rstrip("\n")}, ensure_ascii=False) + "\n")
     import resource
 
-    build = run_sampling_rss([PY, "-m", "infini_gram.indexing", "--data_dir", str(data), "--save_dir", str(index),
-                              "--token_dtype", "u8", "--cpus", str(workers), "--mem", "12", "--shards", "1",
-                              "--ulimit", str(resource.getrlimit(resource.RLIMIT_NOFILE)[1])], env=ENV,
-                             stderr=subprocess.STDOUT)
+    build = run_sampling_rss(
+        [
+            PY,
+            "-m",
+            "infini_gram.indexing",
+            "--data_dir",
+            str(data),
+            "--save_dir",
+            str(index),
+            "--token_dtype",
+            "u8",
+            "--cpus",
+            str(workers),
+            "--mem",
+            "12",
+            "--shards",
+            "1",
+            "--ulimit",
+            str(resource.getrlimit(resource.RLIMIT_NOFILE)[1]),
+        ],
+        env=ENV,
+        stderr=subprocess.STDOUT,
+    )
     if build.returncode:
         return {"error": build.stdout.strip().splitlines()[-1][:200]}
     seconds = time.perf_counter() - started
@@ -311,18 +387,29 @@ def infinigram_side(ref: Path, tmp: Path, tests: list[Path], workers: int) -> di
 def tokengrams_side(ref: Path, tmp: Path, tests: list[Path]) -> dict:
     tokens, index = tmp / "tg.tokens", tmp / "tg.idx"
     started = time.perf_counter()
-    build = run_sampling_rss([PY, "-c", _TG_BUILD.format(ref=str(ref), tokens=str(tokens), index=str(index))],
-                             env=ENV, stderr=subprocess.STDOUT)
+    build = run_sampling_rss(
+        [PY, "-c", _TG_BUILD.format(ref=str(ref), tokens=str(tokens), index=str(index))],
+        env=ENV,
+        stderr=subprocess.STDOUT,
+    )
     if build.returncode:
         return {"error": build.stdout.strip().splitlines()[-1][:200]}
     seconds = time.perf_counter() - started
-    query = _query(_TG_QUERY.format(bench=str(Path(__file__).parent), tokens=str(tokens), index=str(index),
-                                    tests=[str(t) for t in tests]))
-    return {"seconds": seconds, "rss": build.peak_sum, "bytes": tokens.stat().st_size + index.stat().st_size,
-            "query": query}
+    query = _query(
+        _TG_QUERY.format(
+            bench=str(Path(__file__).parent), tokens=str(tokens), index=str(index), tests=[str(t) for t in tests]
+        )
+    )
+    return {
+        "seconds": seconds,
+        "rss": build.peak_sum,
+        "bytes": tokens.stat().st_size + index.stat().st_size,
+        "query": query,
+    }
 
 
 # ------------------------------------------------------------------------------------------ the table
+
 
 def _gb(value: float) -> str:
     return f"{value / 1e9:.2f} GB"
@@ -359,8 +446,10 @@ def render(args, ours: dict, peers: dict, sa: list, chars: int, peer_chars: int,
         f"{_med(ours['cli'][1:] or ours['cli']):.1f} s by the CLI | all figures of streaming `overlap`, counts per n "
         "and the longest match with its document, for every example |",
     ]
-    for name, side, unit in (("infini-gram 2.6 (bytes, u8)", peers.get("infini-gram"), "bytes"),
-                             ("tokengrams 0.3 (characters, UTF-16 units as ids)", peers.get("tokengrams"), "chars")):
+    for name, side, unit in (
+        ("infini-gram 2.6 (bytes, u8)", peers.get("infini-gram"), "bytes"),
+        ("tokengrams 0.3 (characters, UTF-16 units as ids)", peers.get("tokengrams"), "chars"),
+    ):
         if side is None:
             lines.append(f"| {name} | not run | | | | | | --skip-peers |")
             continue
@@ -369,27 +458,42 @@ def render(args, ours: dict, peers: dict, sa: list, chars: int, peer_chars: int,
             continue
         sq = side["query"]
         count_ms = f"{sq['count_ms']:.3f} ms" if "count_ms" in sq else "not measured"
-        per_set = f"{_med(sq['per_set'][1:] or sq['per_set']):.2f} s (counts only)" if "per_set" in sq else "not measured"
-        why = ("counts only: no document, no longest match without further calls" if "error" not in sq else
-               f"its query engine does not load here, so no query time: {sq['error'].split('. The following')[0]}")
-        lines.append(f"| {name} | {side['seconds']:.0f} s | {_gb(side['rss'])} | {side['bytes'] / 1e6:,.0f} MB | "
-                     f"{side['bytes'] / peer_chars:.2f} | {count_ms} | {per_set} | {why} |")
+        per_set = (
+            f"{_med(sq['per_set'][1:] or sq['per_set']):.2f} s (counts only)" if "per_set" in sq else "not measured"
+        )
+        why = (
+            "counts only: no document, no longest match without further calls"
+            if "error" not in sq
+            else f"its query engine does not load here, so no query time: {sq['error'].split('. The following')[0]}"
+        )
+        lines.append(
+            f"| {name} | {side['seconds']:.0f} s | {_gb(side['rss'])} | {side['bytes'] / 1e6:,.0f} MB | "
+            f"{side['bytes'] / peer_chars:.2f} | {count_ms} | {per_set} | {why} |"
+        )
     if stream:
-        lines.append(f"| streaming `lotdata overlap` | none | {_gb(stream['rss'])} (scan) | none | 0 | "
-                     f"| {stream['seconds']:.0f} s ({stream['test']}) | the reference implementation |")
+        lines.append(
+            f"| streaming `lotdata overlap` | none | {_gb(stream['rss'])} (scan) | none | 0 | "
+            f"| {stream['seconds']:.0f} s ({stream['test']}) | the reference implementation |"
+        )
     lines += ["", "## Figures", ""]
     for s in ours["streams"]:
-        lines.append(f"- `overlap --index` vs streaming `overlap` on {s['test']}: summary and examples.parquet "
-                     f"{'identical' if s['identical'] else 'DIFFERENT'}.")
-    lines.append(f"- All {q['sets']} test sets in one batch: {q['batch']:.2f} s (one at a time: "
-                 f"{sum(q['per_set']):.2f} s); the first set of a fresh process: {q['per_set'][0]:.2f} s (cold page cache "
-                 f"and imports); `index verify` at load: {q['verify']:.2f} s.")
+        lines.append(
+            f"- `overlap --index` vs streaming `overlap` on {s['test']}: summary and examples.parquet "
+            f"{'identical' if s['identical'] else 'DIFFERENT'}."
+        )
+    lines.append(
+        f"- All {q['sets']} test sets in one batch: {q['batch']:.2f} s (one at a time: "
+        f"{sum(q['per_set']):.2f} s); the first set of a fresh process: {q['per_set'][0]:.2f} s (cold page cache "
+        f"and imports); `index verify` at load: {q['verify']:.2f} s."
+    )
     if stream:
         gain = stream["seconds"] - _med(ours["cli"][1:] or ours["cli"])
         pays = ours["seconds"] / gain if gain > 0 else float("inf")
-        lines.append(f"- The index pays for itself after {pays:.1f} test sets (build {ours['seconds']:.0f} s / "
-                     f"(streaming {stream['seconds']:.0f} s - CLI with the index {_med(ours['cli'][1:] or ours['cli']):.1f} s "
-                     "per test set)).")
+        lines.append(
+            f"- The index pays for itself after {pays:.1f} test sets (build {ours['seconds']:.0f} s / "
+            f"(streaming {stream['seconds']:.0f} s - CLI with the index {_med(ours['cli'][1:] or ours['cli']):.1f} s "
+            "per test set))."
+        )
     shard_seconds = [s["seconds"] for s in m["shards"] if s["seconds"]]
     if shard_seconds:
         per_shard = _med(shard_seconds)
@@ -403,24 +507,41 @@ def render(args, ours: dict, peers: dict, sa: list, chars: int, peer_chars: int,
             f"to build on this machine; index about {totals['index_bytes'] / chars * chars_120 / 1e9:,.0f} GB; a LOT-size "
             f"test set about {query_120:.0f} s (linear in the number of shards); peak RSS stays that of "
             f"{args.workers} shards plus the merged vocabulary. A streaming scan of 120 GB at the rate measured here: "
-            + (f"about {stream['seconds'] * 120e9 / (args.mb * 1e6) / 3600:.1f} h per test set." if stream else "not run."))
-    lines += ["", "## Suffix-array construction (chosen by measurement)", "",
-              "| method | seconds, 2M words of shard 0 |", "| --- | ---: |"]
+            + (
+                f"about {stream['seconds'] * 120e9 / (args.mb * 1e6) / 3600:.1f} h per test set."
+                if stream
+                else "not run."
+            )
+        )
+    lines += [
+        "",
+        "## Suffix-array construction (chosen by measurement)",
+        "",
+        "| method | seconds, 2M words of shard 0 |",
+        "| --- | ---: |",
+    ]
     lines += [f"| {name} | {sec:.2f} |" for name, sec in sa]
-    lines += ["", "## Goals", "",
-              f"- <= 6 bytes per Chinese character: {totals['index_bytes'] / chars:.2f}.",
-              f"- 1 GB built in <= 5 min with <= 4 GB peak RSS: {ours['seconds'] / 60:.1f} min, {_gb(ours['rss'])}"
-              + ("" if args.mb >= 1000 else f" (on {args.mb:g} MB)")
-              + f"; the build used {ours['cpu'] / 60:.1f} CPU-minutes, {ours['cpu'] / args.workers / 60:.1f} min on "
-              f"{args.workers} cores of their own (the wall time above is what the shared machine gave).",
-              f"- each further LOT-size test set in <= 5 s: {_med(further):.2f} s in process, "
-              f"{_med(ours['cli'][1:] or ours['cli']):.1f} s by the CLI (Python start, test set, verify, outputs).",
-              "- longest match and its location for every example, all in one batch: yes (`longest_*` columns).",
-              ""]
+    lines += [
+        "",
+        "## Goals",
+        "",
+        f"- <= 6 bytes per Chinese character: {totals['index_bytes'] / chars:.2f}.",
+        f"- 1 GB built in <= 5 min with <= 4 GB peak RSS: {ours['seconds'] / 60:.1f} min, {_gb(ours['rss'])}"
+        + ("" if args.mb >= 1000 else f" (on {args.mb:g} MB)")
+        + f"; the build used {ours['cpu'] / 60:.1f} CPU-minutes, {ours['cpu'] / args.workers / 60:.1f} min on "
+        f"{args.workers} cores of their own (the wall time above is what the shared machine gave).",
+        f"- each further LOT-size test set in <= 5 s: {_med(further):.2f} s in process, "
+        f"{_med(ours['cli'][1:] or ours['cli']):.1f} s by the CLI (Python start, test set, verify, outputs).",
+        "- longest match and its location for every example, all in one batch: yes (`longest_*` columns).",
+        "",
+    ]
     if args.peer_mb != args.mb:
-        lines += [f"Note: the peers ran on {args.peer_mb:g} MB, not {args.mb:g} MB (infini-gram took 14.6 min and 8.7 GB "
-                  "at 1 GB on this machine before; the machine is shared by 8 engineers); their bytes per character "
-                  "do not depend much on the size, their build times grow at least linearly.", ""]
+        lines += [
+            f"Note: the peers ran on {args.peer_mb:g} MB, not {args.mb:g} MB (infini-gram took 14.6 min and 8.7 GB "
+            "at 1 GB on this machine before; the machine is shared by 8 engineers); their bytes per character "
+            "do not depend much on the size, their build times grow at least linearly.",
+            "",
+        ]
     return "\n".join(lines)
 
 

@@ -40,9 +40,24 @@ def stories() -> list[str]:
 def run_once(test: Path, reference: Path, out: Path) -> tuple[float, int, dict]:
     """Seconds, peak RSS in MB (the CLI and the workers it waited for), and the summary."""
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "lotdata.cli", "overlap", str(test), "--reference", str(reference),
-                             "--out", str(out), "--workers", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "lotdata.cli",
+            "overlap",
+            str(test),
+            "--reference",
+            str(reference),
+            "--out",
+            str(out),
+            "--workers",
+            "1",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - started
     if status != 0:
@@ -88,16 +103,21 @@ if __name__ == "__main__":
     figures = {shape: [s["splits"] for _, _, s in runs] for shape, runs in results.items()}
     same = all(f == figures["one_line"][0] for runs in figures.values() for f in runs)
     lines = [
-        "# overlap: one long line against many lines", "",
-        f"`python benchmarks/bench_long_lines.py --mb {args.mb} --repeats {args.repeats}`; {note}", "",
+        "# overlap: one long line against many lines",
+        "",
+        f"`python benchmarks/bench_long_lines.py --mb {args.mb} --repeats {args.repeats}`; {note}",
+        "",
         f"Reference: {args.mb} MB of CMRC 2017 validation stories, once as one line, once a story a line; test: 50 story "
-        "openings. `--workers 1`; medians; peak RSS of the CLI process and the worker it waited for.", "",
+        "openings. `--workers 1`; medians; peak RSS of the CLI process and the worker it waited for.",
+        "",
         "| reference | bytes | seconds (median) | peak RSS MB (median) | percent overlapped |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
     for shape, runs in results.items():
-        lines.append(f"| {shape.replace('_', ' ')} | {sizes[shape]:,} | {statistics.median(r[0] for r in runs):.1f} | "
-                     f"{statistics.median(r[1] for r in runs):.0f} | {100 * runs[0][2]['splits'][0]['percent']:.2f}% |")
+        lines.append(
+            f"| {shape.replace('_', ' ')} | {sizes[shape]:,} | {statistics.median(r[0] for r in runs):.1f} | "
+            f"{statistics.median(r[1] for r in runs):.0f} | {100 * runs[0][2]['splits'][0]['percent']:.2f}% |"
+        )
     lines += ["", f"Same figures for both shapes and every run: {'yes' if same else 'NO'}.", ""]
     args.out.write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))

@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
 from machine import load_note  # benchmarks/machine.py
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,8 +38,20 @@ sys.path.insert(0, str(ROOT))
 
 SHAPES = {
     # name: (model shape, sequence length, training steps on CPU, on CUDA, new tokens)
-    "tiny": ({"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 2, "intermediate_size": 128}, 128, 20, 200, 64),
-    "base": ({"num_hidden_layers": 12, "hidden_size": 768, "num_attention_heads": 12, "intermediate_size": 3072}, 64, 3, 100, 16),
+    "tiny": (
+        {"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 2, "intermediate_size": 128},
+        128,
+        20,
+        200,
+        64,
+    ),
+    "base": (
+        {"num_hidden_layers": 12, "hidden_size": 768, "num_attention_heads": 12, "intermediate_size": 3072},
+        64,
+        3,
+        100,
+        16,
+    ),
 }
 #: the GPU table: the paper's bert-base-like length 512 and a story's worth of new tokens
 GPU_TABLE = {"length": 512, "steps": 60, "new_tokens": 256, "prompts": 96}
@@ -48,7 +61,11 @@ BATCH = 12
 def _sample_texts() -> list[str]:
     from lotdata.resources import sample_corpus_path
 
-    return [json.loads(line).get("text", "") for line in sample_corpus_path().read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        json.loads(line).get("text", "")
+        for line in sample_corpus_path().read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 def _setup(shape: dict, length: int, steps: int, workdir: Path):
@@ -107,8 +124,18 @@ def _ours_train(model, ids, device, steps, batch=BATCH, gpu_batch=None) -> float
 
     settings = TrainSettings(batch_size=batch, gpu_batch_size=gpu_batch, epochs=1, learning_rate=3e-5, patience=1)
     with tempfile.TemporaryDirectory() as tmp:
-        result = fit(model, items, [], collate=collate, loss_fn=lambda m, b: m(**b).loss, score_fn=lambda m, v: 0.0,
-                     settings=settings, out=tmp, device=device, resume=False)
+        result = fit(
+            model,
+            items,
+            [],
+            collate=collate,
+            loss_fn=lambda m, b: m(**b).loss,
+            score_fn=lambda m, v: 0.0,
+            settings=settings,
+            out=tmp,
+            device=device,
+            resume=False,
+        )
     return result.train_examples_per_s
 
 
@@ -118,11 +145,22 @@ def _hf_train(model, ids, device, steps) -> float:
     rows = [{"input_ids": r, "attention_mask": r * 0 + 1, "labels": r} for r in ids]
     with tempfile.TemporaryDirectory() as tmp:
         args = transformers.TrainingArguments(
-            output_dir=tmp, per_device_train_batch_size=BATCH, max_steps=steps, learning_rate=3e-5, save_strategy="no",
-            report_to=[], logging_strategy="no", disable_tqdm=True, use_cpu=device == "cpu", dataloader_num_workers=0,
-            seed=0, bf16=device.startswith("cuda"),
+            output_dir=tmp,
+            per_device_train_batch_size=BATCH,
+            max_steps=steps,
+            learning_rate=3e-5,
+            save_strategy="no",
+            report_to=[],
+            logging_strategy="no",
+            disable_tqdm=True,
+            use_cpu=device == "cpu",
+            dataloader_num_workers=0,
+            seed=0,
+            bf16=device.startswith("cuda"),
         )
-        trainer = transformers.Trainer(model=model, args=args, train_dataset=rows, data_collator=transformers.default_data_collator)
+        trainer = transformers.Trainer(
+            model=model, args=args, train_dataset=rows, data_collator=transformers.default_data_collator
+        )
         out = trainer.train()
     return float(out.metrics["train_samples_per_second"])
 
@@ -135,14 +173,15 @@ def _ours_generate(model, prompts, specials, new_tokens, device) -> float:
     import torch
 
     from lotdata.models.generation import generate_batch
-
     from lotdata.models.trainer import autocast
 
     torch.manual_seed(0)
     _sync(device)
     start = time.perf_counter()
     with autocast(device, True):
-        outs = generate_batch(model, prompts, specials, top_k=40, temperature=0.7, max_new_tokens=new_tokens, device=device)
+        outs = generate_batch(
+            model, prompts, specials, top_k=40, temperature=0.7, max_new_tokens=new_tokens, device=device
+        )
     return sum(len(o) for o in outs) / (time.perf_counter() - start)
 
 
@@ -156,9 +195,17 @@ def _hf_generate(model, prompts, specials, new_tokens, device) -> float:
     _sync(device)
     start = time.perf_counter()
     with torch.no_grad(), autocast(device, True):
-        out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=True, top_k=40, temperature=0.7,
-                             max_new_tokens=new_tokens, pad_token_id=specials.pad, eos_token_id=specials.eos)
-    new = out[:, ids.shape[1]:]
+        out = model.generate(
+            input_ids=ids,
+            attention_mask=torch.ones_like(ids),
+            do_sample=True,
+            top_k=40,
+            temperature=0.7,
+            max_new_tokens=new_tokens,
+            pad_token_id=specials.pad,
+            eos_token_id=specials.eos,
+        )
+    new = out[:, ids.shape[1] :]
     tokens = 0
     for row in new.tolist():
         tokens += row.index(specials.eos) if specials.eos in row else len(row)
@@ -193,8 +240,12 @@ def run(shapes: list[str], repeats: int, threads: int, gpu_table: bool | None = 
                 figures[key].append(measure())
                 peaks[key].append(_peak_mib(device))
         results[name] = {
-            "parameters": sum(p.numel() for p in model.parameters()), "length": length, "steps": steps, "new_tokens": new_tokens,
-            "raw": figures, **{k: statistics.median(v) for k, v in figures.items()},
+            "parameters": sum(p.numel() for p in model.parameters()),
+            "length": length,
+            "steps": steps,
+            "new_tokens": new_tokens,
+            "raw": figures,
+            **{k: statistics.median(v) for k, v in figures.items()},
         }
         if device.startswith("cuda"):
             results[name]["peak_gpu_mib"] = {k: max(v) for k, v in peaks.items()}
@@ -212,8 +263,11 @@ def run_gpu_table(device: str, repeats: int, gpu_batch: str = "auto", shape_name
 
     cuda = device.startswith("cuda")
     shape = SHAPES[shape_name if cuda else "tiny"][0]  # on CPU: a smoke run of the code path only
-    length, steps, new_tokens, n_prompts = ((GPU_TABLE["length"], GPU_TABLE["steps"], GPU_TABLE["new_tokens"], GPU_TABLE["prompts"])
-                                            if cuda else (64, 4, 8, 24))
+    length, steps, new_tokens, n_prompts = (
+        (GPU_TABLE["length"], GPU_TABLE["steps"], GPU_TABLE["new_tokens"], GPU_TABLE["prompts"])
+        if cuda
+        else (64, 4, 8, 24)
+    )
     big = gpu_batch if gpu_batch == "auto" else int(gpu_batch)
     with tempfile.TemporaryDirectory() as tmp:
         model, tokenizer, specials, _ = _setup(shape, length, 1, Path(tmp))
@@ -237,14 +291,28 @@ def run_gpu_table(device: str, repeats: int, gpu_batch: str = "auto", shape_name
             start, tokens = time.perf_counter(), 0
             with autocast(device, True):
                 for i in range(0, len(prompts), size):
-                    outs = generate_batch(gen_model, prompts[i : i + size], specials, top_k=40, temperature=0.7,
-                                          max_new_tokens=new_tokens, device=device)
+                    outs = generate_batch(
+                        gen_model,
+                        prompts[i : i + size],
+                        specials,
+                        top_k=40,
+                        temperature=0.7,
+                        max_new_tokens=new_tokens,
+                        device=device,
+                    )
                     tokens += sum(len(o) for o in outs)
             _sync(device)
             return tokens / (time.perf_counter() - start)
 
         train(), generate()  # warm-up
-        figures: dict[str, list] = {"train": [], "gen": [], "train_peak": [], "gen_peak": [], "train_busy": [], "gen_busy": []}
+        figures: dict[str, list] = {
+            "train": [],
+            "gen": [],
+            "train_peak": [],
+            "gen_peak": [],
+            "train_busy": [],
+            "gen_busy": [],
+        }
         for _ in range(repeats):
             for key, measure in (("train", train), ("gen", generate)):
                 _reset_peak(device)
@@ -252,11 +320,24 @@ def run_gpu_table(device: str, repeats: int, gpu_batch: str = "auto", shape_name
                     figures[key].append(measure())
                 figures[f"{key}_peak"].append(_peak_mib(device))
                 figures[f"{key}_busy"].append(busy.mean)
-        rows[label] = {"raw": figures, "train": statistics.median(figures["train"]), "gen": statistics.median(figures["gen"]),
-                       "train_peak_mib": _max(figures["train_peak"]), "gen_peak_mib": _max(figures["gen_peak"]),
-                       "train_busy": _median(figures["train_busy"]), "gen_busy": _median(figures["gen_busy"])}
+        rows[label] = {
+            "raw": figures,
+            "train": statistics.median(figures["train"]),
+            "gen": statistics.median(figures["gen"]),
+            "train_peak_mib": _max(figures["train_peak"]),
+            "gen_peak_mib": _max(figures["gen_peak"]),
+            "train_busy": _median(figures["train_busy"]),
+            "gen_busy": _median(figures["gen_busy"]),
+        }
         gen_model = None  # frees the GPU copy before the next shape
-    return {"shape": shape_name if cuda else "tiny", "length": length, "steps": steps, "new_tokens": new_tokens, "prompts": n_prompts, "rows": rows}
+    return {
+        "shape": shape_name if cuda else "tiny",
+        "length": length,
+        "steps": steps,
+        "new_tokens": new_tokens,
+        "prompts": n_prompts,
+        "rows": rows,
+    }
 
 
 def _max(values):
@@ -327,23 +408,45 @@ def render(report: dict) -> str:
         gen = ", ".join(f"{a / b:.2f}" for a, b in zip(raw["ours_gen"], raw["hf_gen"]))
         lines.append(f"- {name}: train {train}; generate {gen}")
     if any("peak_gpu_mib" in r for r in report["results"].values()):
-        lines += ["", "Peak GPU memory (MiB, reset before each measured run): " + "; ".join(
-            f"{n}: " + ", ".join(f"{k} {v:.0f}" for k, v in r["peak_gpu_mib"].items()) for n, r in report["results"].items())]
-    lines += ["", "Training steps per run: " + ", ".join(f"{n} {r['steps']}" for n, r in report["results"].items()) +
-              "; new tokens per generation: " + ", ".join(f"{n} {r['new_tokens']}" for n, r in report["results"].items()) +
-              ". One untimed warm-up run of each side precedes the measured ones."]
+        lines += [
+            "",
+            "Peak GPU memory (MiB, reset before each measured run): "
+            + "; ".join(
+                f"{n}: " + ", ".join(f"{k} {v:.0f}" for k, v in r["peak_gpu_mib"].items())
+                for n, r in report["results"].items()
+            ),
+        ]
+    lines += [
+        "",
+        "Training steps per run: "
+        + ", ".join(f"{n} {r['steps']}" for n, r in report["results"].items())
+        + "; new tokens per generation: "
+        + ", ".join(f"{n} {r['new_tokens']}" for n, r in report["results"].items())
+        + ". One untimed warm-up run of each side precedes the measured ones.",
+    ]
     table = report.get("gpu_table")
     if table:
         fmt = lambda v, f: "–" if v is None else format(v, f)  # noqa: E731
-        lines += ["", f"## Our loop at the paper's batch and at a GPU batch ({report['device']})", "",
-                  f"{table['shape']} shape, length {table['length']}, {table['steps']} training steps; generation of "
-                  f"{table['new_tokens']} new tokens for {table['prompts']} prompts. Busy: mean GPU utilisation (pynvml).", "",
-                  "| batch | train ex/s | busy % | peak MiB | gen tok/s | busy % | peak MiB |", "|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            f"## Our loop at the paper's batch and at a GPU batch ({report['device']})",
+            "",
+            f"{table['shape']} shape, length {table['length']}, {table['steps']} training steps; generation of "
+            f"{table['new_tokens']} new tokens for {table['prompts']} prompts. Busy: mean GPU utilisation (pynvml).",
+            "",
+            "| batch | train ex/s | busy % | peak MiB | gen tok/s | busy % | peak MiB |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for label, r in table["rows"].items():
-            lines.append(f"| {label} | {r['train']:.1f} | {fmt(r['train_busy'], '.0f')} | {fmt(r['train_peak_mib'], '.0f')} | "
-                         f"{r['gen']:.1f} | {fmt(r['gen_busy'], '.0f')} | {fmt(r['gen_peak_mib'], '.0f')} |")
+            lines.append(
+                f"| {label} | {r['train']:.1f} | {fmt(r['train_busy'], '.0f')} | {fmt(r['train_peak_mib'], '.0f')} | "
+                f"{r['gen']:.1f} | {fmt(r['gen_busy'], '.0f')} | {fmt(r['gen_peak_mib'], '.0f')} |"
+            )
         first, last = list(table["rows"].values())[0], list(table["rows"].values())[-1]
-        lines += ["", f"Ratio GPU batch / batch 12: train {last['train'] / first['train']:.2f}, generation {last['gen'] / first['gen']:.2f}."]
+        lines += [
+            "",
+            f"Ratio GPU batch / batch 12: train {last['train'] / first['train']:.2f}, generation {last['gen'] / first['gen']:.2f}.",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -352,10 +455,16 @@ def main() -> None:
     parser.add_argument("--out", default="bench/models.md")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--shapes", default="tiny,base")
-    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (1 is fastest on a contended machine)")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch CPU threads (1 is fastest on a contended machine)"
+    )
     parser.add_argument("--render", help="Only re-render the Markdown from a results JSON written before.")
-    parser.add_argument("--gpu-table", action=argparse.BooleanOptionalAction, default=None,
-                        help="The batch-12 vs GPU-batch table (default: on when CUDA is present; on CPU a tiny smoke run).")
+    parser.add_argument(
+        "--gpu-table",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="The batch-12 vs GPU-batch table (default: on when CUDA is present; on CPU a tiny smoke run).",
+    )
     parser.add_argument("--gpu-batch", default="auto", help='The large batch of that table: a number or "auto".')
     args = parser.parse_args()
     if args.render:

@@ -23,11 +23,12 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from machine import load_note  # benchmarks/machine.py
+
 from benchmarks.outline_agreement import DEFAULT_DATA, REFERENCE_LIST, SHARED, measure  # noqa: E402
 from lotdata.io import write_text  # noqa: E402
 from lotdata.sources.readers import read_stories  # noqa: E402
 from lotdata.tasks import outline  # noqa: E402
-from machine import load_note  # benchmarks/machine.py
 
 CMRC = SHARED / "cmrc2017_children_stories" / "validation" / "cloze.valid.doc_query"
 
@@ -95,8 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     ]
     for name, path in (("ours", None), ("LOT reference", str(REFERENCE_LIST))):
         for part, f in measure(rows, path, "lot-rake", args.seeds).items():
-            lines.append(f"| {name} | {part} | {f['recall']:.1%} ({f['recall_min']:.1%}-{f['recall_max']:.1%}) "
-                         f"| {f['precision']:.1%} |")
+            lines.append(
+                f"| {name} | {part} | {f['recall']:.1%} ({f['recall_min']:.1%}-{f['recall_max']:.1%}) "
+                f"| {f['precision']:.1%} |"
+            )
     text = "\n".join(lines) + "\n"
     args.out.parent.mkdir(parents=True, exist_ok=True)
     write_text(text, args.out)

@@ -34,8 +34,11 @@ def base_texts() -> list[str]:
     from lotdata.sources.readers import read_stories
 
     cmrc = DATA / "cmrc2017_children_stories" / "validation"
-    files = [cmrc / "cloze.valid.doc_query", cmrc / "user.valid.doc_query",
-             DATA / "cft_children_fairy_tale" / "children_fairy_tale" / "cft.zip"]
+    files = [
+        cmrc / "cloze.valid.doc_query",
+        cmrc / "user.valid.doc_query",
+        DATA / "cft_children_fairy_tale" / "children_fairy_tale" / "cft.zip",
+    ]
     texts = [s["text"] for s in read_stories(files, fmt="cmrc").stories]
     for name in ("c3-m-train.json", "c3-m-dev.json", "c3-m-test.json"):
         for item in json.loads((DATA / "c3_mixed_genre" / "data" / name).read_text(encoding="utf-8")):
@@ -98,8 +101,15 @@ def scan_once(ref: Path, work: Path, workers: int, tokenizer: str = "rjieba", sh
 
     shutil.rmtree(work, ignore_errors=True)
     started = time.perf_counter()
-    result = measure_overlap(load_test_set(TEST), [str(ref)], work, spec=TokenSpec(tokenizer=tokenizer),
-                             execution=ExecSettings(workers=workers), shard_bytes=int(shard_mb * 1e6), progress=False)
+    result = measure_overlap(
+        load_test_set(TEST),
+        [str(ref)],
+        work,
+        spec=TokenSpec(tokenizer=tokenizer),
+        execution=ExecSettings(workers=workers),
+        shard_bytes=int(shard_mb * 1e6),
+        progress=False,
+    )
     return time.perf_counter() - started, result
 
 
@@ -136,8 +146,9 @@ def _tree_rss_mb(pid: int) -> float:
 def in_subprocess(mode: str, ref: Path, work: Path, workers: int = 1, shard_mb: float = 32.0) -> dict:
     """Run a scan (or the naive approach) in a fresh process; peak RSS of its whole process tree, sampled
     every 50 ms (ru_maxrss would not do: Linux keeps the parent's high-water mark across exec)."""
-    code = _RSS_SCRIPT.format(bench=str(Path(__file__).parent), mode=mode, ref=str(ref), work=str(work),
-                              workers=workers, shard_mb=shard_mb)
+    code = _RSS_SCRIPT.format(
+        bench=str(Path(__file__).parent), mode=mode, ref=str(ref), work=str(work), workers=workers, shard_mb=shard_mb
+    )
     with tempfile.TemporaryFile("w+") as out:
         proc = subprocess.Popen([sys.executable, "-c", code], stdout=out, cwd=REPO)
         peak = 0.0
@@ -210,12 +221,16 @@ def tokenizer_agreement(texts: list[str], limit_mb: float | None) -> tuple[int, 
 
 def compare_runs(a, b) -> list[str]:
     """Every difference between two overlap results, figure by figure and example by example."""
-    diffs = [f"summary {x['split']}: {k} {x[k]} vs {y[k]}" for x, y in zip(a.summary, b.summary) for k in x if x[k] != y[k]]
+    diffs = [
+        f"summary {x['split']}: {k} {x[k]} vs {y[k]}" for x, y in zip(a.summary, b.summary) for k in x if x[k] != y[k]
+    ]
     for split in a.examples:
         for x, y in zip(a.examples[split], b.examples[split]):
             if (x["ngrams"], x["overlapped"]) != (y["ngrams"], y["overlapped"]):
-                diffs.append(f"{split}/{x['example_id']}: n-grams {x['ngrams']} vs {y['ngrams']}, "
-                             f"overlapped {x['overlapped']} vs {y['overlapped']}")
+                diffs.append(
+                    f"{split}/{x['example_id']}: n-grams {x['ngrams']} vs {y['ngrams']}, "
+                    f"overlapped {x['overlapped']} vs {y['overlapped']}"
+                )
     return diffs
 
 
@@ -223,7 +238,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "overlap.md")
     parser.add_argument("--scan-mb", type=float, default=20, help="reference size for the scan and tokenizer MB/s")
-    parser.add_argument("--jieba-mb", type=float, default=2, help="prefix of that text for jieba (slow) and the jieba-vs-rjieba run")
+    parser.add_argument(
+        "--jieba-mb", type=float, default=2, help="prefix of that text for jieba (slow) and the jieba-vs-rjieba run"
+    )
     parser.add_argument("--rss-mb", type=float, nargs="+", default=[100, 1000], help="reference sizes for peak RSS")
     parser.add_argument("--naive-mb", type=float, nargs="+", default=[5, 10], help="reference sizes for the naive set")
     parser.add_argument("--agree-mb", type=float, default=None, help="text for the tokenizer agreement (default: all)")
@@ -239,9 +256,14 @@ def main() -> None:
         texts = base_texts()
         base_mb = sum(len(t.encode()) + 1 for t in texts) / 1e6
         same, total, cjk_runs, examples = tokenizer_agreement(texts, args.agree_mb)
-        rows.append(("rjieba vs jieba tokens, real text", f"{same:,} / {total:,} documents identical",
-                     f"{total - same} differ; differing runs holding a Chinese character: {cjk_runs} "
-                     f"(the others are URLs, numbers, hyphenated Latin words)"))
+        rows.append(
+            (
+                "rjieba vs jieba tokens, real text",
+                f"{same:,} / {total:,} documents identical",
+                f"{total - same} differ; differing runs holding a Chinese character: {cjk_runs} "
+                f"(the others are URLs, numbers, hyphenated Latin words)",
+            )
+        )
         notes += ["Tokenizer differences (jieba -> rjieba), first ones and every one with a Chinese character:", ""]
         notes += [f"- `{e}`" for e in examples] + [""]
         scan_ref = make_corpus(tmp / "scan.txt", args.scan_mb, texts)
@@ -258,24 +280,48 @@ def main() -> None:
                 runs[f"scan{workers}"].append(args.scan_mb / scan_once(scan_ref, tmp / f"w{workers}", workers)[0])
         med = {k: statistics.median(v) for k, v in runs.items()}
         rounds = f"median of {args.repeats} rounds"
-        rows.append(("jieba tokenisation alone", f"{med['jieba']:.2f} MB/s", f"first {jb_mb:.1f} MB of the scan text, {rounds}"))
-        rows.append(("rjieba tokenisation alone (the default)", f"{med['rjieba']:.2f} MB/s",
-                     f"{rj_mb:.1f} MB, {rounds}; {med['rjieba'] / med['jieba']:.1f}x jieba"))
+        rows.append(
+            ("jieba tokenisation alone", f"{med['jieba']:.2f} MB/s", f"first {jb_mb:.1f} MB of the scan text, {rounds}")
+        )
+        rows.append(
+            (
+                "rjieba tokenisation alone (the default)",
+                f"{med['rjieba']:.2f} MB/s",
+                f"{rj_mb:.1f} MB, {rounds}; {med['rjieba'] / med['jieba']:.1f}x jieba",
+            )
+        )
         for workers in (1, 2):
-            rows.append((f"overlap scan, {workers} worker{'s' if workers > 1 else ''}", f"{med[f'scan{workers}']:.2f} MB/s",
-                         f"{args.scan_mb:g} MB, 2 MB shards, {rounds}; whole job: index, scan, merge"))
-        rows.append(("scan / jieba alone", f"{med['scan1'] / med['jieba']:.1f}x (1 worker), {med['scan2'] / med['jieba']:.1f}x (2)",
-                     "target >= 10x"))
-        rows.append(("scan / rjieba alone", f"{med['scan1'] / med['rjieba']:.2f}x (1 worker)", "the tokenizer is the limit"))
+            rows.append(
+                (
+                    f"overlap scan, {workers} worker{'s' if workers > 1 else ''}",
+                    f"{med[f'scan{workers}']:.2f} MB/s",
+                    f"{args.scan_mb:g} MB, 2 MB shards, {rounds}; whole job: index, scan, merge",
+                )
+            )
+        rows.append(
+            (
+                "scan / jieba alone",
+                f"{med['scan1'] / med['jieba']:.1f}x (1 worker), {med['scan2'] / med['jieba']:.1f}x (2)",
+                "target >= 10x",
+            )
+        )
+        rows.append(
+            ("scan / rjieba alone", f"{med['scan1'] / med['rjieba']:.2f}x (1 worker)", "the tokenizer is the limit")
+        )
         rows.append(("2 workers / 1 worker", f"{med['scan2'] / med['scan1']:.2f}x", "target >= 1.7x"))
 
         _, with_jieba = scan_once(jieba_ref, tmp / "wj", 1, tokenizer="jieba")
         _, with_rjieba = scan_once(jieba_ref, tmp / "wr", 1, tokenizer="rjieba")
         diffs = compare_runs(with_jieba, with_rjieba)
         s = with_rjieba.summary[0]
-        rows.append(("figures, jieba run vs rjieba run", "identical" if not diffs else f"{len(diffs)} differences",
-                     f"{args.jieba_mb:g} MB reference: {s['ngrams']} overlapped 8-grams of {s['total_ngrams']}, "
-                     f"{s['examples']} examples, {s['examples_over']} over 10%"))
+        rows.append(
+            (
+                "figures, jieba run vs rjieba run",
+                "identical" if not diffs else f"{len(diffs)} differences",
+                f"{args.jieba_mb:g} MB reference: {s['ngrams']} overlapped 8-grams of {s['total_ngrams']}, "
+                f"{s['examples']} examples, {s['examples_over']} over 10%",
+            )
+        )
         notes += [f"- jieba-based vs rjieba-based run: {d}" for d in diffs]
 
         rss = {}
@@ -283,8 +329,13 @@ def main() -> None:
             ref = make_corpus(tmp / f"rss{mb:g}.txt", mb, texts)
             run = in_subprocess("scan", ref, tmp / f"wrss{mb:g}", workers=2)
             rss[mb] = run["rss_mb"]
-            rows.append((f"overlap scan, {mb:g} MB reference, 2 workers", f"peak RSS {run['rss_mb']:.0f} MB",
-                         f"{mb / run['seconds']:.2f} MB/s; driver + workers, summed"))
+            rows.append(
+                (
+                    f"overlap scan, {mb:g} MB reference, 2 workers",
+                    f"peak RSS {run['rss_mb']:.0f} MB",
+                    f"{mb / run['seconds']:.2f} MB/s; driver + workers, summed",
+                )
+            )
             ref.unlink()
         if len(rss) > 1:
             small, large = min(rss), max(rss)
@@ -297,14 +348,24 @@ def main() -> None:
             ours = in_subprocess("scan", ref, tmp / f"wn{mb:g}", workers=1)
             naive[mb] = run["rss_mb"]
             same = "same figures" if run["summary"] == ours["summary"] else "FIGURES DIFFER"
-            rows.append((f"naive set of word tuples, {mb:g} MB reference", f"peak RSS {run['rss_mb']:.0f} MB",
-                         f"{mb / run['seconds']:.2f} MB/s; ours on the same: {ours['rss_mb']:.0f} MB, "
-                         f"{mb / ours['seconds']:.2f} MB/s, 1 worker; {same}"))
+            rows.append(
+                (
+                    f"naive set of word tuples, {mb:g} MB reference",
+                    f"peak RSS {run['rss_mb']:.0f} MB",
+                    f"{mb / run['seconds']:.2f} MB/s; ours on the same: {ours['rss_mb']:.0f} MB, "
+                    f"{mb / ours['seconds']:.2f} MB/s, 1 worker; {same}",
+                )
+            )
             ref.unlink()
         if len(naive) > 1:
             small, large = min(naive), max(naive)
-            rows.append(("naive peak RSS growth", f"{naive[large] / naive[small]:.2f}x for {large / small:g}x the text",
-                         f"about {(naive[large] - naive[small]) / (large - small):.0f} MB of RAM per MB of text"))
+            rows.append(
+                (
+                    "naive peak RSS growth",
+                    f"{naive[large] / naive[small]:.2f}x for {large / small:g}x the text",
+                    f"about {(naive[large] - naive[small]) / (large - small):.0f} MB of RAM per MB of text",
+                )
+            )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     load_after = os.getloadavg()

@@ -22,6 +22,7 @@ import time
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
+
 from machine import load_note, run_sampling_rss  # benchmarks/machine.py
 
 REPO = Path(__file__).resolve().parents[1]
@@ -37,7 +38,9 @@ def corpus_rows() -> list[dict]:
     c3 = []
     for part in ("train", "dev"):
         docs = json.loads((DATA / f"c3_mixed_genre/data/c3-m-{part}.json").read_text(encoding="utf-8"))
-        c3 += [make_story_row("".join(d[0]), source="c3", lang="zh", url=f"c3-m-{part}#{i}") for i, d in enumerate(docs)]
+        c3 += [
+            make_story_row("".join(d[0]), source="c3", lang="zh", url=f"c3-m-{part}#{i}") for i, d in enumerate(docs)
+        ]
     pools = [
         read_stories([DATA / "cmrc2017_children_stories/validation/cloze.valid.doc_query"], lang="zh").stories,
         read_stories([DATA / "cft_children_fairy_tale/children_fairy_tale/cft.zip"], lang="zh").stories,
@@ -50,11 +53,13 @@ def corpus_rows() -> list[dict]:
     return rows
 
 
-PAGE = ("<!DOCTYPE html><html><head><meta charset='{charset}'><title>{title} - 故事大全</title></head><body>"
-        "<div class='nav'><a href='/'>首页</a> &gt; <a href='/gushi/'>童话故事</a></div><div class='ad'>扫码关注公众号，每天一个好故事</div>"
-        "<h1 class='title'>{title}</h1><div class='content'>{paragraphs}</div>"
-        "<div class='pager'>上一篇：<a href='/1.html'>龟兔赛跑</a> 下一篇：<a href='/3.html'>小马过河</a></div>"
-        "<footer>Copyright 2024 故事大全 版权所有</footer></body></html>")
+PAGE = (
+    "<!DOCTYPE html><html><head><meta charset='{charset}'><title>{title} - 故事大全</title></head><body>"
+    "<div class='nav'><a href='/'>首页</a> &gt; <a href='/gushi/'>童话故事</a></div><div class='ad'>扫码关注公众号，每天一个好故事</div>"
+    "<h1 class='title'>{title}</h1><div class='content'>{paragraphs}</div>"
+    "<div class='pager'>上一篇：<a href='/1.html'>龟兔赛跑</a> 下一篇：<a href='/3.html'>小马过河</a></div>"
+    "<footer>Copyright 2024 故事大全 版权所有</footer></body></html>"
+)
 
 
 def make_pages(rows: list[dict]) -> list:
@@ -86,8 +91,11 @@ def measure_one(kind: str, n: int) -> dict:
     jieba.posseg.lcut("预热")
     if kind.startswith("extract"):
         pages = make_pages(rows)
-        options = ExtractOptions(source="bench", content_selector="div.content" if kind == "extract-css" else None,
-                                 title_selector="h1.title" if kind == "extract-css" else None)
+        options = ExtractOptions(
+            source="bench",
+            content_selector="div.content" if kind == "extract-css" else None,
+            title_selector="h1.title" if kind == "extract-css" else None,
+        )
         base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         started = time.perf_counter()
         stories, quarantine = extract_pages(pages, options)
@@ -101,8 +109,12 @@ def measure_one(kind: str, n: int) -> dict:
         started = time.perf_counter()
         result = clean_rows(rows, params)
         seconds = time.perf_counter() - started
-        out = {"items": len(rows), "kept": len(result.kept), "quarantined": len(result.quarantine),
-               "clusters": result.counts["clusters"]}
+        out = {
+            "items": len(rows),
+            "kept": len(result.kept),
+            "quarantined": len(result.quarantine),
+            "clusters": result.counts["clusters"],
+        }
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {**out, "seconds": seconds, "peak_rss_mib": peak / 1024, "delta_rss_mib": (peak - base) / 1024}
 
@@ -145,8 +157,13 @@ def split_leak() -> tuple[int, int, int]:
 
 
 def run(kind: str, n: int) -> dict:
-    proc = subprocess.run([sys.executable, __file__, "--one", kind, str(n)], capture_output=True, text=True, check=True,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    proc = subprocess.run(
+        [sys.executable, __file__, "--one", kind, str(n)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -166,8 +183,13 @@ def near_copy(text: str, offset: int, every: int = 60) -> str:
 def base_stories() -> list[dict]:
     from lotdata.sources.readers import read_stories
 
-    return read_stories([DATA / "cmrc2017_children_stories/validation/cloze.valid.doc_query",
-                         DATA / "cft_children_fairy_tale/children_fairy_tale/cft.zip"], lang="zh").stories
+    return read_stories(
+        [
+            DATA / "cmrc2017_children_stories/validation/cloze.valid.doc_query",
+            DATA / "cft_children_fairy_tale/children_fairy_tale/cft.zip",
+        ],
+        lang="zh",
+    ).stories
 
 
 def dedup_rows(n: int) -> list[dict]:
@@ -179,8 +201,13 @@ def dedup_rows(n: int) -> list[dict]:
     for i in range(n):
         row = base[i % len(base)]
         if i >= len(base):
-            row = make_story_row(near_copy(row["text"], 7 * (i // len(base))), source="copy", lang="zh",
-                                 url=f"copy#{i}", title=row["title"])
+            row = make_story_row(
+                near_copy(row["text"], 7 * (i // len(base))),
+                source="copy",
+                lang="zh",
+                url=f"copy#{i}",
+                title=row["title"],
+            )
         rows.append(row)
     return rows
 
@@ -211,8 +238,13 @@ def clean_once(path: Path, workers: int) -> dict:
 
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        result = clean_files([path], Path(tmp) / "clean", CleanParams(lexicon=load_lexicon()), execution=ExecSettings(workers=workers),
-                             progress=False)
+        result = clean_files(
+            [path],
+            Path(tmp) / "clean",
+            CleanParams(lexicon=load_lexicon()),
+            execution=ExecSettings(workers=workers),
+            progress=False,
+        )
         seconds = time.perf_counter() - started
         quarantine = pq.read_table(Path(tmp) / "clean" / "quarantine.parquet", columns=["url", "rule"]).to_pylist()
     # the url names a story in both tools (cleaning can change the text and so the story_id)
@@ -220,8 +252,14 @@ def clean_once(path: Path, workers: int) -> dict:
     ruled = sorted(r["url"] for r in quarantine if r["rule"] not in ("exact_duplicate", "near_duplicate"))
     phases = result.counts["phase_seconds"]
     dedup = phases["signatures_cpu"] / workers + phases["exact"] + phases["buckets"] + phases["clusters_filter"]
-    return {"seconds": seconds, "dedup_seconds": dedup, "phases": phases, "removed": removed, "ruled": ruled,
-            "kept": result.kept}
+    return {
+        "seconds": seconds,
+        "dedup_seconds": dedup,
+        "phases": phases,
+        "removed": removed,
+        "ruled": ruled,
+        "kept": result.kept,
+    }
 
 
 def _last_json(output: str) -> dict:
@@ -237,8 +275,9 @@ def tree_peak_rss(command: list[str], env: dict | None = None) -> tuple[str, flo
 
 
 def run_clean(path: Path, workers: int) -> dict:
-    out, peak = tree_peak_rss([sys.executable, __file__, "--one-clean", str(path), str(workers)],
-                              env={**os.environ, "PYTHONPATH": str(REPO)})
+    out, peak = tree_peak_rss(
+        [sys.executable, __file__, "--one-clean", str(path), str(workers)], env={**os.environ, "PYTHONPATH": str(REPO)}
+    )
     return {**_last_json(out), "peak_mib": peak}
 
 
@@ -250,8 +289,15 @@ def run_datatrove(folder: Path, workers: int) -> dict | None:
         return None
     work = Path(tempfile.mkdtemp())
     try:
-        out, peak = tree_peak_rss([str(DATATROVE_PY), str(REPO / "benchmarks" / "datatrove_minhash.py"),
-                                   str(folder / "jsonl"), str(work), str(workers)])
+        out, peak = tree_peak_rss(
+            [
+                str(DATATROVE_PY),
+                str(REPO / "benchmarks" / "datatrove_minhash.py"),
+                str(folder / "jsonl"),
+                str(work),
+                str(workers),
+            ]
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return {**_last_json(out), "peak_mib": peak}
@@ -287,14 +333,20 @@ def executor_section(n: int, small: int, repeats: int) -> list[str]:
     for workers in (1, 2):
         runs = lot[workers]
         s, d = med(r["seconds"] for r in runs), med(r["dedup_seconds"] for r in runs)
-        rows.append(f"| lotdata `clean` (rules + exact + near dedup) | {workers} | {s:.2f} | {n / s:,.0f} | "
-                    f"{max(r['peak_mib'] for r in runs):.0f} | {len(runs[0]['removed']):,} |")
-        rows.append(f"| lotdata dedup phases only (signatures, exact, buckets, clusters + filter) | {workers} | "
-                    f"{d:.2f} | {n / d:,.0f} | – | {len(runs[0]['removed']):,} |")
+        rows.append(
+            f"| lotdata `clean` (rules + exact + near dedup) | {workers} | {s:.2f} | {n / s:,.0f} | "
+            f"{max(r['peak_mib'] for r in runs):.0f} | {len(runs[0]['removed']):,} |"
+        )
+        rows.append(
+            f"| lotdata dedup phases only (signatures, exact, buckets, clusters + filter) | {workers} | "
+            f"{d:.2f} | {n / d:,.0f} | – | {len(runs[0]['removed']):,} |"
+        )
         if trove[workers]:
             t = med(r["seconds"] for r in trove[workers])
-            rows.append(f"| datatrove, its four MinHash stages | {workers} | {t:.2f} | {n / t:,.0f} | "
-                        f"{max(r['peak_mib'] for r in trove[workers]):.0f} | {len(trove[workers][0]['removed']):,} |")
+            rows.append(
+                f"| datatrove, its four MinHash stages | {workers} | {t:.2f} | {n / t:,.0f} | "
+                f"{max(r['peak_mib'] for r in trove[workers]):.0f} | {len(trove[workers][0]['removed']):,} |"
+            )
         else:
             rows.append(f"| datatrove | {workers} | not installed | | | |")
     speedup = med(r["seconds"] for r in lot[1]) / med(r["seconds"] for r in lot[2])
@@ -341,8 +393,14 @@ def executor_section(n: int, small: int, repeats: int) -> list[str]:
             "against a copy it keeps (>= 0.8); datatrove drops all but one member of an LSH cluster unchecked.",
             "",
         ]
-    lines += ["MinHash signatures alone (the base stories, in this process):", "",
-              "| backend | stories | seconds | stories/s |", "|---|--:|--:|--:|", *signature_speed(2462), ""]
+    lines += [
+        "MinHash signatures alone (the base stories, in this process):",
+        "",
+        "| backend | stories | seconds | stories/s |",
+        "|---|--:|--:|--:|",
+        *signature_speed(2462),
+        "",
+    ]
     return lines
 
 
@@ -355,8 +413,11 @@ def main() -> None:
     parser.add_argument("--one-clean", nargs=2, metavar=("PATH", "WORKERS"), help=argparse.SUPPRESS)
     parser.add_argument("--exec-stories", type=int, default=36200, help="stories for clean vs datatrove")
     parser.add_argument("--exec-small", type=int, default=3620, help="1x size of the memory check (10x beside it)")
-    parser.add_argument("--only-executor", action="store_true",
-                        help=f"re-measure only the section '{EXEC_SECTION}' and replace it in --out")
+    parser.add_argument(
+        "--only-executor",
+        action="store_true",
+        help=f"re-measure only the section '{EXEC_SECTION}' and replace it in --out",
+    )
     args = parser.parse_args()
     if args.one:
         print(json.dumps(measure_one(args.one[0], int(args.one[1]))))
@@ -372,9 +433,11 @@ def main() -> None:
         print(f"wrote {args.out}")
         return
 
-    kinds = [("extract-css", "extraction, CSS selectors", "pages/s"),
-             ("extract-trafilatura", "extraction, trafilatura", "pages/s"),
-             ("clean", "clean + exact/near dedup", "stories/s")]
+    kinds = [
+        ("extract-css", "extraction, CSS selectors", "pages/s"),
+        ("extract-trafilatura", "extraction, trafilatura", "pages/s"),
+        ("clean", "clean + exact/near dedup", "stories/s"),
+    ]
     lines = []
     table = []
     for kind, label, unit in kinds:
@@ -386,10 +449,12 @@ def main() -> None:
             rate = n / seconds
             base_rate = base_rate or rate
             last = runs[-1]
-            table.append(f"| {label} | {factor}x | {n:,} | {args.repeats} | {seconds:.2f} | {rate:,.0f} {unit} | "
-                         f"{rate / base_rate:.2f} | {max(r['peak_rss_mib'] for r in runs):.0f} (+{max(r['delta_rss_mib'] for r in runs):.0f}) | "
-                         f"{last['kept']:,} / {last['quarantined']:,}{' / ' + str(last['clusters']) if 'clusters' in last else ''} | "
-                         f"{'%.1f%%' % (100 * last['exact'] / n) if 'exact' in last else '–'} |")
+            table.append(
+                f"| {label} | {factor}x | {n:,} | {args.repeats} | {seconds:.2f} | {rate:,.0f} {unit} | "
+                f"{rate / base_rate:.2f} | {max(r['peak_rss_mib'] for r in runs):.0f} (+{max(r['delta_rss_mib'] for r in runs):.0f}) | "
+                f"{last['kept']:,} / {last['quarantined']:,}{' / ' + str(last['clusters']) if 'clusters' in last else ''} | "
+                f"{'%.1f%%' % (100 * last['exact'] / n) if 'exact' in last else '–'} |"
+            )
             print(table[-1], flush=True)
     figures, glued = quality()
     before, after, clusters = split_leak()

@@ -43,17 +43,26 @@ def main(data: Path, limit: int = 300) -> None:
     from lotdata.datasets.folder import load_stories
     from lotdata.sources.read_stage import ReadParams, read_step
 
-    lot = [json.loads(line)["story"] for line in (data / "lot_outgen_dev/dev.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    lot = [
+        json.loads(line)["story"]
+        for line in (data / "lot_outgen_dev/dev.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "stories.parquet"
         read_step([data / "cmrc2017_children_stories/validation/cloze.valid.doc_query"], out, ReadParams(lang="zh"))
         cmrc = [s["text"] for s in load_stories([out])]
-    sets = (("LOT OutGen dev (tuned)", lot), (f"CMRC 2017 valid, first {limit} (tuned)", cmrc[:limit]),
-            (f"CMRC 2017 valid, next {limit} (held out)", cmrc[limit : 2 * limit]))
+    sets = (
+        ("LOT OutGen dev (tuned)", lot),
+        (f"CMRC 2017 valid, first {limit} (tuned)", cmrc[:limit]),
+        (f"CMRC 2017 valid, next {limit} (held out)", cmrc[limit : 2 * limit]),
+    )
     for name, stories in sets:
         flagged, total, words = rate(stories)
-        print(f"{name}: {flagged}/{total} middle sentences flagged ({flagged / max(total, 1):.1%}); "
-              f"most frequent new words: {', '.join(w for w, _ in words.most_common(12))}")
+        print(
+            f"{name}: {flagged}/{total} middle sentences flagged ({flagged / max(total, 1):.1%}); "
+            f"most frequent new words: {', '.join(w for w, _ in words.most_common(12))}"
+        )
 
 
 if __name__ == "__main__":

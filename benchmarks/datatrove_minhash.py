@@ -44,17 +44,35 @@ def main() -> None:
     logs = work / "logs"
     stages = {
         "signatures": LocalPipelineExecutor(
-            [JsonlReader(str(data)), MinhashDedupSignature(str(work / "sigs"), config=config, language=CharTokenizer())],
-            tasks=files, workers=workers, logging_dir=str(logs / "1")),
+            [
+                JsonlReader(str(data)),
+                MinhashDedupSignature(str(work / "sigs"), config=config, language=CharTokenizer()),
+            ],
+            tasks=files,
+            workers=workers,
+            logging_dir=str(logs / "1"),
+        ),
         "buckets": LocalPipelineExecutor(
             [MinhashDedupBuckets(str(work / "sigs"), str(work / "buckets"), config=config)],
-            tasks=config.num_buckets, workers=workers, logging_dir=str(logs / "2")),
+            tasks=config.num_buckets,
+            workers=workers,
+            logging_dir=str(logs / "2"),
+        ),
         "clusters": LocalPipelineExecutor(
             [MinhashDedupCluster(str(work / "buckets"), str(work / "remove"), config=config)],
-            tasks=1, workers=1, logging_dir=str(logs / "3")),
+            tasks=1,
+            workers=1,
+            logging_dir=str(logs / "3"),
+        ),
         "filter": LocalPipelineExecutor(
-            [JsonlReader(str(data)), MinhashDedupFilter(str(work / "remove"), exclusion_writer=JsonlWriter(str(work / "removed")))],
-            tasks=files, workers=workers, logging_dir=str(logs / "4")),
+            [
+                JsonlReader(str(data)),
+                MinhashDedupFilter(str(work / "remove"), exclusion_writer=JsonlWriter(str(work / "removed"))),
+            ],
+            tasks=files,
+            workers=workers,
+            logging_dir=str(logs / "4"),
+        ),
     }
     seconds = {}
     for name, executor in stages.items():
@@ -63,7 +81,9 @@ def main() -> None:
         seconds[name] = time.perf_counter() - started
     removed = []
     for path in sorted((work / "removed").glob("*")):
-        with gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8") as handle:
+        with (
+            gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8") as handle
+        ):
             removed += [json.loads(line)["id"] for line in handle if line.strip()]
     print(json.dumps({"seconds": sum(seconds.values()), "stages": seconds, "removed": sorted(removed)}))
 

@@ -33,8 +33,9 @@ class SampledRun:
         return self
 
 
-def run_sampling_rss(command: list[str], env: dict | None = None, every: float = 0.05,
-                     stderr=subprocess.DEVNULL) -> SampledRun:
+def run_sampling_rss(
+    command: list[str], env: dict | None = None, every: float = 0.05, stderr=subprocess.DEVNULL
+) -> SampledRun:
     """Run `command`, sampling every `every` s the RSS of it and of every process below it (psutil).
     Its stdout goes through a file, not a pipe, which would fill up and block it."""
     import psutil

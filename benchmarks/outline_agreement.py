@@ -38,8 +38,9 @@ def measure(rows: list[dict], stopwords: str | None, extractor: str, seeds: int)
     result = {}
     for part, part_rows in (("tuning", tuning), ("held-out", held_out), ("all", rows)):
         runs = [
-            outline_agreement([r["story"] for r in part_rows], [list(r["outline"]) for r in part_rows],
-                              config=config, seed=seed)
+            outline_agreement(
+                [r["story"] for r in part_rows], [list(r["outline"]) for r in part_rows], config=config, seed=seed
+            )
             for seed in range(seeds)
         ]
         result[part] = {
@@ -81,8 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     print("| --- | --- | ---: | ---: | ---: | --- | ---: |")
     for name, result in figures.items():
         for part, f in result.items():
-            print(f"| {name} | {part} | {f['stories']} | {f['phrases']} | {f['reproduced']:.0f} "
-                  f"| {f['recall']:.1%} ({f['recall_min']:.1%}-{f['recall_max']:.1%}) | {f['precision']:.1%} |")
+            print(
+                f"| {name} | {part} | {f['stories']} | {f['phrases']} | {f['reproduced']:.0f} "
+                f"| {f['recall']:.1%} ({f['recall_min']:.1%}-{f['recall_max']:.1%}) | {f['precision']:.1%} |"
+            )
     if args.json:
         args.json.write_text(json.dumps(figures, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     return 0

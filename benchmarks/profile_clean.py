@@ -37,10 +37,13 @@ def one_run(path: Path, workers: int, out: Path) -> dict:
     def timed_lap(self, name: str) -> None:
         lap(self, name)
         now, before = os.times(), last[0]
-        cpu[name] = {"driver": round(now.user + now.system - before.user - before.system, 3),
-                     "workers": round(now.children_user + now.children_system
-                                      - before.children_user - before.children_system, 3),
-                     "driver_peak_mib": _peak_mib_since_last_lap()}
+        cpu[name] = {
+            "driver": round(now.user + now.system - before.user - before.system, 3),
+            "workers": round(
+                now.children_user + now.children_system - before.children_user - before.children_system, 3
+            ),
+            "driver_peak_mib": _peak_mib_since_last_lap(),
+        }
         last[0] = now
 
     files._Clock.lap = timed_lap
@@ -49,8 +52,7 @@ def one_run(path: Path, workers: int, out: Path) -> dict:
     last[0] = os.times()
     _peak_mib_since_last_lap()
     result = files.clean_files([path], out, params, execution=ExecSettings(workers=workers), progress=False)
-    return {"wall": round(time.perf_counter() - started, 2), "cpu": cpu, "kept": result.kept,
-            "removed": result.removed}
+    return {"wall": round(time.perf_counter() - started, 2), "cpu": cpu, "kept": result.kept, "removed": result.removed}
 
 
 def _peak_mib_since_last_lap() -> int | None:
@@ -75,16 +77,19 @@ def sample(command: list[str], env: dict) -> tuple[str, float, list[float], floa
 
 def profile(path: Path, workers: int, code: Path) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        out, driver_rss, children, total = sample([sys.executable, __file__, "--one", str(path), str(workers), str(Path(tmp) / "o")],
-                                   {**os.environ, "PYTHONPATH": str(code)})
+        out, driver_rss, children, total = sample(
+            [sys.executable, __file__, "--one", str(path), str(workers), str(Path(tmp) / "o")],
+            {**os.environ, "PYTHONPATH": str(code)},
+        )
     run = json.loads(out.strip().splitlines()[-1])
     run["rss_driver"] = round(driver_rss)
     # pool workers only: forked helpers of a few MiB (the pool's resource tracker) are left out
     run["rss_workers"] = sorted((round(v) for v in children if v > 50), reverse=True)
     run["rss_sum_peak"] = round(total)
     driver = sum(c["driver"] for c in run["cpu"].values())
-    parallel = sum(run["cpu"][p]["workers"] + (run["cpu"][p]["driver"] if workers == 1 else 0) for p in PARALLEL
-                   if p in run["cpu"])
+    parallel = sum(
+        run["cpu"][p]["workers"] + (run["cpu"][p]["driver"] if workers == 1 else 0) for p in PARALLEL if p in run["cpu"]
+    )
     run["cpu_total"] = round(driver + sum(c["workers"] for c in run["cpu"].values()), 2)
     # with 1 worker everything runs in the driver: its serial part is the driver's CPU outside the parallel phases
     run["cpu_serial"] = round(driver - (parallel if workers == 1 else 0), 2)

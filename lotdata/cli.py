@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from dataclasses import asdict
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, List, Optional
 
@@ -19,22 +19,31 @@ import typer
 from rich.table import Table
 
 from lotdata import __version__
+from lotdata.clikit import BugCatchingGroup, console, option_of, out_console, stage_options
+from lotdata.clikit import errors as _errors
+from lotdata.clikit import progress as _progress
+from lotdata.clikit import summary_table as _summary_table
+from lotdata.clikit import warn as _warn
 from lotdata.exec import ExecSettings
 from lotdata.sources.read_stage import ReadParams
 from lotdata.tasks.outgen import OutgenParams
 from lotdata.tasks.plotcom import PlotcomParams
 from lotdata.tasks.senpos import SenposParams
 from lotdata.tasks.stage import BuildOptions
-from lotdata.clikit import BugCatchingGroup, console, option_of, out_console, stage_options
-from lotdata.clikit import errors as _errors, progress as _progress, summary_table as _summary_table, warn as _warn
 
-app = typer.Typer(cls=BugCatchingGroup, add_completion=False, no_args_is_help=True, help="Build and audit story benchmarks (LOT, Story Cloze).")
+app = typer.Typer(
+    cls=BugCatchingGroup,
+    add_completion=False,
+    no_args_is_help=True,
+    help="Build and audit story benchmarks (LOT, Story Cloze).",
+)
 build_app = typer.Typer(no_args_is_help=True, help="Build a task dataset from a stories table.")
 import_app = typer.Typer(no_args_is_help=True, help="Import datasets in other formats.")
 export_app = typer.Typer(no_args_is_help=True, help="Export datasets to other formats.")
 app.add_typer(build_app, name="build")
 app.add_typer(import_app, name="import")
 app.add_typer(export_app, name="export")
+
 
 def _print_version(value: bool) -> None:
     if value:
@@ -43,8 +52,11 @@ def _print_version(value: bool) -> None:
 
 
 @app.callback()
-def _main(version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
-                                       callback=_print_version)) -> None:
+def _main(
+    version: bool = typer.Option(
+        False, "--version", help="Print the version and exit.", is_eager=True, callback=_print_version
+    ),
+) -> None:
     pass
 
 
@@ -52,7 +64,8 @@ def _formats_epilog() -> str:
     from lotdata.datasets.formats import all_formats
 
     return "Formats (--format; detected from each file by default):\n\n" + "\n\n".join(
-        f"{spec.name}: {spec.description}" for spec in all_formats())
+        f"{spec.name}: {spec.description}" for spec in all_formats()
+    )
 
 
 @app.command("read", epilog=_formats_epilog())
@@ -61,7 +74,9 @@ def read_cmd(
     files: List[str] = typer.Argument(..., help=ReadParams.__dataclass_fields__["inputs"].metadata["help"]),
     out: Path = typer.Option(..., "--out", help="stories Parquet file to write."),
     seed: int = typer.Option(0, "--seed", help="Accepted as by every stage; reading draws nothing at random."),
-    *, params: ReadParams, execution: ExecSettings,
+    *,
+    params: ReadParams,
+    execution: ExecSettings,
 ) -> None:
     """Read local corpora into a stories table; rejected records go to OUT.quarantine.parquet."""
     from lotdata.io import quarantine_path_for
@@ -84,17 +99,37 @@ def _warn_all(notes: List[str]) -> None:
         _warn(note)
 
 
-def _build(task: str, stories: List[Path], out: Path, params: dict, options: BuildOptions, execution: ExecSettings,
-           clozet: Optional[Path] = None, clozet_split: Optional[str] = None) -> None:
+def _build(
+    task: str,
+    stories: List[Path],
+    out: Path,
+    params: dict,
+    options: BuildOptions,
+    execution: ExecSettings,
+    clozet: Optional[Path] = None,
+    clozet_split: Optional[str] = None,
+) -> None:
     from lotdata.io import output_lock
     from lotdata.tasks.build import build_dataset
 
     with _errors(), output_lock(out), _progress() as progress:
         bar = progress.add_task(f"build {task}", total=None)
         report = build_dataset(
-            task, stories, out, n=options.n, train_n=options.train_n, seed=options.seed, split=options.split, params=params,
-            lot_jsonl=options.lot_jsonl, clozet=clozet, clozet_split=clozet_split, statuses=_names(options.statuses),
-            tokenizer=options.tokenizer, command=_command_line(), execution=execution,
+            task,
+            stories,
+            out,
+            n=options.n,
+            train_n=options.train_n,
+            seed=options.seed,
+            split=options.split,
+            params=params,
+            lot_jsonl=options.lot_jsonl,
+            clozet=clozet,
+            clozet_split=clozet_split,
+            statuses=_names(options.statuses),
+            tokenizer=options.tokenizer,
+            command=_command_line(),
+            execution=execution,
             progress=lambda k: progress.advance(bar, k),
             on_start=lambda total: progress.update(bar, total=total),
         )
@@ -126,8 +161,12 @@ def _no_limit(task: Any) -> dict:
 @build_app.command("senpos")
 @_build_options(SenposParams)
 def build_senpos(
-    stories: List[Path] = _STORIES, out: Path = _OUT,
-    *, task: SenposParams, options: BuildOptions, execution: ExecSettings,
+    stories: List[Path] = _STORIES,
+    out: Path = _OUT,
+    *,
+    task: SenposParams,
+    options: BuildOptions,
+    execution: ExecSettings,
 ) -> None:
     """SenPos: one inner sentence removed; every gap between adjacent sentences is a candidate."""
     _build("senpos", stories, out, _no_limit(task), options, execution)
@@ -136,10 +175,22 @@ def build_senpos(
 @build_app.command("plotcom")
 @_build_options(PlotcomParams)
 def build_plotcom(
-    stories: List[Path] = _STORIES, out: Path = _OUT,
-    clozet: Optional[Path] = typer.Option(None, "--clozet", help="ClozeT dataset folder (or LOT ClozeT jsonl): val/test become its stories with the right candidate as target (LOT 3.3)."),
-    clozet_split: Optional[str] = typer.Option(None, "--clozet-split", help="With --clozet: sample val/test of these sizes across all ClozeT examples, whole stories, seeded (LOT: val=465,test=464); default: ClozeT's own val/test."),
-    *, task: PlotcomParams, options: BuildOptions, execution: ExecSettings,
+    stories: List[Path] = _STORIES,
+    out: Path = _OUT,
+    clozet: Optional[Path] = typer.Option(
+        None,
+        "--clozet",
+        help="ClozeT dataset folder (or LOT ClozeT jsonl): val/test become its stories with the right candidate as target (LOT 3.3).",
+    ),
+    clozet_split: Optional[str] = typer.Option(
+        None,
+        "--clozet-split",
+        help="With --clozet: sample val/test of these sizes across all ClozeT examples, whole stories, seeded (LOT: val=465,test=464); default: ClozeT's own val/test.",
+    ),
+    *,
+    task: PlotcomParams,
+    options: BuildOptions,
+    execution: ExecSettings,
 ) -> None:
     """PlotCom: automatic training construction (one random sentence -> <MASK>); val/test from ClozeT with --clozet."""
     _build("plotcom", stories, out, _no_limit(task), options, execution, clozet, clozet_split)
@@ -148,8 +199,12 @@ def build_plotcom(
 @build_app.command("outgen")
 @_build_options(OutgenParams)
 def build_outgen(
-    stories: List[Path] = _STORIES, out: Path = _OUT,
-    *, task: OutgenParams, options: BuildOptions, execution: ExecSettings,
+    stories: List[Path] = _STORIES,
+    out: Path = _OUT,
+    *,
+    task: OutgenParams,
+    options: BuildOptions,
+    execution: ExecSettings,
 ) -> None:
     """OutGen: title + shuffled RAKE outline -> story (LOT: from the filtered stories)."""
     _build("outgen", stories, out, asdict(task), options, execution)
@@ -157,9 +212,17 @@ def build_outgen(
 
 @build_app.command("clozet")
 def build_clozet_cmd(
-    cases: Path = typer.Option(..., "--cases", help="Written ClozeT cases: a ClozeT dataset folder (e.g. from annotate pull clozet_write) or LOT ClozeT jsonl, any splits."),
-    out: Path = _OUT, n: Optional[int] = option_of(BuildOptions, "n"), seed: int = option_of(BuildOptions, "seed"),
-    split: str = typer.Option("val=294,test=294", "--split", help="val/test sizes or ratios; train takes the rest (LOT: 644 / 294 / 294)."),
+    cases: Path = typer.Option(
+        ...,
+        "--cases",
+        help="Written ClozeT cases: a ClozeT dataset folder (e.g. from annotate pull clozet_write) or LOT ClozeT jsonl, any splits.",
+    ),
+    out: Path = _OUT,
+    n: Optional[int] = option_of(BuildOptions, "n"),
+    seed: int = option_of(BuildOptions, "seed"),
+    split: str = typer.Option(
+        "val=294,test=294", "--split", help="val/test sizes or ratios; train takes the rest (LOT: 644 / 294 / 294)."
+    ),
     lot_jsonl: bool = option_of(BuildOptions, "lot_jsonl"),
 ) -> None:
     """ClozeT: split the written cases again, grouped by story and seeded (LOT 644 / 294 / 294)."""
@@ -178,20 +241,32 @@ def build_segments(
     stories: List[Path] = _STORIES,
     out: Path = typer.Option(..., "--out", help="segments Parquet file to write."),
     seed: int = option_of(BuildOptions, "seed"),
-    min_words: int = typer.Option(50, "--min-words", min=1, help="Fewest jieba words in a segment (LOT appendix: about 50)."),
-    max_words: int = typer.Option(500, "--max-words", min=1, help="Most jieba words in a segment (LOT appendix: about 500)."),
+    min_words: int = typer.Option(
+        50, "--min-words", min=1, help="Fewest jieba words in a segment (LOT appendix: about 50)."
+    ),
+    max_words: int = typer.Option(
+        500, "--max-words", min=1, help="Most jieba words in a segment (LOT appendix: about 500)."
+    ),
 ) -> None:
     """Story segments for `annotate push story_filter` (LOT appendix Figure 1): whole sentences, seeded, one per story, with the whole story as the reference."""
-    from lotdata.errors import InputError
     from lotdata.datasets.folder import load_stories
+    from lotdata.errors import InputError
     from lotdata.tasks.segments import cut_segments, write_segments
 
     with _errors():
         rows, dropped = cut_segments(load_stories(stories), min_words=min_words, max_words=max_words, seed=seed)
         if not rows:
-            raise InputError(f"no story yields a segment of {min_words}-{max_words} words (dropped: {dropped})", path=", ".join(map(str, stories)))
+            raise InputError(
+                f"no story yields a segment of {min_words}-{max_words} words (dropped: {dropped})",
+                path=", ".join(map(str, stories)),
+            )
         write_segments(rows, out)
-    out_console.print(_summary_table(f"lotdata build segments -> {out}", {"segments": len(rows), **{f"dropped {k}": v for k, v in dropped.items()}}))
+    out_console.print(
+        _summary_table(
+            f"lotdata build segments -> {out}",
+            {"segments": len(rows), **{f"dropped {k}": v for k, v in dropped.items()}},
+        )
+    )
 
 
 @import_app.command("lot")
@@ -199,7 +274,9 @@ def import_lot_cmd(
     files: List[Path] = typer.Argument(..., help="LOT jsonl files (train/val/test by name) or a folder holding them."),
     task: str = typer.Option(..., "--task", help="clozet, senpos, plotcom or outgen."),
     out: Path = _OUT,
-    split: Optional[str] = typer.Option(None, "--split", help="Split of the file(s) when the name does not tell (default train)."),
+    split: Optional[str] = typer.Option(
+        None, "--split", help="Split of the file(s) when the name does not tell (default train)."
+    ),
 ) -> None:
     """Import the official LOT jsonl format into a dataset folder."""
     from lotdata.datasets.folder import import_lot
@@ -218,7 +295,6 @@ def export_lot_cmd(
 ) -> None:
     """Export a dataset folder in the official LOT jsonl format."""
     from lotdata.datasets.folder import export_lot
-
     from lotdata.paths import check_outputs
 
     with _errors():
@@ -230,11 +306,13 @@ def export_lot_cmd(
 @app.command("stats")
 def stats_cmd(
     folder: Path = typer.Argument(..., help="Dataset folder."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the statistics as JSON here ('-' for stdout only)."),
+    json_out: Optional[Path] = typer.Option(
+        None, "--json", help="Also write the statistics as JSON here ('-' for stdout only)."
+    ),
 ) -> None:
     """LOT Table 3 statistics of a dataset, per split."""
-    from lotdata.io import check_output_file, write_text
     from lotdata.datasets.folder import dataset_stats
+    from lotdata.io import check_output_file, write_text
 
     with _errors():
         if json_out is not None and str(json_out) != "-":
@@ -262,10 +340,16 @@ def stats_cmd(
 
 @app.command("diff")
 def diff_cmd(
-    a: Path = typer.Argument(..., help="Before: a dataset folder, a `clean` output, an annotation pull folder or a Parquet table."),
+    a: Path = typer.Argument(
+        ..., help="Before: a dataset folder, a `clean` output, an annotation pull folder or a Parquet table."
+    ),
     b: Path = typer.Argument(..., help="After: the same kind as A."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the report as JSON here ('-': stdout, no text report)."),
-    sample: int = typer.Option(3, "--sample", min=0, help="Rows shown of each kind of change (added, removed, changed), seeded."),
+    json_out: Optional[Path] = typer.Option(
+        None, "--json", help="Write the report as JSON here ('-': stdout, no text report)."
+    ),
+    sample: int = typer.Option(
+        3, "--sample", min=0, help="Rows shown of each kind of change (added, removed, changed), seeded."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the sample."),
 ) -> None:
     """What changed from A to B: manifests, then rows by key and story, per split.
@@ -326,7 +410,11 @@ def run_cmd(
 
     def show(result) -> None:
         status = "skipped (done)" if result.skipped else "done"
-        brief = {k: v for k, v in result.summary.items() if k in ("stories", "quarantine", "rows", "stories_dropped", "seconds")}
+        brief = {
+            k: v
+            for k, v in result.summary.items()
+            if k in ("stories", "quarantine", "rows", "stories_dropped", "seconds")
+        }
         table.add_row(result.name, status, ", ".join(map(str, result.outputs)), json.dumps(brief, ensure_ascii=False))
         console.print(f"[green]✓[/] {result.name}: {status}")
         for note in result.summary.get("notes", []):
@@ -334,12 +422,20 @@ def run_cmd(
         _warn_all([f"{result.name}: {note}" for note in result.summary.get("warnings", [])])
 
     with _errors(), _progress() as progress:
+
         def factory(task: str):
             bar = progress.add_task(f"build {task}", total=None)
             return (lambda total: progress.update(bar, total=total)), (lambda k: progress.advance(bar, k))
 
-        run_recipe(resolve_recipe(recipe), out_root=out_root, force=force, on_step=show, progress_factory=factory,
-                   on_warning=_warn, on_start=lambda step: console.print(f"{time.strftime('%H:%M:%S')} ▶ {step}", markup=False, highlight=False))
+        run_recipe(
+            resolve_recipe(recipe),
+            out_root=out_root,
+            force=force,
+            on_step=show,
+            progress_factory=factory,
+            on_warning=_warn,
+            on_start=lambda step: console.print(f"{time.strftime('%H:%M:%S')} ▶ {step}", markup=False, highlight=False),
+        )
     out_console.print(table)
 
 
@@ -362,7 +458,9 @@ from lotdata.models.cli import baseline_app, evaluate_cmd  # noqa: E402
 
 app.command("evaluate")(evaluate_cmd)
 # the help given here: typer renders Rich markup, so "[models]" must be escaped or it vanishes from --help
-app.add_typer(baseline_app, name="baseline", help="Train and run the LOT model baselines (pip install 'lotdata\\[models]').")
+app.add_typer(
+    baseline_app, name="baseline", help="Train and run the LOT model baselines (pip install 'lotdata\\[models]')."
+)
 
 from lotdata.annotate.cli import app as _annotate_app  # noqa: E402
 
@@ -373,14 +471,15 @@ from lotdata.audit.cli import audit_bias_cmd, import_storycloze_cmd  # noqa: E40
 app.command("audit-bias")(audit_bias_cmd)
 import_app.command("storycloze")(import_storycloze_cmd)
 
-from lotdata.sources.cli import crawl_cmd, extract_cmd  # noqa: E402
 from lotdata.clean.cli import clean_cmd  # noqa: E402
+from lotdata.sources.cli import crawl_cmd, extract_cmd  # noqa: E402
 
 app.command("crawl")(crawl_cmd)
 app.command("extract")(extract_cmd)
 app.command("clean")(clean_cmd)
 
-from lotdata.overlap.cli import index_app as _index_app, overlap_cmd  # noqa: E402
+from lotdata.overlap.cli import index_app as _index_app  # noqa: E402
+from lotdata.overlap.cli import overlap_cmd  # noqa: E402
 
 app.command("overlap")(overlap_cmd)
 app.add_typer(_index_app, name="index")

@@ -12,14 +12,12 @@ from typing import Any, Callable, Iterator, List, Optional
 import typer
 from rich.console import Console
 from rich.table import Table
-
 from typer.core import TyperGroup
 
 from lotdata.errors import BUG_EXIT_CODE, LotdataError, bug_report, is_expected
 from lotdata.progress import console, progress  # noqa: F401  (the library's console and bars, shared)
 
 out_console = Console()
-
 
 
 def warn(message: str) -> None:
@@ -72,7 +70,9 @@ def _error(exc: Exception) -> None:
 def summary_table(title: str, rows: dict) -> Table:
     table = Table(title=title, show_header=False)
     for key, value in rows.items():
-        table.add_row(str(key), json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value))
+        table.add_row(
+            str(key), json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value)
+        )
     return table
 
 
@@ -87,7 +87,9 @@ def _option(info: Any) -> Any:
     flag = info.flag
     if info.kind == "bool" and "/" not in flag and info.default is True:
         flag = f"{flag}/--no-{flag[2:]}"
-    default = ... if info.required else (list(info.default) if isinstance(info.default, (list, tuple)) else info.default)
+    default = (
+        ... if info.required else (list(info.default) if isinstance(info.default, (list, tuple)) else info.default)
+    )
     return typer.Option(default, flag, help=info.help)
 
 
@@ -110,13 +112,19 @@ def stage_options(**groups: type) -> Callable[[Callable[..., Any]], Callable[...
         own = inspect.signature(fn)
         hints = typing.get_type_hints(fn)
         taken = {name: [p for p in params_of(cls) if p.cli] for name, cls in groups.items()}
-        parameters = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in own.parameters.values()
-                      if p.name not in groups]
+        parameters = [
+            p.replace(annotation=hints.get(p.name, p.annotation))
+            for p in own.parameters.values()
+            if p.name not in groups
+        ]
         annotations = {p.name: p.annotation for p in parameters}
         for infos in taken.values():
             for info in infos:
-                parameters.append(inspect.Parameter(info.name, inspect.Parameter.KEYWORD_ONLY, default=_option(info),
-                                                    annotation=_option_type(info)))
+                parameters.append(
+                    inspect.Parameter(
+                        info.name, inspect.Parameter.KEYWORD_ONLY, default=_option(info), annotation=_option_type(info)
+                    )
+                )
                 annotations[info.name] = _option_type(info)
 
         @functools.wraps(fn)

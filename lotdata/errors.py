@@ -78,8 +78,10 @@ class MissingExtraError(LotdataError):
         if broken is None:
             message = f"this step needs the optional package '{package}': {command}"
         else:  # installed, but importing it fails (a missing dependency of its own, a half-upgraded install)
-            message = (f"the optional package '{package}' is installed but cannot be imported "
-                       f"({type(broken).__name__}: {broken}); reinstall it: {command} --force-reinstall")
+            message = (
+                f"the optional package '{package}' is installed but cannot be imported "
+                f"({type(broken).__name__}: {broken}); reinstall it: {command} --force-reinstall"
+            )
         super().__init__(message)
 
 
@@ -109,10 +111,19 @@ def require(module: str, extra: str):
         missing = isinstance(exc, ModuleNotFoundError) and (exc.name or "").split(".")[0] == module.split(".")[0]
         raise MissingExtraError(module.split(".")[0], extra, broken=None if missing else exc) from exc
 
+
 _PACKAGE_DIR = Path(__file__).resolve().parent
 #: OSErrors of the environment, not of lotdata's code: permissions, a full or read-only disk, a too long name
-_ENVIRONMENT_ERRNOS = {errno_.EACCES, errno_.EPERM, errno_.ENOSPC, errno_.EROFS, errno_.EDQUOT, errno_.ENAMETOOLONG,
-                       errno_.EMFILE, errno_.ENFILE}
+_ENVIRONMENT_ERRNOS = {
+    errno_.EACCES,
+    errno_.EPERM,
+    errno_.ENOSPC,
+    errno_.EROFS,
+    errno_.EDQUOT,
+    errno_.ENAMETOOLONG,
+    errno_.EMFILE,
+    errno_.ENFILE,
+}
 
 
 def _raise_site(exc: BaseException) -> tuple[Path, int] | None:
@@ -149,8 +160,10 @@ def bug_report(exc: BaseException, frames: int = 6) -> str:
     import traceback
 
     trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-frames))
-    return (f"{type(exc).__name__}: {exc}\nthis is a bug in lotdata, not a problem with your input or parameters; "
-            f"please report it with this trace:\n{trace.rstrip()}")
+    return (
+        f"{type(exc).__name__}: {exc}\nthis is a bug in lotdata, not a problem with your input or parameters; "
+        f"please report it with this trace:\n{trace.rstrip()}"
+    )
 
 
 @contextmanager

@@ -40,9 +40,9 @@ holds the console it shares with the CLI).
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import time
-import multiprocessing
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -64,10 +64,16 @@ class ExecSettings:
     worker in this process. The fields carry their help (read by the CLI and the recipe checks)."""
 
     executor: str = field(default="local", metadata={"help": "local (process pool) or ray.", "choices": EXECUTORS})
-    workers: int = field(default=1, metadata={
-        "help": "Processes (or Ray tasks) working on shards; the output is the same for any number.", "check": ">0"})
-    ray_address: str | None = field(default=None, metadata={
-        "help": "Ray cluster to join (with --executor ray; default: start Ray locally)."})
+    workers: int = field(
+        default=1,
+        metadata={
+            "help": "Processes (or Ray tasks) working on shards; the output is the same for any number.",
+            "check": ">0",
+        },
+    )
+    ray_address: str | None = field(
+        default=None, metadata={"help": "Ray cluster to join (with --executor ray; default: start Ray locally)."}
+    )
 
     def __post_init__(self) -> None:
         check_executor(self.executor, self.workers)
@@ -282,8 +288,9 @@ def _run_local(fn, shards, todo, out, suffix, workers, _address) -> Iterator[tup
     # fork where there is one: workers start in milliseconds with the parent's modules (a loaded tokenizer),
     # and a script without a __main__ guard still works; the children never touch the progress bar's console
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context, initializer=die_with_parent,
-                             initargs=(os.getpid(),)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=min(workers, len(todo)), mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),)
+    ) as pool:
         pending = {}
         queue = list(todo)
         while queue or pending:
@@ -315,18 +322,24 @@ def check_ray_address(address: str | None, timeout: float = 5.0) -> None:
 def is_auth_refusal(exc: BaseException) -> bool:
     """Ray refused us for want of a valid token (a cluster started with RAY_AUTH_MODE=token)."""
     text = " ".join(f"{type(e).__name__}: {e}" for e in (exc, exc.__cause__, exc.__context__) if e is not None).lower()
-    return any(word in text for word in ("invalidauthtoken", "unauthenticated", "authentication token", "auth token",
-                                         "ray_auth_mode"))
+    return any(
+        word in text
+        for word in ("invalidauthtoken", "unauthenticated", "authentication token", "auth token", "ray_auth_mode")
+    )
 
 
 def ray_auth_hint(address: str | None, exc: BaseException) -> str:
     """One line that says what to do when a Ray cluster with token authentication refused this process."""
-    sent = "the token in RAY_AUTH_TOKEN was refused" if os.environ.get("RAY_AUTH_TOKEN") else "this process sent no token"
-    return (f"--ray-address {address or '(auto)'}: Ray could not join the cluster "
-            f"({type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}). A head that answers but "
-            f"refuses the session usually runs with token authentication and {sent}: set RAY_AUTH_MODE=token and "
-            f"RAY_AUTH_TOKEN to the cluster's token (`ray get-auth-token` on the head; or RAY_AUTH_TOKEN_PATH to a "
-            f"file holding it) in this shell, then run again")
+    sent = (
+        "the token in RAY_AUTH_TOKEN was refused" if os.environ.get("RAY_AUTH_TOKEN") else "this process sent no token"
+    )
+    return (
+        f"--ray-address {address or '(auto)'}: Ray could not join the cluster "
+        f"({type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}). A head that answers but "
+        f"refuses the session usually runs with token authentication and {sent}: set RAY_AUTH_MODE=token and "
+        f"RAY_AUTH_TOKEN to the cluster's token (`ray get-auth-token` on the head; or RAY_AUTH_TOKEN_PATH to a "
+        f"file holding it) in this shell, then run again"
+    )
 
 
 def _run_ray(fn, shards, todo, out, suffix, workers, address) -> Iterator[tuple[int, tuple[dict, float]]]:
@@ -366,8 +379,15 @@ class _progress_bar:
 
         enabled = console.is_terminal if self.enabled is None else self.enabled
         self.bar = LoggingProgress(
-            TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-            TimeRemainingColumn(), console=console, transient=True, disable=not enabled, log=self.enabled is None,
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=True,
+            disable=not enabled,
+            log=self.enabled is None,
         )
         self.bar.__enter__()
         task = self.bar.add_task(self.description, total=self.total or None)

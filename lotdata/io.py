@@ -83,11 +83,17 @@ def raise_disk_error(exc: OSError, path: str | os.PathLike) -> None:
     """Re-raise a write failure naming the file: "[Errno 28] No space left on device" alone says not where."""
     code = exc.errno
     if code is None:  # pyarrow's OSError carries the errno only in its text
-        code = next((c for c in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG) if f"[Errno {c}]" in str(exc)), None)
+        code = next(
+            (c for c in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG) if f"[Errno {c}]" in str(exc)), None
+        )
     if code in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EFBIG):
-        reason = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "disk quota exceeded",
-                  errno.EROFS: "read-only file system", errno.EACCES: "permission denied",
-                  errno.EFBIG: "file too large for the file system"}[code]
+        reason = {
+            errno.ENOSPC: "no space left on the device",
+            errno.EDQUOT: "disk quota exceeded",
+            errno.EROFS: "read-only file system",
+            errno.EACCES: "permission denied",
+            errno.EFBIG: "file too large for the file system",
+        }[code]
         raise LotdataError(f"{path}: cannot write it: {reason} ({os.strerror(code)}); nothing was replaced") from exc
     raise exc
 
@@ -121,8 +127,16 @@ def _take_lock(lock: Path) -> bool:
     except FileExistsError:
         return False
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                                 "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}) + "\n")
+        handle.write(
+            json.dumps(
+                {
+                    "pid": os.getpid(),
+                    "host": socket.gethostname(),
+                    "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                }
+            )
+            + "\n"
+        )
     return True
 
 
@@ -165,8 +179,10 @@ def output_lock(out: str | os.PathLike) -> Iterator[Path]:
                     holder = lock.read_text(encoding="utf-8").strip()
                 except OSError:
                     holder = "?"
-                raise LotdataError(f"{lock}: another lotdata run is writing {out} ({holder}); wait for it to end, "
-                                   f"or delete the lock file if no run is going on")
+                raise LotdataError(
+                    f"{lock}: another lotdata run is writing {out} ({holder}); wait for it to end, "
+                    f"or delete the lock file if no run is going on"
+                )
         with _HELD_GUARD:
             _HELD_LOCKS[lock] = 1
     try:
@@ -216,7 +232,9 @@ def mark_incomplete(folder: str | os.PathLike) -> Path:
         clean_stale_tmp(sub)
     marker = folder / INCOMPLETE_MARKER
     try:
-        marker.write_text("a lotdata build is writing this folder, or was stopped before it finished\n", encoding="utf-8")
+        marker.write_text(
+            "a lotdata build is writing this folder, or was stopped before it finished\n", encoding="utf-8"
+        )
     except OSError as exc:
         raise_disk_error(exc, marker)
     return marker
@@ -275,8 +293,9 @@ def iter_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, Any]]:
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise InputError(f"not UTF-8 text (byte {exc.start} of the line): a binary file?", path=str(path),
-                                 row=line_no) from None
+                raise InputError(
+                    f"not UTF-8 text (byte {exc.start} of the line): a binary file?", path=str(path), row=line_no
+                ) from None
             if not line.strip():
                 continue
             try:
@@ -325,10 +344,15 @@ def check_weight_files(folder: str | os.PathLike) -> Path:
                 header = json.loads(handle.read(header_len))
             end = max((t["data_offsets"][1] for k, t in header.items() if k != "__metadata__"), default=0)
         except (ValueError, KeyError, TypeError, IndexError) as exc:
-            raise InputError(f"not a readable safetensors file ({exc}); download the checkpoint again", path=str(path)) from None
+            raise InputError(
+                f"not a readable safetensors file ({exc}); download the checkpoint again", path=str(path)
+            ) from None
         if 8 + header_len + end != size:
-            raise InputError(f"truncated or padded safetensors file: {size} bytes, its header describes "
-                             f"{8 + header_len + end}; download the checkpoint again", path=str(path))
+            raise InputError(
+                f"truncated or padded safetensors file: {size} bytes, its header describes "
+                f"{8 + header_len + end}; download the checkpoint again",
+                path=str(path),
+            )
     return folder
 
 
@@ -388,7 +412,9 @@ def manifest_dict(
 def write_manifest(folder: str | os.PathLike, manifest: Mapping[str, Any] | None = None, **fields: Any) -> Path:
     """Write `folder/manifest.json`: the given manifest, or one made by `manifest_dict(**fields)`."""
     manifest = manifest if manifest is not None else manifest_dict(**fields)
-    return write_text(json.dumps(manifest, ensure_ascii=False, indent=2, default=str) + "\n", Path(folder) / MANIFEST_NAME)
+    return write_text(
+        json.dumps(manifest, ensure_ascii=False, indent=2, default=str) + "\n", Path(folder) / MANIFEST_NAME
+    )
 
 
 def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:

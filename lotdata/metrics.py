@@ -39,6 +39,7 @@ BASELINE_SCORES = (26.58, 16.04, 17.90, 31.38, 83.64, 63.15)
 
 # ----------------------------------------------------------------------------- words
 
+
 def jieba_words(text: str) -> list[str]:
     """The script's tokenisation: whitespace removed, jieba precise mode (HMM on)."""
     import jieba
@@ -54,6 +55,7 @@ def spaced_words(text: str) -> str:
 
 # ----------------------------------------------------------------------------- accuracy
 
+
 def accuracy(pred: Sequence[Any], gold: Sequence[Any]) -> float:
     """Share of predictions equal to the gold label (labels compared as strings: LOT's ClozeT labels are strings)."""
     _same_length(pred, gold)
@@ -64,7 +66,10 @@ def accuracy(pred: Sequence[Any], gold: Sequence[Any]) -> float:
 
 # ----------------------------------------------------------------------------- BLEU
 
-def bleu(candidates: Sequence[str], references: Sequence[str], max_n: int = 4, definition: str = "nlpcc2021") -> dict[str, float]:
+
+def bleu(
+    candidates: Sequence[str], references: Sequence[str], max_n: int = 4, definition: str = "nlpcc2021"
+) -> dict[str, float]:
     """BLEU-1..max_n on jieba words.
 
     nlpcc2021: nltk's unsmoothed ``sentence_bleu`` of each story (uniform weights 1/n), averaged.
@@ -88,6 +93,7 @@ def bleu(candidates: Sequence[str], references: Sequence[str], max_n: int = 4, d
 
 
 # ----------------------------------------------------------------------------- Distinct
+
 
 def distinct(candidates: Sequence[str], max_n: int = 4, definition: str = "nlpcc2021") -> dict[str, float]:
     """Distinct-1..max_n over all outputs: distinct n-grams / all n-grams.
@@ -115,6 +121,7 @@ def _ngrams(seq: Sequence, n: int) -> list[tuple]:
 
 
 # ----------------------------------------------------------------------------- Coverage
+
 
 def coverage(candidates: Sequence[str], outlines: Sequence[Sequence[str]], definition: str = "nlpcc2021") -> float:
     """Mean ROUGE-L recall of each outline phrase against the generated story.
@@ -160,6 +167,7 @@ def _lcs_len(x: str, y: str) -> int:
 
 
 # ----------------------------------------------------------------------------- Order
+
 
 def gold_ranks(outline: Sequence[str], story: str) -> dict[str, int]:
     """The script's rank of each phrase in the gold story: sorted by `str.find` (a phrase not found,
@@ -242,7 +250,9 @@ def _alignment_start(phrase: str, story: str) -> int | None:
     return None
 
 
-def order(candidates: Sequence[str], outlines: Sequence[Sequence[str]], golds: Sequence[str], definition: str = "nlpcc2021") -> float:
+def order(
+    candidates: Sequence[str], outlines: Sequence[Sequence[str]], golds: Sequence[str], definition: str = "nlpcc2021"
+) -> float:
     """Mean over stories of 1 - (inverted phrase pairs / phrase pairs) against the gold story's order."""
     _same_length(candidates, outlines)
     _same_length(candidates, golds)
@@ -253,6 +263,7 @@ def order(candidates: Sequence[str], outlines: Sequence[Sequence[str]], golds: S
 
 # ----------------------------------------------------------------------------- Overall (NLPCC 2021 script)
 
+
 def overall_weights(human: Sequence[float] = HUMAN_SCORES, baseline: Sequence[float] = BASELINE_SCORES) -> list[float]:
     """LOT Eq. 1: w_i = H_i / B_i, normalised to sum to 1 (w_i / sum_j w_j, as Eq. 2 uses them)."""
     if len(human) != len(baseline):
@@ -262,8 +273,12 @@ def overall_weights(human: Sequence[float] = HUMAN_SCORES, baseline: Sequence[fl
     return [w / total for w in raw]
 
 
-def nlpcc2021_overall(scores: Mapping[str, float], human: Sequence[float] = HUMAN_SCORES, baseline: Sequence[float] = BASELINE_SCORES,
-                      keys: Sequence[str] = OVERALL_KEYS) -> float:
+def nlpcc2021_overall(
+    scores: Mapping[str, float],
+    human: Sequence[float] = HUMAN_SCORES,
+    baseline: Sequence[float] = BASELINE_SCORES,
+    keys: Sequence[str] = OVERALL_KEYS,
+) -> float:
     """The NLPCC 2021 OutGen script's score: Eq. 2 over six OutGen metrics with its val weights (not LOT's Overall)."""
     weights = overall_weights(human, baseline)
     if len(weights) != len(keys):
@@ -283,9 +298,16 @@ MetricKey = tuple[str, str]
 FAMILIES: dict[str, tuple[MetricKey, ...]] = {
     "understanding": (("clozet", "accuracy"), ("senpos", "accuracy")),
     "generation": (
-        ("plotcom", "bleu-1"), ("plotcom", "bleu-2"), ("plotcom", "distinct-1"), ("plotcom", "distinct-2"),
-        ("outgen", "bleu-1"), ("outgen", "bleu-2"), ("outgen", "distinct-1"), ("outgen", "distinct-2"),
-        ("outgen", "coverage"), ("outgen", "order"),
+        ("plotcom", "bleu-1"),
+        ("plotcom", "bleu-2"),
+        ("plotcom", "distinct-1"),
+        ("plotcom", "distinct-2"),
+        ("outgen", "bleu-1"),
+        ("outgen", "bleu-2"),
+        ("outgen", "distinct-1"),
+        ("outgen", "distinct-2"),
+        ("outgen", "coverage"),
+        ("outgen", "order"),
     ),
 }
 #: the baseline B_i (Section 3.5: "BERT and GPT2 ... for the understanding and generation tasks") and the
@@ -297,15 +319,27 @@ PAPER_HUMAN = {"understanding": "Humans", "generation": "Truth"}
 #: B-1, B-2, D-1, D-2, Cover, Order; Overall), rows as printed (Guan et al. 2022, TACL), per split
 PAPER_TABLE_10 = {
     "val": {
-        "Transformer": (55.78, 17.38, 31.46), "BERT": (70.75, 40.13, 51.36), "RoBERTa": (72.11, 51.63, 59.14),
-        "GPT2": (70.07, 37.78, 49.62), "GPT2\u2020": (74.49, 39.25, 52.17), "mT5": (72.45, 63.25, 66.62),
-        "LongLM-small": (73.81, 48.75, 57.94), "LongLM-base": (75.17, 64.38, 68.34), "LongLM-large": (79.93, 70.00, 73.64),
+        "Transformer": (55.78, 17.38, 31.46),
+        "BERT": (70.75, 40.13, 51.36),
+        "RoBERTa": (72.11, 51.63, 59.14),
+        "GPT2": (70.07, 37.78, 49.62),
+        "GPT2\u2020": (74.49, 39.25, 52.17),
+        "mT5": (72.45, 63.25, 66.62),
+        "LongLM-small": (73.81, 48.75, 57.94),
+        "LongLM-base": (75.17, 64.38, 68.34),
+        "LongLM-large": (79.93, 70.00, 73.64),
         "Humans": (99.00, 97.00, 97.73),
     },
     "test": {
-        "Transformer": (54.42, 16.34, 31.23), "BERT": (69.39, 43.68, 53.74), "RoBERTa": (67.69, 51.35, 57.74),
-        "GPT2": (73.13, 37.25, 51.28), "GPT2\u2020": (76.87, 39.28, 53.98), "mT5": (75.17, 61.41, 66.79),
-        "LongLM-small": (77.21, 53.07, 62.51), "LongLM-base": (77.55, 62.34, 68.29), "LongLM-large": (80.61, 69.41, 73.39),
+        "Transformer": (54.42, 16.34, 31.23),
+        "BERT": (69.39, 43.68, 53.74),
+        "RoBERTa": (67.69, 51.35, 57.74),
+        "GPT2": (73.13, 37.25, 51.28),
+        "GPT2\u2020": (76.87, 39.28, 53.98),
+        "mT5": (75.17, 61.41, 66.79),
+        "LongLM-small": (77.21, 53.07, 62.51),
+        "LongLM-base": (77.55, 62.34, 68.29),
+        "LongLM-large": (80.61, 69.41, 73.39),
         "Humans": (100.00, 98.00, 98.78),
     },
 }
@@ -353,7 +387,9 @@ def paper_row(family: str, split: str, model: str) -> dict[MetricKey, float]:
     return row
 
 
-def lot_weights(human: Mapping[MetricKey, float], baseline: Mapping[MetricKey, float], family: str) -> dict[MetricKey, float]:
+def lot_weights(
+    human: Mapping[MetricKey, float], baseline: Mapping[MetricKey, float], family: str
+) -> dict[MetricKey, float]:
     """LOT Eq. 1 with Eq. 2's normalisation: w_i = (H_i / B_i) / sum_j (H_j / B_j) over the family's metrics."""
     keys = FAMILIES[family]
     missing = [f"{t} {m}" for t, m in keys if (t, m) not in human or (t, m) not in baseline]
@@ -377,10 +413,14 @@ def lot_overall(scores: Mapping[MetricKey, float], weights: Mapping[MetricKey, f
 
 def paper_weights(family: str, split: str = "test") -> dict[MetricKey, float]:
     """The w_i of LOT's own tables: the Humans/Truth row over the BERT/GPT2 row of the same split."""
-    return lot_weights(paper_row(family, split, PAPER_HUMAN[family]), paper_row(family, split, PAPER_BASELINE[family]), family)
+    return lot_weights(
+        paper_row(family, split, PAPER_HUMAN[family]), paper_row(family, split, PAPER_BASELINE[family]), family
+    )
 
 
-def load_human_performance(path: str | Path, *, allow_partial: bool = False, split: str | None = None) -> dict[MetricKey, float]:
+def load_human_performance(
+    path: str | Path, *, allow_partial: bool = False, split: str | None = None
+) -> dict[MetricKey, float]:
     """H_i from a human-performance JSON (`annotate pull human_perf`): {"clozet": {"accuracy": 0.98, ...,
     "splits": {"val": {"accuracy": 0.99, ...}, "test": {...}}}, "senpos": {...}, "outgen": {"bleu-1": 1.0, ...}};
     fractions in [0, 1]; unknown keys are ignored. With `split`, a task's figures of that split are used (LOT Table 10
@@ -402,14 +442,19 @@ def load_human_performance(path: str | Path, *, allow_partial: bool = False, spl
         if not isinstance(metrics_of_task, dict):
             raise InputError(f"key {task!r}: expected an object of metric scores", path=str(path))
         if metrics_of_task.get("partial") and not allow_partial:
-            raise InputError(f"key {task!r} is partial: {metrics_of_task.get('n_items')} of {metrics_of_task.get('items_pushed')} "
-                             f"items, at least {metrics_of_task.get('n_raters_min')} of {metrics_of_task.get('raters_asked')} "
-                             f"raters; --allow-partial-human to use it anyway", path=str(path))
+            raise InputError(
+                f"key {task!r} is partial: {metrics_of_task.get('n_items')} of {metrics_of_task.get('items_pushed')} "
+                f"items, at least {metrics_of_task.get('n_raters_min')} of {metrics_of_task.get('raters_asked')} "
+                f"raters; --allow-partial-human to use it anyway",
+                path=str(path),
+            )
         per_split = metrics_of_task.get("splits")
         if split is not None and isinstance(per_split, dict):
             if split not in per_split:
-                raise InputError(f"key {task!r} has human figures for {', '.join(sorted(per_split))}, none for split "
-                                 f"{split!r}", path=str(path))
+                raise InputError(
+                    f"key {task!r} has human figures for {', '.join(sorted(per_split))}, none for split {split!r}",
+                    path=str(path),
+                )
             metrics_of_task = per_split[split]
         for metric, value in metrics_of_task.items():
             if (task, metric) not in known:
@@ -418,14 +463,24 @@ def load_human_performance(path: str | Path, *, allow_partial: bool = False, spl
                 raise InputError(f"key {task}.{metric}: {value!r} is not a fraction in (0, 1]", path=str(path))
             out[(task, metric)] = float(value)
     if not out:
-        raise InputError(f"no human score for any metric of LOT's Overall ({', '.join(t for t, _ in FAMILIES['understanding'])} accuracy, ...)", path=str(path))
+        raise InputError(
+            f"no human score for any metric of LOT's Overall ({', '.join(t for t, _ in FAMILIES['understanding'])} accuracy, ...)",
+            path=str(path),
+        )
     return out
 
 
 # ----------------------------------------------------------------------------- per task
 
-def evaluate(task: str, pred: Sequence[Mapping[str, Any]], gold: Sequence[Mapping[str, Any]], definition: str = "lot",
-             human: Sequence[float] = HUMAN_SCORES, baseline: Sequence[float] = BASELINE_SCORES) -> dict[str, float]:
+
+def evaluate(
+    task: str,
+    pred: Sequence[Mapping[str, Any]],
+    gold: Sequence[Mapping[str, Any]],
+    definition: str = "lot",
+    human: Sequence[float] = HUMAN_SCORES,
+    baseline: Sequence[float] = BASELINE_SCORES,
+) -> dict[str, float]:
     """Score LOT-format prediction records against LOT-format gold records of one task.
 
     The task's record decides (`TaskSpec`): a choice task is scored by accuracy; a generation task by
@@ -443,8 +498,10 @@ def evaluate(task: str, pred: Sequence[Mapping[str, Any]], gold: Sequence[Mappin
     max_n = spec.max_n(definition)
     cands, refs = [p[field] for p in pred], [g[field] for g in gold]
     if cands and not any(isinstance(c, str) and c.strip() for c in cands):  # Coverage 0, Order ~24: figures of nothing
-        raise InputError(f"every prediction's {field!r} is empty ({len(cands)} of {len(cands)}): nothing to score "
-                         f"(did the model generate anything?)")
+        raise InputError(
+            f"every prediction's {field!r} is empty ({len(cands)} of {len(cands)}): nothing to score "
+            f"(did the model generate anything?)"
+        )
     scores = {**bleu(cands, refs, max_n, definition), **distinct(cands, max_n, definition)}
     if spec.outline_field is not None:
         outlines = [g[spec.outline_field] for g in gold]
@@ -467,10 +524,12 @@ def load_records(path: str | Path, task: str, gold: bool = False) -> list[dict[s
     spec = get_task(task)
     needed = (spec.prediction_field,) + ((spec.outline_field,) if gold and spec.outline_field else ())
     if path.suffix == ".parquet":
-        from lotdata.io import read_parquet
         from lotdata.datasets.lotformat import to_lot
+        from lotdata.io import read_parquet
 
-        records = [{**to_lot(task, row), ID_FIELD: row[ID_FIELD]} for row in read_parquet(path, spec.schema).to_pylist()]
+        records = [
+            {**to_lot(task, row), ID_FIELD: row[ID_FIELD]} for row in read_parquet(path, spec.schema).to_pylist()
+        ]
     else:
         records = []
         for line_no, record in iter_jsonl(path):
@@ -479,8 +538,11 @@ def load_records(path: str | Path, task: str, gold: bool = False) -> list[dict[s
                 raise InputError(f"missing field(s) {missing} for task {task}", path=str(path), row=line_no)
             foreign = _other_task_fields(task, record)
             if foreign:
-                raise InputError(f"a {foreign[0]} record (it has {foreign[1]}), not a {task} one: the file is of another "
-                                 f"task", path=str(path), row=line_no)
+                raise InputError(
+                    f"a {foreign[0]} record (it has {foreign[1]}), not a {task} one: the file is of another task",
+                    path=str(path),
+                    row=line_no,
+                )
             problem = _field_problem(task, record)
             if problem:
                 raise InputError(problem, path=str(path), row=line_no)
@@ -524,8 +586,13 @@ def _field_problem(task: str, record: Mapping[str, Any]) -> str | None:
     return None
 
 
-def align_records(task: str, pred: Sequence[Mapping[str, Any]], gold: Sequence[Mapping[str, Any]],
-                  pred_name: str = "predictions", gold_name: str = "gold") -> list[Mapping[str, Any]]:
+def align_records(
+    task: str,
+    pred: Sequence[Mapping[str, Any]],
+    gold: Sequence[Mapping[str, Any]],
+    pred_name: str = "predictions",
+    gold_name: str = "gold",
+) -> list[Mapping[str, Any]]:
     """The predictions in the gold's order.
 
     When every record of both sides has an ``example_id`` (our Parquet), predictions are matched to
@@ -547,15 +614,21 @@ def align_records(task: str, pred: Sequence[Mapping[str, Any]], gold: Sequence[M
         aligned = [by_id[i] for i in gold_ids]
     else:
         if len(pred) != len(gold):
-            raise InputError(f"{len(pred)} predictions for {len(gold)} gold examples (no example_id to match them by: "
-                             "records are matched by row)", path=pred_name)
+            raise InputError(
+                f"{len(pred)} predictions for {len(gold)} gold examples (no example_id to match them by: "
+                "records are matched by row)",
+                path=pred_name,
+            )
         aligned = list(pred)
     for row, (p, g) in enumerate(zip(aligned, gold), start=1):
         for field in get_task(task).lot_input_fields:  # the input the prediction was made from
             if field in p and field in g and p[field] != g[field]:
                 where = f"example_id {g[ID_FIELD]!r}" if ID_FIELD in g else f"row {row}"
-                raise InputError(f"{field!r} differs from {gold_name} at {where}: the predictions are not for these gold examples "
-                                 "(or not in their order)", path=pred_name)
+                raise InputError(
+                    f"{field!r} differs from {gold_name} at {where}: the predictions are not for these gold examples "
+                    "(or not in their order)",
+                    path=pred_name,
+                )
     return aligned
 
 
@@ -568,8 +641,11 @@ _UNDEFINED = {
 
 def undefined_metrics(scores: Mapping[str, float]) -> dict[str, str]:
     """The metrics of `scores` that are NaN, each with the reason it could not be computed."""
-    return {k: _UNDEFINED.get(k, "no example could be scored") for k, v in scores.items()
-            if isinstance(v, float) and math.isnan(v)}
+    return {
+        k: _UNDEFINED.get(k, "no example could be scored")
+        for k, v in scores.items()
+        if isinstance(v, float) and math.isnan(v)
+    }
 
 
 def _definition(definition: str) -> str:
@@ -593,9 +669,26 @@ def _same_length(a: Sequence, b: Sequence) -> None:
 
 
 __all__ = [
-    "accuracy", "bleu", "distinct", "coverage", "order", "overall", "overall_weights", "nlpcc2021_overall", "evaluate",
-    "FAMILIES", "lot_weights", "lot_overall", "paper_row", "paper_weights", "load_human_performance",
-    "load_records", "align_records", "undefined_metrics", "gold_ranks", "longest_common_substring",
+    "accuracy",
+    "bleu",
+    "distinct",
+    "coverage",
+    "order",
+    "overall",
+    "overall_weights",
+    "nlpcc2021_overall",
+    "evaluate",
+    "FAMILIES",
+    "lot_weights",
+    "lot_overall",
+    "paper_row",
+    "paper_weights",
+    "load_human_performance",
+    "load_records",
+    "align_records",
+    "undefined_metrics",
+    "gold_ranks",
+    "longest_common_substring",
 ]
 
 

@@ -66,20 +66,24 @@ def check_outputs(outputs: Mapping[str, PathValue], inputs: Mapping[str, PathVal
             if relation:
                 raise PathClashError(
                     f"{label} {given} {relation} the input {other_label} {other_given}: an output must not be, "
-                    f"contain or lie inside an input (it would be overwritten); choose another {label}")
+                    f"contain or lie inside an input (it would be overwritten); choose another {label}"
+                )
     for i, (label, given, resolved) in enumerate(outs):
-        for other_label, other_given, other_resolved in outs[i + 1:]:
+        for other_label, other_given, other_resolved in outs[i + 1 :]:
             relation = _relation(resolved, other_resolved)
             if relation:
                 raise PathClashError(
                     f"{label} {given} {relation} the output {other_label} {other_given}: two outputs of one run "
-                    f"must not overlap (one would overwrite the other); give them different paths")
+                    f"must not overlap (one would overwrite the other); give them different paths"
+                )
 
 
 def check_inside(root: PathLike, path: PathLike, label: str) -> Path:
     """Refuse (exit 1) a path that resolves outside `root` (a recipe `out = "../../etc/x"`); returns `path`."""
     resolved, base = real_path(path), real_path(root)
     if resolved != base and base not in resolved.parents:
-        raise PathClashError(f"{label} {path} resolves to {resolved}, outside the run's folder {root}; "
-                             f"a recipe writes only inside its run folder (use a relative path without '..')")
+        raise PathClashError(
+            f"{label} {path} resolves to {resolved}, outside the run's folder {root}; "
+            f"a recipe writes only inside its run folder (use a relative path without '..')"
+        )
     return Path(path)

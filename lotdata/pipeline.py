@@ -52,8 +52,11 @@ def _where(path: Path, stage: Stage, index: int) -> str:
 
 def _check_top(recipe: dict[str, Any], path: Path) -> None:
     kinds = step_kinds()
-    extra = sorted(k for k, v in recipe.items() if isinstance(v, (dict, list)) and k != "stories"
-                   and k not in kinds and k not in _CRAWL_TABLES)
+    extra = sorted(
+        k
+        for k, v in recipe.items()
+        if isinstance(v, (dict, list)) and k != "stories" and k not in kinds and k not in _CRAWL_TABLES
+    )
     if extra:
         raise InputError(f"{path}: unknown table(s) {extra}; a recipe holds {sorted((*kinds, *_CRAWL_TABLES))}")
     top = {k: v for k, v in recipe.items() if k not in kinds and k not in _CRAWL_TABLES}
@@ -61,25 +64,35 @@ def _check_top(recipe: dict[str, Any], path: Path) -> None:
     if unknown:
         raise InputError(f"{path} has unknown key(s) {unknown}; known: {sorted(TOP_LEVEL)}")
     for key, value in top.items():
-        ok = isinstance(value, str) or (key == "stories" and isinstance(value, list) and all(isinstance(v, str) for v in value))
+        ok = isinstance(value, str) or (
+            key == "stories" and isinstance(value, list) and all(isinstance(v, str) for v in value)
+        )
         if not ok:
-            raise InputError(f"{path}: '{key}' must be {'a string or a list of strings' if key == 'stories' else 'a string'}, not {value!r}")
+            raise InputError(
+                f"{path}: '{key}' must be {'a string or a list of strings' if key == 'stories' else 'a string'}, not {value!r}"
+            )
 
 
-def validate_recipe(recipe: dict[str, Any], path: Path) -> list[tuple[Stage, list[tuple[Any, ExecSettings, dict[str, Any]]]]]:
+def validate_recipe(
+    recipe: dict[str, Any], path: Path
+) -> list[tuple[Stage, list[tuple[Any, ExecSettings, dict[str, Any]]]]]:
     """Check every table and key of a recipe (types, ranges, known names, combinations) before anything
     runs; returns each present stage with its parsed steps (parameters, executor settings, table as written)."""
     _check_top(recipe, path)
     plan = []
     for stage in stages():
-        steps = [(*stage.parse(table, _where(path, stage, i)), table)
-                 for i, table in enumerate(_tables(recipe, stage, path), 1)]
+        steps = [
+            (*stage.parse(table, _where(path, stage, i)), table)
+            for i, table in enumerate(_tables(recipe, stage, path), 1)
+        ]
         if steps:
             plan.append((stage, steps))
     if "crawl" in recipe and "sites" not in recipe:
         raise InputError(f"{path}: [crawl] needs [[sites]] tables in the same recipe (format: pipelines/README.md)")
     if not any(k in recipe for k in ("sites", "extract", "read", "stories")):
-        raise InputError(f"{path}: a recipe needs a source: [[sites]] (crawl), [extract], [read] or a top-level stories = '...' path")
+        raise InputError(
+            f"{path}: a recipe needs a source: [[sites]] (crawl), [extract], [read] or a top-level stories = '...' path"
+        )
     for stage, _ in plan:
         if stage.check_recipe is not None:
             stage.check_recipe(recipe, path)
@@ -98,8 +111,10 @@ def _read_toml(path: Path) -> dict[str, Any]:
     try:
         recipe = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM (Windows editors) is no TOML error
     except UnicodeDecodeError as exc:
-        raise InputError(f"cannot read recipe: not UTF-8 text ({exc.reason} at byte {exc.start}); a recipe is a TOML file",
-                         path=str(path)) from None
+        raise InputError(
+            f"cannot read recipe: not UTF-8 text ({exc.reason} at byte {exc.start}); a recipe is a TOML file",
+            path=str(path),
+        ) from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise InputError(f"cannot read recipe: {exc}", path=str(path)) from exc
     if "sites" in recipe:  # the crawl's own keys, checked now rather than when the crawl step starts
@@ -165,7 +180,9 @@ def _run_named(ctx: StepContext, name: str, run: Callable[[], None]) -> None:
         raise
 
 
-def _check_recipe_paths(ctx: StepContext, plan: list[tuple[Stage, list[tuple[Any, ExecSettings, dict[str, Any]]]]]) -> None:
+def _check_recipe_paths(
+    ctx: StepContext, plan: list[tuple[Stage, list[tuple[Any, ExecSettings, dict[str, Any]]]]]
+) -> None:
     """Every step's output lies inside the run's folder and overlaps no other step's output and no input the
     recipe names (exit 1 naming both), checked before the first step runs."""
     outputs: dict[str, Path] = {}
@@ -176,8 +193,11 @@ def _check_recipe_paths(ctx: StepContext, plan: list[tuple[Stage, list[tuple[Any
         for index, (params, _, table) in enumerate(steps, 1):
             label = f"[[{stage.name}]] step {index}" if stage.many else f"[{stage.name}]"
             for info in infos:
-                named = [v for v in _as_list(table.get(info.name))
-                         if v != "lotdata:sample" and not (info.path == "step" and v in earlier)]
+                named = [
+                    v
+                    for v in _as_list(table.get(info.name))
+                    if v != "lotdata:sample" and not (info.path == "step" and v in earlier)
+                ]
                 if named:
                     inputs[f"{label} {info.name}"] = [ctx.relative(v) for v in named]
             written = stage.writes(params, table)
@@ -188,17 +208,25 @@ def _check_recipe_paths(ctx: StepContext, plan: list[tuple[Stage, list[tuple[Any
     check_outputs(outputs, inputs)
 
 
-def _check_recipe_inputs(ctx: StepContext, plan: list[tuple[Stage, list[tuple[Any, ExecSettings, dict[str, Any]]]]]) -> None:
+def _check_recipe_inputs(
+    ctx: StepContext, plan: list[tuple[Stage, list[tuple[Any, ExecSettings, dict[str, Any]]]]]
+) -> None:
     """Every file a recipe names exists (exit 1, naming the key) and the output folders can be made; a
     `path="step"` key may name what an earlier step wrote."""
     check_output_dir(ctx.root)
     for value in _as_list(ctx.recipe.get("stories")):
-        must_exist(ctx.relative(value), "stories table", hint=f" (recipe {ctx.path}, stories; lotdata read ... --out it)")
+        must_exist(
+            ctx.relative(value), "stories table", hint=f" (recipe {ctx.path}, stories; lotdata read ... --out it)"
+        )
     earlier: set[str] = set()
     for stage, steps in plan:
         infos = [p for p in params_of(stage.params) if p.path]
         for index, (_, _, table) in enumerate(steps, 1):
-            where = f"(recipe {ctx.path}, [[{stage.name}]] step {index}" if stage.many else f"(recipe {ctx.path}, [{stage.name}]"
+            where = (
+                f"(recipe {ctx.path}, [[{stage.name}]] step {index}"
+                if stage.many
+                else f"(recipe {ctx.path}, [{stage.name}]"
+            )
             for info in infos:
                 for value in _as_list(table.get(info.name)):
                     check_input(ctx, value, info, where.lstrip("("), earlier)

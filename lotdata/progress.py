@@ -51,8 +51,12 @@ class LoggingProgress(Progress):
         self._logged.pop(task_id) if finished else self._logged.__setitem__(task_id, now)
         share = f" ({100 * task.completed / task.total:.0f}%)" if task.total else ""
         of = f"/{task.total:.0f}" if task.total else ""
-        console.print(f"[{time.strftime('%H:%M:%S')}] {task.description}: {task.completed:.0f}{of}{share}, "
-                      f"{task.elapsed or 0:.0f} s", markup=False, highlight=False)
+        console.print(
+            f"[{time.strftime('%H:%M:%S')}] {task.description}: {task.completed:.0f}{of}{share}, "
+            f"{task.elapsed or 0:.0f} s",
+            markup=False,
+            highlight=False,
+        )
 
 
 def progress() -> Progress:

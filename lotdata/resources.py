@@ -45,5 +45,7 @@ def resolve_recipe(name_or_path: str | Path) -> Path:
     shipped = asset_dir("pipelines") / (path.name if path.suffix == ".toml" else f"{path.name}.toml")
     if shipped.exists():
         return shipped
-    raise MissingFileError(f"recipe not found (shipped: {', '.join(sorted(p.stem for p in asset_dir('pipelines').glob('*.toml')))})",
-                           path=str(name_or_path))
+    raise MissingFileError(
+        f"recipe not found (shipped: {', '.join(sorted(p.stem for p in asset_dir('pipelines').glob('*.toml')))})",
+        path=str(name_or_path),
+    )

@@ -56,7 +56,11 @@ STORIES = _schema(
 #: stories that `lotdata clean` rejected: the story row, the rule and its evidence
 STORIES_QUARANTINE = _schema(
     "stories_quarantine",
-    [*(STORIES.field(n) for n in STORIES.names), pa.field("rule", pa.string(), nullable=False), pa.field("evidence", pa.string())],
+    [
+        *(STORIES.field(n) for n in STORIES.names),
+        pa.field("rule", pa.string(), nullable=False),
+        pa.field("evidence", pa.string()),
+    ],
 )
 
 #: what `lotdata clean` did, per source and rule: stories flagged, stripped or removed
@@ -161,8 +165,13 @@ TASK_SCHEMAS: dict[str, pa.Schema] = {
     "clozet": CLOZET,
 }
 
-ALL_SCHEMAS: dict[str, pa.Schema] = {"stories": STORIES, "quarantine": QUARANTINE, "stories_quarantine": STORIES_QUARANTINE,
-               "clean_summary": CLEAN_SUMMARY, **TASK_SCHEMAS}
+ALL_SCHEMAS: dict[str, pa.Schema] = {
+    "stories": STORIES,
+    "quarantine": QUARANTINE,
+    "stories_quarantine": STORIES_QUARANTINE,
+    "clean_summary": CLEAN_SUMMARY,
+    **TASK_SCHEMAS,
+}
 
 
 #: `lotdata annotate check`: one row per violation of a named rule by a submission
@@ -183,7 +192,9 @@ def table_from_rows(rows: Iterable[Mapping[str, Any]], schema: pa.Schema) -> pa.
     for i, row in enumerate(rows):
         extra = set(row) - set(names)
         if extra:
-            raise ValueError(f"row {i} has columns not in the {schema.metadata[b'lotdata.table'].decode()} schema: {sorted(extra)}")
+            raise ValueError(
+                f"row {i} has columns not in the {schema.metadata[b'lotdata.table'].decode()} schema: {sorted(extra)}"
+            )
     columns = {name: [row.get(name) for row in rows] for name in names}
     return pa.Table.from_pydict(columns, schema=schema)
 
@@ -209,8 +220,11 @@ def check_table(table: pa.Table, schema: pa.Schema, path: str = "<table>") -> pa
         raise InputError(f"not a '{name}' table: missing columns {missing}", path=path)
     table = table.select(schema.names)
     # a cast to string would turn numbers into text silently: a text column must already hold text
-    wrong = [f"{n} ({table.schema.field(n).type})" for n in schema.names
-             if _is_text(schema.field(n).type) and not _is_text(table.schema.field(n).type)]
+    wrong = [
+        f"{n} ({table.schema.field(n).type})"
+        for n in schema.names
+        if _is_text(schema.field(n).type) and not _is_text(table.schema.field(n).type)
+    ]
     if wrong:
         raise InputError(f"columns that must hold text hold something else: {', '.join(wrong)}", path=path)
     try:
@@ -225,6 +239,7 @@ def table_kind(schema_or_table: pa.Schema | pa.Table) -> str | None:
     meta = schema.metadata or {}
     value = meta.get(b"lotdata.table")
     return value.decode() if value else None
+
 
 # ---- annotation loop (Label Studio): appended by the annotate stage
 
@@ -303,13 +318,15 @@ HUMAN_EVAL = _schema(
 ALL_SCHEMAS.update(annotations=ANNOTATIONS, story_decisions=STORY_DECISIONS, human_eval=HUMAN_EVAL, segments=SEGMENTS)
 
 # `lotdata overlap`: one row per test example (DIR/examples.parquet)
-_OVERLAP_SPAN = pa.struct([
-    pa.field("field", pa.string()),  # the example's text field (story, candidates[1], ...)
-    pa.field("token_start", pa.int32()),  # token range of the overlapping run within that field
-    pa.field("token_end", pa.int32()),
-    pa.field("text", pa.string()),
-    pa.field("ref_doc", pa.string()),  # the first reference document holding the run's first n-gram
-])
+_OVERLAP_SPAN = pa.struct(
+    [
+        pa.field("field", pa.string()),  # the example's text field (story, candidates[1], ...)
+        pa.field("token_start", pa.int32()),  # token range of the overlapping run within that field
+        pa.field("token_end", pa.int32()),
+        pa.field("text", pa.string()),
+        pa.field("ref_doc", pa.string()),  # the first reference document holding the run's first n-gram
+    ]
+)
 OVERLAP_EXAMPLES = _schema(
     "overlap_examples",
     [

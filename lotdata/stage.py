@@ -29,26 +29,49 @@ from lotdata.resources import resolve_input
 PACKAGE = Path(__file__).resolve().parent
 DONE_DIR = ".done"
 #: the recipe's keys above the step tables
-TOP_LEVEL = {"name": "free text", "version": "free text", "description": "free text",
-             "out": "default output folder", "stories": "a stories Parquet path or a list of them"}
+TOP_LEVEL = {
+    "name": "free text",
+    "version": "free text",
+    "description": "free text",
+    "out": "default output folder",
+    "stories": "a stories Parquet path or a list of them",
+}
 
 
 # ---------------------------------------------------------------------------------------------
 # parameters: a dataclass field with its help and checks
 
 
-def param(default: Any = MISSING, help: str = "", *, check: str | None = None,
-          choices: tuple[Any, ...] | Callable[[], list[Any]] | None = None, path: str | None = None,
-          flag: str | None = None, cli: bool = True, recipe: bool = True, meaning: str | None = None,
-          required: bool = False) -> Any:
+def param(
+    default: Any = MISSING,
+    help: str = "",
+    *,
+    check: str | None = None,
+    choices: tuple[Any, ...] | Callable[[], list[Any]] | None = None,
+    path: str | None = None,
+    flag: str | None = None,
+    cli: bool = True,
+    recipe: bool = True,
+    meaning: str | None = None,
+    required: bool = False,
+) -> Any:
     """A stage parameter. `check`: ">0", ">=0" or "share" (a number in (0, 1]); `choices`: the allowed
     values (or a function giving them, read when checked); `path`: "input" or "file" for a path checked
     before any step runs ("step" also takes an earlier step's out name); `flag`: the CLI spelling
     (default --name-with-dashes); `cli`/`recipe`: False keeps the parameter out of the command / recipe;
     `meaning`: the README's wording where it differs from the CLI help; `required`: a recipe must give it
     (the default then serves the library, e.g. `inputs=()` given apart)."""
-    metadata = {"help": help, "check": check, "choices": choices, "path": path, "flag": flag, "cli": cli,
-                "recipe": recipe, "meaning": meaning, "required": required}
+    metadata = {
+        "help": help,
+        "check": check,
+        "choices": choices,
+        "path": path,
+        "flag": flag,
+        "cli": cli,
+        "recipe": recipe,
+        "meaning": meaning,
+        "required": required,
+    }
     return field(default=default, metadata=metadata)
 
 
@@ -105,12 +128,28 @@ def params_of(cls: type) -> list[ParamInfo]:
     for f in fields(cls):
         kind, optional = _kind(hints[f.name])
         meta = f.metadata
-        default = f.default if f.default is not MISSING else (f.default_factory() if f.default_factory is not MISSING else MISSING)
-        found.append(ParamInfo(
-            name=f.name, kind=kind, default=default, help=meta.get("help", ""), check=meta.get("check"),
-            choices=meta.get("choices"), path=meta.get("path"), flag=meta.get("flag") or "--" + f.name.replace("_", "-"),
-            cli=meta.get("cli", True), recipe=meta.get("recipe", True), meaning=meta.get("meaning"), optional=optional,
-            must=meta.get("required", False)))
+        default = (
+            f.default
+            if f.default is not MISSING
+            else (f.default_factory() if f.default_factory is not MISSING else MISSING)
+        )
+        found.append(
+            ParamInfo(
+                name=f.name,
+                kind=kind,
+                default=default,
+                help=meta.get("help", ""),
+                check=meta.get("check"),
+                choices=meta.get("choices"),
+                path=meta.get("path"),
+                flag=meta.get("flag") or "--" + f.name.replace("_", "-"),
+                cli=meta.get("cli", True),
+                recipe=meta.get("recipe", True),
+                meaning=meta.get("meaning"),
+                optional=optional,
+                must=meta.get("required", False),
+            )
+        )
     return found
 
 
@@ -131,7 +170,7 @@ _KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "int": (_is_int, "an integer"),
     "num": (_is_num, "a number"),
     "bool": (lambda v: isinstance(v, bool), "true or false"),
-    "list": (_is_str_list, "a list of strings, e.g. [\"a\", \"b\"]"),
+    "list": (_is_str_list, 'a list of strings, e.g. ["a", "b"]'),
     "str|list": (lambda v: isinstance(v, str) or _is_str_list(v), "a string or a list of strings"),
     "table": (lambda v: isinstance(v, dict), "a table, e.g. { key = 1 }"),
 }
@@ -360,8 +399,9 @@ class StepContext:
 def fingerprint(step: dict[str, Any], inputs: list[Path]) -> str:
     # the tokenizer changes the data without changing a parameter: a run with another one is not "done"
     tokenizer = os.environ.get("LOTDATA_TOKENIZER", "jieba")
-    payload = json.dumps({"step": step, "inputs": [sha256_file(p) for p in inputs], "tokenizer": tokenizer},
-                         sort_keys=True, default=str)
+    payload = json.dumps(
+        {"step": step, "inputs": [sha256_file(p) for p in inputs], "tokenizer": tokenizer}, sort_keys=True, default=str
+    )
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -399,8 +439,11 @@ def files_of(path: Path | None, any_suffix: bool = False) -> list[Path]:
     if path is None or not path.exists():
         return []
     suffixes = (".parquet", ".jsonl", ".json")
-    return [path] if path.is_file() else sorted(
-        p for p in path.rglob("*") if p.is_file() and (any_suffix or p.suffix in suffixes))
+    return (
+        [path]
+        if path.is_file()
+        else sorted(p for p in path.rglob("*") if p.is_file() and (any_suffix or p.suffix in suffixes))
+    )
 
 
 def check_input(ctx: StepContext, value: str, info: ParamInfo, where: str, earlier: set[str]) -> None:
@@ -421,7 +464,13 @@ def _default_words(info: ParamInfo) -> str:
         return " (required)"
     if info.default in (None, (), [], {}) or info.kind == "table":
         return ""
-    value = json.dumps(info.default) if isinstance(info.default, (bool, str)) else f"{info.default:,}" if _is_num(info.default) else str(info.default)
+    value = (
+        json.dumps(info.default)
+        if isinstance(info.default, (bool, str))
+        else f"{info.default:,}"
+        if _is_num(info.default)
+        else str(info.default)
+    )
     return f" (`{value}`)"
 
 
@@ -431,9 +480,15 @@ def _type_words(info: ParamInfo) -> str:
         return " / ".join(f"`{v}`" for v in allowed)
     if callable(info.choices):
         return "name"
-    words = {"str": "path" if info.path else "string", "int": "integer", "num": "number", "bool": "bool",
-             "list": "list of paths" if info.path else "list of strings", "str|list": "string or list",
-             "table": "table"}[info.kind]
+    words = {
+        "str": "path" if info.path else "string",
+        "int": "integer",
+        "num": "number",
+        "bool": "bool",
+        "list": "list of paths" if info.path else "list of strings",
+        "str|list": "string or list",
+        "table": "table",
+    }[info.kind]
     return words + (f" {_CHECKS[info.check][1]}" if info.check else "")
 
 
@@ -449,13 +504,18 @@ def keys_table() -> str:
         table = f"`[[{stage.name}]]`" if stage.many else f"`[{stage.name}]`"
         for i, info in enumerate(stage.keys()):
             meaning = (info.meaning or info.help).replace("|", "\\|").replace("\n", " ")
-            lines.append(f"| {table if i == 0 else ''} | `{info.name}` | {_type_words(info)}{_default_words(info)} | {meaning} |")
+            lines.append(
+                f"| {table if i == 0 else ''} | `{info.name}` | {_type_words(info)}{_default_words(info)} | {meaning} |"
+            )
     return "\n".join(lines) + "\n"
 
 
 def steps_table() -> str:
     """The Markdown table of the step kinds in the order they run (pipelines/README.md, "Steps")."""
-    lines = ["| step | table | what it does | output (under `--out`, or the recipe's `out`) |", "| --- | --- | --- | --- |"]
+    lines = [
+        "| step | table | what it does | output (under `--out`, or the recipe's `out`) |",
+        "| --- | --- | --- | --- |",
+    ]
     for stage in _documented():
         table = stage.table or (f"`[[{stage.name}]]`" if stage.many else f"`[{stage.name}]`")
         lines.append(f"| {stage.name} | {table} | {stage.summary} | {stage.output} |")

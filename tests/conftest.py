@@ -4,7 +4,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from labelstudio_support import annotators, conn, label_studio, stories  # noqa: F401  (the Label Studio fixtures, one server per session)
 
 REPO = Path(__file__).resolve().parents[1]

@@ -11,8 +11,7 @@ from lotdata.sources.story import make_story_row
 
 def write_stories(path: Path, texts: list[str], lang: str = "zh", titles: list[str] | None = None) -> Path:
     rows = [
-        make_story_row(t, source="test", lang=lang, title=(titles[i] if titles else None))
-        for i, t in enumerate(texts)
+        make_story_row(t, source="test", lang=lang, title=(titles[i] if titles else None)) for i, t in enumerate(texts)
     ]
     write_parquet(table_from_rows(rows, STORIES), path)
     return path

@@ -79,8 +79,12 @@ def stories(tmp_path_factory) -> Path:
 
 
 def lotdata(server, *args: str, key: str | None = None, url: str | None = None):
-    env = {"LABEL_STUDIO_URL": url or server.url, "LABEL_STUDIO_API_KEY": key or server.api_key, "COLUMNS": "200",
-           "LOTDATA_ANNOTATE_STATE": str(server.state_dir)}
+    env = {
+        "LABEL_STUDIO_URL": url or server.url,
+        "LABEL_STUDIO_API_KEY": key or server.api_key,
+        "COLUMNS": "200",
+        "LOTDATA_ANNOTATE_STATE": str(server.state_dir),
+    }
     result = CliRunner().invoke(app, list(args), env=env)
     assert server.api_key not in result.output
     return result
@@ -95,12 +99,19 @@ def tasks_by_uid(conn, title: str, state_dir: Path | None = None) -> dict[str, d
     found = {}
     for task in tasks:
         secret = job_state.tasks[task["data"]["uid"]]
-        found[secret["uid"]] = {**task, "data": {**task["data"], "uid": secret["uid"]}, "hidden": secret["hidden"], "gold": secret["gold"]}
+        found[secret["uid"]] = {
+            **task,
+            "data": {**task["data"], "uid": secret["uid"]},
+            "hidden": secret["hidden"],
+            "gold": secret["gold"],
+        }
     return found
 
 
 def annotate(conn, task: dict, user_id: int, result: list, *, skipped: bool = False, lead_time: float = 12.5) -> None:
-    conn.sdk.annotations.create(id=task["id"], result=result, completed_by=user_id, lead_time=lead_time, was_cancelled=skipped)
+    conn.sdk.annotations.create(
+        id=task["id"], result=result, completed_by=user_id, lead_time=lead_time, was_cancelled=skipped
+    )
 
 
 def choice(name, to, values):
@@ -126,20 +137,29 @@ class RaterWeb:
         self.web = httpx.Client(timeout=60, follow_redirects=False)
         login = f"{url}/user/login/"
         self.web.get(login)
-        answer = self.web.post(login, data={"email": email, "password": password, "csrfmiddlewaretoken": self._csrf()},
-                               headers={"Referer": login})
+        answer = self.web.post(
+            login,
+            data={"email": email, "password": password, "csrfmiddlewaretoken": self._csrf()},
+            headers={"Referer": login},
+        )
         assert answer.status_code in (302, 303), f"{email} could not log in: HTTP {answer.status_code}"
 
     def _csrf(self) -> str:
         return self.web.cookies.get("csrftoken") or ""
 
     def _send(self, method: str, path: str, body: dict) -> dict:
-        answer = self.web.request(method, f"{self.url}{path}", json=body, headers={"X-CSRFToken": self._csrf(), "Referer": f"{self.url}/"})
+        answer = self.web.request(
+            method, f"{self.url}{path}", json=body, headers={"X-CSRFToken": self._csrf(), "Referer": f"{self.url}/"}
+        )
         assert answer.status_code in (200, 201), f"{method} {path}: HTTP {answer.status_code} {answer.text[:300]}"
         return answer.json()
 
     def annotate(self, task_id: int, result: list, *, skipped: bool = False, lead_time: float = 12.5) -> dict:
-        return self._send("POST", f"/api/tasks/{task_id}/annotations/", {"result": result, "was_cancelled": skipped, "lead_time": lead_time})
+        return self._send(
+            "POST",
+            f"/api/tasks/{task_id}/annotations/",
+            {"result": result, "was_cancelled": skipped, "lead_time": lead_time},
+        )
 
     def update(self, annotation_id: int, result: list) -> dict:
         return self._send("PATCH", f"/api/annotations/{annotation_id}/", {"result": result})

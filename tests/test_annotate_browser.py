@@ -24,9 +24,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from labelstudio_support import RaterWeb, lotdata, read_rows, text
 from typer.testing import CliRunner
 
-from labelstudio_support import RaterWeb, lotdata, read_rows, text
 from lotdata.annotate.checks import stray_punctuation
 from lotdata.annotate.client import export_tasks
 from lotdata.annotate.jobs import get_job, mask_guess, wrong_candidate_problem
@@ -45,7 +45,9 @@ ASPECTS = ("grammaticality", "coherence", "relatedness")
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
     chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
-    assert chromium and driver, "the browser test needs Debian's chromium and chromium-driver: `make test` installs them"
+    assert chromium and driver, (
+        "the browser test needs Debian's chromium and chromium-driver: `make test` installs them"
+    )
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -113,21 +115,35 @@ class Rater:
         `options`: the values of a group whose choices come from the task's data (value="$...")."""
         from selenium.webdriver.common.by import By
 
-        groups = {c.get("name"): {x.get("alias") or x.get("value"): x.get("value") for x in c.iter("Choice")}
-                  for c in ET.fromstring(xml).iter("Choices")}
+        groups = {
+            c.get("name"): {x.get("alias") or x.get("value"): x.get("value") for x in c.iter("Choice")}
+            for c in ET.fromstring(xml).iter("Choices")
+        }
         labels = groups[name] or {o: o for o in options or []}
         inputs = lambda g: {i.get_attribute("name") for i in g.find_elements(By.CSS_SELECTOR, "input")}  # noqa: E731
         same = [n for n, v in groups.items() if v and set(v.values()) == set(labels.values())] or [name]
 
         def locate():  # again after each click: the page is rendered anew
-            shown = [g for g in self.chrome.find_elements(By.CSS_SELECTOR, ".lsf-choices") if inputs(g) in (set(labels.values()), set(labels))]
-            assert len(shown) in (1, len(same)), f"{name}: {len(shown)} groups on the page with its options, {len(same)} in the template"
+            shown = [
+                g
+                for g in self.chrome.find_elements(By.CSS_SELECTOR, ".lsf-choices")
+                if inputs(g) in (set(labels.values()), set(labels))
+            ]
+            assert len(shown) in (1, len(same)), (
+                f"{name}: {len(shown)} groups on the page with its options, {len(same)} in the template"
+            )
             group = shown[same.index(name) if len(shown) == len(same) else 0]
-            return next(group.find_element(By.CSS_SELECTOR, f'input[name="{n}"]') for n in (labels[code], code) if n in inputs(group))
+            return next(
+                group.find_element(By.CSS_SELECTOR, f'input[name="{n}"]')
+                for n in (labels[code], code)
+                if n in inputs(group)
+            )
 
         if locate().is_selected() != ticked:
             label = locate().find_element(By.XPATH, "./ancestor::label")
-            self.chrome.execute_script("arguments[0].scrollIntoView({block: 'center'})", label)  # not under the bottom bar
+            self.chrome.execute_script(
+                "arguments[0].scrollIntoView({block: 'center'})", label
+            )  # not under the bottom bar
             time.sleep(0.2)
             locate().find_element(By.XPATH, "./ancestor::label").click()
             time.sleep(0.3)
@@ -171,7 +187,9 @@ def wait_for_annotation(conn, project_id: int, task_id: int, timeout: float = 30
     raise AssertionError(f"no annotation saved for task {task_id} of project {project_id}")
 
 
-def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_value(label_studio, conn, stories, browser, tmp_path):
+def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_value(
+    label_studio, conn, stories, browser, tmp_path
+):
     state = tmp_path / "state"
     shots = Path(os.environ.get("LOTDATA_BROWSER_SHOTS") or tmp_path / "screenshots")
     shots.mkdir(parents=True, exist_ok=True)
@@ -181,18 +199,63 @@ def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_val
 
     # five jobs: three per rater (story_filter, cloze_verify, human_eval with a gold task), two shared (1 rater per task)
     senpos = tmp_path / "senpos"
-    assert CliRunner().invoke(app, ["build", "senpos", "--stories", str(stories), "--out", str(senpos), "--split", "train=0.6,val=0.2,test=0.2"]).exit_code == 0
+    assert (
+        CliRunner()
+        .invoke(
+            app,
+            [
+                "build",
+                "senpos",
+                "--stories",
+                str(stories),
+                "--out",
+                str(senpos),
+                "--split",
+                "train=0.6,val=0.2,test=0.2",
+            ],
+        )
+        .exit_code
+        == 0
+    )
     clozet = tmp_path / "clozet"
-    example = {"example_id": "clozet-secret-example-7", "story_id": "s7", "split": "test", "context": "小熊早上出门。<mask>它很开心。",
-               "candidates": ["小熊钓到了一条大鱼。", "小熊把河水喝光了。"], "label": 0, "mask_sentence_index": 1,
-               "annotator": None, "annotation_id": None, "lang": "zh"}
-    write_dataset(clozet, "clozet", {"train": [], "val": [], "test": [example]}, command="test", params={}, inputs=[], stats={})
+    example = {
+        "example_id": "clozet-secret-example-7",
+        "story_id": "s7",
+        "split": "test",
+        "context": "小熊早上出门。<mask>它很开心。",
+        "candidates": ["小熊钓到了一条大鱼。", "小熊把河水喝光了。"],
+        "label": 0,
+        "mask_sentence_index": 1,
+        "annotator": None,
+        "annotation_id": None,
+        "lang": "zh",
+    }
+    write_dataset(
+        clozet, "clozet", {"train": [], "val": [], "test": [example]}, command="test", params={}, inputs=[], stats={}
+    )
     outputs = tmp_path / "outputs.jsonl"
-    outputs.write_text("".join(json.dumps({"input_id": 1, "input": "小熊早上出门。", "system": s, "output": f"小熊遇到了第{k}只兔子。"},
-                                          ensure_ascii=False) + "\n" for k, s in enumerate(SYSTEMS)), encoding="utf-8")
+    outputs.write_text(
+        "".join(
+            json.dumps(
+                {"input_id": 1, "input": "小熊早上出门。", "system": s, "output": f"小熊遇到了第{k}只兔子。"},
+                ensure_ascii=False,
+            )
+            + "\n"
+            for k, s in enumerate(SYSTEMS)
+        ),
+        encoding="utf-8",
+    )
     gold = tmp_path / "gold.jsonl"
-    gold.write_text(json.dumps({"data": {"input": "小猫睡觉。", **{f"output_{slot}": f"的的的了了了{slot}。" for slot in "ABC"}},
-                                "answer": {f"{a}_{slot}": 0 for a in ASPECTS for slot in "ABC"}}, ensure_ascii=False) + "\n")
+    gold.write_text(
+        json.dumps(
+            {
+                "data": {"input": "小猫睡觉。", **{f"output_{slot}": f"的的的了了了{slot}。" for slot in "ABC"}},
+                "answer": {f"{a}_{slot}": 0 for a in ASPECTS for slot in "ABC"},
+            },
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
     pushes = {
         "story_filter": ["--input", str(stories), "--limit", "2", "--raters", "2"],
         "clozet_write": ["--input", str(stories), "--limit", "2"],
@@ -216,9 +279,13 @@ def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_val
         return states[job].tasks[task["data"]["uid"]]["hidden"]
 
     sam_task = tasks_of("story_filter", "sam")[0]  # sam's answer, in sam's own project, sent as sam
-    RaterWeb(label_studio.url, team["sam"]["email"], PASSWORD).annotate(sam_task["id"], [
-        {"from_name": "decision", "to_name": "story", "type": "choices", "value": {"choices": ["rewrite"]}},
-        text("rewritten", "story", allowed_punctuation_only(sam_task["data"]["text"]) + SAM_ANSWER)])
+    RaterWeb(label_studio.url, team["sam"]["email"], PASSWORD).annotate(
+        sam_task["id"],
+        [
+            {"from_name": "decision", "to_name": "story", "type": "choices", "value": {"choices": ["rewrite"]}},
+            text("rewritten", "story", allowed_punctuation_only(sam_task["data"]["text"]) + SAM_ANSWER),
+        ],
+    )
 
     rater = Rater(browser, label_studio.url, shots)
     rater.login(team["rita"]["email"])
@@ -239,16 +306,23 @@ def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_val
     def story_filter(xml):
         rater.choose(xml, "decision", "reject")
         rater.choose(xml, "reason", "illogical")
+
     complete("story_filter", filter_task, story_filter)
 
     # clozet_write: decide 'write' (pre-selected), pick another sentence than the heuristic's, write, pick a policy;
     # the second story is rejected (its sentence, candidate and policy boxes go away)
     write_task, reject_task = tasks_of("clozet_write")
     sentences = hidden_of("clozet_write", write_task)["sentences"]
-    guess = str(mask_guess(sentences))  # the pre-annotated sentence: choice k is sentence k + 1 (the first has no number)
-    pick, wrong = next((str(n), w) for n in range(1, len(sentences) - 1) if str(n) != guess
-                       for w in ["可是" + sentences[n].rstrip("。！？!?.") + "，又飞上了月亮。"]
-                       if not wrong_candidate_problem(w, sentences[n], sentences[:n] + sentences[n + 1 :], "zh"))
+    guess = str(
+        mask_guess(sentences)
+    )  # the pre-annotated sentence: choice k is sentence k + 1 (the first has no number)
+    pick, wrong = next(
+        (str(n), w)
+        for n in range(1, len(sentences) - 1)
+        if str(n) != guess
+        for w in ["可是" + sentences[n].rstrip("。！？!?.") + "，又飞上了月亮。"]
+        if not wrong_candidate_problem(w, sentences[n], sentences[:n] + sentences[n + 1 :], "zh")
+    )
     options = [c["value"] for c in write_task["data"]["sentence_choices"]]
 
     def clozet_write(xml):
@@ -256,6 +330,7 @@ def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_val
         rater.choose(xml, "mask_sentence", pick, options=options)
         rater.write("wrong_candidate", wrong)
         rater.choose(xml, "policy", "physical_nature")
+
     complete("clozet_write", write_task, clozet_write)
     complete("clozet_write", reject_task, lambda xml: rater.choose(xml, "decision", "reject"), key="clozet_reject")
 
@@ -270,6 +345,7 @@ def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_val
         rater.choose(xml, "gaps", str(original), options=gaps, ticked=False)
         rater.choose(xml, "gaps", moved_to, options=gaps)
         rater.choose(xml, "verdict", "move")
+
     complete("senpos_refine", senpos_task, senpos_refine)
 
     verify_task = tasks_of("cloze_verify")[0]
@@ -285,7 +361,9 @@ def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_val
             for slot, values in per_slot.items():
                 for aspect, value in zip(ASPECTS, values):
                     rater.choose(xml, f"{aspect}_{slot}", value)
+
         return fill
+
     complete("human_eval", eval_tasks[False], human_eval(marks))
     complete("human_eval", eval_tasks[True], human_eval({slot: ("0", "0", "0") for slot in "ABC"}), key="gold")
 
@@ -301,7 +379,13 @@ def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_val
 
     # nothing hidden on any page the rater opened
     opened = [page.split("-", 1)[1] for page in rater.pages]
-    assert len(opened) == 2 + 4 * len(done) and {"home", "project-list", "human_eval-task-list", "human_eval-task", "cloze_verify-task"} <= set(opened)
+    assert len(opened) == 2 + 4 * len(done) and {
+        "home",
+        "project-list",
+        "human_eval-task-list",
+        "human_eval-task",
+        "cloze_verify-task",
+    } <= set(opened)
     secrets = list(SYSTEMS) + [SAM_ANSWER, example["example_id"]]
     for job_state in states.values():
         for secret in job_state.tasks.values():
@@ -313,7 +397,9 @@ def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_val
                     secrets += [json.dumps(value, ensure_ascii=False), json.dumps(value)]
     for page, source in rater.pages.items():
         for secret in secrets:
-            assert secret not in source and json.dumps(secret)[1:-1] not in source, f"{secret[:80]!r} is on the rater's page {page}"
+            assert secret not in source and json.dumps(secret)[1:-1] not in source, (
+                f"{secret[:80]!r} is on the rater's page {page}"
+            )
         if page.endswith("task-list"):
             assert re.search(r">\s*任务\s*<", source)  # lotdata's task list view, which hides every data column
             job = page.split("-", 1)[1].removesuffix("-task-list")
@@ -336,7 +422,9 @@ def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_val
     assert decisions["sam@raters.lotdata.local"]["new_text"].endswith(SAM_ANSWER)
     [written] = [r for s in ("val", "test") for r in read_rows(pulled["clozet_write"] / "clozet" / f"{s}.parquet")]
     assert written["candidates"][1 - written["label"]] == wrong and written["annotator"] == rita
-    assert written["mask_sentence_index"] == int(pick)  # the sentence the rater picked (choice k = sentence k + 1), not the heuristic's
+    assert written["mask_sentence_index"] == int(
+        pick
+    )  # the sentence the rater picked (choice k = sentence k + 1), not the heuristic's
     [refined] = [r for s in ("val", "test") for r in read_rows(pulled["senpos_refine"] / "senpos" / f"{s}.parquet")]
     assert refined["label"] == int(moved_to)
     assembly = json.loads((pulled["senpos_refine"] / "pull.json").read_text())["assembly"]
@@ -344,13 +432,19 @@ def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_val
     [rating] = read_rows(pulled["cloze_verify"] / "annotations.parquet")
     uid = states["cloze_verify"].tasks[verify_task["data"]["uid"]]["uid"]
     assert rating["annotator"] == rita and rating["uid"] == uid
-    assert uid.startswith("verify-") and example["example_id"] not in uid and not uid.endswith(("right", "wrong"))  # a hash, telling nothing
+    assert (
+        uid.startswith("verify-") and example["example_id"] not in uid and not uid.endswith(("right", "wrong"))
+    )  # a hash, telling nothing
     items = {r["system"]: r for r in read_rows(pulled["human_eval"] / "human_eval.parquet")}
     assert set(items) == set(SYSTEMS)
     for slot, system in hidden_of("human_eval", eval_tasks[False])["slots"].items():
         assert tuple(str(items[system][a]) for a in ASPECTS) == marks[slot]
     assert json.loads((pulled["human_eval"] / "gold.json").read_text())["raters"][rita] == {
-        "answered": 1, "correct": 1, "accuracy": 1.0, "flagged": False}
+        "answered": 1,
+        "correct": 1,
+        "accuracy": 1.0,
+        "flagged": False,
+    }
 
 
 def team_user(conn, name: str) -> int:
@@ -358,6 +452,7 @@ def team_user(conn, name: str) -> int:
 
 
 # ---------------------------------------------------------------- whose answer counts; every screen in both languages
+
 
 def rating(code: str) -> list[dict]:
     return [{"from_name": "rating", "to_name": "story", "type": "choices", "value": {"choices": [code]}}]
@@ -379,12 +474,34 @@ def test_an_edit_by_another_rater_is_quarantined_and_no_rater_gets_both_versions
     names = ["wang", "li", "zhao", "qian", "sun", "zhou"]
     team = {e["rater"]: e for e in add_raters(conn, names, state=state, password=lambda: PASSWORD)}
     clozet = tmp_path / "clozet"
-    examples = [{"example_id": f"case-{i}", "story_id": f"s{i}", "split": ("val", "test")[i % 2], "context": f"小熊第{i}次早上出门。<mask>它很开心。",
-                 "candidates": [f"小熊钓到了{i}条大鱼。", f"小熊把{i}条河喝光了。"], "label": 0, "mask_sentence_index": 1,
-                 "annotator": None, "annotation_id": None, "lang": "zh"} for i in range(4)]
-    write_dataset(clozet, "clozet", {"train": [], "val": examples[0::2], "test": examples[1::2]}, command="test", params={}, inputs=[], stats={})
+    examples = [
+        {
+            "example_id": f"case-{i}",
+            "story_id": f"s{i}",
+            "split": ("val", "test")[i % 2],
+            "context": f"小熊第{i}次早上出门。<mask>它很开心。",
+            "candidates": [f"小熊钓到了{i}条大鱼。", f"小熊把{i}条河喝光了。"],
+            "label": 0,
+            "mask_sentence_index": 1,
+            "annotator": None,
+            "annotation_id": None,
+            "lang": "zh",
+        }
+        for i in range(4)
+    ]
+    write_dataset(
+        clozet,
+        "clozet",
+        {"train": [], "val": examples[0::2], "test": examples[1::2]},
+        command="test",
+        params={},
+        inputs=[],
+        stats={},
+    )
 
-    ghost = run("annotate", "push", "cloze_verify", "--input", str(clozet), "--project", "trust", "--assign", "wang,ghost")
+    ghost = run(
+        "annotate", "push", "cloze_verify", "--input", str(clozet), "--project", "trust", "--assign", "wang,ghost"
+    )
     assert ghost.exit_code == 1 and "['ghost']" in ghost.output  # named; nothing pushed
     assert JobState.find(state, "trust", label_studio.url) is None
     pushed = run("annotate", "push", "cloze_verify", "--input", str(clozet), "--project", "trust")
@@ -395,7 +512,9 @@ def test_an_edit_by_another_rater_is_quarantined_and_no_rater_gets_both_versions
     for name, tasks in given.items():
         cases = [hidden(t)["example_id"] for t in tasks]
         assert len(cases) == len(set(cases)) == 4, (name, cases)  # one story of each case, never both
-    assert Counter(t["data"]["uid"] for tasks in given.values() for t in tasks) == Counter({t: 3 for t in job_state.tasks})
+    assert Counter(t["data"]["uid"] for tasks in given.values() for t in tasks) == Counter(
+        {t: 3 for t in job_state.tasks}
+    )
 
     webs = {name: RaterWeb(label_studio.url, team[name]["email"], PASSWORD) for name in names}
     code = lambda task: "1" if hidden(task)["role"] == "right" else "0"  # noqa: E731
@@ -422,11 +541,17 @@ def test_an_edit_by_another_rater_is_quarantined_and_no_rater_gets_both_versions
     li.keep("li-updated-wang-answer")
     li_id, wang_id = team_user(conn, "li"), team_user(conn, "wang")
     [answer] = next(t for t in export_tasks(conn, job_state.projects["wang"]) if t["id"] == edited["id"])["annotations"]
-    assert (answer["completed_by"], answer["updated_by"], answer["result"][0]["value"]["choices"]) == (wang_id, li_id, ["-1"])
+    assert (answer["completed_by"], answer["updated_by"], answer["result"][0]["value"]["choices"]) == (
+        wang_id,
+        li_id,
+        ["-1"],
+    )
 
     status = run("annotate", "status", "trust")
     assert status.exit_code == 0, status.output
-    assert summary_value(status.output, "not_by_the_rater") == "2" and summary_value(status.output, "missing_tasks") == "1"
+    assert (
+        summary_value(status.output, "not_by_the_rater") == "2" and summary_value(status.output, "missing_tasks") == "1"
+    )
     assert summary_value(status.output, "raters_given_both_versions") == "0"
     out = tmp_path / "pulled"
     pulled = run("annotate", "pull", "cloze_verify", "--project", "trust", "--out", str(out))
@@ -434,10 +559,19 @@ def test_an_edit_by_another_rater_is_quarantined_and_no_rater_gets_both_versions
     summary = json.loads((out / "pull.json").read_text())
     reasons = sorted(r["reason"] for r in read_rows(out / "quarantine.parquet"))
     wang, li_mail, zhao = (team[n]["email"] for n in ("wang", "li", "zhao"))
-    assert reasons == sorted([f"{wang}'s answer was created or last changed by {li_mail} (in {wang}'s own project)",
-                              f"{zhao}'s answer was created or last changed by lotdata@localhost (in {zhao}'s own project)"]), reasons
+    assert reasons == sorted(
+        [
+            f"{wang}'s answer was created or last changed by {li_mail} (in {wang}'s own project)",
+            f"{zhao}'s answer was created or last changed by lotdata@localhost (in {zhao}'s own project)",
+        ]
+    ), reasons
     assert summary["missing"] == [{"project": "trust · sun", "uid": job_state.tasks[deleted["data"]["uid"]]["uid"]}]
-    assert (summary["not_by_the_rater"], summary["missing_tasks"], summary["quarantined"], summary["valid"]) == (2, 1, 2, 21)
+    assert (summary["not_by_the_rater"], summary["missing_tasks"], summary["quarantined"], summary["valid"]) == (
+        2,
+        1,
+        2,
+        21,
+    )
     assert summary["raters_given_both_versions"] == summary["raters_answered_both_versions"] == 0
     short = {hidden(t)["example_id"] for t in (deleted, by_admin, edited)}
     kept = [r["example_id"] for s in ("val", "test") for r in read_rows(out / "clozet" / f"{s}.parquet")]
@@ -445,7 +579,15 @@ def test_an_edit_by_another_rater_is_quarantined_and_no_rater_gets_both_versions
     assert summary["assembly"]["dropped"] == {"too_few_ratings": len(short)}
 
 
-SCREEN_INPUTS = ("story_filter", "clozet_write", "senpos_refine", "cloze_verify", "human_eval", "human_eval_truth", "human_perf")
+SCREEN_INPUTS = (
+    "story_filter",
+    "clozet_write",
+    "senpos_refine",
+    "cloze_verify",
+    "human_eval",
+    "human_eval_truth",
+    "human_perf",
+)
 
 
 def test_every_screen_in_both_languages(label_studio, conn, stories, browser, tmp_path):
@@ -458,24 +600,87 @@ def test_every_screen_in_both_languages(label_studio, conn, stories, browser, tm
     run = lambda *args: lotdata(label_studio, *args, "--state-dir", str(state))  # noqa: E731
     [pat] = add_raters(conn, ["pat"], state=state, password=lambda: PASSWORD)
     senpos, clozet = tmp_path / "senpos", tmp_path / "clozet"
-    assert CliRunner().invoke(app, ["build", "senpos", "--stories", str(stories), "--out", str(senpos), "--split", "train=0.6,val=0.2,test=0.2"]).exit_code == 0
-    example = {"example_id": "c1", "story_id": "s1", "split": "test", "context": "小熊早上出门。<mask>它很开心。",
-               "candidates": ["小熊钓到了一条大鱼。", "小熊把河水喝光了。"], "label": 0, "mask_sentence_index": 1,
-               "annotator": None, "annotation_id": None, "lang": "zh"}
-    write_dataset(clozet, "clozet", {"train": [], "val": [], "test": [example]}, command="test", params={}, inputs=[], stats={})
+    assert (
+        CliRunner()
+        .invoke(
+            app,
+            [
+                "build",
+                "senpos",
+                "--stories",
+                str(stories),
+                "--out",
+                str(senpos),
+                "--split",
+                "train=0.6,val=0.2,test=0.2",
+            ],
+        )
+        .exit_code
+        == 0
+    )
+    example = {
+        "example_id": "c1",
+        "story_id": "s1",
+        "split": "test",
+        "context": "小熊早上出门。<mask>它很开心。",
+        "candidates": ["小熊钓到了一条大鱼。", "小熊把河水喝光了。"],
+        "label": 0,
+        "mask_sentence_index": 1,
+        "annotator": None,
+        "annotation_id": None,
+        "lang": "zh",
+    }
+    write_dataset(
+        clozet, "clozet", {"train": [], "val": [], "test": [example]}, command="test", params={}, inputs=[], stats={}
+    )
     outputs = tmp_path / "outputs.jsonl"
-    outputs.write_text("".join(json.dumps({"input_id": 1, "input": "小熊早上出门。", "system": s, "output": f"小熊遇到了第{k}只兔子。"},
-                                          ensure_ascii=False) + "\n" for k, s in enumerate(SYSTEMS)), encoding="utf-8")
+    outputs.write_text(
+        "".join(
+            json.dumps(
+                {"input_id": 1, "input": "小熊早上出门。", "system": s, "output": f"小熊遇到了第{k}只兔子。"},
+                ensure_ascii=False,
+            )
+            + "\n"
+            for k, s in enumerate(SYSTEMS)
+        ),
+        encoding="utf-8",
+    )
     with_truth = tmp_path / "with_truth.jsonl"
-    with_truth.write_text(outputs.read_text(encoding="utf-8") + json.dumps(
-        {"input_id": 1, "input": "小熊早上出门。", "system": "truth", "output": "小熊在河边钓到了一条鱼。"}, ensure_ascii=False) + "\n",
-        encoding="utf-8")
-    inputs = {"story_filter": stories, "clozet_write": stories, "senpos_refine": senpos, "cloze_verify": clozet,
-              "human_eval": outputs, "human_eval_truth": with_truth, "human_perf": clozet}
+    with_truth.write_text(
+        outputs.read_text(encoding="utf-8")
+        + json.dumps(
+            {"input_id": 1, "input": "小熊早上出门。", "system": "truth", "output": "小熊在河边钓到了一条鱼。"},
+            ensure_ascii=False,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    inputs = {
+        "story_filter": stories,
+        "clozet_write": stories,
+        "senpos_refine": senpos,
+        "cloze_verify": clozet,
+        "human_eval": outputs,
+        "human_eval_truth": with_truth,
+        "human_perf": clozet,
+    }
     screens = [(job, lang) for lang in ("zh", "en") for job in SCREEN_INPUTS]
     for job, lang in screens:
-        pushed = run("annotate", "push", job, "--input", str(inputs[job]), "--project", f"screens {job} {lang}", "--limit", "1",
-                     "--raters", "1", "--lang", lang)
+        pushed = run(
+            "annotate",
+            "push",
+            job,
+            "--input",
+            str(inputs[job]),
+            "--project",
+            f"screens {job} {lang}",
+            "--limit",
+            "1",
+            "--raters",
+            "1",
+            "--lang",
+            lang,
+        )
         assert pushed.exit_code == 0, pushed.output
     rater = Rater(browser, label_studio.url, shots)
     browser.delete_all_cookies()
@@ -498,17 +703,30 @@ def test_every_screen_in_both_languages(label_studio, conn, stories, browser, tm
         rater.open_task(project_id, task["id"], f"{job}-{lang}")
         template = get_job(job).template_for(lang)
         root = ET.fromstring(template.xml)
-        assert browser.find_elements(By.CSS_SELECTOR, "input[type=radio]"), (job, lang)  # single choices are radio buttons
+        assert browser.find_elements(By.CSS_SELECTOR, "input[type=radio]"), (
+            job,
+            lang,
+        )  # single choices are radio buttons
         first_header = next(root.iter("Header")).get("value")
         assert first_header in browser.page_source, (job, lang)
         if job == "clozet_write":  # keys are the numbers shown: key k picks [k]
-            guessed = JobState.find(state, title, label_studio.url).tasks[task["data"]["uid"]]["task"]["predictions"][0]["result"][1]["value"]["choices"][0]
+            guessed = JobState.find(state, title, label_studio.url).tasks[task["data"]["uid"]]["task"]["predictions"][
+                0
+            ]["result"][1]["value"]["choices"][0]
             key = "2" if guessed != "2" else "3"
             ActionChains(browser).send_keys(key).perform()
             time.sleep(0.5)
             rater.keep(f"{job}-{lang}-key-{key}")
-            checked = {i.get_attribute("name") for i in browser.find_elements(By.CSS_SELECTOR, ".lsf-choices input[type=radio]") if i.is_selected()}
-            assert key in checked and guessed not in checked, (key, guessed, checked)  # the pre-selected sentence gave way
+            checked = {
+                i.get_attribute("name")
+                for i in browser.find_elements(By.CSS_SELECTOR, ".lsf-choices input[type=radio]")
+                if i.is_selected()
+            }
+            assert key in checked and guessed not in checked, (
+                key,
+                guessed,
+                checked,
+            )  # the pre-selected sentence gave way
         if job != "senpos_refine":  # senpos comes pre-filled (the refiner confirms): nothing is missing there
             browser.find_element(By.CSS_SELECTOR, "[data-testid=bottombar-submit-button]").click()
             time.sleep(1)

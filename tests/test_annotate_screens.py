@@ -12,9 +12,10 @@ from collections import Counter
 import pytest
 
 from lotdata.annotate.assign import extend_assignment, raters_with_two_versions
+from lotdata.annotate.client import hidden_columns
 from lotdata.annotate.jobs import BUILTIN_JOBS, get_job
 from lotdata.annotate.state import JobState
-from lotdata.annotate.workflow import collect, hidden_columns
+from lotdata.annotate.workflow import collect
 from lotdata.schema import MASK_TOKENS
 
 CJK = re.compile("[\u4e00-\u9fff]")
@@ -43,13 +44,20 @@ def test_single_choices_are_radio_buttons_and_required_controls_say_why_in_the_s
     choices = list(root.iter("Choices"))
     assert choices or name in NO_CHOICES
     for control in choices:
-        assert control.get("choice") in ("single-radio", "multiple"), (name, lang, control.get("name"), control.get("choice"))
+        assert control.get("choice") in ("single-radio", "multiple"), (
+            name,
+            lang,
+            control.get("name"),
+            control.get("choice"),
+        )
     required = [c for c in root.iter() if c.get("required") == "true"]
     assert required or name == "story_reorder", name  # an untouched order is an answer too (the order shown)
     for control in required:
         message = control.get("requiredMessage") or ""
         assert in_language(message, lang), (name, lang, control.get("name"), message)
-        assert f'"{control.get("name")}"' not in message and not re.search(r"\w_\w", message)  # words, not internal names
+        assert f'"{control.get("name")}"' not in message and not re.search(
+            r"\w_\w", message
+        )  # words, not internal names
     for option in root.iter("Choice"):
         assert option.get("alias") and in_language(option.get("value"), lang), (name, lang, option.attrib)
     for view in root.iter("View"):  # every text shown is introduced by a label in the screen's language
@@ -57,7 +65,9 @@ def test_single_choices_are_radio_buttons_and_required_controls_say_why_in_the_s
         for i, child in enumerate(children):
             if child.tag == "Text" and child.get("name") != "title":
                 assert i > 0 and children[i - 1].tag == "Header", (name, lang, child.attrib)
-                assert children[i - 1].get("value", "").startswith("$") or in_language(children[i - 1].get("value"), lang)
+                assert children[i - 1].get("value", "").startswith("$") or in_language(
+                    children[i - 1].get("value"), lang
+                )
 
 
 @pytest.mark.parametrize("name, lang", SCREENS)
@@ -94,29 +104,44 @@ def test_no_internal_token_reaches_a_screen_and_the_task_list_hides_every_intern
     assert {"tasks:data.uid", "tasks:predictions_results"} <= set(hidden)
     description = job.description(lang)
     assert description != f"lotdata {name}" and in_language(description, lang) and len(description) > 40
-    assert "lotdata" not in description and name not in description, description  # the job in words, not its internal name
+    assert "lotdata" not in description and name not in description, (
+        description
+    )  # the job in words, not its internal name
 
 
 def test_clozet_write_offers_neither_the_first_nor_the_last_sentence():
     job = get_job("clozet_write")
-    row = {"story_id": "s", "split": "val", "lang": "zh", "sentences": ["甲。", "乙。", "丙。", "丁。", "戊。"], "license": None}
+    row = {
+        "story_id": "s",
+        "split": "val",
+        "lang": "zh",
+        "sentences": ["甲。", "乙。", "丙。", "丁。", "戊。"],
+        "license": None,
+    }
     [task] = job.to_tasks([row])
     lines = task["data"]["numbered"].splitlines()
     assert [line.split("] ")[0] + "]" for line in lines if line.startswith("[")] == ["[1]", "[2]", "[3]"]
     assert lines[0] == "· 甲。" and lines[-1] == "· 戊。" and lines[1] == "[1] 乙。"
     assert [c["value"] for c in task["data"]["sentence_choices"]] == ["1", "2", "3"]
-    assert task["predictions"][0]["result"][1]["value"]["choices"] == ["2"]  # the heuristic's middle sentence 丙, shown as [2]
+    assert task["predictions"][0]["result"][1]["value"]["choices"] == [
+        "2"
+    ]  # the heuristic's middle sentence 丙, shown as [2]
 
 
 def test_human_perf_draws_the_blank_as_a_gap_in_both_languages():
     job = get_job("human_perf")
     rows = [r for r in job.demo_rows() if r["_task"] == "clozet"][:1]
     zh, en = (job.to_tasks(rows, lang=lang)[0]["data"] for lang in ("zh", "en"))
-    assert "＿＿＿＿" in zh["question"] and "＿＿＿＿" in zh["instruction"] and "<mask>" not in json.dumps(zh, ensure_ascii=False)
+    assert (
+        "＿＿＿＿" in zh["question"]
+        and "＿＿＿＿" in zh["instruction"]
+        and "<mask>" not in json.dumps(zh, ensure_ascii=False)
+    )
     assert "_____" in en["question"] and "Option 1:" in en["question"] and not CJK.search(en["instruction"])
 
 
 # ---------------------------------------------------------------- cloze_verify: versions of a case to different raters
+
 
 def versions(cases: int) -> list[tuple[str, str]]:
     return [(f"t{c:03d}{v}", f"case{c}") for c in range(cases) for v in "rw"]
@@ -157,6 +182,7 @@ def test_with_too_few_raters_both_versions_stand_far_apart():
 
 # ---------------------------------------------------------------- whose answer it is
 
+
 def _exported(state: JobState, token: str, annotations: list[dict]) -> list[dict]:
     return [{"id": 11, "data": state.tasks[token]["task"]["data"], "annotations": annotations}]
 
@@ -167,20 +193,49 @@ def test_an_answer_created_or_last_changed_by_another_account_is_quarantined_nam
     token = state.add(job.to_tasks(job.demo_rows())[0])
     rating = [{"from_name": "rating", "to_name": "story", "type": "choices", "value": {"choices": ["1"]}}]
     names = {1: "admin@x", 2: "wang@x", 3: "li@x"}
-    own = collect("cloze_verify", _exported(state, token, [{"id": 1, "completed_by": 2, "updated_by": 2, "result": rating}]),
-                  names, URL, state, project_id=5, owner=2)
+    own = collect(
+        "cloze_verify",
+        _exported(state, token, [{"id": 1, "completed_by": 2, "updated_by": 2, "result": rating}]),
+        names,
+        URL,
+        state,
+        project_id=5,
+        owner=2,
+    )
     assert len(own.valid) == 1 and not own.quarantine and not own.not_by_the_rater
-    edited = collect("cloze_verify", _exported(state, token, [{"id": 2, "completed_by": 2, "updated_by": 3, "result": rating}]),
-                     names, URL, state, project_id=5, owner=2)
+    edited = collect(
+        "cloze_verify",
+        _exported(state, token, [{"id": 2, "completed_by": 2, "updated_by": 3, "result": rating}]),
+        names,
+        URL,
+        state,
+        project_id=5,
+        owner=2,
+    )
     [bad] = edited.quarantine
     assert not edited.valid and "wang@x's answer was created or last changed by li@x" in bad["reason"]
-    assert edited.not_by_the_rater == [{"annotation_id": 2, "rater": "wang@x", "created_by": "wang@x", "changed_by": "li@x"}]
+    assert edited.not_by_the_rater == [
+        {"annotation_id": 2, "rater": "wang@x", "created_by": "wang@x", "changed_by": "li@x"}
+    ]
     assert edited.per_project[5]["not_by_the_rater"] == 1 and edited.per_project[5]["quarantined"] == 1
-    by_admin = collect("cloze_verify", _exported(state, token, [{"id": 3, "completed_by": {"id": 1}, "updated_by": 1, "result": rating}]),
-                       names, URL, state, project_id=5, owner=2)
+    by_admin = collect(
+        "cloze_verify",
+        _exported(state, token, [{"id": 3, "completed_by": {"id": 1}, "updated_by": 1, "result": rating}]),
+        names,
+        URL,
+        state,
+        project_id=5,
+        owner=2,
+    )
     assert "answered by admin@x in wang@x's own project" in by_admin.quarantine[0]["reason"]
-    shared = collect("cloze_verify", _exported(state, token, [{"id": 4, "completed_by": 2, "updated_by": 3, "result": rating}]),
-                     names, URL, state, project_id=5)
+    shared = collect(
+        "cloze_verify",
+        _exported(state, token, [{"id": 4, "completed_by": 2, "updated_by": 3, "result": rating}]),
+        names,
+        URL,
+        state,
+        project_id=5,
+    )
     assert len(shared.valid) == 1  # a shared project has no rater of its own to hold answers to
 
 

@@ -11,8 +11,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from labelstudio_support import _migrated_data_dir
+
 from lotdata.annotate import server as ls_server
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,8 +47,14 @@ def test_stopping_the_wrapper_stops_label_studio(tmp_path, signum):
     env = {**os.environ, "LABEL_STUDIO_API_KEY": key, "PYTHONPATH": str(REPO)}
     cmd = [sys.executable, "-m", "lotdata.annotate.server", "--data-dir", str(data_dir), "--port", str(port)]
     # started with SIGINT ignored, as a non-interactive shell starts a background job (CI does): it must still stop
-    wrapper = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    wrapper = subprocess.Popen(
+        cmd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
     try:
         lines = []
         for line in wrapper.stdout:

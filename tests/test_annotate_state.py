@@ -20,7 +20,11 @@ SYSTEMS = ("longlm", "gpt2", "mt5")
 
 def eval_tasks():
     """Two inputs, three systems each: two human_eval tasks (outputs side by side as A/B/C)."""
-    rows = [{"input_id": i, "input": f"开头{i}", "system": s, "output": f"续写{i}-{k}"} for i in (1, 2) for k, s in enumerate(SYSTEMS)]
+    rows = [
+        {"input_id": i, "input": f"开头{i}", "system": s, "output": f"续写{i}-{k}"}
+        for i in (1, 2)
+        for k, s in enumerate(SYSTEMS)
+    ]
     return get_job("human_eval").to_tasks(rows)
 
 
@@ -29,7 +33,11 @@ def choice(name, value, to="output_A"):
 
 
 def all_aspects(value):
-    return [choice(f"{a}_{slot}", value, f"output_{slot}") for a in ("grammaticality", "coherence", "relatedness") for slot in "ABC"]
+    return [
+        choice(f"{a}_{slot}", value, f"output_{slot}")
+        for a in ("grammaticality", "coherence", "relatedness")
+        for slot in "ABC"
+    ]
 
 
 def test_tasks_leave_with_opaque_ids_and_without_hidden_values(tmp_path):
@@ -46,7 +54,12 @@ def test_tasks_leave_with_opaque_ids_and_without_hidden_values(tmp_path):
     assert not any(name in json.dumps(visible) for name in SYSTEMS)
     state.save()
     again = JobState.find(tmp_path, "eval", URL)
-    assert again.tasks[tokens[1]] == {"uid": uid, "hidden": tasks[1]["hidden"], "gold": None, "task": state.tasks[tokens[1]]["task"]}
+    assert again.tasks[tokens[1]] == {
+        "uid": uid,
+        "hidden": tasks[1]["hidden"],
+        "gold": None,
+        "task": state.tasks[tokens[1]]["task"],
+    }
     assert sorted(again.tasks[tokens[1]]["hidden"]["slots"].values()) == sorted(SYSTEMS)
     with pytest.raises(LotdataError, match="belongs to the Label Studio at http://127.0.0.1:9"):
         JobState.find(tmp_path, "eval", "http://127.0.0.1:10")
@@ -65,7 +78,12 @@ def test_team_file_and_rater_names(tmp_path):
 def test_gold_lines_are_checked_and_get_a_uid(tmp_path):
     tasks = eval_tasks()
     good = tmp_path / "gold.jsonl"
-    good.write_text(json.dumps({"data": {"input": "x", "output_A": "y", "output_B": "z", "output_C": "w"}, "answer": {"coherence_A": 0}}) + "\n\n")
+    good.write_text(
+        json.dumps(
+            {"data": {"input": "x", "output_A": "y", "output_B": "z", "output_C": "w"}, "answer": {"coherence_A": 0}}
+        )
+        + "\n\n"
+    )
     [(task, answer)] = load_gold(good, tasks)
     assert task["data"]["uid"].startswith("gold-") and answer == {"coherence_A": 0}
     cases = {
@@ -100,9 +118,21 @@ def test_collect_maps_ids_back_keeps_gold_apart_and_links_quarantine_to_the_task
     good = all_aspects("1")
     wrong = all_aspects("1")
     exported = [
-        {"id": 11, "data": state.tasks[tokens[0]]["task"]["data"], "annotations": [{"id": 1, "completed_by": 5, "result": good}]},
-        {"id": 12, "data": state.tasks[tokens[1]]["task"]["data"], "annotations": [{"id": 2, "completed_by": 5, "result": [choice("coherence_A", "7")]}]},
-        {"id": 13, "data": state.tasks[gold_token]["task"]["data"], "annotations": [{"id": 3, "completed_by": 5, "result": wrong}]},
+        {
+            "id": 11,
+            "data": state.tasks[tokens[0]]["task"]["data"],
+            "annotations": [{"id": 1, "completed_by": 5, "result": good}],
+        },
+        {
+            "id": 12,
+            "data": state.tasks[tokens[1]]["task"]["data"],
+            "annotations": [{"id": 2, "completed_by": 5, "result": [choice("coherence_A", "7")]}],
+        },
+        {
+            "id": 13,
+            "data": state.tasks[gold_token]["task"]["data"],
+            "annotations": [{"id": 3, "completed_by": 5, "result": wrong}],
+        },
     ]
     found = collect("human_eval", exported, {5: "r@x"}, URL, state, project_id=4)
     [valid] = found.valid
@@ -114,7 +144,9 @@ def test_collect_maps_ids_back_keeps_gold_apart_and_links_quarantine_to_the_task
     assert [r["annotation_id"] for r in found.rows] == [1, 3] and [r["gold"] for r in found.rows] == [False, True]
     assert found.per_project[4] == {"tasks": 3, "done": 2, "skipped": 0, "quarantined": 1}
     report = gold_report("human_eval", found.gold, 0.8)
-    assert report["raters"]["r@x"] == {"answered": 1, "correct": 0, "accuracy": 0.0, "flagged": True} and report["flagged"] == ["r@x"]
+    assert report["raters"]["r@x"] == {"answered": 1, "correct": 0, "accuracy": 0.0, "flagged": True} and report[
+        "flagged"
+    ] == ["r@x"]
     assert gold_report("human_eval", found.gold, 0.0)["flagged"] == []
     intruder = collect("human_eval", exported[:1], {5: "r@x", 6: "owner@x"}, URL, state, project_id=7, owner=6)
     assert not intruder.valid and "answered by r@x in owner@x's own project" in intruder.quarantine[0]["reason"]
@@ -122,14 +154,38 @@ def test_collect_maps_ids_back_keeps_gold_apart_and_links_quarantine_to_the_task
 
 def test_collect_hands_each_task_its_hidden_values_to_the_job(tmp_path):
     """Job.parse(result, data, hidden): a check that needs the hidden values gets them from the state folder."""
-    clozet = {"example_id": "c1", "story_id": "s", "split": "test", "context": "甲。<mask>", "candidates": ["对。", "错。"], "label": 1,
-              "mask_sentence_index": 1, "annotator": None, "annotation_id": None, "lang": "zh", "_task": "clozet"}
+    clozet = {
+        "example_id": "c1",
+        "story_id": "s",
+        "split": "test",
+        "context": "甲。<mask>",
+        "candidates": ["对。", "错。"],
+        "label": 1,
+        "mask_sentence_index": 1,
+        "annotator": None,
+        "annotation_id": None,
+        "lang": "zh",
+        "_task": "clozet",
+    }
     [task] = get_job("human_perf").to_tasks([clozet])
     state = JobState.new(tmp_path, URL, "human_perf", "perf", 1, "shared")
     token = state.add(task)
     answer = [{"from_name": "answer", "to_name": "question", "type": "choices", "value": {"choices": ["2"]}}]
-    found = collect("human_perf", [{"id": 1, "data": state.tasks[token]["task"]["data"], "annotations": [{"id": 9, "completed_by": 5, "result": answer}]}],
-                    {}, URL, state)
+    found = collect(
+        "human_perf",
+        [
+            {
+                "id": 1,
+                "data": state.tasks[token]["task"]["data"],
+                "annotations": [{"id": 9, "completed_by": 5, "result": answer}],
+            }
+        ],
+        {},
+        URL,
+        state,
+    )
     [valid] = found.valid
-    assert valid.values == {"task": "clozet", "answer": 2} and valid.hidden["answer"] == 2  # "task" comes from the hidden values
+    assert (
+        valid.values == {"task": "clozet", "answer": 2} and valid.hidden["answer"] == 2
+    )  # "task" comes from the hidden values
     assert "answer" not in state.tasks[token]["task"]["data"]

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 import json
+from functools import partial
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -68,8 +67,16 @@ def test_dynamic_choices_come_from_the_task_data():
 def test_fleiss_kappa_matches_the_textbook_example():
     # Fleiss (1971) style worked example (Wikipedia): 10 items, 14 raters, 5 categories -> kappa 0.210
     table = [
-        [0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-        [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7],
+        [0, 0, 0, 0, 14],
+        [0, 2, 6, 4, 2],
+        [0, 0, 3, 5, 6],
+        [0, 3, 9, 2, 0],
+        [2, 2, 8, 1, 1],
+        [7, 7, 0, 0, 0],
+        [3, 2, 6, 3, 0],
+        [2, 5, 3, 2, 2],
+        [6, 5, 2, 1, 0],
+        [0, 2, 2, 3, 7],
     ]
     ratings = {i: [c for c, n in enumerate(row) for _ in range(n)] for i, row in enumerate(table)}
     assert fleiss_kappa(ratings) == pytest.approx(0.210, abs=0.001)
@@ -107,7 +114,9 @@ def test_mask_guess_aims_at_a_middle_sentence():
 
 
 def test_balanced_labels_put_the_right_candidate_first_in_half_of_each_split():
-    rows = [{"example_id": f"e{i}", "split": "val" if i < 10 else "test", "_right": "R", "_wrong": "W"} for i in range(20)]
+    rows = [
+        {"example_id": f"e{i}", "split": "val" if i < 10 else "test", "_right": "R", "_wrong": "W"} for i in range(20)
+    ]
     out = balance_labels(rows)
     for split in ("val", "test"):
         labels = [r["label"] for r in out if r["split"] == split]
@@ -116,43 +125,98 @@ def test_balanced_labels_put_the_right_candidate_first_in_half_of_each_split():
 
 
 def annotation(uid, data, who, values, n=1, hidden=None):
-    return Annotation(uid=uid, data=data, annotator=who, annotation_id=n, created_at=f"2026-01-01T00:00:0{n}", values=values,
-                      hidden=hidden or {})
+    return Annotation(
+        uid=uid,
+        data=data,
+        annotator=who,
+        annotation_id=n,
+        created_at=f"2026-01-01T00:00:0{n}",
+        values=values,
+        hidden=hidden or {},
+    )
 
 
 def test_senpos_assembly_keeps_only_examples_with_exactly_one_fitting_gap():
     job = get_job("senpos_refine")
-    example = {"example_id": "e1", "story_id": "s1", "split": "val", "sentences": ["甲。", "乙。", "丙。"], "removed": "丁。",
-               "label": 1, "n_candidates": 2, "refined": False, "lang": "zh"}
+    example = {
+        "example_id": "e1",
+        "story_id": "s1",
+        "split": "val",
+        "sentences": ["甲。", "乙。", "丙。"],
+        "removed": "丁。",
+        "label": 1,
+        "n_candidates": 2,
+        "refined": False,
+        "lang": "zh",
+    }
     [task] = job.to_tasks([example])
     data, hidden = task["data"], task["hidden"]
     assert "label" not in json.dumps(data) and hidden["original_gap"] == 1
     assert task["predictions"][0]["result"][0]["value"]["choices"] == ["1"]
     moved = job.parse([choice("gaps", "story", ["2"]), choice("verdict", "story", ["move"])], data, hidden)
     two = job.parse([choice("gaps", "story", ["1", "2"]), choice("verdict", "story", ["revise"])], data, hidden)
-    revised = job.parse([choice("gaps", "story", ["1"]), choice("verdict", "story", ["revise"]), text("revised_sentence", "story", "新句子。")], data, hidden)
+    revised = job.parse(
+        [
+            choice("gaps", "story", ["1"]),
+            choice("verdict", "story", ["revise"]),
+            text("revised_sentence", "story", "新句子。"),
+        ],
+        data,
+        hidden,
+    )
     assert job.assemble([annotation("e1", data, "a", moved, hidden=hidden)])["senpos"][0]["label"] == 2
     assert job.assemble([annotation("e1", data, "a", two, hidden=hidden)])["senpos"] == []
     assert job.assemble([annotation("e1", data, "a", revised, hidden=hidden)])["senpos"][0]["removed"] == "新句子。"
     with pytest.raises(InvalidResult, match="beyond the last gap"):
-        job.parse([choice("gaps", "story", ["2"]), choice("verdict", "story", ["revise"]),
-                   {"from_name": "revised_story", "to_name": "story", "type": "textarea", "value": {"text": ["甲。\n乙。"]}}], data, hidden)
+        job.parse(
+            [
+                choice("gaps", "story", ["2"]),
+                choice("verdict", "story", ["revise"]),
+                {
+                    "from_name": "revised_story",
+                    "to_name": "story",
+                    "type": "textarea",
+                    "value": {"text": ["甲。\n乙。"]},
+                },
+            ],
+            data,
+            hidden,
+        )
 
 
 def test_cloze_verify_applies_the_story_cloze_rule():
     job = get_job("cloze_verify")
-    example = {"example_id": "c1", "story_id": "s", "split": "test", "context": "甲。<mask>", "candidates": ["对。", "错。"], "label": 0,
-               "mask_sentence_index": 1, "annotator": None, "annotation_id": None, "lang": "zh"}
+    example = {
+        "example_id": "c1",
+        "story_id": "s",
+        "split": "test",
+        "context": "甲。<mask>",
+        "candidates": ["对。", "错。"],
+        "label": 0,
+        "mask_sentence_index": 1,
+        "annotator": None,
+        "annotation_id": None,
+        "lang": "zh",
+    }
     right, wrong = job.to_tasks([example])
     assert right["data"]["story"] == "甲。对。" and wrong["data"]["story"] == "甲。错。"
     assert [t["hidden"]["role"] for t in (right, wrong)] == ["right", "wrong"]
     for task in (right, wrong):  # nothing a rater sees tells the two apart
         task["data"]["raters"] = 3
-        assert "right" not in json.dumps(task["data"]) and "wrong" not in json.dumps(task["data"]) and "c1" not in json.dumps(task["data"])
+        assert (
+            "right" not in json.dumps(task["data"])
+            and "wrong" not in json.dumps(task["data"])
+            and "c1" not in json.dumps(task["data"])
+        )
 
     def ratings(r, w):
-        return [annotation(right["data"]["uid"], right["data"], f"r{i}", {"rating": v}, hidden=right["hidden"]) for i, v in enumerate(r)] + [
-            annotation(wrong["data"]["uid"], wrong["data"], f"r{i}", {"rating": v}, hidden=wrong["hidden"]) for i, v in enumerate(w)]
+        return [
+            annotation(right["data"]["uid"], right["data"], f"r{i}", {"rating": v}, hidden=right["hidden"])
+            for i, v in enumerate(r)
+        ] + [
+            annotation(wrong["data"]["uid"], wrong["data"], f"r{i}", {"rating": v}, hidden=wrong["hidden"])
+            for i, v in enumerate(w)
+        ]
 
     assert len(job.assemble(ratings([1, 1, 1], [0, 0, 0]))["clozet"]) == 1
     assert job.assemble(ratings([1, 1, 0], [0, 0, 0]))["clozet"] == []
@@ -162,15 +226,30 @@ def test_cloze_verify_applies_the_story_cloze_rule():
 
 def test_clozet_write_rules():
     job = get_job("clozet_write")
-    row = {"story_id": "s", "split": "val", "lang": "zh", "sentences": ["小明养了一只猫。", "猫每天都抓老鼠。", "小明很喜欢他的猫。", "他们是好朋友。"]}
+    row = {
+        "story_id": "s",
+        "split": "val",
+        "lang": "zh",
+        "sentences": ["小明养了一只猫。", "猫每天都抓老鼠。", "小明很喜欢他的猫。", "他们是好朋友。"],
+    }
     [task] = job.to_tasks([row])
     data, hidden = task["data"], task["hidden"]
     # the choices number the sentences that may be chosen (2 and 3), from 1: the hotkey a rater presses is the number shown
     assert data["sentence_choices"] == [{"value": "1"}, {"value": "2"}] and "sentences" not in data
-    assert data["numbered"].splitlines() == ["· 小明养了一只猫。", "[1] 猫每天都抓老鼠。", "[2] 小明很喜欢他的猫。", "· 他们是好朋友。"]
+    assert data["numbered"].splitlines() == [
+        "· 小明养了一只猫。",
+        "[1] 猫每天都抓老鼠。",
+        "[2] 小明很喜欢他的猫。",
+        "· 他们是好朋友。",
+    ]
     number = choice("mask_sentence", "story", ["2"])
     write = choice("decision", "story", ["write"])
-    good = [write, number, text("wrong_candidate", "story", "小明很讨厌他的猫。"), choice("policy", "story", ["reaction_intention"])]
+    good = [
+        write,
+        number,
+        text("wrong_candidate", "story", "小明很讨厌他的猫。"),
+        choice("policy", "story", ["reaction_intention"]),
+    ]
     assert job.parse(good, data, hidden)["index"] == 2
     with pytest.raises(InvalidResult, match="not among the choices"):  # the first and the last sentence are not offered
         job.parse([write, choice("mask_sentence", "story", ["3"])] + good[2:], data, hidden)
@@ -182,20 +261,32 @@ def test_clozet_write_rules():
     assert job.parse([write, choice("mask_sentence", "story", ["3"])] + good[2:], old, hidden)["index"] == 2
     assembled = job.assemble([annotation("clozet-s", data, "a", job.parse(good, data, hidden), hidden=hidden)])
     [out] = assembled["clozet"]
-    assert out["context"] == "小明养了一只猫。猫每天都抓老鼠。<mask>他们是好朋友。" and sorted(out["candidates"]) == sorted(["小明很喜欢他的猫。", "小明很讨厌他的猫。"])
+    assert out["context"] == "小明养了一只猫。猫每天都抓老鼠。<mask>他们是好朋友。" and sorted(
+        out["candidates"]
+    ) == sorted(["小明很喜欢他的猫。", "小明很讨厌他的猫。"])
     assert assembled["stats"]["policies"] == {"reaction_intention": 1}
 
 
 def test_human_eval_tasks_hide_the_system_from_the_view():
     job = get_job("human_eval")
-    rows = [{"input_id": 7, "input": "输入", "system": name, "output": f"输出{k}"} for k, name in enumerate(("gpt2", "mt5", "longlm"))]
+    rows = [
+        {"input_id": 7, "input": "输入", "system": name, "output": f"输出{k}"}
+        for k, name in enumerate(("gpt2", "mt5", "longlm"))
+    ]
     [task] = job.to_tasks(rows)
     assert task["data"]["uid"].startswith("eval-") and "7" not in task["data"]["uid"]
     assert not any(name in json.dumps(task["data"]) for name in ("gpt2", "mt5", "longlm"))
     assert sorted(task["hidden"]["slots"].values()) == ["gpt2", "longlm", "mt5"]
     assert "$system" not in job.template.xml
-    values = job.parse([choice(f"{a}_{s}", f"output_{s}", ["1"]) for a in ("grammaticality", "coherence", "relatedness") for s in "ABC"],
-                       task["data"], task["hidden"])
+    values = job.parse(
+        [
+            choice(f"{a}_{s}", f"output_{s}", ["1"])
+            for a in ("grammaticality", "coherence", "relatedness")
+            for s in "ABC"
+        ],
+        task["data"],
+        task["hidden"],
+    )
     assert values["coherence_B"] == 1 and len(values) == 9
     assert json.loads(json.dumps(values)) == values
 
@@ -203,7 +294,10 @@ def test_human_eval_tasks_hide_the_system_from_the_view():
 def test_clozet_write_splits_are_grouped_seeded_and_never_unasked(tmp_path):
     from helpers import write_stories
 
-    texts = [f"第{i}个故事开始了，天气很好。小明出门去上学了。他在路上捡到了一只小猫。于是他把小猫带回了家。" for i in range(9)]
+    texts = [
+        f"第{i}个故事开始了，天气很好。小明出门去上学了。他在路上捡到了一只小猫。于是他把小猫带回了家。"
+        for i in range(9)
+    ]
     path = write_stories(tmp_path / "s.parquet", texts)
     load = partial(get_job("clozet_write").load, words=(0, 0))  # short stories: no length bound here
     rows = load(path, ["val", "test"])
@@ -220,16 +314,25 @@ def test_clozet_write_takes_the_filtered_stories_of_50_to_500_words_with_their_o
 
     from lotdata.text import count_words
 
-    long_text = "小明出门去上学了，天气很好。" + "他在路上看见一只受伤的小猫，就停下来照顾它。" * 4 + "短。" + "最后他把小猫带回了家。"
+    long_text = (
+        "小明出门去上学了，天气很好。"
+        + "他在路上看见一只受伤的小猫，就停下来照顾它。" * 4
+        + "短。"
+        + "最后他把小猫带回了家。"
+    )
     short_text = "小明出门了。他捡到一只猫。他回家了。"
     assert count_words(long_text, "zh") >= 50 > count_words(short_text, "zh")
-    path = write_stories(tmp_path / "s.parquet", [long_text, long_text + "他很开心。", short_text, long_text + "猫睡了。"])
+    path = write_stories(
+        tmp_path / "s.parquet", [long_text, long_text + "他很开心。", short_text, long_text + "猫睡了。"]
+    )
     table = pq.read_table(path).to_pylist()
     for row, status in zip(table, ("accepted", "raw", "rewritten", "rejected")):
         row["status"] = status
     pq.write_table(pa.Table.from_pylist(table, schema=pq.read_schema(path)), path)
     rows = get_job("clozet_write").load(path, ["test"])
     assert [r["status"] for r in rows] == ["accepted"]  # raw and rejected left out; the rewritten one is too short
-    assert rows[0]["sentences"] == table[0]["sentences"] and any(s == "短。" for s in rows[0]["sentences"])  # not merged
+    assert rows[0]["sentences"] == table[0]["sentences"] and any(
+        s == "短。" for s in rows[0]["sentences"]
+    )  # not merged
     everything = get_job("clozet_write").load(path, ["test"], words=(0, 0))
     assert sorted(r["status"] for r in everything) == ["accepted", "rewritten"]

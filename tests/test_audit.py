@@ -24,12 +24,25 @@ from lotdata.cli import app
 from lotdata.datasets.folder import write_dataset
 
 
-def clozet_item(before: list[str], candidates: list[str], label: int, lang: str = "zh", after: list[str] | None = None, i: int = 0) -> Item:
-    return Item(example_id=f"c{i}", split="test", task="clozet", lang=lang, label=label, before=before, after=after or [], candidates=candidates)
+def clozet_item(
+    before: list[str], candidates: list[str], label: int, lang: str = "zh", after: list[str] | None = None, i: int = 0
+) -> Item:
+    return Item(
+        example_id=f"c{i}",
+        split="test",
+        task="clozet",
+        lang=lang,
+        label=label,
+        before=before,
+        after=after or [],
+        candidates=candidates,
+    )
 
 
 def senpos_item(sentences: list[str], removed: str, label: int, i: int = 0) -> Item:
-    return Item(example_id=f"s{i}", split="test", task="senpos", lang="zh", label=label, sentences=sentences, removed=removed)
+    return Item(
+        example_id=f"s{i}", split="test", task="senpos", lang="zh", label=label, sentences=sentences, removed=removed
+    )
 
 
 def predict(name: str, items: list[Item], train: list[Item] | None = None, seed: int = 0) -> list[int]:
@@ -62,8 +75,19 @@ def test_length_senpos_picks_the_gap_with_neighbours_of_similar_length():
 
 def test_sentiment_leak_english_and_chinese():
     en = [
-        clozet_item(["Tom trained for the race all year."], ["He won and felt wonderful, happy and proud.", "He hated it and felt terrible."], 0, lang="en"),
-        clozet_item(["Ann baked a cake."], ["She burned it and was angry and sad.", "Everyone loved it and she was delighted."], 1, lang="en", i=1),
+        clozet_item(
+            ["Tom trained for the race all year."],
+            ["He won and felt wonderful, happy and proud.", "He hated it and felt terrible."],
+            0,
+            lang="en",
+        ),
+        clozet_item(
+            ["Ann baked a cake."],
+            ["She burned it and was angry and sad.", "Everyone loved it and she was delighted."],
+            1,
+            lang="en",
+            i=1,
+        ),
     ]
     assert predict("sentiment", en) == [0, 1]
     zh = [clozet_item(["期末考试结束了。"], ["他生病了，又疼又难受。", "考试得了满分，妈妈夸奖了他。"], 1)]
@@ -73,16 +97,23 @@ def test_sentiment_leak_english_and_chinese():
 def test_sentiment_full_and_last_match_the_context_mood():
     item = clozet_item(
         ["It was a terrible, awful day.", "Everything went wrong and she cried."],
-        ["She was happy and everything was wonderful.", "She felt miserable and hated the day."], 1, lang="en")
+        ["She was happy and everything was wonderful.", "She felt miserable and hated the day."],
+        1,
+        lang="en",
+    )
     assert predict("sentiment_full", [item]) == [1]
     assert predict("sentiment_last", [item]) == [1]
 
 
 def test_discourse_pair_clozet_and_senpos():
     assert ("因为", "所以") in marker_pairs("zh") and len(marker_pairs("zh")) == 24
-    item = clozet_item(["因为昨天下了一整夜的大雨，"], ["小河边的路上到处都是水坑。", "所以我们今天不能去河边钓鱼了。"], 1)
+    item = clozet_item(
+        ["因为昨天下了一整夜的大雨，"], ["小河边的路上到处都是水坑。", "所以我们今天不能去河边钓鱼了。"], 1
+    )
     assert predict("discourse_markers", [item]) == [1]
-    senpos = senpos_item(["早上起来天很冷。", "虽然风很大，", "我们到了学校。", "老师表扬了我们。"], "但是我们还是按时出门了。", 2)
+    senpos = senpos_item(
+        ["早上起来天很冷。", "虽然风很大，", "我们到了学校。", "老师表扬了我们。"], "但是我们还是按时出门了。", 2
+    )
     assert predict("discourse_markers", [senpos]) == [2]
 
 
@@ -94,7 +125,9 @@ def test_discourse_without_a_pair_is_a_seeded_random_choice():
 
 
 def test_bleu_prefers_the_candidate_sharing_words_with_the_context():
-    item = clozet_item(["小猫在花园里追蝴蝶。", "蝴蝶飞到了花园的墙上。"], ["汽车开走了。", "小猫在花园里看着墙上的蝴蝶。"], 1)
+    item = clozet_item(
+        ["小猫在花园里追蝴蝶。", "蝴蝶飞到了花园的墙上。"], ["汽车开走了。", "小猫在花园里看着墙上的蝴蝶。"], 1
+    )
     assert predict("bleu1", [item]) == [1]
     assert predict("bleu2", [item]) == [1]
     assert predict("ngram_overlap", [item]) == [1]
@@ -110,7 +143,9 @@ def test_bleu_senpos_picks_the_gap_whose_neighbours_share_words():
 
 
 def test_majority_and_constant_first():
-    train = [clozet_item(["甲。"], ["乙。", "丙。"], 1, i=i) for i in range(5)] + [clozet_item(["甲。"], ["乙。", "丙。"], 0, i=9)]
+    train = [clozet_item(["甲。"], ["乙。", "丙。"], 1, i=i) for i in range(5)] + [
+        clozet_item(["甲。"], ["乙。", "丙。"], 0, i=9)
+    ]
     test = [clozet_item(["丁。"], ["戊。", "己。"], 0)]
     assert predict("majority", test, train) == [1]
     assert predict("constant_first", test) == [0]
@@ -163,9 +198,18 @@ def test_wilson_interval_contains_the_estimate():
 def _write_clozet(folder: Path, splits: dict[str, list[Item]]) -> Path:
     by_split = {
         split: [
-            {"example_id": it.example_id + split, "story_id": it.example_id + split, "split": split,
-             "context": "".join(it.before) + "<mask>" + "".join(it.after), "candidates": it.candidates,
-             "label": it.label, "mask_sentence_index": len(it.before), "annotator": None, "annotation_id": None, "lang": it.lang}
+            {
+                "example_id": it.example_id + split,
+                "story_id": it.example_id + split,
+                "split": split,
+                "context": "".join(it.before) + "<mask>" + "".join(it.after),
+                "candidates": it.candidates,
+                "label": it.label,
+                "mask_sentence_index": len(it.before),
+                "annotator": None,
+                "annotation_id": None,
+                "lang": it.lang,
+            }
             for it in items
         ]
         for split, items in splits.items()
@@ -177,7 +221,9 @@ def _write_clozet(folder: Path, splits: dict[str, list[Item]]) -> Path:
 @pytest.fixture(scope="module")
 def leaky_dataset(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("leaky")
-    return _write_clozet(folder, {"train": _leaky_items(60), "val": _leaky_items(20, 100), "test": _leaky_items(30, 200)})
+    return _write_clozet(
+        folder, {"train": _leaky_items(60), "val": _leaky_items(20, 100), "test": _leaky_items(30, 200)}
+    )
 
 
 @pytest.fixture(scope="module")
@@ -199,8 +245,12 @@ def test_audit_records_predictions_and_scan(leaky_report):
         assert {"baseline", "split", "n", "accuracy", "ci_low", "ci_high", "p_value", "p_holm", "verdict"} <= set(r)
         assert r["ci_low"] <= r["accuracy"] <= r["ci_high"] and r["p_value"] <= r["p_holm"] <= 1
     assert by_id["ending_only/test"]["accuracy"] == 1.0 and by_id["ending_only/test"]["verdict"] == "leaks"
-    assert "ending_only/train" not in by_id and "constant_first/train" in by_id  # learners never scored on their training split
-    assert by_id["constant_first/test"]["accuracy"] == pytest.approx(sum(it.label == 0 for it in _leaky_items(30, 200)) / 30)
+    assert (
+        "ending_only/train" not in by_id and "constant_first/train" in by_id
+    )  # learners never scored on their training split
+    assert by_id["constant_first/test"]["accuracy"] == pytest.approx(
+        sum(it.label == 0 for it in _leaky_items(30, 200)) / 30
+    )
     assert by_id["random/test"]["runs"] == 4
     assert {s["baseline"] for s in result.skipped} >= {"bert_wo_context", "bert_wo_long"}
     predictions = pq.read_table(out / "predictions.parquet").to_pylist()
@@ -248,7 +298,12 @@ class _Links(HTMLParser):
 def test_report_html_links_every_number_to_its_record(leaky_report):
     result, out = leaky_report
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert "<svg" in page and "chance" in page and "<script src" not in page and "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert (
+        "<svg" in page
+        and "chance" in page
+        and "<script src" not in page
+        and "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    )
     links = _Links()
     links.feed(page)
     assert links.num_cells > len(result.records) and links.num_cells == links.num_cells_linked
@@ -274,8 +329,19 @@ def test_senpos_dataset_and_lot_jsonl_inputs(tmp_path):
     rows = []
     for i in range(12):
         sentences = [f"第{i}个故事的第{k}句话写在这里。" for k in range(5)]
-        rows.append({"example_id": f"s{i}", "story_id": f"s{i}", "split": "test", "sentences": sentences,
-                     "removed": "因为天黑了，所以大家回家。", "label": 1 + i % 4, "n_candidates": 4, "refined": True, "lang": "zh"})
+        rows.append(
+            {
+                "example_id": f"s{i}",
+                "story_id": f"s{i}",
+                "split": "test",
+                "sentences": sentences,
+                "removed": "因为天黑了，所以大家回家。",
+                "label": 1 + i % 4,
+                "n_candidates": 4,
+                "refined": True,
+                "lang": "zh",
+            }
+        )
     folder = tmp_path / "senpos"
     write_dataset(folder, "senpos", {"test": rows}, command="test", params={}, inputs=[], stats={}, lot_jsonl=True)
     result = audit(folder, runs=2)
@@ -295,8 +361,10 @@ def _sct_csv(path: Path, n: int, bad_row: bool = False) -> Path:
     lines = [SCT_HEADER]
     for i in range(n):
         # the file's name in the story: val and test hold different stories (one in both would be quarantined)
-        lines.append(f"id{i},Sam woke up early.,He made some tea.,The phone rang.,It was his sister {i} from {path.stem}.,"
-                     f"They talked for an hour.,The phone turned into a bird.,{1 + i % 2}\n")
+        lines.append(
+            f"id{i},Sam woke up early.,He made some tea.,The phone rang.,It was his sister {i} from {path.stem}.,"
+            f"They talked for an hour.,The phone turned into a bird.,{1 + i % 2}\n"
+        )
     if bad_row:
         lines.append("idbad,A.,B.,C.,D.,E.,F.,3\n")
     path.write_text("".join(lines), encoding="utf-8")
@@ -306,17 +374,43 @@ def _sct_csv(path: Path, n: int, bad_row: bool = False) -> Path:
 def test_import_storycloze_and_audit_cli(tmp_path):
     runner = CliRunner()
     val, test = _sct_csv(tmp_path / "val.csv", 20, bad_row=True), _sct_csv(tmp_path / "test.csv", 10)
-    result = runner.invoke(app, ["import", "storycloze", "--val", str(val), "--test", str(test), "--out", str(tmp_path / "sct")])
+    result = runner.invoke(
+        app, ["import", "storycloze", "--val", str(val), "--test", str(test), "--out", str(tmp_path / "sct")]
+    )
     assert result.exit_code == 0, result.output
     table = pq.read_table(tmp_path / "sct" / "val.parquet").to_pylist()
-    assert len(table) == 20 and table[0]["context"].endswith("<mask>") and table[0]["label"] == 0 and table[1]["label"] == 1
+    assert (
+        len(table) == 20
+        and table[0]["context"].endswith("<mask>")
+        and table[0]["label"] == 0
+        and table[1]["label"] == 1
+    )
     quarantine = pq.read_table(tmp_path / "sct" / "quarantine.parquet").to_pylist()
     assert quarantine[0]["row"] == 21 and "AnswerRightEnding" in quarantine[0]["reason"]
-    result = runner.invoke(app, ["audit-bias", str(tmp_path / "sct"), "--out", str(tmp_path / "rep"), "--train-split", "val",
-                                 "--baseline", "constant_first", "--baseline", "ending_only", "--baseline", "bert_wo_context"])
+    result = runner.invoke(
+        app,
+        [
+            "audit-bias",
+            str(tmp_path / "sct"),
+            "--out",
+            str(tmp_path / "rep"),
+            "--train-split",
+            "val",
+            "--baseline",
+            "constant_first",
+            "--baseline",
+            "ending_only",
+            "--baseline",
+            "bert_wo_context",
+        ],
+    )
     assert result.exit_code == 0, result.output
     records = {r["id"]: r for r in json.loads((tmp_path / "rep" / "results.json").read_text())}
-    assert records["constant_first/val"]["accuracy"] == 0.5 and "ending_only/test" in records and "ending_only/val" not in records
+    assert (
+        records["constant_first/val"]["accuracy"] == 0.5
+        and "ending_only/test" in records
+        and "ending_only/val" not in records
+    )
     assert (tmp_path / "rep" / "report.html").exists()
 
 
@@ -325,7 +419,9 @@ def test_audit_cli_bad_input_names_the_path(tmp_path):
     (tmp_path / "empty").mkdir()
     result = runner.invoke(app, ["audit-bias", str(tmp_path / "empty"), "--out", str(tmp_path / "rep")])
     assert result.exit_code == 3 and "empty" in result.output
-    result = runner.invoke(app, ["audit-bias", str(tmp_path / "empty"), "--out", str(tmp_path / "rep"), "--baseline", "nope"])
+    result = runner.invoke(
+        app, ["audit-bias", str(tmp_path / "empty"), "--out", str(tmp_path / "rep"), "--baseline", "nope"]
+    )
     assert result.exit_code in (1, 3)
 
 
@@ -333,7 +429,9 @@ def test_missing_inputs_exit_1_and_undecodable_csv_exits_3(tmp_path):
     runner = CliRunner()
     result = runner.invoke(app, ["audit-bias", str(tmp_path / "nonexist"), "--out", str(tmp_path / "rep")])
     assert result.exit_code == 1 and "nonexist" in result.output
-    result = runner.invoke(app, ["import", "storycloze", "--val", str(tmp_path / "nonexist.csv"), "--out", str(tmp_path / "sct")])
+    result = runner.invoke(
+        app, ["import", "storycloze", "--val", str(tmp_path / "nonexist.csv"), "--out", str(tmp_path / "sct")]
+    )
     assert result.exit_code == 1 and "nonexist.csv" in result.output
     binary = tmp_path / "bin.dat"
     binary.write_bytes(bytes(range(256)) * 10)
@@ -345,12 +443,24 @@ def test_missing_inputs_exit_1_and_undecodable_csv_exits_3(tmp_path):
 def test_audit_cli_rejects_a_missing_train_split_bad_runs_and_a_file_as_out(tmp_path):
     folder = _write_clozet(tmp_path / "d", {"test": _leaky_items(10)})
     runner = CliRunner()
-    result = runner.invoke(app, ["audit-bias", str(folder), "--out", str(tmp_path / "rep"), "--train-split", "foo",
-                                 "--baseline", "constant_first"])
+    result = runner.invoke(
+        app,
+        [
+            "audit-bias",
+            str(folder),
+            "--out",
+            str(tmp_path / "rep"),
+            "--train-split",
+            "foo",
+            "--baseline",
+            "constant_first",
+        ],
+    )
     assert result.exit_code == 1 and "'foo'" in result.output and "test" in result.output
     assert not (tmp_path / "rep" / "results.json").exists()
-    result = runner.invoke(app, ["audit-bias", str(folder), "--out", str(tmp_path / "rep"), "--runs", "0",
-                                 "--baseline", "constant_first"])
+    result = runner.invoke(
+        app, ["audit-bias", str(folder), "--out", str(tmp_path / "rep"), "--runs", "0", "--baseline", "constant_first"]
+    )
     assert result.exit_code == 1 and "--runs" in result.output and "mean requires" not in result.output
     existing = tmp_path / "existing_file"
     existing.write_text("keep me", encoding="utf-8")
@@ -391,8 +501,11 @@ def test_story_cloze_csv_and_lot_clozet_jsonl_are_read_directly(tmp_path, shared
     result = audit(folder, train_split="val", runs=2, baselines=["constant_first", "majority"])
     assert result.source == "Story Cloze csv" and result.splits == {"val": 8, "test": 6}
     assert {r["id"] for r in result.records} == {"constant_first/val", "constant_first/test", "majority/test"}
-    official = audit(shared_data / "lot_official_examples" / "examples" / "clozet.jsonl", runs=2,
-                     baselines=["constant_first", "length"])
+    official = audit(
+        shared_data / "lot_official_examples" / "examples" / "clozet.jsonl",
+        runs=2,
+        baselines=["constant_first", "length"],
+    )
     assert official.task == "clozet" and official.lang == "zh" and sum(official.splits.values()) == 1
 
 

@@ -12,13 +12,13 @@ import pytest
 from typer.testing import CliRunner
 
 from lotdata.audit import baselines as audit_baselines
-from lotdata.audit.baselines import BaselineSpec
 from lotdata.audit import work as audit_work
+from lotdata.audit.baselines import BaselineSpec
 from lotdata.audit.run import audit, write_audit
 from lotdata.audit.work import WORK_DIR
-from lotdata.exec import ExecSettings
 from lotdata.cli import app
 from lotdata.errors import LotdataError
+from lotdata.exec import ExecSettings
 
 pytestmark = pytest.mark.slow
 
@@ -94,8 +94,22 @@ def test_a_stopped_audit_resumes_its_finished_shards(sct: Path, tmp_path: Path, 
 def test_cli_resumes_a_stopped_report_and_removes_its_work_folder(sct: Path, tmp_path: Path, monkeypatch):
     runner = CliRunner()
     out = tmp_path / "rep"
-    args = ["audit-bias", str(sct), "--out", str(out), "--train-split", "val", "--workers", "1", "--seed", "2",
-            "--baseline", "constant_first", "--baseline", "length"]
+    args = [
+        "audit-bias",
+        str(sct),
+        "--out",
+        str(out),
+        "--train-split",
+        "val",
+        "--workers",
+        "1",
+        "--seed",
+        "2",
+        "--baseline",
+        "constant_first",
+        "--baseline",
+        "length",
+    ]
     monkeypatch.setitem(audit_baselines.BASELINES, "length", BaselineSpec("length", _Broken))
     stopped = runner.invoke(app, args)
     assert stopped.exit_code == 3 and "disk on fire" in stopped.output
@@ -121,5 +135,7 @@ def test_cli_executor_options(sct: Path, tmp_path: Path):
     zero = runner.invoke(app, base + ["--out", str(tmp_path / "c"), "--workers", "0"])
     assert zero.exit_code == 1 and "--workers" in zero.output
     assert not (tmp_path / "b").exists() and not (tmp_path / "c").exists()  # refused before any work
-    nobody = runner.invoke(app, base + ["--out", str(tmp_path / "d"), "--executor", "ray", "--ray-address", "127.0.0.1:1"])
+    nobody = runner.invoke(
+        app, base + ["--out", str(tmp_path / "d"), "--executor", "ray", "--ray-address", "127.0.0.1:1"]
+    )
     assert nobody.exit_code == 1 and "--ray-address 127.0.0.1:1" in nobody.output and "Traceback" not in nobody.output

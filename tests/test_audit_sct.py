@@ -46,9 +46,23 @@ def test_sct_report_has_every_baseline_and_the_paper_figures(sct_audit):
     result, out = sct_audit
     names = {r["baseline"] for r in json.loads((out / "results.json").read_text())}
     skipped = {s["baseline"] for s in result.skipped}
-    assert names | skipped == {"random", "majority", "constant_first", "length", "bleu1", "bleu2", "sentiment",
-                               "sentiment_full", "sentiment_last", "discourse_markers", "frequency", "ngram_overlap",
-                               "ending_only", "bert_wo_context", "bert_wo_long"}
+    assert names | skipped == {
+        "random",
+        "majority",
+        "constant_first",
+        "length",
+        "bleu1",
+        "bleu2",
+        "sentiment",
+        "sentiment_full",
+        "sentiment_last",
+        "discourse_markers",
+        "frequency",
+        "ngram_overlap",
+        "ending_only",
+        "bert_wo_context",
+        "bert_wo_long",
+    }
     page = (out / "report.html").read_text(encoding="utf-8")
     assert ">51.4</a>" in page and ">51.3</a>" in page  # ours and the paper's, side by side
     assert result.scan["significant"] > 0
@@ -64,7 +78,9 @@ def test_ngram_overlap_is_smoothed_bleu_within_1_5_points_of_table6(sct_audit):
 def test_sct_verdicts_come_from_the_holm_corrected_test(sct_audit):
     result, out = sct_audit
     records = {r["id"]: r for r in json.loads((out / "results.json").read_text())}
-    assert records["constant_first/test"]["verdict"] == "near chance" and records["constant_first/test"]["p_holm"] > 0.05
+    assert (
+        records["constant_first/test"]["verdict"] == "near chance" and records["constant_first/test"]["p_holm"] > 0.05
+    )
     assert records["ending_only/test"]["p_holm"] < 1e-50 and records["ending_only/test"]["effect_points"] > 15
     assert records["bert_wo_context/skipped"]["verdict"] == "skipped"
     assert "discourse_markers/test" in records  # English pairs exist, so it runs on English data

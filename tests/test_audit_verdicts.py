@@ -7,16 +7,16 @@ All texts are written for these tests.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import itertools
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 from scipy.stats import binomtest
+from test_audit import SCT_HEADER, _leaky_items, _sct_csv, _write_clozet, clozet_item
 from typer.testing import CliRunner
 
 from lotdata.audit.bert import BertSettings
@@ -25,11 +25,8 @@ from lotdata.audit.items import Item
 from lotdata.audit.run import audit, write_audit
 from lotdata.audit.stats import add_verdicts, chance_test, holm, poisson_binomial_pmf, verdict
 from lotdata.cli import app
-from lotdata.io import INCOMPLETE_MARKER
 from lotdata.datasets.folder import read_dataset, write_dataset
-
-from test_audit import SCT_HEADER, _leaky_items, _sct_csv, _write_clozet, clozet_item
-
+from lotdata.io import INCOMPLETE_MARKER
 
 # --------------------------------------------------------------------------------------------- the test
 
@@ -58,7 +55,12 @@ def _record(name: str, right: int, n: int, chance: float = 0.5) -> dict:
 
 
 def test_all_four_verdicts_on_constructed_accuracies():
-    records = [_record("leaks", 1340, 1871), _record("weak", 10500, 20000), _record("near", 950, 1871), _record("below", 800, 1871)]
+    records = [
+        _record("leaks", 1340, 1871),
+        _record("weak", 10500, 20000),
+        _record("near", 950, 1871),
+        _record("below", 800, 1871),
+    ]
     add_verdicts(records, min_effect=3)
     assert [r["verdict"] for r in records] == ["leaks", "weak signal", "near chance", "below chance"]
     assert [r["effect_points"] for r in records] == [21.6, 2.5, 0.8, -7.2]
@@ -73,7 +75,9 @@ def test_holm_turns_a_lone_significant_result_into_near_chance_among_many():
     assert alone[0]["p_value"] < 0.05 and alone[0]["verdict"] == "leaks"
     crowd = [_record("x", 56, 90)] + [_record(f"b{i}", 45, 90) for i in range(4)]
     add_verdicts(crowd)
-    assert crowd[0]["p_holm"] == pytest.approx(min(1.0, 5 * crowd[0]["p_value"])) and crowd[0]["verdict"] == "near chance"
+    assert (
+        crowd[0]["p_holm"] == pytest.approx(min(1.0, 5 * crowd[0]["p_value"])) and crowd[0]["verdict"] == "near chance"
+    )
     assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
 
 
@@ -89,8 +93,19 @@ def test_senpos_chance_uses_each_items_option_count(tmp_path):
     for i in range(40):
         k = 3 + i % 4  # 2..5 gaps
         sentences = [f"第{i}个故事的第{j}句。" for j in range(k)]
-        rows.append({"example_id": f"s{i}", "story_id": f"s{i}", "split": "test", "sentences": sentences, "removed": "多出来的一句。",
-                     "label": 1, "n_candidates": k - 1, "refined": True, "lang": "zh"})
+        rows.append(
+            {
+                "example_id": f"s{i}",
+                "story_id": f"s{i}",
+                "split": "test",
+                "sentences": sentences,
+                "removed": "多出来的一句。",
+                "label": 1,
+                "n_candidates": k - 1,
+                "refined": True,
+                "lang": "zh",
+            }
+        )
     folder = tmp_path / "senpos"
     write_dataset(folder, "senpos", {"test": rows}, command="test", params={}, inputs=[], stats={}, lot_jsonl=False)
     result = audit(folder, baselines=["constant_first"])
@@ -121,10 +136,18 @@ def _tiny_bert(folder: Path, texts: list[str]) -> Path:
 
     folder.mkdir(parents=True, exist_ok=True)
     chars = sorted({ch for t in texts for ch in t if not ch.isspace()} | set("0123456789/"))
-    (folder / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + chars) + "\n", encoding="utf-8")
+    (folder / "vocab.txt").write_text(
+        "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + chars) + "\n", encoding="utf-8"
+    )
     BertTokenizerFast(str(folder / "vocab.txt")).save_pretrained(folder)  # positional: vocab_file (v4) or vocab (v5)
-    config = BertConfig(vocab_size=5 + len(chars), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=64)
+    config = BertConfig(
+        vocab_size=5 + len(chars),
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
     BertModel(config).save_pretrained(folder)
     return folder
 
@@ -172,14 +195,19 @@ def test_bert_baselines_are_baseline_train_variants_with_lot_settings(leaky_fold
     from lotdata.models.config import load_config
     from lotdata.models.runs import train_run
 
-    assert (BertSettings().batch_size, BertSettings().max_length, BertSettings().learning_rate) == (12, 512, 3e-5)  # LOT 5.2
+    assert (BertSettings().batch_size, BertSettings().max_length, BertSettings().learning_rate) == (
+        12,
+        512,
+        3e-5,
+    )  # LOT 5.2
     _, tables, _ = load_audit_input(leaky_folder, None, [])
     train, test = (items_from_table(tables[s], "clozet") for s in ("train", "test"))
     settings = BertSettings(epochs=1, batch_size=8, learning_rate=3e-3, max_length=32, device="cpu")
     scores = _fit_and_score_here("bert_wo_context", str(checkpoint), train, {"test": test}, 3, settings)["test"]
     config = load_config("bert").with_train(batch_size=8, learning_rate=3e-3, max_length=32, epochs=1, seed=3)
-    results = train_run(replace(config, checkpoint=str(checkpoint)), leaky_folder, tmp_path / "run", variant="wo_context",
-                        device="cpu")
+    results = train_run(
+        replace(config, checkpoint=str(checkpoint)), leaky_folder, tmp_path / "run", variant="wo_context", device="cpu"
+    )
     audit_accuracy = sum(max(range(2), key=row.__getitem__) == it.label for row, it in zip(scores, test)) / len(test)
     assert results["scores"]["test"]["accuracy"] == pytest.approx(audit_accuracy)
 
@@ -195,16 +223,35 @@ def test_bert_fine_tuning_in_a_child_process_scores_like_in_this_one(leaky_folde
     here = _fit_and_score_here("bert_wo_context", str(checkpoint), train, {"test": test}, 3, settings)
     assert len(child["test"]) == len(test) and all(len(row) == 2 for row in child["test"])
     # the same fine-tuning; float sums may differ with the thread count a test session left set, so not to the bit
-    assert [s for row in child["test"] for s in row] == pytest.approx([s for row in here["test"] for s in row], abs=0.02)
+    assert [s for row in child["test"] for s in row] == pytest.approx(
+        [s for row in here["test"] for s in row], abs=0.02
+    )
 
 
-def test_missing_optional_packages_are_skipped_rows_and_the_report_is_written(leaky_folder, checkpoint, tmp_path, monkeypatch):
+def test_missing_optional_packages_are_skipped_rows_and_the_report_is_written(
+    leaky_folder, checkpoint, tmp_path, monkeypatch
+):
     import sys
 
     monkeypatch.setitem(sys.modules, "transformers", None)  # as without the models extra
     monkeypatch.setitem(sys.modules, "snownlp", None)  # as without the audit extra
-    result = CliRunner().invoke(app, ["audit-bias", str(leaky_folder), "--out", str(tmp_path / "rep"), "--model-path", str(checkpoint),
-                                      "--baseline", "constant_first", "--baseline", "sentiment", "--baseline", "bert_wo_long"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "audit-bias",
+            str(leaky_folder),
+            "--out",
+            str(tmp_path / "rep"),
+            "--model-path",
+            str(checkpoint),
+            "--baseline",
+            "constant_first",
+            "--baseline",
+            "sentiment",
+            "--baseline",
+            "bert_wo_long",
+        ],
+    )
     assert result.exit_code == 0, result.output
     rows = {r["id"]: r for r in json.loads((tmp_path / "rep" / "results.json").read_text())}
     assert "transformers" in rows["bert_wo_long/skipped"]["reason"] and "snownlp" in rows["sentiment/skipped"]["reason"]
@@ -213,8 +260,17 @@ def test_missing_optional_packages_are_skipped_rows_and_the_report_is_written(le
 
 def test_a_path_that_is_not_a_checkpoint_is_a_bad_parameter(leaky_folder, tmp_path):
     (tmp_path / "not_a_checkpoint").mkdir()  # beside --out: an output never lies inside an input
-    result = CliRunner().invoke(app, ["audit-bias", str(leaky_folder), "--out", str(tmp_path / "rep"), "--model-path",
-                                      str(tmp_path / "not_a_checkpoint")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "audit-bias",
+            str(leaky_folder),
+            "--out",
+            str(tmp_path / "rep"),
+            "--model-path",
+            str(tmp_path / "not_a_checkpoint"),
+        ],
+    )
     assert result.exit_code == 1 and "config.json" in result.output and "Traceback" not in result.output
 
 
@@ -231,7 +287,10 @@ def test_a_learner_fit_on_the_only_split_is_a_named_skipped_row(tmp_path):
 
 
 def test_a_language_without_resources_skips_those_baselines(tmp_path):
-    items = [clozet_item(["Il était une fois."], ["Il a gagné.", "Il a perdu la course."], i % 2, lang="fr", i=i) for i in range(10)]
+    items = [
+        clozet_item(["Il était une fois."], ["Il a gagné.", "Il a perdu la course."], i % 2, lang="fr", i=i)
+        for i in range(10)
+    ]
     folder = _write_clozet(tmp_path / "fr", {"test": items})
     result = audit(folder, baselines=["constant_first", "sentiment", "discourse_markers", "length"])
     reasons = {s["baseline"]: s["reason"] for s in result.skipped}
@@ -256,11 +315,17 @@ def test_story_cloze_short_row_and_label_3_are_quarantined_and_counted(tmp_path)
     with open(csv, "a", encoding="utf-8") as handle:
         handle.write("idshort,Only one sentence.,Two.\n")
     runner = CliRunner()
-    result = runner.invoke(app, ["audit-bias", str(csv), "--out", str(tmp_path / "rep"), "--baseline", "constant_first"])
+    result = runner.invoke(
+        app, ["audit-bias", str(csv), "--out", str(tmp_path / "rep"), "--baseline", "constant_first"]
+    )
     assert result.exit_code == 0, result.output
     assert "quarantined 2 row(s)" in result.output
     rows = pq.read_table(tmp_path / "rep" / "quarantine.parquet").to_pylist()
-    assert [r["row"] for r in rows] == [11, 12] and "AnswerRightEnding is '3'" in rows[0]["reason"] and "empty" in rows[1]["reason"]
+    assert (
+        [r["row"] for r in rows] == [11, 12]
+        and "AnswerRightEnding is '3'" in rows[0]["reason"]
+        and "empty" in rows[1]["reason"]
+    )
     meta = json.loads((tmp_path / "rep" / "audit.json").read_text())
     assert meta["quarantined"]["rows"] == 2 and meta["splits"] == {"test": 10}
     assert not (tmp_path / "rep" / INCOMPLETE_MARKER).exists()
@@ -272,10 +337,16 @@ def test_a_bad_row_in_a_dataset_folder_is_quarantined_with_its_reason(tmp_path):
     table = read_dataset(folder)["test"].to_pylist()
     table[3]["label"] = 5  # no such candidate
     write_dataset(folder, "clozet", {"test": table}, command="test", params={}, inputs=[], stats={})
-    result = CliRunner().invoke(app, ["audit-bias", str(folder), "--out", str(tmp_path / "rep"), "--baseline", "constant_first"])
+    result = CliRunner().invoke(
+        app, ["audit-bias", str(folder), "--out", str(tmp_path / "rep"), "--baseline", "constant_first"]
+    )
     assert result.exit_code == 0, result.output
     [row] = pq.read_table(tmp_path / "rep" / "quarantine.parquet").to_pylist()
-    assert row["row"] == 4 and "label 5" in row["reason"] and json.loads(row["raw"])["example_id"] == table[3]["example_id"]
+    assert (
+        row["row"] == 4
+        and "label 5" in row["reason"]
+        and json.loads(row["raw"])["example_id"] == table[3]["example_id"]
+    )
 
 
 def test_nothing_usable_left_exits_3(tmp_path):
@@ -297,8 +368,12 @@ def test_a_full_disk_names_the_file_and_leaves_the_folder_marked(leaky_folder, t
         return real(text, path)
 
     monkeypatch.setattr(run, "write_text", full)
-    result = CliRunner().invoke(app, ["audit-bias", str(leaky_folder), "--out", str(tmp_path / "rep"), "--baseline", "constant_first"])
-    assert result.exit_code == 1 and str(tmp_path / "rep" / "report.html") in result.output and "No space" in result.output
+    result = CliRunner().invoke(
+        app, ["audit-bias", str(leaky_folder), "--out", str(tmp_path / "rep"), "--baseline", "constant_first"]
+    )
+    assert (
+        result.exit_code == 1 and str(tmp_path / "rep" / "report.html") in result.output and "No space" in result.output
+    )
     assert (tmp_path / "rep" / INCOMPLETE_MARKER).exists() and (tmp_path / "rep" / "results.json").exists()
 
 
@@ -319,24 +394,45 @@ def _length_leak(n: int, start: int = 0) -> list[Item]:
 def test_evidence_is_linked_and_export_hard_round_trips(tmp_path):
     folder = _write_clozet(tmp_path / "d", {"test": _length_leak(40)})
     runner = CliRunner()
-    result = runner.invoke(app, ["audit-bias", str(folder), "--out", str(tmp_path / "rep"), "--baseline", "length",
-                                 "--baseline", "random", "--baseline", "constant_first", "--export-hard", str(tmp_path / "hard")])
+    result = runner.invoke(
+        app,
+        [
+            "audit-bias",
+            str(folder),
+            "--out",
+            str(tmp_path / "rep"),
+            "--baseline",
+            "length",
+            "--baseline",
+            "random",
+            "--baseline",
+            "constant_first",
+            "--export-hard",
+            str(tmp_path / "hard"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     page = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
-    assert 'href="#ev-length-test"' in page and 'id="ev-length-test"' in page and "✓ right" in page and "✗ wrong" in page
+    assert (
+        'href="#ev-length-test"' in page and 'id="ev-length-test"' in page and "✓ right" in page and "✗ wrong" in page
+    )
     assert 'class="sortable"' in page and "p_holm" in page
     hard = read_dataset(tmp_path / "hard")
     assert hard["test"].num_rows == 40 and not (tmp_path / "hard" / INCOMPLETE_MARKER).exists()
     evidence = pq.read_table(tmp_path / "hard" / "evidence.parquet").to_pylist()
     assert evidence[0]["baselines"] == ["length/test"] and "wrong candidate" in evidence[0]["evidence"]
     stories = pq.read_table(tmp_path / "hard" / "stories.parquet").to_pylist()
-    assert len(stories) == 40 and all(s["status"] == "accepted" and s["flags"] == ["audit-hard:length/test"] for s in stories)
+    assert len(stories) == 40 and all(
+        s["status"] == "accepted" and s["flags"] == ["audit-hard:length/test"] for s in stories
+    )
 
     # annotate push clozet_write takes stories.parquet: its loader gives one row per hard story
     from lotdata.annotate.jobs import get_job
 
     job = get_job("clozet_write")
-    assert len(job.load(tmp_path / "hard" / "stories.parquet", ["test"], words=(0, 0))) == 40  # stories under LOT's 50 words
+    assert (
+        len(job.load(tmp_path / "hard" / "stories.parquet", ["test"], words=(0, 0))) == 40
+    )  # stories under LOT's 50 words
 
     # the rewrite step, simulated offline: an annotator writes a wrong ending as long as the right one
     rewritten = []
@@ -344,7 +440,16 @@ def test_evidence_is_linked_and_export_hard_round_trips(tmp_path):
         right = row["candidates"][row["label"]]
         new_wrong = right.replace("走回了温暖的家", "走进了黑暗的林").replace("很香", "很苦")
         rewritten.append({**row, "candidates": [right, new_wrong] if row["label"] == 0 else [new_wrong, right]})
-    write_dataset(tmp_path / "rewritten", "clozet", {"test": rewritten}, command="test", params={}, inputs=[], stats={}, lot_jsonl=False)
+    write_dataset(
+        tmp_path / "rewritten",
+        "clozet",
+        {"test": rewritten},
+        command="test",
+        params={},
+        inputs=[],
+        stats={},
+        lot_jsonl=False,
+    )
     before = audit(folder, baselines=["length"]).records[0]
     after = audit(tmp_path / "rewritten", baselines=["length"]).records[0]
     assert before["accuracy"] == 1.0 and before["verdict"] == "leaks"
@@ -354,7 +459,16 @@ def test_evidence_is_linked_and_export_hard_round_trips(tmp_path):
 def test_export_baseline_keeps_one_leaking_baseline(tmp_path):
     folder = _write_clozet(tmp_path / "d", {"test": _length_leak(20)})
     runner = CliRunner()
-    args = ["audit-bias", str(folder), "--out", str(tmp_path / "rep"), "--baseline", "length", "--baseline", "constant_first"]
+    args = [
+        "audit-bias",
+        str(folder),
+        "--out",
+        str(tmp_path / "rep"),
+        "--baseline",
+        "length",
+        "--baseline",
+        "constant_first",
+    ]
     result = runner.invoke(app, args + ["--export-hard", str(tmp_path / "h1"), "--export-baseline", "constant_first"])
     assert result.exit_code == 1 and "not a leaking baseline" in result.output and "length" in result.output
     result = runner.invoke(app, args + ["--export-hard", str(tmp_path / "h2"), "--export-baseline", "length"])
@@ -366,7 +480,18 @@ def test_export_hard_refuses_senpos(tmp_path):
     from lotdata.audit.export import export_hard
     from lotdata.audit.run import AuditResult
 
-    result = AuditResult(task="senpos", lang="zh", source="", splits={}, train_split=None, records=[], skipped=[], scan={},
-                         chance={}, timings={}, params={"input": "x"})
+    result = AuditResult(
+        task="senpos",
+        lang="zh",
+        source="",
+        splits={},
+        train_split=None,
+        records=[],
+        skipped=[],
+        scan={},
+        chance={},
+        timings={},
+        params={"input": "x"},
+    )
     with pytest.raises(ValueError, match="ClozeT"):
         export_hard(result, tmp_path / "hard")

@@ -13,14 +13,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import typer
+from helpers import write_stories
 
 from lotdata.clikit import errors
+from lotdata.datasets.splits import parse_split_spec
 from lotdata.errors import require
 from lotdata.io import INCOMPLETE_MARKER, write_parquet, write_text
 from lotdata.tasks.build import build_dataset
-from lotdata.datasets.splits import parse_split_spec
-
-from helpers import write_stories
 
 STORY = (
     "第{i}天早上，小熊在森林里散步，看见小兔坐在河边发呆。小熊走过去问：“你怎么一个人坐在这里呀？”"
@@ -31,7 +30,9 @@ STORY = (
 
 def lotdata(*args, columns: int = 80) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": str(columns)}
-    return subprocess.run([sys.executable, "-m", "lotdata.cli", *map(str, args)], capture_output=True, text=True, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "lotdata.cli", *map(str, args)], capture_output=True, text=True, env=env
+    )
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +41,7 @@ def stories(tmp_path_factory) -> Path:
 
 
 # --- meaningless sizes and splits ------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("bad", ["train=1", "val=0.1,val=0.2", "train=5,val=1", "val=-1", "val=1.5", "train=0.5"])
 def test_meaningless_split_specs_are_refused(bad):
@@ -60,12 +62,15 @@ def test_cli_refuses_meaningless_sizes_before_writing(stories: Path, tmp_path: P
 
 
 def test_an_empty_split_is_warned_about(stories: Path, tmp_path: Path):
-    result = lotdata("build", "plotcom", "--stories", stories, "--out", tmp_path / "o", "--n", "3", "--split", "val=2,test=2")
+    result = lotdata(
+        "build", "plotcom", "--stories", stories, "--out", tmp_path / "o", "--n", "3", "--split", "val=2,test=2"
+    )
     assert result.returncode == 0, result.stderr
     assert "warning" in result.stderr and "split 'train' is empty" in result.stderr
 
 
 # --- outputs checked before the work starts ------------------------------------------------------------
+
 
 def test_out_naming_an_existing_file_fails_at_once(stories: Path, tmp_path: Path):
     existing = tmp_path / "afile"
@@ -88,6 +93,7 @@ def test_stats_json_into_a_missing_folder_or_a_folder(stories: Path, tmp_path: P
 
 # --- files: mode, temp files, completeness ------------------------------------------------------------
 
+
 @pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o027, 0o640)])
 def test_files_get_the_umask_mode(tmp_path: Path, umask: int, mode: int):
     old = os.umask(umask)
@@ -103,8 +109,11 @@ def test_files_get_the_umask_mode(tmp_path: Path, umask: int, mode: int):
 def test_stale_temp_files_of_ours_are_cleaned_and_others_kept(stories: Path, tmp_path: Path):
     out = tmp_path / "pc"
     (out / "lot").mkdir(parents=True)
-    ours = [out / ".train.parquet.lotdata-k1ll3d.tmp", out / "lot" / ".val.jsonl.lotdata-x.tmp",
-            out / ".manifest.json.a8f3k2.tmp"]  # the last: the name an older lotdata gave its temp files
+    ours = [
+        out / ".train.parquet.lotdata-k1ll3d.tmp",
+        out / "lot" / ".val.jsonl.lotdata-x.tmp",
+        out / ".manifest.json.a8f3k2.tmp",
+    ]  # the last: the name an older lotdata gave its temp files
     foreign = out / ".someone-else.tmp"
     for path in [*ours, foreign]:
         path.write_text("partial")
@@ -135,6 +144,7 @@ def test_a_killed_build_leaves_a_folder_that_says_so(stories: Path, tmp_path: Pa
 
 # --- nothing read: say so and fail -----------------------------------------------------------------
 
+
 def test_an_empty_file_is_an_error(tmp_path: Path):
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
@@ -153,6 +163,7 @@ def test_all_rows_quarantined_is_an_error_and_keeps_the_quarantine(tmp_path: Pat
 
 # --- several stories files, long messages ---------------------------------------------------------
 
+
 def test_stories_takes_several_files_after_one_option(stories: Path, tmp_path: Path):
     other = write_stories(tmp_path / "other.parquet", [STORY.format(i=100 + i) for i in range(5)])
     result = lotdata("build", "plotcom", "--stories", stories, other, "--out", tmp_path / "pc", "--split", "train=1.0")
@@ -169,6 +180,7 @@ def test_long_error_messages_are_not_wrapped(tmp_path: Path):
 
 
 # --- exit codes, one test each (README: 0 ok, 1 explained problem, 2 usage, 3 bad data, 4 missing extra) ---
+
 
 def test_exit_0_success(stories: Path, tmp_path: Path):
     assert lotdata("build", "plotcom", "--stories", stories, "--out", tmp_path / "pc").returncode == 0
@@ -219,15 +231,23 @@ def test_binary_input_is_bad_data_naming_the_file(stories: Path, tmp_path: Path)
 
 def test_senpos_max_words_0_means_no_limit_like_plotcom(stories: Path, tmp_path: Path):
     limited = lotdata("build", "senpos", "--stories", stories, "--out", tmp_path / "a", "--split", "val=1,test=1")
-    unlimited = lotdata("build", "senpos", "--stories", stories, "--out", tmp_path / "b", "--split", "val=1,test=1",
-                        "--max-words", "0")
+    unlimited = lotdata(
+        "build", "senpos", "--stories", stories, "--out", tmp_path / "b", "--split", "val=1,test=1", "--max-words", "0"
+    )
     assert limited.returncode == 0 and unlimited.returncode == 0, unlimited.stderr
-    rows = [sum(json.loads((tmp_path / f / "manifest.json").read_text())["splits"][s]["rows"] for s in ("train", "val", "test"))
-            for f in ("a", "b")]
+    rows = [
+        sum(
+            json.loads((tmp_path / f / "manifest.json").read_text())["splits"][s]["rows"]
+            for s in ("train", "val", "test")
+        )
+        for f in ("a", "b")
+    ]
     assert rows[1] == rows[0] > 0
 
 
-@pytest.mark.parametrize("task,option", [("senpos", "--min-chars"), ("senpos", "--min-candidates"), ("plotcom", "--min-chars")])
+@pytest.mark.parametrize(
+    "task,option", [("senpos", "--min-chars"), ("senpos", "--min-candidates"), ("plotcom", "--min-chars")]
+)
 def test_a_minimum_below_1_is_a_bad_parameter(stories: Path, tmp_path: Path, task: str, option: str):
     result = lotdata("build", task, "--stories", stories, "--out", tmp_path / "o", option, "0")
     assert result.returncode == 1 and option in result.stderr and "at least 1" in result.stderr
@@ -236,7 +256,10 @@ def test_a_minimum_below_1_is_a_bad_parameter(stories: Path, tmp_path: Path, tas
 
 def test_nothing_read_names_the_most_common_quarantine_reasons(tmp_path: Path):
     cmrc = tmp_path / "x.doc_query"
-    documents = [f"1 ||| 小熊在森林里散步，看见一只XXXXX。\n2 ||| 它们一起玩了一下午。\n<qid_{i}> ||| 小熊看见了什么？\n\n" for i in range(5)]
+    documents = [
+        f"1 ||| 小熊在森林里散步，看见一只XXXXX。\n2 ||| 它们一起玩了一下午。\n<qid_{i}> ||| 小熊看见了什么？\n\n"
+        for i in range(5)
+    ]
     cmrc.write_text("".join(documents), encoding="utf-8")
     result = lotdata("read", cmrc, "--out", tmp_path / "s.parquet", columns=400)
     assert result.returncode == 3, result.stderr

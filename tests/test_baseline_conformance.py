@@ -31,19 +31,42 @@ TASK_OF_SHAPE = {CANDIDATES: "clozet", GAPS: "senpos"}
 def _clozet(i: int, lang: str) -> Item:
     s = SUBJECTS[i % len(SUBJECTS)]
     if lang == "en":
-        before, right, wrong = [f"Sam wanted to try {i} times.", "He practised."], f"He finally made it, try {i}.", f"He never went, try {i}."
+        before, right, wrong = (
+            [f"Sam wanted to try {i} times.", "He practised."],
+            f"He finally made it, try {i}.",
+            f"He never went, try {i}.",
+        )
     else:
-        before, right, wrong = [f"{s}想做一件事。", "可是一开始就下雨了。"], f"{s}终于成功了，第{i}次。", f"{s}根本就没有去，第{i}次。"
+        before, right, wrong = (
+            [f"{s}想做一件事。", "可是一开始就下雨了。"],
+            f"{s}终于成功了，第{i}次。",
+            f"{s}根本就没有去，第{i}次。",
+        )
     label = i % 2
-    return Item(example_id=f"c{i}", split="", task="clozet", lang=lang, label=label, before=before, after=[],
-                candidates=[right, wrong] if label == 0 else [wrong, right])
+    return Item(
+        example_id=f"c{i}",
+        split="",
+        task="clozet",
+        lang=lang,
+        label=label,
+        before=before,
+        after=[],
+        candidates=[right, wrong] if label == 0 else [wrong, right],
+    )
 
 
 def _senpos(i: int, lang: str) -> Item:
     sentences = [f"第{k}句话，{SUBJECTS[(i + k) % len(SUBJECTS)]}在这里。" for k in range(5)]
     late = i % 2 == 0
-    return Item(example_id=f"s{i}", split="", task="senpos", lang=lang, label=4 if late else 1, sentences=sentences,
-                removed="所以最后大家都回家了。" if late else "但是一开始天就亮了。")
+    return Item(
+        example_id=f"s{i}",
+        split="",
+        task="senpos",
+        lang=lang,
+        label=4 if late else 1,
+        sentences=sentences,
+        removed="所以最后大家都回家了。" if late else "但是一开始天就亮了。",
+    )
 
 
 def _dataset(shape: str, lang: str = "zh") -> dict[str, list[Item]]:
@@ -53,7 +76,9 @@ def _dataset(shape: str, lang: str = "zh") -> dict[str, list[Item]]:
 
 def _part(name: str, shape: str, lang: str = "zh", seed: int = 0) -> dict:
     items = _dataset(shape, lang)
-    job = Job(work="", task=TASK_OF_SHAPE[shape], lang=lang, train_split="train", seed=seed, runs=3, sentiment="snownlp-jieba")
+    job = Job(
+        work="", task=TASK_OF_SHAPE[shape], lang=lang, train_split="train", seed=seed, runs=3, sentiment="snownlp-jieba"
+    )
     return baseline_part(name, items, FeatureCache("snownlp-jieba"), job)
 
 
@@ -63,9 +88,23 @@ CASES = [(n, shape) for n in ESTIMATORS for shape in get_baseline(n).shapes]
 
 
 def test_the_registry_holds_the_papers_baselines():
-    assert {"random", "majority", "constant_first", "length", "bleu1", "bleu2", "sentiment", "discourse_markers",
-            "sentiment_full", "sentiment_last", "frequency", "ngram_overlap", "ending_only", "bert_wo_context",
-            "bert_wo_long"} <= set(NAMES)
+    assert {
+        "random",
+        "majority",
+        "constant_first",
+        "length",
+        "bleu1",
+        "bleu2",
+        "sentiment",
+        "discourse_markers",
+        "sentiment_full",
+        "sentiment_last",
+        "frequency",
+        "ngram_overlap",
+        "ending_only",
+        "bert_wo_context",
+        "bert_wo_long",
+    } <= set(NAMES)
     with pytest.raises(ValueError, match="unknown baseline 'nope'"):
         get_baseline("nope")
     with pytest.raises(ValueError, match="registered twice"):
@@ -103,8 +142,9 @@ def test_one_prediction_per_item_in_range_and_the_same_for_a_seed(name: str, sha
     assert _part(name, shape) == part
 
 
-@pytest.mark.parametrize(("name", "shape"), [(n, s) for n in ESTIMATORS for s in (CANDIDATES, GAPS)
-                                             if s not in get_baseline(n).shapes])
+@pytest.mark.parametrize(
+    ("name", "shape"), [(n, s) for n in ESTIMATORS for s in (CANDIDATES, GAPS) if s not in get_baseline(n).shapes]
+)
 def test_a_shape_it_is_not_defined_for_is_a_named_skip(name: str, shape: str):
     assert _part(name, shape)["skipped"].startswith(f"not defined for {TASK_OF_SHAPE[shape]}")
 
@@ -146,10 +186,21 @@ def shortest():
 
 def _clozet_folder(folder: Path) -> Path:
     by_split = {
-        split: [{"example_id": f"{it.example_id}{split}", "story_id": f"{it.example_id}{split}", "split": split,
-                 "context": "".join(it.before) + "<mask>", "candidates": it.candidates, "label": it.label,
-                 "mask_sentence_index": len(it.before), "annotator": None, "annotation_id": None, "lang": it.lang}
-                for it in items]
+        split: [
+            {
+                "example_id": f"{it.example_id}{split}",
+                "story_id": f"{it.example_id}{split}",
+                "split": split,
+                "context": "".join(it.before) + "<mask>",
+                "candidates": it.candidates,
+                "label": it.label,
+                "mask_sentence_index": len(it.before),
+                "annotator": None,
+                "annotation_id": None,
+                "lang": it.lang,
+            }
+            for it in items
+        ]
         for split, items in _dataset(CANDIDATES).items()
     }
     write_dataset(folder, "clozet", by_split, command="test", params={}, inputs=[], stats={}, lot_jsonl=False)
@@ -159,8 +210,23 @@ def _clozet_folder(folder: Path) -> Path:
 def test_a_made_up_baseline_appears_in_the_audit_report(shortest, tmp_path: Path):
     dataset = _clozet_folder(tmp_path / "clozet")
     out = tmp_path / "report"
-    result = CliRunner().invoke(app, ["audit-bias", str(dataset), "--out", str(out), "--workers", "1", "--runs", "2",
-                                      "--baseline", "constant_first", "--baseline", "shortest"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "audit-bias",
+            str(dataset),
+            "--out",
+            str(out),
+            "--workers",
+            "1",
+            "--runs",
+            "2",
+            "--baseline",
+            "constant_first",
+            "--baseline",
+            "shortest",
+        ],
+    )
     assert result.exit_code == 0, result.output
     records = {r["id"]: r for r in json.loads((out / "results.json").read_text(encoding="utf-8"))}
     # the right endings (终于成功了) are one character shorter than the wrong ones (根本没有去): shortest leaks
@@ -175,6 +241,8 @@ def test_a_made_up_baseline_runs_by_default_and_skips_by_its_shapes(shortest, tm
 
     senpos = {"train": _dataset(GAPS)["train"]}
     job = Job(work="", task="senpos", lang="zh", train_split="train", seed=0, runs=1, sentiment="snownlp-jieba")
-    assert baseline_part("shortest", senpos, FeatureCache(), job) == {"skipped": "not defined for senpos (it compares candidate endings)"}
+    assert baseline_part("shortest", senpos, FeatureCache(), job) == {
+        "skipped": "not defined for senpos (it compares candidate endings)"
+    }
     result = audit(_clozet_folder(tmp_path / "clozet"), runs=1, baselines=None)
     assert any(r["baseline"] == "shortest" for r in result.records)

@@ -34,14 +34,23 @@ def test_one_worker_two_workers_and_ray_give_the_same_bytes(task: str, stories: 
     kwargs = dict(seed=3, split="train=0.6,val=0.2,test=0.2", shard_rows=4)
     one = build_dataset(task, [stories], tmp_path / "one", **kwargs)
     two = build_dataset(task, [stories], tmp_path / "two", execution=ExecSettings(workers=2), **kwargs)
-    on_ray = build_dataset(task, [stories], tmp_path / "ray", execution=ExecSettings(workers=2, executor="ray"), **kwargs)
+    on_ray = build_dataset(
+        task, [stories], tmp_path / "ray", execution=ExecSettings(workers=2, executor="ray"), **kwargs
+    )
     assert sum(one.rows_per_split.values()) > 0
     assert _bytes(tmp_path / "one") == _bytes(tmp_path / "two") == _bytes(tmp_path / "ray")
-    assert {k: v for k, v in one.stats.items() if "second" not in k} == {k: v for k, v in on_ray.stats.items() if "second" not in k}
+    assert {k: v for k, v in one.stats.items() if "second" not in k} == {
+        k: v for k, v in on_ray.stats.items() if "second" not in k
+    }
     assert not (tmp_path / "two" / WORK_DIR).exists()  # the work folder goes once the dataset is written
     # and the same as the whole table built in one go, without shards
-    whole = build_dataset(task, [stories], tmp_path / "whole", seed=3, split="train=0.6,val=0.2,test=0.2", shard_rows=10_000)
-    assert _bytes(tmp_path / "whole") == _bytes(tmp_path / "one") and two.stats["examples_built"] == whole.stats["examples_built"]
+    whole = build_dataset(
+        task, [stories], tmp_path / "whole", seed=3, split="train=0.6,val=0.2,test=0.2", shard_rows=10_000
+    )
+    assert (
+        _bytes(tmp_path / "whole") == _bytes(tmp_path / "one")
+        and two.stats["examples_built"] == whole.stats["examples_built"]
+    )
 
 
 def test_a_stopped_build_resumes_its_finished_shards(stories: Path, tmp_path: Path):
@@ -56,16 +65,25 @@ def test_a_stopped_build_resumes_its_finished_shards(stories: Path, tmp_path: Pa
     again, stats = build_examples_sharded("plotcom", rows, tmp_path / "work", seed=0, shard_rows=5)
     assert len(again) == len(first) - sum(1 for ex in first if ex["story_id"] in {r["story_id"] for r in rows[:5]})
     assert stats.stories_in == len(rows)
-    other_seed, _ = build_examples_sharded("plotcom", rows, tmp_path / "work", seed=1, shard_rows=5)  # new job: all redone
+    other_seed, _ = build_examples_sharded(
+        "plotcom", rows, tmp_path / "work", seed=1, shard_rows=5
+    )  # new job: all redone
     assert len(other_seed) == len(build_examples("plotcom", rows, seed=1)[0])
 
 
 def test_cli_build_options(stories: Path, tmp_path: Path):
     runner = CliRunner()
-    ok = runner.invoke(app, ["build", "senpos", "--stories", str(stories), "--out", str(tmp_path / "s"), "--workers", "2", "--seed", "1"])
+    ok = runner.invoke(
+        app,
+        ["build", "senpos", "--stories", str(stories), "--out", str(tmp_path / "s"), "--workers", "2", "--seed", "1"],
+    )
     assert ok.exit_code == 0, ok.output
     assert (tmp_path / "s" / "train.parquet").exists()
-    bad = runner.invoke(app, ["build", "senpos", "--stories", str(stories), "--out", str(tmp_path / "b"), "--executor", "spark"])
+    bad = runner.invoke(
+        app, ["build", "senpos", "--stories", str(stories), "--out", str(tmp_path / "b"), "--executor", "spark"]
+    )
     assert bad.exit_code == 1 and "unknown executor 'spark'" in bad.output
-    zero = runner.invoke(app, ["build", "outgen", "--stories", str(stories), "--out", str(tmp_path / "z"), "--workers", "0"])
+    zero = runner.invoke(
+        app, ["build", "outgen", "--stories", str(stories), "--out", str(tmp_path / "z"), "--workers", "0"]
+    )
     assert zero.exit_code == 1 and "--workers" in zero.output

@@ -9,17 +9,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import SHARED_DATA
+from helpers import write_stories
 
+from lotdata.datasets.folder import read_dataset
+from lotdata.datasets.splits import parse_split_spec
 from lotdata.errors import InputError
 from lotdata.io import INCOMPLETE_MARKER, sha256_file
 from lotdata.schema import PLOTCOM, check_table, table_from_rows
 from lotdata.sources.story import make_story_row
-from lotdata.datasets.folder import read_dataset
 from lotdata.tasks.build import build_dataset, build_plotcom_with_clozet, split_examples
-from lotdata.datasets.splits import parse_split_spec
-
-from conftest import SHARED_DATA
-from helpers import write_stories
 
 REPO = Path(__file__).resolve().parents[1]
 CLOZET_EXAMPLE = SHARED_DATA / "lot_official_examples" / "examples" / "clozet.jsonl"
@@ -27,7 +26,9 @@ CLOZET_EXAMPLE = SHARED_DATA / "lot_official_examples" / "examples" / "clozet.js
 
 def lotdata(*args, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "lotdata.cli", *map(str, args)], capture_output=True, text=True,
+        [sys.executable, "-m", "lotdata.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
         env={**os.environ, "COLUMNS": "80", **(env or {})},
     )
 
@@ -61,12 +62,15 @@ def stories_with_clozet_story(shared_data: Path, tmp_path: Path) -> Path:
 
 # --- PlotCom val/test from ClozeT (part 3) ---------------------------------------------------------
 
+
 def test_cli_plotcom_val_test_from_official_clozet_example(stories_with_clozet_story: Path, tmp_path: Path):
     clozet_dir = tmp_path / "clozet"
     imported = lotdata("import", "lot", CLOZET_EXAMPLE, "--task", "clozet", "--split", "test", "--out", clozet_dir)
     assert imported.returncode == 0, imported.stderr
     out = tmp_path / "plotcom"
-    built = lotdata("build", "plotcom", "--stories", stories_with_clozet_story, "--clozet", clozet_dir, "--out", out, "--seed", "3")
+    built = lotdata(
+        "build", "plotcom", "--stories", stories_with_clozet_story, "--clozet", clozet_dir, "--out", out, "--seed", "3"
+    )
     assert built.returncode == 0, built.stderr
     assert "split 'val' is empty" in built.stderr  # the official example holds one test row only
     tables = read_dataset(out)
@@ -88,9 +92,13 @@ def test_cli_plotcom_val_test_from_official_clozet_example(stories_with_clozet_s
     assert (out / "lot" / "test.jsonl").read_text(encoding="utf-8").count("<MASK>") == 1
 
 
-def test_cli_plotcom_says_which_split_a_clozet_file_became_and_n_caps_train_only(stories_with_clozet_story: Path, tmp_path: Path):
+def test_cli_plotcom_says_which_split_a_clozet_file_became_and_n_caps_train_only(
+    stories_with_clozet_story: Path, tmp_path: Path
+):
     out = tmp_path / "pc"
-    built = lotdata("build", "plotcom", "--stories", stories_with_clozet_story, "--clozet", CLOZET_EXAMPLE, "--out", out, "--n", "2")
+    built = lotdata(
+        "build", "plotcom", "--stories", stories_with_clozet_story, "--clozet", CLOZET_EXAMPLE, "--out", out, "--n", "2"
+    )
     assert built.returncode == 0, built.stderr
     assert "clozet.jsonl -> test" in built.stderr and "val.jsonl/test.jsonl" in built.stderr
     rows = {s: e["rows"] for s, e in json.loads((out / "manifest.json").read_text())["splits"].items()}
@@ -99,8 +107,20 @@ def test_cli_plotcom_says_which_split_a_clozet_file_became_and_n_caps_train_only
 
 def test_library_function_takes_clozet_rows_and_an_origin(tmp_path: Path):
     stories = write_stories(tmp_path / "s.parquet", texts(12))
-    annotated = {"val": [{"example_id": "a1", "story_id": "x1", "split": "val", "context": "开头。<mask>结尾。",
-                          "candidates": ["错的句子。", "对的句子。"], "label": 1, "mask_sentence_index": 1, "lang": "zh"}]}
+    annotated = {
+        "val": [
+            {
+                "example_id": "a1",
+                "story_id": "x1",
+                "split": "val",
+                "context": "开头。<mask>结尾。",
+                "candidates": ["错的句子。", "对的句子。"],
+                "label": 1,
+                "mask_sentence_index": 1,
+                "lang": "zh",
+            }
+        ]
+    }
     report = build_plotcom_with_clozet([stories], annotated, tmp_path / "pc", origin="annotated", seed=1, train_n=5)
     assert report.rows_per_split == {"train": 5, "val": 1, "test": 0}
     assert read_dataset(tmp_path / "pc")["val"].column("origin").to_pylist() == ["annotated"]
@@ -115,7 +135,14 @@ def test_without_clozet_val_test_are_marked_automatic(tmp_path: Path):
 
 
 def test_an_older_plotcom_file_without_origin_reads_as_null():
-    row = {"example_id": "e", "story_id": "s", "split": "train", "context": "甲。<MASK>丙。", "target": "乙。", "lang": "zh"}
+    row = {
+        "example_id": "e",
+        "story_id": "s",
+        "split": "train",
+        "context": "甲。<MASK>丙。",
+        "target": "乙。",
+        "lang": "zh",
+    }
     older = table_from_rows([row], PLOTCOM).drop(["origin"])
     assert check_table(older, PLOTCOM).column("origin").to_pylist() == [None]
 
@@ -148,6 +175,7 @@ def test_clozet_with_split_or_another_task_is_refused(tmp_path: Path):
 
 
 # --- sizes and drops (part 4) -----------------------------------------------------------------------
+
 
 def test_train_n_caps_training_examples_with_whole_stories(tmp_path: Path):
     # 1,000-word stories: SenPos cuts each into several runs, so a story gives several examples
@@ -206,7 +234,9 @@ def test_manifest_is_enough_to_reproduce_a_build(tmp_path: Path):
     assert env["parameter_files"]["stopwords"]["sha256"] == sha256_file(stopwords)
     assert env["packages"]["jieba"] and env["packages"]["rake-nltk"]
     assert "outline_settings" in env
-    result = lotdata("build", "plotcom", "--stories", stories, "--out", tmp_path / "pc", env={"LOTDATA_TOKENIZER": "jieba-nohmm"})
+    result = lotdata(
+        "build", "plotcom", "--stories", stories, "--out", tmp_path / "pc", env={"LOTDATA_TOKENIZER": "jieba-nohmm"}
+    )
     assert result.returncode == 0, result.stderr
     manifest = json.loads((tmp_path / "pc" / "manifest.json").read_text())
     assert manifest["environment"]["tokenizer"] == "jieba-nohmm"
@@ -226,9 +256,11 @@ def test_outgen_export_keeps_an_absent_title_absent_and_round_trips(shared_data:
 
 # --- the dataset card (part 6) ------------------------------------------------------------------------
 
+
 def test_card_loads_with_datasets(tmp_path: Path):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local folder: nothing to fetch
     import datasets  # in the test extra: never skipped
+
     stories = write_stories(tmp_path / "s.parquet", texts(30))
     build_dataset("plotcom", [stories], tmp_path / "pc", seed=5, split="val=4,test=0")
     card = (tmp_path / "pc" / "README.md").read_text(encoding="utf-8")
@@ -242,7 +274,9 @@ def test_card_loads_with_datasets(tmp_path: Path):
 
 
 def test_card_command_writes_the_card_of_any_dataset_folder(shared_data: Path, tmp_path: Path):
-    lotdata_import = lotdata("import", "lot", CLOZET_EXAMPLE, "--task", "clozet", "--split", "test", "--out", tmp_path / "c")
+    lotdata_import = lotdata(
+        "import", "lot", CLOZET_EXAMPLE, "--task", "clozet", "--split", "test", "--out", tmp_path / "c"
+    )
     assert lotdata_import.returncode == 0, lotdata_import.stderr
     (tmp_path / "c" / "README.md").unlink()
     result = lotdata("card", tmp_path / "c")
@@ -264,7 +298,9 @@ def test_incomplete_folder_is_refused_by_readers(tmp_path: Path):
 def test_a_recipe_run_with_another_tokenizer_is_not_skipped_as_done(tmp_path: Path):
     recipe = tmp_path / "r.toml"
     stories = write_stories(tmp_path / "s.parquet", texts(8))
-    recipe.write_text(f'stories = {json.dumps(str(stories))}\n[[build]]\ntask = "plotcom"\nsplit = "train=1.0"\n', encoding="utf-8")
+    recipe.write_text(
+        f'stories = {json.dumps(str(stories))}\n[[build]]\ntask = "plotcom"\nsplit = "train=1.0"\n', encoding="utf-8"
+    )
     first = lotdata("run", recipe, "--out", tmp_path / "out")
     again = lotdata("run", recipe, "--out", tmp_path / "out")
     other = lotdata("run", recipe, "--out", tmp_path / "out", env={"LOTDATA_TOKENIZER": "jieba-nohmm"})
@@ -294,13 +330,22 @@ def test_every_shipped_recipe_parses():
 
 def test_lot_sizes_recipe_runs_where_its_stories_and_clozet_are(shared_data: Path, tmp_path: Path):
     write_stories(tmp_path / "stories.parquet", texts(16) + [clozet_story()])
-    imported = lotdata("import", "lot", CLOZET_EXAMPLE, "--task", "clozet", "--split", "test", "--out", tmp_path / "clozet_cases")
+    imported = lotdata(
+        "import", "lot", CLOZET_EXAMPLE, "--task", "clozet", "--split", "test", "--out", tmp_path / "clozet_cases"
+    )
     assert imported.returncode == 0, imported.stderr
-    result = subprocess.run([sys.executable, "-m", "lotdata.cli", "run", "lot", "--out", "out"], cwd=tmp_path,
-                            capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"})
+    result = subprocess.run(
+        [sys.executable, "-m", "lotdata.cli", "run", "lot", "--out", "out"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     assert result.returncode == 0, result.stderr
     assert "fewer than the 863 asked for" in result.stderr and "fewer than the 729 asked for" in result.stderr
-    assert json.loads((tmp_path / "out" / "clozet" / "manifest.json").read_text())["params"]["split"] == "val=294,test=294"
+    assert (
+        json.loads((tmp_path / "out" / "clozet" / "manifest.json").read_text())["params"]["split"] == "val=294,test=294"
+    )
     manifest = json.loads((tmp_path / "out" / "plotcom" / "manifest.json").read_text())
     assert manifest["params"]["train_n"] == 13099 and manifest["split_origin"]["test"] == ["clozet"]
     assert manifest["params"]["clozet_split"] == "val=465,test=464"

@@ -5,23 +5,22 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from helpers import write_stories
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lotdata.datasets.splits import assign_splits, parse_split_spec
 from lotdata.schema import MASK_TOKENS
 from lotdata.sources.story import make_story_row
 from lotdata.tasks.build import build_dataset, build_examples, split_examples
 from lotdata.tasks.plotcom import PlotcomParams, plotcom_examples
 from lotdata.tasks.senpos import SenposParams, reinsert, senpos_examples
-from lotdata.datasets.splits import assign_splits, parse_split_spec
 from lotdata.text import count_chars, join_sentences, merge_short_sentences
-
-from helpers import write_stories
 
 _WORDS = list("狐狸乌鸦小猴熊猫兔子大象森林河边太阳月亮石头苹果")
 # sentences of 2..30 characters ending in a terminal mark, some quoted
 _sentence = st.builds(
-    lambda body, end, quoted: (f"“{body}{end}”" if quoted else f"{body}{end}"),
+    lambda body, end, quoted: f"“{body}{end}”" if quoted else f"{body}{end}",
     st.lists(st.sampled_from(_WORDS), min_size=2, max_size=30).map("".join),
     st.sampled_from(["。", "！", "？", "……"]),
     st.booleans(),
@@ -175,7 +174,9 @@ def test_english_senpos_on_five_sentence_story():
 
 
 def test_merge_then_build_never_removes_a_merged_fragment():
-    story = _story_row("小熊说：“好。”小兔子和小熊一起去森林里采蘑菇。它们走了很久很久才找到一片蘑菇地。“真多呀！”小兔子高兴地叫起来。它们装满了篮子才回家。")
+    story = _story_row(
+        "小熊说：“好。”小兔子和小熊一起去森林里采蘑菇。它们走了很久很久才找到一片蘑菇地。“真多呀！”小兔子高兴地叫起来。它们装满了篮子才回家。"
+    )
     merged = merge_short_sentences(story["sentences"], "zh", 10)
     for seed in range(20):
         for ex in senpos_examples(story, SenposParams(), seed).examples:

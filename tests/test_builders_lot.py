@@ -14,16 +14,16 @@ from pathlib import Path
 
 import pytest
 
+from lotdata.datasets.folder import read_dataset
+from lotdata.datasets.splits import parse_split_spec
 from lotdata.io import sha256_file, write_parquet
 from lotdata.pipeline import run_recipe
 from lotdata.schema import MASK_TOKENS, STORIES, table_from_rows
 from lotdata.sources.readers import read_stories
 from lotdata.sources.story import story_id_for
-from lotdata.datasets.folder import read_dataset
 from lotdata.tasks.build import build_dataset, build_examples, split_examples
 from lotdata.tasks.clozet import build_clozet
 from lotdata.tasks.senpos import reinsert
-from lotdata.datasets.splits import parse_split_spec
 from lotdata.text import join_sentences, normalize_text
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,10 +54,21 @@ def _clozet_cases(stories: list[dict], k: int, seed: int = 3) -> list[dict]:
         if len(rows) == k:
             break
         j = rng.randrange(1, len(story["sentences"]) - 1)
-        context = join_sentences(story["sentences"][:j] + [MASK_TOKENS["clozet"]] + story["sentences"][j + 1 :], story["lang"])
-        rows.append({"example_id": f"case{i}", "story_id": story["story_id"], "split": ("train", "val", "test")[i % 3],
-                     "context": context, "candidates": ["A wrong candidate written for the test.", story["sentences"][j]],
-                     "label": 1, "mask_sentence_index": j, "lang": story["lang"]})
+        context = join_sentences(
+            story["sentences"][:j] + [MASK_TOKENS["clozet"]] + story["sentences"][j + 1 :], story["lang"]
+        )
+        rows.append(
+            {
+                "example_id": f"case{i}",
+                "story_id": story["story_id"],
+                "split": ("train", "val", "test")[i % 3],
+                "context": context,
+                "candidates": ["A wrong candidate written for the test.", story["sentences"][j]],
+                "label": 1,
+                "mask_sentence_index": j,
+                "lang": story["lang"],
+            }
+        )
     return rows
 
 
@@ -69,6 +80,7 @@ def _by_split(rows: list[dict]) -> dict[str, list[dict]]:
 
 
 # ------------------------------------------------------------------ 2. OutGen from filtered stories
+
 
 def test_outgen_takes_the_filtered_stories_and_says_which_statuses(cmrc_stories, tmp_path):
     stories = [dict(s) for s in cmrc_stories[:12]]
@@ -83,7 +95,9 @@ def test_outgen_takes_the_filtered_stories_and_says_which_statuses(cmrc_stories,
     built = {r["story_id"] for t in read_dataset(tmp_path / "o").values() for r in t.to_pylist()}
     assert built and built <= taken
     # asked for explicitly: those statuses; stories without annotators' decisions: every one but rejected
-    build_dataset("outgen", [path], tmp_path / "c", seed=1, split="val=1,test=1", card=False, lot_jsonl=False, statuses=["clean"])
+    build_dataset(
+        "outgen", [path], tmp_path / "c", seed=1, split="val=1,test=1", card=False, lot_jsonl=False, statuses=["clean"]
+    )
     assert json.loads((tmp_path / "c" / "manifest.json").read_text())["statuses_used"] == ["clean"]
     raw = _write(tmp_path / "raw.parquet", cmrc_stories[:3])
     build_dataset("outgen", [raw], tmp_path / "r", seed=1, split="val=1,test=1", card=False, lot_jsonl=False)
@@ -94,12 +108,15 @@ def test_outgen_takes_the_filtered_stories_and_says_which_statuses(cmrc_stories,
 
 # ------------------------------------------------------------------ 3. PlotCom val/test sampled across ClozeT
 
+
 def test_plotcom_val_test_sampled_across_all_of_clozet(roc_stories, tmp_path):
     cases = _clozet_cases(roc_stories[:400], 300)
     clozet = _by_split(cases)
     assert len(clozet["val"]) + len(clozet["test"]) < 150 + 140  # more than ClozeT val + test hold, as in LOT
     path = _write(tmp_path / "s.parquet", roc_stories[:600])
-    report = build_dataset("plotcom", [path], tmp_path / "p", seed=5, clozet=clozet, clozet_split="val=150,test=140", card=False)
+    report = build_dataset(
+        "plotcom", [path], tmp_path / "p", seed=5, clozet=clozet, clozet_split="val=150,test=140", card=False
+    )
     data = {s: t.to_pylist() for s, t in read_dataset(tmp_path / "p").items()}
     assert len(data["val"]) == 150 and len(data["test"]) == 140
     sampled_from = {row["example_id"].removeprefix("plotcom-from-") for s in ("val", "test") for row in data[s]}
@@ -120,17 +137,22 @@ def test_lot_recipe_claims_lot_table3_sizes():
     assert steps["plotcom"]["clozet"] == "clozet" and steps["plotcom"]["train_n"] == 13099
     assert parse_split_spec(steps["plotcom"]["clozet_split"]).values == {"val": 465, "test": 464}
     assert parse_split_spec(steps["senpos"]["split"]).values == {"val": 800, "test": 863}
-    assert steps["outgen"]["train_n"] == 1456 and parse_split_spec(steps["outgen"]["split"]).values == {"val": 242, "test": 729}
+    assert steps["outgen"]["train_n"] == 1456 and parse_split_spec(steps["outgen"]["split"]).values == {
+        "val": 242,
+        "test": 729,
+    }
     assert "statuses" not in steps["outgen"]  # the default: the filtered stories once they carry decisions
 
 
 # ------------------------------------------------------------------ 4. PlotCom train masks any sentence
 
+
 def test_plotcom_train_masks_first_and_last_sentences_as_lot_and_counts_them(cmrc_stories, tmp_path):
     path = _write(tmp_path / "s.parquet", cmrc_stories[:300])
     lot = build_dataset("plotcom", [path], tmp_path / "any", seed=2, card=False, lot_jsonl=False)
-    inner = build_dataset("plotcom", [path], tmp_path / "inner", seed=2, card=False, lot_jsonl=False,
-                          params={"mask_positions": "inner"})
+    inner = build_dataset(
+        "plotcom", [path], tmp_path / "inner", seed=2, card=False, lot_jsonl=False, params={"mask_positions": "inner"}
+    )
     train = read_dataset(tmp_path / "any")["train"].to_pylist()
     counts = lot.stats["masked_positions"]
     assert counts["first"] > 0 and counts["last"] > 0 and sum(counts.values()) == len(train)
@@ -142,6 +164,7 @@ def test_plotcom_train_masks_first_and_last_sentences_as_lot_and_counts_them(cmr
 
 
 # ------------------------------------------------------------------ 5. SenPos paragraphs
+
 
 @pytest.fixture(scope="module")
 def c3_paragraphed(shared_data: Path, tmp_path_factory) -> tuple[list[dict], list[str]]:
@@ -180,13 +203,17 @@ def test_senpos_cuts_on_the_paragraphs_first(c3_paragraphed, tmp_path):
         lines = [normalize_text(line, "zh") for line in raw.split("\n") if line.strip()]
         # cut on the source's paragraph breaks: the paragraph is a run of whole source paragraphs
         # (one too short for an example is joined to its neighbour)
-        assert any("".join(lines[a:b]) == paragraph for a in range(len(lines)) for b in range(a + 1, len(lines) + 1)), ex["example_id"]
-    whole = build_dataset("senpos", [path], tmp_path / "w", seed=4, card=False, lot_jsonl=False,
-                          params={"cut_paragraphs": False})
+        assert any("".join(lines[a:b]) == paragraph for a in range(len(lines)) for b in range(a + 1, len(lines) + 1)), (
+            ex["example_id"]
+        )
+    whole = build_dataset(
+        "senpos", [path], tmp_path / "w", seed=4, card=False, lot_jsonl=False, params={"cut_paragraphs": False}
+    )
     assert report.stats["paragraphs"] > whole.stats["paragraphs"]
 
 
 # ------------------------------------------------------------------ 6. ClozeT from the written cases
+
 
 def test_build_clozet_reaches_lot_sizes_and_the_recipe_chains_it_into_plotcom(roc_stories, tmp_path):
     cases = _clozet_cases(roc_stories, 1232)
@@ -199,14 +226,23 @@ def test_build_clozet_reaches_lot_sizes_and_the_recipe_chains_it_into_plotcom(ro
     cases_dir = tmp_path / "cases"
     cases_dir.mkdir()
     for split, rows in _by_split(cases[:200]).items():
-        (cases_dir / f"{split}.jsonl").write_text("".join(
-            json.dumps({"story": r["context"], "plot0": r["candidates"][0], "plot1": r["candidates"][1], "label": "1"}) + "\n"
-            for r in rows), encoding="utf-8")
+        (cases_dir / f"{split}.jsonl").write_text(
+            "".join(
+                json.dumps(
+                    {"story": r["context"], "plot0": r["candidates"][0], "plot1": r["candidates"][1], "label": "1"}
+                )
+                + "\n"
+                for r in rows
+            ),
+            encoding="utf-8",
+        )
     _write(tmp_path / "stories.parquet", roc_stories[:400])
     (tmp_path / "r.toml").write_text(
         'stories = "stories.parquet"\n'
         '[[build]]\ntask = "clozet"\ncases = "cases"\nsplit = "val=40,test=40"\nseed = 1\n'
-        '[[build]]\ntask = "plotcom"\nclozet = "clozet"\nclozet_split = "val=60,test=50"\nseed = 1\n', encoding="utf-8")
+        '[[build]]\ntask = "plotcom"\nclozet = "clozet"\nclozet_split = "val=60,test=50"\nseed = 1\n',
+        encoding="utf-8",
+    )
     import os
 
     cwd = os.getcwd()
@@ -224,6 +260,7 @@ def test_build_clozet_reaches_lot_sizes_and_the_recipe_chains_it_into_plotcom(ro
 
 # ------------------------------------------------------------------ 7. --n caps the work
 
+
 def test_n_builds_only_the_stories_it_keeps_with_the_same_examples(cmrc_stories, tmp_path):
     path = _write(tmp_path / "s.parquet", cmrc_stories[:400])
     for task in ("senpos", "plotcom"):
@@ -233,11 +270,13 @@ def test_n_builds_only_the_stories_it_keeps_with_the_same_examples(cmrc_stories,
         full, _ = build_examples(task, cmrc_stories[:400], seed=9)
         expected = split_examples(full, parse_split_spec("train=0.8,val=0.1,test=0.1"), 9, n=5)
         got = {s: t.to_pylist() for s, t in read_dataset(tmp_path / task).items()}
-        assert {s: [r["example_id"] for r in rows] for s, rows in got.items()} == \
-               {s: [r["example_id"] for r in rows] for s, rows in expected.items()}
+        assert {s: [r["example_id"] for r in rows] for s, rows in got.items()} == {
+            s: [r["example_id"] for r in rows] for s, rows in expected.items()
+        }
 
 
 # ------------------------------------------------------------------ speed: rjieba gives jieba's bytes
+
 
 def test_rjieba_and_jieba_builds_are_byte_identical(cmrc_stories, tmp_path):
     path = _write(tmp_path / "s.parquet", cmrc_stories[:120])
@@ -251,6 +290,7 @@ def test_rjieba_and_jieba_builds_are_byte_identical(cmrc_stories, tmp_path):
 
 
 # ------------------------------------------------------------------ what the points do not touch stays the same
+
 
 def test_outputs_the_points_do_not_touch_keep_their_bytes(cmrc_stories, c3_paragraphed, tmp_path):
     """Stories without paragraph breaks (or an older table without the column) give the bytes of the whole-story
@@ -272,8 +312,14 @@ def test_outputs_the_points_do_not_touch_keep_their_bytes(cmrc_stories, c3_parag
     table = table_from_rows(stories, STORIES)
     pq.write_table(table.drop_columns(["paragraph_breaks"]), older)  # a stories table written before the column
     build_dataset("senpos", [older], tmp_path / "older", seed=6, card=False)
-    build_dataset("senpos", [_write(tmp_path / "c3.parquet", stories)], tmp_path / "c3-whole", seed=6, card=False,
-                  params={"cut_paragraphs": False})
+    build_dataset(
+        "senpos",
+        [_write(tmp_path / "c3.parquet", stories)],
+        tmp_path / "c3-whole",
+        seed=6,
+        card=False,
+        params={"cut_paragraphs": False},
+    )
     assert same(tmp_path / "older", tmp_path / "c3-whole")
 
 
@@ -282,7 +328,9 @@ def test_build_clozet_cli_exit_codes(shared_data, tmp_path):
     import sys
 
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "lotdata.cli", "build", "clozet", *map(str, args)], capture_output=True, text=True)
+        return subprocess.run(
+            [sys.executable, "-m", "lotdata.cli", "build", "clozet", *map(str, args)], capture_output=True, text=True
+        )
 
     missing = run("--cases", tmp_path / "nowhere", "--out", tmp_path / "a")
     assert missing.returncode == 1 and "no such ClozeT dataset" in missing.stderr

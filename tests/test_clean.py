@@ -10,15 +10,15 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from lotdata.cli import app
 from lotdata.clean.dedup import DedupParams, signatures
-from lotdata.clean.rules import dialogue_share, glued_title, is_classical, narrative_score, strip_noise, to_simplified
 from lotdata.clean.files import clean_files
+from lotdata.clean.rules import dialogue_share, glued_title, is_classical, narrative_score, strip_noise, to_simplified
 from lotdata.clean.step import CleanParams, clean_rows, load_lexicon
+from lotdata.cli import app
 from lotdata.errors import InputError
 from lotdata.io import write_parquet
-from lotdata.sources.read_stage import ReadParams, read_step
 from lotdata.schema import STORIES, table_from_rows
+from lotdata.sources.read_stage import ReadParams, read_step
 from lotdata.sources.story import make_story_row
 from lotdata.tasks.build import build_dataset
 from lotdata.text import normalize_text
@@ -37,8 +37,16 @@ def row(text: str, source: str = "test", title: str | None = None, url: str | No
 
 def test_strip_noise_removes_links_emails_nav_brackets_garbled():
     noisy = normalize_text(
-        "当前位置：首页>童话故事。" + FOX[:13] + "（图）" + FOX[13:40] + "详见www.example.com/story。"
-        + "投稿请发信到 story@example.com 。" + FOX[40:] + "锟斤拷锟斤拷\ufffd【广告】上一篇：龟兔赛跑下一篇：小马过河", "zh")
+        "当前位置：首页>童话故事。"
+        + FOX[:13]
+        + "（图）"
+        + FOX[13:40]
+        + "详见www.example.com/story。"
+        + "投稿请发信到 story@example.com 。"
+        + FOX[40:]
+        + "锟斤拷锟斤拷\ufffd【广告】上一篇：龟兔赛跑下一篇：小马过河",
+        "zh",
+    )
     result = strip_noise(noisy)
     for junk in ("www.", "example", "@", "锟斤拷", "\ufffd", "（图）", "【广告】", "上一篇", "当前位置"):
         assert junk not in result.text, junk
@@ -74,8 +82,10 @@ def test_flags_dialogue_classical_length_and_glued_title():
 
 
 def test_narrative_score_separates_a_story_from_an_explanation():
-    expository = ("研究表明，每天喝足够的水对健康有很多好处。专家认为，成年人一般每天应该喝六到八杯水。"
-                  "如果运动量大，需要喝得更多。因此，我们应该养成按时喝水的习惯。")
+    expository = (
+        "研究表明，每天喝足够的水对健康有很多好处。专家认为，成年人一般每天应该喝六到八杯水。"
+        "如果运动量大，需要喝得更多。因此，我们应该养成按时喝水的习惯。"
+    )
     assert narrative_score(expository) < -1.0 < narrative_score(FOX)
 
 
@@ -83,13 +93,21 @@ def test_rejections_go_to_quarantine_with_rule_and_evidence(tmp_path: Path):
     lexicon = tmp_path / "lexicon.txt"
     lexicon.write_text("# test lexicon\n毒蘑菇汤\n", encoding="utf-8")
     one_line = {**row(BEAR), "text": "长" * 10_000_000, "sentences": ["长" * 10_000_000]}  # a 10 MB single line
-    rows = [row(FOX), row("太短了。"), row(BEAR + "它喝了一碗毒蘑菇汤。"), row(FOX, source="other", url="b"),
-            row("很长的故事。" * 1000), one_line]
+    rows = [
+        row(FOX),
+        row("太短了。"),
+        row(BEAR + "它喝了一碗毒蘑菇汤。"),
+        row(FOX, source="other", url="b"),
+        row("很长的故事。" * 1000),
+        one_line,
+    ]
     result = clean_rows(rows, CleanParams(lexicon=load_lexicon(lexicon), max_chars=3000))
     rules = {q["rule"]: q for q in result.quarantine}
     assert set(rules) == {"length_min", "lexicon", "exact_duplicate", "length_max"}
     assert sorted(q["evidence"] for q in result.quarantine if q["rule"] == "length_max") == [
-        "10000000 characters > 3000 (before cleaning)", "6000 characters > 3000"]
+        "10000000 characters > 3000 (before cleaning)",
+        "6000 characters > 3000",
+    ]
     assert rules["lexicon"]["evidence"] == "毒蘑菇汤" and rules["lexicon"]["status"] == "rejected"
     assert "characters < 50" in rules["length_min"]["evidence"]
     assert "same text as" in rules["exact_duplicate"]["evidence"]
@@ -102,16 +120,27 @@ def test_rejections_go_to_quarantine_with_rule_and_evidence(tmp_path: Path):
 def test_near_duplicates_best_copy_kept_and_related_stories_share_a_cluster():
     retold = FOX.replace("老乌龟", "大乌龟")  # a near-copy
     variant = FOX[:40] + "它看见一条小船从远处漂来，就跳上了船，顺着河水漂到了很远很远的地方。"  # a retelling
-    rows = [row(retold, source="b"), row(FOX + "它再也不敢一个人下水了。", source="a"), row(variant, source="c"), row(BEAR)]
-    result = clean_rows(rows, CleanParams(min_chars=20, dedup=DedupParams(cluster_threshold=0.25, reject_threshold=0.6)))
+    rows = [
+        row(retold, source="b"),
+        row(FOX + "它再也不敢一个人下水了。", source="a"),
+        row(variant, source="c"),
+        row(BEAR),
+    ]
+    result = clean_rows(
+        rows, CleanParams(min_chars=20, dedup=DedupParams(cluster_threshold=0.25, reject_threshold=0.6))
+    )
     (dup,) = [q for q in result.quarantine if q["rule"] == "near_duplicate"]
     assert dup["source"] == "b" and "jaccard" in dup["evidence"]
     kept = {r["source"]: r for r in result.kept}
     assert kept["a"]["cluster_id"] == kept["c"]["cluster_id"] == kept["a"]["story_id"]  # the best copy names it
     assert kept["test"]["cluster_id"] is None
     # the result does not depend on row order
-    again = clean_rows(list(reversed(rows)), CleanParams(min_chars=20, dedup=DedupParams(cluster_threshold=0.25, reject_threshold=0.6)))
-    assert sorted((r["story_id"], r["cluster_id"]) for r in again.kept) == sorted((r["story_id"], r["cluster_id"]) for r in result.kept)
+    again = clean_rows(
+        list(reversed(rows)), CleanParams(min_chars=20, dedup=DedupParams(cluster_threshold=0.25, reject_threshold=0.6))
+    )
+    assert sorted((r["story_id"], r["cluster_id"]) for r in again.kept) == sorted(
+        (r["story_id"], r["cluster_id"]) for r in result.kept
+    )
 
 
 def _brute_force_dedup(rows: list[dict], params: CleanParams) -> tuple[set[str], dict[str, str]]:
@@ -127,9 +156,13 @@ def _brute_force_dedup(rows: list[dict], params: CleanParams) -> tuple[set[str],
     rank = {r["story_id"]: rank_key(r["flags"], len(r["text"]), r["source"], r["url"], r["story_id"]) for r in cleaned}
     best: dict[str, dict] = {}
     for r in cleaned:  # exact copies: the best-ranked one of each text
-        if r["story_id"] not in best or rank[r["story_id"]] > rank_key(r["flags"], len(r["text"]), r["source"], r["url"], r["story_id"]):
+        if r["story_id"] not in best or rank[r["story_id"]] > rank_key(
+            r["flags"], len(r["text"]), r["source"], r["url"], r["story_id"]
+        ):
             best[r["story_id"]] = r
-    unique = sorted(best.values(), key=lambda r: rank_key(r["flags"], len(r["text"]), r["source"], r["url"], r["story_id"]))
+    unique = sorted(
+        best.values(), key=lambda r: rank_key(r["flags"], len(r["text"]), r["source"], r["url"], r["story_id"])
+    )
     sigs = signatures([r["text"] for r in unique], [r["lang"] for r in unique], params.dedup)
     sim = {(i, j): float(similarity(sigs, i, j)) for i, j in combinations(range(len(unique)), 2)}
     kept: list[int] = []
@@ -146,9 +179,16 @@ def _brute_force_dedup(rows: list[dict], params: CleanParams) -> tuple[set[str],
 def test_deduplication_agrees_with_a_brute_force_oracle():
     retold = FOX.replace("老乌龟", "大乌龟")
     longer = FOX + "它再也不敢一个人下水了。"
-    rows = [row(FOX, source="b"), row(retold, source="a"), row(FOX, source="a", url="x#2"), row(BEAR, source="c"),
-            row(longer, source="d"), row(BEAR, source="a"), row(BEAR.replace("蜂蜜", "牛奶"), source="e"),
-            row(BEAR + "“妈妈，生日快乐！”小熊说。", source="f")]
+    rows = [
+        row(FOX, source="b"),
+        row(retold, source="a"),
+        row(FOX, source="a", url="x#2"),
+        row(BEAR, source="c"),
+        row(longer, source="d"),
+        row(BEAR, source="a"),
+        row(BEAR.replace("蜂蜜", "牛奶"), source="e"),
+        row(BEAR + "“妈妈，生日快乐！”小熊说。", source="f"),
+    ]
     params = CleanParams(min_chars=20, dedup=DedupParams(cluster_threshold=0.3, reject_threshold=0.6))
     kept_ids, removed = _brute_force_dedup(rows, params)
     result = clean_rows(rows, params)
@@ -163,8 +203,10 @@ def test_deduplication_agrees_with_a_brute_force_oracle():
 
 def test_t2s_conversion():
     assert to_simplified("從前有一個漁夫，每天划船去海上打魚。") == "从前有一个渔夫，每天划船去海上打鱼。"
-    result = clean_rows([row("從前有一個漁夫，每天劃著小船去海上打魚。有一天，他撈起一個舊瓶子，瓶子裡跑出一個巨人。")],
-                        CleanParams(t2s=True, min_chars=10))
+    result = clean_rows(
+        [row("從前有一個漁夫，每天劃著小船去海上打魚。有一天，他撈起一個舊瓶子，瓶子裡跑出一個巨人。")],
+        CleanParams(t2s=True, min_chars=10),
+    )
     assert result.kept[0]["text"].startswith("从前有一个渔夫")
 
 
@@ -194,7 +236,12 @@ def test_clean_cli_writes_tables_and_bad_input_is_a_clear_error(tmp_path: Path):
     assert bad.exit_code == 3 and "binary.parquet" in bad.output
     with pytest.raises(InputError, match="missing columns"):
         other = tmp_path / "other.parquet"
-        write_parquet(table_from_rows([{"path": "x", "reason": "y"}], __import__("lotdata.schema", fromlist=["QUARANTINE"]).QUARANTINE), other)
+        write_parquet(
+            table_from_rows(
+                [{"path": "x", "reason": "y"}], __import__("lotdata.schema", fromlist=["QUARANTINE"]).QUARANTINE
+            ),
+            other,
+        )
         clean_files([other], tmp_path / "c4")
 
 
@@ -209,8 +256,14 @@ def real(shared_data: Path, tmp_path_factory) -> dict[str, Path]:
         "cmrc": folder / "cmrc.parquet",
         "cft": folder / "cft.parquet",
     }
-    read_step([shared_data / "cmrc2017_children_stories/validation/cloze.valid.doc_query"], paths["cmrc"], ReadParams(lang="zh"))
-    read_step([shared_data / "cft_children_fairy_tale/children_fairy_tale/cft.zip"], paths["cft"], ReadParams(lang="zh"))
+    read_step(
+        [shared_data / "cmrc2017_children_stories/validation/cloze.valid.doc_query"],
+        paths["cmrc"],
+        ReadParams(lang="zh"),
+    )
+    read_step(
+        [shared_data / "cft_children_fairy_tale/children_fairy_tale/cft.zip"], paths["cft"], ReadParams(lang="zh")
+    )
     return paths
 
 
@@ -223,11 +276,100 @@ def cleaned(real: dict[str, Path], tmp_path_factory) -> Path:
 
 # hand labels: which of the first 120 CFT stories (read_stories order of cft.zip) have a title glued
 # to the first sentence; 0-79 were looked at while writing the rule, 80-119 only afterwards
-CFT_GLUED_TUNE = {0, 1, 4, 5, 6, 7, 9, 10, 11, 13, 14, 15, 16, 18, 19, 20, 21, 22, 23, 24, 25, 26, 29, 31, 32, 36, 38,
-                  39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 54, 55, 56, 58, 59, 60, 61, 63, 64, 65, 66, 67, 68, 69,
-                  72, 73, 74, 75, 76, 77, 78, 79}
-CFT_GLUED_HELDOUT = {80, 81, 82, 83, 85, 86, 89, 90, 92, 93, 94, 95, 97, 98, 99, 101, 102, 103, 104, 105, 106, 107,
-                     111, 112, 113, 114, 115, 116, 117, 118}
+CFT_GLUED_TUNE = {
+    0,
+    1,
+    4,
+    5,
+    6,
+    7,
+    9,
+    10,
+    11,
+    13,
+    14,
+    15,
+    16,
+    18,
+    19,
+    20,
+    21,
+    22,
+    23,
+    24,
+    25,
+    26,
+    29,
+    31,
+    32,
+    36,
+    38,
+    39,
+    40,
+    41,
+    42,
+    43,
+    44,
+    45,
+    46,
+    47,
+    48,
+    49,
+    54,
+    55,
+    56,
+    58,
+    59,
+    60,
+    61,
+    63,
+    64,
+    65,
+    66,
+    67,
+    68,
+    69,
+    72,
+    73,
+    74,
+    75,
+    76,
+    77,
+    78,
+    79,
+}
+CFT_GLUED_HELDOUT = {
+    80,
+    81,
+    82,
+    83,
+    85,
+    86,
+    89,
+    90,
+    92,
+    93,
+    94,
+    95,
+    97,
+    98,
+    99,
+    101,
+    102,
+    103,
+    104,
+    105,
+    106,
+    107,
+    111,
+    112,
+    113,
+    114,
+    115,
+    116,
+    117,
+    118,
+}
 
 
 def glued_title_quality(shared_data: Path) -> dict[str, tuple[float, float]]:
@@ -235,8 +377,10 @@ def glued_title_quality(shared_data: Path) -> dict[str, tuple[float, float]]:
 
     stories = read_stories([shared_data / "cft_children_fairy_tale/children_fairy_tale/cft.zip"], lang="zh").stories
     figures = {}
-    for part, span, truth in (("0-79 (rule written on)", range(0, 80), CFT_GLUED_TUNE),
-                              ("80-119 (held out)", range(80, 120), CFT_GLUED_HELDOUT)):
+    for part, span, truth in (
+        ("0-79 (rule written on)", range(0, 80), CFT_GLUED_TUNE),
+        ("80-119 (held out)", range(80, 120), CFT_GLUED_HELDOUT),
+    ):
         flagged = {i for i in span if glued_title(stories[i]["text"])}
         figures[part] = (len(flagged & truth) / max(len(flagged), 1), len(flagged & truth) / len(truth))
     return figures
@@ -247,14 +391,18 @@ def test_clean_cli_path_and_parameter_errors(tmp_path: Path):
     write_parquet(table_from_rows([row(FOX), row(BEAR)], STORIES), stories)
     runner = CliRunner()
     # a missing lexicon is a wrong path (exit 1); an undecodable one is bad input (exit 3)
-    missing = runner.invoke(app, ["clean", str(stories), "--out", str(tmp_path / "c1"), "--lexicon", str(tmp_path / "nonexist.txt")])
+    missing = runner.invoke(
+        app, ["clean", str(stories), "--out", str(tmp_path / "c1"), "--lexicon", str(tmp_path / "nonexist.txt")]
+    )
     assert missing.exit_code == 1 and "nonexist.txt" in missing.output
     binary = tmp_path / "lexicon.bin"
     binary.write_bytes(b"\xff\xfe\x00" * 10)
     undecodable = runner.invoke(app, ["clean", str(stories), "--out", str(tmp_path / "c1"), "--lexicon", str(binary)])
     assert undecodable.exit_code == 3 and "lexicon.bin" in undecodable.output
     # --min-chars above --max-chars is refused before any work
-    swapped = runner.invoke(app, ["clean", str(stories), "--out", str(tmp_path / "c2"), "--min-chars", "500", "--max-chars", "100"])
+    swapped = runner.invoke(
+        app, ["clean", str(stories), "--out", str(tmp_path / "c2"), "--min-chars", "500", "--max-chars", "100"]
+    )
     assert swapped.exit_code == 1 and "--min-chars" in swapped.output and not (tmp_path / "c2").exists()
     # --out naming a file: one clear line before any work
     existing = tmp_path / "existing_file"
@@ -269,7 +417,10 @@ def test_clean_cli_keeping_no_story_exits_3_and_still_writes_quarantine(tmp_path
     write_parquet(table_from_rows([row(FOX), row(BEAR)], STORIES), stories)
     result = CliRunner().invoke(app, ["clean", str(stories), "--out", str(tmp_path / "c"), "--min-chars", "500"])
     assert result.exit_code == 3 and "no story kept" in result.output and "stories.parquet" in result.output
-    assert pq.read_table(tmp_path / "c" / "quarantine.parquet").column("rule").to_pylist() == ["length_min", "length_min"]
+    assert pq.read_table(tmp_path / "c" / "quarantine.parquet").column("rule").to_pylist() == [
+        "length_min",
+        "length_min",
+    ]
     assert (tmp_path / "c" / "summary.parquet").exists() and (tmp_path / "c" / "manifest.json").exists()
 
 
@@ -279,8 +430,13 @@ def test_real_glued_titles_precise_on_hand_labels(shared_data: Path):
 
 
 def test_real_glued_titles_flagged_in_cft_rarely_in_cmrc(cleaned: Path):
-    rows = pq.read_table(cleaned / "stories.parquet").to_pylist() + pq.read_table(cleaned / "quarantine.parquet").to_pylist()
-    rate = {src: np.mean(["title_glued" in r["flags"] for r in rows if r["source"] == src]) for src in ("cft", "cmrc2017")}
+    rows = (
+        pq.read_table(cleaned / "stories.parquet").to_pylist()
+        + pq.read_table(cleaned / "quarantine.parquet").to_pylist()
+    )
+    rate = {
+        src: np.mean(["title_glued" in r["flags"] for r in rows if r["source"] == src]) for src in ("cft", "cmrc2017")
+    }
     assert rate["cft"] > 0.05 and rate["cmrc2017"] < 0.01, rate
 
 
@@ -288,8 +444,11 @@ def test_real_same_fables_in_cmrc_and_cft_are_near_duplicates(cleaned: Path):
     kept = pq.read_table(cleaned / "stories.parquet").to_pylist()
     quarantine = pq.read_table(cleaned / "quarantine.parquet").to_pylist()
     source_of = {r["story_id"]: r["source"] for r in kept}
-    removed = [q for q in quarantine if q["rule"] == "near_duplicate"
-               and q["source"] != source_of[q["evidence"].split(" with ")[1].split(" ")[0]]]
+    removed = [
+        q
+        for q in quarantine
+        if q["rule"] == "near_duplicate" and q["source"] != source_of[q["evidence"].split(" with ")[1].split(" ")[0]]
+    ]
     assert all(float(q["evidence"].split()[1]) >= 0.8 for q in removed)
     clusters: dict[str, set[str]] = {}
     for r in kept:
@@ -302,12 +461,69 @@ def test_real_same_fables_in_cmrc_and_cft_are_near_duplicates(cleaned: Path):
 
 # hand labels of C3 documents (index in the file: N narrative, E expository); dev tuned the
 # threshold, test was held out (see bench/sources.md for the figures)
-C3_DEV = {0: "N", 2: "N", 3: "E", 5: "E", 6: "E", 14: "N", 16: "E", 18: "N", 19: "E", 21: "E", 26: "E", 28: "E",
-          29: "N", 30: "N", 34: "N", 36: "N", 37: "E", 38: "N", 40: "E", 41: "E", 42: "N", 43: "N", 44: "E",
-          48: "E", 50: "E", 51: "E", 53: "N", 55: "N", 56: "E"}
-C3_TEST = {0: "N", 2: "E", 3: "E", 4: "E", 7: "E", 9: "E", 11: "E", 13: "E", 15: "N", 17: "E", 18: "E", 19: "N",
-           20: "E", 21: "N", 22: "E", 23: "E", 27: "N", 28: "E", 29: "E", 33: "E", 36: "E", 39: "N", 41: "E",
-           43: "N", 45: "E", 46: "E", 47: "E", 49: "E", 50: "E", 51: "N"}
+C3_DEV = {
+    0: "N",
+    2: "N",
+    3: "E",
+    5: "E",
+    6: "E",
+    14: "N",
+    16: "E",
+    18: "N",
+    19: "E",
+    21: "E",
+    26: "E",
+    28: "E",
+    29: "N",
+    30: "N",
+    34: "N",
+    36: "N",
+    37: "E",
+    38: "N",
+    40: "E",
+    41: "E",
+    42: "N",
+    43: "N",
+    44: "E",
+    48: "E",
+    50: "E",
+    51: "E",
+    53: "N",
+    55: "N",
+    56: "E",
+}
+C3_TEST = {
+    0: "N",
+    2: "E",
+    3: "E",
+    4: "E",
+    7: "E",
+    9: "E",
+    11: "E",
+    13: "E",
+    15: "N",
+    17: "E",
+    18: "E",
+    19: "N",
+    20: "E",
+    21: "N",
+    22: "E",
+    23: "E",
+    27: "N",
+    28: "E",
+    29: "E",
+    33: "E",
+    36: "E",
+    39: "N",
+    41: "E",
+    43: "N",
+    45: "E",
+    46: "E",
+    47: "E",
+    49: "E",
+    50: "E",
+    51: "N",
+}
 
 
 def c3_flag_quality(shared_data: Path, part: str, labels: dict[int, str]) -> tuple[float, float]:
@@ -338,8 +554,8 @@ def near_pairs_across_splits(folder: Path, stories: Path, threshold: float) -> i
     split_arr = np.array([split_of[i] for i in ids])
     pairs = 0
     for i in range(len(ids)):
-        sims = (hashes[i + 1:] == hashes[i]).mean(axis=1)
-        pairs += int(((sims >= threshold) & (split_arr[i + 1:] != split_arr[i])).sum())
+        sims = (hashes[i + 1 :] == hashes[i]).mean(axis=1)
+        pairs += int(((sims >= threshold) & (split_arr[i + 1 :] != split_arr[i])).sum())
     return pairs
 
 

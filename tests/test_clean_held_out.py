@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pyarrow.parquet as pq
+from helpers import write_stories
 from typer.testing import CliRunner
 
-from helpers import write_stories
 from lotdata.cli import app
 
 STORIES = [
@@ -30,8 +30,15 @@ def _cloze_csv(path: Path) -> Path:
     """Cases whose sources are story 0 (same text: same id) and story 1 (its ending reworded: a near copy)."""
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["InputStoryid", *[f"InputSentence{k}" for k in range(1, 5)], "RandomFifthSentenceQuiz1",
-                         "RandomFifthSentenceQuiz2", "AnswerRightEnding"])
+        writer.writerow(
+            [
+                "InputStoryid",
+                *[f"InputSentence{k}" for k in range(1, 5)],
+                "RandomFifthSentenceQuiz1",
+                "RandomFifthSentenceQuiz2",
+                "AnswerRightEnding",
+            ]
+        )
         s0 = _sentences(STORIES[0])
         writer.writerow(["c0", *s0[:4], s0[4], "Maria threw the cookies away.", "1"])
         s1 = _sentences(STORIES[1])
@@ -43,8 +50,21 @@ def test_clean_hold_out_removes_case_sources_by_id_and_near_copy(tmp_path):
     stories = write_stories(tmp_path / "stories.parquet", STORIES, lang="en")
     held = _cloze_csv(tmp_path / "test.csv")
     runner = CliRunner()
-    result = runner.invoke(app, ["clean", str(stories), "--out", str(tmp_path / "out"), "--min-chars", "20",
-                                 "--hold-out", str(held), "--hold-out-near", "0.5"])
+    result = runner.invoke(
+        app,
+        [
+            "clean",
+            str(stories),
+            "--out",
+            str(tmp_path / "out"),
+            "--min-chars",
+            "20",
+            "--hold-out",
+            str(held),
+            "--hold-out-near",
+            "0.5",
+        ],
+    )
     assert result.exit_code == 0, result.output
     kept = pq.read_table(tmp_path / "out" / "stories.parquet").column("text").to_pylist()
     assert len(kept) == 3 and not any(t.startswith(("Maria", "Tom")) for t in kept)
@@ -53,8 +73,13 @@ def test_clean_hold_out_removes_case_sources_by_id_and_near_copy(tmp_path):
     assert set(held_rows) == {"Maria", "Tom c"}
     assert "storycloze-test-c0" in held_rows["Maria"]["evidence"] and "jaccard" in held_rows["Tom c"]["evidence"]
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
-    assert manifest["stats"]["held_out"] == {"source": str(held), "cases": 2, "by_id": 1, "by_near_duplicate": 1,
-                                              "threshold": 0.5}
+    assert manifest["stats"]["held_out"] == {
+        "source": str(held),
+        "cases": 2,
+        "by_id": 1,
+        "by_near_duplicate": 1,
+        "threshold": 0.5,
+    }
     # the same run without the option keeps every story and says nothing about held-out cases
     plain = runner.invoke(app, ["clean", str(stories), "--out", str(tmp_path / "plain"), "--min-chars", "20"])
     assert plain.exit_code == 0
@@ -79,12 +104,23 @@ def test_a_case_written_by_sct_write_removes_its_source_story_by_the_csv_story_i
     held.parent.mkdir()
     with held.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["InputStoryid", *[f"InputSentence{k}" for k in range(1, 5)], "RandomFifthSentenceQuiz1",
-                         "RandomFifthSentenceQuiz2", "AnswerRightEnding"])
+        writer.writerow(
+            [
+                "InputStoryid",
+                *[f"InputSentence{k}" for k in range(1, 5)],
+                "RandomFifthSentenceQuiz1",
+                "RandomFifthSentenceQuiz2",
+                "AnswerRightEnding",
+            ]
+        )
         four = _sentences(source["text"])[:4]
-        writer.writerow([source["story_id"], *four, "Ann gave a basket of them to each neighbour.", "Ann moved to the moon.", "1"])
-    result = CliRunner().invoke(app, ["clean", str(stories), "--out", str(tmp_path / "out"), "--min-chars", "20",
-                                      "--hold-out", str(held.parent)])
+        writer.writerow(
+            [source["story_id"], *four, "Ann gave a basket of them to each neighbour.", "Ann moved to the moon.", "1"]
+        )
+    result = CliRunner().invoke(
+        app,
+        ["clean", str(stories), "--out", str(tmp_path / "out"), "--min-chars", "20", "--hold-out", str(held.parent)],
+    )
     assert result.exit_code == 0, result.output
     kept = pq.read_table(tmp_path / "out" / "stories.parquet").column("text").to_pylist()
     assert len(kept) == 4 and not any(t.startswith("Ann planted") for t in kept)

@@ -20,14 +20,16 @@ from lotdata.sources.story import make_story_row
 
 REPO = Path(__file__).resolve().parents[1]
 OPENINGS = ["从前有一只小狐狸住在山脚下。", "新房子一天，小羊和小猴一起在树林里玩。", "小熊想给妈妈做一个生日蛋糕。"]
-MIDDLE = "它每天早上都去河边喝水，看见河里的小鱼游来游去。有一天，它想学游泳，结果掉进了水里，幸好一只老乌龟把它驮上了岸。"
+MIDDLE = (
+    "它每天早上都去河边喝水，看见河里的小鱼游来游去。有一天，它想学游泳，结果掉进了水里，幸好一只老乌龟把它驮上了岸。"
+)
 PARAMS = CleanParams(min_chars=30, dedup=DedupParams(cluster_threshold=0.3, reject_threshold=0.7))
 
 
 def _rows() -> list[dict]:
     rows = []
     for i in range(40):
-        text = OPENINGS[i % 3] + MIDDLE[i % 7:] + f"第{i}天它又去了。" * (1 + i % 4)
+        text = OPENINGS[i % 3] + MIDDLE[i % 7 :] + f"第{i}天它又去了。" * (1 + i % 4)
         rows.append(make_story_row(text, source=f"s{i % 3}", lang="zh", url=f"u#{i}"))
     return rows
 
@@ -65,7 +67,9 @@ def test_row_groups_of_the_input_change_nothing(tmp_path: Path) -> None:
     outputs = {}
     for path, workers in ((one, 1), (many, 1), (many, 2)):
         out = tmp_path / f"{path.stem}-{workers}"
-        result = clean_files([path], out, PARAMS, execution=ExecSettings(workers=workers), rows_per_shard=7, progress=False)
+        result = clean_files(
+            [path], out, PARAMS, execution=ExecSettings(workers=workers), rows_per_shard=7, progress=False
+        )
         outputs[(path.stem, workers)] = [(out / name).read_bytes() for name in names]
         assert result.counts["stories_in"] == 40
     assert outputs[("many", 1)] == outputs[("one", 1)] and outputs[("many", 2)] == outputs[("one", 1)]
@@ -77,10 +81,19 @@ def test_clean_builds_its_tables_as_table_from_rows_does_and_never_imports_panda
     from lotdata.clean.columns import table_of
     from lotdata.clean.files import _PART
 
-    rows = [{**row, "_rule": None if i % 3 else "length_min", "_evidence": None, "_len": len(row["text"]),
-             "_sig": None if i % 2 else bytes(range(i)), "paragraph_breaks": [1, 2] if i == 4 else None,
-             "http_status": 200 if i == 5 else None, "title": None if i == 6 else "t"}
-            for i, row in enumerate(_rows())]
+    rows = [
+        {
+            **row,
+            "_rule": None if i % 3 else "length_min",
+            "_evidence": None,
+            "_len": len(row["text"]),
+            "_sig": None if i % 2 else bytes(range(i)),
+            "paragraph_breaks": [1, 2] if i == 4 else None,
+            "http_status": 200 if i == 5 else None,
+            "title": None if i == 6 else "t",
+        }
+        for i, row in enumerate(_rows())
+    ]
     assert table_of(rows, _PART).equals(table_from_rows(rows, _PART))
     assert table_of([], _PART).equals(table_from_rows([], _PART))
     stories = tmp_path / "stories.parquet"

@@ -63,17 +63,34 @@ def test_demo_builds_three_tasks_and_prints_table3(tmp_path: Path):
 def test_read_build_stats_export(tmp_path: Path):
     corpus = tmp_path / "corpus.jsonl"
     stories = [
-        {"id": f"x{i}", "title": "风筝", "text": f"第{i}天早上，小熊在森林里散步，看见小兔坐在河边发呆。小熊走过去问：“你怎么一个人坐在这里呀？”"
-         "小兔叹了口气说：“我的风筝挂在最高的那棵树上了。”小熊想了想，跑回家拿来一根长长的竹竿。它们一起用竹竿把风筝从树枝上轻轻挑了下来。"}
+        {
+            "id": f"x{i}",
+            "title": "风筝",
+            "text": f"第{i}天早上，小熊在森林里散步，看见小兔坐在河边发呆。小熊走过去问：“你怎么一个人坐在这里呀？”"
+            "小兔叹了口气说：“我的风筝挂在最高的那棵树上了。”小熊想了想，跑回家拿来一根长长的竹竿。它们一起用竹竿把风筝从树枝上轻轻挑了下来。",
+        }
         for i in range(20)
     ]
-    corpus.write_text("".join(json.dumps(s, ensure_ascii=False) + "\n" for s in stories) + "{broken\n", encoding="utf-8")
+    corpus.write_text(
+        "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in stories) + "{broken\n", encoding="utf-8"
+    )
     read = run("read", corpus, "--out", tmp_path / "stories.parquet")
     assert read.returncode == 0, read.stderr
     assert pq.read_table(tmp_path / "stories.parquet").num_rows == 20
     quarantine = pq.read_table(tmp_path / "stories.quarantine.parquet").to_pylist()
     assert quarantine[0]["row"] == 21
-    build = run("build", "plotcom", "--stories", tmp_path / "stories.parquet", "--out", tmp_path / "pc", "--seed", "3", "--split", "val=4,test=4")
+    build = run(
+        "build",
+        "plotcom",
+        "--stories",
+        tmp_path / "stories.parquet",
+        "--out",
+        tmp_path / "pc",
+        "--seed",
+        "3",
+        "--split",
+        "val=4,test=4",
+    )
     assert build.returncode == 0, build.stderr
     assert pq.read_table(tmp_path / "pc" / "val.parquet").num_rows == 4
     stats = run("stats", tmp_path / "pc", "--json", "-")
@@ -82,7 +99,9 @@ def test_read_build_stats_export(tmp_path: Path):
     assert data["task"] == "plotcom" and data["splits"]["test"]["examples"] == 4
     export = run("export", "lot", tmp_path / "pc", "--out", tmp_path / "lot")
     assert export.returncode == 0
-    assert (tmp_path / "lot" / "train.jsonl").read_text(encoding="utf-8") == (tmp_path / "pc" / "lot" / "train.jsonl").read_text(encoding="utf-8")
+    assert (tmp_path / "lot" / "train.jsonl").read_text(encoding="utf-8") == (
+        tmp_path / "pc" / "lot" / "train.jsonl"
+    ).read_text(encoding="utf-8")
 
 
 def test_errors_name_the_file_and_use_stable_exit_codes(tmp_path: Path):
@@ -103,7 +122,8 @@ def test_errors_name_the_file_and_use_stable_exit_codes(tmp_path: Path):
 def test_wheel_ships_recipes_templates_and_sample(tmp_path: Path):
     result = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     if result.returncode != 0 and "Could not find a version" in result.stderr:
         pytest.skip("hatchling is not installable here")

@@ -37,8 +37,10 @@ FOOT_TRAD = "<div class='foot'>上一篇：龜兔賽跑</div>"
 def story_page(title: str, text: str, charset_meta: str | None = None, nav: str = NAV, foot: str = FOOT) -> str:
     meta = f"<meta charset='{charset_meta}'>" if charset_meta else ""
     paragraphs = "".join(f"<p>{s}。</p>" for s in text.rstrip("。").split("。"))
-    return (f"<html><head>{meta}<title>{title} - 故事网</title></head><body>{nav}<h1 class='title'>{title}</h1>"
-            f"<div class='content'>{paragraphs}</div>{foot}</body></html>")
+    return (
+        f"<html><head>{meta}<title>{title} - 故事网</title></head><body>{nav}<h1 class='title'>{title}</h1>"
+        f"<div class='content'>{paragraphs}</div>{foot}</body></html>"
+    )
 
 
 class FakeSite:
@@ -54,10 +56,25 @@ class FakeSite:
 
     def index(self, page: int, port: int) -> str:
         links = {
-            1: ["/stories/utf8.html", "/stories/gbk-wrong.html", "/private/secret.html", "/index2.html",
-                f"http://localhost:{port}/stories/offhost.html", "/about.html"],
-            2: ["/stories/gbk-none.html", "/stories/big5.html", "/stories/missing.html", "/stories/flaky.html",
-                "/stories/slow.html", "/loop/a", "/stories/big.html", "/index1.html#top", "/stories/utf8.html"],
+            1: [
+                "/stories/utf8.html",
+                "/stories/gbk-wrong.html",
+                "/private/secret.html",
+                "/index2.html",
+                f"http://localhost:{port}/stories/offhost.html",
+                "/about.html",
+            ],
+            2: [
+                "/stories/gbk-none.html",
+                "/stories/big5.html",
+                "/stories/missing.html",
+                "/stories/flaky.html",
+                "/stories/slow.html",
+                "/loop/a",
+                "/stories/big.html",
+                "/index1.html#top",
+                "/stories/utf8.html",
+            ],
         }[page]
         return "<html><body>" + "".join(f"<a href='{u}'>{u}</a>" for u in links) + "</body></html>"
 
@@ -102,7 +119,9 @@ def serve(site: FakeSite):
             if path == "/stories/gbk-none.html":  # GBK bytes, no charset anywhere
                 return self.send(200, story_page("小熊做蛋糕", STORY_GBK_NONE).encode("gbk"), "text/html")
             if path == "/stories/big5.html":  # Big5 declared in a meta tag only
-                return self.send(200, story_page("漁夫和巨人", STORY_BIG5, "big5", NAV_TRAD, FOOT_TRAD).encode("big5"), "text/html")
+                return self.send(
+                    200, story_page("漁夫和巨人", STORY_BIG5, "big5", NAV_TRAD, FOOT_TRAD).encode("big5"), "text/html"
+                )
             if path == "/stories/flaky.html":
                 with site.lock:
                     site.flaky_calls += 1
@@ -199,8 +218,13 @@ def test_crawl_fake_site_end_to_end(site, tmp_path: Path):
     assert log["/stories/flaky.html"]["attempts"] == 2 and log["/stories/flaky.html"]["status"] == 200
 
     stories = {r["url"].split(str(port))[1]: r for r in pq.read_table(out / "stories.parquet").to_pylist()}
-    assert set(stories) == {"/stories/utf8.html", "/stories/gbk-wrong.html", "/stories/gbk-none.html",
-                            "/stories/big5.html", "/stories/flaky.html"}
+    assert set(stories) == {
+        "/stories/utf8.html",
+        "/stories/gbk-wrong.html",
+        "/stories/gbk-none.html",
+        "/stories/big5.html",
+        "/stories/flaky.html",
+    }
     assert stories["/stories/gbk-wrong.html"]["text"] == STORY_GBK_WRONG
     assert stories["/stories/gbk-none.html"]["text"] == STORY_GBK_NONE
     assert stories["/stories/big5.html"]["text"] == STORY_BIG5
@@ -213,7 +237,9 @@ def test_crawl_fake_site_end_to_end(site, tmp_path: Path):
     assert stories["/stories/gbk-wrong.html"]["extraction"].endswith(";gb18030")
     assert stories["/stories/big5.html"]["extraction"].endswith(";big5hkscs")
 
-    reasons = {r["path"].split(str(port))[1]: r["reason"] for r in pq.read_table(out / "quarantine.parquet").to_pylist()}
+    reasons = {
+        r["path"].split(str(port))[1]: r["reason"] for r in pq.read_table(out / "quarantine.parquet").to_pylist()
+    }
     assert reasons["/stories/missing.html"].startswith("http_error")
     assert reasons["/stories/slow.html"].startswith("timeout")
     assert reasons["/stories/big.html"].startswith("too_large")
@@ -251,8 +277,12 @@ def test_killed_crawl_resumes_without_refetching(site, tmp_path: Path):
     recipe = write_recipe(tmp_path, port, rate=10.0)
     out = tmp_path / "crawl"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "lotdata.cli", "crawl", "--recipe", str(recipe), "--out", str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lotdata.cli", "crawl", "--recipe", str(recipe), "--out", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and len(read_log(out)) < 5:
@@ -311,8 +341,11 @@ def test_shipped_lot_sources_recipe_is_valid():
 
 def test_sites_crawl_side_by_side_each_host_polite(site, tmp_path: Path):
     fake, port = site
-    second = RECIPE.format(port=port, rate=10.0, timeout=0.4).replace('name = "fake"', 'name = "fake-b"').replace(
-        f"http://127.0.0.1:{port}/index1.html", f"http://localhost:{port}/index2.html")
+    second = (
+        RECIPE.format(port=port, rate=10.0, timeout=0.4)
+        .replace('name = "fake"', 'name = "fake-b"')
+        .replace(f"http://127.0.0.1:{port}/index1.html", f"http://localhost:{port}/index2.html")
+    )
     recipe = tmp_path / "two.toml"
     recipe.write_text(RECIPE.format(port=port, rate=10.0, timeout=0.4) + second, encoding="utf-8")
     out = tmp_path / "crawl"

@@ -18,8 +18,10 @@ BEAR = "小熊想给妈妈做一个生日蛋糕。它找来面粉、鸡蛋和蜂
 
 def page(title: str, text: str, meta: str = "") -> str:
     paragraphs = "".join(f"<p>{s}。</p>" for s in text.rstrip("。").split("。"))
-    return (f"<html><head>{meta}<title>{title}</title></head><body><div class='nav'>首页 | 童话 | 寓言</div>"
-            f"<article><h1>{title}</h1>{paragraphs}</article><footer>版权所有 2024</footer></body></html>")
+    return (
+        f"<html><head>{meta}<title>{title}</title></head><body><div class='nav'>首页 | 童话 | 寓言</div>"
+        f"<article><h1>{title}</h1>{paragraphs}</article><footer>版权所有 2024</footer></body></html>"
+    )
 
 
 @pytest.mark.parametrize(
@@ -30,8 +32,14 @@ def page(title: str, text: str, meta: str = "") -> str:
         (FOX.encode("gbk"), None, "gb18030", "bytes"),  # nothing declared
         (("<meta charset='gb2312'>" + FOX).encode("gbk"), None, "gb18030", "meta"),
         (("<meta charset='gb2312'>" + FOX).encode("utf-8"), None, "utf-8", "utf-8"),  # UTF-8 labelled gb2312
-        (("<meta http-equiv='Content-Type' content='text/html; charset=big5'>從前有一個漁夫，每天划船去海上打魚。").encode("big5"),
-         "text/html", "big5hkscs", "meta"),
+        (
+            (
+                "<meta http-equiv='Content-Type' content='text/html; charset=big5'>從前有一個漁夫，每天划船去海上打魚。"
+            ).encode("big5"),
+            "text/html",
+            "big5hkscs",
+            "meta",
+        ),
         (b"\xef\xbb\xbf" + FOX.encode("utf-8"), "text/html; charset=gbk", "utf-8-sig", "bom"),
     ],
 )
@@ -67,9 +75,13 @@ def test_saved_folder_with_bad_files_keeps_the_rest(tmp_path: Path):
     (folder / "sub" / "bear.htm").write_bytes(page("小熊做蛋糕", BEAR, "<meta charset='gbk'>").encode("gbk"))
     (folder / "empty.html").write_bytes(b"")
     (folder / "binary.html").write_bytes(bytes(range(256)) * 40)
-    (folder / "huge.html").write_bytes(b"<html><body><p>" + "长".encode() * 3_500_000 + b"</p></body></html>")  # 10 MB, one line
+    (folder / "huge.html").write_bytes(
+        b"<html><body><p>" + "长".encode() * 3_500_000 + b"</p></body></html>"
+    )  # 10 MB, one line
     (folder / "broken.html").write_bytes(f"<html><body><div><p>{BEAR}</div></span><<<>>></html".encode())  # malformed
-    (folder / "nothing.html").write_bytes(b"<html><head><title>x</title></head><body><script>var a;</script></body></html>")
+    (folder / "nothing.html").write_bytes(
+        b"<html><head><title>x</title></head><body><script>var a;</script></body></html>"
+    )
     (folder / "notes.txt").write_text("not a page", encoding="utf-8")  # not .html: skipped in a folder
     stories, quarantine = extract_pages(saved_pages([folder]), ExtractOptions(source="saved", license="test"))
     assert sorted(str(r["title"]) for r in stories) == ["None", "小熊做蛋糕", "小狐狸学游泳"]
@@ -96,11 +108,15 @@ def test_warc_files_and_the_extract_command(tmp_path: Path):
             ("http://stories.example/logo.png", b"\x89PNG" + bytes(50), "image/png"),
         ):
             headers = StatusAndHeaders("200 OK", [("Content-Type", ctype)], protocol="HTTP/1.1")
-            writer.write_record(writer.create_warc_record(url, "response", payload=io.BytesIO(body), http_headers=headers))
+            writer.write_record(
+                writer.create_warc_record(url, "response", payload=io.BytesIO(body), http_headers=headers)
+            )
     broken = tmp_path / "broken.warc"
     broken.write_bytes(b"this is not a WARC file")
     out = tmp_path / "stories.parquet"
-    result = CliRunner().invoke(app, ["extract", str(path), str(broken), "--out", str(out), "--source", "warc-test", "--license", "CC0"])
+    result = CliRunner().invoke(
+        app, ["extract", str(path), str(broken), "--out", str(out), "--source", "warc-test", "--license", "CC0"]
+    )
     assert result.exit_code == 0, result.output
     rows = {r["url"]: r for r in pq.read_table(out).to_pylist()}
     assert set(rows) == {"http://stories.example/fox", "http://stories.example/bear"}
@@ -130,8 +146,13 @@ def test_lines_repeated_across_a_sites_pages_are_dropped():
 
     sentences = [FOX, BEAR, FOX[::-1], BEAR[::-1], FOX[20:] + BEAR[:30], BEAR[10:] + FOX[:25]]
     pager = "<div class='pager'>上一篇：龟兔赛跑 下一篇：小马过河</div>"
-    pages = [Page(url=f"http://s.example/{i}", body=page(f"故事{i}", text).replace("</article>", "</article>" + pager).encode())
-             for i, text in enumerate(sentences)]
+    pages = [
+        Page(
+            url=f"http://s.example/{i}",
+            body=page(f"故事{i}", text).replace("</article>", "</article>" + pager).encode(),
+        )
+        for i, text in enumerate(sentences)
+    ]
     kept, _ = extract_pages(pages, ExtractOptions(source="s"))
     assert len(kept) == 6 and not any("上一篇" in r["text"] for r in kept)
     assert any(r["extraction"].startswith("trafilatura+boilerplate") for r in kept)

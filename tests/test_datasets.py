@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import write_stories
 from typer.testing import CliRunner
 
-from helpers import write_stories
-from lotdata.cli import app
 from lotdata.clean.files import clean_files
 from lotdata.clean.step import CleanParams
+from lotdata.cli import app
 from lotdata.datasets.folder import export_lot, load_stories, read_dataset
 from lotdata.datasets.inputs import open_input
 from lotdata.errors import InputError
@@ -37,7 +37,9 @@ def folders(tmp_path_factory) -> dict[str, Path]:
     clean_files([stories], root / "clean", CleanParams())
     crawl = root / "crawl"  # a crawl folder as runs before `kind` wrote it: recognised by its manifest's task
     write_stories(crawl / "stories.parquet", TEXTS[:1])
-    write_manifest(crawl, task="crawl", command="lotdata crawl", params={}, inputs=[], files={"stories": crawl / "stories.parquet"})
+    write_manifest(
+        crawl, task="crawl", command="lotdata crawl", params={}, inputs=[], files={"stories": crawl / "stories.parquet"}
+    )
     manifest = json.loads((crawl / "manifest.json").read_text(encoding="utf-8"))
     del manifest["kind"]
     write_text(json.dumps(manifest), crawl / "manifest.json")
@@ -88,11 +90,15 @@ def test_incomplete_folder_is_refused(folders, tmp_path: Path):
         open_input(half)
 
 
-@pytest.mark.parametrize("command", [["stats"], ["card"], ["export", "lot", "--out", "{tmp}/x"], ["audit-bias", "--out", "{tmp}/a"]])
+@pytest.mark.parametrize(
+    "command", [["stats"], ["card"], ["export", "lot", "--out", "{tmp}/x"], ["audit-bias", "--out", "{tmp}/a"]]
+)
 @pytest.mark.parametrize("kind", ["clean", "crawl"])
 def test_cli_on_a_clean_or_crawl_folder_exits_3_with_a_clear_message(folders, command, kind, tmp_path: Path):
     args = [c.replace("{tmp}", str(tmp_path)) for c in command]
-    result = CliRunner().invoke(app, [*args[:2 if args[0] == "export" else 1], str(folders[kind]), *args[2 if args[0] == "export" else 1:]])
+    result = CliRunner().invoke(
+        app, [*args[: 2 if args[0] == "export" else 1], str(folders[kind]), *args[2 if args[0] == "export" else 1 :]]
+    )
     assert result.exit_code == 3, result.output
     assert f"`lotdata {kind}` output folder" in result.output and "expected" in result.output
     assert "Traceback" not in result.output and "KeyError" not in result.output

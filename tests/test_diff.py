@@ -14,7 +14,6 @@ import pytest
 from typer.testing import CliRunner
 
 from lotdata.cli import app
-
 from lotdata.datasets import diff as diff_module
 from lotdata.datasets.diff import diff_paths, render_markdown
 from lotdata.datasets.folder import write_dataset
@@ -33,9 +32,19 @@ def senpos_rows(n: int, seed: int = 0) -> dict[str, list[dict]]:
         split = "train" if i % 10 < 8 else ("val" if i % 10 == 8 else "test")
         for part in range(4):
             sents = [f"第{i}个故事的第{k}句话写得很长。" * rng.randint(1, 3) for k in range(rng.randint(4, 9))]
-            out[split].append({"example_id": f"senpos-{story}-{part}", "story_id": story, "split": split, "sentences": sents,
-                               "removed": "被删掉的那一句在这里。" * rng.randint(1, 2), "label": rng.randint(1, len(sents) - 1),
-                               "n_candidates": len(sents) - 1, "refined": False, "lang": "zh"})
+            out[split].append(
+                {
+                    "example_id": f"senpos-{story}-{part}",
+                    "story_id": story,
+                    "split": split,
+                    "sentences": sents,
+                    "removed": "被删掉的那一句在这里。" * rng.randint(1, 2),
+                    "label": rng.randint(1, len(sents) - 1),
+                    "n_candidates": len(sents) - 1,
+                    "refined": False,
+                    "lang": "zh",
+                }
+            )
     return out
 
 
@@ -61,14 +70,29 @@ def plant(a: dict[str, list[dict]]) -> tuple[dict[str, list[dict]], dict]:
     moving = [r for r in b["val"] if r["story_id"] in moved]
     b["val"] = [r for r in b["val"] if r["story_id"] not in moved]
     b["test"] += [{**r, "split": "test"} for r in moving]
-    truth = {"removed": removed, "added": added, "text": text_edits, "label": label_edits, "moved": moved,
-             "moved_examples": {r["example_id"] for r in moving}}
+    truth = {
+        "removed": removed,
+        "added": added,
+        "text": text_edits,
+        "label": label_edits,
+        "moved": moved,
+        "moved_examples": {r["example_id"] for r in moving},
+    }
     return b, truth
 
 
 def write(folder: Path, rows: dict[str, list[dict]], **params) -> Path:
-    write_dataset(folder, "senpos", rows, command="test", params={"seed": 0, **params}, inputs=[], stats={},
-                  lot_jsonl=False, card=False)
+    write_dataset(
+        folder,
+        "senpos",
+        rows,
+        command="test",
+        params={"seed": 0, **params},
+        inputs=[],
+        stats={},
+        lot_jsonl=False,
+        card=False,
+    )
     return folder
 
 
@@ -97,8 +121,12 @@ def test_every_planted_change_in_two_20000_example_senpos_builds_is_reported_exa
     assert [m["story_id"] for m in table["stories"]["moved"]] == truth["moved"]
     assert all(m["before"] == ["val"] and m["after"] == ["test"] for m in table["stories"]["moved"])
     assert table["stories"]["counts"]["stories_added"] == 23
-    assert table["by_split"]["val"]["moved_out"] == table["by_split"]["test"]["moved_in"] == len(truth["moved_examples"])
-    assert table["splits"]["val"]["before"]["rows"] - table["splits"]["val"]["after"]["rows"] == len(truth["moved_examples"])
+    assert (
+        table["by_split"]["val"]["moved_out"] == table["by_split"]["test"]["moved_in"] == len(truth["moved_examples"])
+    )
+    assert table["splits"]["val"]["before"]["rows"] - table["splits"]["val"]["after"]["rows"] == len(
+        truth["moved_examples"]
+    )
     assert report["verdict"] == "stories moved" and report["exit_code"] == 5
     assert "MOVED story " + truth["moved"][0] in render_markdown(report)
 
@@ -132,7 +160,9 @@ def test_a_rebuild_is_equal_and_a_label_edit_is_different(tmp_path: Path):
 
 
 def run(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run([*LOTDATA, *map(str, args)], capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"})
+    return subprocess.run(
+        [*LOTDATA, *map(str, args)], capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"}
+    )
 
 
 def test_cli_exit_codes_and_json(planted, tmp_path: Path):
@@ -149,16 +179,41 @@ def test_cli_exit_codes_and_json(planted, tmp_path: Path):
 def test_bad_input_is_exit_3_naming_the_path(planted, tmp_path: Path):
     a, _, _ = planted
     other = tmp_path / "outgen"
-    write_dataset(other, "outgen", {"train": [{"example_id": "o1", "story_id": "s1", "split": "train", "title": "t",
-                                               "outline": ["x"], "story": "一个故事。", "lang": "zh"}]},
-                  command="test", params={}, inputs=[], stats={}, lot_jsonl=False, card=False)
+    write_dataset(
+        other,
+        "outgen",
+        {
+            "train": [
+                {
+                    "example_id": "o1",
+                    "story_id": "s1",
+                    "split": "train",
+                    "title": "t",
+                    "outline": ["x"],
+                    "story": "一个故事。",
+                    "lang": "zh",
+                }
+            ]
+        },
+        command="test",
+        params={},
+        inputs=[],
+        stats={},
+        lot_jsonl=False,
+        card=False,
+    )
     bare = tmp_path / "bare"
     bare.mkdir()
     stopped = tmp_path / "stopped"
     write(stopped, senpos_rows(8))
     (stopped / ".incomplete").write_text("a build was stopped\n")
-    cases = [(other, "holds a outgen dataset"), (a / "train.parquet", "is a file"), (bare, "no manifest.json"),
-             (tmp_path / "missing", "not found"), (stopped, "incomplete")]
+    cases = [
+        (other, "holds a outgen dataset"),
+        (a / "train.parquet", "is a file"),
+        (bare, "no manifest.json"),
+        (tmp_path / "missing", "not found"),
+        (stopped, "incomplete"),
+    ]
     for path, words in cases:
         result = CliRunner().invoke(app, ["diff", str(a), str(path)])
         assert result.exit_code == 3, (path, result.output)
@@ -166,8 +221,17 @@ def test_bad_input_is_exit_3_naming_the_path(planted, tmp_path: Path):
 
 
 def _pull(folder: Path, decisions: list[tuple[str, str, str]], valid: int) -> Path:
-    rows = [{"story_id": s, "decision": d, "old_text": "旧的故事。", "annotator": r, "annotation_id": f"{s}-{r}", "final": True}
-            for s, r, d in decisions]
+    rows = [
+        {
+            "story_id": s,
+            "decision": d,
+            "old_text": "旧的故事。",
+            "annotator": r,
+            "annotation_id": f"{s}-{r}",
+            "final": True,
+        }
+        for s, r, d in decisions
+    ]
     write_parquet(table_from_rows(rows, STORY_DECISIONS), folder / "story_decisions.parquet")
     write_text(json.dumps({"job": "story_filter", "valid": valid, "seconds": 1.5}), folder / "pull.json")
     return folder
@@ -175,8 +239,13 @@ def _pull(folder: Path, decisions: list[tuple[str, str, str]], valid: int) -> Pa
 
 def test_two_annotation_pulls_show_changed_decisions_by_rater(tmp_path: Path):
     before = [("s1", "ann@x", "accept"), ("s2", "ann@x", "accept"), ("s1", "bo@x", "reject"), ("s3", "bo@x", "accept")]
-    after = [("s1", "ann@x", "reject"), ("s2", "ann@x", "accept"), ("s1", "bo@x", "reject"), ("s3", "bo@x", "rewrite"),
-             ("s4", "cy@x", "accept")]
+    after = [
+        ("s1", "ann@x", "reject"),
+        ("s2", "ann@x", "accept"),
+        ("s1", "bo@x", "reject"),
+        ("s3", "bo@x", "rewrite"),
+        ("s4", "cy@x", "accept"),
+    ]
     (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
     report = diff_paths(_pull(tmp_path / "a", before, 4), _pull(tmp_path / "b", after, 5))
     assert report["kind"] == "pull" and report["verdict"] == "different"

@@ -13,7 +13,7 @@ from lotdata.exec import Shard, ShardError, run_shards
 
 def count_words(shard: Shard, part: Path) -> dict:
     """A per-shard function: count the words of a byte range of a text file."""
-    data = Path(shard.path).read_bytes()[shard.start:shard.stop]
+    data = Path(shard.path).read_bytes()[shard.start : shard.stop]
     if b"BAD" in data:
         raise InputError("planted bad record", path=shard.path)
     words = len(data.split())
@@ -50,7 +50,10 @@ def test_done_markers_make_a_rerun_skip_and_a_new_fingerprint_rerun(tmp_path: Pa
     changed = run_shards(count_words, shards, tmp_path / "w", workers=1, fingerprint="b")
     assert not any(r.skipped for r in changed)
     (tmp_path / "w" / "parts" / "00001.parquet").unlink()  # a lost part is redone even with a marker
-    assert [r.skipped for r in run_shards(count_words, shards, tmp_path / "w", workers=1, fingerprint="b")] == [True, False]
+    assert [r.skipped for r in run_shards(count_words, shards, tmp_path / "w", workers=1, fingerprint="b")] == [
+        True,
+        False,
+    ]
 
 
 def test_a_failing_shard_is_named_or_skipped_and_retried(tmp_path: Path) -> None:
@@ -119,7 +122,9 @@ def test_workers_die_when_the_job_is_killed(tmp_path: Path) -> None:
     while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not any(alive(pid) for pid in workers), "a worker outlived the killed job"
-    assert not list((tmp_path / "out").glob("parts/*")) or all(p.read_text() != "late" for p in (tmp_path / "out").glob("parts/*"))
+    assert not list((tmp_path / "out").glob("parts/*")) or all(
+        p.read_text() != "late" for p in (tmp_path / "out").glob("parts/*")
+    )
 
 
 @pytest.mark.parametrize("address", ["127.0.0.1:1", "not-an-address"])

@@ -29,7 +29,9 @@ def test_exit_0_1_2_3(stories, tmp_path):
     assert missing.exit_code == 1 and "not found" in missing.output
     assert runner.invoke(app, ["read", "--no-such-option"]).exit_code == 2
     (tmp_path / "bad.jsonl").write_text('{"story": null, "outline": ["a"], "title": "t"}\n', encoding="utf-8")
-    bad = runner.invoke(app, ["import", "lot", str(tmp_path / "bad.jsonl"), "--task", "outgen", "--out", str(tmp_path / "d")])
+    bad = runner.invoke(
+        app, ["import", "lot", str(tmp_path / "bad.jsonl"), "--task", "outgen", "--out", str(tmp_path / "d")]
+    )
     assert bad.exit_code == 3 and "row 1" in bad.output and "'story' is null, not text" in bad.output
 
 
@@ -85,7 +87,9 @@ def test_a_library_valueerror_or_oserror_is_a_bug_but_lotdatas_own_raise_is_not(
 def test_build_from_a_clean_folder_records_the_stories_file_it_read(stories, tmp_path):
     clean = tmp_path / "clean"
     assert runner.invoke(app, ["clean", str(stories), "--out", str(clean)]).exit_code == 0
-    result = runner.invoke(app, ["build", "outgen", "--stories", str(clean), "--out", str(tmp_path / "og"), "--n", "20"])
+    result = runner.invoke(
+        app, ["build", "outgen", "--stories", str(clean), "--out", str(tmp_path / "og"), "--n", "20"]
+    )
     assert result.exit_code == 0, result.output
     manifest = json.loads((tmp_path / "og" / "manifest.json").read_text(encoding="utf-8"))
     assert [Path(i["path"]).name for i in manifest["inputs"]] == ["stories.parquet"]
@@ -109,11 +113,14 @@ def test_a_truncated_checkpoint_is_bad_input_before_any_work(tmp_path):
     assert err.value.exit_code == 3
     (tmp_path / "config.json").write_text("{}", encoding="utf-8")
     (work / "sct").mkdir()
-    result = runner.invoke(app, ["audit-bias", str(work / "sct"), "--out", str(work / "r"), "--model-path", str(tmp_path)])
+    result = runner.invoke(
+        app, ["audit-bias", str(work / "sct"), "--out", str(work / "r"), "--model-path", str(tmp_path)]
+    )
     assert result.exit_code == 3 and "model.safetensors" in result.output and not (work / "r").exists()
 
 
 # ------------------------------------------------------------------ no exit 0 on an empty or degenerate result
+
 
 def test_human_perf_from_fewer_raters_or_items_than_pushed_is_refused_unless_allowed(tmp_path):
     from lotdata.annotate.jobs import get_job
@@ -123,12 +130,31 @@ def test_human_perf_from_fewer_raters_or_items_than_pushed_is_refused_unless_all
     from lotdata.metrics import load_human_performance
 
     job = get_job("human_perf")
-    rows = [{"_task": "clozet", "example_id": f"c{i}", "split": "test", "context": "甲。<mask>丙。", "candidates": ["乙。", "丁。"],
-             "label": 0} for i in range(3)]
+    rows = [
+        {
+            "_task": "clozet",
+            "example_id": f"c{i}",
+            "split": "test",
+            "context": "甲。<mask>丙。",
+            "candidates": ["乙。", "丁。"],
+            "label": 0,
+        }
+        for i in range(3)
+    ]
     tasks = job.to_tasks(rows)
-    state = JobState(path=tmp_path / "job.json", url="http://x", job="human_perf", title="perf", raters_per_task=3,
-                     mode="shared", salt="s", tasks={t["data"]["uid"]: {"hidden": t["hidden"], "gold": False} for t in tasks})
-    report = {"clozet": {"accuracy": 1.0, "fleiss_kappa": None, "n_items": 1, "n_raters": 1, "ties": 0, "n_raters_min": 1}}
+    state = JobState(
+        path=tmp_path / "job.json",
+        url="http://x",
+        job="human_perf",
+        title="perf",
+        raters_per_task=3,
+        mode="shared",
+        salt="s",
+        tasks={t["data"]["uid"]: {"hidden": t["hidden"], "gold": False} for t in tasks},
+    )
+    report = {
+        "clozet": {"accuracy": 1.0, "fleiss_kappa": None, "n_items": 1, "n_raters": 1, "ties": 0, "n_raters_min": 1}
+    }
     with pytest.raises(InputError, match="1 of 3 items answered.*1 of 3 raters"):
         check_human_perf_complete(report, state)
     check_human_perf_complete(report, state, allow_partial=True)
@@ -145,26 +171,40 @@ def test_human_perf_from_fewer_raters_or_items_than_pushed_is_refused_unless_all
 def test_storycloze_with_no_usable_record_is_exit_3(tmp_path):
     header = "InputStoryid,InputSentence1,InputSentence2,InputSentence3,InputSentence4,RandomFifthSentenceQuiz1,RandomFifthSentenceQuiz2,AnswerRightEnding\n"
     row = "s{i},A {i}.,B.,C.,D.,E {i}.,F {i}.,{label}\n"
-    cases = {"header_only": header, "label_3": header + "".join(row.format(i=i, label=3) for i in range(5)),
-             "label_1.0": header + "".join(row.format(i=i, label="1.0") for i in range(5)),
-             "same_endings": header + "s1,A.,B.,C.,D.,E.,E.,1\n"}
+    cases = {
+        "header_only": header,
+        "label_3": header + "".join(row.format(i=i, label=3) for i in range(5)),
+        "label_1.0": header + "".join(row.format(i=i, label="1.0") for i in range(5)),
+        "same_endings": header + "s1,A.,B.,C.,D.,E.,E.,1\n",
+    }
     for name, text in cases.items():
         (tmp_path / f"{name}.csv").write_text(text, encoding="utf-8")
-        result = runner.invoke(app, ["import", "storycloze", "--val", str(tmp_path / f"{name}.csv"), "--out", str(tmp_path / name)])
+        result = runner.invoke(
+            app, ["import", "storycloze", "--val", str(tmp_path / f"{name}.csv"), "--out", str(tmp_path / name)]
+        )
         assert result.exit_code == 3, (name, result.output)
         assert not (tmp_path / name / "manifest.json").exists()
     dup = header + row.format(i=1, label=1) + row.format(i=1, label=1) + row.format(i=2, label=2)
     (tmp_path / "dup.csv").write_text(dup, encoding="utf-8")
-    assert runner.invoke(app, ["import", "storycloze", "--val", str(tmp_path / "dup.csv"), "--out", str(tmp_path / "d")]).exit_code == 0
+    assert (
+        runner.invoke(
+            app, ["import", "storycloze", "--val", str(tmp_path / "dup.csv"), "--out", str(tmp_path / "d")]
+        ).exit_code
+        == 0
+    )
     manifest = json.loads((tmp_path / "d" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["splits"]["val"]["rows"] == 2 and manifest["stats"]["quarantined"] == 1
 
 
 def test_overlap_with_no_test_ngram_or_blank_references_is_exit_3(stories, tmp_path):
-    long_n = runner.invoke(app, ["overlap", str(stories), "--reference", str(stories), "--out", str(tmp_path / "o1"), "--n", "100000"])
+    long_n = runner.invoke(
+        app, ["overlap", str(stories), "--reference", str(stories), "--out", str(tmp_path / "o1"), "--n", "100000"]
+    )
     assert long_n.exit_code == 3 and "no 100000-gram" in long_n.output
     (tmp_path / "blank.jsonl").write_text('{"text": ""}\n{"text": "   "}\n', encoding="utf-8")
-    blank = runner.invoke(app, ["overlap", str(stories), "--reference", str(tmp_path / "blank.jsonl"), "--out", str(tmp_path / "o2")])
+    blank = runner.invoke(
+        app, ["overlap", str(stories), "--reference", str(tmp_path / "blank.jsonl"), "--out", str(tmp_path / "o2")]
+    )
     assert blank.exit_code == 3 and "no document with text" in blank.output, blank.output
 
 
@@ -179,11 +219,14 @@ def test_every_generated_output_empty_is_not_scored(tmp_path):
 
 # ------------------------------------------------------------------ clear and early messages (class 5)
 
+
 def test_a_text_plain_page_is_its_own_main_text():
     from lotdata.sources.extract import ExtractOptions, Page, page_to_story
 
     body = "小兔子的故事\n从前有一只小兔子，它住在森林里。它每天都去河边喝水。\n".encode("utf-8")
-    row = page_to_story(Page(url="http://x/a.txt", body=body, content_type="text/plain; charset=utf-8"), ExtractOptions(source="t"))
+    row = page_to_story(
+        Page(url="http://x/a.txt", body=body, content_type="text/plain; charset=utf-8"), ExtractOptions(source="t")
+    )
     assert "它每天都去河边喝水" in row["text"] and row["extraction"].startswith("text/plain")
 
 
@@ -199,7 +242,10 @@ def test_a_zip_of_jsonl_says_why_nothing_was_read(tmp_path):
 
 def test_recipes_with_a_bom_a_bogus_tokenizer_and_a_failing_step(tmp_path, monkeypatch):
     recipe = tmp_path / "bom.toml"
-    recipe.write_bytes("\ufeff".encode() + b'[read]\ninputs = ["lotdata:sample"]\n[[build]]\ntask = "senpos"\nn = 5\nsplit = "train=1"\n')
+    recipe.write_bytes(
+        "\ufeff".encode()
+        + b'[read]\ninputs = ["lotdata:sample"]\n[[build]]\ntask = "senpos"\nn = 5\nsplit = "train=1"\n'
+    )
     monkeypatch.setenv("LOTDATA_TOKENIZER", "bogus")
     bogus = runner.invoke(app, ["run", str(recipe), "--out", str(tmp_path / "r")])
     assert bogus.exit_code == 1 and "LOTDATA_TOKENIZER=bogus" in bogus.output and not (tmp_path / "r").exists()
@@ -228,7 +274,12 @@ def test_annotate_push_of_an_unknown_split_or_no_row_sends_nothing(tmp_path):
 
     header = "InputStoryid,InputSentence1,InputSentence2,InputSentence3,InputSentence4,RandomFifthSentenceQuiz1,RandomFifthSentenceQuiz2,AnswerRightEnding\n"
     (tmp_path / "v.csv").write_text(header + "a,A b.,C d.,E f.,G h.,I j.,K l.,1\n", encoding="utf-8")
-    assert runner.invoke(app, ["import", "storycloze", "--val", str(tmp_path / "v.csv"), "--out", str(tmp_path / "sct")]).exit_code == 0
+    assert (
+        runner.invoke(
+            app, ["import", "storycloze", "--val", str(tmp_path / "v.csv"), "--out", str(tmp_path / "sct")]
+        ).exit_code
+        == 0
+    )
     with pytest.raises(LotdataError, match="--split bogus: not a split"):
         push(None, "cloze_verify", tmp_path / "sct", "p", splits=["bogus"])  # refused before any server call
     with pytest.raises(InputError, match="no row of split"):

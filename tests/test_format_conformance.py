@@ -53,56 +53,128 @@ def _csv(path: Path, rows: list[list[str]]) -> Path:
 
 def _txt(folder: Path) -> Path:
     # block 3 is only zero-width spaces: nothing is left after normalisation
-    return _lines(folder / "tales.txt", ["小熊", "夜里，小熊睡不着觉。它看见了月亮船。", "", "The fox ran home. It was dry inside.",
-                                         "", "\u200b\u200b"])
+    return _lines(
+        folder / "tales.txt",
+        [
+            "小熊",
+            "夜里，小熊睡不着觉。它看见了月亮船。",
+            "",
+            "The fox ran home. It was dry inside.",
+            "",
+            "\u200b\u200b",
+        ],
+    )
 
 
 def _jsonl(folder: Path) -> Path:
-    return _lines(folder / "tales.jsonl", [json.dumps({"id": "a", "title": "雪人", "text": "下雪了，孩子们堆了一个雪人。"}, ensure_ascii=False),
-                                           json.dumps({"id": "b", "story": "Ann found a coin. She gave it away."}),
-                                           '{"id": "c", "text": "not closed'])
+    return _lines(
+        folder / "tales.jsonl",
+        [
+            json.dumps({"id": "a", "title": "雪人", "text": "下雪了，孩子们堆了一个雪人。"}, ensure_ascii=False),
+            json.dumps({"id": "b", "story": "Ann found a coin. She gave it away."}),
+            '{"id": "c", "text": "not closed',
+        ],
+    )
 
 
 def _csv_sample(folder: Path) -> Path:
-    return _csv(folder / "tales.csv", [["id", "title", "story"], ["t1", "小树", "春天来了，小树长出了新叶子。"],
-                                       ["t2", "", "Sam lost his hat. He laughed."], ["t3", "", "  "]])
+    return _csv(
+        folder / "tales.csv",
+        [
+            ["id", "title", "story"],
+            ["t1", "小树", "春天来了，小树长出了新叶子。"],
+            ["t2", "", "Sam lost his hat. He laughed."],
+            ["t3", "", "  "],
+        ],
+    )
 
 
 def _parquet(folder: Path) -> Path:
     path = folder / "tales.parquet"
-    pq.write_table(pa.table({"id": ["p1", "p2", "p3"], "title": ["河马", None, None],
-                             "text": ["河马张开大嘴，打了一个哈欠。", "The owl woke up. It went hunting.", None]}), path)
+    pq.write_table(
+        pa.table(
+            {
+                "id": ["p1", "p2", "p3"],
+                "title": ["河马", None, None],
+                "text": ["河马张开大嘴，打了一个哈欠。", "The owl woke up. It went hunting.", None],
+            }
+        ),
+        path,
+    )
     return path
 
 
 def _rocstories(folder: Path) -> Path:
     head = ["storyid", "storytitle", *[f"sentence{i}" for i in range(1, 6)]]
-    return _csv(folder / "roc.csv", [head, ["r1", "Kite", "Maya flew a kite.", "It rose.", "The wind fell.", "It dropped.", "She laughed."],
-                                     ["r2", "Soup", "Tom made soup.", "It was hot.", "He waited.", "He ate it.", "It was good."],
-                                     ["r3", "Bad", "A.", "B.", "C.", "D.", ""]])
+    return _csv(
+        folder / "roc.csv",
+        [
+            head,
+            ["r1", "Kite", "Maya flew a kite.", "It rose.", "The wind fell.", "It dropped.", "She laughed."],
+            ["r2", "Soup", "Tom made soup.", "It was hot.", "He waited.", "He ate it.", "It was good."],
+            ["r3", "Bad", "A.", "B.", "C.", "D.", ""],
+        ],
+    )
 
 
 def _storycloze(folder: Path) -> Path:
-    head = ["InputStoryid", *[f"InputSentence{i}" for i in range(1, 5)], "RandomFifthSentenceQuiz1",
-            "RandomFifthSentenceQuiz2", "AnswerRightEnding"]
-    return _csv(folder / "cloze.csv", [head, ["s1", "Kim baked a cake.", "She left it out", "Her dog sniffed it.", "It jumped.",
-                                              "The dog ate the cake.", "Kim won a prize.", "1"],
-                                       ["s2", "Joe ran.", "He trained.", "It rained.", "He kept going.", "He hated it.",
-                                        "He finished proudly.", "2"],
-                                       ["s3", "A.", "B.", "C.", "D.", "E.", "F.", "3"]])
+    head = [
+        "InputStoryid",
+        *[f"InputSentence{i}" for i in range(1, 5)],
+        "RandomFifthSentenceQuiz1",
+        "RandomFifthSentenceQuiz2",
+        "AnswerRightEnding",
+    ]
+    return _csv(
+        folder / "cloze.csv",
+        [
+            head,
+            [
+                "s1",
+                "Kim baked a cake.",
+                "She left it out",
+                "Her dog sniffed it.",
+                "It jumped.",
+                "The dog ate the cake.",
+                "Kim won a prize.",
+                "1",
+            ],
+            [
+                "s2",
+                "Joe ran.",
+                "He trained.",
+                "It rained.",
+                "He kept going.",
+                "He hated it.",
+                "He finished proudly.",
+                "2",
+            ],
+            ["s3", "A.", "B.", "C.", "D.", "E.", "F.", "3"],
+        ],
+    )
 
 
 def _cmrc(folder: Path) -> Path:
     (folder / "tiny.valid.answer").write_text("<qid_0> ||| 松鼠\n<qid_1> ||| 海\n", encoding="utf-8")
-    return _lines(folder / "tiny.valid.doc_query", [
-        "1 ||| 今天 是 小 刺猬 的 生日 ， XXXXX 送 来 了 苹果 。", "<qid_0> ||| XXXXX 送 来 了 苹果 。",
-        "1 ||| 蜗牛 想 去 看 XXXXX 。", "2 ||| 它 爬 了 一 年 。", "<qid_1> ||| 蜗牛 想 去 看 XXXXX 。",
-        "1 ||| 青蛙 坐 在 井 底 。", "<qid_2> ||| 一 只 XXXXX 飞 过来 。"])
+    return _lines(
+        folder / "tiny.valid.doc_query",
+        [
+            "1 ||| 今天 是 小 刺猬 的 生日 ， XXXXX 送 来 了 苹果 。",
+            "<qid_0> ||| XXXXX 送 来 了 苹果 。",
+            "1 ||| 蜗牛 想 去 看 XXXXX 。",
+            "2 ||| 它 爬 了 一 年 。",
+            "<qid_1> ||| 蜗牛 想 去 看 XXXXX 。",
+            "1 ||| 青蛙 坐 在 井 底 。",
+            "<qid_2> ||| 一 只 XXXXX 飞 过来 。",
+        ],
+    )
 
 
 def _roc_lines(folder: Path) -> Path:
-    return _lines(folder / "roc.json", ['["Ben lost his keys. They were in his pocket."]', '["Ann sang. Everyone clapped."]',
-                                        "not json"])
+    return _lines(
+        folder / "roc.json",
+        ['["Ben lost his keys. They were in his pocket."]', '["Ann sang. Everyone clapped."]', "not json"],
+    )
 
 
 #: format -> its sample; a registered format without an entry fails test_every_format_has_a_sample
@@ -131,7 +203,9 @@ def test_detects_its_own_sample_unambiguously(name: str, tmp_path: Path):
     spec = get_format(name)
     path = SAMPLES[name].write(tmp_path)
     assert detect_format(path) == name
-    claims = [other.name for other in registry.all_formats() if other.priority == spec.priority and other.detect(Probe(path))]
+    claims = [
+        other.name for other in registry.all_formats() if other.priority == spec.priority and other.detect(Probe(path))
+    ]
     assert claims == [name], f"formats of the same priority that claim a {name} file: {claims}"
     found = open_input(path)
     assert found.kind in KINDS and found.files == (path,)
@@ -202,14 +276,22 @@ def _parse_tales(path: Path) -> Iterator[Record]:
         yield Record(row=number, raw=line, text=text, source_id=story_id)
 
 
-TALES = InputFormat(name="tales", description="an `id<TAB>story` line (.tales)", detect=lambda p: p.suffix == ".tales",
-                    parse=_parse_tales, default_source="tales-corpus")
+TALES = InputFormat(
+    name="tales",
+    description="an `id<TAB>story` line (.tales)",
+    detect=lambda p: p.suffix == ".tales",
+    parse=_parse_tales,
+    default_source="tales-corpus",
+)
 
 
 @pytest.fixture
 def tales(tmp_path: Path):
     register_format(TALES)
-    path = _lines(tmp_path / "corpus.tales", ["t1\t狐狸跑回了家。外面下着雨。", "broken line", "t2\tThe owl woke up. It went hunting."])
+    path = _lines(
+        tmp_path / "corpus.tales",
+        ["t1\t狐狸跑回了家。外面下着雨。", "broken line", "t2\tThe owl woke up. It went hunting."],
+    )
     yield path
     registry.unregister_format("tales")
 
@@ -222,7 +304,9 @@ def test_a_made_up_format_reads_end_to_end(tales: Path, tmp_path: Path):
     assert result.exit_code == 0, result.output
     stories = check_table(pq.read_table(out), STORIES, str(out)).to_pylist()
     assert [(s["source_id"], s["source"], s["url"]) for s in stories] == [
-        ("t1", "tales-corpus", f"{tales}#1"), ("t2", "tales-corpus", f"{tales}#3")]
+        ("t1", "tales-corpus", f"{tales}#1"),
+        ("t2", "tales-corpus", f"{tales}#3"),
+    ]
     quarantine = pq.read_table(tmp_path / "stories.quarantine.parquet").to_pylist()
     assert [(q["path"], q["row"], q["reason"]) for q in quarantine] == [(str(tales), 2, "no tab between id and story")]
     # named explicitly, on a file whose extension says nothing

@@ -31,8 +31,17 @@ STEPS_RECIPE = REPO / "tests" / "fixtures" / "golden" / "steps.toml"
 SHARED_RECIPE = REPO / "tests" / "fixtures" / "golden" / "shared.toml"  # CMRC 2017 validation: read, clean, build
 #: JSON keys whose values change from run to run (wall time, versions of the environment) or with where the
 #: checkout lies (the sha256 of a file holding a path; the file itself is compared on its own)
-VOLATILE = {"created_at", "seconds", "stories_per_second", "timings", "phase_seconds", "lotdata_version", "python",
-            "packages", "sha256"}
+VOLATILE = {
+    "created_at",
+    "seconds",
+    "stories_per_second",
+    "timings",
+    "phase_seconds",
+    "lotdata_version",
+    "python",
+    "packages",
+    "sha256",
+}
 _SECONDS = re.compile(r"\d+(\.\d+)? ?s\b|\d{4}-\d\d-\d\dT[\d:+]+|sha256 `[0-9a-f]+…`")
 #: done markers whose fingerprint depends only on file contents (the others hash tables that hold paths)
 STABLE_MARKERS = ("read.json", "extract.json")
@@ -61,8 +70,10 @@ def _parquet_digest(path: Path, roots: list[str]) -> bytes:
 
     file = pq.ParquetFile(path)
     meta = file.metadata
-    layout = [[meta.row_group(g).num_rows, [meta.row_group(g).column(c).compression for c in range(meta.num_columns)]]
-              for g in range(meta.num_row_groups)]
+    layout = [
+        [meta.row_group(g).num_rows, [meta.row_group(g).column(c).compression for c in range(meta.num_columns)]]
+        for g in range(meta.num_row_groups)
+    ]
     rows = _scrub(file.read().to_pylist(), roots)
     return json.dumps([str(file.schema_arrow), layout, rows], sort_keys=True, ensure_ascii=False, default=str).encode()
 
@@ -80,15 +91,21 @@ def digest(path: Path, roots: list[str]) -> str:
         data = json.dumps(_scrub(json.loads(path.read_text(encoding="utf-8")), roots), sort_keys=True).encode()
     else:  # README.md, report.md, report.html: paths and times taken out
         text = _scrub(path.read_text(encoding="utf-8"), roots)
-        data = "\n".join(_SECONDS.sub("<T>", line) for line in text.splitlines()
-                         if "lotdata_version" not in line and "version" not in line.lower()).encode()
+        data = "\n".join(
+            _SECONDS.sub("<T>", line)
+            for line in text.splitlines()
+            if "lotdata_version" not in line and "version" not in line.lower()
+        ).encode()
     return hashlib.sha256(data).hexdigest()
 
 
 def digest_tree(root: Path, shared: Path | None = None) -> dict[str, str]:
     roots = [str(root), str(REPO), *([str(shared)] if shared else [])]
-    return {str(p.relative_to(root)): digest(p, roots) for p in sorted(root.rglob("*")) if p.is_file()
-            and not p.name.endswith(".lock") and p.name not in ADDED_SINCE}
+    return {
+        str(p.relative_to(root)): digest(p, roots)
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.name.endswith(".lock") and p.name not in ADDED_SINCE
+    }
 
 
 def run_all(tmp: Path) -> dict[str, dict[str, str]]:

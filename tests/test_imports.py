@@ -57,16 +57,21 @@ def _imports(path: Path) -> list[tuple[str, int]]:
                 base = ".".join(anchor + ([base] if base else []))
             found.append((base, node.lineno))
             # `from lotdata import io` imports the module lotdata.io
-            found += [(f"{base}.{alias.name}", node.lineno) for alias in node.names
-                      if (ROOT.parent / Path(*f"{base}.{alias.name}".split("."))).with_suffix(".py").exists()
-                      or (ROOT.parent / Path(*f"{base}.{alias.name}".split("."))).is_dir()]
+            found += [
+                (f"{base}.{alias.name}", node.lineno)
+                for alias in node.names
+                if (ROOT.parent / Path(*f"{base}.{alias.name}".split("."))).with_suffix(".py").exists()
+                or (ROOT.parent / Path(*f"{base}.{alias.name}".split("."))).is_dir()
+            ]
     return [(name, line) for name, line in found if name == "lotdata" or name.startswith(("lotdata.", "typer"))]
 
 
 def _graph() -> dict[str, list[tuple[str, str, int]]]:
     """module -> [(imported lotdata module or typer, file, line)]."""
-    return {_module_name(p): [(name, str(p.relative_to(ROOT.parent)), line) for name, line in _imports(p)]
-            for p in sorted(ROOT.rglob("*.py"))}
+    return {
+        _module_name(p): [(name, str(p.relative_to(ROOT.parent)), line) for name, line in _imports(p)]
+        for p in sorted(ROOT.rglob("*.py"))
+    }
 
 
 GRAPH = _graph()
@@ -84,14 +89,20 @@ def test_no_import_from_a_lower_layer_into_a_higher_one():
     for module, imports in GRAPH.items():
         for name, file, line in imports:
             if name.startswith("lotdata") and LAYER_OF[_unit(name)] > LAYER_OF[_unit(module)]:
-                wrong.append(f"{file}:{line}: {_unit(module)} (layer {LAYER_OF[_unit(module)]}) imports {name} "
-                             f"({_unit(name)}, layer {LAYER_OF[_unit(name)]})")
+                wrong.append(
+                    f"{file}:{line}: {_unit(module)} (layer {LAYER_OF[_unit(module)]}) imports {name} "
+                    f"({_unit(name)}, layer {LAYER_OF[_unit(name)]})"
+                )
     assert not wrong, "\n".join(wrong)
 
 
 def test_only_cli_modules_import_typer():
-    wrong = [f"{file}:{line}" for module, imports in GRAPH.items() for name, file, line in imports
-             if name.split(".")[0] == "typer" and _unit(module) != "cli"]
+    wrong = [
+        f"{file}:{line}"
+        for module, imports in GRAPH.items()
+        for name, file, line in imports
+        if name.split(".")[0] == "typer" and _unit(module) != "cli"
+    ]
     assert not wrong, wrong
 
 
@@ -104,7 +115,7 @@ def _cycle(edges: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(edges.get(node, ())):
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state and (found := visit(nxt)):
                 return found
         stack.pop()

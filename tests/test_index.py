@@ -16,16 +16,16 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from helpers import write_stories
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from helpers import write_stories
 from lotdata.cli import app
 from lotdata.errors import InputError
 from lotdata.exec import ExecSettings
-from lotdata.overlap import TokenSpec, load_test_set, measure_overlap
-from lotdata.overlap import corpus, index as index_module
+from lotdata.overlap import TokenSpec, corpus, load_test_set, measure_overlap
+from lotdata.overlap import index as index_module
 from lotdata.overlap.index import build_index, verify_index
 from lotdata.overlap.lookup import count, count_many, measure_with_index
 
@@ -46,7 +46,9 @@ def brute_longest(test_words: list[list[str]], ref_lines: list[list[str]]) -> in
         for i in range(len(seg)):
             for j in range(i + best + 1, len(seg) + 1):
                 piece = seg[i:j]
-                if any(piece == line[k:k + len(piece)] for line in ref_lines for k in range(len(line) - len(piece) + 1)):
+                if any(
+                    piece == line[k : k + len(piece)] for line in ref_lines for k in range(len(line) - len(piece) + 1)
+                ):
                     best = j - i
                 else:
                     break
@@ -57,8 +59,12 @@ sentence = st.lists(st.sampled_from(WORDS), min_size=0, max_size=14).map(" ".joi
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(tests=st.lists(sentence.filter(str.strip), min_size=1, max_size=5), refs=st.lists(sentence, max_size=8),
-       n=st.integers(1, 4), shard_bytes=st.sampled_from([7, 40, 1 << 20]))
+@given(
+    tests=st.lists(sentence.filter(str.strip), min_size=1, max_size=5),
+    refs=st.lists(sentence, max_size=8),
+    n=st.integers(1, 4),
+    shard_bytes=st.sampled_from([7, 40, 1 << 20]),
+)
 def test_index_equals_streaming_and_brute_force(tests, refs, n, shard_bytes) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -68,7 +74,14 @@ def test_index_equals_streaming_and_brute_force(tests, refs, n, shard_bytes) -> 
         spec = TokenSpec(n=n, lang="en")
         if not any(r.strip() for r in refs):
             with pytest.raises(InputError, match="no word"):
-                build_index([str(ref)], tmp / "idx", spec=spec, execution=ExecSettings(workers=1), shard_bytes=shard_bytes, progress=False)
+                build_index(
+                    [str(ref)],
+                    tmp / "idx",
+                    spec=spec,
+                    execution=ExecSettings(workers=1),
+                    shard_bytes=shard_bytes,
+                    progress=False,
+                )
             assert not (tmp / "idx" / "manifest.json").exists()
             return
         test_set = load_test_set(tmp / "test.parquet")
@@ -79,15 +92,24 @@ def test_index_equals_streaming_and_brute_force(tests, refs, n, shard_bytes) -> 
             with pytest.raises(InputError, match=f"no {n}-gram"):
                 measure_with_index([test_set], verify_index(tmp / "idx"), spec=spec)
             return
-        streaming = measure_overlap(test_set, [str(ref)], tmp / "work", execution=ExecSettings(workers=1), spec=spec, shard_bytes=shard_bytes)
-        build_index([str(ref)], tmp / "idx", spec=spec, execution=ExecSettings(workers=1), shard_bytes=shard_bytes, progress=False)
+        streaming = measure_overlap(
+            test_set, [str(ref)], tmp / "work", execution=ExecSettings(workers=1), spec=spec, shard_bytes=shard_bytes
+        )
+        build_index(
+            [str(ref)],
+            tmp / "idx",
+            spec=spec,
+            execution=ExecSettings(workers=1),
+            shard_bytes=shard_bytes,
+            progress=False,
+        )
         indexed = measure_with_index([test_set], verify_index(tmp / "idx"), spec=spec)[0]
         assert indexed.summary == streaming.summary
         assert [_base(r) for r in indexed.examples["test"]] == [_base(r) for r in streaming.examples["test"]]
         lines = [line.split() for line in refs]
         loaded = verify_index(tmp / "idx")
-        grams = sorted({tuple(t.split()[i:i + n]) for t in tests for i in range(len(t.split()) - n + 1)})
-        expected = [sum(list(g) == w[i:i + n] for w in lines for i in range(len(w) - n + 1)) for g in grams]
+        grams = sorted({tuple(t.split()[i : i + n]) for t in tests for i in range(len(t.split()) - n + 1)})
+        expected = [sum(list(g) == w[i : i + n] for w in lines for i in range(len(w) - n + 1)) for g in grams]
         assert [count(loaded, list(g)) for g in grams] == expected
         assert count_many(loaded, [list(g) for g in grams]).tolist() == expected
         for ex, record in zip(test_set.splits["test"], indexed.examples["test"]):
@@ -95,12 +117,12 @@ def test_index_equals_streaming_and_brute_force(tests, refs, n, shard_bytes) -> 
             assert record["longest_words"] == brute_longest(segments, lines)
             if record["longest_words"]:
                 doc, word = record["longest_doc"], record["longest_doc_word"]
-                line = ref.read_bytes()[int(doc.rsplit("@", 1)[1]):].split(b"\n")[0].decode().split()
-                assert " ".join(line[word:word + record["longest_words"]]) == record["longest_text"]
+                line = ref.read_bytes()[int(doc.rsplit("@", 1)[1]) :].split(b"\n")[0].decode().split()
+                assert " ".join(line[word : word + record["longest_words"]]) == record["longest_text"]
             for item in record["by_n"]:
                 k = item["n"]
-                grams = [tuple(s[i:i + k]) for s in segments for i in range(len(s) - k + 1)]
-                ref_grams = {tuple(w[i:i + k]) for w in lines for i in range(len(w) - k + 1)}
+                grams = [tuple(s[i : i + k]) for s in segments for i in range(len(s) - k + 1)]
+                ref_grams = {tuple(w[i : i + k]) for w in lines for i in range(len(w) - k + 1)}
                 assert (item["ngrams"], item["overlapped"]) == (len(grams), sum(g in ref_grams for g in grams))
 
 
@@ -108,13 +130,19 @@ def test_count_matches_a_scan_of_the_words(tmp_path: Path) -> None:
     rng = np.random.default_rng(3)
     lines = [" ".join(rng.choice(WORDS, size=int(rng.integers(1, 30)))) for _ in range(200)]
     (tmp_path / "ref.txt").write_text("\n".join(lines) + "\n")
-    build_index([str(tmp_path / "ref.txt")], tmp_path / "idx", spec=TokenSpec(lang="en"), execution=ExecSettings(workers=1),
-                shard_bytes=500, progress=False)
+    build_index(
+        [str(tmp_path / "ref.txt")],
+        tmp_path / "idx",
+        spec=TokenSpec(lang="en"),
+        execution=ExecSettings(workers=1),
+        shard_bytes=500,
+        progress=False,
+    )
     loaded = verify_index(tmp_path / "idx")
     assert len(loaded.shards) > 3
     for gram in (["ant"], ["ant", "bee"], ["cat", "cat", "dog"], ["elk"] * 4, ["yak"], ["ant", "yak"]):
         k = len(gram)
-        expected = sum(line.split()[i:i + k] == gram for line in lines for i in range(len(line.split()) - k + 1))
+        expected = sum(line.split()[i : i + k] == gram for line in lines for i in range(len(line.split()) - k + 1))
         assert count(loaded, gram) == expected
 
 
@@ -127,15 +155,19 @@ def test_long_lines_masks_and_multi_text_documents_give_the_streaming_figures(tm
     records = [{"title": words(6), "text": words(12) + " [MASK] " + words(9)} for _ in range(20)]
     (tmp_path / "long.txt").write_text(long_line + "\n" + words(20) + "\n")
     (tmp_path / "recs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    tests = [long_line.split()[50 + 9 * i:50 + 9 * i + 14] for i in range(10)]
+    tests = [long_line.split()[50 + 9 * i : 50 + 9 * i + 14] for i in range(10)]
     tests += [records[0]["title"].split()[-3:] + records[0]["text"].split()[:6]]  # across title and text: not one run
     write_stories(tmp_path / "test.parquet", [" ".join(t) for t in tests], lang="en")
     refs = [str(tmp_path / "long.txt"), str(tmp_path / "recs.jsonl")]
     test_set = load_test_set(tmp_path / "test.parquet")
     for n in (3, 6):
         spec = TokenSpec(n=n, lang="en")
-        streaming = measure_overlap(test_set, refs, tmp_path / f"w{n}", execution=ExecSettings(workers=1), spec=spec, shard_bytes=200)
-        build_index(refs, tmp_path / f"idx{n}", spec=spec, execution=ExecSettings(workers=1), shard_bytes=200, progress=False)
+        streaming = measure_overlap(
+            test_set, refs, tmp_path / f"w{n}", execution=ExecSettings(workers=1), spec=spec, shard_bytes=200
+        )
+        build_index(
+            refs, tmp_path / f"idx{n}", spec=spec, execution=ExecSettings(workers=1), shard_bytes=200, progress=False
+        )
         indexed = measure_with_index([test_set], verify_index(tmp_path / f"idx{n}"), spec=spec)[0]
         assert indexed.summary == streaming.summary
         assert [_base(r) for r in indexed.examples["test"]] == [_base(r) for r in streaming.examples["test"]]
@@ -144,6 +176,7 @@ def test_long_lines_masks_and_multi_text_documents_give_the_streaming_figures(tm
 
 
 # ------------------------------------------------------------------------------ the shared corpora, through the CLI
+
 
 def _cli(*args: str) -> tuple[int, str]:
     result = runner.invoke(app, list(args))
@@ -155,8 +188,14 @@ def test_cli_figures_equal_streaming_on_the_shared_corpora(shared_data: Path, tm
     """LOT OutGen dev and 150 CMRC user-validation stories, in one --index call, against CMRC validation: the streaming figures."""
     cmrc = shared_data / "cmrc2017_children_stories"
     ref = str(cmrc / "validation" / "cloze.valid.doc_query")
-    code, output = _cli("read", "--format", "cmrc", str(cmrc / "validation" / "user.valid.doc_query"), "--out",
-                        str(tmp_path / "user.parquet"))
+    code, output = _cli(
+        "read",
+        "--format",
+        "cmrc",
+        str(cmrc / "validation" / "user.valid.doc_query"),
+        "--out",
+        str(tmp_path / "user.parquet"),
+    )
     assert code == 0, output
     pq.write_table(pq.read_table(tmp_path / "user.parquet").slice(0, 150), tmp_path / "cmrc_test.parquet")
     tests = [str(shared_data / "lot_outgen_dev" / "dev.jsonl"), str(tmp_path / "cmrc_test.parquet")]
@@ -182,11 +221,14 @@ def test_cli_figures_equal_streaming_on_the_shared_corpora(shared_data: Path, tm
 
 # ------------------------------------------------------------------------------ bad input
 
+
 def _small_index(tmp_path: Path, name: str = "idx") -> Path:
-    (tmp_path / "ref.txt").write_text("".join(f"第{i}行。小猫在河边钓鱼，小狗在草地上追蝴蝶。\n" for i in range(50)),
-                                      encoding="utf-8")
-    code, output = _cli("index", "build", str(tmp_path / "ref.txt"), "--out", str(tmp_path / name), "--workers", "1",
-                        "--shard-mb", "1")
+    (tmp_path / "ref.txt").write_text(
+        "".join(f"第{i}行。小猫在河边钓鱼，小狗在草地上追蝴蝶。\n" for i in range(50)), encoding="utf-8"
+    )
+    code, output = _cli(
+        "index", "build", str(tmp_path / "ref.txt"), "--out", str(tmp_path / name), "--workers", "1", "--shard-mb", "1"
+    )
     assert code == 0, output
     return tmp_path / name
 
@@ -195,7 +237,9 @@ def test_empty_references_are_refused_and_leave_no_index(tmp_path: Path) -> None
     (tmp_path / "empty.txt").write_text("")
     (tmp_path / "blank.jsonl").write_text('{"text": ""}\n{"text": "   "}\n')
     for name in ("empty.txt", "blank.jsonl"):
-        code, output = _cli("index", "build", str(tmp_path / name), "--out", str(tmp_path / f"i_{name}"), "--workers", "1")
+        code, output = _cli(
+            "index", "build", str(tmp_path / name), "--out", str(tmp_path / f"i_{name}"), "--workers", "1"
+        )
         assert code == 3 and name in output and "no word" in output
         assert not (tmp_path / f"i_{name}" / "manifest.json").exists()
         code, output = _cli("index", "verify", str(tmp_path / f"i_{name}"))
@@ -205,8 +249,16 @@ def test_empty_references_are_refused_and_leave_no_index(tmp_path: Path) -> None
 def test_another_tokenizer_or_version_is_refused_naming_the_manifest(tmp_path: Path) -> None:
     idx = _small_index(tmp_path)
     write_stories(tmp_path / "test.parquet", ["小猫在河边钓鱼，小狗在草地上追蝴蝶。"])
-    code, output = _cli("overlap", str(tmp_path / "test.parquet"), "--index", str(idx), "--out", str(tmp_path / "o"),
-                        "--tokenizer", "jieba")
+    code, output = _cli(
+        "overlap",
+        str(tmp_path / "test.parquet"),
+        "--index",
+        str(idx),
+        "--out",
+        str(tmp_path / "o"),
+        "--tokenizer",
+        "jieba",
+    )
     assert code == 1 and "manifest.json" in output and "jieba" in output and not (tmp_path / "o").exists()
     manifest = json.loads((idx / "manifest.json").read_text())
     manifest["lotdata_version"] = "0.0.1"
@@ -247,7 +299,17 @@ def test_a_full_disk_names_the_file_and_the_next_build_resumes(tmp_path: Path, m
         real(handle, array)
 
     monkeypatch.setattr(index_module, "write_bytes", fill_up)
-    build = ["index", "build", str(tmp_path / "ref.txt"), "--out", str(tmp_path / "idx"), "--workers", "1", "--shard-mb", "1"]
+    build = [
+        "index",
+        "build",
+        str(tmp_path / "ref.txt"),
+        "--out",
+        str(tmp_path / "idx"),
+        "--workers",
+        "1",
+        "--shard-mb",
+        "1",
+    ]
     code, output = _cli(*build)
     assert code == 1 and "no space left" in output and "00002.sa" in output
     assert not (tmp_path / "idx" / "manifest.json").exists()
@@ -267,11 +329,25 @@ def test_a_second_build_into_the_same_folder_is_locked_out(tmp_path: Path) -> No
 
 
 def test_a_killed_build_resumes(tmp_path: Path) -> None:
-    lines = "".join(f"第{i}行：小猫在河边钓鱼，小狗在草地上追蝴蝶，{i % 11}只鸟飞过{i % 13}座山。\n" for i in range(40000))
+    lines = "".join(
+        f"第{i}行：小猫在河边钓鱼，小狗在草地上追蝴蝶，{i % 11}只鸟飞过{i % 13}座山。\n" for i in range(40000)
+    )
     (tmp_path / "ref.txt").write_text(lines, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    command = [sys.executable, "-c", "from lotdata.cli import main; main()", "index", "build", str(tmp_path / "ref.txt"),
-               "--out", str(tmp_path / "idx"), "--workers", "1", "--shard-mb", "1"]
+    command = [
+        sys.executable,
+        "-c",
+        "from lotdata.cli import main; main()",
+        "index",
+        "build",
+        str(tmp_path / "ref.txt"),
+        "--out",
+        str(tmp_path / "idx"),
+        "--workers",
+        "1",
+        "--shard-mb",
+        "1",
+    ]
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     done = tmp_path / "idx" / ".build" / "done"
     deadline = time.time() + 60
@@ -290,12 +366,25 @@ def test_a_killed_build_resumes(tmp_path: Path) -> None:
 
 
 def test_ray_executor_builds_the_same_index(tmp_path: Path, ray_local) -> None:
-    (tmp_path / "ref.txt").write_text("".join(f"第{i}行。小猫在河边钓鱼，小狗在草地上追蝴蝶。\n" for i in range(3000)),
-                                      encoding="utf-8")
-    a = build_index([str(tmp_path / "ref.txt")], tmp_path / "a", spec=TokenSpec(), execution=ExecSettings(workers=1), shard_bytes=30_000,
-                    progress=False)
-    b = build_index([str(tmp_path / "ref.txt")], tmp_path / "b", spec=TokenSpec(), execution=ExecSettings(executor="ray", workers=2),
-                    shard_bytes=30_000, progress=False)
+    (tmp_path / "ref.txt").write_text(
+        "".join(f"第{i}行。小猫在河边钓鱼，小狗在草地上追蝴蝶。\n" for i in range(3000)), encoding="utf-8"
+    )
+    a = build_index(
+        [str(tmp_path / "ref.txt")],
+        tmp_path / "a",
+        spec=TokenSpec(),
+        execution=ExecSettings(workers=1),
+        shard_bytes=30_000,
+        progress=False,
+    )
+    b = build_index(
+        [str(tmp_path / "ref.txt")],
+        tmp_path / "b",
+        spec=TokenSpec(),
+        execution=ExecSettings(executor="ray", workers=2),
+        shard_bytes=30_000,
+        progress=False,
+    )
     for x, y in zip(a["shards"], b["shards"]):
         assert (tmp_path / "a" / x["sa_path"]).read_bytes() == (tmp_path / "b" / y["sa_path"]).read_bytes()
         assert (tmp_path / "a" / x["tokens_path"]).read_bytes() == (tmp_path / "b" / y["tokens_path"]).read_bytes()
@@ -303,22 +392,60 @@ def test_ray_executor_builds_the_same_index(tmp_path: Path, ray_local) -> None:
 
 def test_several_test_sets_get_a_folder_each_and_write_filtered_takes_one(tmp_path: Path) -> None:
     idx = _small_index(tmp_path)
-    write_stories(tmp_path / "a.parquet", ["小猫在河边钓鱼，小狗在草地上追蝴蝶。", "今天的天气很好，我们一起去公园散步吧。"])
+    write_stories(
+        tmp_path / "a.parquet", ["小猫在河边钓鱼，小狗在草地上追蝴蝶。", "今天的天气很好，我们一起去公园散步吧。"]
+    )
     write_stories(tmp_path / "b.parquet", ["完全无关的一句话，讲的是城市里的交通和新修的地铁线路。"])
-    code, output = _cli("overlap", str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet"), "--index", str(idx),
-                        "--out", str(tmp_path / "o"), "--n", "4")
+    code, output = _cli(
+        "overlap",
+        str(tmp_path / "a.parquet"),
+        str(tmp_path / "b.parquet"),
+        "--index",
+        str(idx),
+        "--out",
+        str(tmp_path / "o"),
+        "--n",
+        "4",
+    )
     assert code == 0, output
     a = json.loads((tmp_path / "o" / "a" / "summary.json").read_text())["splits"][0]
     b = json.loads((tmp_path / "o" / "b" / "summary.json").read_text())["splits"][0]
     assert (a["n_examples"], a["examples"], b["examples"]) == (2, 1, 0)
-    code, output = _cli("overlap", str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet"), "--index", str(idx),
-                        "--out", str(tmp_path / "o2"), "--write-filtered", str(tmp_path / "f"))
+    code, output = _cli(
+        "overlap",
+        str(tmp_path / "a.parquet"),
+        str(tmp_path / "b.parquet"),
+        "--index",
+        str(idx),
+        "--out",
+        str(tmp_path / "o2"),
+        "--write-filtered",
+        str(tmp_path / "f"),
+    )
     assert code == 1 and "one test set" in output
-    code, output = _cli("overlap", str(tmp_path / "a.parquet"), "--index", str(idx), "--out", str(tmp_path / "o3"),
-                        "--n", "4", "--write-filtered", str(tmp_path / "f"))
+    code, output = _cli(
+        "overlap",
+        str(tmp_path / "a.parquet"),
+        "--index",
+        str(idx),
+        "--out",
+        str(tmp_path / "o3"),
+        "--n",
+        "4",
+        "--write-filtered",
+        str(tmp_path / "f"),
+    )
     assert code == 0, output
     kept = load_test_set(tmp_path / "f")
     assert sum(len(v) for v in kept.splits.values()) == 1
-    code, output = _cli("overlap", str(tmp_path / "a.parquet"), "--index", str(idx), "--reference",
-                        str(tmp_path / "ref.txt"), "--out", str(tmp_path / "o4"))
+    code, output = _cli(
+        "overlap",
+        str(tmp_path / "a.parquet"),
+        "--index",
+        str(idx),
+        "--reference",
+        str(tmp_path / "ref.txt"),
+        "--out",
+        str(tmp_path / "o4"),
+    )
     assert code == 2 and "not both" in output

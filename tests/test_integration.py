@@ -8,25 +8,32 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from lotdata.datasets.folder import dataset_stats, read_dataset
 from lotdata.sources.read_stage import ReadParams, read_step
-from lotdata.datasets.folder import read_dataset
 from lotdata.tasks.build import build_dataset
 from lotdata.tasks.senpos import reinsert
-from lotdata.datasets.folder import dataset_stats
 from lotdata.text import count_chars, join_sentences, merge_short_sentences
 
 
 @pytest.fixture(scope="module")
 def roc_stories(shared_data: Path, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("roc") / "stories.parquet"
-    read_step([shared_data / "rocstories_diffusionlm_valid5k/datasets/ROCstory/roc_valid.json"], out, ReadParams(lang="en", source="rocstories"))
+    read_step(
+        [shared_data / "rocstories_diffusionlm_valid5k/datasets/ROCstory/roc_valid.json"],
+        out,
+        ReadParams(lang="en", source="rocstories"),
+    )
     return out
 
 
 @pytest.fixture(scope="module")
 def cmrc_stories(shared_data: Path, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("cmrc") / "stories.parquet"
-    read_step([shared_data / "cmrc2017_children_stories/validation/cloze.valid.doc_query"], out, ReadParams(lang="zh", license="CC BY-SA 4.0"))
+    read_step(
+        [shared_data / "cmrc2017_children_stories/validation/cloze.valid.doc_query"],
+        out,
+        ReadParams(lang="zh", license="CC BY-SA 4.0"),
+    )
     return out
 
 

@@ -13,12 +13,20 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from labelstudio_support import STATE_DIRS, annotate, lotdata
+
 from lotdata.annotate import server as ls_server
 from lotdata.annotate.client import export_tasks, get_project
 from lotdata.annotate.jobs import (
-    BUILTIN_JOBS, LANGS, Annotation, JobSpec, Output, get_job, job_names, register_job, unregister_job,
+    BUILTIN_JOBS,
+    LANGS,
+    Annotation,
+    JobSpec,
+    Output,
+    get_job,
+    job_names,
+    register_job,
+    unregister_job,
 )
 from lotdata.annotate.jobs.base import by_uid, choice
 from lotdata.annotate.state import JobState
@@ -33,8 +41,17 @@ def _annotations(job: JobSpec, tasks: list[dict], lang: str) -> list[Annotation]
         for rater in range(job.raters):
             n += 1
             values = job.parse(job.simulate(task, rater), task["data"], task["hidden"], lang=lang)
-            anns.append(Annotation(uid=task["data"]["uid"], data=task["data"], annotator=f"r{rater}", annotation_id=n,
-                                   created_at=f"2026-01-01T00:00:{n:02d}", values=values, hidden=task["hidden"]))
+            anns.append(
+                Annotation(
+                    uid=task["data"]["uid"],
+                    data=task["data"],
+                    annotator=f"r{rater}",
+                    annotation_id=n,
+                    created_at=f"2026-01-01T00:00:{n:02d}",
+                    values=values,
+                    hidden=task["hidden"],
+                )
+            )
     return anns
 
 
@@ -53,8 +70,9 @@ def test_a_template_per_declared_language_with_the_same_controls(name):
     controls = {lang: job.template_for(lang).controls for lang in job.langs}
     assert controls[job.lang], name
     for lang, found in controls.items():  # an answer parses the same whichever screen it was given on
-        assert {(c.name, c.kind, c.to_name, c.choices) for c in found.values()} == \
-               {(c.name, c.kind, c.to_name, c.choices) for c in controls[job.lang].values()}, (name, lang)
+        assert {(c.name, c.kind, c.to_name, c.choices) for c in found.values()} == {
+            (c.name, c.kind, c.to_name, c.choices) for c in controls[job.lang].values()
+        }, (name, lang)
     with pytest.raises(ValueError, match="screens in"):
         job.pick_lang("fr")
 
@@ -72,7 +90,9 @@ def test_every_template_of_every_job_and_language_passes_label_studios_validator
     )
     python = ls_server.label_studio_bin().parent / "python"
     env = {**os.environ, "LATEST_VERSION_CHECK": "false"}
-    done = subprocess.run([str(python), "-W", "ignore", "-c", script, *files], env=env, capture_output=True, text=True, timeout=180)
+    done = subprocess.run(
+        [str(python), "-W", "ignore", "-c", script, *files], env=env, capture_output=True, text=True, timeout=180
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.count("valid ") == len(files) >= len(JOB_NAMES)
 
@@ -145,10 +165,15 @@ def _length_job(folder: Path) -> JobSpec:
         return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
     def to_tasks(rows, *, seed=0, lang="en"):
-        return [{"data": {"uid": f"len-{r['id']}", "sentence": r["text"]}, "hidden": {"words": len(r["text"].split())}} for r in rows]
+        return [
+            {"data": {"uid": f"len-{r['id']}", "sentence": r["text"]}, "hidden": {"words": len(r["text"].split())}}
+            for r in rows
+        ]
 
     def assemble(anns):
-        decided = {uid: Counter(a.values["length"] for a in group).most_common(1)[0][0] for uid, group in by_uid(anns).items()}
+        decided = {
+            uid: Counter(a.values["length"] for a in group).most_common(1)[0][0] for uid, group in by_uid(anns).items()
+        }
         return {"lengths": decided, "stats": {"items": len(decided)}}
 
     def write(assembled, output: Output):
@@ -156,11 +181,21 @@ def _length_job(folder: Path) -> JobSpec:
         return {"lengths": len(assembled["lengths"])}
 
     return JobSpec(
-        name="sentence_length", summary="is a sentence long", input_help="jsonl of id, text", load=load, to_tasks=to_tasks,
-        check=lambda values, data, hidden: {"length": values["length"]}, votes=lambda v: [("length", v["length"])],
-        assemble=assemble, write=write, demo_rows=lambda: [{"id": 1, "text": "a b c d e f g h"}, {"id": 2, "text": "short"}],
-        simulate=lambda task, rater: [choice("length", "sentence", ["long" if len(task["data"]["sentence"]) > 6 else "short"])],
-        templates=templates, lang="en",
+        name="sentence_length",
+        summary="is a sentence long",
+        input_help="jsonl of id, text",
+        load=load,
+        to_tasks=to_tasks,
+        check=lambda values, data, hidden: {"length": values["length"]},
+        votes=lambda v: [("length", v["length"])],
+        assemble=assemble,
+        write=write,
+        demo_rows=lambda: [{"id": 1, "text": "a b c d e f g h"}, {"id": 2, "text": "short"}],
+        simulate=lambda task, rater: [
+            choice("length", "sentence", ["long" if len(task["data"]["sentence"]) > 6 else "short"])
+        ],
+        templates=templates,
+        lang="en",
     )
 
 
@@ -173,11 +208,24 @@ def length_job(tmp_path):
         unregister_job(spec.name)
 
 
-def test_a_made_up_job_goes_push_answers_pull_on_a_real_label_studio(label_studio, conn, annotators, length_job, tmp_path):
+def test_a_made_up_job_goes_push_answers_pull_on_a_real_label_studio(
+    label_studio, conn, annotators, length_job, tmp_path
+):
     rows = tmp_path / "sentences.jsonl"
     rows.write_text("\n".join(json.dumps(r) for r in length_job.demo_rows()) + "\n", encoding="utf-8")
     assert "sentence_length" in job_names()
-    pushed = lotdata(label_studio, "annotate", "push", "sentence_length", "--input", str(rows), "--project", "made-up job", "--lang", "zh")
+    pushed = lotdata(
+        label_studio,
+        "annotate",
+        "push",
+        "sentence_length",
+        "--input",
+        str(rows),
+        "--project",
+        "made-up job",
+        "--lang",
+        "zh",
+    )
     assert pushed.exit_code == 0, pushed.output
     project = get_project(conn, "made-up job")
     assert "这句话长吗" in conn.sdk.projects.get(id=project.id).label_config  # --lang zh picked the Chinese screen
@@ -191,5 +239,16 @@ def test_a_made_up_job_goes_push_answers_pull_on_a_real_label_studio(label_studi
     assert json.loads((out / "lengths.json").read_text()) == {"len-1": "long", "len-2": "short"}
     summary = json.loads((out / "pull.json").read_text())
     assert summary["valid"] == 2 and summary["quarantined"] == 0 and summary["datasets"] == {"lengths": 2}
-    again = lotdata(label_studio, "annotate", "push", "sentence_length", "--input", str(rows), "--project", "made-up job", "--lang", "en")
+    again = lotdata(
+        label_studio,
+        "annotate",
+        "push",
+        "sentence_length",
+        "--input",
+        str(rows),
+        "--project",
+        "made-up job",
+        "--lang",
+        "en",
+    )
     assert again.exit_code != 0 and "shows its tasks in 'zh'" in again.output

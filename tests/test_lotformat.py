@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from lotdata.errors import InputError
 from lotdata.datasets.folder import export_lot, import_lot, read_dataset
+from lotdata.errors import InputError
 
 TASKS = ["clozet", "senpos", "plotcom", "outgen"]
 
@@ -46,7 +46,9 @@ def test_bad_line_names_file_and_line(tmp_path: Path):
     path = tmp_path / "train.jsonl"
     good = {"story": "甲<mask>乙", "plot0": "丙", "plot1": "丁", "label": "0"}
     bad = {"story": "甲<mask>乙", "plot0": "丙", "plot1": "丁", "label": 1}
-    path.write_text(json.dumps(good, ensure_ascii=False) + "\n" + json.dumps(bad, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps(good, ensure_ascii=False) + "\n" + json.dumps(bad, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     with pytest.raises(InputError) as info:
         import_lot([path], "clozet", tmp_path / "ds")
     assert "train.jsonl, row 2" in str(info.value) and "label" in str(info.value)

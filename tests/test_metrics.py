@@ -12,7 +12,6 @@ from lotdata.datasets.registry import get_task
 from lotdata.errors import InputError, MissingFileError
 
 
-
 def test_accuracy_compares_labels_as_strings():
     assert metrics.accuracy(["1", 0, 1], [1, "0", 0]) == pytest.approx(2 / 3)
     with pytest.raises(ValueError):
@@ -128,17 +127,26 @@ def _derived_predictions(rows):
 # IndexFziQ/LongLM-Eyas, nltk 3.10, rouge 1.0.0, jieba 0.42) for the 111 dev stories and the
 # predictions above; computed once outside this repository.
 OFFICIAL = {
-    "bleu-1": 0.518536, "bleu-2": 0.451293, "bleu-3": 0.438686, "bleu-4": 0.434899,
-    "distinct-1": 0.039104, "distinct-2": 0.165336, "distinct-3": 0.453864, "distinct-4": 0.662425,
-    "coverage": 0.778638, "order": 0.557708, "nlpcc2021_overall": 0.522577,
+    "bleu-1": 0.518536,
+    "bleu-2": 0.451293,
+    "bleu-3": 0.438686,
+    "bleu-4": 0.434899,
+    "distinct-1": 0.039104,
+    "distinct-2": 0.165336,
+    "distinct-3": 0.453864,
+    "distinct-4": 0.662425,
+    "coverage": 0.778638,
+    "order": 0.557708,
+    "nlpcc2021_overall": 0.522577,
 }
 
 
 def test_matches_official_script_to_4_decimals(dev):
     gold = dev
     scores = metrics.evaluate("outgen", _derived_predictions(gold), gold, "nlpcc2021")
-    assert metrics.evaluate("outgen", _derived_predictions(gold)[:5], gold[:5], "official") == \
-        metrics.evaluate("outgen", _derived_predictions(gold)[:5], gold[:5], "nlpcc2021")
+    assert metrics.evaluate("outgen", _derived_predictions(gold)[:5], gold[:5], "official") == metrics.evaluate(
+        "outgen", _derived_predictions(gold)[:5], gold[:5], "nlpcc2021"
+    )
     for key, value in OFFICIAL.items():
         assert round(scores[key], 4) == round(value, 4), key
 
@@ -171,21 +179,52 @@ def test_evaluate_cli_writes_json_and_names_bad_input(dev, tmp_path):
     runner = CliRunner()
     gold = dev[:12]
     pred = tmp_path / "pred.jsonl"
-    pred.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in _derived_predictions(gold)), encoding="utf-8")
+    pred.write_text(
+        "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in _derived_predictions(gold)), encoding="utf-8"
+    )
     gold_path = tmp_path / "gold.jsonl"
     gold_path.write_text("".join(json.dumps(g, ensure_ascii=False) + "\n" for g in gold), encoding="utf-8")
     out = tmp_path / "scores.json"
-    result = runner.invoke(app, ["evaluate", "outgen", "--pred", str(pred), "--gold", str(gold_path), "--json", str(out),
-                                 "--definition", "nlpcc2021"])
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            "outgen",
+            "--pred",
+            str(pred),
+            "--gold",
+            str(gold_path),
+            "--json",
+            str(out),
+            "--definition",
+            "nlpcc2021",
+        ],
+    )
     assert result.exit_code == 0, result.output
     scores = json.loads(out.read_text(encoding="utf-8"))
     assert scores == pytest.approx(metrics.evaluate("outgen", _derived_predictions(gold), gold, "nlpcc2021"))
     assert "nlpcc2021_overall" in result.output
     # the default is LOT's definition: n = 1, 2 and no NLPCC score
-    lot = json.loads(runner.invoke(app, ["evaluate", "outgen", "--pred", str(pred), "--gold", str(gold_path), "--json", "-"]).output)
+    lot = json.loads(
+        runner.invoke(app, ["evaluate", "outgen", "--pred", str(pred), "--gold", str(gold_path), "--json", "-"]).output
+    )
     assert set(lot) == set(get_task("outgen").lot_metrics)
     assert lot == pytest.approx(metrics.evaluate("outgen", _derived_predictions(gold), gold, "lot"))
-    paper = runner.invoke(app, ["evaluate", "outgen", "--pred", str(gold_path), "--gold", str(gold_path), "--definition", "paper", "--json", "-"])
+    paper = runner.invoke(
+        app,
+        [
+            "evaluate",
+            "outgen",
+            "--pred",
+            str(gold_path),
+            "--gold",
+            str(gold_path),
+            "--definition",
+            "paper",
+            "--json",
+            "-",
+        ],
+    )
     assert json.loads(paper.output)["order"] == pytest.approx(1.0)
     short = tmp_path / "short.jsonl"
     short.write_text('{"story": "x"}\n', encoding="utf-8")
@@ -194,6 +233,7 @@ def test_evaluate_cli_writes_json_and_names_bad_input(dev, tmp_path):
 
 
 # ----------------------------------------------------------------------------- evaluate: alignment, outputs, options
+
 
 def _cli(*args):
     from typer.testing import CliRunner
@@ -205,8 +245,15 @@ def _cli(*args):
 
 def _clozet_jsonl(path, n=8):
     """Invented ClozeT records with alternating labels (so a shuffled order scores below 1)."""
-    rows = [{"story": f"第{i}个故事。他走进了房间。<mask>然后他睡了。", "plot0": f"他打开了第{i}盏灯。", "plot1": f"他关上了第{i}扇门。",
-             "label": str(i % 2)} for i in range(n)]
+    rows = [
+        {
+            "story": f"第{i}个故事。他走进了房间。<mask>然后他睡了。",
+            "plot0": f"他打开了第{i}盏灯。",
+            "plot1": f"他关上了第{i}扇门。",
+            "label": str(i % 2),
+        }
+        for i in range(n)
+    ]
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     return rows
 
@@ -252,7 +299,9 @@ def test_evaluate_checks_the_json_output_before_scoring(tmp_path, monkeypatch):
     _clozet_jsonl(tmp_path / "gold.jsonl")
     (tmp_path / "folder").mkdir()
     monkeypatch.setattr(metrics, "evaluate", lambda *a, **k: pytest.fail("scored before checking --json"))
-    result = _cli("clozet", "--pred", tmp_path / "gold.jsonl", "--gold", tmp_path / "gold.jsonl", "--json", tmp_path / "folder")
+    result = _cli(
+        "clozet", "--pred", tmp_path / "gold.jsonl", "--gold", tmp_path / "gold.jsonl", "--json", tmp_path / "folder"
+    )
     assert result.exit_code == 1 and "folder" in result.output and "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
@@ -273,7 +322,9 @@ def test_evaluate_refuses_outputs_that_are_all_empty(dev, tmp_path, definition):
 
 def test_an_undefined_metric_is_null_in_json_and_a_dash_on_screen():
     scores = {"coverage": float("nan"), "bleu-1": 0.5}
-    assert metrics.undefined_metrics(scores) == {"coverage": "no (output, outline phrase) pair could be scored: every output or every phrase is empty"}
+    assert metrics.undefined_metrics(scores) == {
+        "coverage": "no (output, outline phrase) pair could be scored: every output or every phrase is empty"
+    }
 
 
 @pytest.mark.parametrize("option", ["--baseline", "--human"])
@@ -304,6 +355,7 @@ def test_evaluate_missing_file_exit_1_binary_file_exit_3(tmp_path):
 
 # ----------------------------------------------------------------------------- LOT's Overall (Eq. 1-2), Tables 10 / 11
 
+
 @pytest.mark.parametrize("family", ["understanding", "generation"])
 @pytest.mark.parametrize("split", ["val", "test"])
 def test_paper_rows_give_the_papers_overall_column(family, split):
@@ -325,9 +377,12 @@ PAPER_INCONSISTENT = {("understanding", "test", "LongLM-large"): 73.79}
 
 
 def test_paper_weights_are_the_printed_w_i():
-    printed = {("understanding", "val"): [0.37, 0.63], ("understanding", "test"): [0.39, 0.61],
-               ("generation", "val"): [0.11, 0.40, 0.04, 0.03, 0.08, 0.17, 0.05, 0.04, 0.04, 0.04],
-               ("generation", "test"): [0.10, 0.42, 0.03, 0.03, 0.08, 0.16, 0.05, 0.04, 0.04, 0.04]}
+    printed = {
+        ("understanding", "val"): [0.37, 0.63],
+        ("understanding", "test"): [0.39, 0.61],
+        ("generation", "val"): [0.11, 0.40, 0.04, 0.03, 0.08, 0.17, 0.05, 0.04, 0.04, 0.04],
+        ("generation", "test"): [0.10, 0.42, 0.03, 0.03, 0.08, 0.16, 0.05, 0.04, 0.04, 0.04],
+    }
     for (family, split), w in printed.items():
         assert list(metrics.paper_weights(family, split).values()) == pytest.approx(w, abs=0.005), (family, split)
 
@@ -344,8 +399,16 @@ def test_lot_overall_weights_human_over_baseline():
 
 def test_human_performance_file(tmp_path):
     path = tmp_path / "human.json"
-    path.write_text(json.dumps({"clozet": {"accuracy": 0.98, "fleiss_kappa": 0.8, "n_items": 100, "n_raters": 3},
-                                "senpos": {"accuracy": 0.9}, "notes": "ignored", "outgen": {"distinct-1": 0.2, "bogus": 3}}))
+    path.write_text(
+        json.dumps(
+            {
+                "clozet": {"accuracy": 0.98, "fleiss_kappa": 0.8, "n_items": 100, "n_raters": 3},
+                "senpos": {"accuracy": 0.9},
+                "notes": "ignored",
+                "outgen": {"distinct-1": 0.2, "bogus": 3},
+            }
+        )
+    )
     human = metrics.load_human_performance(path)
     assert human == {("clozet", "accuracy"): 0.98, ("senpos", "accuracy"): 0.9, ("outgen", "distinct-1"): 0.2}
     path.write_text(json.dumps({"clozet": {"accuracy": 98}}))
@@ -365,7 +428,11 @@ def test_lot_definition_word_distinct_and_the_scripts_order():
     gold = "小明去了北京，然后去了上海，最后回家。"
     outline = ["回家", "北京", "上海"]
     reversed_text = ["回家了上海了北京了"]
-    assert metrics.order(reversed_text, [outline], [gold], "lot") == metrics.order(reversed_text, [outline], [gold], "nlpcc2021") == 0.5
+    assert (
+        metrics.order(reversed_text, [outline], [gold], "lot")
+        == metrics.order(reversed_text, [outline], [gold], "nlpcc2021")
+        == 0.5
+    )
     # Coverage: plain LCS recall ("好好" against "好" is 1/2, where rouge 1.0.0 counts distinct characters: 1)
     assert metrics.coverage(["好"], [["好好"]], "lot") == pytest.approx(0.5)
     with pytest.raises(ValueError, match="unknown definition"):

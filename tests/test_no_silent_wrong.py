@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from helpers import write_stories
+
 from lotdata.errors import InputError, LotdataError
 from lotdata.exec import Shard
 from lotdata.io import lock_path_for, output_lock, write_parquet
@@ -40,9 +40,17 @@ STORIES = [
 ]
 
 
-def lotdata(*args, cwd: Path | None = None, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lotdata.cli", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, timeout=timeout, env={**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "300", **(env or {})})
+def lotdata(
+    *args, cwd: Path | None = None, env: dict | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "lotdata.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+        env={**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "300", **(env or {})},
+    )
 
 
 def said(result: subprocess.CompletedProcess) -> str:
@@ -51,8 +59,10 @@ def said(result: subprocess.CompletedProcess) -> str:
 
 def story_html(title: str, text: str) -> bytes:
     paragraphs = "".join(f"<p>{s}。</p>" for s in text.rstrip("。").split("。"))
-    return (f"<html><head><meta charset='utf-8'><title>{title}</title></head><body><h1>{title}</h1>"
-            f"<div class='content'>{paragraphs}</div></body></html>").encode()
+    return (
+        f"<html><head><meta charset='utf-8'><title>{title}</title></head><body><h1>{title}</h1>"
+        f"<div class='content'>{paragraphs}</div></body></html>"
+    ).encode()
 
 
 def links(*urls: str) -> bytes:
@@ -114,16 +124,19 @@ def site():
     server.close()
 
 
-def crawl_recipe(path: Path, start: str, *, follow: str = r"/list\.html$", stories: str = r"/s/\d+\.html$",
-                 extra: str = "") -> Path:
+def crawl_recipe(
+    path: Path, start: str, *, follow: str = r"/list\.html$", stories: str = r"/s/\d+\.html$", extra: str = ""
+) -> Path:
     path.write_text(
-        f'[[sites]]\nname = "fake"\nstart_urls = ["{start}"]\nfollow = [\'{follow}\']\nstories = [\'{stories}\']\n'
+        f"[[sites]]\nname = \"fake\"\nstart_urls = [\"{start}\"]\nfollow = ['{follow}']\nstories = ['{stories}']\n"
         f'license = "test"\nrate_limit = 50\ntimeout = 5\nmax_pages = 50\nretries = 2\nbackoff = 0.05\n{extra}',
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return path
 
 
 # ------------------------------------------------------------------ 1. no exit 0 on wrong or partial input
+
 
 def _reference_and_test(tmp_path: Path) -> tuple[Path, bytes]:
     test = write_stories(tmp_path / "test.parquet", STORIES[:2])
@@ -147,8 +160,17 @@ def test_references_without_a_document_are_an_error(tmp_path: Path):
     test, _ = _reference_and_test(tmp_path)
     (tmp_path / "blank.txt").write_text("\n\n  \n", encoding="utf-8")
     (tmp_path / "empty.jsonl").write_text("", encoding="utf-8")
-    result = lotdata("overlap", test, "--reference", tmp_path / "blank.txt", tmp_path / "empty.jsonl",
-                     "--out", tmp_path / "o", "--workers", "1")
+    result = lotdata(
+        "overlap",
+        test,
+        "--reference",
+        tmp_path / "blank.txt",
+        tmp_path / "empty.jsonl",
+        "--out",
+        tmp_path / "o",
+        "--workers",
+        "1",
+    )
     assert result.returncode == 3 and "no document" in said(result), result.stderr
 
 
@@ -173,21 +195,28 @@ def test_raw_cmrc_files_are_read_as_the_cmrc_reader_reads_them(tmp_path: Path):
     test = write_stories(tmp_path / "test.parquet", [STORIES[3][:60]])
     read = lotdata("read", raw, "--format", "cmrc", "--out", tmp_path / "cmrc.parquet")
     assert read.returncode == 0, read.stderr
-    via_read = lotdata("overlap", test, "--reference", tmp_path / "cmrc.parquet", "--out", tmp_path / "a", "--workers", "1")
+    via_read = lotdata(
+        "overlap", test, "--reference", tmp_path / "cmrc.parquet", "--out", tmp_path / "a", "--workers", "1"
+    )
     direct = lotdata("overlap", test, "--reference", raw, "--out", tmp_path / "b", "--workers", "1")
     assert via_read.returncode == 0 and direct.returncode == 0, direct.stderr
     a, b = (json.loads((tmp_path / d / "summary.json").read_text())["splits"] for d in "ab")
     assert a == b and a[0]["examples"] == 1 and a[0]["percent"] > 0.9  # the blank filled, the word spaces gone
     raw.with_suffix(".answer").write_text("<qid_1> ||| 小熊\n", encoding="utf-8")
-    answer = lotdata("overlap", test, "--reference", raw.with_suffix(".answer"), "--out", tmp_path / "c", "--workers", "1")
+    answer = lotdata(
+        "overlap", test, "--reference", raw.with_suffix(".answer"), "--out", tmp_path / "c", "--workers", "1"
+    )
     assert answer.returncode == 3 and "answer file" in said(answer)
 
 
 def test_empty_or_file_start_urls_and_extract_only_without_pages(tmp_path: Path):
     for start, words in (("", "start_urls is empty"), ("file:///etc/hostname", "not an http(s) URL")):
         recipe = tmp_path / "r.toml"
-        recipe.write_text(f'[[sites]]\nname = "a"\nstart_urls = [{json.dumps(start) if start else ""}]\nfollow = ["x"]\n'
-                          f'stories = ["y"]\nlicense = "l"\nrate_limit = 1\ntimeout = 1\nmax_pages = 1\n', encoding="utf-8")
+        recipe.write_text(
+            f'[[sites]]\nname = "a"\nstart_urls = [{json.dumps(start) if start else ""}]\nfollow = ["x"]\n'
+            f'stories = ["y"]\nlicense = "l"\nrate_limit = 1\ntimeout = 1\nmax_pages = 1\n',
+            encoding="utf-8",
+        )
         result = lotdata("crawl", "--recipe", recipe, "--out", tmp_path / "c")
         assert result.returncode == 3 and words in said(result) and "r.toml" in said(result), result.stderr
     crawl_recipe(tmp_path / "ok.toml", "http://127.0.0.1:9/list.html")
@@ -203,10 +232,13 @@ def test_a_text_column_holding_numbers_is_refused(tmp_path: Path):
     numbers = table.set_column(table.schema.get_field_index("text"), "text", pa.array(range(len(STORIES)), pa.int64()))
     pq.write_table(numbers, tmp_path / "numbers.parquet")
     result = lotdata("build", "senpos", "--stories", tmp_path / "numbers.parquet", "--out", tmp_path / "d")
-    assert result.returncode == 3 and "numbers.parquet" in said(result) and "text (int64)" in said(result), result.stderr
+    assert result.returncode == 3 and "numbers.parquet" in said(result) and "text (int64)" in said(result), (
+        result.stderr
+    )
 
 
 # ------------------------------------------------------------------ 2. the right diagnosis
+
 
 def test_an_unreachable_host_is_told_not_cached_and_fetched_after_the_outage(tmp_path: Path):
     probe = Site()
@@ -246,9 +278,21 @@ def test_write_filtered_is_checked_before_the_scan(tmp_path: Path):
     test, text = _reference_and_test(tmp_path)
     (tmp_path / "ref.txt").write_bytes(text)
     (tmp_path / "a_file").write_text("x", encoding="utf-8")
-    result = lotdata("overlap", test, "--reference", tmp_path / "ref.txt", "--out", tmp_path / "o",
-                     "--write-filtered", tmp_path / "a_file", "--workers", "1")
-    assert result.returncode == 1 and "a_file" in said(result) and "--write-filtered names a folder" in said(result), result.stderr
+    result = lotdata(
+        "overlap",
+        test,
+        "--reference",
+        tmp_path / "ref.txt",
+        "--out",
+        tmp_path / "o",
+        "--write-filtered",
+        tmp_path / "a_file",
+        "--workers",
+        "1",
+    )
+    assert result.returncode == 1 and "a_file" in said(result) and "--write-filtered names a folder" in said(result), (
+        result.stderr
+    )
     assert not (tmp_path / "o" / "scan").exists()  # nothing was scanned
 
 
@@ -264,7 +308,9 @@ def test_429_with_retry_after_is_waited_for_and_retried(tmp_path: Path, site: Si
     site.page("/robots.txt", b"User-agent: *\nAllow: /\n")
     site.page("/list.html", links("/s/1.html"))
     site.routes[("*", "/s/1.html")] = limited
-    result = lotdata("crawl", "--recipe", crawl_recipe(tmp_path / "r.toml", f"{site.base}/list.html"), "--out", tmp_path / "c")
+    result = lotdata(
+        "crawl", "--recipe", crawl_recipe(tmp_path / "r.toml", f"{site.base}/list.html"), "--out", tmp_path / "c"
+    )
     assert result.returncode == 0, result.stderr
     assert len(calls) == 2 and calls[1] - calls[0] >= 0.95
     log = [json.loads(line) for line in (tmp_path / "c" / "pages.jsonl").read_text().splitlines()]
@@ -273,13 +319,20 @@ def test_429_with_retry_after_is_waited_for_and_retried(tmp_path: Path, site: Si
 
 # ------------------------------------------------------------------ 3. every parameter checked before work
 
-@pytest.mark.parametrize("recipe_text, words", [
-    ('[read]\ninputs = "lotdata:sample"\n', "'inputs' must be a list of strings"),
-    ('[read]\ninputs = ["lotdata:sample"]\n[[build]]\ntask = "senpos"\nseed = "abc"\n', "'seed' must be an integer"),
-    ('[read]\ninputs = ["lotdata:sample"]\nlangg = "zh"\n', "unknown key(s) ['langg']"),
-    ('[read]\ninputs = ["lotdata:sample"]\n[[build]]\ntask = "senpos"\nn = -3\n', "'n' must be an integer > 0"),
-    ('[read]\ninputs = ["lotdata:sample"]\n[clean]\nnear_dup = 2\n', "'near_dup' must be a number in (0, 1]"),
-])
+
+@pytest.mark.parametrize(
+    "recipe_text, words",
+    [
+        ('[read]\ninputs = "lotdata:sample"\n', "'inputs' must be a list of strings"),
+        (
+            '[read]\ninputs = ["lotdata:sample"]\n[[build]]\ntask = "senpos"\nseed = "abc"\n',
+            "'seed' must be an integer",
+        ),
+        ('[read]\ninputs = ["lotdata:sample"]\nlangg = "zh"\n', "unknown key(s) ['langg']"),
+        ('[read]\ninputs = ["lotdata:sample"]\n[[build]]\ntask = "senpos"\nn = -3\n', "'n' must be an integer > 0"),
+        ('[read]\ninputs = ["lotdata:sample"]\n[clean]\nnear_dup = 2\n', "'near_dup' must be a number in (0, 1]"),
+    ],
+)
 def test_recipe_keys_are_checked_before_any_step(tmp_path: Path, recipe_text: str, words: str):
     recipe = tmp_path / "bad.toml"
     recipe.write_text(recipe_text, encoding="utf-8")
@@ -292,7 +345,9 @@ def test_crawl_keys_name_the_file_site_and_key(tmp_path: Path):
     recipe = crawl_recipe(tmp_path / "r.toml", "http://127.0.0.1:9/list.html").read_text()
     (tmp_path / "bad.toml").write_text(recipe.replace("rate_limit = 50", 'rate_limit = "fast"'), encoding="utf-8")
     result = lotdata("crawl", "--recipe", tmp_path / "bad.toml", "--out", tmp_path / "c")
-    assert result.returncode == 3 and "bad.toml, site fake: 'rate_limit' must be a number" in said(result), result.stderr
+    assert result.returncode == 3 and "bad.toml, site fake: 'rate_limit' must be a number" in said(result), (
+        result.stderr
+    )
 
 
 def test_command_line_parameters_are_checked_before_work(tmp_path: Path):
@@ -308,13 +363,25 @@ def test_command_line_parameters_are_checked_before_work(tmp_path: Path):
 
 # ------------------------------------------------------------------ 4. exit codes as the README lists them
 
+
 def test_missing_paths_exit_1_not_found_and_binary_stopwords_exit_3(tmp_path: Path):
     stories = write_stories(tmp_path / "s.parquet", STORIES)
-    (tmp_path / "data").mkdir()  # a folder beside the run's --out, not containing it (an output never lies inside an input)
+    (
+        tmp_path / "data"
+    ).mkdir()  # a folder beside the run's --out, not containing it (an output never lies inside an input)
     (tmp_path / "r.toml").write_text('[read]\ninputs = ["no/such.jsonl"]\n', encoding="utf-8")
     cases = [
         ("run", tmp_path / "r.toml", "--out", tmp_path / "o"),
-        ("baseline", "train", "--config", tmp_path / "nope.toml", "--data", tmp_path / "data", "--out", tmp_path / "run"),
+        (
+            "baseline",
+            "train",
+            "--config",
+            tmp_path / "nope.toml",
+            "--data",
+            tmp_path / "data",
+            "--out",
+            tmp_path / "run",
+        ),
         ("baseline", "table", tmp_path / "no-run"),
         ("annotate", "push", "story_filter", "--input", tmp_path / "nope.parquet", "--project", "p"),
     ]
@@ -322,11 +389,14 @@ def test_missing_paths_exit_1_not_found_and_binary_stopwords_exit_3(tmp_path: Pa
         result = lotdata(*args, env={"LABEL_STUDIO_URL": "http://127.0.0.1:9", "LABEL_STUDIO_API_KEY": "x"})
         assert result.returncode == 1 and "not found" in said(result), (args, result.stderr)
     (tmp_path / "stop.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00" + bytes(range(256)))
-    result = lotdata("build", "outgen", "--stories", stories, "--out", tmp_path / "og", "--stopwords", tmp_path / "stop.txt")
+    result = lotdata(
+        "build", "outgen", "--stories", stories, "--out", tmp_path / "og", "--stopwords", tmp_path / "stop.txt"
+    )
     assert result.returncode == 3 and "stop.txt" in said(result), result.stderr
 
 
 # ------------------------------------------------------------------ 5. resources
+
 
 def test_a_long_line_is_scanned_in_pieces_with_the_same_ngrams(tmp_path: Path, monkeypatch):
     from lotdata.overlap import TokenSpec, load_test_set, measure_overlap
@@ -336,8 +406,10 @@ def test_a_long_line_is_scanned_in_pieces_with_the_same_ngrams(tmp_path: Path, m
     (tmp_path / "ref.txt").write_text("开头。" + one_line + "\n", encoding="utf-8")
     (tmp_path / "ref.jsonl").write_text(json.dumps({"text": one_line}, ensure_ascii=False) + "\n", encoding="utf-8")
     testset = load_test_set(test)
-    whole = {ref: measure_overlap(testset, [str(tmp_path / ref)], tmp_path / f"w-{ref}", spec=TokenSpec(n=8))
-             for ref in ("ref.txt", "ref.jsonl")}
+    whole = {
+        ref: measure_overlap(testset, [str(tmp_path / ref)], tmp_path / f"w-{ref}", spec=TokenSpec(n=8))
+        for ref in ("ref.txt", "ref.jsonl")
+    }
     # the scan runs in this process with executor "local" and 1 worker? pieces must be set where the scan runs:
     monkeypatch.setattr(corpus, "LINE_PIECE_BYTES", 97)
     monkeypatch.setattr(corpus, "TEXT_PIECE_CHARS", 41)
@@ -351,7 +423,9 @@ def test_a_long_line_is_scanned_in_pieces_with_the_same_ngrams(tmp_path: Path, m
     (tmp_path / "index.pkl").write_bytes(pickle.dumps(index))
     for ref in ("ref.txt", "ref.jsonl"):
         size = (tmp_path / ref).stat().st_size
-        stats = ScanShard(str(tmp_path / "index.pkl"))(Shard(str(tmp_path / ref), 0, None, size), tmp_path / f"{ref}.part")
+        stats = ScanShard(str(tmp_path / "index.pkl"))(
+            Shard(str(tmp_path / ref), 0, None, size), tmp_path / f"{ref}.part"
+        )
         found = set(pq.read_table(tmp_path / f"{ref}.part").column("ngram").to_pylist())
         assert stats["docs"] == 1
         assert len(found) == whole[ref].scan["distinct_test_ngrams_found"] > 0
@@ -369,6 +443,7 @@ def test_a_full_disk_names_the_file(tmp_path: Path, monkeypatch):
 
 
 # ------------------------------------------------------------------ 6. one run at a time per output
+
 
 def test_a_second_run_into_the_same_out_exits_1_naming_the_lock(tmp_path: Path):
     out = tmp_path / "stories.parquet"
@@ -392,8 +467,10 @@ def test_clean_and_audit_bias_also_refuse_an_output_another_run_holds(tmp_path: 
     assert lotdata("build", "senpos", "--stories", stories, "--out", tmp_path / "senpos").returncode == 0
     holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        for out, command in ((tmp_path / "clean", ("clean", stories)),
-                             (tmp_path / "report", ("audit-bias", tmp_path / "senpos", "--baseline", "random"))):
+        for out, command in (
+            (tmp_path / "clean", ("clean", stories)),
+            (tmp_path / "report", ("audit-bias", tmp_path / "senpos", "--baseline", "random")),
+        ):
             lock = lock_path_for(out)
             lock.write_text(json.dumps({"pid": holder.pid, "host": os.uname().nodename}), encoding="utf-8")
             busy = lotdata(*command, "--out", out)
@@ -413,13 +490,25 @@ def test_the_lock_is_reentrant_in_one_process_and_released(tmp_path: Path):
 
 # ------------------------------------------------------------------ 7. robots.txt as sites write it (RFC 9309)
 
+
 def test_robots_wildcards_and_longest_match(tmp_path: Path, site: Site):
-    site.page("/robots.txt", b"User-agent: *\nDisallow: /private*/\nDisallow: /*.pdf$\n"
-                             b"Allow: /private2/open.html\nDisallow: /s/3\n", content_type="text/plain")
-    site.page("/list.html", links("/private1/a.html", "/private2/open.html", "/a/b.pdf", "/a/b.pdf.html",
-                                  "/s/1.html", "/s/3.html"))
-    for path, story in (("/private1/a.html", 0), ("/private2/open.html", 1), ("/a/b.pdf", 2), ("/a/b.pdf.html", 3),
-                        ("/s/1.html", 4), ("/s/3.html", 5)):
+    site.page(
+        "/robots.txt",
+        b"User-agent: *\nDisallow: /private*/\nDisallow: /*.pdf$\nAllow: /private2/open.html\nDisallow: /s/3\n",
+        content_type="text/plain",
+    )
+    site.page(
+        "/list.html",
+        links("/private1/a.html", "/private2/open.html", "/a/b.pdf", "/a/b.pdf.html", "/s/1.html", "/s/3.html"),
+    )
+    for path, story in (
+        ("/private1/a.html", 0),
+        ("/private2/open.html", 1),
+        ("/a/b.pdf", 2),
+        ("/a/b.pdf.html", 3),
+        ("/s/1.html", 4),
+        ("/s/3.html", 5),
+    ):
         site.page(path, story_html(f"故事{story}", STORIES[story]))
     recipe = crawl_recipe(tmp_path / "r.toml", f"{site.base}/list.html", stories=r"(\.html|\.pdf)$")
     result = lotdata("crawl", "--recipe", recipe, "--out", tmp_path / "c")
@@ -433,15 +522,21 @@ def test_robots_wildcards_and_longest_match(tmp_path: Path, site: Site):
 
 # ------------------------------------------------------------------ issue 18: recipes run the whole pipeline
 
+
 def test_a_recipe_runs_crawl_clean_build_and_audit(tmp_path: Path, site: Site):
     site.page("/robots.txt", b"User-agent: *\nAllow: /\n")
     site.page("/list.html", links(*(f"/s/{i}.html" for i in range(len(STORIES)))))
     for i, text in enumerate(STORIES):
         site.page(f"/s/{i}.html", story_html(f"故事{i}", text))
-    recipe = crawl_recipe(tmp_path / "all.toml", f"{site.base}/list.html", extra=(
-        '\n[crawl]\nout = "crawl"\n\n[clean]\nmin_chars = 20\n\n[[build]]\ntask = "senpos"\nseed = 1\n'
-        'split = "train=0.5,val=0.25,test=0.25"\nparams = { min_chars = 5, max_words = 500, min_candidates = 2 }\n\n'
-        '[[audit]]\ninput = "senpos"\nbaselines = ["random", "constant_first"]\nruns = 2\nworkers = 1\n'))
+    recipe = crawl_recipe(
+        tmp_path / "all.toml",
+        f"{site.base}/list.html",
+        extra=(
+            '\n[crawl]\nout = "crawl"\n\n[clean]\nmin_chars = 20\n\n[[build]]\ntask = "senpos"\nseed = 1\n'
+            'split = "train=0.5,val=0.25,test=0.25"\nparams = { min_chars = 5, max_words = 500, min_candidates = 2 }\n\n'
+            '[[audit]]\ninput = "senpos"\nbaselines = ["random", "constant_first"]\nruns = 2\nworkers = 1\n'
+        ),
+    )
     result = lotdata("run", recipe, "--out", tmp_path / "out", timeout=300)
     assert result.returncode == 0, result.stderr
     out = tmp_path / "out"
@@ -449,15 +544,19 @@ def test_a_recipe_runs_crawl_clean_build_and_audit(tmp_path: Path, site: Site):
     assert pq.read_table(out / "clean" / "stories.parquet").num_rows == len(STORIES)
     manifest = json.loads((out / "senpos" / "manifest.json").read_text())
     assert manifest["inputs"][0]["path"].endswith("clean/stories.parquet")
-    assert {r["id"].split("/")[0] for r in json.loads((out / "audit-senpos" / "results.json").read_text())} >= {"random", "constant_first"}
+    assert {r["id"].split("/")[0] for r in json.loads((out / "audit-senpos" / "results.json").read_text())} >= {
+        "random",
+        "constant_first",
+    }
     again = lotdata("run", recipe, "--out", out, timeout=300)
     assert again.returncode == 0 and again.stderr.count("skipped (done)") == 3, again.stderr  # clean, build, audit
     assert not lock_path_for(out).exists()
 
 
 def test_annotate_steps_need_the_server_in_the_environment_before_any_step(tmp_path: Path):
-    (tmp_path / "r.toml").write_text('[read]\ninputs = ["lotdata:sample"]\n[[annotate]]\njob = "story_filter"\n'
-                                     'project = "p"\n', encoding="utf-8")
+    (tmp_path / "r.toml").write_text(
+        '[read]\ninputs = ["lotdata:sample"]\n[[annotate]]\njob = "story_filter"\nproject = "p"\n', encoding="utf-8"
+    )
     env = {"LABEL_STUDIO_URL": "", "LABEL_STUDIO_API_KEY": ""}
     result = lotdata("run", tmp_path / "r.toml", "--out", tmp_path / "o", env=env)
     assert result.returncode == 1 and "LABEL_STUDIO_URL" in said(result), result.stderr
@@ -468,8 +567,11 @@ def test_the_shipped_lot_sources_recipe_runs(tmp_path: Path, site: Site):
     """`lotdata run lot-sources` with its sites and URL patterns as shipped; the local server answers as every
     http site through a proxy (nothing leaves 127.0.0.1; https sites cannot be reached and are reported)."""
     shipped = (REPO / "pipelines" / "lot-sources.toml").read_text(encoding="utf-8")
-    fast = (shipped.replace("rate_limit = 0.5 ", "rate_limit = 50 ").replace("retries = 3", "retries = 0")
-            .replace("timeout = 20", "timeout = 5"))
+    fast = (
+        shipped.replace("rate_limit = 0.5 ", "rate_limit = 50 ")
+        .replace("retries = 3", "retries = 0")
+        .replace("timeout = 20", "timeout = 5")
+    )
     assert fast.count("rate_limit = 50") == 1 and "retries = 0" in fast
     (tmp_path / "lot-sources.toml").write_text(fast, encoding="utf-8")
     host = "www.00txt.com"
@@ -478,11 +580,21 @@ def test_the_shipped_lot_sources_recipe_runs(tmp_path: Path, site: Site):
     site.page("/tonghua/", links(*(f"/tonghua/{i}.html" for i in range(1, 4))), host=host)
     for i in range(1, 4):
         site.page(f"/tonghua/{i}.html", story_html(f"童话{i}", STORIES[i]), host=host)
-    proxy = {name: site.base for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy")}
-    result = lotdata("run", tmp_path / "lot-sources.toml", "--out", tmp_path / "out",
-                     env={**proxy, "NO_PROXY": "", "no_proxy": ""}, timeout=300)
+    proxy = {
+        name: site.base for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy")
+    }
+    result = lotdata(
+        "run",
+        tmp_path / "lot-sources.toml",
+        "--out",
+        tmp_path / "out",
+        env={**proxy, "NO_PROXY": "", "no_proxy": ""},
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     stories = pq.read_table(tmp_path / "out" / "crawl" / "stories.parquet").to_pylist()
-    assert sorted(r["url"] for r in stories if r["source"] == "00txt") == [f"http://{host}/tonghua/{i}.html" for i in range(1, 4)]
+    assert sorted(r["url"] for r in stories if r["source"] == "00txt") == [
+        f"http://{host}/tonghua/{i}.html" for i in range(1, 4)
+    ]
     assert "/private/" not in site.fetched(host)
     assert "www.517gj.com: robots.txt could not be fetched" in said(result)  # https: unreachable here, and told

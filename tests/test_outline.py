@@ -13,7 +13,12 @@ import pytest
 from lotdata.errors import LotdataError
 from lotdata.tasks.outgen import OutgenParams
 from lotdata.tasks.outline import (
-    dev_halves, extract_outline, load_stopwords, outline_agreement, outline_settings, rank_phrases_lot,
+    dev_halves,
+    extract_outline,
+    load_stopwords,
+    outline_agreement,
+    outline_settings,
+    rank_phrases_lot,
     with_config,
 )
 from lotdata.text.tokenize import tokenize
@@ -233,8 +238,14 @@ def test_lot_rake_phrase_breaks_and_scores() -> None:
     ranked = rank_phrases_lot(text, frozenset({"在"}))
     # phrases: 小猫 | 花园 | 追蝴蝶 | 小狗追蝴蝶 | 次 | 小猫 | 朋友大象睡觉 (breaks: stopword 在, f 中,
     # x 。, m 12, uj 的); 追 and 蝴蝶: degree 2+3, frequency 2 -> 2.5; 小狗 3; 朋友/大象/睡觉 3 each
-    assert ranked == [("朋友大象睡觉", 9.0), ("小狗追蝴蝶", 8.0), ("追蝴蝶", 5.0),
-                      ("小猫", 1.0), ("花园", 1.0), ("次", 1.0)]
+    assert ranked == [
+        ("朋友大象睡觉", 9.0),
+        ("小狗追蝴蝶", 8.0),
+        ("追蝴蝶", 5.0),
+        ("小猫", 1.0),
+        ("花园", 1.0),
+        ("次", 1.0),
+    ]
     # the walk keeps scores above 1 and skips 追蝴蝶 (inside 小狗追蝴蝶); the filling follows the
     # ranking without an rng and never takes a nested phrase
     assert extract_outline(text, "zh") == ["朋友大象睡觉", "小狗追蝴蝶", "小猫", "花园", "次"]
@@ -316,7 +327,6 @@ def test_build_outgen_stopwords_option(tmp_path: Path) -> None:
     import os
 
     import pyarrow.parquet as pq
-
     from helpers import write_stories
 
     stories = write_stories(tmp_path / "stories.parquet", ZH_STORIES[:3])

@@ -44,13 +44,29 @@ def sample(tmp_path_factory):
     stories = root / "stories.parquet"
     assert runner.invoke(app, ["read", "lotdata:sample", "--out", str(stories)]).exit_code == 0
     header = "InputStoryid,InputSentence1,InputSentence2,InputSentence3,InputSentence4,RandomFifthSentenceQuiz1,RandomFifthSentenceQuiz2,AnswerRightEnding\n"
-    rows = "".join(f"s{i},Tom had a dog {i}.,It was old.,One day it ran.,Tom looked for it.,He found it {i}.,He ate a car {i}.,{1 + i % 2}\n"
-                   for i in range(40))
+    rows = "".join(
+        f"s{i},Tom had a dog {i}.,It was old.,One day it ran.,Tom looked for it.,He found it {i}.,He ate a car {i}.,{1 + i % 2}\n"
+        for i in range(40)
+    )
     (root / "val.csv").write_text(header + rows, encoding="utf-8")
     (root / "test.csv").write_text(header + rows.replace("Tom", "Ann"), encoding="utf-8")
     sct = root / "sct"
-    assert runner.invoke(app, ["import", "storycloze", "--val", str(root / "val.csv"), "--test", str(root / "test.csv"),
-                               "--out", str(sct)]).exit_code == 0
+    assert (
+        runner.invoke(
+            app,
+            [
+                "import",
+                "storycloze",
+                "--val",
+                str(root / "val.csv"),
+                "--test",
+                str(root / "test.csv"),
+                "--out",
+                str(sct),
+            ],
+        ).exit_code
+        == 0
+    )
     return root
 
 
@@ -58,9 +74,11 @@ def sample(tmp_path_factory):
 def test_audit_bias_outputs_never_touch_inputs(sample, case):
     sct = sample / "sct"
     before = _tree_digest(sct)
-    args = {"export_hard_is_input": ["--out", str(sample / "rep1"), "--export-hard", str(sct)],
-            "export_hard_is_out": ["--out", str(sample / "rep2"), "--export-hard", str(sample / "rep2")],
-            "out_is_input": ["--out", str(sct / "report")]}[case]
+    args = {
+        "export_hard_is_input": ["--out", str(sample / "rep1"), "--export-hard", str(sct)],
+        "export_hard_is_out": ["--out", str(sample / "rep2"), "--export-hard", str(sample / "rep2")],
+        "out_is_input": ["--out", str(sct / "report")],
+    }[case]
     result = runner.invoke(app, ["audit-bias", str(sct), *args, "--baseline", "random"])
     assert result.exit_code == 1, result.output
     assert "must not" in result.output
@@ -88,13 +106,26 @@ def test_build_out_is_the_stories_folder(sample, tmp_path):
 
 
 def test_import_storycloze_same_csv_twice_and_out(sample, tmp_path):
-    same = runner.invoke(app, ["import", "storycloze", "--val", str(sample / "val.csv"), "--test", str(sample / "val.csv"),
-                               "--out", str(tmp_path / "x")])
+    same = runner.invoke(
+        app,
+        [
+            "import",
+            "storycloze",
+            "--val",
+            str(sample / "val.csv"),
+            "--test",
+            str(sample / "val.csv"),
+            "--out",
+            str(tmp_path / "x"),
+        ],
+    )
     assert same.exit_code == 1 and "same file" in same.output
     copy = tmp_path / "copy.csv"
     shutil.copy(sample / "val.csv", copy)  # the same bytes under another name
-    bytes_twice = runner.invoke(app, ["import", "storycloze", "--val", str(sample / "val.csv"), "--test", str(copy),
-                                      "--out", str(tmp_path / "y")])
+    bytes_twice = runner.invoke(
+        app,
+        ["import", "storycloze", "--val", str(sample / "val.csv"), "--test", str(copy), "--out", str(tmp_path / "y")],
+    )
     assert bytes_twice.exit_code == 1 and not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
 
 
@@ -104,11 +135,14 @@ def _recipe(tmp_path: Path, body: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("body, words", [
-    ('[[build]]\ntask = "outgen"\nout = "x"\n[[build]]\ntask = "plotcom"\nout = "x"\n', "two outputs"),
-    ('[[build]]\ntask = "outgen"\nout = "../../../../etc/x"\n', "outside the run's folder"),
-    ('[[build]]\ntask = "outgen"\nout = "stories.parquet"\n', "two outputs"),
-])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ('[[build]]\ntask = "outgen"\nout = "x"\n[[build]]\ntask = "plotcom"\nout = "x"\n', "two outputs"),
+        ('[[build]]\ntask = "outgen"\nout = "../../../../etc/x"\n', "outside the run's folder"),
+        ('[[build]]\ntask = "outgen"\nout = "stories.parquet"\n', "two outputs"),
+    ],
+)
 def test_recipe_outputs_checked_before_any_step(tmp_path, body, words):
     result = runner.invoke(app, ["run", str(_recipe(tmp_path, body))])
     assert result.exit_code == 1, result.output

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from helpers import write_stories
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from helpers import write_stories
 from lotdata.cli import app
 from lotdata.errors import InputError
 from lotdata.overlap import TokenSpec, load_test_set, measure_overlap
@@ -25,24 +25,29 @@ WORDS = ["ant", "bee", "cat", "dog", "elk"]
 
 # ------------------------------------------------------------------------------ brute-force reference
 
+
 def brute_force(tests: list[str], refs: list[str], n: int, threshold: float) -> tuple[list[tuple[int, int]], dict]:
     """Every reference n-gram in a Python set; each test example's (n-grams, overlapped)."""
     ref_grams = set()
     for line in refs:
         words = line.split()
-        ref_grams.update(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
+        ref_grams.update(tuple(words[i : i + n]) for i in range(len(words) - n + 1))
     per_example = []
     for text in tests:
         words = text.split()
-        grams = [tuple(words[i:i + n]) for i in range(len(words) - n + 1)]
+        grams = [tuple(words[i : i + n]) for i in range(len(words) - n + 1)]
         per_example.append((len(grams), sum(g in ref_grams for g in grams)))
     total = sum(t for t, _ in per_example)
     hit = sum(h for _, h in per_example)
     shares = [h / t if t else 0.0 for t, h in per_example]
     return per_example, {
-        "percent": hit / total if total else 0.0, "ngrams": hit, "examples": sum(h > 0 for _, h in per_example),
-        "examples_over": sum(s > threshold for s in shares), "max_percent": max(shares, default=0.0),
-        "total_ngrams": total, "n_examples": len(tests),
+        "percent": hit / total if total else 0.0,
+        "ngrams": hit,
+        "examples": sum(h > 0 for _, h in per_example),
+        "examples_over": sum(s > threshold for s in shares),
+        "max_percent": max(shares, default=0.0),
+        "total_ngrams": total,
+        "n_examples": len(tests),
     }
 
 
@@ -50,8 +55,13 @@ sentence = st.lists(st.sampled_from(WORDS), min_size=0, max_size=14).map(" ".joi
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(tests=st.lists(sentence.filter(str.strip), min_size=1, max_size=6), refs=st.lists(sentence, max_size=8),
-       n=st.integers(1, 4), threshold=st.sampled_from([0.0, 0.1, 0.5]), shard_bytes=st.sampled_from([7, 40, 1 << 20]))
+@given(
+    tests=st.lists(sentence.filter(str.strip), min_size=1, max_size=6),
+    refs=st.lists(sentence, max_size=8),
+    n=st.integers(1, 4),
+    threshold=st.sampled_from([0.0, 0.1, 0.5]),
+    shard_bytes=st.sampled_from([7, 40, 1 << 20]),
+)
 def test_figures_equal_a_brute_force_reference(tests, refs, n, threshold, shard_bytes) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -61,16 +71,34 @@ def test_figures_equal_a_brute_force_reference(tests, refs, n, threshold, shard_
         per_example, expected = brute_force([ex.texts[-1][1] for ex in test_set.splits["test"]], refs, n, threshold)
         if not sum(grams for grams, _ in per_example):  # no test n-gram at all: an error, never "0% overlap"
             with pytest.raises(InputError, match=f"has no {n}-gram"):
-                measure_overlap(test_set, [str(tmp / "ref.txt")], tmp / "work", threshold=threshold,
-                                shard_bytes=shard_bytes, spec=TokenSpec(n=n, lang="en"))
+                measure_overlap(
+                    test_set,
+                    [str(tmp / "ref.txt")],
+                    tmp / "work",
+                    threshold=threshold,
+                    shard_bytes=shard_bytes,
+                    spec=TokenSpec(n=n, lang="en"),
+                )
             return
         if not any(r.strip() for r in refs):  # references without a document: an error, never "0% overlap"
             with pytest.raises(InputError, match="no document"):
-                measure_overlap(test_set, [str(tmp / "ref.txt")], tmp / "work", threshold=threshold,
-                                shard_bytes=shard_bytes, spec=TokenSpec(n=n, lang="en"))
+                measure_overlap(
+                    test_set,
+                    [str(tmp / "ref.txt")],
+                    tmp / "work",
+                    threshold=threshold,
+                    shard_bytes=shard_bytes,
+                    spec=TokenSpec(n=n, lang="en"),
+                )
             return
-        result = measure_overlap(test_set, [str(tmp / "ref.txt")], tmp / "work", threshold=threshold,
-                                 shard_bytes=shard_bytes, spec=TokenSpec(n=n, lang="en"))
+        result = measure_overlap(
+            test_set,
+            [str(tmp / "ref.txt")],
+            tmp / "work",
+            threshold=threshold,
+            shard_bytes=shard_bytes,
+            spec=TokenSpec(n=n, lang="en"),
+        )
     rows = result.examples["test"]
     assert [(r["ngrams"], r["overlapped"]) for r in rows] == per_example
     summary = {k: v for k, v in result.summary[0].items() if k != "split"}
@@ -89,8 +117,12 @@ PLANTED = "他捞上来一只会说话的金色鲤鱼，鲤鱼请求他放自己
 
 def _reference(tmp: Path) -> Path:
     ref = tmp / "corpus.txt"
-    lines = ["今天的天气很好，我们一起去公园散步吧。", "这是一段无关的文字，讲的是城市里的交通和新修的地铁线路。",
-             "据说在很久以前，" + PLANTED + "后来的事情谁也不知道了。", "最后一行也和测试故事没有关系。"]
+    lines = [
+        "今天的天气很好，我们一起去公园散步吧。",
+        "这是一段无关的文字，讲的是城市里的交通和新修的地铁线路。",
+        "据说在很久以前，" + PLANTED + "后来的事情谁也不知道了。",
+        "最后一行也和测试故事没有关系。",
+    ]
     ref.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return ref
 
@@ -98,8 +130,21 @@ def _reference(tmp: Path) -> Path:
 def test_planted_overlap_is_found_with_its_span_and_document(tmp_path: Path) -> None:
     write_stories(tmp_path / "test.parquet", STORIES)
     ref = _reference(tmp_path)
-    result = runner.invoke(app, ["overlap", str(tmp_path / "test.parquet"), "--reference", str(ref),
-                                 "--out", str(tmp_path / "out"), "--n", "4", "--workers", "1"])
+    result = runner.invoke(
+        app,
+        [
+            "overlap",
+            str(tmp_path / "test.parquet"),
+            "--reference",
+            str(ref),
+            "--out",
+            str(tmp_path / "out"),
+            "--n",
+            "4",
+            "--workers",
+            "1",
+        ],
+    )
     assert result.exit_code == 0, result.output
     rows = pq.read_table(tmp_path / "out" / "examples.parquet").to_pylist()
     hit = [r for r in rows if r["overlapped"]]
@@ -133,8 +178,9 @@ def test_compressed_jsonl_and_parquet_references_give_the_same_figures(tmp_path:
         found[name] = (result.summary, [r["overlapped"] for r in result.examples["test"]])
         assert result.scan["docs"] == 4
     assert len({json.dumps(v) for v in found.values()}) == 1 and found["c.parquet"][0][0]["examples"] == 1
-    spans = measure_overlap(test_set, [str(tmp_path / "c.jsonl.zst")], tmp_path / "w2",
-                            spec=TokenSpec(n=4)).examples["test"]
+    spans = measure_overlap(test_set, [str(tmp_path / "c.jsonl.zst")], tmp_path / "w2", spec=TokenSpec(n=4)).examples[
+        "test"
+    ]
     assert [s["ref_doc"] for r in spans for s in r["spans"]][0] == f"{tmp_path / 'c.jsonl.zst'}:3"
 
 
@@ -146,8 +192,20 @@ def test_write_filtered_drops_the_overlapped_examples_and_a_rerun_resumes(tmp_pa
     records = [{"story": s, "outline": ["一个", "提纲"], "title": f"故事{i}"} for i, s in enumerate(STORIES)]
     (lot / "test.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
     import_lot([lot / "test.jsonl"], "outgen", tmp_path / "ds")
-    args = ["overlap", str(tmp_path / "ds"), "--reference", str(_reference(tmp_path)), "--out", str(tmp_path / "out"),
-            "--n", "4", "--workers", "1", "--write-filtered", str(tmp_path / "filtered")]
+    args = [
+        "overlap",
+        str(tmp_path / "ds"),
+        "--reference",
+        str(_reference(tmp_path)),
+        "--out",
+        str(tmp_path / "out"),
+        "--n",
+        "4",
+        "--workers",
+        "1",
+        "--write-filtered",
+        str(tmp_path / "filtered"),
+    ]
     assert runner.invoke(app, args).exit_code == 0
     kept = pq.read_table(tmp_path / "filtered" / "test.parquet").to_pylist()
     assert [r["story"] for r in kept] == [STORIES[0], STORIES[2]]
@@ -161,16 +219,32 @@ def test_write_filtered_drops_the_overlapped_examples_and_a_rerun_resumes(tmp_pa
 
 # ------------------------------------------------------------------------------ the shared fables
 
+
 @pytest.mark.slow
 def test_fables_shared_by_cmrc_cft_and_lot_outgen_are_reported(shared_data: Path, tmp_path: Path) -> None:
     cmrc = shared_data / "cmrc2017_children_stories" / "validation"
-    for name, files in {"cmrc": [cmrc / "cloze.valid.doc_query", cmrc / "user.valid.doc_query"],
-                        "cft": [shared_data / "cft_children_fairy_tale" / "children_fairy_tale" / "cft.zip"]}.items():
-        read = runner.invoke(app, ["read", *map(str, files), "--format", "cmrc", "--out", str(tmp_path / f"{name}.parquet")])
+    for name, files in {
+        "cmrc": [cmrc / "cloze.valid.doc_query", cmrc / "user.valid.doc_query"],
+        "cft": [shared_data / "cft_children_fairy_tale" / "children_fairy_tale" / "cft.zip"],
+    }.items():
+        read = runner.invoke(
+            app, ["read", *map(str, files), "--format", "cmrc", "--out", str(tmp_path / f"{name}.parquet")]
+        )
         assert read.exit_code == 0, read.output
-    result = runner.invoke(app, ["overlap", str(shared_data / "lot_outgen_dev" / "dev.jsonl"), "--reference",
-                                 str(tmp_path / "cmrc.parquet"), str(tmp_path / "cft.parquet"),
-                                 "--out", str(tmp_path / "out"), "--workers", "2"])
+    result = runner.invoke(
+        app,
+        [
+            "overlap",
+            str(shared_data / "lot_outgen_dev" / "dev.jsonl"),
+            "--reference",
+            str(tmp_path / "cmrc.parquet"),
+            str(tmp_path / "cft.parquet"),
+            "--out",
+            str(tmp_path / "out"),
+            "--workers",
+            "2",
+        ],
+    )
     assert result.exit_code == 0, result.output
     split = json.loads((tmp_path / "out" / "summary.json").read_text())["splits"][0]
     # 11 stories over 10% and 16 with a shared 8-gram when this was written (README); allow a tokenizer update
@@ -183,13 +257,14 @@ def test_fables_shared_by_cmrc_cft_and_lot_outgen_are_reported(shared_data: Path
 
 # ------------------------------------------------------------------------------ bad input
 
+
 def test_bad_references_are_named_and_skip_bad_lists_them(tmp_path: Path) -> None:
     write_stories(tmp_path / "test.parquet", STORIES)
     good = _reference(tmp_path)
     binary = tmp_path / "image.txt"
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
     broken = tmp_path / "broken.jsonl.gz"
-    broken.write_bytes(gzip.compress("{\"text\": \"好的\"}\n".encode() * 50)[:40])
+    broken.write_bytes(gzip.compress('{"text": "好的"}\n'.encode() * 50)[:40])
     missing = tmp_path / "missing.txt"
     base = ["overlap", str(tmp_path / "test.parquet"), "--out", str(tmp_path / "out"), "--n", "4", "--workers", "1"]
     # README: a missing path exits 1 ("not found"), bad data 3
@@ -201,7 +276,9 @@ def test_bad_references_are_named_and_skip_bad_lists_them(tmp_path: Path) -> Non
     result = runner.invoke(app, [*base, "--reference", str(good), str(binary), str(broken), str(missing), "--skip-bad"])
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
-    assert len(summary["skipped"]) == 3 and all(any(p.name in s for s in summary["skipped"]) for p in (binary, broken, missing))
+    assert len(summary["skipped"]) == 3 and all(
+        any(p.name in s for s in summary["skipped"]) for p in (binary, broken, missing)
+    )
     assert summary["splits"][0]["examples"] == 1  # the good reference was still measured
     assert "skipped" in result.output
 
@@ -209,11 +286,24 @@ def test_bad_references_are_named_and_skip_bad_lists_them(tmp_path: Path) -> Non
 def test_unknown_tokenizer_and_bad_test_file_are_clear_errors(tmp_path: Path) -> None:
     write_stories(tmp_path / "test.parquet", STORIES)
     ref = _reference(tmp_path)
-    result = runner.invoke(app, ["overlap", str(tmp_path / "test.parquet"), "-r", str(ref), "--out", str(tmp_path / "o"),
-                                 "--tokenizer", "nope"])
+    result = runner.invoke(
+        app,
+        [
+            "overlap",
+            str(tmp_path / "test.parquet"),
+            "-r",
+            str(ref),
+            "--out",
+            str(tmp_path / "o"),
+            "--tokenizer",
+            "nope",
+        ],
+    )
     assert result.exit_code == 1 and "unknown tokenizer 'nope'" in " ".join(result.output.split())
     (tmp_path / "junk.parquet").write_bytes(b"not parquet")
-    result = runner.invoke(app, ["overlap", str(tmp_path / "junk.parquet"), "-r", str(ref), "--out", str(tmp_path / "o")])
+    result = runner.invoke(
+        app, ["overlap", str(tmp_path / "junk.parquet"), "-r", str(ref), "--out", str(tmp_path / "o")]
+    )
     assert result.exit_code == 3 and "junk.parquet" in " ".join(result.output.split())
 
 
@@ -226,9 +316,11 @@ def test_fast_nfkc_equals_unicodedata(text: str) -> None:
 
 
 @settings(max_examples=80, deadline=None)
-@given(tests=st.lists(st.lists(st.sampled_from(WORDS), max_size=10), min_size=1, max_size=5),
-       docs=st.lists(st.lists(st.lists(st.sampled_from(WORDS + ["fox"]), max_size=12), max_size=3), max_size=5),
-       n=st.integers(1, 3))
+@given(
+    tests=st.lists(st.lists(st.sampled_from(WORDS), max_size=10), min_size=1, max_size=5),
+    docs=st.lists(st.lists(st.lists(st.sampled_from(WORDS + ["fox"]), max_size=12), max_size=3), max_size=5),
+    n=st.integers(1, 3),
+)
 def test_matcher_finds_every_occurrence_in_document_order(tests, docs, n) -> None:
     from lotdata.overlap.measure import Index, Matcher
 
@@ -248,8 +340,13 @@ def test_matcher_finds_every_occurrence_in_document_order(tests, docs, n) -> Non
 def test_token_spec_nfkc_masks_and_drop_punct() -> None:
     words = TokenSpec(n=2, lang="zh").words()
     assert words("小狗，小猫！<mask>大象。") == [["小狗", ",", "小猫", "!"], ["大象", "。"]]
-    assert TokenSpec(n=2, lang="zh", drop_punct=True).words()("小狗，小猫！[MASK]大象。") == [["小狗", "小猫"], ["大象"]]
-    assert TokenSpec(n=2, lang="en").words()("The cat's hat, ＦＵＬＬ width.") == [["The", "cat's", "hat", ",", "FULL", "width", "."]]
+    assert TokenSpec(n=2, lang="zh", drop_punct=True).words()("小狗，小猫！[MASK]大象。") == [
+        ["小狗", "小猫"],
+        ["大象"],
+    ]
+    assert TokenSpec(n=2, lang="en").words()("The cat's hat, ＦＵＬＬ width.") == [
+        ["The", "cat's", "hat", ",", "FULL", "width", "."]
+    ]
 
 
 def test_drop_punct_changes_the_ngrams_counted(tmp_path: Path) -> None:

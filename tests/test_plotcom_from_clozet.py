@@ -4,10 +4,17 @@ from lotdata.datasets.folder import import_lot, read_dataset
 from lotdata.tasks.plotcom import plotcom_from_clozet
 
 
-
 def _row(context: str, label: int = 1) -> dict:
-    return {"example_id": "c1", "story_id": "s1", "split": "val", "context": context,
-            "candidates": ["错的。", "对的。"], "label": label, "mask_sentence_index": 2, "lang": "zh"}
+    return {
+        "example_id": "c1",
+        "story_id": "s1",
+        "split": "val",
+        "context": context,
+        "candidates": ["错的。", "对的。"],
+        "label": label,
+        "mask_sentence_index": 2,
+        "lang": "zh",
+    }
 
 
 def test_right_candidate_becomes_target_and_mask_is_renamed():

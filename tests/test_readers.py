@@ -15,12 +15,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from test_read_regression import assert_rows_as_before
 
 from lotdata.errors import InputError, MissingFileError
 from lotdata.schema import QUARANTINE, STORIES, table_from_rows
 from lotdata.sources.readers import FORMATS, ReadResult, detect_format, read_stories
 from lotdata.text import join_sentences, normalize_text
-from test_read_regression import assert_rows_as_before
 
 FIXTURES = Path(__file__).parent / "fixtures" / "readers"
 CJK_SPACE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]\s+[\u3400-\u4dbf\u4e00-\u9fff]")
@@ -158,7 +158,7 @@ def test_csv_columns_and_quarantine(tmp_path: Path):
         [
             ["t1", "小树", "春天来了，小树长出了新叶子。\n它高兴地向太阳招手。"],
             ["t2", "", ""],
-            ["t3", "", "Sam lost his hat, said \"oh no\", and laughed."],
+            ["t3", "", 'Sam lost his hat, said "oh no", and laughed.'],
         ],
     )
     assert detect_format(path) == "csv"
@@ -181,11 +181,13 @@ def test_csv_without_text_column_is_an_input_error(tmp_path: Path):
 
 def test_parquet(tmp_path: Path):
     path = tmp_path / "stories.parquet"
-    table = pa.table({
-        "id": ["p1", "p2", "p3"],
-        "title": ["河马", None, None],
-        "text": ["河马张开大嘴，打了一个长长的哈欠。", None, "The owl woke up at night. It went hunting."],
-    })
+    table = pa.table(
+        {
+            "id": ["p1", "p2", "p3"],
+            "title": ["河马", None, None],
+            "text": ["河马张开大嘴，打了一个长长的哈欠。", None, "The owl woke up at night. It went hunting."],
+        }
+    )
     pq.write_table(table, path)
     assert detect_format(path) == "parquet"
     result = read_stories([path], lang=None)
@@ -217,23 +219,56 @@ def test_rocstories_fixture():
 
 
 def test_storycloze_right_ending_and_blind_rows(tmp_path: Path):
-    header = ["InputStoryid", "InputSentence1", "InputSentence2", "InputSentence3", "InputSentence4",
-              "RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2", "AnswerRightEnding"]
-    path = write_csv(tmp_path / "cloze.csv", header, [
-        ["", "Kim baked a cake.", "She left it on the table", "Her dog sniffed it.", "The dog jumped up.",
-         "The dog ate the cake.", "Kim won the lottery.", "1"],
-        ["id-2", "Joe ran a race.", "He trained for months.", "On race day it rained.", "He kept running.",
-         "Joe hated running.", "Joe finished the race proudly.", "2"],
-        ["id-3", "A.", "B.", "C.", "D.", "E.", "F.", "3"],
-    ])
+    header = [
+        "InputStoryid",
+        "InputSentence1",
+        "InputSentence2",
+        "InputSentence3",
+        "InputSentence4",
+        "RandomFifthSentenceQuiz1",
+        "RandomFifthSentenceQuiz2",
+        "AnswerRightEnding",
+    ]
+    path = write_csv(
+        tmp_path / "cloze.csv",
+        header,
+        [
+            [
+                "",
+                "Kim baked a cake.",
+                "She left it on the table",
+                "Her dog sniffed it.",
+                "The dog jumped up.",
+                "The dog ate the cake.",
+                "Kim won the lottery.",
+                "1",
+            ],
+            [
+                "id-2",
+                "Joe ran a race.",
+                "He trained for months.",
+                "On race day it rained.",
+                "He kept running.",
+                "Joe hated running.",
+                "Joe finished the race proudly.",
+                "2",
+            ],
+            ["id-3", "A.", "B.", "C.", "D.", "E.", "F.", "3"],
+        ],
+    )
     assert detect_format(path) == "storycloze"
     result = read_stories([path])
     check_tables(result)
     first, second = result.stories
     assert first["source_id"] == "row1" and second["source_id"] == "id-2"
     # the source's sentence boundaries survive a context sentence without final punctuation
-    assert first["sentences"] == ["Kim baked a cake.", "She left it on the table", "Her dog sniffed it.",
-                                  "The dog jumped up.", "The dog ate the cake."]
+    assert first["sentences"] == [
+        "Kim baked a cake.",
+        "She left it on the table",
+        "Her dog sniffed it.",
+        "The dog jumped up.",
+        "The dog ate the cake.",
+    ]
     assert second["sentences"][-1] == "Joe finished the race proudly."
     assert {s["source"] for s in result.stories} == {"storycloze"}
     assert [q["row"] for q in result.quarantine] == [3]
@@ -250,9 +285,12 @@ def test_storycloze_right_ending_and_blind_rows(tmp_path: Path):
 
 def test_roc_lines(tmp_path: Path):
     path = tmp_path / "roc.json"
-    path.write_text('["Ben lost his keys. He looked everywhere. They were in his pocket."]\n'
-                    "not json\n"
-                    '["Ben lost his keys. He looked everywhere. They were in his pocket."]\n', encoding="utf-8")
+    path.write_text(
+        '["Ben lost his keys. He looked everywhere. They were in his pocket."]\n'
+        "not json\n"
+        '["Ben lost his keys. He looked everywhere. They were in his pocket."]\n',
+        encoding="utf-8",
+    )
     assert detect_format(path) == "roc_lines"
     result = read_stories([path])
     check_tables(result)
@@ -383,8 +421,13 @@ def test_lang_argument_order_and_cross_file_duplicates(tmp_path: Path):
     a = tmp_path / "a.txt"
     b = tmp_path / "b.jsonl"
     a.write_text("第一个故事。\n\n第二个故事。\n", encoding="utf-8")
-    b.write_text(json.dumps({"text": "第二个故事。"}, ensure_ascii=False) + "\n"
-                 + json.dumps({"text": "第三个故事。"}, ensure_ascii=False) + "\n", encoding="utf-8")
+    b.write_text(
+        json.dumps({"text": "第二个故事。"}, ensure_ascii=False)
+        + "\n"
+        + json.dumps({"text": "第三个故事。"}, ensure_ascii=False)
+        + "\n",
+        encoding="utf-8",
+    )
     result = read_stories([b, a], lang="zh", source="mix")
     assert [s["text"] for s in result.stories] == ["第二个故事。", "第三个故事。", "第一个故事。"]
     assert result.counts["duplicates"] == 1

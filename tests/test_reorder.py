@@ -8,10 +8,21 @@ from lotdata.annotate.reorder import kendall_tau, longest_in_order, majority_ord
 
 IDENTITY = (0, 1, 2, 3, 4)
 # non-perfect orderings (ordering, how many): a solution of Table 3's counts (found with scipy's milp, kept here)
-GOOD_WRONG = [((0, 1, 2, 4, 3), 1), ((0, 3, 1, 2, 4), 6),  # one sentence moved
-              ((0, 1, 4, 3, 2), 2), ((3, 1, 0, 2, 4), 2), ((3, 1, 2, 0, 4), 1)]  # more
-RANDOM_WRONG = [((0, 1, 3, 2, 4), 4), ((0, 2, 1, 3, 4), 21), ((0, 4, 1, 2, 3), 8), ((1, 0, 2, 3, 4), 1),
-                ((3, 0, 2, 1, 4), 5), ((3, 1, 2, 0, 4), 5)]
+GOOD_WRONG = [
+    ((0, 1, 2, 4, 3), 1),
+    ((0, 3, 1, 2, 4), 6),  # one sentence moved
+    ((0, 1, 4, 3, 2), 2),
+    ((3, 1, 0, 2, 4), 2),
+    ((3, 1, 2, 0, 4), 1),
+]  # more
+RANDOM_WRONG = [
+    ((0, 1, 3, 2, 4), 4),
+    ((0, 2, 1, 3, 4), 21),
+    ((0, 4, 1, 2, 3), 8),
+    ((1, 0, 2, 3, 4), 1),
+    ((3, 0, 2, 1, 4), 5),
+    ((3, 1, 2, 0, 4), 5),
+]
 
 
 def _stories(wrong: list[tuple[tuple[int, ...], int]], unordered_stories: int) -> dict[str, list[list[int]]]:
@@ -76,7 +87,9 @@ def test_with_a_team_each_story_goes_to_exactly_its_k_raters():
     from lotdata.annotate.jobs import get_job
 
     job = get_job("story_reorder")
-    stories = [{"story_id": f"st{i}", "sentences": [f"Sentence {k} of story {i}." for k in range(5)]} for i in range(12)]
+    stories = [
+        {"story_id": f"st{i}", "sentences": [f"Sentence {k} of story {i}." for k in range(5)]} for i in range(12)
+    ]
     tasks = job.to_tasks(stories, seed=0)
     versions = [(t["data"]["uid"], job.case_key(t["hidden"])) for t in tasks]
     given = extend_assignment({}, versions, ["a", "b", "c", "d", "e", "f"], 5, seed="s")
@@ -94,9 +107,20 @@ def test_gated_sct_write_gives_each_story_to_one_writer():
     from lotdata.annotate.jobs import get_job
 
     job = get_job("sct_write")
-    stories = [{"story_id": f"st{i}", "sentences": [f"Sentence {k} of story {i}." for k in range(5)], "split": "test",
-                "lang": "en"} for i in range(12)]
+    stories = [
+        {
+            "story_id": f"st{i}",
+            "sentences": [f"Sentence {k} of story {i}." for k in range(5)],
+            "split": "test",
+            "lang": "en",
+        }
+        for i in range(12)
+    ]
     tasks = job.to_tasks(stories, seed=0)
-    given = extend_assignment({}, [(t["data"]["uid"], job.case_key(t["hidden"])) for t in tasks], ["a", "b", "c"], job.raters, seed="s")
-    assert Counter(token for tokens in given.values() for token in tokens) == Counter({t["data"]["uid"]: 1 for t in tasks})
+    given = extend_assignment(
+        {}, [(t["data"]["uid"], job.case_key(t["hidden"])) for t in tasks], ["a", "b", "c"], job.raters, seed="s"
+    )
+    assert Counter(token for tokens in given.values() for token in tokens) == Counter(
+        {t["data"]["uid"]: 1 for t in tasks}
+    )
     assert sorted(map(len, given.values())) == [4, 4, 4]

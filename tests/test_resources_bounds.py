@@ -41,8 +41,16 @@ def trickle_url():
 
 
 def test_a_page_trickling_bytes_times_out_as_a_whole(tmp_path, trickle_url):
-    site = SiteRecipe(name="t", start_urls=[trickle_url], follow=[], stories=[".*"], license="x", rate_limit=100,
-                      timeout=0.5, max_pages=1)
+    site = SiteRecipe(
+        name="t",
+        start_urls=[trickle_url],
+        follow=[],
+        stories=[".*"],
+        license="x",
+        rate_limit=100,
+        timeout=0.5,
+        max_pages=1,
+    )
     fetcher = Fetcher(site, tmp_path, HostClock())
     try:
         started = time.monotonic()

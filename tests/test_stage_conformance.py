@@ -25,8 +25,19 @@ from lotdata.cli import app
 from lotdata.exec import ExecSettings
 from lotdata.io import write_parquet
 from lotdata.schema import STORIES
-from lotdata.stage import (Stage, builtin_stage_modules, builtin_stages, StepContext, files_of, params_of, param, recipe_schema,
-                           register_stage, render_readme, stages)
+from lotdata.stage import (
+    Stage,
+    StepContext,
+    builtin_stage_modules,
+    builtin_stages,
+    files_of,
+    param,
+    params_of,
+    recipe_schema,
+    register_stage,
+    render_readme,
+    stages,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 #: stage -> the command that runs it alone (its words after `lotdata`); None: only in a recipe
@@ -116,11 +127,24 @@ def test_a_bad_value_is_named_with_its_table_and_key(tmp_path: Path):
 
 def test_a_stage_check_holds_for_the_recipe_and_the_command_alike(tmp_path: Path):
     recipe = tmp_path / "r.toml"
-    recipe.write_text('[read]\ninputs = ["lotdata:sample"]\n\n[clean]\ncluster = 0.9\nnear_dup = 0.8\n', encoding="utf-8")
+    recipe.write_text(
+        '[read]\ninputs = ["lotdata:sample"]\n\n[clean]\ncluster = 0.9\nnear_dup = 0.8\n', encoding="utf-8"
+    )
     runner = CliRunner()
     in_recipe = runner.invoke(app, ["run", str(recipe), "--out", str(tmp_path / "o")])
-    command = runner.invoke(app, ["clean", str(tmp_path / "none.parquet"), "--out", str(tmp_path / "c"),
-                                  "--cluster", "0.9", "--near-dup", "0.8"])
+    command = runner.invoke(
+        app,
+        [
+            "clean",
+            str(tmp_path / "none.parquet"),
+            "--out",
+            str(tmp_path / "c"),
+            "--cluster",
+            "0.9",
+            "--near-dup",
+            "0.8",
+        ],
+    )
     assert in_recipe.exit_code == 3 and command.exit_code == 1  # bad recipe input; a bad parameter
     message = "need 0 < cluster (--cluster) <= near_dup (--near-dup) <= 1, not 0.9 and 0.8"
     assert message in in_recipe.output and message in command.output
@@ -149,16 +173,27 @@ def _run_head(ctx: StepContext, params: HeadParams, execution: ExecSettings, tab
 @pytest.fixture
 def head_stage():
     stages()  # the built-in ones first
-    registered = register_stage(Stage(name="head", params=HeadParams, run=_run_head, order=45, summary="the first K stories",
-                                      output="`head.parquet`"))
+    registered = register_stage(
+        Stage(
+            name="head",
+            params=HeadParams,
+            run=_run_head,
+            order=45,
+            summary="the first K stories",
+            output="`head.parquet`",
+        )
+    )
     yield registered
     stage_module._STAGES.pop("head")
 
 
 def test_a_made_up_stage_runs_through_a_recipe(head_stage, tmp_path: Path):
     recipe = tmp_path / "head.toml"
-    recipe.write_text('[read]\ninputs = ["lotdata:sample"]\nformat = "jsonl"\n\n[head]\nk = 4\n\n'
-                      '[[build]]\ntask = "senpos"\nsplit = "train=0.5,val=0.25,test=0.25"\n', encoding="utf-8")
+    recipe.write_text(
+        '[read]\ninputs = ["lotdata:sample"]\nformat = "jsonl"\n\n[head]\nk = 4\n\n'
+        '[[build]]\ntask = "senpos"\nsplit = "train=0.5,val=0.25,test=0.25"\n',
+        encoding="utf-8",
+    )
     runner = CliRunner()
     first = runner.invoke(app, ["run", str(recipe), "--out", str(tmp_path / "out")])
     assert first.exit_code == 0, first.output

@@ -11,16 +11,27 @@ import pyarrow.parquet as pq
 import pytest
 
 from lotdata.annotate.checks import (
-    ENDING_RULES, STORY_RULES, CheckOptions, read_submissions, run_checks, split_submission_en,
+    ENDING_RULES,
+    STORY_RULES,
+    CheckOptions,
+    read_submissions,
+    run_checks,
+    split_submission_en,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures" / "submissions"
-PLANTED = [("planted_en", STORY_RULES, "en"), ("planted_zh", STORY_RULES, "zh"),
-           ("planted_endings_en", ENDING_RULES, "en"), ("planted_endings_zh", ENDING_RULES, "zh")]
+PLANTED = [
+    ("planted_en", STORY_RULES, "en"),
+    ("planted_zh", STORY_RULES, "zh"),
+    ("planted_endings_en", ENDING_RULES, "en"),
+    ("planted_endings_zh", ENDING_RULES, "zh"),
+]
 
 
 def _expected(path: Path) -> dict[str, str | None]:
-    return {json.loads(line)["id"]: json.loads(line)["expect"] for line in path.read_text(encoding="utf-8").splitlines()}
+    return {
+        json.loads(line)["id"]: json.loads(line)["expect"] for line in path.read_text(encoding="utf-8").splitlines()
+    }
 
 
 @pytest.mark.parametrize("name,rules,lang", PLANTED)
@@ -47,15 +58,18 @@ def test_every_flag_names_its_rule_and_a_detail():
     assert detail["long1"].startswith("sentence 1: 94 characters")
 
 
-@pytest.mark.parametrize("text,count", [
-    ("Mr. Smith went to Washington. He met the president.", 2),
-    ("She moved to the U.S. in 1990. It was cold.", 2),
-    ("He lived in the U.S. He loved it there.", 2),
-    ("The tank held 3.5 liters of water. It was full.", 2),
-    ('He said "Stop. Go home." Then he left.', 2),
-    ("J. K. Rowling wrote a book. It sold well.", 2),
-    ("It was late. she went home.", 2),
-])
+@pytest.mark.parametrize(
+    "text,count",
+    [
+        ("Mr. Smith went to Washington. He met the president.", 2),
+        ("She moved to the U.S. in 1990. It was cold.", 2),
+        ("He lived in the U.S. He loved it there.", 2),
+        ("The tank held 3.5 liters of water. It was full.", 2),
+        ('He said "Stop. Go home." Then he left.', 2),
+        ("J. K. Rowling wrote a book. It sold well.", 2),
+        ("It was late. she went home.", 2),
+    ],
+)
 def test_english_splitter_hard_cases(text, count):
     assert len(split_submission_en(text)) == count
 
@@ -88,11 +102,22 @@ def test_real_rocstories_never_falsely_flagged_for_five_sentences(shared_data):
 
 
 def test_near_duplicate_of_a_given_corpus():
-    rows = [{"id": "new", "sentences": ["Tom could not find his car keys before work.", "He searched the couch and his coat.",
-                                        "His daughter asked about the front door.", "The keys were in the lock outside.",
-                                        "Tom laughed about it."]}]
-    corpus = ["Tom could not find his car keys before work. He searched the couch and his coat. His daughter asked "
-              "about the front door. The keys were in the lock outside. Tom laughed about it a lot."]
+    rows = [
+        {
+            "id": "new",
+            "sentences": [
+                "Tom could not find his car keys before work.",
+                "He searched the couch and his coat.",
+                "His daughter asked about the front door.",
+                "The keys were in the lock outside.",
+                "Tom laughed about it.",
+            ],
+        }
+    ]
+    corpus = [
+        "Tom could not find his car keys before work. He searched the couch and his coat. His daughter asked "
+        "about the front door. The keys were in the lock outside. Tom laughed about it a lot."
+    ]
     found = run_checks(rows, ["near_duplicate"], CheckOptions(corpus=corpus, corpus_ids=["roc-17"]))
     assert [f["detail"].split(" (")[0] for f in found.flags] == ["near copy of roc-17 in the corpus"]
 
@@ -102,8 +127,13 @@ def _write_jsonl(path: Path, rows: list[dict]) -> Path:
     return path
 
 
-GOOD = ["Kim baked bread for the first time.", "She followed her grandmother's recipe.", "The dough did not rise at all.",
-        "She called her grandmother for advice.", "The next loaf came out soft and warm."]
+GOOD = [
+    "Kim baked bread for the first time.",
+    "She followed her grandmother's recipe.",
+    "The dough did not rise at all.",
+    "She called her grandmother for advice.",
+    "The next loaf came out soft and warm.",
+]
 
 
 def test_annotate_check_cli_writes_flags_and_counts(tmp_path):
@@ -111,23 +141,42 @@ def test_annotate_check_cli_writes_flags_and_counts(tmp_path):
 
     from lotdata.cli import app
 
-    rows = [{"id": "good", "title": "Bread", "sentences": GOOD},
-            {"id": "six", "title": "Bread", "text": " ".join(GOOD) + " She ate it all."},
-            {"id": "untitled", "title": "", "sentences": GOOD[::-1]},
-            {"id": "chinese", "title": "面包", "sentences": ["小美第一次学做面包。", "她照着外婆的方子做。", "面团没有发起来。",
-                                                             "她打电话问外婆。", "第二次做出来的面包很香。"]}]
+    rows = [
+        {"id": "good", "title": "Bread", "sentences": GOOD},
+        {"id": "six", "title": "Bread", "text": " ".join(GOOD) + " She ate it all."},
+        {"id": "untitled", "title": "", "sentences": GOOD[::-1]},
+        {
+            "id": "chinese",
+            "title": "面包",
+            "sentences": [
+                "小美第一次学做面包。",
+                "她照着外婆的方子做。",
+                "面团没有发起来。",
+                "她打电话问外婆。",
+                "第二次做出来的面包很香。",
+            ],
+        },
+    ]
     src = _write_jsonl(tmp_path / "subs.jsonl", rows)
-    result = CliRunner().invoke(app, ["annotate", "check", "story_write", "--input", str(src), "--out", str(tmp_path / "out")])
+    result = CliRunner().invoke(
+        app, ["annotate", "check", "story_write", "--input", str(src), "--out", str(tmp_path / "out")]
+    )
     assert result.exit_code == 5, result.output  # flagged submissions: README's exit code 5, each named by file and row
     assert f"{src} row 2 (id six): five_sentences: 6 sentences, expected 5" in result.output
     assert "row 3 (id untitled): title: no title" in result.output and "row 4 (id chinese): language" in result.output
     flags = pq.read_table(tmp_path / "out" / "flags.parquet").to_pylist()
-    assert {(f["id"], f["rule"]) for f in flags} >= {("six", "five_sentences"), ("untitled", "title"), ("chinese", "language")}
+    assert {(f["id"], f["rule"]) for f in flags} >= {
+        ("six", "five_sentences"),
+        ("untitled", "title"),
+        ("chinese", "language"),
+    }
     assert "good" not in {f["id"] for f in flags}
     summary = json.loads((tmp_path / "out" / "check.json").read_text())
     assert summary["submissions"] == 4 and summary["per_rule"]["five_sentences"] == 1
     clean = _write_jsonl(tmp_path / "good.jsonl", rows[:1])
-    ok = CliRunner().invoke(app, ["annotate", "check", "story_write", "--input", str(clean), "--out", str(tmp_path / "ok")])
+    ok = CliRunner().invoke(
+        app, ["annotate", "check", "story_write", "--input", str(clean), "--out", str(tmp_path / "ok")]
+    )
     assert ok.exit_code == 0, ok.output
 
 
@@ -139,14 +188,23 @@ def test_annotate_check_bad_input(tmp_path):
     runner = CliRunner()
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"id": 1, "sentences": ["a."]}\n{not json\n', encoding="utf-8")
-    result = runner.invoke(app, ["annotate", "check", "story_write", "--input", str(broken), "--out", str(tmp_path / "o")])
+    result = runner.invoke(
+        app, ["annotate", "check", "story_write", "--input", str(broken), "--out", str(tmp_path / "o")]
+    )
     assert result.exit_code == 3 and "broken.jsonl" in result.output and "row 2" in result.output
     no_story = _write_jsonl(tmp_path / "nostory.jsonl", [{"id": "x", "title": "t"}])
-    result = runner.invoke(app, ["annotate", "check", "story_write", "--input", str(no_story), "--out", str(tmp_path / "o")])
+    result = runner.invoke(
+        app, ["annotate", "check", "story_write", "--input", str(no_story), "--out", str(tmp_path / "o")]
+    )
     assert result.exit_code == 3 and "row 1" in result.output
-    result = runner.invoke(app, ["annotate", "check", "cloze_verify", "--input", str(no_story), "--out", str(tmp_path / "o")])
+    result = runner.invoke(
+        app, ["annotate", "check", "cloze_verify", "--input", str(no_story), "--out", str(tmp_path / "o")]
+    )
     assert result.exit_code == 1 and "declares no automatic checks" in result.output and "story_write" in result.output
-    result = runner.invoke(app, ["annotate", "check", "story_write", "--input", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "o")])
+    result = runner.invoke(
+        app,
+        ["annotate", "check", "story_write", "--input", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "o")],
+    )
     assert result.exit_code == 1 and "missing.jsonl" in result.output
 
 
@@ -157,15 +215,26 @@ def test_a_slot_answered_by_several_gated_writers_holds_one_story_each():
     from lotdata.annotate.jobs.story_write import slots, submission_rows, to_tasks
 
     def written(annotator: str, annotation_id: int, hidden: dict | None = None) -> Annotation:
-        return Annotation(uid="write-slot1", data={}, annotator=annotator, annotation_id=annotation_id,
-                          created_at=f"2026-01-01T00:00:0{annotation_id}", values={"title": "Bread", "sentences": GOOD},
-                          hidden=hidden or {"thread": "write-slot1", "version": 1, "writer": None, "lang": "en"})  # as pushed
+        return Annotation(
+            uid="write-slot1",
+            data={},
+            annotator=annotator,
+            annotation_id=annotation_id,
+            created_at=f"2026-01-01T00:00:0{annotation_id}",
+            values={"title": "Bread", "sentences": GOOD},
+            hidden=hidden or {"thread": "write-slot1", "version": 1, "writer": None, "lang": "en"},
+        )  # as pushed
 
     rows = submission_rows([written("ann@x", 1), written("bob@x", 2)])
     pushed = to_tasks(slots(1))[0]["hidden"]  # the hidden values above are a pushed slot's: its own thread, no writer
-    assert pushed["thread"] == to_tasks(slots(1))[0]["data"]["uid"] and pushed["writer"] is None and pushed["version"] == 1
+    assert (
+        pushed["thread"] == to_tasks(slots(1))[0]["data"]["uid"] and pushed["writer"] is None and pushed["version"] == 1
+    )
     assert len({r["story"] for r in rows}) == 2 and len({r["submission_id"] for r in rows}) == 2
     assert [r["story"] for r in submission_rows([written("ann@x", 1)])] == ["write-slot1"]  # one writer: as before
     revision = written("bob@x", 3, {"lang": "en", "thread": rows[1]["story"], "version": 2, "writer": "bob@x"})
     again = submission_rows([written("ann@x", 1), written("bob@x", 2), revision])
-    assert [(r["story"], r["version"]) for r in again if r["writer"] == "bob@x"] == [(rows[1]["story"], 1), (rows[1]["story"], 2)]
+    assert [(r["story"], r["version"]) for r in again if r["writer"] == "bob@x"] == [
+        (rows[1]["story"], 1),
+        (rows[1]["story"], 2),
+    ]

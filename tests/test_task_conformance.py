@@ -23,7 +23,15 @@ from lotdata.datasets import registry
 from lotdata.datasets.folder import export_lot, import_lot, read_dataset, write_dataset
 from lotdata.datasets.lotformat import lot_row_base, lot_task_of, read_lot_file, to_lot
 from lotdata.datasets.registry import (
-    CHOICE_SHAPES, METRIC_FAMILIES, Builder, GenerationInput, TaskSpec, all_tasks, builder_tasks, family_tasks, get_task,
+    CHOICE_SHAPES,
+    METRIC_FAMILIES,
+    Builder,
+    GenerationInput,
+    TaskSpec,
+    all_tasks,
+    builder_tasks,
+    family_tasks,
+    get_task,
     task_names,
 )
 from lotdata.datasets.splits import parse_split_spec
@@ -145,7 +153,9 @@ def test_scoring_fields_are_consistent(task: str, rows_of):
     assert task in family_tasks(spec.metric_family) and spec.lot_metrics
     assert set(spec.lot_input_fields) <= set(spec.lot_fields[0]) and spec.prediction_field not in spec.lot_input_fields
     record = to_lot(task, rows_of(task)[0])
-    parsed = spec.parse_prediction(record[spec.prediction_field]) if spec.parse_prediction else record[spec.prediction_field]
+    parsed = (
+        spec.parse_prediction(record[spec.prediction_field]) if spec.parse_prediction else record[spec.prediction_field]
+    )
     assert isinstance(parsed, (spec.prediction_type, int))
     if spec.is_choice:
         assert spec.choice_shape in CHOICE_SHAPES and spec.lot_metrics == ("accuracy",) and spec.label_base in (0, 1)
@@ -179,9 +189,14 @@ def test_evaluate_scores_the_task_by_its_record(task: str, rows_of, tmp_path: Pa
 # ---------------------------------------------------------------- a made-up task, registered here only
 
 ENDING_SCHEMA = pa.schema(
-    [pa.field("example_id", pa.string(), nullable=False), pa.field("story_id", pa.string(), nullable=False),
-     pa.field("split", pa.string(), nullable=False), pa.field("context", pa.string(), nullable=False),
-     pa.field("ending", pa.string(), nullable=False), pa.field("lang", pa.string(), nullable=False)],
+    [
+        pa.field("example_id", pa.string(), nullable=False),
+        pa.field("story_id", pa.string(), nullable=False),
+        pa.field("split", pa.string(), nullable=False),
+        pa.field("context", pa.string(), nullable=False),
+        pa.field("ending", pa.string(), nullable=False),
+        pa.field("lang", pa.string(), nullable=False),
+    ],
     metadata={"lotdata.table": "ending", "lotdata.schema_version": "1"},
 )
 
@@ -191,18 +206,35 @@ class EndingParams:
     min_sentences: int = 3
 
 
-def _ending_examples(story: Mapping[str, Any], params: EndingParams, seed: int, tokenizer: str | None = None) -> StoryOutcome:
+def _ending_examples(
+    story: Mapping[str, Any], params: EndingParams, seed: int, tokenizer: str | None = None
+) -> StoryOutcome:
     sentences = story["sentences"]
     if len(sentences) < params.min_sentences:
         return StoryOutcome(dropped="too_few_sentences")
-    return StoryOutcome(examples=[{"example_id": f"ending-{story['story_id']}-0", "story_id": story["story_id"],
-                                   "context": "".join(sentences[:-1]), "ending": sentences[-1], "lang": story["lang"]}])
+    return StoryOutcome(
+        examples=[
+            {
+                "example_id": f"ending-{story['story_id']}-0",
+                "story_id": story["story_id"],
+                "context": "".join(sentences[:-1]),
+                "ending": sentences[-1],
+                "lang": story["lang"],
+            }
+        ]
+    )
 
 
 def _ending_from_lot(record: Mapping[str, Any], *, split: str, index: int) -> dict[str, Any]:
     base = lot_row_base("ending", record, split=split, index=index, full_text=record["story"] + record["ending"])
-    return {"example_id": base["example_id"], "story_id": base["story_id"], "split": split, "context": record["story"],
-            "ending": record["ending"], "lang": base["lang"]}
+    return {
+        "example_id": base["example_id"],
+        "story_id": base["story_id"],
+        "split": split,
+        "context": record["story"],
+        "ending": record["ending"],
+        "lang": base["lang"],
+    }
 
 
 def _ending_stats(rows: list[dict[str, Any]], vocab) -> dict[str, Any]:
@@ -212,11 +244,21 @@ def _ending_stats(rows: list[dict[str, Any]], vocab) -> dict[str, Any]:
 
 
 ENDING = TaskSpec(
-    name="ending", schema=ENDING_SCHEMA, mask_token=None, lot_fields=(("story", "ending"), ()),
-    to_lot=lambda row: {"story": row["context"], "ending": row["ending"]}, from_lot=_ending_from_lot,
-    stats=_ending_stats, text_fields=("context", "ending"), metric_family="generation", prediction_field="ending",
-    prediction_type=str, card_category="text-generation", card_description="Ending: write the last sentence of the story",
-    builder=Builder(_ending_examples, EndingParams), lot_metrics=("bleu-1", "bleu-2", "distinct-1", "distinct-2"),
+    name="ending",
+    schema=ENDING_SCHEMA,
+    mask_token=None,
+    lot_fields=(("story", "ending"), ()),
+    to_lot=lambda row: {"story": row["context"], "ending": row["ending"]},
+    from_lot=_ending_from_lot,
+    stats=_ending_stats,
+    text_fields=("context", "ending"),
+    metric_family="generation",
+    prediction_field="ending",
+    prediction_type=str,
+    card_category="text-generation",
+    card_description="Ending: write the last sentence of the story",
+    builder=Builder(_ending_examples, EndingParams),
+    lot_metrics=("bleu-1", "bleu-2", "distinct-1", "distinct-2"),
     generation_input=GenerationInput(source=("context",), target="ending", short_target=True),
     split_summary=lambda by_split: {"endings_in_train": len(by_split["train"])},
 )
@@ -243,7 +285,9 @@ def test_a_made_up_task_needs_no_stage_code(ending_task, stories, tmp_path: Path
     assert split_stats("ending", test_rows)["examples"] == len(test_rows) > 0
     gold_file = tmp_path / "ds" / "lot" / "test.jsonl"
     assert lot_task_of(json.loads(gold_file.read_text(encoding="utf-8").splitlines()[0])) == "ending"
-    assert [to_lot("ending", r) for r in read_lot_file(gold_file, "ending", "test")] == [to_lot("ending", r) for r in test_rows]
+    assert [to_lot("ending", r) for r in read_lot_file(gold_file, "ending", "test")] == [
+        to_lot("ending", r) for r in test_rows
+    ]
 
 
 def test_a_made_up_task_is_scored_by_evaluate(ending_task, stories, tmp_path: Path):
@@ -251,7 +295,12 @@ def test_a_made_up_task_is_scored_by_evaluate(ending_task, stories, tmp_path: Pa
     rows, _ = build_examples("ending", stories, seed=0)
     gold = [to_lot("ending", r) for r in rows]
     perfect = metrics.evaluate("ending", gold, gold, "nlpcc2021")
-    assert set(perfect) == {"bleu-1", "bleu-2", "distinct-1", "distinct-2"}  # no outline: no Coverage/Order/script score
+    assert set(perfect) == {
+        "bleu-1",
+        "bleu-2",
+        "distinct-1",
+        "distinct-2",
+    }  # no outline: no Coverage/Order/script score
     assert perfect["bleu-1"] == pytest.approx(1.0)
     swapped = [{**g, "ending": gold[(i + 1) % len(gold)]["ending"]} for i, g in enumerate(gold)]
     assert metrics.evaluate("ending", swapped, gold, "lot")["bleu-2"] < perfect["bleu-2"]

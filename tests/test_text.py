@@ -57,7 +57,10 @@ def test_en_splitter_abbreviations_and_quotes():
 def test_en_splitter_no_and_single_letters():
     # "no." ends a sentence unless a number follows; a lower-case single letter is no initial
     assert split_sentences("They said no. So she went. See No. 5 now.", "en") == [
-        "They said no.", "So she went.", "See No. 5 now."]
+        "They said no.",
+        "So she went.",
+        "See No. 5 now.",
+    ]
     assert split_sentences("She fixed the w. She smiled.", "en") == ["She fixed the w.", "She smiled."]
     assert split_sentences("Ask J. Smith. He knows.", "en") == ["Ask J. Smith.", "He knows."]
 
@@ -65,7 +68,7 @@ def test_en_splitter_no_and_single_letters():
 def test_normalise_zh_deletes_spaces_and_keeps_fullwidth_punctuation():
     assert normalize_text("小 猴 呢 ， 整天 从 这 棵 树 跳 到 那 棵 树 !") == "小猴呢，整天从这棵树跳到那棵树！"
     assert normalize_text("他用 iPhone 12 拍照，ＡＢＣ１２３") == "他用iPhone 12拍照，ABC123"
-    assert normalize_text("他说:\"走吧...\"") == "他说：“走吧……”"
+    assert normalize_text('他说:"走吧..."') == "他说：“走吧……”"
     assert normalize_text("共1,000元") == "共1,000元"
 
 
@@ -88,8 +91,8 @@ def test_tokenize_uses_jieba_and_drops_spaces():
 def test_tokenizer_is_pluggable_and_checked_against_jieba():
     import jieba
 
-    register_tokenizer("jieba-copy", lambda: (lambda t: [w for w in jieba.lcut(t) if w.strip()]))
-    register_tokenizer("chars", lambda: (lambda t: [c for c in t if c.strip()]))
+    register_tokenizer("jieba-copy", lambda: lambda t: [w for w in jieba.lcut(t) if w.strip()])
+    register_tokenizer("chars", lambda: lambda t: [c for c in t if c.strip()])
     texts = ["我爱北京天安门", "小猴子跳到树上"]
     assert compare_tokenizers("jieba-copy", texts) == {"same": 2, "differ": 0}
     assert compare_tokenizers("chars", texts)["differ"] == 2
@@ -101,9 +104,10 @@ def test_the_tokenizer_is_an_argument_not_process_state(tmp_path):
     from lotdata.io import read_manifest
     from lotdata.sources.read_stage import ReadParams, read_step
     from lotdata.tasks.build import build_dataset
+
     tokenize_module = importlib.import_module("lotdata.text.tokenize")  # `lotdata.text.tokenize` is also a function
 
-    register_tokenizer("chars", lambda: (lambda t: [c for c in t if c.strip()]))
+    register_tokenizer("chars", lambda: lambda t: [c for c in t if c.strip()])
     text = "我爱北京天安门"
     assert count_words(text, "zh", "chars") == 7 and count_words(text, "zh") == 4
     assert Vocabulary("chars").words_of(text, "zh") == list(text)
@@ -115,7 +119,10 @@ def test_the_tokenizer_is_an_argument_not_process_state(tmp_path):
     assert tokenize(text) == ["我", "爱", "北京", "天安门"]  # the build did not change the default
 
 
-_zh_chars = st.sampled_from(list("小猴熊兔子森林河边天黑了他说走吧我们的一只大象鼻子好朋友") + ["，", "。", "！", "？", "“", "”", "……", " ", "：", "；"])
+_zh_chars = st.sampled_from(
+    list("小猴熊兔子森林河边天黑了他说走吧我们的一只大象鼻子好朋友")
+    + ["，", "。", "！", "？", "“", "”", "……", " ", "：", "；"]
+)
 _en_chars = st.sampled_from(list("abcde fgh ABC") + [". ", "! ", "? ", '"', ", ", "Mr. "])
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from lotdata.sources.story import make_story_row
 from lotdata.tasks.common import inner_candidates, merged_sentences
 from lotdata.tasks.senpos import SenposParams, reinsert, senpos_examples
-from lotdata.sources.story import make_story_row
 from lotdata.text import count_chars, merge_short_sentences, normalize_text, split_sentences
 
 SENPOS_EXAMPLE = Path("lot_official_examples") / "examples" / "senpos.jsonl"  # under the shared data
@@ -25,7 +25,10 @@ def test_ten_character_rule_counts_punctuation() -> None:
     sentences = ["他轻轻推开门走了进去。", "“什么声音也没有。”", "好。", "她说完就回到了自己的房间。"]
     # 10 characters with its quotes: kept; 好。 (2) joins the sentence before it
     assert merge_short_sentences(sentences, "zh", 10) == [
-        "他轻轻推开门走了进去。", "“什么声音也没有。”好。", "她说完就回到了自己的房间。"]
+        "他轻轻推开门走了进去。",
+        "“什么声音也没有。”好。",
+        "她说完就回到了自己的房间。",
+    ]
     assert inner_candidates(["一二三四五六七八九十。", "“什么声音也没有。”", "一二三四五六七八九十。"], 10) == [1]
 
 
@@ -47,7 +50,9 @@ def test_lot_official_senpos_example_is_segmented_as_lot_did(shared_data: Path) 
 
 def test_no_cut_after_closing_quote_when_the_sentence_goes_on() -> None:
     assert zh("“千万不要害怕！”，它勇敢地冲上去。大家都笑了。") == [
-        "“千万不要害怕！”，它勇敢地冲上去。", "大家都笑了。"]
+        "“千万不要害怕！”，它勇敢地冲上去。",
+        "大家都笑了。",
+    ]
     assert zh("“快跑！”；它大喊着冲了出去。他没有回答。") == ["“快跑！”；它大喊着冲了出去。", "他没有回答。"]
     # a full stop after the closing quote ends the sentence after it
     assert zh("他大声说：“好！”。然后转身走了。") == ["他大声说：“好！”。", "然后转身走了。"]
@@ -86,8 +91,10 @@ def test_straight_quotes_paired_by_context() -> None:
 def test_real_cmrc_and_cft_stories_normalise_once_and_split_losslessly(shared_data: Path) -> None:
     from lotdata.sources.readers import read_stories
 
-    paths = [shared_data / "cmrc2017_children_stories" / "validation" / "cloze.valid.doc_query",
-             shared_data / "cft_children_fairy_tale" / "children_fairy_tale" / "cft.zip"]
+    paths = [
+        shared_data / "cmrc2017_children_stories" / "validation" / "cloze.valid.doc_query",
+        shared_data / "cft_children_fairy_tale" / "children_fairy_tale" / "cft.zip",
+    ]
     stories = read_stories(paths, fmt="cmrc").stories
     assert len(stories) > 2000
     for story in stories:

@@ -21,8 +21,10 @@ from lotdata.text.normalize import language_problem
 
 runner = CliRunner()
 HEADER = "InputStoryid,InputSentence1,InputSentence2,InputSentence3,InputSentence4,RandomFifthSentenceQuiz1,RandomFifthSentenceQuiz2,AnswerRightEnding\n"
-FRENCH = ("Il était une fois un petit garçon qui vivait dans une maison près de la forêt. Chaque matin, il allait "
-          "chercher du bois avec son père et sa mère, puis il rentrait manger.")
+FRENCH = (
+    "Il était une fois un petit garçon qui vivait dans une maison près de la forêt. Chaque matin, il allait "
+    "chercher du bois avec son père et sa mère, puis il rentrait manger."
+)
 JAPANESE = "昔々、あるところにおじいさんとおばあさんが住んでいました。おじいさんは山へ芝刈りに行きました。"
 
 
@@ -30,25 +32,47 @@ JAPANESE = "昔々、あるところにおじいさんとおばあさんが住�
 def sct(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("verified")
     for split, name in (("val", "Tom"), ("test", "Ann")):
-        rows = "".join(f"{split}{i},{name} had a dog {i}.,It was old.,One day it ran.,{name} looked for it.,"
-                       f"{name} found it {i}.,{name} ate a car {i}.,{1 + i % 2}\n" for i in range(30))
+        rows = "".join(
+            f"{split}{i},{name} had a dog {i}.,It was old.,One day it ran.,{name} looked for it.,"
+            f"{name} found it {i}.,{name} ate a car {i}.,{1 + i % 2}\n"
+            for i in range(30)
+        )
         (root / f"{split}.csv").write_text(HEADER + rows, encoding="utf-8")
-    result = runner.invoke(app, ["import", "storycloze", "--val", str(root / "val.csv"), "--test", str(root / "test.csv"),
-                                 "--out", str(root / "sct")])
+    result = runner.invoke(
+        app,
+        [
+            "import",
+            "storycloze",
+            "--val",
+            str(root / "val.csv"),
+            "--test",
+            str(root / "test.csv"),
+            "--out",
+            str(root / "sct"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     return root / "sct"
 
 
-@pytest.mark.parametrize("command", [["stats"], ["export", "lot", "--out", "{tmp}/lot"],
-                                     ["audit-bias", "--out", "{tmp}/audit", "--baseline", "random"],
-                                     ["overlap", "--reference", "{tmp}/ref.txt", "--out", "{tmp}/ov"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["stats"],
+        ["export", "lot", "--out", "{tmp}/lot"],
+        ["audit-bias", "--out", "{tmp}/audit", "--baseline", "random"],
+        ["overlap", "--reference", "{tmp}/ref.txt", "--out", "{tmp}/ov"],
+    ],
+)
 def test_a_split_file_replaced_by_another_is_refused_by_every_reader(sct, tmp_path, command):
     swapped = tmp_path / "swapped"
     shutil.copytree(sct, swapped)
     shutil.copy(swapped / "test.parquet", swapped / "val.parquet")  # the same row count: only the sha256 tells
     (tmp_path / "ref.txt").write_text("Tom had a dog.\n", encoding="utf-8")
     args = [a.format(tmp=tmp_path) for a in command]
-    result = runner.invoke(app, [*args[:2 if args[0] == "export" else 1], str(swapped), *args[2 if args[0] == "export" else 1:]])
+    result = runner.invoke(
+        app, [*args[: 2 if args[0] == "export" else 1], str(swapped), *args[2 if args[0] == "export" else 1 :]]
+    )
     assert result.exit_code == 3, result.output
     assert "val.parquet" in result.output and "sha256 differs" in result.output
 
@@ -86,11 +110,18 @@ def test_bad_rows_are_quarantined_with_the_reason_and_nothing_usable_is_exit_3(s
     tables = read_dataset(bad, quarantine=quarantine)
     assert tables["val"].num_rows == 25
     reasons = " | ".join(sorted(q["reason"] for q in quarantine))
-    for cause in ("repeats an earlier row", "identical candidates", "label 5 is not a candidate", "split 'test' in the val",
-                  "only <mask>"):
+    for cause in (
+        "repeats an earlier row",
+        "identical candidates",
+        "label 5 is not a candidate",
+        "split 'test' in the val",
+        "only <mask>",
+    ):
         assert cause in reasons, (cause, reasons)
     assert len(quarantine) == 5 and all(q["path"].endswith("val.parquet") and q["row"] for q in quarantine), quarantine
-    assert any("repeats an earlier row" in q["reason"] for q in quarantine) and any("identical" in q["reason"] for q in quarantine)
+    assert any("repeats an earlier row" in q["reason"] for q in quarantine) and any(
+        "identical" in q["reason"] for q in quarantine
+    )
     stats = runner.invoke(app, ["stats", str(bad)])
     assert stats.exit_code == 0 and "5 row(s) left out" in stats.output
     nothing = tmp_path / "nothing"
@@ -113,27 +144,49 @@ def test_languages_and_statuses_come_from_their_vocabularies():
     story = {"story_id": "s", "text": "从前有一只小兔子。", "lang": "zh", "status": "weird"}
     assert "status 'weird'" in story_problem(story)
     assert story_problem({**story, "status": "raw", "text": "  "}) == "empty text"
-    assert example_problem("clozet", {"example_id": "e", "split": "val", "context": "a <mask>", "candidates": ["b", "b"],
-                                      "label": 0}, "val") == "identical candidates"
+    assert (
+        example_problem(
+            "clozet",
+            {"example_id": "e", "split": "val", "context": "a <mask>", "candidates": ["b", "b"], "label": 0},
+            "val",
+        )
+        == "identical candidates"
+    )
 
 
 def test_read_and_build_quarantine_foreign_languages_bad_statuses_and_conflicting_ids(tmp_path):
     corpus = tmp_path / "c.jsonl"
-    corpus.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in [
-        {"text": FRENCH}, {"text": JAPANESE}, {"text": "从前有一只小兔子，它住在森林里。它每天都去河边喝水。"}]), encoding="utf-8")
+    corpus.write_text(
+        "".join(
+            json.dumps(r, ensure_ascii=False) + "\n"
+            for r in [
+                {"text": FRENCH},
+                {"text": JAPANESE},
+                {"text": "从前有一只小兔子，它住在森林里。它每天都去河边喝水。"},
+            ]
+        ),
+        encoding="utf-8",
+    )
     result = runner.invoke(app, ["read", str(corpus), "--out", str(tmp_path / "s.parquet")])
     assert result.exit_code == 0, result.output
     assert pq.read_table(tmp_path / "s.parquet").num_rows == 1
     reasons = pq.read_table(tmp_path / "s.quarantine.parquet").column("reason").to_pylist()
     assert len(reasons) == 2 and any("not English" in r for r in reasons) and any("Japanese" in r for r in reasons)
     good = pq.read_table(tmp_path / "s.parquet").to_pylist()[0]
-    rows = [good, {**good, "text": good["text"] + "又一句。"}, {**good, "story_id": "x", "status": "weird"},
-            {**good, "story_id": "y", "lang": "fr"}, {**good, "story_id": "z", "text": " "}]
+    rows = [
+        good,
+        {**good, "text": good["text"] + "又一句。"},
+        {**good, "story_id": "x", "status": "weird"},
+        {**good, "story_id": "y", "lang": "fr"},
+        {**good, "story_id": "z", "text": " "},
+    ]
     pq.write_table(table_from_rows(rows, STORIES), tmp_path / "t.parquet")
     quarantine: list[dict] = []
     assert len(load_stories([tmp_path / "t.parquet"], quarantine)) == 1
     assert [q["row"] for q in quarantine] == [2, 3, 4, 5] and "another text" in quarantine[0]["reason"]
-    built = runner.invoke(app, ["build", "outgen", "--stories", str(tmp_path / "t.parquet"), "--out", str(tmp_path / "og")])
+    built = runner.invoke(
+        app, ["build", "outgen", "--stories", str(tmp_path / "t.parquet"), "--out", str(tmp_path / "og")]
+    )
     assert "4 row(s) left out" in built.output
 
 

@@ -66,7 +66,9 @@ def annotator_stats(
     by_item_question: dict[tuple, list[Hashable]] = defaultdict(list)
     for item, _rater, question, value in votes:
         by_item_question[(item, question)].append(value)
-    stats: dict[str, dict[str, Any]] = defaultdict(lambda: {"annotations": 0, "skipped": 0, "quarantined": 0, "lead_times": []})
+    stats: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {"annotations": 0, "skipped": 0, "quarantined": 0, "lead_times": []}
+    )
     for row in annotations:
         entry = stats[row["annotator"]]
         entry["annotations"] += 1

@@ -21,8 +21,9 @@ def _rank(*parts: object) -> str:
     return hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest()
 
 
-def extend_assignment(current: dict[str, list[str]], tasks: Sequence[Versioned], raters: Sequence[str], per_task: int,
-                      seed: str) -> dict[str, list[str]]:
+def extend_assignment(
+    current: dict[str, list[str]], tasks: Sequence[Versioned], raters: Sequence[str], per_task: int, seed: str
+) -> dict[str, list[str]]:
     """`current` (rater -> tokens in the order they see them) with the `tasks` not given yet added to it."""
     given = {token for tokens in current.values() for token in tokens}
     new = [(token, case) for token, case in tasks if token not in given]
@@ -53,8 +54,9 @@ def extend_assignment(current: dict[str, list[str]], tasks: Sequence[Versioned],
     return out
 
 
-def _give_versions(case: str, versions: list[str], raters: list[str], per_task: int, load: Counter,
-                   seed: str) -> dict[str, list[str]]:
+def _give_versions(
+    case: str, versions: list[str], raters: list[str], per_task: int, load: Counter, seed: str
+) -> dict[str, list[str]]:
     """rater -> the versions of `case` they get: each version to `per_task` raters, preferring a rater without another
     version of this case, then the least loaded, then a seeded draw."""
     holds: dict[str, list[str]] = defaultdict(list)
@@ -73,7 +75,9 @@ def _spaced(tokens: list[str], per_case: dict[str, list[str]], case_order: list[
     openers = [per_case[case][0] for case in doubled]
     closers = [token for case in doubled for token in per_case[case][1:]]
     placed = set(openers) | set(closers)
-    return openers + sorted(t for t in tokens if t not in placed) + closers  # tokens are salted hashes: sorted is shuffled
+    return (
+        openers + sorted(t for t in tokens if t not in placed) + closers
+    )  # tokens are salted hashes: sorted is shuffled
 
 
 def raters_with_two_versions(assignment: dict[str, list[str]], case_of: dict[str, str | None]) -> list[str]:

@@ -41,7 +41,9 @@ class CheckOptions:
     near_duplicate: float = NEAR_DUPLICATE_THRESHOLD
     corpus: Sequence[str] = ()  # texts a submission must not copy (an existing corpus)
     corpus_ids: Sequence[str] = ()
-    max_rewrite_change: int = MAX_REWRITE_CHANGE  # story_filter: characters (words in English) a rewrite may add or drop
+    max_rewrite_change: int = (
+        MAX_REWRITE_CHANGE  # story_filter: characters (words in English) a rewrite may add or drop
+    )
 
 
 @dataclass(frozen=True)
@@ -56,19 +58,124 @@ class Rule:
 # ---------------------------------------------------------------- sentences
 
 _EN_ABBREVIATIONS = {
-    "mr", "mrs", "ms", "dr", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "u.s", "u.k", "a.m", "p.m", "mt", "prof",
-    "inc", "ltd", "co", "ave", "sgt", "capt", "gen", "col", "lt", "approx", "dept", "fig", "jan", "feb", "aug",
-    "sept", "oct", "nov", "dec", "u.s.a", "d.c", "ph.d",
+    "mr",
+    "mrs",
+    "ms",
+    "dr",
+    "st",
+    "jr",
+    "sr",
+    "vs",
+    "etc",
+    "e.g",
+    "i.e",
+    "u.s",
+    "u.k",
+    "a.m",
+    "p.m",
+    "mt",
+    "prof",
+    "inc",
+    "ltd",
+    "co",
+    "ave",
+    "sgt",
+    "capt",
+    "gen",
+    "col",
+    "lt",
+    "approx",
+    "dept",
+    "fig",
+    "jan",
+    "feb",
+    "aug",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "u.s.a",
+    "d.c",
+    "ph.d",
 }
 #: words that open a sentence: after an abbreviation with a final dot ("the U.S. He ...") they mark a new sentence,
 #: and after a word without punctuation ("... the game His children ...") a sentence whose full stop is missing
 _OPENERS = {
-    "i", "he", "she", "they", "we", "it", "you", "his", "her", "their", "our", "my", "the", "this", "that", "there",
-    "then", "when", "after", "one", "so", "but", "now", "later", "finally", "soon", "eventually", "unfortunately",
-    "luckily", "thankfully", "suddenly", "everyone", "nobody", "today", "tomorrow", "yesterday", "afterwards",
-    "next", "while", "since", "as", "at", "on", "in", "every", "still", "however", "also", "instead", "meanwhile",
-    "everything", "nothing", "someone", "a", "an", "all", "some", "both", "if", "because", "once", "before",
-    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twenty", "several", "many", "few",
+    "i",
+    "he",
+    "she",
+    "they",
+    "we",
+    "it",
+    "you",
+    "his",
+    "her",
+    "their",
+    "our",
+    "my",
+    "the",
+    "this",
+    "that",
+    "there",
+    "then",
+    "when",
+    "after",
+    "one",
+    "so",
+    "but",
+    "now",
+    "later",
+    "finally",
+    "soon",
+    "eventually",
+    "unfortunately",
+    "luckily",
+    "thankfully",
+    "suddenly",
+    "everyone",
+    "nobody",
+    "today",
+    "tomorrow",
+    "yesterday",
+    "afterwards",
+    "next",
+    "while",
+    "since",
+    "as",
+    "at",
+    "on",
+    "in",
+    "every",
+    "still",
+    "however",
+    "also",
+    "instead",
+    "meanwhile",
+    "everything",
+    "nothing",
+    "someone",
+    "a",
+    "an",
+    "all",
+    "some",
+    "both",
+    "if",
+    "because",
+    "once",
+    "before",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "twenty",
+    "several",
+    "many",
+    "few",
 }
 _EN_END = re.compile(r"""[.!?]+["'”’)\]]*(?=\s)""")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’.-]*")
@@ -86,7 +193,7 @@ def split_submission_en(text: str) -> list[str]:
         end = match.end()
         if quotes_balanced and text[start:end].count('"') % 2 == 1:
             continue
-        before = text[start:match.start()].rsplit(" ", 1)[-1]
+        before = text[start : match.start()].rsplit(" ", 1)[-1]
         after = text[end:].lstrip().split(" ", 1)[0]
         if match.group().startswith(".") and _abbreviation(before, after) and not _opens(after):
             continue
@@ -153,25 +260,143 @@ def missing_stops_en(sentence: str, names: set[str], *, strong_only: bool = Fals
 
 
 #: words after which a name goes on the sentence
-_LEADS_TO_NAME = {"and", "or", "but", "with", "to", "of", "at", "for", "by", "from", "that", "than", "as", "like", "named",
-                  "called", "about", "saw", "told", "asked", "helped", "met", "gave", "let", "made", "when", "while",
-                  "if", "because", "until", "whom", "whose", "on", "in", "into", "onto", "after", "before", "since"}
+_LEADS_TO_NAME = {
+    "and",
+    "or",
+    "but",
+    "with",
+    "to",
+    "of",
+    "at",
+    "for",
+    "by",
+    "from",
+    "that",
+    "than",
+    "as",
+    "like",
+    "named",
+    "called",
+    "about",
+    "saw",
+    "told",
+    "asked",
+    "helped",
+    "met",
+    "gave",
+    "let",
+    "made",
+    "when",
+    "while",
+    "if",
+    "because",
+    "until",
+    "whom",
+    "whose",
+    "on",
+    "in",
+    "into",
+    "onto",
+    "after",
+    "before",
+    "since",
+}
 
 
 #: words after which "I" goes on the sentence ("so I", "when I", "and I")
-_BEFORE_I = {"and", "but", "or", "so", "when", "as", "because", "if", "that", "than", "until", "while", "where", "what",
-             "after", "since", "then", "how", "why", "who", "which", "though", "although", "once", "unless",
-             "whether", "nor", "yet", "me", "am", "did", "could", "would", "should", "do", "can", "will", "have", "had",
-             "day", "night", "week", "month", "year", "morning", "evening", "afternoon", "ago", "today", "yesterday",
-             "tomorrow", "now", "finally", "later", "soon", "eventually", "recently", "first", "think", "thought", "knew",
-             "know", "said", "says", "realized", "decided", "felt", "hope", "hoped", "wish", "wished", "guess", "sure",
-             "glad", "happy", "afraid", "time", "everything", "something", "all", "where", "whenever"}
+_BEFORE_I = {
+    "and",
+    "but",
+    "or",
+    "so",
+    "when",
+    "as",
+    "because",
+    "if",
+    "that",
+    "than",
+    "until",
+    "while",
+    "where",
+    "what",
+    "after",
+    "since",
+    "then",
+    "how",
+    "why",
+    "who",
+    "which",
+    "though",
+    "although",
+    "once",
+    "unless",
+    "whether",
+    "nor",
+    "yet",
+    "me",
+    "am",
+    "did",
+    "could",
+    "would",
+    "should",
+    "do",
+    "can",
+    "will",
+    "have",
+    "had",
+    "day",
+    "night",
+    "week",
+    "month",
+    "year",
+    "morning",
+    "evening",
+    "afternoon",
+    "ago",
+    "today",
+    "yesterday",
+    "tomorrow",
+    "now",
+    "finally",
+    "later",
+    "soon",
+    "eventually",
+    "recently",
+    "first",
+    "think",
+    "thought",
+    "knew",
+    "know",
+    "said",
+    "says",
+    "realized",
+    "decided",
+    "felt",
+    "hope",
+    "hoped",
+    "wish",
+    "wished",
+    "guess",
+    "sure",
+    "glad",
+    "happy",
+    "afraid",
+    "time",
+    "everything",
+    "something",
+    "all",
+    "where",
+    "whenever",
+}
 
 
 def story_names(sentences: Sequence[str]) -> set[str]:
     """Capitalised first words of the sentences that are not common openers: the story's characters' names."""
-    return {re.sub(r"['’]s$", "", s.split()[0].strip("\"“'")) for s in sentences
-            if s.split() and s.split()[0].strip("\"“'").lower() not in _OPENERS}
+    return {
+        re.sub(r"['’]s$", "", s.split()[0].strip("\"“'"))
+        for s in sentences
+        if s.split() and s.split()[0].strip("\"“'").lower() not in _OPENERS
+    }
 
 
 def pieces_en(sentence: str, names: set[str]) -> list[str]:
@@ -183,6 +408,7 @@ def pieces_en(sentence: str, names: set[str]) -> list[str]:
 
 # ---------------------------------------------------------------- lexicons
 
+
 @lru_cache(maxsize=None)
 def informal_lexicon(lang: str) -> tuple[re.Pattern[str], frozenset[str]]:
     """Our slang / informal-language list (`lotdata/data/informal_LANG.txt`): one term per line, `#` comments."""
@@ -193,12 +419,15 @@ def informal_lexicon(lang: str) -> tuple[re.Pattern[str], frozenset[str]]:
     if lang == "zh":
         pattern = re.compile("|".join(re.escape(t) for t in words))
     else:
-        pattern = re.compile(r"(?<![A-Za-z'’.-])(?:" + "|".join(re.escape(t) for t in words) + r")(?![A-Za-z'’-]|\.[A-Za-z])",
-                             re.IGNORECASE)
+        pattern = re.compile(
+            r"(?<![A-Za-z'’.-])(?:" + "|".join(re.escape(t) for t in words) + r")(?![A-Za-z'’-]|\.[A-Za-z])",
+            re.IGNORECASE,
+        )
     return pattern, frozenset(terms)
 
 
 # ---------------------------------------------------------------- the rules of a story
+
 
 def story_sentences(row: Row, lang: str) -> list[str]:
     """The writer's sentences: the fields when the form had them, else the text split."""
@@ -246,7 +475,11 @@ def five_sentences(row: Row, options: CheckOptions) -> list[str]:
 def _missing_stops(sentences: Sequence[str], *, strong_only: bool = False) -> list[tuple[int, str]]:
     """(sentence number, word) where a full stop seems missing before the word."""
     names = story_names(sentences)
-    return [(k, s.split()[w]) for k, s in enumerate(sentences, 1) for w in missing_stops_en(s, names, strong_only=strong_only)]
+    return [
+        (k, s.split()[w])
+        for k, s in enumerate(sentences, 1)
+        for w in missing_stops_en(s, names, strong_only=strong_only)
+    ]
 
 
 _EN_FINAL = re.compile(r"""[.!?]["'”’)\]]*$""")
@@ -258,12 +491,21 @@ def end_punctuation(row: Row, options: CheckOptions) -> list[str]:
     where a full stop seems missing."""
     lang = _lang(row, options)
     sentences = story_sentences(row, lang)
-    problems = [f"sentence {k} has no final punctuation" for k, s in enumerate(sentences, 1)
-                if s and not (_ZH_FINAL.search(s) or _EN_FINAL.search(s))]
-    if row.get("sentences") is None and lang == "en" and len(sentences) < options.sentences and _missing_stops(sentences):
+    problems = [
+        f"sentence {k} has no final punctuation"
+        for k, s in enumerate(sentences, 1)
+        if s and not (_ZH_FINAL.search(s) or _EN_FINAL.search(s))
+    ]
+    if (
+        row.get("sentences") is None
+        and lang == "en"
+        and len(sentences) < options.sentences
+        and _missing_stops(sentences)
+    ):
         strong = _missing_stops(sentences, strong_only=True)
         problems += [f"a full stop seems missing before {word!r} in sentence {k}" for k, word in strong] or [
-            f"{len(sentences)} sentences where {options.sentences} are written: a full stop seems missing"]
+            f"{len(sentences)} sentences where {options.sentences} are written: a full stop seems missing"
+        ]
     return problems
 
 
@@ -277,8 +519,11 @@ def measured_sentences(row: Row, lang: str) -> list[str]:
 
 
 def sentence_length(row: Row, options: CheckOptions) -> list[str]:
-    return [f"sentence {k}: {len(s)} characters (at most {options.max_chars})"
-            for k, s in enumerate(measured_sentences(row, _lang(row, options)), 1) if len(s) > options.max_chars]
+    return [
+        f"sentence {k}: {len(s)} characters (at most {options.max_chars})"
+        for k, s in enumerate(measured_sentences(row, _lang(row, options)), 1)
+        if len(s) > options.max_chars
+    ]
 
 
 def has_title(row: Row, options: CheckOptions) -> list[str]:
@@ -364,8 +609,11 @@ def near_duplicates(rows: Sequence[Row], options: CheckOptions) -> dict[int, lis
         return {}
     langs = [options.lang or "en"] * len(texts)
     n_corpus = len(options.corpus)
-    params = DedupParams(shingle=3 if langs[0] == "en" else 5, reject_threshold=options.near_duplicate,
-                         cluster_threshold=min(0.5, options.near_duplicate))
+    params = DedupParams(
+        shingle=3 if langs[0] == "en" else 5,
+        reject_threshold=options.near_duplicate,
+        cluster_threshold=min(0.5, options.near_duplicate),
+    )
     found = find_near_duplicates([t.lower() for t in texts], langs, rank=lambda i: (i,), params=params)
     flags: dict[int, list[str]] = {}
     for i, of in enumerate(found.duplicate_of):
@@ -386,7 +634,24 @@ def _ending_text(row: Row) -> str:
 
 # ---------------------------------------------------------------- the rules of a Story Cloze case (§4.2)
 
-_PRONOUNS_EN = {"he", "she", "they", "i", "we", "his", "her", "him", "them", "their", "my", "me", "our", "us", "you", "your"}
+_PRONOUNS_EN = {
+    "he",
+    "she",
+    "they",
+    "i",
+    "we",
+    "his",
+    "her",
+    "him",
+    "them",
+    "their",
+    "my",
+    "me",
+    "our",
+    "us",
+    "you",
+    "your",
+}
 _PRONOUNS_ZH = ("他们", "她们", "我们", "咱们", "你们", "他", "她", "我", "你", "俺")
 
 
@@ -400,7 +665,11 @@ def _characters(text: str, lang: str) -> set[str]:
         return found
     words = _WORD.findall(text)
     found = {w.lower() for w in words if w.lower() in _PRONOUNS_EN}
-    found |= {w.rstrip(".'’s") for w in words if w[:1].isupper() and w.lower() not in _OPENERS and w.lower() not in _PRONOUNS_EN}
+    found |= {
+        w.rstrip(".'’s")
+        for w in words
+        if w[:1].isupper() and w.lower() not in _OPENERS and w.lower() not in _PRONOUNS_EN
+    }
     return found
 
 
@@ -415,8 +684,10 @@ def _zh_names(text: str) -> frozenset[str]:
 
 
 #: people a Chinese story names by role rather than by name
-_PEOPLE_ZH = frozenset("妈妈 爸爸 母亲 父亲 奶奶 爷爷 外婆 外公 姥姥 老师 同学 朋友 哥哥 姐姐 弟弟 妹妹 儿子 女儿 妻子 丈夫 "
-                       "老板 医生 邻居 孩子 小狗 小猫 主人 老人 司机 警察 店主 同事 室友 男孩 女孩".split())
+_PEOPLE_ZH = frozenset(
+    "妈妈 爸爸 母亲 父亲 奶奶 爷爷 外婆 外公 姥姥 老师 同学 朋友 哥哥 姐姐 弟弟 妹妹 儿子 女儿 妻子 丈夫 "
+    "老板 医生 邻居 孩子 小狗 小猫 主人 老人 司机 警察 店主 同事 室友 男孩 女孩".split()
+)
 
 
 def shared_character(row: Row, options: CheckOptions) -> list[str]:
@@ -482,8 +753,11 @@ def rewrite_length(row: Row, options: CheckOptions) -> list[str]:
     lang = _lang(row, options)
     change = rewrite_change(story_text(row), str(row.get("segment") or ""), lang)
     unit = "characters" if lang == "zh" else "words"
-    return [f"{change} {unit} longer or shorter than the segment (at most {options.max_rewrite_change})"] \
-        if change > options.max_rewrite_change else []
+    return (
+        [f"{change} {unit} longer or shorter than the segment (at most {options.max_rewrite_change})"]
+        if change > options.max_rewrite_change
+        else []
+    )
 
 
 def stray_punctuation(text: str, lang: str) -> list[str]:
@@ -510,7 +784,8 @@ _ROLES_EN = frozenset(
     "mom dad mother father brother sister son daughter wife husband friend teacher doctor neighbor boss uncle aunt "
     "grandma grandpa grandmother grandfather cousin girlfriend boyfriend man woman boy girl baby police officer "
     "dog cat horse donkey deer cow pig sheep goat chicken duck bird fish wolf fox bear lion tiger rabbit mouse "
-    "monkey snake frog owl king queen prince princess wizard witch goblin devil ghost".split())
+    "monkey snake frog owl king queen prince princess wizard witch goblin devil ghost".split()
+)
 
 
 _PLACE_ENDINGS_ZH = frozenset("村镇城市国省州县乡山岭峰河江湖海岛洋林庄寺庙宫殿府街路桥店院园堡洞谷岸港湾")
@@ -553,8 +828,9 @@ def new_entities(candidate: str, given: str, lang: str) -> list[str]:
     given_words = {w.lower().rstrip(".'’s") for w in _WORD.findall(given)}
     found = [w for w in _WORD.findall(candidate) if w.lower().rstrip("s") in _ROLES_EN or w.lower() in _ROLES_EN]
     found += [w for w in _characters(candidate, "en") if w[:1].isupper()]
-    return list(dict.fromkeys(w for w in found if w.lower().rstrip(".'’s") not in given_words
-                              and w.lower() not in given_words))
+    return list(
+        dict.fromkeys(w for w in found if w.lower().rstrip(".'’s") not in given_words and w.lower() not in given_words)
+    )
 
 
 def context_entities(row: Row, options: CheckOptions) -> list[str]:
@@ -566,27 +842,52 @@ def context_entities(row: Row, options: CheckOptions) -> list[str]:
     return [f"the candidate names {', '.join(new)}, which the story does not (LOT 2.2a)"] if new else []
 
 
-RULES: dict[str, Rule] = {rule.name: rule for rule in (
-    Rule("five_sentences", "exactly five sentences (one per field)", row=five_sentences),
-    Rule("end_punctuation", "each sentence ends with . ! ? (Chinese 。！？……)", row=end_punctuation),
-    Rule("sentence_length", "each sentence at most --max-chars characters (70)", row=sentence_length),
-    Rule("title", "a title, at most --max-chars characters", row=has_title, needs="title"),
-    Rule("no_quotations", "no quotation marks (ROCStories Table 1: no quotations)", row=no_quotations),
-    Rule("informal", "no slang or informal language (our lexicon, lotdata/data/informal_LANG.txt)", row=no_informal),
-    Rule("language", "written in the job's language and script", row=language),
-    Rule("near_duplicate", "not a near copy of another submission or of --corpus (MinHash)", batch=near_duplicates),
-    Rule("shared_character", "each ending names a character of the first four sentences", row=shared_character),
-    Rule("endings_differ", "the right and the wrong ending differ", row=endings_differ),
-    Rule("ending_length", "each ending one sentence of 2 to --max-chars characters", row=ending_length),
-    Rule("rewrite_length", "a rewrite differs from its segment by at most 100 characters (words in English; LOT appendix 1)",
-         row=rewrite_length, needs="segment"),
-    Rule("punctuation", "only ？。，！……；《》 as punctuation (English . , ? ! ; …; LOT appendix 1, other requirements)",
-         row=punctuation),
-    Rule("context_entities", "every role and place of a candidate appears in the story or the original sentence (LOT 2.2a)",
-         row=context_entities, needs="candidate"),
-)}
+RULES: dict[str, Rule] = {
+    rule.name: rule
+    for rule in (
+        Rule("five_sentences", "exactly five sentences (one per field)", row=five_sentences),
+        Rule("end_punctuation", "each sentence ends with . ! ? (Chinese 。！？……)", row=end_punctuation),
+        Rule("sentence_length", "each sentence at most --max-chars characters (70)", row=sentence_length),
+        Rule("title", "a title, at most --max-chars characters", row=has_title, needs="title"),
+        Rule("no_quotations", "no quotation marks (ROCStories Table 1: no quotations)", row=no_quotations),
+        Rule(
+            "informal", "no slang or informal language (our lexicon, lotdata/data/informal_LANG.txt)", row=no_informal
+        ),
+        Rule("language", "written in the job's language and script", row=language),
+        Rule("near_duplicate", "not a near copy of another submission or of --corpus (MinHash)", batch=near_duplicates),
+        Rule("shared_character", "each ending names a character of the first four sentences", row=shared_character),
+        Rule("endings_differ", "the right and the wrong ending differ", row=endings_differ),
+        Rule("ending_length", "each ending one sentence of 2 to --max-chars characters", row=ending_length),
+        Rule(
+            "rewrite_length",
+            "a rewrite differs from its segment by at most 100 characters (words in English; LOT appendix 1)",
+            row=rewrite_length,
+            needs="segment",
+        ),
+        Rule(
+            "punctuation",
+            "only ？。，！……；《》 as punctuation (English . , ? ! ; …; LOT appendix 1, other requirements)",
+            row=punctuation,
+        ),
+        Rule(
+            "context_entities",
+            "every role and place of a candidate appears in the story or the original sentence (LOT 2.2a)",
+            row=context_entities,
+            needs="candidate",
+        ),
+    )
+}
 
-STORY_RULES = ("five_sentences", "end_punctuation", "sentence_length", "title", "no_quotations", "informal", "language", "near_duplicate")
+STORY_RULES = (
+    "five_sentences",
+    "end_punctuation",
+    "sentence_length",
+    "title",
+    "no_quotations",
+    "informal",
+    "language",
+    "near_duplicate",
+)
 ENDING_RULES = ("shared_character", "endings_differ", "ending_length", "no_quotations", "informal", "language")
 
 
@@ -630,8 +931,15 @@ def flags_by_id(result: CheckResult) -> dict[str, list[dict[str, str]]]:
 # ---------------------------------------------------------------- reading submissions
 
 SENTENCE_FIELDS = tuple(f"sentence{k}" for k in range(1, 6))
-_ENDING_CSV = ("InputSentence1", "InputSentence2", "InputSentence3", "InputSentence4", "RandomFifthSentenceQuiz1",
-               "RandomFifthSentenceQuiz2", "AnswerRightEnding")
+_ENDING_CSV = (
+    "InputSentence1",
+    "InputSentence2",
+    "InputSentence3",
+    "InputSentence4",
+    "RandomFifthSentenceQuiz1",
+    "RandomFifthSentenceQuiz2",
+    "AnswerRightEnding",
+)
 
 
 def read_submissions(path: str | Path) -> list[dict[str, Any]]:
@@ -685,12 +993,22 @@ def _read_csv(text: str, path: Path) -> list[dict[str, Any]]:
     if all(c in header for c in _ENDING_CSV):
         for n, rec in enumerate(reader, 1):
             right = 1 if rec["AnswerRightEnding"].strip() == "1" else 2
-            rows.append({"row": n, "id": rec.get("InputStoryid") or str(n), "context": [rec[f"InputSentence{k}"] for k in range(1, 5)],
-                         "right_ending": rec[f"RandomFifthSentenceQuiz{right}"], "wrong_ending": rec[f"RandomFifthSentenceQuiz{3 - right}"]})
+            rows.append(
+                {
+                    "row": n,
+                    "id": rec.get("InputStoryid") or str(n),
+                    "context": [rec[f"InputSentence{k}"] for k in range(1, 5)],
+                    "right_ending": rec[f"RandomFifthSentenceQuiz{right}"],
+                    "wrong_ending": rec[f"RandomFifthSentenceQuiz{3 - right}"],
+                }
+            )
         return rows
     if not all(c in header for c in SENTENCE_FIELDS):
-        raise InputError(f"a csv of stories has the columns {', '.join(SENTENCE_FIELDS)} (ROCStories) or a Story Cloze "
-                         f"csv's; found {header}", path=str(path))
+        raise InputError(
+            f"a csv of stories has the columns {', '.join(SENTENCE_FIELDS)} (ROCStories) or a Story Cloze "
+            f"csv's; found {header}",
+            path=str(path),
+        )
     for n, rec in enumerate(reader, 1):
         row = {"row": n, "id": rec.get("storyid") or str(n), "sentences": [rec[c] for c in SENTENCE_FIELDS]}
         if "storytitle" in header:
@@ -708,7 +1026,9 @@ def _submission(value: Mapping[str, Any], n: int, path: Path) -> dict[str, Any]:
             row[key] = value[key]
     if "context" in value:
         context = value["context"]
-        row["context"] = split_submission(context, value.get("lang") or "en") if isinstance(context, str) else list(context)
+        row["context"] = (
+            split_submission(context, value.get("lang") or "en") if isinstance(context, str) else list(context)
+        )
     if isinstance(value.get("sentences"), (list, tuple)):
         row["sentences"] = [str(s or "") for s in value["sentences"]]
     elif any(k in value for k in SENTENCE_FIELDS):
@@ -716,8 +1036,11 @@ def _submission(value: Mapping[str, Any], n: int, path: Path) -> dict[str, Any]:
     elif "text" in value:
         row["text"] = str(value["text"] or "")
     elif "context" not in value:
-        raise InputError("no story: give `sentences`, `sentence1`..`sentence5` or `text` (or `context` and the endings)",
-                         path=str(path), row=n)
+        raise InputError(
+            "no story: give `sentences`, `sentence1`..`sentence5` or `text` (or `context` and the endings)",
+            path=str(path),
+            row=n,
+        )
     return row
 
 
@@ -737,12 +1060,22 @@ def check_file(path: str | Path, rules: Sequence[str], out: str | Path, options:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     write_parquet(table_from_rows(result.flags, CHECK_FLAGS), out / "flags.parquet")
-    summary = {"input": str(path), "submissions": result.submissions, "flagged": result.flagged, "flags": len(result.flags),
-               "per_rule": result.counts, "skipped": result.skipped, "lang": options.lang, "max_chars": options.max_chars,
-               "seconds": round(seconds, 3)}
+    summary = {
+        "input": str(path),
+        "submissions": result.submissions,
+        "flagged": result.flagged,
+        "flags": len(result.flags),
+        "per_rule": result.counts,
+        "skipped": result.skipped,
+        "lang": options.lang,
+        "max_chars": options.max_chars,
+        "seconds": round(seconds, 3),
+    }
     write_text(json.dumps(summary, ensure_ascii=False, indent=1) + "\n", out / "check.json")
     rows_of = {str(r["id"]): r.get("row") for r in rows}
-    summary["examples"] = [f"{path} row {rows_of.get(f['id'])} (id {f['id']}): {f['rule']}: {f['detail']}" for f in result.flags[:10]]
+    summary["examples"] = [
+        f"{path} row {rows_of.get(f['id'])} (id {f['id']}): {f['rule']}: {f['detail']}" for f in result.flags[:10]
+    ]
     return summary
 
 
@@ -753,8 +1086,9 @@ def job_rules(job_name: str) -> tuple[str, ...]:
     spec = get_job(job_name)
     rules = tuple(getattr(spec, "checks", ()) or ())
     if not rules:
-        raise ValueError(f"job {job_name} declares no automatic checks (jobs with checks: "
-                         f"{', '.join(jobs_with_checks()) or 'none'})")
+        raise ValueError(
+            f"job {job_name} declares no automatic checks (jobs with checks: {', '.join(jobs_with_checks()) or 'none'})"
+        )
     unknown = [r for r in rules if r not in RULES]
     if unknown:
         raise ValueError(f"job {job_name} names unknown rules {unknown}; rules: {', '.join(RULES)}")

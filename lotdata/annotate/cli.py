@@ -15,8 +15,9 @@ from lotdata.annotate.jobs import all_jobs, get_job
 from lotdata.clikit import console, errors, out_console, progress, summary_table
 from lotdata.paths import check_outputs
 
-app = typer.Typer(no_args_is_help=True, help="Annotation jobs on Label Studio: push tasks, follow progress, pull and assemble.")
-
+app = typer.Typer(
+    no_args_is_help=True, help="Annotation jobs on Label Studio: push tasks, follow progress, pull and assemble."
+)
 
 
 def _jobs_help() -> str:
@@ -30,8 +31,12 @@ def _per_job(text: str, value) -> str:
 
 _JOB = typer.Argument(..., help=_jobs_help())
 _PROJECT = typer.Option(..., "--project", help="Project title (created on first push, found by title afterwards).")
-_STATE = typer.Option(None, "--state-dir", envvar="LOTDATA_ANNOTATE_STATE",
-                      help="Folder of lotdata's annotation state: team, hidden values, gold answers (default .lotdata-annotate).")
+_STATE = typer.Option(
+    None,
+    "--state-dir",
+    envvar="LOTDATA_ANNOTATE_STATE",
+    help="Folder of lotdata's annotation state: team, hidden values, gold answers (default .lotdata-annotate).",
+)
 
 raters_app = typer.Typer(no_args_is_help=True, help="The team of raters: accounts and their own projects.")
 app.add_typer(raters_app, name="raters")
@@ -44,31 +49,66 @@ def _splits(text: Optional[str]) -> Optional[list[str]]:
 @app.command("push")
 def push_cmd(
     job: str = _JOB,
-    input_path: Optional[Path] = typer.Option(None, "--input", help=_per_job("What the job reads:", lambda job: job.input_help)),
+    input_path: Optional[Path] = typer.Option(
+        None, "--input", help=_per_job("What the job reads:", lambda job: job.input_help)
+    ),
     project: str = _PROJECT,
-    split: Optional[str] = typer.Option(None, "--split", help="Splits to push, e.g. val,test (default: the job's own)."),
-    raters: Optional[int] = typer.Option(None, "--raters", min=1, help=_per_job("Annotators per task; default:", lambda job: job.raters)),
-    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Push at most this many rows (or inputs, where a task shows several rows side by side)."),
+    split: Optional[str] = typer.Option(
+        None, "--split", help="Splits to push, e.g. val,test (default: the job's own)."
+    ),
+    raters: Optional[int] = typer.Option(
+        None, "--raters", min=1, help=_per_job("Annotators per task; default:", lambda job: job.raters)
+    ),
+    limit: Optional[int] = typer.Option(
+        None,
+        "--limit",
+        min=1,
+        help="Push at most this many rows (or inputs, where a task shows several rows side by side).",
+    ),
     batch_size: int = typer.Option(2000, "--batch-size", min=1, help="Tasks per import request."),
-    gold: Optional[Path] = typer.Option(None, "--gold", help='Known-answer tasks to mix in: JSON lines {"data": {...}, "answer": {question: value}}.'),
-    assign: Optional[str] = typer.Option(None, "--assign", help="Raters of the team who get this job (comma-separated; default: the whole team, and raters added later)."),
+    gold: Optional[Path] = typer.Option(
+        None, "--gold", help='Known-answer tasks to mix in: JSON lines {"data": {...}, "answer": {question: value}}.'
+    ),
+    assign: Optional[str] = typer.Option(
+        None,
+        "--assign",
+        help="Raters of the team who get this job (comma-separated; default: the whole team, and raters added later).",
+    ),
     state: Optional[Path] = _STATE,
-    sample: Optional[int] = typer.Option(None, "--sample", min=1, help=_per_job(
-        "Push a seeded draw of this many inputs or examples; jobs that allow it:",
-        lambda job: job.sample_key and f"default {job.default_sample or 'all'}")),
-    seed: int = typer.Option(0, "--seed", help="Seed of --sample and of the jobs' shuffled orders (human_eval's A/B/C)."),
-    lang: Optional[str] = typer.Option(None, "--lang", help=_per_job(
-        "Language of the raters' screens (a project keeps its first push's); the first is the job's default:",
-        lambda job: "/".join(dict.fromkeys([job.lang, *job.langs])))),
-    n: Optional[int] = typer.Option(None, "--n", min=1, help="A writing job (story_write): push this many empty writing slots (no --input)."),
-    words: Optional[str] = typer.Option(None, "--words", help="clozet_write: the stories' length in words, MIN-MAX (LOT: about 50-500, the default; 0 for no bound)."),
+    sample: Optional[int] = typer.Option(
+        None,
+        "--sample",
+        min=1,
+        help=_per_job(
+            "Push a seeded draw of this many inputs or examples; jobs that allow it:",
+            lambda job: job.sample_key and f"default {job.default_sample or 'all'}",
+        ),
+    ),
+    seed: int = typer.Option(
+        0, "--seed", help="Seed of --sample and of the jobs' shuffled orders (human_eval's A/B/C)."
+    ),
+    lang: Optional[str] = typer.Option(
+        None,
+        "--lang",
+        help=_per_job(
+            "Language of the raters' screens (a project keeps its first push's); the first is the job's default:",
+            lambda job: "/".join(dict.fromkeys([job.lang, *job.langs])),
+        ),
+    ),
+    n: Optional[int] = typer.Option(
+        None, "--n", min=1, help="A writing job (story_write): push this many empty writing slots (no --input)."
+    ),
+    words: Optional[str] = typer.Option(
+        None,
+        "--words",
+        help="clozet_write: the stories' length in words, MIN-MAX (LOT: about 50-500, the default; 0 for no bound).",
+    ),
 ) -> None:
     """Create or update the project(s) and import tasks under opaque ids; rows already there are not imported again.
 
     With several raters per task and a team, every rater gets a project of their own (TITLE · NAME)."""
     from lotdata.annotate.client import connect
     from lotdata.annotate.workflow import push
-
     from lotdata.errors import must_exist
 
     with errors(), progress() as bar:
@@ -79,13 +119,30 @@ def push_cmd(
         get_job(job).pick_lang(lang)  # so is an unknown job or a language the job has no screen in
         word_range = _word_range(words)
         handle = bar.add_task(f"push {job}", total=None)
-        summary = push(connect(), job, input_path, project, splits=_splits(split), raters=raters, limit=limit,
-                       batch_size=batch_size, progress=lambda k: bar.advance(handle, k), gold=gold, state=state,
-                       assign=_splits(assign), sample=sample, seed=seed, lang=lang, slots=n,
-                       load_options={"words": word_range})
+        summary = push(
+            connect(),
+            job,
+            input_path,
+            project,
+            splits=_splits(split),
+            raters=raters,
+            limit=limit,
+            batch_size=batch_size,
+            progress=lambda k: bar.advance(handle, k),
+            gold=gold,
+            state=state,
+            assign=_splits(assign),
+            sample=sample,
+            seed=seed,
+            lang=lang,
+            slots=n,
+            load_options={"words": word_range},
+        )
     if summary["mode"] == "shared" and summary["raters"] > 1:
-        console.print("warning: no team of raters (`lotdata annotate raters add`): one shared project, where raters can open each other's answers",
-                      highlight=False)
+        console.print(
+            "warning: no team of raters (`lotdata annotate raters add`): one shared project, where raters can open each other's answers",
+            highlight=False,
+        )
     out_console.print(summary_table(f"lotdata annotate push {job}", summary))
 
 
@@ -134,7 +191,9 @@ def _count_table(title: str, rows: dict[str, dict]):
 
 
 @raters_app.command("add")
-def raters_add_cmd(names: list[str] = typer.Argument(..., help="Rater names (letters, digits, . _ -)."), state: Optional[Path] = _STATE) -> None:
+def raters_add_cmd(
+    names: list[str] = typer.Argument(..., help="Rater names (letters, digits, . _ -)."), state: Optional[Path] = _STATE
+) -> None:
     """Create a Label Studio account per rater and their own project of every job pushed per rater.
 
     Prints each new rater's login (URL, e-mail, password) once on stdout: pass it on, it is stored nowhere."""
@@ -151,11 +210,25 @@ def raters_add_cmd(names: list[str] = typer.Argument(..., help="Rater names (let
 def pull_cmd(
     job: str = _JOB,
     project: str = _PROJECT,
-    out: Path = typer.Option(..., "--out", help="Folder for annotations.parquet, quarantine.parquet, agreement.json and the assembled dataset(s)."),
-    page_size: Optional[int] = typer.Option(None, "--page-size", min=1, help="Read tasks page by page (default: one export request, faster)."),
-    min_gold_accuracy: float = typer.Option(0.8, "--min-gold-accuracy", min=0.0, max=1.0, help="Flag raters whose accuracy on the gold tasks is lower."),
-    drop_flagged: bool = typer.Option(False, "--drop-flagged", help="Leave the flagged raters' answers out of agreement and assembly."),
-    allow_partial: bool = typer.Option(False, "--allow-partial", help="human_perf: write H even from fewer items or raters than pushed (marked partial)."),
+    out: Path = typer.Option(
+        ...,
+        "--out",
+        help="Folder for annotations.parquet, quarantine.parquet, agreement.json and the assembled dataset(s).",
+    ),
+    page_size: Optional[int] = typer.Option(
+        None, "--page-size", min=1, help="Read tasks page by page (default: one export request, faster)."
+    ),
+    min_gold_accuracy: float = typer.Option(
+        0.8, "--min-gold-accuracy", min=0.0, max=1.0, help="Flag raters whose accuracy on the gold tasks is lower."
+    ),
+    drop_flagged: bool = typer.Option(
+        False, "--drop-flagged", help="Leave the flagged raters' answers out of agreement and assembly."
+    ),
+    allow_partial: bool = typer.Option(
+        False,
+        "--allow-partial",
+        help="human_perf: write H even from fewer items or raters than pushed (marked partial).",
+    ),
     state: Optional[Path] = _STATE,
 ) -> None:
     """Pull every annotation of every rater's project, validate it, score the gold tasks, measure agreement, assemble."""
@@ -164,8 +237,18 @@ def pull_cmd(
 
     with errors():
         check_outputs({"--out": out}, {"--state-dir": state})
-        summary = pull(connect(), job, project, out, page_size=page_size, state=state, min_gold_accuracy=min_gold_accuracy,
-                       drop_flagged=drop_flagged, allow_partial=allow_partial, on_page=lambda n, k: console.print(f"page {n}: {k} tasks", highlight=False))
+        summary = pull(
+            connect(),
+            job,
+            project,
+            out,
+            page_size=page_size,
+            state=state,
+            min_gold_accuracy=min_gold_accuracy,
+            drop_flagged=drop_flagged,
+            allow_partial=allow_partial,
+            on_page=lambda n, k: console.print(f"page {n}: {k} tasks", highlight=False),
+        )
     out_console.print(summary_table(f"lotdata annotate pull {job} -> {out}", summary))
 
 
@@ -175,14 +258,37 @@ CHECK_FLAGGED_EXIT = 5
 
 @app.command("check")
 def check_cmd(
-    job: str = typer.Argument(..., help="A job that declares checks: story_write, sct_write (or any job with a `checks` field)."),
-    input_path: Path = typer.Option(..., "--input", help="Submissions: JSON lines or Parquet (id, title, sentences | sentence1..5 | text), a ROCStories csv, a Story Cloze csv, or [\"story\"] lines."),
-    out: Path = typer.Option(..., "--out", help="Folder for flags.parquet (id, rule, detail) and check.json (counts per rule)."),
-    lang: Optional[str] = typer.Option(None, "--lang", help="The submissions' language: en or zh (the language rule checks the script; default: the job's)."),
-    max_chars: int = typer.Option(70, "--max-chars", min=1, help="Longest sentence (and ending) in characters (ROCStories: 70)."),
-    max_rewrite_change: int = typer.Option(100, "--max-rewrite-change", min=0, help="story_filter: characters (words in English) a rewrite may add to or drop from its segment (LOT: 100)."),
-    corpus: Optional[Path] = typer.Option(None, "--corpus", help="An existing corpus (same formats) a submission must not nearly copy."),
-    near_duplicate: float = typer.Option(0.8, "--near-duplicate", min=0.1, max=1.0, help="MinHash similarity from which a submission is a near copy."),
+    job: str = typer.Argument(
+        ..., help="A job that declares checks: story_write, sct_write (or any job with a `checks` field)."
+    ),
+    input_path: Path = typer.Option(
+        ...,
+        "--input",
+        help='Submissions: JSON lines or Parquet (id, title, sentences | sentence1..5 | text), a ROCStories csv, a Story Cloze csv, or ["story"] lines.',
+    ),
+    out: Path = typer.Option(
+        ..., "--out", help="Folder for flags.parquet (id, rule, detail) and check.json (counts per rule)."
+    ),
+    lang: Optional[str] = typer.Option(
+        None,
+        "--lang",
+        help="The submissions' language: en or zh (the language rule checks the script; default: the job's).",
+    ),
+    max_chars: int = typer.Option(
+        70, "--max-chars", min=1, help="Longest sentence (and ending) in characters (ROCStories: 70)."
+    ),
+    max_rewrite_change: int = typer.Option(
+        100,
+        "--max-rewrite-change",
+        min=0,
+        help="story_filter: characters (words in English) a rewrite may add to or drop from its segment (LOT: 100).",
+    ),
+    corpus: Optional[Path] = typer.Option(
+        None, "--corpus", help="An existing corpus (same formats) a submission must not nearly copy."
+    ),
+    near_duplicate: float = typer.Option(
+        0.8, "--near-duplicate", min=0.1, max=1.0, help="MinHash similarity from which a submission is a near copy."
+    ),
 ) -> None:
     """Run a job's automatic checks (named rules) on a file of submissions; print the counts per rule."""
     from lotdata.annotate.checks import CheckOptions, check_file, job_rules, read_submissions
@@ -195,12 +301,20 @@ def check_cmd(
         corpus_rows = read_submissions(corpus) if corpus else []
         from lotdata.annotate.checks import story_text
 
-        options = CheckOptions(lang=lang, max_chars=max_chars, near_duplicate=near_duplicate, max_rewrite_change=max_rewrite_change,
-                               corpus=[story_text(r) for r in corpus_rows], corpus_ids=[r["id"] for r in corpus_rows])
+        options = CheckOptions(
+            lang=lang,
+            max_chars=max_chars,
+            near_duplicate=near_duplicate,
+            max_rewrite_change=max_rewrite_change,
+            corpus=[story_text(r) for r in corpus_rows],
+            corpus_ids=[r["id"] for r in corpus_rows],
+        )
         summary = check_file(input_path, rules, out, options)
     per_rule, examples = summary.pop("per_rule"), summary.pop("examples")
     out_console.print(summary_table(f"lotdata annotate check {job} -> {out}", summary))
-    out_console.print(_count_table("flagged submissions per rule", {rule: {"flagged": n} for rule, n in per_rule.items()}))
+    out_console.print(
+        _count_table("flagged submissions per rule", {rule: {"flagged": n} for rule, n in per_rule.items()})
+    )
     if summary["flagged"]:  # like a linter: a script can stop on flagged submissions; every flag is in flags.parquet
         for line in examples:
             console.print(line, markup=False, highlight=False)
@@ -210,10 +324,18 @@ def check_cmd(
 @app.command("qualify")
 def qualify_cmd(
     job: str = typer.Argument(..., help="The job the quiz gates (story_write, sct_write, any job)."),
-    quiz: Path = typer.Option(..., "--quiz", help='Quiz: JSON lines {"id", "item", "answer": acceptable|not_acceptable}; shipped: annotation_templates/quizzes/.'),
+    quiz: Path = typer.Option(
+        ...,
+        "--quiz",
+        help='Quiz: JSON lines {"id", "item", "answer": acceptable|not_acceptable}; shipped: annotation_templates/quizzes/.',
+    ),
     pass_mark: float = typer.Option(0.8, "--pass", help="Share of right answers a rater needs to be given the work."),
-    rater: Optional[list[str]] = typer.Option(None, "--rater", help="Raters to qualify (repeatable; default: the whole team)."),
-    retry_after: Optional[float] = typer.Option(None, "--retry-after", min=0, help="Hours after a failed quiz when a new one is sent (default: no retry)."),
+    rater: Optional[list[str]] = typer.Option(
+        None, "--rater", help="Raters to qualify (repeatable; default: the whole team)."
+    ),
+    retry_after: Optional[float] = typer.Option(
+        None, "--retry-after", min=0, help="Hours after a failed quiz when a new one is sent (default: no retry)."
+    ),
     lang: str = typer.Option("en", "--lang", help="Language of the quiz screen: en or zh."),
     state: Optional[Path] = _STATE,
 ) -> None:
@@ -224,20 +346,34 @@ def qualify_cmd(
     with errors():
         if lang not in ("en", "zh"):
             raise ValueError(f"--lang {lang!r}: en or zh")
-        report = qualify(connect(), job, quiz, pass_mark=pass_mark, raters=rater, retry_after_hours=retry_after, lang=lang,
-                         state=state)
+        report = qualify(
+            connect(),
+            job,
+            quiz,
+            pass_mark=pass_mark,
+            raters=rater,
+            retry_after_hours=retry_after,
+            lang=lang,
+            state=state,
+        )
     out_console.print(_count_table(f"lotdata annotate qualify {job}", report))
 
 
 @app.command("sct-csv")
 def sct_csv_cmd(
-    input_path: Path = typer.Option(..., "--input", help="A clozet dataset folder of four-sentence cases (the clozet/ of a cloze_verify pull of sct_write cases)."),
-    out: Path = typer.Option(..., "--out", help="Folder for val.csv and test.csv in the published Story Cloze Test layout."),
+    input_path: Path = typer.Option(
+        ...,
+        "--input",
+        help="A clozet dataset folder of four-sentence cases (the clozet/ of a cloze_verify pull of sct_write cases).",
+    ),
+    out: Path = typer.Option(
+        ..., "--out", help="Folder for val.csv and test.csv in the published Story Cloze Test layout."
+    ),
 ) -> None:
     """Assemble verified Story Cloze cases into the published csv layout (`lotdata import storycloze` reads it)."""
+    from lotdata.annotate.jobs.sct_write import write_storycloze
     from lotdata.datasets.folder import dataset_task, read_dataset
     from lotdata.errors import InputError, must_exist
-    from lotdata.annotate.jobs.sct_write import write_storycloze
 
     with errors():
         must_exist(input_path, "--input")

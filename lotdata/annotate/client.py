@@ -8,8 +8,8 @@ the key never appears in a message.
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -71,7 +71,9 @@ class Connection:
         try:
             yield
         except httpx.ConnectError as exc:
-            raise ServerUnavailable(f"cannot reach Label Studio at {self.url} (is it running? `make labelstudio` starts one)") from exc
+            raise ServerUnavailable(
+                f"cannot reach Label Studio at {self.url} (is it running? `make labelstudio` starts one)"
+            ) from exc
         except httpx.HTTPError as exc:
             raise LabelStudioError(f"Label Studio at {self.url}: {type(exc).__name__}: {exc}") from exc
         except api_error as exc:
@@ -81,10 +83,14 @@ class Connection:
                 ) from exc
             body = exc.body if isinstance(exc.body, dict) else {"detail": exc.body}
             detail = " ".join(str(body.get(k)) for k in ("detail", "validation_errors") if body.get(k))
-            raise LabelStudioError(f"Label Studio at {self.url} answered HTTP {exc.status_code}: {str(detail)[:300]}") from exc
+            raise LabelStudioError(
+                f"Label Studio at {self.url} answered HTTP {exc.status_code}: {str(detail)[:300]}"
+            ) from exc
 
 
-def connect(url: str | None = None, api_key: str | None = None, *, timeout: float = 300, retries: int = 3) -> Connection:
+def connect(
+    url: str | None = None, api_key: str | None = None, *, timeout: float = 300, retries: int = 3
+) -> Connection:
     """A checked connection (the key is tried once, so a wrong one fails here with a clear message)."""
     sdk = require("label_studio_sdk", "labelstudio")
     url = (url or os.environ.get(URL_ENV) or "").rstrip("/")
@@ -100,9 +106,12 @@ def connect(url: str | None = None, api_key: str | None = None, *, timeout: floa
 
 # ---------------------------------------------------------------- projects
 
+
 def find_project(conn: Connection, title: str) -> Any | None:
     """The project with exactly this title (the API's title filter matches substrings)."""
-    matches = [p for p in conn.call(lambda: list(conn.sdk.projects.list(title=title, page_size=100))) if p.title == title]
+    matches = [
+        p for p in conn.call(lambda: list(conn.sdk.projects.list(title=title, page_size=100))) if p.title == title
+    ]
     return min(matches, key=lambda p: p.id) if matches else None
 
 
@@ -113,16 +122,52 @@ def get_project(conn: Connection, title: str) -> Any:
     return project
 
 
-def ensure_project(conn: Connection, title: str, label_config: str, *, raters: int, description: str = "") -> tuple[Any, bool]:
+def ensure_project(
+    conn: Connection, title: str, label_config: str, *, raters: int, description: str = ""
+) -> tuple[Any, bool]:
     """Find the project by title or create it; keep its labeling config and raters per task up to date."""
-    settings = dict(label_config=label_config, maximum_annotations=raters, overlap_cohort_percentage=100, show_skip_button=True,
-                    description=description)
+    settings = dict(
+        label_config=label_config,
+        maximum_annotations=raters,
+        overlap_cohort_percentage=100,
+        show_skip_button=True,
+        description=description,
+    )
     project = find_project(conn, title)
     if project is None:
         return conn.call(conn.sdk.projects.create, title=title, **settings), True
-    if project.label_config != label_config or project.maximum_annotations != raters or (project.description or "") != description:
+    if (
+        project.label_config != label_config
+        or project.maximum_annotations != raters
+        or (project.description or "") != description
+    ):
         project = conn.call(conn.sdk.projects.update, project.id, **settings)
     return project, False
+
+
+def task_list_title(lang: str) -> str:
+    """The task list's tab name in the screen's language."""
+    return {"zh": "任务", "en": "Tasks"}.get(lang, "Tasks")
+
+
+def hidden_columns(tasks: Sequence[dict[str, Any]]) -> list[str]:
+    """The task list's columns a rater does not need: every data field (internal names such as `uid`, `numbered`,
+    `gap_choices`; the task itself is read on its own screen) and the raw results and predictions."""
+    fields = sorted({key for task in tasks for key in task["data"]})
+    return [f"tasks:data.{key}" for key in fields] + [f"tasks:{c}" for c in INTERNAL_COLUMNS]
+
+
+#: Label Studio's own task-list columns that show raw JSON or model names
+INTERNAL_COLUMNS = (
+    "annotations_results",
+    "annotations_ids",
+    "predictions_results",
+    "predictions_score",
+    "predictions_model_versions",
+    "file_upload",
+    "storage_filename",
+    "inner_id",
+)
 
 
 def ensure_task_list_view(conn: Connection, project_id: int, title: str, hidden: Sequence[str]) -> Any:
@@ -140,8 +185,13 @@ def ensure_task_list_view(conn: Connection, project_id: int, title: str, hidden:
 
 # ---------------------------------------------------------------- tasks in
 
+
 def push_tasks(
-    conn: Connection, project_id: int, tasks: Sequence[dict[str, Any]], *, batch_size: int = 2000,
+    conn: Connection,
+    project_id: int,
+    tasks: Sequence[dict[str, Any]],
+    *,
+    batch_size: int = 2000,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, int]:
     """Import tasks whose `uid` is not in the project yet, in batches (Label Studio itself does not deduplicate)."""
@@ -162,10 +212,14 @@ def push_tasks(
 
 # ---------------------------------------------------------------- tasks out
 
+
 def export_tasks(conn: Connection, project_id: int, *, all_tasks: bool = True) -> list[dict[str, Any]]:
     """Every task with its annotations in one request (the export endpoint: fast for large projects)."""
+
     def download() -> bytes:
-        return b"".join(conn.sdk.projects.exports.download_sync(project_id, export_type="JSON", download_all_tasks=all_tasks))
+        return b"".join(
+            conn.sdk.projects.exports.download_sync(project_id, export_type="JSON", download_all_tasks=all_tasks)
+        )
 
     raw = conn.call(download)
     try:
@@ -188,7 +242,9 @@ def iter_task_pages(
     """Tasks with their annotations, one page at a time; stops at the server's total (asking past it is a 404)."""
     page, seen = 1, 0
     while True:
-        pager = conn.call(conn.sdk.tasks.list, project=project_id, page=page, page_size=page_size, fields=fields, include=include)
+        pager = conn.call(
+            conn.sdk.tasks.list, project=project_id, page=page, page_size=page_size, fields=fields, include=include
+        )
         items = [task.model_dump(mode="json", exclude_unset=True) for task in pager.items or []]
         if not items:
             return
@@ -208,6 +264,7 @@ def user_names(conn: Connection) -> dict[int, str]:
 
 # ---------------------------------------------------------------- accounts
 
+
 def create_account(conn: Connection, email: str, password: str) -> Any:
     """A Label Studio account a rater can log in with, in the server's organization.
 
@@ -220,12 +277,17 @@ def create_account(conn: Connection, email: str, password: str) -> Any:
     with conn.translated(), httpx.Client(timeout=60, follow_redirects=False) as web:
         form = web.get(signup)
         csrf = web.cookies.get("csrftoken")
-        answer = web.post(signup, data={"email": email, "password": password, "csrfmiddlewaretoken": csrf or ""},
-                          headers={"Referer": signup})
+        answer = web.post(
+            signup,
+            data={"email": email, "password": password, "csrfmiddlewaretoken": csrf or ""},
+            headers={"Referer": signup},
+        )
     if answer.status_code not in (302, 303) or form.status_code != 200:
         problem = re.findall(r'<ul class="field_errors">\s*<li>([^<]{1,200})</li>', answer.text)
-        raise LabelStudioError(f"Label Studio at {conn.url} did not create the account {email} (HTTP {answer.status_code})"
-                               + (f": {'; '.join(p.strip() for p in problem)}" if problem else ""))
+        raise LabelStudioError(
+            f"Label Studio at {conn.url} did not create the account {email} (HTTP {answer.status_code})"
+            + (f": {'; '.join(p.strip() for p in problem)}" if problem else "")
+        )
     users = [u for u in conn.call(conn.sdk.users.list) if (u.email or "").lower() == email.lower()]
     if not users:
         raise LabelStudioError(f"Label Studio at {conn.url} signed up {email} but does not list the account")

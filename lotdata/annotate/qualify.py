@@ -21,7 +21,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from lotdata.annotate.client import Connection, ensure_project, ensure_task_list_view, export_tasks, push_tasks
+from lotdata.annotate.client import (
+    Connection,
+    ensure_project,
+    ensure_task_list_view,
+    export_tasks,
+    hidden_columns,
+    push_tasks,
+    task_list_title,
+)
 from lotdata.annotate.state import Team, _read_json, _same_server, _write_json, state_dir
 from lotdata.annotate.template import InvalidResult, load_template
 from lotdata.errors import InputError, LotdataError, must_exist
@@ -29,15 +37,17 @@ from lotdata.errors import InputError, LotdataError, must_exist
 VERDICTS = ("acceptable", "not_acceptable")
 RULES_SHOWN = {
     "en": "Judge the item by the job's rules: five sentences of everyday life with a title, each at most 70 characters, "
-          "no quotations, no slang; for endings: both name a character of the story, each is realistic alone, they differ.",
+    "no quotations, no slang; for endings: both name a character of the story, each is realistic alone, they differ.",
     "zh": "按这项工作的规则判断：带标题的五句日常生活故事，每句不超过 70 字，不用引号，不用网络用语；结尾题：两个结尾都提到故事里的"
-          "人物，单独读都合理，两个结尾不同。",
+    "人物，单独读都合理，两个结尾不同。",
 }
 
 
 #: what the quiz qualifies for, in the rater's words (the job's internal name is not shown)
-WORK_NAMES = {"story_write": {"en": "writing five-sentence stories", "zh": "写五句话的故事"},
-              "sct_write": {"en": "writing a right and a wrong ending", "zh": "写一个正确结尾和一个错误结尾"}}
+WORK_NAMES = {
+    "story_write": {"en": "writing five-sentence stories", "zh": "写五句话的故事"},
+    "sct_write": {"en": "writing a right and a wrong ending", "zh": "写一个正确结尾和一个错误结尾"},
+}
 
 
 def quiz_description(job: str, lang: str) -> str:
@@ -45,8 +55,10 @@ def quiz_description(job: str, lang: str) -> str:
     work = WORK_NAMES.get(job, {}).get(lang) or job.replace("_", " ")
     if lang == "zh":
         return f"资格测验（{work}）：判断每一条是否符合这项工作的规则。答对足够多的题目后，才会分到正式任务。"
-    return (f"Qualification quiz for {work}: judge whether each item follows the rules of the job. "
-            "Raters who answer enough of them right are given the work.")
+    return (
+        f"Qualification quiz for {work}: judge whether each item follows the rules of the job. "
+        "Raters who answer enough of them right are given the work."
+    )
 
 
 def load_quiz(path: str | Path) -> list[dict[str, str]]:
@@ -63,8 +75,11 @@ def load_quiz(path: str | Path) -> list[dict[str, str]]:
         if not isinstance(row, dict) or not str(row.get("item") or "").strip():
             raise InputError('a quiz line is {"id", "item", "answer"}: no item', path=str(path), row=n)
         if row.get("answer") not in VERDICTS:
-            raise InputError(f"answer {row.get('answer')!r}: a quiz needs each question's answer, one of {', '.join(VERDICTS)}",
-                             path=str(path), row=n)
+            raise InputError(
+                f"answer {row.get('answer')!r}: a quiz needs each question's answer, one of {', '.join(VERDICTS)}",
+                path=str(path),
+                row=n,
+            )
         questions.append({"id": str(row.get("id") or n), "item": str(row["item"]), "answer": row["answer"]})
     if not questions:
         raise InputError("no question in the quiz", path=str(path))
@@ -117,7 +132,9 @@ class Gate:
             return f"qualified ({last['score']:.0%})"
         if last.get("score") is None:
             return f"quiz #{len(attempts)} sent, not finished"
-        retry = f"; a new quiz from {_retry_at(last, self.retry_after_hours)}" if self.retry_after_hours is not None else ""
+        retry = (
+            f"; a new quiz from {_retry_at(last, self.retry_after_hours)}" if self.retry_after_hours is not None else ""
+        )
         return f"failed the quiz ({last['score']:.0%} < {self.pass_mark:.0%}): not given the work{retry}"
 
 
@@ -130,8 +147,17 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
 
 
-def qualify(conn: Connection, job: str, quiz: str | Path, *, pass_mark: float = 0.8, raters: Sequence[str] | None = None,
-            retry_after_hours: float | None = None, lang: str = "en", state: str | Path | None = None) -> dict[str, dict[str, Any]]:
+def qualify(
+    conn: Connection,
+    job: str,
+    quiz: str | Path,
+    *,
+    pass_mark: float = 0.8,
+    raters: Sequence[str] | None = None,
+    retry_after_hours: float | None = None,
+    lang: str = "en",
+    state: str | Path | None = None,
+) -> dict[str, dict[str, Any]]:
     """Send, score or re-send each rater's quiz; returns per rater the status line, the score and the quiz's page."""
     from lotdata.annotate.jobs import get_job
 
@@ -144,12 +170,15 @@ def qualify(conn: Connection, job: str, quiz: str | Path, *, pass_mark: float = 
     names = list(dict.fromkeys(raters or sorted(team.raters)))
     unknown = [n for n in names if n not in team.raters]
     if unknown:
-        raise LotdataError(f"rater {unknown[0]!r} is not in the team ({', '.join(sorted(team.raters)) or 'none yet'}): "
-                           "add them with `lotdata annotate raters add`")
+        raise LotdataError(
+            f"rater {unknown[0]!r} is not in the team ({', '.join(sorted(team.raters)) or 'none yet'}): "
+            "add them with `lotdata annotate raters add`"
+        )
     if not names:
         raise LotdataError("no rater in the team: add them with `lotdata annotate raters add`")
-    gate = Gate.find(directory, job, conn.url) or Gate(Gate.path_for(directory, job), conn.url, job, pass_mark,
-                                                       retry_after_hours, lang, secrets.token_hex(16))
+    gate = Gate.find(directory, job, conn.url) or Gate(
+        Gate.path_for(directory, job), conn.url, job, pass_mark, retry_after_hours, lang, secrets.token_hex(16)
+    )
     gate.pass_mark, gate.retry_after_hours = pass_mark, retry_after_hours
     for q in questions:
         gate.questions[_opaque(gate.salt, q)] = q
@@ -162,8 +191,11 @@ def qualify(conn: Connection, job: str, quiz: str | Path, *, pass_mark: float = 
             attempts.append(_send(conn, gate, name, questions))
         gate.save()
         last = attempts[-1]
-        report[name] = {"status": gate.describe(name), "score": last.get("score"),
-                        "quiz": f"{conn.url}/projects/{last['project_id']}/data"}
+        report[name] = {
+            "status": gate.describe(name),
+            "score": last.get("score"),
+            "quiz": f"{conn.url}/projects/{last['project_id']}/data",
+        }
     return report
 
 
@@ -184,14 +216,21 @@ def _send(conn: Connection, gate: Gate, name: str, questions: list[dict[str, str
     title = f"{gate.job} quiz #{number} · {name}"
     template = load_template("quiz" if gate.lang == "zh" else "en/quiz").xml
     project, _ = ensure_project(conn, title, template, raters=1, description=quiz_description(gate.job, gate.lang))
-    tasks = [{"data": {"uid": _opaque(gate.salt, q), "item": q["item"], "rules": RULES_SHOWN[gate.lang]}}
-             for q in sorted(questions, key=lambda q: _opaque(gate.salt, q))]
-    from lotdata.annotate.workflow import hidden_columns, task_list_title  # workflow reads gates: imported here
-
+    tasks = [
+        {"data": {"uid": _opaque(gate.salt, q), "item": q["item"], "rules": RULES_SHOWN[gate.lang]}}
+        for q in sorted(questions, key=lambda q: _opaque(gate.salt, q))
+    ]
     ensure_task_list_view(conn, project.id, task_list_title(gate.lang), hidden_columns(tasks))
     push_tasks(conn, project.id, tasks)
-    return {"project_id": project.id, "title": title, "started_at": _now().isoformat(timespec="seconds"), "score": None,
-            "passed": None, "finished_at": None, "questions": len(tasks)}
+    return {
+        "project_id": project.id,
+        "title": title,
+        "started_at": _now().isoformat(timespec="seconds"),
+        "score": None,
+        "passed": None,
+        "finished_at": None,
+        "questions": len(tasks),
+    }
 
 
 def _score(conn: Connection, gate: Gate, name: str, attempt: dict[str, Any], user_id: int) -> None:

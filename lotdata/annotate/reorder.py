@@ -36,7 +36,7 @@ def longest_in_order(ordering: Sequence[int]) -> int:
     tails: list[int] = []
     for value in ordering:
         at = bisect.bisect_left(tails, value)
-        tails[at:at + 1] = [value]
+        tails[at : at + 1] = [value]
     return len(tails)
 
 
@@ -70,7 +70,8 @@ def table3(orderings: Mapping[str, Sequence[Sequence[int]]]) -> dict[str, Any]:
     taus = [{"id": uid, "ordering": o, "kendall_tau": round(kendall_tau(o), 4)} for uid, o in every]
     unorderable = sorted(set(orderings) - set(majority_ok))
     return {
-        "stories": stories, "orderings": len(every),
+        "stories": stories,
+        "orderings": len(every),
         "majority_perfect": _share(len(majority_ok), stories),
         "each_perfect": _share(perfect, len(every)),
         "at_most_one_misplaced": _share(one_move, len(every)),

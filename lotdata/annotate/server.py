@@ -29,7 +29,9 @@ USERNAME = "lotdata@localhost"
 def label_studio_bin() -> Path:
     path = Path(os.environ.get("LOTDATA_LABEL_STUDIO_BIN", DEFAULT_BIN))
     if not path.exists():
-        raise LotdataError(f"Label Studio is not installed at {path}: run `make labelstudio-venv` (or set LOTDATA_LABEL_STUDIO_BIN)")
+        raise LotdataError(
+            f"Label Studio is not installed at {path}: run `make labelstudio-venv` (or set LOTDATA_LABEL_STUDIO_BIN)"
+        )
     return path
 
 
@@ -79,7 +81,12 @@ def _environment(data_dir: Path, api_key: str, password: str) -> dict[str, str]:
 
 
 def start(
-    data_dir: str | Path, *, port: int | None = None, api_key: str | None = None, password: str | None = None, timeout: float = 180
+    data_dir: str | Path,
+    *,
+    port: int | None = None,
+    api_key: str | None = None,
+    password: str | None = None,
+    timeout: float = 180,
 ) -> Server:
     """Start Label Studio on 127.0.0.1 with `data_dir`; wait until /health answers.
 
@@ -91,9 +98,25 @@ def start(
     api_key = api_key or secrets.token_hex(20)
     password = password or secrets.token_urlsafe(16)
     log = data_dir / "server.log"
-    cmd = [str(label_studio_bin()), "start", "--no-browser", "--internal-host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)]
+    cmd = [
+        str(label_studio_bin()),
+        "start",
+        "--no-browser",
+        "--internal-host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--data-dir",
+        str(data_dir),
+    ]
     with open(log, "ab") as sink:
-        process = subprocess.Popen(cmd, env=_environment(data_dir, api_key, password), stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            cmd,
+            env=_environment(data_dir, api_key, password),
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     server = Server(url=f"http://127.0.0.1:{port}", api_key=api_key, data_dir=data_dir, process=process, log=log)
     try:
         wait_healthy(server, timeout)
@@ -158,9 +181,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:  # from here on a signal, however early, stops the server too
         print(f"Label Studio is up at {server.url} (log {server.log})")
-        print(f"log in as {USERNAME}, password in {password_file} (or your LABEL_STUDIO_PASSWORD); both are set at the first start only")
+        print(
+            f"log in as {USERNAME}, password in {password_file} (or your LABEL_STUDIO_PASSWORD); both are set at the first start only"
+        )
         print(f"export LABEL_STUDIO_URL={server.url}")
-        print(f'export LABEL_STUDIO_API_KEY="$(cat {key_file})"' if key_file.exists() else "LABEL_STUDIO_API_KEY: the one in your environment")
+        print(
+            f'export LABEL_STUDIO_API_KEY="$(cat {key_file})"'
+            if key_file.exists()
+            else "LABEL_STUDIO_API_KEY: the one in your environment"
+        )
         print("Ctrl-C (or SIGTERM) stops it.", flush=True)
         server.process.wait()
     except KeyboardInterrupt:

@@ -20,8 +20,13 @@ def _jobs() -> list[str]:
 
 @dataclass(frozen=True)
 class PushParams:
-    job: str = param("", "annotation job", choices=_jobs, required=True,
-                     meaning="an annotation job (`lotdata annotate push --help` lists them)")
+    job: str = param(
+        "",
+        "annotation job",
+        choices=_jobs,
+        required=True,
+        meaning="an annotation job (`lotdata annotate push --help` lists them)",
+    )
     project: str = param("", "Label Studio project title", required=True)
     input: str | None = param(None, "a `[[build]]` out or a path (default: the current stories table)")
     split: str | list[str] | None = param(None, "splits to push (default: the job's)")
@@ -48,12 +53,28 @@ def run(ctx: StepContext, params: PushParams, execution: ExecSettings, table: di
         raise LotdataError(f"{ctx.path}: [[annotate]] step {index}: no input (give input = a build out or a path)")
     must_exist(target, "input", hint=f" (recipe {ctx.path}, [[annotate]] step {index})")
     splits = [params.split] if isinstance(params.split, str) else params.split
-    summary = push(connect(), params.job, target, params.project, splits=splits or None, raters=params.raters,
-                   limit=params.limit, batch_size=params.batch_size)
+    summary = push(
+        connect(),
+        params.job,
+        target,
+        params.project,
+        splits=splits or None,
+        raters=params.raters,
+        limit=params.limit,
+        batch_size=params.batch_size,
+    )
     ctx.finish(StepResult(f"annotate-{params.job}", [target], skipped=False, summary=summary))
 
 
-STAGE = register_stage(Stage(
-    name="annotate", params=PushParams, run=run, order=60, many=True, check_recipe=check_environment,
-    summary="`annotate push`: a Label Studio project (server from the environment)", output="on the server",
-))
+STAGE = register_stage(
+    Stage(
+        name="annotate",
+        params=PushParams,
+        run=run,
+        order=60,
+        many=True,
+        check_recipe=check_environment,
+        summary="`annotate push`: a Label Studio project (server from the environment)",
+        output="on the server",
+    )
+)

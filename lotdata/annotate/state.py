@@ -34,7 +34,9 @@ def _read_json(path: Path) -> dict[str, Any]:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise InputError(f"not JSON ({exc.msg}); it is lotdata's annotation state, restore it from a backup", path=str(path)) from None
+        raise InputError(
+            f"not JSON ({exc.msg}); it is lotdata's annotation state, restore it from a backup", path=str(path)
+        ) from None
 
 
 def _write_json(path: Path, value: dict[str, Any]) -> None:
@@ -43,6 +45,7 @@ def _write_json(path: Path, value: dict[str, Any]) -> None:
 
 
 # ---------------------------------------------------------------- the team
+
 
 @dataclass
 class Rater:
@@ -80,11 +83,14 @@ RATER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 
 def check_rater_name(name: str) -> str:
     if not RATER_NAME.match(name):
-        raise ValueError(f"rater name {name!r}: use 1-40 letters, digits, '.', '_' or '-' (it becomes the login e-mail's local part)")
+        raise ValueError(
+            f"rater name {name!r}: use 1-40 letters, digits, '.', '_' or '-' (it becomes the login e-mail's local part)"
+        )
     return name
 
 
 # ---------------------------------------------------------------- one pushed job
+
 
 @dataclass
 class JobState:
@@ -98,10 +104,14 @@ class JobState:
     mode: str  # "shared" (one project) or "per_rater" (one project per rater)
     salt: str
     projects: dict[str, int] = field(default_factory=dict)  # rater name (SHARED for one shared project) -> project id
-    assigned: list[str] | None = None  # the raters chosen at push (--assign); None: the whole team, raters added later too
+    assigned: list[str] | None = (
+        None  # the raters chosen at push (--assign); None: the whole team, raters added later too
+    )
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)  # opaque id -> {uid, hidden, gold, task}
     lang: str = "zh"  # the language of the screens (templates) the tasks are shown in
-    assignment: dict[str, list[str]] | None = None  # rater -> opaque ids in the order they get them; None: all, all raters
+    assignment: dict[str, list[str]] | None = (
+        None  # rater -> opaque ids in the order they get them; None: all, all raters
+    )
 
     @classmethod
     def path_for(cls, directory: Path, title: str) -> Path:
@@ -119,8 +129,12 @@ class JobState:
         return cls(path=path, **raw)
 
     @classmethod
-    def new(cls, directory: Path, url: str, job: str, title: str, raters_per_task: int, mode: str, *, lang: str = "zh") -> "JobState":
-        return cls(cls.path_for(directory, title), url, job, title, raters_per_task, mode, secrets.token_hex(16), lang=lang)
+    def new(
+        cls, directory: Path, url: str, job: str, title: str, raters_per_task: int, mode: str, *, lang: str = "zh"
+    ) -> "JobState":
+        return cls(
+            cls.path_for(directory, title), url, job, title, raters_per_task, mode, secrets.token_hex(16), lang=lang
+        )
 
     def save(self) -> None:
         raw = asdict(self)
@@ -148,8 +162,11 @@ class JobState:
         """The tasks one rater's project gets, in the order they are imported (and listed)."""
         tokens = sorted(self.tasks) if self.assignment is None else self.assignment.get(rater, [])
         # a task meant for one rater (a refused story back to its writer) goes to that rater's project only
-        return [self.tasks[token]["task"] for token in tokens
-                if rater == SHARED or self.tasks[token]["hidden"].get("for_rater") in (None, rater)]
+        return [
+            self.tasks[token]["task"]
+            for token in tokens
+            if rater == SHARED or self.tasks[token]["hidden"].get("for_rater") in (None, rater)
+        ]
 
     def project_title(self, rater: str) -> str:
         return self.title if rater == SHARED else f"{self.title} · {rater}"

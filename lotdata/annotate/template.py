@@ -14,7 +14,13 @@ from typing import Any, Mapping
 
 from lotdata.resources import asset_dir
 
-CONTROL_TAGS = {"Choices": "choices", "TextArea": "textarea", "Number": "number", "Rating": "rating", "Ranker": "ranker"}
+CONTROL_TAGS = {
+    "Choices": "choices",
+    "TextArea": "textarea",
+    "Number": "number",
+    "Rating": "rating",
+    "Ranker": "ranker",
+}
 
 
 class InvalidResult(ValueError):
@@ -52,7 +58,9 @@ class Template:
             name = item.get("from_name")
             control = self.controls.get(name)
             if control is None:
-                raise InvalidResult(f"result[{i}]: unknown control {name!r} (template {self.name} has {sorted(self.controls)})")
+                raise InvalidResult(
+                    f"result[{i}]: unknown control {name!r} (template {self.name} has {sorted(self.controls)})"
+                )
             if item.get("type") != control.kind:
                 raise InvalidResult(f"{name}: type {item.get('type')!r}, expected {control.kind!r}")
             if item.get("to_name") != control.to_name:

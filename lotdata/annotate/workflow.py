@@ -21,8 +21,30 @@ from typing import Any, Callable, Mapping, Sequence
 
 from lotdata.annotate.agreement import annotator_stats, question_agreement
 from lotdata.annotate.assign import extend_assignment, raters_with_two_versions
-from lotdata.annotate.client import UID, Connection, ensure_project, ensure_task_list_view, export_tasks, find_project, get_project, iter_task_pages, push_tasks, user_names
-from lotdata.annotate.jobs import HUMAN_PERF_FILE, Annotation, InvalidResult, Output, all_jobs, get_job, sample_rows, table12_markdown
+from lotdata.annotate.client import (
+    UID,
+    Connection,
+    ensure_project,
+    ensure_task_list_view,
+    export_tasks,
+    find_project,
+    get_project,
+    hidden_columns,
+    iter_task_pages,
+    push_tasks,
+    task_list_title,
+    user_names,
+)
+from lotdata.annotate.jobs import (
+    HUMAN_PERF_FILE,
+    Annotation,
+    InvalidResult,
+    Output,
+    all_jobs,
+    get_job,
+    sample_rows,
+    table12_markdown,
+)
 from lotdata.annotate.state import SHARED, JobState, Team, state_dir
 from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.io import iter_jsonl, write_parquet, write_text
@@ -32,10 +54,23 @@ __all__ = ["HUMAN_PERF_FILE", "table12_markdown"]  # kept importable from here
 
 
 def push(
-    conn: Connection, job_name: str, input_path: str | Path, title: str, *, splits: Sequence[str] | None = None,
-    raters: int | None = None, limit: int | None = None, batch_size: int = 2000, progress: Callable[[int], None] | None = None,
-    gold: str | Path | None = None, state: str | Path | None = None, assign: Sequence[str] | None = None,
-    sample: int | None = None, seed: int = 0, lang: str | None = None, slots: int | None = None,
+    conn: Connection,
+    job_name: str,
+    input_path: str | Path,
+    title: str,
+    *,
+    splits: Sequence[str] | None = None,
+    raters: int | None = None,
+    limit: int | None = None,
+    batch_size: int = 2000,
+    progress: Callable[[int], None] | None = None,
+    gold: str | Path | None = None,
+    state: str | Path | None = None,
+    assign: Sequence[str] | None = None,
+    sample: int | None = None,
+    seed: int = 0,
+    lang: str | None = None,
+    slots: int | None = None,
     load_options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Import the rows a project does not have yet (matched by uid), with their hidden values kept in the state folder.
@@ -52,7 +87,9 @@ def push(
     raters = raters or job.raters
     started = time.perf_counter()
     if slots is not None and job.slots is None:
-        raise ValueError(f"--n applies to writing jobs ({', '.join(j.name for j in all_jobs() if j.slots)}), not {job_name}")
+        raise ValueError(
+            f"--n applies to writing jobs ({', '.join(j.name for j in all_jobs() if j.slots)}), not {job_name}"
+        )
     if input_path is None and slots is None:
         raise ValueError(f"{job_name} needs --input" + (" or --n N" if job.slots else ""))
     unknown_splits = sorted(set(splits or ()) - set(SPLITS))
@@ -62,9 +99,13 @@ def push(
     for name in sorted(set(options) - set(job.load_options)):
         takers = ", ".join(j.name for j in all_jobs() if name in j.load_options) or "no job"
         raise ValueError(f"--{name.replace('_', '-')} applies to {takers}, not {job_name}")
-    rows = job.slots(slots) if input_path is None else job.load(Path(input_path), splits or job.default_splits, **options)
+    rows = (
+        job.slots(slots) if input_path is None else job.load(Path(input_path), splits or job.default_splits, **options)
+    )
     if not rows:  # an empty project would be pushed, and pulled back as an empty dataset
-        which = f" of split(s) {', '.join(splits or job.default_splits or ())}" if (splits or job.default_splits) else ""
+        which = (
+            f" of split(s) {', '.join(splits or job.default_splits or ())}" if (splits or job.default_splits) else ""
+        )
         raise InputError(f"no row{which} to push for {job_name}; nothing was sent to the server", path=str(input_path))
     sample = sample if sample is not None else job.default_sample
     if sample is not None:
@@ -76,15 +117,26 @@ def push(
     if limit is not None:  # whole inputs where a task shows several rows (human_eval's three outputs)
         rows = _first_groups(rows, limit, job.sample_key) if job.sample_key else rows[:limit]
     tasks = job.to_tasks(rows, seed=seed, lang=lang)
-    source = source_info(job_name, Path(input_path) if input_path is not None else Path(f"--n {slots}"), title, splits=splits, raters=raters, sample=sample, seed=seed, limit=limit,
-                         lang=None if lang == job.lang else lang)
+    source = source_info(
+        job_name,
+        Path(input_path) if input_path is not None else Path(f"--n {slots}"),
+        title,
+        splits=splits,
+        raters=raters,
+        sample=sample,
+        seed=seed,
+        limit=limit,
+        lang=None if lang == job.lang else lang,
+    )
     directory = state_dir(state)
     team = Team.load(directory, conn.url)
     job_state = JobState.find(directory, title, conn.url)
     unknown = sorted(set(assign or ()) - set(team.raters))
     if unknown:
-        raise LotdataError(f"--assign names {unknown}, not in the team ({', '.join(sorted(team.raters)) or 'none yet'}): "
-                           "add them with `lotdata annotate raters add`")
+        raise LotdataError(
+            f"--assign names {unknown}, not in the team ({', '.join(sorted(team.raters)) or 'none yet'}): "
+            "add them with `lotdata annotate raters add`"
+        )
     is_new = job_state is None
     qualified = qualified_raters(directory, job_name, conn.url, assign)
     if job_state is None:
@@ -93,21 +145,27 @@ def push(
         job_state.assigned = qualified if qualified is not None else sorted(set(assign)) if assign else None
         pushed_elsewhere = [t for t in _target_titles(job_state, team) if find_project(conn, t) is not None]
         if pushed_elsewhere:  # its tasks carry uids this state does not know: pushing would import every row twice
-            raise LotdataError(f"project {pushed_elsewhere[0]!r} exists but {directory} has no state for it (pushed by an older "
-                               "lotdata or with another --state-dir): pass that --state-dir or push under a new --project")
+            raise LotdataError(
+                f"project {pushed_elsewhere[0]!r} exists but {directory} has no state for it (pushed by an older "
+                "lotdata or with another --state-dir): pass that --state-dir or push under a new --project"
+            )
     elif job_state.job != job_name:
         raise LotdataError(f"project {title!r} holds job {job_state.job}, not {job_name}; pick another --project")
     elif job_state.lang != lang:
-        raise LotdataError(f"project {title!r} shows its tasks in {job_state.lang!r}, not {lang!r}; push with --lang "
-                           f"{job_state.lang} or under another --project")
+        raise LotdataError(
+            f"project {title!r} shows its tasks in {job_state.lang!r}, not {lang!r}; push with --lang "
+            f"{job_state.lang} or under another --project"
+        )
     elif qualified is not None:  # raters who passed the quiz since the last push get the job too
         job_state.assigned = sorted(set(job_state.assigned or []) | set(qualified))
     elif assign and sorted(set(assign)) != (job_state.assigned or sorted(team.raters)):
         job_state.assigned = sorted(set(job_state.assigned or []) | set(assign))
     raters_there = len(job_state.assigned) if job_state.assigned is not None else len(team.raters)
     if job_state.mode == "per_rater" and raters_there < raters:
-        raise LotdataError(f"{job_name} asks for {raters} raters per task but {raters_there} are assigned: "
-                           "add raters with `lotdata annotate raters add NAME...`, --assign more, or push with --raters fewer")
+        raise LotdataError(
+            f"{job_name} asks for {raters} raters per task but {raters_there} are assigned: "
+            "add raters with `lotdata annotate raters add NAME...`, --assign more, or push with --raters fewer"
+        )
     job_state.raters_per_task = raters
     for task in tasks:
         task["data"]["raters"] = raters
@@ -120,8 +178,13 @@ def push(
         _address_to_writers(job_state, team)
     targets = _targets(job_state, team)
     if job.case_key is not None and (is_new or job_state.assignment is not None):
-        job_state.assignment = extend_assignment(job_state.assignment or {}, _versions(job, job_state), targets,
-                                                 raters if job_state.mode == "per_rater" else 1, seed=job_state.salt)
+        job_state.assignment = extend_assignment(
+            job_state.assignment or {},
+            _versions(job, job_state),
+            targets,
+            raters if job_state.mode == "per_rater" else 1,
+            seed=job_state.salt,
+        )
     counts = {"tasks": 0, "already_there": 0, "imported": 0}
     job_state.save()  # before any import: a push cut short and run again finds the same opaque ids
     for rater in targets:
@@ -129,10 +192,18 @@ def push(
         counts = {k: counts[k] + pushed[k] for k in counts}
         job_state.save()
     seconds = time.perf_counter() - started
-    return {"job": job_name, "project": title, "mode": job_state.mode, "projects": {r or title: job_state.projects[r] for r in targets},
-            "raters": raters, "gold": sum(t["gold"] is not None for t in job_state.tasks.values()), **counts,
-            **({"sample": sample, "seed": seed} if sample is not None else {}),
-            "state": str(job_state.path), "seconds": round(seconds, 3)}
+    return {
+        "job": job_name,
+        "project": title,
+        "mode": job_state.mode,
+        "projects": {r or title: job_state.projects[r] for r in targets},
+        "raters": raters,
+        "gold": sum(t["gold"] is not None for t in job_state.tasks.values()),
+        **counts,
+        **({"sample": sample, "seed": seed} if sample is not None else {}),
+        "state": str(job_state.path),
+        "seconds": round(seconds, 3),
+    }
 
 
 def _address_to_writers(job_state: JobState, team: Team) -> None:
@@ -157,11 +228,15 @@ def qualified_raters(directory: Path, job_name: str, url: str, assign: Sequence[
     passed = gate.qualified()
     not_passed = sorted(set(assign or ()) - set(passed))
     if not_passed:
-        raise LotdataError(f"--assign {not_passed[0]!r}: {gate.describe(not_passed[0])} (the {job_name} quiz gates this job)")
+        raise LotdataError(
+            f"--assign {not_passed[0]!r}: {gate.describe(not_passed[0])} (the {job_name} quiz gates this job)"
+        )
     chosen = sorted(set(assign)) if assign else passed
     if not chosen:
-        raise LotdataError(f"no rater has passed the {job_name} quiz yet: `lotdata annotate qualify {job_name} --quiz FILE` "
-                           "sends and scores it")
+        raise LotdataError(
+            f"no rater has passed the {job_name} quiz yet: `lotdata annotate qualify {job_name} --quiz FILE` "
+            "sends and scores it"
+        )
     return chosen
 
 
@@ -206,8 +281,14 @@ def _target_titles(job_state: JobState, team: Team) -> list[str]:
     return [job_state.project_title(r) for r in _targets(job_state, team)]
 
 
-def push_to_rater(conn: Connection, job_state: JobState, rater: str, *, batch_size: int = 2000,
-                  progress: Callable[[int], None] | None = None) -> dict[str, int]:
+def push_to_rater(
+    conn: Connection,
+    job_state: JobState,
+    rater: str,
+    *,
+    batch_size: int = 2000,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, int]:
     """Create (or find) one rater's project of a pushed job and import the tasks it lacks."""
     title = job_state.project_title(rater)
     per_task = 1 if rater != SHARED else job_state.raters_per_task
@@ -221,25 +302,10 @@ def push_to_rater(conn: Connection, job_state: JobState, rater: str, *, batch_si
 
 def _versions(job: Any, job_state: JobState) -> list[tuple[str, str | None]]:
     """(opaque id, case id) of every task; a gold task belongs to no case (every rater gets it)."""
-    return [(token, None if entry["gold"] is not None else job.case_key(entry["hidden"]))
-            for token, entry in sorted(job_state.tasks.items())]
-
-
-def task_list_title(lang: str) -> str:
-    """The task list's tab name in the screen's language."""
-    return {"zh": "任务", "en": "Tasks"}.get(lang, "Tasks")
-
-
-def hidden_columns(tasks: Sequence[dict[str, Any]]) -> list[str]:
-    """The task list's columns a rater does not need: every data field (internal names such as `uid`, `numbered`,
-    `gap_choices`; the task itself is read on its own screen) and the raw results and predictions."""
-    fields = sorted({key for task in tasks for key in task["data"]})
-    return [f"tasks:data.{key}" for key in fields] + [f"tasks:{c}" for c in INTERNAL_COLUMNS]
-
-
-#: Label Studio's own task-list columns that show raw JSON or model names
-INTERNAL_COLUMNS = ("annotations_results", "annotations_ids", "predictions_results", "predictions_score",
-                    "predictions_model_versions", "file_upload", "storage_filename", "inner_id")
+    return [
+        (token, None if entry["gold"] is not None else job.case_key(entry["hidden"]))
+        for token, entry in sorted(job_state.tasks.items())
+    ]
 
 
 def load_gold(path: str | Path, tasks: Sequence[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -252,13 +318,25 @@ def load_gold(path: str | Path, tasks: Sequence[dict[str, Any]]) -> list[tuple[d
     allowed = set().union(*(t["data"] for t in tasks)) if tasks else None
     found = []
     for n, item in iter_jsonl(path):
-        if not isinstance(item, dict) or not isinstance(item.get("data"), dict) or not isinstance(item.get("answer"), dict) or not item["answer"]:
-            raise InputError('a gold line is {"data": {...task fields...}, "answer": {"question": value}}', path=str(path), row=n)
+        if (
+            not isinstance(item, dict)
+            or not isinstance(item.get("data"), dict)
+            or not isinstance(item.get("answer"), dict)
+            or not item["answer"]
+        ):
+            raise InputError(
+                'a gold line is {"data": {...task fields...}, "answer": {"question": value}}', path=str(path), row=n
+            )
         data = dict(item["data"])
         extra = sorted(set(data) - allowed - {"uid"}) if allowed is not None else []
         if extra:
-            raise InputError(f"fields {extra} are not in this job's tasks (they would mark the gold tasks)", path=str(path), row=n)
-        data.setdefault("uid", "gold-" + hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16])
+            raise InputError(
+                f"fields {extra} are not in this job's tasks (they would mark the gold tasks)", path=str(path), row=n
+            )
+        data.setdefault(
+            "uid",
+            "gold-" + hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16],
+        )
         data["uid"] = str(data["uid"])
         task = {"data": data, "hidden": item.get("hidden") or {}}
         if item.get("predictions"):
@@ -269,7 +347,13 @@ def load_gold(path: str | Path, tasks: Sequence[dict[str, Any]]) -> list[tuple[d
     return found
 
 
-def fetch_tasks(conn: Connection, project_id: int, *, page_size: int | None = None, on_page: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
+def fetch_tasks(
+    conn: Connection,
+    project_id: int,
+    *,
+    page_size: int | None = None,
+    on_page: Callable[[int, int], None] | None = None,
+) -> list[dict[str, Any]]:
     """All tasks with annotations: by the export endpoint, or page by page when `page_size` is given."""
     if not page_size:
         return export_tasks(conn, project_id)
@@ -288,9 +372,15 @@ class Collected:
     rows: list[dict[str, Any]] = field(default_factory=list)
     quarantine: list[dict[str, Any]] = field(default_factory=list)
     valid: list[Annotation] = field(default_factory=list)
-    gold: list[tuple[Annotation, dict[str, Any]]] = field(default_factory=list)  # validated answers on gold tasks, their key
-    quarantined_rows: list[dict[str, Any]] = field(default_factory=list)  # records of the quarantined ones (statistics only)
-    per_project: dict[int, dict[str, int]] = field(default_factory=dict)  # project id -> tasks, done, skipped, quarantined
+    gold: list[tuple[Annotation, dict[str, Any]]] = field(
+        default_factory=list
+    )  # validated answers on gold tasks, their key
+    quarantined_rows: list[dict[str, Any]] = field(
+        default_factory=list
+    )  # records of the quarantined ones (statistics only)
+    per_project: dict[int, dict[str, int]] = field(
+        default_factory=dict
+    )  # project id -> tasks, done, skipped, quarantined
     not_by_the_rater: list[dict[str, Any]] = field(default_factory=list)  # answers made or changed by another account
     missing: list[dict[str, Any]] = field(default_factory=list)  # pushed tasks the server no longer has
 
@@ -300,9 +390,16 @@ def task_url(base: str, project_id: int, task_id: int) -> str:
     return f"{base}/projects/{project_id}/data?task={task_id}"
 
 
-def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], where: str,
-            job_state: JobState | None = None, project_id: int = 0, into: Collected | None = None,
-            owner: int | None = None) -> Collected:
+def collect(
+    job_name: str,
+    tasks: list[dict[str, Any]],
+    names: dict[int, str],
+    where: str,
+    job_state: JobState | None = None,
+    project_id: int = 0,
+    into: Collected | None = None,
+    owner: int | None = None,
+) -> Collected:
     """Annotation rows, quarantine rows and validated annotations from exported tasks.
 
     `where` is the server's URL; with `job_state`, the opaque task ids are mapped back to their uid and hidden values.
@@ -322,10 +419,17 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
         for ann in sorted(task.get("annotations") or [], key=lambda a: a["id"]):
             who, changed_by = _user_id(ann.get("completed_by")), _user_id(ann.get("updated_by"))
             row = {
-                "uid": data.get(UID), "task_id": task["id"], "annotation_id": ann["id"], "annotator": names.get(who, str(who)),
-                "result": json.dumps(ann.get("result"), ensure_ascii=False), "lead_time": ann.get("lead_time"),
-                "created_at": ann.get("created_at"), "updated_at": ann.get("updated_at"), "was_cancelled": bool(ann.get("was_cancelled")),
-                "project_id": project_id or None, "gold": bool(secret and secret["gold"] is not None),
+                "uid": data.get(UID),
+                "task_id": task["id"],
+                "annotation_id": ann["id"],
+                "annotator": names.get(who, str(who)),
+                "result": json.dumps(ann.get("result"), ensure_ascii=False),
+                "lead_time": ann.get("lead_time"),
+                "created_at": ann.get("created_at"),
+                "updated_at": ann.get("updated_at"),
+                "was_cancelled": bool(ann.get("was_cancelled")),
+                "project_id": project_id or None,
+                "gold": bool(secret and secret["gold"] is not None),
             }
             if row["was_cancelled"]:
                 counts["skipped"] += 1
@@ -336,7 +440,9 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
                 if not data.get(UID):
                     raise InvalidResult("the task has no uid: it was not pushed by lotdata")
                 if job_state is not None and secret is None:
-                    raise InvalidResult("the task is not in lotdata's state for this project: it was not pushed by lotdata")
+                    raise InvalidResult(
+                        "the task is not in lotdata's state for this project: it was not pushed by lotdata"
+                    )
                 if owner is not None:
                     _check_own_answer(ann, who, changed_by, owner, names, found, counts)
                 values = job.parse(ann.get("result"), data, hidden, lang=job_state.lang if job_state else None)
@@ -347,9 +453,16 @@ def collect(job_name: str, tasks: list[dict[str, Any]], names: dict[int, str], w
             else:
                 counts["done"] += 1
                 found.rows.append(row)
-                annotation = Annotation(uid=data[UID], data=data, annotator=row["annotator"], annotation_id=ann["id"],
-                                        created_at=row["created_at"] or "", values=values, hidden=hidden,
-                                        lead_time=row["lead_time"])
+                annotation = Annotation(
+                    uid=data[UID],
+                    data=data,
+                    annotator=row["annotator"],
+                    annotation_id=ann["id"],
+                    created_at=row["created_at"] or "",
+                    values=values,
+                    hidden=hidden,
+                    lead_time=row["lead_time"],
+                )
                 if row["gold"]:
                     found.gold.append((annotation, secret["gold"]))
                 else:
@@ -365,8 +478,15 @@ def _user_id(value: Any) -> int | None:
     return value.get("id") if isinstance(value, dict) else value
 
 
-def _check_own_answer(ann: dict[str, Any], who: int | None, changed_by: int | None, owner: int, names: dict[int, str],
-                      found: Collected, counts: dict[str, int]) -> None:
+def _check_own_answer(
+    ann: dict[str, Any],
+    who: int | None,
+    changed_by: int | None,
+    owner: int,
+    names: dict[int, str],
+    found: Collected,
+    counts: dict[str, int],
+) -> None:
     """InvalidResult naming both accounts when an answer in `owner`'s own project was not made and kept by `owner`.
 
     Label Studio OSS makes every account an admin: anyone can open a rater's project, answer there or press Update on
@@ -376,12 +496,20 @@ def _check_own_answer(ann: dict[str, Any], who: int | None, changed_by: int | No
     if who != owner:
         reason = f"answered by {name(who)} in {name(owner)}'s own project"
     elif changed_by is not None and changed_by != owner:
-        reason = f"{name(owner)}'s answer was created or last changed by {name(changed_by)} (in {name(owner)}'s own project)"
+        reason = (
+            f"{name(owner)}'s answer was created or last changed by {name(changed_by)} (in {name(owner)}'s own project)"
+        )
     else:
         return
     counts["not_by_the_rater"] = counts.get("not_by_the_rater", 0) + 1
-    found.not_by_the_rater.append({"annotation_id": ann["id"], "rater": name(owner), "created_by": name(who),
-                                   "changed_by": name(changed_by) if changed_by is not None else None})
+    found.not_by_the_rater.append(
+        {
+            "annotation_id": ann["id"],
+            "rater": name(owner),
+            "created_by": name(who),
+            "changed_by": name(changed_by) if changed_by is not None else None,
+        }
+    )
     raise InvalidResult(reason)
 
 
@@ -398,12 +526,22 @@ def gold_report(job_name: str, gold: list[tuple[Annotation, dict[str, Any]]], mi
     for entry in raters.values():
         entry["accuracy"] = round(entry["correct"] / entry["answered"], 4)
         entry["flagged"] = entry["accuracy"] < min_accuracy
-    return {"min_accuracy": min_accuracy, "raters": dict(sorted(raters.items())),
-            "flagged": sorted(r for r, e in raters.items() if e["flagged"])}
+    return {
+        "min_accuracy": min_accuracy,
+        "raters": dict(sorted(raters.items())),
+        "flagged": sorted(r for r, e in raters.items() if e["flagged"]),
+    }
 
 
-def gather(conn: Connection, job_name: str | None, title: str, *, state: str | Path | None = None, page_size: int | None = None,
-           on_page: Callable[[int, int], None] | None = None) -> tuple[str, JobState, dict[str, int], Collected]:
+def gather(
+    conn: Connection,
+    job_name: str | None,
+    title: str,
+    *,
+    state: str | Path | None = None,
+    page_size: int | None = None,
+    on_page: Callable[[int, int], None] | None = None,
+) -> tuple[str, JobState, dict[str, int], Collected]:
     """Every task of every project of a pushed title, sorted out, with each task's hidden values from the state folder.
 
     A title with no state here (pushed on another machine, with another --state-dir, or not by lotdata) stops with a
@@ -412,9 +550,11 @@ def gather(conn: Connection, job_name: str | None, title: str, *, state: str | P
     job_state = JobState.find(directory, title, conn.url)
     if job_state is None:
         get_project(conn, title)  # "no project titled ..." when there is none at all
-        raise LotdataError(f"no hidden task values for project {title!r} in {directory} (answers and systems stay where the "
-                           "tasks were pushed): pull there, or copy that state folder here and pass --state-dir "
-                           "(or set LOTDATA_ANNOTATE_STATE)")
+        raise LotdataError(
+            f"no hidden task values for project {title!r} in {directory} (answers and systems stay where the "
+            "tasks were pushed): pull there, or copy that state folder here and pass --state-dir "
+            "(or set LOTDATA_ANNOTATE_STATE)"
+        )
     if job_name and job_state.job != job_name:
         raise LotdataError(f"project {title!r} holds job {job_state.job}, not {job_name}")
     job_name = job_name or job_state.job
@@ -427,8 +567,11 @@ def gather(conn: Connection, job_name: str | None, title: str, *, state: str | P
         owner = team[rater].user_id if rater in team else None
         collect(job_name, tasks, names, conn.url, job_state, project_id, into=found, owner=owner)
         on_server = {str((t.get("data") or {}).get(UID)) for t in tasks}
-        found.missing += [{"project": job_state.project_title(rater), "uid": job_state.tasks[task["data"][UID]]["uid"]}
-                          for task in job_state.tasks_for(rater) if task["data"][UID] not in on_server]
+        found.missing += [
+            {"project": job_state.project_title(rater), "uid": job_state.tasks[task["data"][UID]]["uid"]}
+            for task in job_state.tasks_for(rater)
+            if task["data"][UID] not in on_server
+        ]
     return job_name, job_state, projects, found
 
 
@@ -446,14 +589,26 @@ def versions_seen(job_name: str, job_state: JobState, found: Collected) -> dict[
         if case is not None and not row["was_cancelled"]:
             answered.setdefault(row["annotator"], {}).setdefault(case, set()).add(row["uid"])
     given = raters_with_two_versions({r: t for r, t in (job_state.assignment or {}).items() if r != SHARED}, case_of)
-    return {"raters_given_both_versions": len(given),
-            "raters_answered_both_versions": sum(any(len(uids) > 1 for uids in cases.values()) for cases in answered.values())}
+    return {
+        "raters_given_both_versions": len(given),
+        "raters_answered_both_versions": sum(
+            any(len(uids) > 1 for uids in cases.values()) for cases in answered.values()
+        ),
+    }
 
 
 def pull(
-    conn: Connection, job_name: str, title: str, out: str | Path, *, page_size: int | None = None,
-    on_page: Callable[[int, int], None] | None = None, state: str | Path | None = None,
-    min_gold_accuracy: float = 0.8, drop_flagged: bool = False, allow_partial: bool = False,
+    conn: Connection,
+    job_name: str,
+    title: str,
+    out: str | Path,
+    *,
+    page_size: int | None = None,
+    on_page: Callable[[int, int], None] | None = None,
+    state: str | Path | None = None,
+    min_gold_accuracy: float = 0.8,
+    drop_flagged: bool = False,
+    allow_partial: bool = False,
 ) -> dict[str, Any]:
     """Every annotation of the project(s) of `title` into `out`, validated, scored for agreement and assembled.
 
@@ -467,7 +622,9 @@ def pull(
     gold = gold_report(job_name, found.gold, min_gold_accuracy)
     valid = [a for a in found.valid if not (drop_flagged and a.annotator in gold["flagged"])]
     votes = [(a.uid, a.annotator, question, value) for a in valid for question, value in job.votes(a.values)]
-    records = [{**r, "quarantined": False} for r in found.rows] + [{**r, "quarantined": True} for r in found.quarantined_rows]
+    records = [{**r, "quarantined": False} for r in found.rows] + [
+        {**r, "quarantined": True} for r in found.quarantined_rows
+    ]
     agreement = {
         "questions": question_agreement(votes),
         "annotators": annotator_stats((r for r in records if not r["gold"]), votes),
@@ -480,22 +637,34 @@ def pull(
     write_text(json.dumps(agreement, ensure_ascii=False, indent=2) + "\n", out / "agreement.json")
     write_text(json.dumps({**gold, "dropped": drop_flagged}, ensure_ascii=False, indent=2) + "\n", out / "gold.json")
     if not found.valid:  # an empty dataset would look like a result; the raw tables above keep what there was
-        raise InputError(f"project {title!r}: no valid annotation yet ({len(found.rows)} annotation(s), "
-                         f"{len(found.quarantine)} quarantined): nothing assembled; `lotdata annotate status` shows progress",
-                         path=str(out))
+        raise InputError(
+            f"project {title!r}: no valid annotation yet ({len(found.rows)} annotation(s), "
+            f"{len(found.quarantine)} quarantined): nothing assembled; `lotdata annotate status` shows progress",
+            path=str(out),
+        )
     params = {"job": job_name, "project": title, "project_ids": sorted(projects.values()), "url": conn.url}
     datasets = write_assembled(job_name, assembled, out, params, provenance(valid, job_name, title, out))
     tasks = sum(c["tasks"] for c in found.per_project.values())
     summary = {
-        "job": job_name, "project": title, "projects": len(projects), "tasks": tasks,
-        "annotations": len(found.rows) + len(found.quarantine), "skipped": sum(r["was_cancelled"] for r in found.rows),
-        "valid": len(found.valid) + len(found.gold), "quarantined": len(found.quarantine), "gold_answers": len(found.gold),
-        "flagged_raters": gold["flagged"], "dropped_flagged": len(found.valid) - len(valid),
-        "not_by_the_rater": len(found.not_by_the_rater), "missing_tasks": len(found.missing),
+        "job": job_name,
+        "project": title,
+        "projects": len(projects),
+        "tasks": tasks,
+        "annotations": len(found.rows) + len(found.quarantine),
+        "skipped": sum(r["was_cancelled"] for r in found.rows),
+        "valid": len(found.valid) + len(found.gold),
+        "quarantined": len(found.quarantine),
+        "gold_answers": len(found.gold),
+        "flagged_raters": gold["flagged"],
+        "dropped_flagged": len(found.valid) - len(valid),
+        "not_by_the_rater": len(found.not_by_the_rater),
+        "missing_tasks": len(found.missing),
         **({"missing": found.missing} if found.missing else {}),
         **(versions_seen(job_name, job_state, found) or {}),
-        "datasets": datasets, "assembly": assembled.get("stats", {}),
-        "fetch_seconds": round(fetched, 3), "seconds": round(time.perf_counter() - started, 3),
+        "datasets": datasets,
+        "assembly": assembled.get("stats", {}),
+        "fetch_seconds": round(fetched, 3),
+        "seconds": round(time.perf_counter() - started, 3),
     }
     write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", out / "pull.json")
     return summary
@@ -510,23 +679,35 @@ def provenance(valid: list[Annotation], job_name: str, title: str, out: Path) ->
     licenses.update(a.hidden["story"]["license"] for a in valid if (a.hidden.get("story") or {}).get("license"))
     pull = shlex.join(["lotdata", "annotate", "pull", job_name, "--project", title, "--out", str(out)])
     pushes = [s["push_command"] for s in sources if s.get("push_command")]
-    return {"licenses": sorted(licenses), "command": " && ".join([*pushes, "(annotate in Label Studio)", pull]) if pushes else pull,
-            "inputs": [s["input"] for s in sources if s.get("input")]}
+    return {
+        "licenses": sorted(licenses),
+        "command": " && ".join([*pushes, "(annotate in Label Studio)", pull]) if pushes else pull,
+        "inputs": [s["input"] for s in sources if s.get("input")],
+    }
 
 
-def write_assembled(job_name: str, assembled: dict[str, Any], out: Path, params: dict[str, Any],
-                    origin: dict[str, Any] | None = None) -> dict[str, Any]:
+def write_assembled(
+    job_name: str, assembled: dict[str, Any], out: Path, params: dict[str, Any], origin: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The final tables of a job, as its record's `write` lays them out (ClozeT + PlotCom, SenPos, stories, ...)."""
     origin = origin or {}
     output = Output(
-        folder=out, job=job_name, params=params, command=origin.get("command") or f"lotdata annotate pull {job_name}",
+        folder=out,
+        job=job_name,
+        params=params,
+        command=origin.get("command") or f"lotdata annotate pull {job_name}",
         stats=assembled.get("stats", {}),
-        extra={"licenses": origin.get("licenses", []), "annotation": {"job": job_name, "sources": origin.get("inputs", [])}},
+        extra={
+            "licenses": origin.get("licenses", []),
+            "annotation": {"job": job_name, "sources": origin.get("inputs", [])},
+        },
     )
     return get_job(job_name).write(assembled, output)
 
 
-def check_human_perf_complete(report: dict[str, dict[str, Any]], job_state: JobState, *, allow_partial: bool = False) -> None:
+def check_human_perf_complete(
+    report: dict[str, dict[str, Any]], job_state: JobState, *, allow_partial: bool = False
+) -> None:
     """Compare a human performance report with what the push asked for (every pushed item, `raters_per_task`
     raters on each); record both in the report; refuse (exit 3) a shortfall unless `allow_partial`."""
     pushed: dict[str, int] = {}
@@ -546,17 +727,27 @@ def check_human_perf_complete(report: dict[str, dict[str, Any]], job_state: JobS
         if entry:
             entry.update(items_pushed=n_pushed, raters_asked=asked)
     if short and not allow_partial:
-        raise InputError("human performance from fewer items or raters than the job asked for (" + "; ".join(short) +
-                         "): H would not be what the job measures; pull again when the raters are done, or "
-                         "--allow-partial to write it marked partial", path=str(job_state.path))
+        raise InputError(
+            "human performance from fewer items or raters than the job asked for ("
+            + "; ".join(short)
+            + "): H would not be what the job measures; pull again when the raters are done, or "
+            "--allow-partial to write it marked partial",
+            path=str(job_state.path),
+        )
     for entry in report.values():
         entry["partial"] = bool(short)
 
 
 # ---------------------------------------------------------------- team use
 
-def add_raters(conn: Connection, names: Sequence[str], *, state: str | Path | None = None,
-               password: Callable[[], str] | None = None) -> list[dict[str, Any]]:
+
+def add_raters(
+    conn: Connection,
+    names: Sequence[str],
+    *,
+    state: str | Path | None = None,
+    password: Callable[[], str] | None = None,
+) -> list[dict[str, Any]]:
     """Create a Label Studio account per new rater, register it in the team, and give it its own project of every
     job pushed per rater. Returns per rater how to log in (a new account's password is in it, once, and nowhere else)."""
     import secrets as _secrets
@@ -591,7 +782,9 @@ def add_raters(conn: Connection, names: Sequence[str], *, state: str | Path | No
             if entry["rater"] not in job_state.projects:
                 push_to_rater(conn, job_state, entry["rater"])
             project_id = job_state.projects[entry["rater"]]
-            entry.setdefault("projects", {})[job_state.project_title(entry["rater"])] = f"{conn.url}/projects/{project_id}/data"
+            entry.setdefault("projects", {})[job_state.project_title(entry["rater"])] = (
+                f"{conn.url}/projects/{project_id}/data"
+            )
         job_state.save()
     return report
 
@@ -605,18 +798,26 @@ def status(conn: Connection, title: str, *, state: str | Path | None = None) -> 
     per_project = {}
     for rater, project_id in sorted(projects.items()):
         counts = found.per_project.get(project_id, {"tasks": 0, "done": 0, "skipped": 0, "quarantined": 0})
-        per_project[rater or title] = {**counts, "missing": missing.get(job_state.project_title(rater), 0),
-                                       "url": f"{conn.url}/projects/{project_id}/data"}
+        per_project[rater or title] = {
+            **counts,
+            "missing": missing.get(job_state.project_title(rater), 0),
+            "url": f"{conn.url}/projects/{project_id}/data",
+        }
     annotators: dict[str, dict[str, int]] = {}
-    for row, kind in [(r, "skipped" if r["was_cancelled"] else "done") for r in found.rows] + [(r, "quarantined") for r in found.quarantined_rows]:
+    for row, kind in [(r, "skipped" if r["was_cancelled"] else "done") for r in found.rows] + [
+        (r, "quarantined") for r in found.quarantined_rows
+    ]:
         entry = annotators.setdefault(row["annotator"], {"annotations": 0, "done": 0, "skipped": 0, "quarantined": 0})
         entry["annotations"] += 1
         entry[kind] += 1
     return {
-        "project": title, "job": job_name, "mode": job_state.mode,
+        "project": title,
+        "job": job_name,
+        "mode": job_state.mode,
         "raters_per_task": job_state.raters_per_task,
         "tasks": sum(c["tasks"] for c in found.per_project.values()) // max(len(projects), 1),
-        "not_by_the_rater": len(found.not_by_the_rater), "missing_tasks": len(found.missing),
+        "not_by_the_rater": len(found.not_by_the_rater),
+        "missing_tasks": len(found.missing),
         **(versions_seen(job_name, job_state, found) or {}),
         **_qualification(state_dir(state), job_name, conn.url),
         "projects": per_project,
@@ -640,7 +841,13 @@ def list_raters(url: str, *, state: str | Path | None = None) -> dict[str, dict[
     team = Team.load(directory, url)
     jobs = pushed_jobs(directory, url)
     return {
-        name: {"email": rater.email, "projects": {
-            job.project_title(name): f"{url}/projects/{job.projects[name]}/data" for job in jobs if name in job.projects}}
+        name: {
+            "email": rater.email,
+            "projects": {
+                job.project_title(name): f"{url}/projects/{job.projects[name]}/data"
+                for job in jobs
+                if name in job.projects
+            },
+        }
         for name, rater in sorted(team.raters.items())
     }

@@ -29,7 +29,9 @@ def _rows(items: Sequence[Item]) -> tuple[list[str], np.ndarray, np.ndarray]:
     return texts, np.asarray(owner), np.asarray(option)
 
 
-def _held_out_correct(items, X, owner, option, train_items: np.ndarray, test_items: np.ndarray, seed: int) -> np.ndarray:
+def _held_out_correct(
+    items, X, owner, option, train_items: np.ndarray, test_items: np.ndarray, seed: int
+) -> np.ndarray:
     """For each test item, whether a model fitted on the train items' option texts alone gets it right."""
     from sklearn.linear_model import LogisticRegression, Ridge
 
@@ -69,8 +71,16 @@ def aflite_filter(
 ) -> dict[str, Any]:
     items = list(items)
     if len(items) < 20:
-        return {"items": len(items), "removed": 0, "removed_ids": [], "rounds": 0, "partitions": partitions,
-                "threshold": threshold, "accuracy_before": 0.0, "accuracy_after": 0.0}
+        return {
+            "items": len(items),
+            "removed": 0,
+            "removed_ids": [],
+            "rounds": 0,
+            "partitions": partitions,
+            "threshold": threshold,
+            "accuracy_before": 0.0,
+            "accuracy_after": 0.0,
+        }
     texts, owner, option = _rows(items)
     X = EndingOnly(cache)._vectorizer(items[0].lang).fit_transform(texts).tocsr()
     rng = np.random.default_rng(seed)
@@ -97,7 +107,12 @@ def aflite_filter(
         removed.extend(int(i) for i in candidates)
         alive = np.setdiff1d(alive, candidates)
     return {
-        "items": len(items), "removed": len(removed), "removed_ids": [items[i].example_id for i in removed],
-        "rounds": rounds - 1, "partitions": partitions, "threshold": threshold,
-        "accuracy_before": accuracies[0], "accuracy_after": accuracies[-1],
+        "items": len(items),
+        "removed": len(removed),
+        "removed_ids": [items[i].example_id for i in removed],
+        "rounds": rounds - 1,
+        "partitions": partitions,
+        "threshold": threshold,
+        "accuracy_before": accuracies[0],
+        "accuracy_after": accuracies[-1],
     }

@@ -91,7 +91,10 @@ class Length(Baseline):
         return [
             [float(n(c, it.lang)) for c in it.candidates]
             if it.shape == CANDIDATES
-            else [-abs(mean(n(s, it.lang) for s in it.neighbours(o)) - n(it.removed, it.lang)) for o in range(it.n_options)]
+            else [
+                -abs(mean(n(s, it.lang) for s in it.neighbours(o)) - n(it.removed, it.lang))
+                for o in range(it.n_options)
+            ]
             for it in items
         ]
 
@@ -115,7 +118,9 @@ class Bleu(Baseline):
                 context = " ".join(it.context_sentences()) if it.lang == "en" else "".join(it.context_sentences())
                 out.append([self._bleu(c, context, it.lang) for c in it.candidates])
             else:
-                out.append([mean(self._bleu(it.removed, s, it.lang) for s in it.neighbours(o)) for o in range(it.n_options)])
+                out.append(
+                    [mean(self._bleu(it.removed, s, it.lang) for s in it.neighbours(o)) for o in range(it.n_options)]
+                )
         return out
 
 
@@ -136,7 +141,10 @@ class Sentiment(Baseline):
         return [
             [s(c, it.lang) for c in it.candidates]
             if it.shape == CANDIDATES
-            else [-abs(mean(s(x, it.lang) for x in it.neighbours(o)) - s(it.removed, it.lang)) for o in range(it.n_options)]
+            else [
+                -abs(mean(s(x, it.lang) for x in it.neighbours(o)) - s(it.removed, it.lang))
+                for o in range(it.n_options)
+            ]
             for it in items
         ]
 
@@ -198,8 +206,10 @@ class DiscourseMarkers(Baseline):
     def _markers(text: str, lang: str) -> tuple[frozenset[int], frozenset[int]]:
         """Indices of the pairs whose first, and whose second, marker occurs in `text` (once per sentence)."""
         pairs = marker_pairs(lang)
-        return (frozenset(i for i, (a, _) in enumerate(pairs) if _contains(text, a, lang)),
-                frozenset(i for i, (_, b) in enumerate(pairs) if _contains(text, b, lang)))
+        return (
+            frozenset(i for i, (a, _) in enumerate(pairs) if _contains(text, a, lang)),
+            frozenset(i for i, (_, b) in enumerate(pairs) if _contains(text, b, lang)),
+        )
 
 
 @lru_cache(maxsize=None)
@@ -260,10 +270,16 @@ class EndingOnly(Baseline):
 
         cache = self.cache
         words = TfidfVectorizer(analyzer=lambda s: _word_ngrams(cache.tokens(s, lang)), min_df=2, sublinear_tf=True)
-        chars = TfidfVectorizer(analyzer="char_wb" if lang == "en" else "char",
-                                ngram_range=(2, 4) if lang == "en" else (1, 3), min_df=2, sublinear_tf=True,
-                                lowercase=True)
-        length = make_pipeline(FunctionTransformer(lambda xs: [[len(cache.tokens(x, lang)), len(x)] for x in xs]), StandardScaler())
+        chars = TfidfVectorizer(
+            analyzer="char_wb" if lang == "en" else "char",
+            ngram_range=(2, 4) if lang == "en" else (1, 3),
+            min_df=2,
+            sublinear_tf=True,
+            lowercase=True,
+        )
+        length = make_pipeline(
+            FunctionTransformer(lambda xs: [[len(cache.tokens(x, lang)), len(x)] for x in xs]), StandardScaler()
+        )
         return FeatureUnion([("words", words), ("chars", chars), ("length", length)])
 
     def fit(self, train):
@@ -277,7 +293,9 @@ class EndingOnly(Baseline):
         if train and train[0].shape == CANDIDATES:
             texts = [c for it in train for c in it.candidates]
             y = [int(o == it.gold_option) for it in train for o in range(len(it.candidates))]
-            self.model = LogisticRegression(C=1.0, solver="liblinear", random_state=0).fit(self.vec.fit_transform(texts), y)
+            self.model = LogisticRegression(C=1.0, solver="liblinear", random_state=0).fit(
+                self.vec.fit_transform(texts), y
+            )
         else:
             texts = [it.removed for it in train]
             y = [_relative(it.gold_option, it.n_options) for it in train]
@@ -295,7 +313,10 @@ class EndingOnly(Baseline):
                 k += len(it.candidates)
             return out
         predicted = self.model.predict(self.vec.transform([it.removed for it in items]))
-        return [[-abs(_relative(o, it.n_options) - float(p)) for o in range(it.n_options)] for it, p in zip(items, predicted)]
+        return [
+            [-abs(_relative(o, it.n_options) - float(p)) for o in range(it.n_options)]
+            for it, p in zip(items, predicted)
+        ]
 
 
 def _relative(option: int, n_options: int) -> float:

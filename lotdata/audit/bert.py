@@ -54,16 +54,34 @@ def item_row(item: Item) -> dict[str, Any]:
     key = f"{item.split}/{item.example_id}"  # the encoder caches by example id: one per split and item
     if item.shape == CANDIDATES:
         mask = get_task(item.task).mask_token
-        context = " ".join([*item.before, mask, *item.after]) if item.lang == "en" else "".join([*item.before, mask, *item.after])
-        return {"example_id": key, "context": context, "candidates": list(item.candidates), "label": item.label, "lang": item.lang}
-    return {"example_id": key, "sentences": list(item.sentences), "removed": item.removed, "label": item.label, "lang": item.lang}
+        context = (
+            " ".join([*item.before, mask, *item.after])
+            if item.lang == "en"
+            else "".join([*item.before, mask, *item.after])
+        )
+        return {
+            "example_id": key,
+            "context": context,
+            "candidates": list(item.candidates),
+            "label": item.label,
+            "lang": item.lang,
+        }
+    return {
+        "example_id": key,
+        "sentences": list(item.sentences),
+        "removed": item.removed,
+        "label": item.label,
+        "lang": item.lang,
+    }
 
 
 def check_checkpoint(path: str | Path) -> Path:
     """A local folder with config.json (a transformers checkpoint), or a ValueError naming the path."""
     folder = Path(path)
     if not folder.is_dir():
-        raise ValueError(f"--model-path {folder}: not a folder (give a local pretrained checkpoint, e.g. bert-base-chinese)")
+        raise ValueError(
+            f"--model-path {folder}: not a folder (give a local pretrained checkpoint, e.g. bert-base-chinese)"
+        )
     if not (folder / "config.json").is_file():
         raise ValueError(f"--model-path {folder}: no config.json, not a transformers checkpoint")
     return check_weight_files(folder)
@@ -77,14 +95,25 @@ def _baseline(name: str, task: str, model_path: str | Path, seed: int, settings:
     if name not in BERT_BASELINES:
         raise ValueError(f"unknown BERT baseline {name!r}; known: {', '.join(BERT_BASELINES)}")
     config = load_config("bert")
-    config = config.with_train(batch_size=settings.batch_size, max_length=settings.max_length, epochs=settings.epochs,
-                               learning_rate=settings.learning_rate, seed=seed)
+    config = config.with_train(
+        batch_size=settings.batch_size,
+        max_length=settings.max_length,
+        epochs=settings.epochs,
+        learning_rate=settings.learning_rate,
+        seed=seed,
+    )
     config = replace(config, checkpoint=str(model_path), train=replace(config.train, gpu_batch_size=None))
     return ChoiceBaseline(config, task, variant=VARIANTS[name], device=settings.device)
 
 
-def _fit_and_score_here(name: str, model_path: str, train: Sequence[Item], held_out: dict[str, Sequence[Item]],
-                        seed: int, settings: BertSettings) -> dict[str, list[list[float]]]:
+def _fit_and_score_here(
+    name: str,
+    model_path: str,
+    train: Sequence[Item],
+    held_out: dict[str, Sequence[Item]],
+    seed: int,
+    settings: BertSettings,
+) -> dict[str, list[list[float]]]:
     from lotdata.models.trainer import seed_everything
 
     seed_everything(seed)
@@ -94,8 +123,15 @@ def _fit_and_score_here(name: str, model_path: str, train: Sequence[Item], held_
     return {split: model.option_scores([item_row(it) for it in items]) for split, items in held_out.items()}
 
 
-def fit_and_score(name: str, model_path: str | Path, train: Sequence[Item], held_out: dict[str, Sequence[Item]], *,
-                  seed: int = 0, settings: BertSettings | None = None) -> dict[str, list[list[float]]]:
+def fit_and_score(
+    name: str,
+    model_path: str | Path,
+    train: Sequence[Item],
+    held_out: dict[str, Sequence[Item]],
+    *,
+    seed: int = 0,
+    settings: BertSettings | None = None,
+) -> dict[str, list[list[float]]]:
     """Fine-tune `name` on `train` and score every split of `held_out`, in a fresh (spawned) process whose
     memory goes back to the system when it ends. Raises RuntimeError naming the baseline if that process
     dies (killed for memory, for one)."""
@@ -110,13 +146,26 @@ def fit_and_score(name: str, model_path: str | Path, train: Sequence[Item], held
     settings = settings or BertSettings()
     from lotdata.exec import die_with_parent
 
-    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=die_with_parent,
-                             initargs=(os.getpid(),)) as pool:
-        future = pool.submit(_fit_and_score_here, name, str(model_path), list(train),
-                             {s: list(v) for s, v in held_out.items()}, seed, settings)
+    with ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    ) as pool:
+        future = pool.submit(
+            _fit_and_score_here,
+            name,
+            str(model_path),
+            list(train),
+            {s: list(v) for s, v in held_out.items()},
+            seed,
+            settings,
+        )
         try:
             return future.result()
         except BrokenProcessPool as exc:
-            raise RuntimeError(f"{name}: the fine-tuning process died before it finished (out of memory? try a "
-                               f"smaller --bert-batch-size; a script calling audit() needs an `if __name__ == "
-                               f"'__main__':` guard, as the process is spawned): {exc}") from exc
+            raise RuntimeError(
+                f"{name}: the fine-tuning process died before it finished (out of memory? try a "
+                f"smaller --bert-batch-size; a script calling audit() needs an `if __name__ == "
+                f"'__main__':` guard, as the process is spawned): {exc}"
+            ) from exc

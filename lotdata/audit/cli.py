@@ -16,13 +16,29 @@ from lotdata.exec import ExecSettings
 @stage_options(params=AuditParams, execution=ExecSettings)
 def audit_bias_cmd(
     path: Path = typer.Argument(..., help="Dataset folder, LOT jsonl file/folder, or Story Cloze csv file/folder."),
-    out: Path = typer.Option(..., "--out", help="Report folder: results.json, predictions.parquet, report.md, report.html; a stopped run re-run with the same --out resumes."),
+    out: Path = typer.Option(
+        ...,
+        "--out",
+        help="Report folder: results.json, predictions.parquet, report.md, report.html; a stopped run re-run with the same --out resumes.",
+    ),
     bert_epochs: int = typer.Option(1, "--bert-epochs", help="Fine-tuning epochs of the BERT baselines."),
-    bert_batch_size: int = typer.Option(12, "--bert-batch-size", help="Items per BERT step (LOT 5.2: 12); memory is bounded by it."),
-    min_effect: float = typer.Option(3.0, "--min-effect", help="Points above chance a significant baseline needs to be called 'leaks'."),
-    export_hard: Optional[Path] = typer.Option(None, "--export-hard", help="Write the items a leaking baseline solves as a ClozeT dataset folder (+ stories.parquet for `annotate push clozet_write`)."),
-    export_baseline: Optional[List[str]] = typer.Option(None, "--export-baseline", help="With --export-hard: only the items these leaking baselines solve (repeatable)."),
-    *, params: AuditParams, execution: ExecSettings,
+    bert_batch_size: int = typer.Option(
+        12, "--bert-batch-size", help="Items per BERT step (LOT 5.2: 12); memory is bounded by it."
+    ),
+    min_effect: float = typer.Option(
+        3.0, "--min-effect", help="Points above chance a significant baseline needs to be called 'leaks'."
+    ),
+    export_hard: Optional[Path] = typer.Option(
+        None,
+        "--export-hard",
+        help="Write the items a leaking baseline solves as a ClozeT dataset folder (+ stories.parquet for `annotate push clozet_write`).",
+    ),
+    export_baseline: Optional[List[str]] = typer.Option(
+        None, "--export-baseline", help="With --export-hard: only the items these leaking baselines solve (repeatable)."
+    ),
+    *,
+    params: AuditParams,
+    execution: ExecSettings,
 ) -> None:
     """Bias baselines (LOT Table 13, ROCStories Table 6), token-label scan and a report.
 
@@ -45,15 +61,31 @@ def audit_bias_cmd(
         elif export_baseline:
             raise ValueError("--export-baseline needs --export-hard DIR")
         if bert_epochs < 1 or bert_batch_size < 1:
-            raise ValueError(f"--bert-epochs and --bert-batch-size must be at least 1, not {bert_epochs} and {bert_batch_size}")
+            raise ValueError(
+                f"--bert-epochs and --bert-batch-size must be at least 1, not {bert_epochs} and {bert_batch_size}"
+            )
         settings = BertSettings(epochs=bert_epochs, batch_size=bert_batch_size)
         with output_lock(out):  # one run at a time per report folder
-            result = audit(path, task=params.task, train_split=params.train_split, seed=params.seed, runs=params.runs,
-                           baselines=params.baselines, execution=execution, work=out / WORK_DIR, model_path=params.model_path,
-                           bert=settings, min_effect=min_effect, aflite=params.aflite, sentiment=params.sentiment,
-                           sentiment_cache=out / "sentiment_cache.parquet",
-                           on_step=lambda name, resumed: console.print(f"[dim]· {name}{' (done by an earlier run)' if resumed else ''}[/]"),
-                           on_start=lambda: mark_incomplete(out))
+            result = audit(
+                path,
+                task=params.task,
+                train_split=params.train_split,
+                seed=params.seed,
+                runs=params.runs,
+                baselines=params.baselines,
+                execution=execution,
+                work=out / WORK_DIR,
+                model_path=params.model_path,
+                bert=settings,
+                min_effect=min_effect,
+                aflite=params.aflite,
+                sentiment=params.sentiment,
+                sentiment_cache=out / "sentiment_cache.parquet",
+                on_step=lambda name, resumed: console.print(
+                    f"[dim]· {name}{' (done by an earlier run)' if resumed else ''}[/]"
+                ),
+                on_start=lambda: mark_incomplete(out),
+            )
             paths = write_audit(result, out)
             exported = None
             if export_hard is not None:
@@ -64,10 +96,16 @@ def audit_bias_cmd(
         console.print(f"[yellow]skipped {skipped['baseline']}:[/] {escape(skipped['reason'])}")
     if result.quarantine:
         counts = result.quarantine_counts()["by_reason"]
-        console.print(f"[yellow]quarantined {len(result.quarantine)} row(s)[/] ({escape('; '.join(f'{n} × {r}' for r, n in counts.items()))}): "
-                      f"{escape(str(out / 'quarantine.parquet'))}")
-    rows = {r["id"]: f"{100 * r['accuracy']:.1f}% ({100 * r['ci_low']:.1f}–{100 * r['ci_high']:.1f}) {r['verdict']}, p_holm {r['p_holm']:.2g}"
-            for r in result.records}
+        console.print(
+            f"[yellow]quarantined {len(result.quarantine)} row(s)[/] ({escape('; '.join(f'{n} × {r}' for r, n in counts.items()))}): "
+            f"{escape(str(out / 'quarantine.parquet'))}"
+        )
+    rows = {
+        r[
+            "id"
+        ]: f"{100 * r['accuracy']:.1f}% ({100 * r['ci_low']:.1f}–{100 * r['ci_high']:.1f}) {r['verdict']}, p_holm {r['p_holm']:.2g}"
+        for r in result.records
+    }
     if exported is not None:
         rows["exported hard items"] = f"{exported['items']} -> {export_hard}"
     rows["leaking tokens"] = result.scan.get("significant", 0)
@@ -80,8 +118,14 @@ def import_storycloze_cmd(
     val: Path = typer.Option(..., "--val", help="Labelled Story Cloze Test validation csv."),
     test: Optional[Path] = typer.Option(None, "--test", help="Labelled Story Cloze Test test csv."),
     out: Path = typer.Option(..., "--out", help="Dataset folder to write (clozet, splits val/test)."),
-    train_from: str = typer.Option("none", "--train-from", help="none, or val: train on the val csv, as published SCT systems do (test stays test)."),
-    val_share: float = typer.Option(0.1, "--val-share", help="With --train-from val: share of it kept as val (early stopping), seeded."),
+    train_from: str = typer.Option(
+        "none",
+        "--train-from",
+        help="none, or val: train on the val csv, as published SCT systems do (test stays test).",
+    ),
+    val_share: float = typer.Option(
+        0.1, "--val-share", help="With --train-from val: share of it kept as val (early stopping), seeded."
+    ),
     seed: int = typer.Option(0, "--seed", help="With --train-from val: the seed of that split."),
 ) -> None:
     """Import the Story Cloze Test csv as a two-candidate cloze dataset."""

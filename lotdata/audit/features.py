@@ -96,12 +96,21 @@ class FeatureCache:
     def save_sentiment(self, path: str | os.PathLike) -> None:
         from lotdata.io import write_parquet
 
-        rows = [{"lang": lang, "method": "vader" if lang == "en" else self.sentiment_method, "sentence": text, "score": score}
-                for (lang, text), score in sorted(self._sentiment.items())]
+        rows = [
+            {
+                "lang": lang,
+                "method": "vader" if lang == "en" else self.sentiment_method,
+                "sentence": text,
+                "score": score,
+            }
+            for (lang, text), score in sorted(self._sentiment.items())
+        ]
         write_parquet(pa.Table.from_pylist(rows, schema=_CACHE_SCHEMA), path)
 
 
-_CACHE_SCHEMA = pa.schema([("lang", pa.string()), ("method", pa.string()), ("sentence", pa.string()), ("score", pa.float64())])
+_CACHE_SCHEMA = pa.schema(
+    [("lang", pa.string()), ("method", pa.string()), ("sentence", pa.string()), ("score", pa.float64())]
+)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,9 +16,9 @@ from pathlib import Path
 import pyarrow as pa
 
 from lotdata.datasets.folder import dataset_task, read_dataset
-from lotdata.datasets.registry import family_tasks, get_task
 from lotdata.datasets.inputs import first_jsonl_record, lot_split_files, open_input
 from lotdata.datasets.lotformat import read_lot_file, split_of_file
+from lotdata.datasets.registry import family_tasks, get_task
 from lotdata.errors import InputError
 from lotdata.schema import SPLITS, TASK_SCHEMAS, table_from_rows
 from lotdata.tasks.storycloze import read_storycloze_splits
@@ -87,13 +87,19 @@ def items_from_table(table: pa.Table, task: str, source: str = "", quarantine: l
         if reason:
             if quarantine is None:
                 raise InputError(reason, path=source, row=number)
-            quarantine.append({"path": source, "row": number, "reason": reason, "raw": json.dumps(row, ensure_ascii=False)[:500]})
+            quarantine.append(
+                {"path": source, "row": number, "reason": reason, "raw": json.dumps(row, ensure_ascii=False)[:500]}
+            )
             continue
         if spec.choice_shape == CANDIDATES:
             before, _, after = row["context"].partition(spec.mask_token)
             items.append(
                 Item(
-                    example_id=row["example_id"], split=row["split"], task=task, lang=row["lang"], label=int(row["label"]),
+                    example_id=row["example_id"],
+                    split=row["split"],
+                    task=task,
+                    lang=row["lang"],
+                    label=int(row["label"]),
                     before=split_sentences(before.strip(), row["lang"]) if before.strip() else [],
                     after=split_sentences(after.strip(), row["lang"]) if after.strip() else [],
                     candidates=list(row["candidates"]),
@@ -102,8 +108,13 @@ def items_from_table(table: pa.Table, task: str, source: str = "", quarantine: l
         else:
             items.append(
                 Item(
-                    example_id=row["example_id"], split=row["split"], task=task, lang=row["lang"], label=int(row["label"]),
-                    sentences=list(row["sentences"]), removed=row["removed"],
+                    example_id=row["example_id"],
+                    split=row["split"],
+                    task=task,
+                    lang=row["lang"],
+                    label=int(row["label"]),
+                    sentences=list(row["sentences"]),
+                    removed=row["removed"],
                 )
             )
     return items
@@ -129,7 +140,9 @@ def _row_problem(row: dict, shape: str, mask: str | None) -> str | None:
     return None
 
 
-def load_audit_input(path: str | Path, task: str | None = None, quarantine: list[dict] | None = None) -> tuple[str, dict[str, pa.Table], str]:
+def load_audit_input(
+    path: str | Path, task: str | None = None, quarantine: list[dict] | None = None
+) -> tuple[str, dict[str, pa.Table], str]:
     """(task, split tables, a description of the source) from a dataset folder, LOT jsonl or Story Cloze csv.
 
     Rows a reader drops (a short Story Cloze row, a label 3, a bad LOT line) are appended to
@@ -139,8 +152,11 @@ def load_audit_input(path: str | Path, task: str | None = None, quarantine: list
     train/val/test jsonl files (task from `task` or the record fields); a labelled Story Cloze
     csv, or a folder of them (split from the file name: val.csv, test.csv).
     """
-    found = open_input(path, expect=("dataset", "storycloze-csv", "lot-jsonl", "jsonl"),
-                       what="a task dataset folder, LOT jsonl or a Story Cloze csv")
+    found = open_input(
+        path,
+        expect=("dataset", "storycloze-csv", "lot-jsonl", "jsonl"),
+        what="a task dataset folder, LOT jsonl or a Story Cloze csv",
+    )
     if found.kind == "dataset":
         return dataset_task(path), read_dataset(path, quarantine=quarantine), "dataset folder"
     if found.kind == "storycloze-csv":
@@ -153,8 +169,9 @@ def load_audit_input(path: str | Path, task: str | None = None, quarantine: list
     task = task or found.task
     if task is None:
         first = first_jsonl_record(found.files[0])
-        raise InputError("not a ClozeT or SenPos LOT record (pass --task)", path=str(found.files[0]),
-                         row=first[0] if first else None)
+        raise InputError(
+            "not a ClozeT or SenPos LOT record (pass --task)", path=str(found.files[0]), row=first[0] if first else None
+        )
     by_split = {
         split: read_lot_file(p, task, split, None if quarantine is None else _quarantine_to(quarantine, p))
         for split, p in lot_split_files(found.files).items()
@@ -163,7 +180,9 @@ def load_audit_input(path: str | Path, task: str | None = None, quarantine: list
 
 
 def _quarantine_to(quarantine: list[dict], path: Path):
-    return lambda line_no, reason, raw: quarantine.append({"path": str(path), "row": line_no, "reason": reason, "raw": raw})
+    return lambda line_no, reason, raw: quarantine.append(
+        {"path": str(path), "row": line_no, "reason": reason, "raw": raw}
+    )
 
 
 def _tables(by_split: dict[str, list[dict]], schema: pa.Schema) -> dict[str, pa.Table]:

@@ -8,16 +8,46 @@ ending-only classifier on the Story Cloze Test (style features alone, test set).
 from __future__ import annotations
 
 LOT_TABLE13 = {
-    "clozet": {"random": 50.00, "majority": 52.72, "length": 52.72, "bleu1": 46.94, "bleu2": 48.98,
-               "sentiment": 50.34, "discourse_markers": 45.92, "bert_wo_context": 57.82, "bert_wo_long": 62.24},
-    "senpos": {"random": 16.03, "majority": 16.24, "length": 16.45, "bleu1": 14.14, "bleu2": 14.95,
-               "sentiment": 16.49, "discourse_markers": 9.15, "bert_wo_context": 18.08, "bert_wo_long": 19.00},
+    "clozet": {
+        "random": 50.00,
+        "majority": 52.72,
+        "length": 52.72,
+        "bleu1": 46.94,
+        "bleu2": 48.98,
+        "sentiment": 50.34,
+        "discourse_markers": 45.92,
+        "bert_wo_context": 57.82,
+        "bert_wo_long": 62.24,
+    },
+    "senpos": {
+        "random": 16.03,
+        "majority": 16.24,
+        "length": 16.45,
+        "bleu1": 14.14,
+        "bleu2": 14.95,
+        "sentiment": 16.49,
+        "discourse_markers": 9.15,
+        "bert_wo_context": 18.08,
+        "bert_wo_long": 19.00,
+    },
 }
 LOT_BERT = {"clozet": 69.39, "senpos": 43.68}  # the full model, the paper's reference line
 
 ROC_TABLE6 = {
-    "val": {"constant_first": 51.4, "frequency": 50.6, "ngram_overlap": 47.7, "sentiment_full": 48.9, "sentiment_last": 51.4},
-    "test": {"constant_first": 51.3, "frequency": 52.0, "ngram_overlap": 49.4, "sentiment_full": 49.2, "sentiment_last": 52.2},
+    "val": {
+        "constant_first": 51.4,
+        "frequency": 50.6,
+        "ngram_overlap": 47.7,
+        "sentiment_full": 48.9,
+        "sentiment_last": 51.4,
+    },
+    "test": {
+        "constant_first": 51.3,
+        "frequency": 52.0,
+        "ngram_overlap": 49.4,
+        "sentiment_full": 49.2,
+        "sentiment_last": 52.2,
+    },
 }
 SCHWARTZ_ENDING_ONLY = {"test": 72.4}
 
@@ -29,11 +59,21 @@ REFERENCES = {
 
 #: how each baseline is called in the papers' tables
 PAPER_NAMES = {
-    "random": "Random", "majority": "Majority", "constant_first": "constant-choose-first", "length": "Length",
-    "bleu1": "BLEU-1", "bleu2": "BLEU-2", "sentiment": "Sentiment", "sentiment_full": "sentiment-full",
-    "sentiment_last": "sentiment-last", "discourse_markers": "Discourse Markers", "frequency": "frequency",
-    "ngram_overlap": "N-gram overlap", "ending_only": "ending only (options-only classifier)",
-    "bert_wo_context": "BERT w/o Context", "bert_wo_long": "BERT w/o Long",
+    "random": "Random",
+    "majority": "Majority",
+    "constant_first": "constant-choose-first",
+    "length": "Length",
+    "bleu1": "BLEU-1",
+    "bleu2": "BLEU-2",
+    "sentiment": "Sentiment",
+    "sentiment_full": "sentiment-full",
+    "sentiment_last": "sentiment-last",
+    "discourse_markers": "Discourse Markers",
+    "frequency": "frequency",
+    "ngram_overlap": "N-gram overlap",
+    "ending_only": "ending only (options-only classifier)",
+    "bert_wo_context": "BERT w/o Context",
+    "bert_wo_long": "BERT w/o Long",
 }
 
 
@@ -41,7 +81,10 @@ PAPER_NAMES = {
 #: with its reference key: English ClozeT-style data is the Story Cloze Test (an ending-only classifier from
 #: Schwartz et al., the rest from ROCStories Table 6); any other is compared with LOT Table 13 (test sets)
 PUBLISHED = {
-    ("clozet", "en"): (({s: {"ending_only": v} for s, v in SCHWARTZ_ENDING_ONLY.items()}, "schwartz"), (ROC_TABLE6, "roc")),
+    ("clozet", "en"): (
+        ({s: {"ending_only": v} for s, v in SCHWARTZ_ENDING_ONLY.items()}, "schwartz"),
+        (ROC_TABLE6, "roc"),
+    ),
 }
 #: what stands in for a paper's resource, for data of (task, language), then for any data
 SUBSTITUTES = {

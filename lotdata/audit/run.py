@@ -35,14 +35,23 @@ from lotdata.audit.bert import BertSettings, check_checkpoint
 from lotdata.audit.features import FeatureCache
 from lotdata.audit.items import Item, items_from_table, load_audit_input, ordered_splits
 from lotdata.audit.stats import AUDIT_NEEDS, MIN_EFFECT_POINTS, add_verdicts
-from lotdata.audit.work import (AFLITE, SCAN, SCORES_FILE, WORK_DIR, Job, forget, needs_sentiment, run_jobs, score_pairs,
-                                write_items)
+from lotdata.audit.work import (
+    AFLITE,
+    SCAN,
+    SCORES_FILE,
+    WORK_DIR,
+    Job,
+    forget,
+    needs_sentiment,
+    run_jobs,
+    score_pairs,
+    write_items,
+)
 from lotdata.errors import InputError, LotdataError, require_all
 from lotdata.exec import ExecSettings
 from lotdata.io import mark_complete, mark_incomplete, write_parquet, write_text
 from lotdata.schema import QUARANTINE, table_from_rows
 from lotdata.text.tokenize import check_tokenizer_env
-
 
 PREDICTIONS = pa.schema(
     [
@@ -79,11 +88,24 @@ class AuditResult:
 
     def skipped_records(self) -> list[dict[str, Any]]:
         """One row per baseline that could not run: named, with its reason, never a verdict."""
-        return [{"id": f"{s['baseline']}/skipped", "baseline": s["baseline"], "split": None, "n": 0, "accuracy": None,
-                 "verdict": "skipped", "reason": s["reason"]} for s in self.skipped]
+        return [
+            {
+                "id": f"{s['baseline']}/skipped",
+                "baseline": s["baseline"],
+                "split": None,
+                "n": 0,
+                "accuracy": None,
+                "verdict": "skipped",
+                "reason": s["reason"],
+            }
+            for s in self.skipped
+        ]
 
     def quarantine_counts(self) -> dict[str, Any]:
-        return {"rows": len(self.quarantine), "by_reason": dict(Counter(_reason_kind(q["reason"]) for q in self.quarantine))}
+        return {
+            "rows": len(self.quarantine),
+            "by_reason": dict(Counter(_reason_kind(q["reason"]) for q in self.quarantine)),
+        }
 
 
 def _reason_kind(reason: str) -> str:
@@ -148,7 +170,9 @@ def audit(
         train_split = "train"
     elif train_split not in splits:
         state = "is empty" if train_split in tables else "does not exist"
-        raise ValueError(f"--train-split {train_split!r} {state} in {path}; splits with rows: {', '.join(splits) or 'none'}")
+        raise ValueError(
+            f"--train-split {train_split!r} {state} in {path}; splits with rows: {', '.join(splits) or 'none'}"
+        )
     items = {s: items[s] for s in splits}
     lang = next((it.lang for s in splits for it in items[s]), "zh")
     train = items.get(train_split, [])
@@ -161,13 +185,19 @@ def audit(
         write_items(folder, items)
         sentiment_seconds = 0.0
         if needs_sentiment(names, task, lang):
-            pairs = [(it.lang, text) for split in splits for it in items[split] if it.lang in Sentiment.langs
-                     for text in it.all_sentences()]
+            pairs = [
+                (it.lang, text)
+                for split in splits
+                for it in items[split]
+                if it.lang in Sentiment.langs
+                for text in it.all_sentences()
+            ]
             sentiment_seconds = score_pairs(pairs, cache, folder, execution)
         cache.save_sentiment(folder / SCORES_FILE)  # what the baseline shards read
         try:
-            parts, resumed = run_jobs(names, replace(job, work=str(folder)), aflite=aflite, execution=execution,
-                                     on_done=on_step)
+            parts, resumed = run_jobs(
+                names, replace(job, work=str(folder)), aflite=aflite, execution=execution, on_done=on_step
+            )
         finally:
             forget()
     records, predictions, skipped = _combine(names, parts, timings)
@@ -182,16 +212,34 @@ def audit(
     timings["sentiment_scoring"] = sentiment_seconds + sum(p["sentiment_seconds"] for p in parts.values())
     timings["total"] = time.perf_counter() - started
     return AuditResult(
-        task=task, lang=lang, source=source, splits={s: len(items[s]) for s in splits},
-        train_split=train_split if train else None, records=records, skipped=skipped, scan=parts[SCAN]["scan"],
-        chance=chance, timings=timings,
-        params={"input": str(path), "train_split": train_split, "seed": seed, "runs": runs, "baselines": names,
-                "model_path": None if model_path is None else str(model_path), "aflite": aflite,
-                "sentiment": sentiment, "min_effect": min_effect,
-                # the BERT settings only where they ran: reports without a checkpoint stay as they were
-                **({"bert": (bert or BertSettings()).describe()} if model_path is not None else {})},
-        aflite=parts[AFLITE]["aflite"] if aflite else None, predictions=predictions, quarantine=quarantine,
-        items={it.example_id: it for s in splits for it in items[s]}, resumed=resumed,
+        task=task,
+        lang=lang,
+        source=source,
+        splits={s: len(items[s]) for s in splits},
+        train_split=train_split if train else None,
+        records=records,
+        skipped=skipped,
+        scan=parts[SCAN]["scan"],
+        chance=chance,
+        timings=timings,
+        params={
+            "input": str(path),
+            "train_split": train_split,
+            "seed": seed,
+            "runs": runs,
+            "baselines": names,
+            "model_path": None if model_path is None else str(model_path),
+            "aflite": aflite,
+            "sentiment": sentiment,
+            "min_effect": min_effect,
+            # the BERT settings only where they ran: reports without a checkpoint stay as they were
+            **({"bert": (bert or BertSettings()).describe()} if model_path is not None else {}),
+        },
+        aflite=parts[AFLITE]["aflite"] if aflite else None,
+        predictions=predictions,
+        quarantine=quarantine,
+        items={it.example_id: it for s in splits for it in items[s]},
+        resumed=resumed,
     )
 
 
@@ -238,19 +286,43 @@ def write_audit(result: AuditResult, out: str | Path) -> dict[str, Path]:
     out = Path(out)
     mark_incomplete(out)
     records = result.records + result.skipped_records()
-    meta = {k: getattr(result, k) for k in ("task", "lang", "source", "splits", "train_split", "skipped", "chance", "timings", "params", "resumed")}
+    meta = {
+        k: getattr(result, k)
+        for k in (
+            "task",
+            "lang",
+            "source",
+            "splits",
+            "train_split",
+            "skipped",
+            "chance",
+            "timings",
+            "params",
+            "resumed",
+        )
+    }
     meta["quarantined"] = result.quarantine_counts()
     evidence = evidence_items(result)
     examples = _example_lookup(result)
     jobs: list[tuple[str, str, Callable[[Path], Path]]] = [
         ("results", "results.json", lambda p: write_text(json.dumps(records, ensure_ascii=False, indent=2) + "\n", p)),
-        ("predictions", "predictions.parquet", lambda p: write_parquet(pa.Table.from_pylist(result.predictions, schema=PREDICTIONS), p)),
+        (
+            "predictions",
+            "predictions.parquet",
+            lambda p: write_parquet(pa.Table.from_pylist(result.predictions, schema=PREDICTIONS), p),
+        ),
         ("scan", "scan.json", lambda p: write_text(json.dumps(result.scan, ensure_ascii=False, indent=2) + "\n", p)),
-        ("quarantine", "quarantine.parquet", lambda p: write_parquet(table_from_rows(result.quarantine, QUARANTINE), p)),
+        (
+            "quarantine",
+            "quarantine.parquet",
+            lambda p: write_parquet(table_from_rows(result.quarantine, QUARANTINE), p),
+        ),
     ]
     if result.aflite is not None:
         meta["aflite"] = {k: v for k, v in result.aflite.items() if k != "removed_ids"}
-        jobs.append(("aflite", "aflite_removed.txt", lambda p: write_text("\n".join(result.aflite["removed_ids"]) + "\n", p)))
+        jobs.append(
+            ("aflite", "aflite_removed.txt", lambda p: write_text("\n".join(result.aflite["removed_ids"]) + "\n", p))
+        )
     jobs += [
         ("audit", "audit.json", lambda p: write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n", p)),
         ("report_md", "report.md", lambda p: write_text(render_markdown(result, examples, evidence), p)),
@@ -261,8 +333,9 @@ def write_audit(result: AuditResult, out: str | Path) -> dict[str, Path]:
         try:
             paths[key] = write(out / name)
         except OSError as exc:
-            raise LotdataError(f"{out / name}: cannot write it ({exc.strerror or exc}); the report folder keeps "
-                               f"its .incomplete marker") from exc
+            raise LotdataError(
+                f"{out / name}: cannot write it ({exc.strerror or exc}); the report folder keeps its .incomplete marker"
+            ) from exc
     mark_complete(out)
     shutil.rmtree(out / WORK_DIR, ignore_errors=True)  # the executor's parts: the report holds everything now
     return paths

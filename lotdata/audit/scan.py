@@ -96,15 +96,26 @@ def association_scan(
             z = (k / n - p0) / math.sqrt(p0 * (1 - p0) / n)
             p_given_class = (occurrences[token][label] + smoothing) / (class_totals[label] + smoothing * vocab)
             p_token = (token_total + smoothing * len(base)) / (grand + smoothing * vocab * len(base))
-            rows.append({
-                "token": token, "label": label, "n": n, "k": k, "p_label": k / n, "p0": p0, "z": z,
-                "pmi": math.log(p_given_class / p_token), "significant": z_critical is not None and z > z_critical,
-            })
+            rows.append(
+                {
+                    "token": token,
+                    "label": label,
+                    "n": n,
+                    "k": k,
+                    "p_label": k / n,
+                    "p0": p0,
+                    "z": z,
+                    "pmi": math.log(p_given_class / p_token),
+                    "significant": z_critical is not None and z > z_critical,
+                }
+            )
     rows.sort(key=lambda r: (-r["z"], r["token"]))
     leaking = [r for r in rows if r["significant"]][:top] or rows[: min(top, 5)]
     for r in leaking:
         chosen = [data[i] for i in where[r["token"]] if data[i].label == r["label"]][:examples]
-        r["examples"] = [{"example_id": x.example_id, "split": x.split, "text": x.text, "label": x.label} for x in chosen]
+        r["examples"] = [
+            {"example_id": x.example_id, "split": x.split, "text": x.text, "label": x.label} for x in chosen
+        ]
     by_pmi = {}
     for label in base:
         ranked = sorted((r for r in rows if r["label"] == label), key=lambda r: (-r["pmi"], r["token"]))

@@ -17,16 +17,23 @@ class AuditParams:
     input: str = param("", "dataset to audit: a `[[build]]` out or a path", path="step", required=True, cli=False)
     out: str | None = param(None, "report folder (default: `audit-<input>`)", cli=False)
     task: str | None = param(None, "clozet or senpos, for LOT jsonl whose fields do not tell.")
-    train_split: str | None = param(None, "Split the learning baselines fit on (SCT: val); it must exist. Default: "
-                                    "train, where there is one.")
+    train_split: str | None = param(
+        None, "Split the learning baselines fit on (SCT: val); it must exist. Default: train, where there is one."
+    )
     seed: int = param(0, "Seed of the random baselines and of the runs.")
     runs: int = param(10, "Seeded runs averaged for random choices and ties.", check=">0")
     baselines: list[str] | None = param(None, "Run only these (repeatable); default: all.", flag="--baseline")
-    model_path: str | None = param(None, "Local pretrained checkpoint folder (e.g. bert-base-chinese) for "
-                                   "bert_wo_context / bert_wo_long; without it they are skipped rows.")
+    model_path: str | None = param(
+        None,
+        "Local pretrained checkpoint folder (e.g. bert-base-chinese) for "
+        "bert_wo_context / bert_wo_long; without it they are skipped rows.",
+    )
     aflite: bool = param(False, "Also run AFLite filtering and list the easiest items.")
-    sentiment: str = param("snownlp", "Chinese sentiment: snownlp (exact, LOT's) or snownlp-jieba (same classifier on "
-                           "jieba words, ~20x faster).", choices=("snownlp", "snownlp-jieba"))
+    sentiment: str = param(
+        "snownlp",
+        "Chinese sentiment: snownlp (exact, LOT's) or snownlp-jieba (same classifier on jieba words, ~20x faster).",
+        choices=("snownlp", "snownlp-jieba"),
+    )
 
 
 def run(ctx: StepContext, params: AuditParams, execution: ExecSettings, table: dict[str, Any], index: int) -> None:
@@ -40,16 +47,36 @@ def run(ctx: StepContext, params: AuditParams, execution: ExecSettings, table: d
     fp = ctx.cached(name, {"audit": given}, files_of(target), [out / "results.json"])
     if fp is None:
         return
-    result = audit(target, task=params.task, train_split=params.train_split, seed=params.seed, runs=params.runs,
-                   baselines=params.baselines, execution=execution, work=out / WORK_DIR, model_path=params.model_path,
-                   aflite=params.aflite, sentiment=params.sentiment, sentiment_cache=out / "sentiment_cache.parquet")
+    result = audit(
+        target,
+        task=params.task,
+        train_split=params.train_split,
+        seed=params.seed,
+        runs=params.runs,
+        baselines=params.baselines,
+        execution=execution,
+        work=out / WORK_DIR,
+        model_path=params.model_path,
+        aflite=params.aflite,
+        sentiment=params.sentiment,
+        sentiment_cache=out / "sentiment_cache.parquet",
+    )
     write_audit(result, out)
     summary = {r["id"]: round(r["accuracy"], 4) for r in result.records}
     ctx.done(name, fp, summary, [out / "results.json"])
 
 
-STAGE = register_stage(Stage(
-    name="audit", params=AuditParams, run=run, order=70, many=True, executes=True,
-    summary="`audit-bias` on a dataset folder", output="`audit-<input>/`",
-    needs=AUDIT_NEEDS, where=lambda params, table: params.out or f"audit-{Path(params.input).name}",
-))
+STAGE = register_stage(
+    Stage(
+        name="audit",
+        params=AuditParams,
+        run=run,
+        order=70,
+        many=True,
+        executes=True,
+        summary="`audit-bias` on a dataset folder",
+        output="`audit-<input>/`",
+        needs=AUDIT_NEEDS,
+        where=lambda params, table: params.out or f"audit-{Path(params.input).name}",
+    )
+)

@@ -75,7 +75,9 @@ def holm(p_values: Sequence[float]) -> list[float]:
     return [float(p) for p in multipletests(list(p_values), alpha=ALPHA, method="holm")[1]]
 
 
-def verdict(accuracy: float, chance: float, p_holm: float, min_effect: float = MIN_EFFECT_POINTS, alpha: float = ALPHA) -> str:
+def verdict(
+    accuracy: float, chance: float, p_holm: float, min_effect: float = MIN_EFFECT_POINTS, alpha: float = ALPHA
+) -> str:
     """'leaks' (significant and at least `min_effect` points above chance), 'weak signal' (significant,
     smaller), 'below chance' (significant, under chance) or 'near chance' (not significant)."""
     effect = 100 * (accuracy - chance)

@@ -71,7 +71,9 @@ class Job:
     def fingerprint(self) -> str:
         """Changes with the items and with every parameter a shard's part depends on."""
         params = {k: v for k, v in asdict(self).items() if k != "work"}
-        return sha256_text(json.dumps([sha256_file(Path(self.work) / ITEMS_FILE), params], sort_keys=True, default=str))[:16]
+        return sha256_text(
+            json.dumps([sha256_file(Path(self.work) / ITEMS_FILE), params], sort_keys=True, default=str)
+        )[:16]
 
 
 def write_items(work: Path, items: dict[str, list[Item]]) -> Path:
@@ -93,8 +95,10 @@ class _SentimentShard:
         scores: list[float] = []
         for lang in dict.fromkeys(r["lang"] for r in rows):  # rows are sorted by language
             scores += score_sentences([r["sentence"] for r in rows if r["lang"] == lang], lang, self.method)
-        table = pa.table({"lang": [r["lang"] for r in rows], "sentence": [r["sentence"] for r in rows], "score": scores},
-                         schema=_SCORED)
+        table = pa.table(
+            {"lang": [r["lang"] for r in rows], "sentence": [r["sentence"] for r in rows], "score": scores},
+            schema=_SCORED,
+        )
         write_parquet(table, part)
         return {"sentences": len(rows)}
 
@@ -125,8 +129,16 @@ def score_pairs(pairs: Sequence[tuple[str, str]], cache: FeatureCache, work: Pat
     per_shard = min(SENTENCES_PER_SHARD.get(lang, SENTENCES_PER_SHARD["zh"]) for lang in usable)
     shards = write_row_grouped(table, work / "sentences.parquet", per_shard)
     fingerprint = sha256_text(json.dumps([cache.sentiment_method, sha256_file(work / "sentences.parquet")]))[:16]
-    results = run_shards(_SentimentShard(cache.sentiment_method), shards, work / "sentiment", fingerprint=fingerprint,
-                         suffix=".parquet", progress=False, description="sentiment", execution=execution)
+    results = run_shards(
+        _SentimentShard(cache.sentiment_method),
+        shards,
+        work / "sentiment",
+        fingerprint=fingerprint,
+        suffix=".parquet",
+        progress=False,
+        description="sentiment",
+        execution=execution,
+    )
     for result in results:
         rows = pq.read_table(result.part).to_pylist()
         cache.add_sentiment((r["lang"], r["sentence"], r["score"]) for r in rows)
@@ -148,7 +160,11 @@ def _load(work: str, method: str) -> tuple[dict[str, list[Item]], FeatureCache]:
     """The items and a feature cache holding phase 1's scores, read once per process and audit: the
     shards that follow in the same process share the tokens and n-grams the first one computed."""
     files = [Path(work) / ITEMS_FILE, Path(work) / SCORES_FILE]
-    key = (str(files[0].resolve()), method, *((f.stat().st_mtime_ns, f.stat().st_size) if f.exists() else None for f in files))
+    key = (
+        str(files[0].resolve()),
+        method,
+        *((f.stat().st_mtime_ns, f.stat().st_size) if f.exists() else None for f in files),
+    )
     if key not in _LOADED:
         _LOADED.clear()
         data = json.loads(files[0].read_text(encoding="utf-8"))
@@ -189,7 +205,11 @@ class _JobShard:
 
 
 def run_jobs(
-    names: Sequence[str], job: Job, *, aflite: bool, execution: ExecSettings,
+    names: Sequence[str],
+    job: Job,
+    *,
+    aflite: bool,
+    execution: ExecSettings,
     on_done: Callable[[str, bool], None] | None = None,
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Phase 2: (the part of every baseline, the scan and AFLite by name; the names a stopped run had finished).
@@ -212,8 +232,16 @@ def run_jobs(
         if not plan:
             continue
         results: list[ShardResult] = run_shards(
-            _JobShard(job), [Shard(name) for name in plan], Path(job.work) / folder, fingerprint=fingerprint,
-            suffix=".json", progress=False, description="audit", on_shard=notify, execution=options)
+            _JobShard(job),
+            [Shard(name) for name in plan],
+            Path(job.work) / folder,
+            fingerprint=fingerprint,
+            suffix=".json",
+            progress=False,
+            description="audit",
+            on_shard=notify,
+            execution=options,
+        )
         for result in results:
             parts[result.shard.path] = json.loads(result.part.read_text(encoding="utf-8"))
             if result.skipped:
@@ -229,7 +257,9 @@ def baseline_part(name: str, items: dict[str, list[Item]], cache: FeatureCache, 
     per_split, stochastic, learns = outcome
     records, predictions = [], []
     for split, scores in per_split.items():
-        record, preds = score_record(name, split, items[split], scores, seed=job.seed, runs=job.runs, stochastic=stochastic)
+        record, preds = score_record(
+            name, split, items[split], scores, seed=job.seed, runs=job.runs, stochastic=stochastic
+        )
         record["fit_on"] = job.train_split if learns else None
         records.append(record)
         predictions.extend(preds)
@@ -257,15 +287,29 @@ def score_record(
         accuracies.append(sum(correct) / len(items) if items else 0.0)
         if run == 0:
             predictions = [
-                {"baseline": name, "split": split, "example_id": it.example_id, "choice": it.label_of_option(c),
-                 "label": it.label, "correct": ok, "tie": tie}
+                {
+                    "baseline": name,
+                    "split": split,
+                    "example_id": it.example_id,
+                    "choice": it.label_of_option(c),
+                    "label": it.label,
+                    "correct": ok,
+                    "tie": tie,
+                }
                 for it, c, ok, tie in zip(items, chosen, correct, ties)
             ]
     accuracy = mean(accuracies)
     low, high = wilson_interval(accuracy, len(items))
     record = {
-        "id": f"{name}/{split}", "baseline": name, "split": split, "n": len(items), "accuracy": accuracy,
-        "ci_low": low, "ci_high": high, "runs": n_runs, "tie_share": sum(ties) / len(items) if items else 0.0,
+        "id": f"{name}/{split}",
+        "baseline": name,
+        "split": split,
+        "n": len(items),
+        "accuracy": accuracy,
+        "ci_low": low,
+        "ci_high": high,
+        "runs": n_runs,
+        "tie_share": sum(ties) / len(items) if items else 0.0,
         # averaged runs give a fractional count: the test takes the nearest whole number of right answers
         "p_value": chance_test(round(accuracy * len(items)), [1 / it.n_options for it in items]),
     }
@@ -273,8 +317,15 @@ def score_record(
 
 
 def run_baseline(
-    name: str, task: str, lang: str, items: dict[str, list[Item]], train_split: str, cache: FeatureCache,
-    seed: int, model_path: str | Path | None, bert: BertSettings | None,
+    name: str,
+    task: str,
+    lang: str,
+    items: dict[str, list[Item]],
+    train_split: str,
+    cache: FeatureCache,
+    seed: int,
+    model_path: str | Path | None,
+    bert: BertSettings | None,
 ) -> tuple[dict[str, Scores], bool, bool] | str:
     """(scores per split, stochastic, learns), or why the baseline cannot run here.
 
@@ -284,8 +335,10 @@ def run_baseline(
     spec = get_baseline(name)
     if spec.model:
         if model_path is None:
-            return ("needs --model-path DIR, a local pretrained checkpoint (LOT fine-tunes bert-base); a BERT trained "
-                    "from scratch on the audit set is not comparable with the paper's figures")
+            return (
+                "needs --model-path DIR, a local pretrained checkpoint (LOT fine-tunes bert-base); a BERT trained "
+                "from scratch on the audit set is not comparable with the paper's figures"
+            )
         if not train:
             return _no_train_split(train_split, items)
         if not held_out:

@@ -15,8 +15,12 @@ from lotdata.exec import ExecSettings
 @stage_options(params=CleanStepParams, execution=ExecSettings)
 def clean_cmd(
     stories: List[Path] = typer.Argument(..., help="stories Parquet file(s); duplicates are found across all of them."),
-    out: Path = typer.Option(..., "--out", help="Folder for stories.parquet, quarantine.parquet, summary.parquet, manifest.json."),
-    *, params: CleanStepParams, execution: ExecSettings,
+    out: Path = typer.Option(
+        ..., "--out", help="Folder for stories.parquet, quarantine.parquet, summary.parquet, manifest.json."
+    ),
+    *,
+    params: CleanStepParams,
+    execution: ExecSettings,
 ) -> None:
     """Clean stories: strip noise, flag for annotators, reject by rule, remove exact and near-duplicates."""
     from lotdata.clean.files import clean_files
@@ -31,8 +35,11 @@ def clean_cmd(
             raise InputError(
                 f"no story kept: {result.counts['stories_in']} read, {result.counts['removed']} removed; "
                 f"see {out / 'quarantine.parquet'} and {out / 'summary.parquet'}",
-                path=", ".join(map(str, stories)))
-    out_console.print(summary_table(f"lotdata clean -> {out}", {k: v for k, v in result.counts.items() if k != "phase_seconds"}))
+                path=", ".join(map(str, stories)),
+            )
+    out_console.print(
+        summary_table(f"lotdata clean -> {out}", {k: v for k, v in result.counts.items() if k != "phase_seconds"})
+    )
     table = summary_table("per source and rule", {})
     for row in result.summary:
         table.add_row(f"{row['source']} · {row['rule']} ({row['action']})", str(row["stories"]))

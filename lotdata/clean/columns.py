@@ -61,5 +61,6 @@ def _from_buffers(dtype: pa.DataType, values: Sequence[Any], buffers: list, chil
     missing = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
     nulls = int(missing.sum())
     validity = pa.py_buffer(np.packbits(~missing, bitorder="little")) if nulls else None
-    return pa.Array.from_buffers(dtype, len(values), [validity, *buffers], null_count=nulls,
-                                 children=[child] if child is not None else None)
+    return pa.Array.from_buffers(
+        dtype, len(values), [validity, *buffers], null_count=nulls, children=[child] if child is not None else None
+    )

@@ -48,10 +48,10 @@ class DedupParams:
 def shingles(text: str, lang: str, size: int) -> set[str]:
     if lang == "en":
         words = text.lower().split()
-        grams = {" ".join(words[i:i + size]) for i in range(max(1, len(words) - size + 1))}
+        grams = {" ".join(words[i : i + size]) for i in range(max(1, len(words) - size + 1))}
     else:
         chars = _NOT_ALNUM.sub("", text)  # punctuation differences do not count
-        grams = {chars[i:i + size] for i in range(max(1, len(chars) - size + 1))}
+        grams = {chars[i : i + size] for i in range(max(1, len(chars) - size + 1))}
     return {g for g in grams if g}
 
 
@@ -89,7 +89,7 @@ def lsh_bands(threshold: float, num_perm: int) -> tuple[int, int]:
     best, best_error = (1, num_perm), float("inf")
     for bands in range(1, num_perm + 1):
         for rows in range(1, num_perm // bands + 1):
-            hit = 1.0 - (1.0 - grid ** rows) ** bands  # probability that a pair of similarity s is a candidate
+            hit = 1.0 - (1.0 - grid**rows) ** bands  # probability that a pair of similarity s is a candidate
             below, above = grid <= threshold, grid >= threshold
             error = _area(hit[below], grid[below]) + _area(1.0 - hit[above], grid[above])
             if error < best_error:
@@ -141,7 +141,7 @@ def band_pair_keys(sigs: np.ndarray, rows: int, bands: range) -> np.ndarray:
         two = starts[lengths == 2]  # most buckets hold a pair: no loop for them
         found.append(pair_keys(order[two], order[two + 1], n))
         for start, length in zip(starts[lengths > 2].tolist(), lengths[lengths > 2].tolist()):
-            group = order[start:start + length]
+            group = order[start : start + length]
             i, j = np.triu_indices(length, k=1)
             found.append(pair_keys(group[i], group[j], n))
         merged = np.union1d(merged, np.concatenate(found))
@@ -165,8 +165,9 @@ class NearDuplicates:
     similarity: list[float | None]  # estimated Jaccard with that better copy
 
 
-def cluster_and_filter(sigs: np.ndarray, pairs: np.ndarray, rank: Callable[[int], tuple],
-                       params: DedupParams = DedupParams()) -> NearDuplicates:
+def cluster_and_filter(
+    sigs: np.ndarray, pairs: np.ndarray, rank: Callable[[int], tuple], params: DedupParams = DedupParams()
+) -> NearDuplicates:
     """Phases 3 and 4: clusters of the checked candidate pairs; reject each copy too close to a better kept one."""
     n = len(sigs)
     parent = list(range(n))
@@ -178,7 +179,7 @@ def cluster_and_filter(sigs: np.ndarray, pairs: np.ndarray, rank: Callable[[int]
         return i
 
     for lo in range(0, len(pairs), PAIRS_AT_ONCE):  # a run at a time: each pair's two signatures are gathered
-        run = pairs[lo:lo + PAIRS_AT_ONCE]
+        run = pairs[lo : lo + PAIRS_AT_ONCE]
         for i, j in run[similarity(sigs, run[:, 0], run[:, 1]) >= params.cluster_threshold].tolist():
             a, b = find(i), find(j)
             if a != b:
@@ -207,8 +208,9 @@ def cluster_and_filter(sigs: np.ndarray, pairs: np.ndarray, rank: Callable[[int]
     return NearDuplicates(cluster_of, duplicate_of, sims)
 
 
-def find_near_duplicates(texts: Sequence[str], langs: Sequence[str], rank: Callable[[int], tuple],
-                         params: DedupParams = DedupParams()) -> NearDuplicates:
+def find_near_duplicates(
+    texts: Sequence[str], langs: Sequence[str], rank: Callable[[int], tuple], params: DedupParams = DedupParams()
+) -> NearDuplicates:
     """All phases in this process. `rank(i)` orders copies: the smallest rank is the best copy."""
     sigs = signatures(texts, langs, params)
     bands, rows = lsh_bands(lsh_threshold(params), params.num_perm)

@@ -30,15 +30,31 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from lotdata.clean.columns import column, indices, table_of
+from lotdata.clean.dedup import (
+    NearDuplicates,
+    band_pair_keys,
+    cluster_and_filter,
+    lsh_bands,
+    lsh_threshold,
+    pairs_of,
+    signatures,
+)
 from lotdata.clean.heldout import HeldCase, match_held_out
-from lotdata.clean.dedup import band_pair_keys, cluster_and_filter, lsh_bands, lsh_threshold, pairs_of, signatures
-from lotdata.clean.dedup import NearDuplicates
-from lotdata.clean.step import CLEAN_NEEDS, EVIDENCE_LIMIT, CleanParams, StoryKeys, clean_story, count_story, deduplicate, summary_rows
+from lotdata.clean.step import (
+    CLEAN_NEEDS,
+    EVIDENCE_LIMIT,
+    CleanParams,
+    StoryKeys,
+    clean_story,
+    count_story,
+    deduplicate,
+    summary_rows,
+)
 from lotdata.errors import InputError, must_exist, require_all
 from lotdata.exec import ExecSettings, Shard, run_shards
 from lotdata.io import check_output_dir, write_manifest, write_parquet, write_parquet_pieces
 from lotdata.paths import check_outputs
-from lotdata.clean.columns import column, indices, table_of
 from lotdata.schema import CLEAN_SUMMARY, STORIES, STORIES_QUARANTINE, check_table
 
 ROWS_PER_SHARD = 500
@@ -47,8 +63,15 @@ OUTPUT_ROWS = 4096  # rows gathered and written at a time (a row group of the ou
 WORK_DIR = ".work"
 
 # a part of phase 1: the cleaned story, the rule that rejects it (if any) and its signature
-_PART = pa.schema([*STORIES, pa.field("_rule", pa.string()), pa.field("_evidence", pa.string()),
-                   pa.field("_len", pa.int64()), pa.field("_sig", pa.binary())])
+_PART = pa.schema(
+    [
+        *STORIES,
+        pa.field("_rule", pa.string()),
+        pa.field("_evidence", pa.string()),
+        pa.field("_len", pa.int64()),
+        pa.field("_sig", pa.binary()),
+    ]
+)
 
 _META = ["story_id", "flags", "source", "url", "title", "_rule", "_evidence", "_len"]
 
@@ -85,8 +108,15 @@ def clean_shard(shard: Shard, part: Path, params: CleanParams) -> dict:
     table = _read_rows(Path(shard.path), shard.start, shard.stop)
     for row in table.to_pylist():
         new, rule, evidence = clean_story(row, params)
-        rows.append({**new, "_rule": rule, "_evidence": (evidence or "")[:EVIDENCE_LIMIT] if rule else None,
-                     "_len": len(new["text"]), "_sig": None})
+        rows.append(
+            {
+                **new,
+                "_rule": rule,
+                "_evidence": (evidence or "")[:EVIDENCE_LIMIT] if rule else None,
+                "_len": len(new["text"]),
+                "_sig": None,
+            }
+        )
     candidates = [r for r in rows if r["_rule"] is None]
     signing = time.perf_counter()
     sigs = signatures([r["text"] for r in candidates], [r["lang"] for r in candidates], params.dedup)
@@ -111,8 +141,9 @@ def _read_rows(path: Path, start: int, stop: int) -> pa.Table:
                 position = offset if position is None else position
             offset += rows
         batches = []
-        for batch in file.iter_batches(batch_size=max(1, stop - start), row_groups=groups, use_threads=False) \
-                if groups else ():
+        for batch in (
+            file.iter_batches(batch_size=max(1, stop - start), row_groups=groups, use_threads=False) if groups else ()
+        ):
             low, position = position, position + batch.num_rows
             if position > start:
                 batches.append(batch.slice(max(0, start - low), min(position, stop) - max(low, start)))
@@ -166,8 +197,9 @@ def clean_files(
     shards = plan_clean_shards(paths, rows_per_shard)
     fingerprint = _fingerprint(params, paths, rows_per_shard)
     run = partial(run_shards, execution=execution, progress=progress)
-    cleaned = run(partial(clean_shard, params=params), shards, work / "clean", fingerprint=fingerprint,
-                  description="clean")
+    cleaned = run(
+        partial(clean_shard, params=params), shards, work / "clean", fingerprint=fingerprint, description="clean"
+    )
     parts = [r.part for r in cleaned]
     clock = _Clock(started)
     clock.lap("clean_and_signatures")
@@ -194,11 +226,22 @@ def clean_files(
         with open(sig_path, "wb") as handle:
             np.save(handle, sigs)
         bands, rows = lsh_bands(lsh_threshold(params.dedup), params.dedup.num_perm)
-        band_shards = [Shard(str(sig_path), lo, min(bands, lo + BANDS_PER_SHARD), sigs.nbytes * BANDS_PER_SHARD // bands)
-                       for lo in range(0, bands, BANDS_PER_SHARD)]
+        band_shards = [
+            Shard(str(sig_path), lo, min(bands, lo + BANDS_PER_SHARD), sigs.nbytes * BANDS_PER_SHARD // bands)
+            for lo in range(0, bands, BANDS_PER_SHARD)
+        ]
         sig_print = hashlib.sha256(sigs.tobytes()).hexdigest()[:16]
-        pair_parts = [r.part for r in run(partial(bucket_shard, rows=rows), band_shards, work / "buckets",
-                                          fingerprint=f"{sig_print}-{rows}-keys", suffix=".npy", description="buckets")]
+        pair_parts = [
+            r.part
+            for r in run(
+                partial(bucket_shard, rows=rows),
+                band_shards,
+                work / "buckets",
+                fingerprint=f"{sig_print}-{rows}-keys",
+                suffix=".npy",
+                description="buckets",
+            )
+        ]
         found = np.zeros(0, dtype=np.int64)
         for part in pair_parts:  # merged a part at a time (sorted, unique): never every band's copies at once
             found = np.union1d(found, np.load(part))
@@ -231,18 +274,21 @@ def clean_files(
         kept.append(g)
         cluster_ids.append(cluster_id)
     clock.lap("clusters_filter")
+
     # the outputs one after the other, a run of OUTPUT_ROWS rows at a time, each gathered part by part: the
     # driver's memory is bounded by the run, not by the corpus
     # the generators keep no reference to a run once it is yielded: two runs are never alive at once
     def kept_pieces() -> Iterator[pa.Table]:
         for lo in range(0, max(len(kept), 1), OUTPUT_ROWS):  # no story kept: one empty row group
-            yield _take_rows(parts, starts, kept[lo:lo + OUTPUT_ROWS]).set_column(
-                STORIES.get_field_index("cluster_id"), STORIES.field("cluster_id"),
-                column(cluster_ids[lo:lo + OUTPUT_ROWS], pa.string()))
+            yield _take_rows(parts, starts, kept[lo : lo + OUTPUT_ROWS]).set_column(
+                STORIES.get_field_index("cluster_id"),
+                STORIES.field("cluster_id"),
+                column(cluster_ids[lo : lo + OUTPUT_ROWS], pa.string()),
+            )
 
     def quarantine_pieces() -> Iterator[pa.Table]:
         for lo in range(0, max(len(rejected), 1), OUTPUT_ROWS):
-            yield _rejected_rows(parts, starts, rejected[lo:lo + OUTPUT_ROWS])
+            yield _rejected_rows(parts, starts, rejected[lo : lo + OUTPUT_ROWS])
 
     files = {"stories": write_parquet_pieces(kept_pieces(), STORIES, out / "stories.parquet")}
     pa.default_memory_pool().release_unused()
@@ -254,18 +300,34 @@ def clean_files(
     seconds = time.perf_counter() - started
     clock.phases["signatures_cpu"] = round(sum(r.stats.get("signature_seconds", 0.0) for r in cleaned), 3)
     counts = {
-        "stories_in": len(ids), "kept": len(kept), "removed": len(rejected),
+        "stories_in": len(ids),
+        "kept": len(kept),
+        "removed": len(rejected),
         "clusters": dedup.clusters,
-        "seconds": round(seconds, 3), "stories_per_second": round(len(ids) / seconds, 1) if seconds else None,
+        "seconds": round(seconds, 3),
+        "stories_per_second": round(len(ids) / seconds, 1) if seconds else None,
         "phase_seconds": clock.phases,
     }
     if hold_out:
-        counts["held_out"] = {"source": hold_out_source, "cases": len(hold_out), "by_id": held_counts["id"],
-                              "by_near_duplicate": held_counts["near_duplicate"], "threshold": hold_out_threshold}
+        counts["held_out"] = {
+            "source": hold_out_source,
+            "cases": len(hold_out),
+            "by_id": held_counts["id"],
+            "by_near_duplicate": held_counts["near_duplicate"],
+            "threshold": hold_out_threshold,
+        }
     recorded = {k: v for k, v in asdict(params).items() if k != "lexicon"}
     recorded["lexicon_terms"] = len(params.lexicon)
-    write_manifest(out, kind="clean", task="clean", command="lotdata clean", params=recorded, inputs=paths, files=files,
-                   stats=counts)
+    write_manifest(
+        out,
+        kind="clean",
+        task="clean",
+        command="lotdata clean",
+        params=recorded,
+        inputs=paths,
+        files=files,
+        stats=counts,
+    )
     shutil.rmtree(work, ignore_errors=True)
     return CleanFilesResult(len(kept), len(rejected), summary_rows(summary), counts, files)
 
@@ -315,7 +377,9 @@ def _trim_heap() -> None:
 def _rejected_rows(parts: Sequence[Path], starts: np.ndarray, batch: Sequence[tuple[int, str, str | None]]) -> pa.Table:
     """The quarantine rows of `batch` (global row, rule, evidence): the story, its status, rule and evidence."""
     table = _take_rows(parts, starts, [g for g, _, _ in batch])
-    table = table.set_column(table.schema.get_field_index("status"), "status", column(["rejected"] * len(batch), pa.string()))
+    table = table.set_column(
+        table.schema.get_field_index("status"), "status", column(["rejected"] * len(batch), pa.string())
+    )
     table = table.append_column("rule", column([r for _, r, _ in batch], pa.string()))
     return table.append_column("evidence", column([(e or "")[:EVIDENCE_LIMIT] for _, _, e in batch], pa.string()))
 
@@ -329,7 +393,7 @@ def _by_part(starts: np.ndarray, positions: Sequence[int]) -> Iterator[tuple[int
     bounds = np.searchsorted(ordered, starts)
     for k in range(len(starts) - 1):
         if bounds[k + 1] > bounds[k]:
-            yield k, ordered[bounds[k]:bounds[k + 1]] - starts[k], order[bounds[k]:bounds[k + 1]]
+            yield k, ordered[bounds[k] : bounds[k + 1]] - starts[k], order[bounds[k] : bounds[k + 1]]
 
 
 def _empty(schema: pa.Schema) -> pa.Table:

@@ -33,7 +33,13 @@ class HeldCase:
 def read_held_out(path: str | Path, splits: Sequence[str] = ("val", "test")) -> list[HeldCase]:
     """The cases of `splits` in a dataset folder or a Story Cloze csv (a file, or a folder of val.csv/test.csv)."""
     path = must_exist(path, "--hold-out")
-    csvs = [path] if path.suffix == ".csv" else sorted(path.glob("*.csv")) if path.is_dir() and not (path / "manifest.json").exists() else []
+    csvs = (
+        [path]
+        if path.suffix == ".csv"
+        else sorted(path.glob("*.csv"))
+        if path.is_dir() and not (path / "manifest.json").exists()
+        else []
+    )
     if csvs:
         return _storycloze_cases(csvs, splits)
     from lotdata.datasets.folder import dataset_task, read_dataset
@@ -73,12 +79,15 @@ def _storycloze_cases(files: Sequence[Path], splits: Sequence[str]) -> list[Held
         rows, _bad = read_storycloze(path, split)
         cases += [_with_csv_story_id(_case("clozet", row), split) for row in rows]
     if not cases:
-        raise InputError(f"--hold-out: no {'/'.join(splits)} case in the Story Cloze csv", path=", ".join(map(str, files)))
+        raise InputError(
+            f"--hold-out: no {'/'.join(splits)} case in the Story Cloze csv", path=", ".join(map(str, files))
+        )
     return cases
 
 
-def match_held_out(story_ids: Sequence[str], story_sigs: np.ndarray, cases: Sequence[HeldCase], params: DedupParams,
-                   threshold: float) -> dict[int, tuple[str, str]]:
+def match_held_out(
+    story_ids: Sequence[str], story_sigs: np.ndarray, cases: Sequence[HeldCase], params: DedupParams, threshold: float
+) -> dict[int, tuple[str, str]]:
     """{story index: (how, evidence)}: the stories that are a case's source, by id first, then by near copy."""
     by_id = {case.story_id: case for case in cases}
     by_id.update({case.csv_story_id: case for case in cases if case.csv_story_id})

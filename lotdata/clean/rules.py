@@ -200,7 +200,7 @@ def glued_title(text: str, title: str | None = None) -> str | None:
             break
         if len(prefix) < 2 or prefix[0] in _TITLE_START_BAD or prefix[-1] in _TITLE_END_BAD or not pos.startswith("n"):
             continue  # a title starts with content and ends on a noun
-        rest = sentence[len(prefix):]
+        rest = sentence[len(prefix) :]
         if len(rest) < 2:
             break
         next_word, next_pos = tagged[i + 1]

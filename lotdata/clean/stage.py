@@ -21,25 +21,38 @@ class CleanStepParams:
     max_chars: int = param(CleanParams.max_chars, "Reject stories longer than this.", check=">0")
     short_chars: int = param(CleanParams.short_chars, "Flag too_short below this.", check=">=0")
     long_chars: int = param(CleanParams.long_chars, "Flag too_long above this.", check=">0")
-    lexicon: str | None = param(None, "Lexicon file (one term a line) of content to reject; default: the shipped list.",
-                                path="file")
-    near_dup: float = param(DedupParams.reject_threshold, "Estimated Jaccard at which a copy is removed.", check="share")
-    cluster: float = param(DedupParams.cluster_threshold, "Estimated Jaccard at which kept stories share a cluster_id.",
-                           check="share")
+    lexicon: str | None = param(
+        None, "Lexicon file (one term a line) of content to reject; default: the shipped list.", path="file"
+    )
+    near_dup: float = param(
+        DedupParams.reject_threshold, "Estimated Jaccard at which a copy is removed.", check="share"
+    )
+    cluster: float = param(
+        DedupParams.cluster_threshold, "Estimated Jaccard at which kept stories share a cluster_id.", check="share"
+    )
     seed: int = param(DedupParams.seed, "MinHash seed.")
-    hold_out: str | None = param(None, "A test set (dataset folder or Story Cloze csv): remove every story that is the source "
-                                 "of one of its val/test cases, by story id and by near copy (ROCStories 4.2).", path="input")
+    hold_out: str | None = param(
+        None,
+        "A test set (dataset folder or Story Cloze csv): remove every story that is the source "
+        "of one of its val/test cases, by story id and by near copy (ROCStories 4.2).",
+        path="input",
+    )
     hold_out_split: str = param("val,test", "The splits of --hold-out whose source stories leave the corpus.")
-    hold_out_near: float = param(0.8, "Estimated Jaccard from which a story is a near copy of a held-out case's story.",
-                                 check="share")
+    hold_out_near: float = param(
+        0.8, "Estimated Jaccard from which a story is a near copy of a held-out case's story.", check="share"
+    )
 
     def check(self) -> None:
         """The combinations a recipe and `lotdata clean` refuse alike (ValueError)."""
         if not 0 < self.cluster <= self.near_dup <= 1:
-            raise ValueError(f"need 0 < cluster (--cluster) <= near_dup (--near-dup) <= 1, not {self.cluster} and {self.near_dup}")
+            raise ValueError(
+                f"need 0 < cluster (--cluster) <= near_dup (--near-dup) <= 1, not {self.cluster} and {self.near_dup}"
+            )
         if self.min_chars > self.max_chars:
-            raise ValueError(f"min_chars (--min-chars) {self.min_chars} is greater than max_chars (--max-chars) "
-                             f"{self.max_chars}: no story could be kept")
+            raise ValueError(
+                f"min_chars (--min-chars) {self.min_chars} is greater than max_chars (--max-chars) "
+                f"{self.max_chars}: no story could be kept"
+            )
 
     def hold_out_settings(self) -> dict[str, Any]:
         """`clean_files`' held-out keywords: the cases of `hold_out`'s splits (none without it)."""
@@ -48,15 +61,24 @@ class CleanStepParams:
         from lotdata.clean.heldout import read_held_out
 
         splits = [s.strip() for s in self.hold_out_split.split(",") if s.strip()]
-        return {"hold_out": read_held_out(self.hold_out, splits), "hold_out_threshold": self.hold_out_near,
-                "hold_out_source": str(self.hold_out)}
+        return {
+            "hold_out": read_held_out(self.hold_out, splits),
+            "hold_out_threshold": self.hold_out_near,
+            "hold_out_source": str(self.hold_out),
+        }
 
     def clean_params(self) -> CleanParams:
         from lotdata.clean.step import load_lexicon
 
-        return CleanParams(t2s=self.t2s, min_chars=self.min_chars, max_chars=self.max_chars, short_chars=self.short_chars,
-                           long_chars=self.long_chars, lexicon=load_lexicon(self.lexicon),
-                           dedup=DedupParams(cluster_threshold=self.cluster, reject_threshold=self.near_dup, seed=self.seed))
+        return CleanParams(
+            t2s=self.t2s,
+            min_chars=self.min_chars,
+            max_chars=self.max_chars,
+            short_chars=self.short_chars,
+            long_chars=self.long_chars,
+            lexicon=load_lexicon(self.lexicon),
+            dedup=DedupParams(cluster_threshold=self.cluster, reject_threshold=self.near_dup, seed=self.seed),
+        )
 
 
 def run(ctx: StepContext, params: CleanStepParams, execution: ExecSettings, table: dict[str, Any], index: int) -> None:
@@ -69,17 +91,26 @@ def run(ctx: StepContext, params: CleanStepParams, execution: ExecSettings, tabl
     held = ctx.relative(params.hold_out) if params.hold_out else None
     if held:
         params = _with(params, hold_out=str(held))
-    given = {k: v for k, v in table.items() if k not in ("out", "workers", "executor", "ray_address", "lexicon", "seed", "hold_out")}
-    payload = {**given, "near_dup": params.near_dup, "cluster": params.cluster,
-               **({"seed": params.seed} if params.seed != DedupParams.seed else {})}
+    given = {
+        k: v
+        for k, v in table.items()
+        if k not in ("out", "workers", "executor", "ray_address", "lexicon", "seed", "hold_out")
+    }
+    payload = {
+        **given,
+        "near_dup": params.near_dup,
+        "cluster": params.cluster,
+        **({"seed": params.seed} if params.seed != DedupParams.seed else {}),
+    }
     inputs = [*ctx.stories, *([lexicon] if lexicon else []), *files_of(held, any_suffix=True)]
     fp = ctx.cached("clean", {"clean": payload}, inputs, [out / "manifest.json"])
     if fp is not None:
-        result = clean_files(ctx.stories, out, params.clean_params(), execution=execution,
-                             **params.hold_out_settings())
+        result = clean_files(ctx.stories, out, params.clean_params(), execution=execution, **params.hold_out_settings())
         if not result.kept:
-            raise InputError(f"step clean: no story kept ({result.counts}); see {out / 'quarantine.parquet'}",
-                             path=", ".join(map(str, ctx.stories)))
+            raise InputError(
+                f"step clean: no story kept ({result.counts}); see {out / 'quarantine.parquet'}",
+                path=", ".join(map(str, ctx.stories)),
+            )
         ctx.done("clean", fp, dict(result.counts), [out / "manifest.json"])
     ctx.stories = [out / "stories.parquet"]
 
@@ -90,8 +121,16 @@ def _with(params: CleanStepParams, **changes: Any) -> CleanStepParams:
     return replace(params, **changes)
 
 
-STAGE = register_stage(Stage(
-    name="clean", params=CleanStepParams, run=run, order=40, executes=True, check=CleanStepParams.check,
-    summary="noise, flags, rejects, exact and near-duplicates, on all the stories above", output="`clean/`",
-    needs=CLEAN_NEEDS,
-))
+STAGE = register_stage(
+    Stage(
+        name="clean",
+        params=CleanStepParams,
+        run=run,
+        order=40,
+        executes=True,
+        check=CleanStepParams.check,
+        summary="noise, flags, rejects, exact and near-duplicates, on all the stories above",
+        output="`clean/`",
+        needs=CLEAN_NEEDS,
+    )
+)

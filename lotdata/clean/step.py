@@ -93,16 +93,25 @@ def clean_story(row: Mapping[str, Any], params: CleanParams) -> tuple[dict[str, 
         text, title = to_simplified(text), (to_simplified(title) if title else title)
     stripped = strip_noise(text, lang)
     text = normalize_text(stripped.text, lang)
-    flags = [f for f in row.get("flags") or [] if not f.startswith("stripped_") and f not in JUDGEMENT_FLAGS
-             and f not in ("has_dialogue", "fixed_punct")]
+    flags = [
+        f
+        for f in row.get("flags") or []
+        if not f.startswith("stripped_") and f not in JUDGEMENT_FLAGS and f not in ("has_dialogue", "fixed_punct")
+    ]
     flags += [f"stripped_{rule}" if rule != "repeated_punct" else "fixed_punct" for rule in stripped.removed]
     sentences = split_sentences(text, lang) if text else []
-    new = {**row, "text": text, "title": title, "sentences": sentences,
-           # paragraph breaks index the sentences: they hold while cleaning left the sentences as they were
-           "paragraph_breaks": row.get("paragraph_breaks") if sentences == list(row.get("sentences") or []) else None,
-           "story_id": story_id_for(text), "cluster_id": None,
-           # an annotator's verdict (accepted, rejected, rewritten) outlives a re-clean
-           "status": "clean" if row.get("status") in (None, "raw", "clean") else row["status"]}
+    new = {
+        **row,
+        "text": text,
+        "title": title,
+        "sentences": sentences,
+        # paragraph breaks index the sentences: they hold while cleaning left the sentences as they were
+        "paragraph_breaks": row.get("paragraph_breaks") if sentences == list(row.get("sentences") or []) else None,
+        "story_id": story_id_for(text),
+        "cluster_id": None,
+        # an annotator's verdict (accepted, rejected, rewritten) outlives a re-clean
+        "status": "clean" if row.get("status") in (None, "raw", "clean") else row["status"],
+    }
     n = len(text)
     share = dialogue_share(text)
     if share > 0:
@@ -143,14 +152,21 @@ def summary_rows(summary: Counter) -> list[dict[str, Any]]:
     return [{"source": s, "rule": r, "action": a, "stories": c} for (s, r, a), c in sorted(summary.items())]
 
 
-def rank_key(flags: Sequence[str], length: int, source: str | None, url: str | None, story_id: str,
-             titled: bool = False) -> tuple:
+def rank_key(
+    flags: Sequence[str], length: int, source: str | None, url: str | None, story_id: str, titled: bool = False
+) -> tuple:
     """The order of copies: fewest judgement flags, a separate title, longest text, smallest (source, url, story_id).
 
     A separate title comes before length: a copy whose title was glued into its first sentence is longer by the
     title, and used to win (CFT: 283 times), so glued titles reached the outputs ("鹿和狮子清澈...")."""
-    return (sum(1 for f in flags if f in JUDGEMENT_FLAGS), 0 if titled else 1, -length, source or "", url or "", story_id)
-
+    return (
+        sum(1 for f in flags if f in JUDGEMENT_FLAGS),
+        0 if titled else 1,
+        -length,
+        source or "",
+        url or "",
+        story_id,
+    )
 
 
 def where(story_id: str, source: str | None, url: str | None) -> str:
@@ -235,9 +251,14 @@ def clean_rows(rows: Iterable[Mapping[str, Any]], params: CleanParams = CleanPar
         count_story(summary, new.get("source") or "", new["flags"], rule)
         cleaned.append(new)
         outcomes.append((rule, evidence))
-    keys = StoryKeys([r["story_id"] for r in cleaned], [r["flags"] for r in cleaned], [len(r["text"]) for r in cleaned],
-                     [r.get("source") for r in cleaned], [r.get("url") for r in cleaned],
-                     [bool((r.get("title") or "").strip()) for r in cleaned])
+    keys = StoryKeys(
+        [r["story_id"] for r in cleaned],
+        [r["flags"] for r in cleaned],
+        [len(r["text"]) for r in cleaned],
+        [r.get("source") for r in cleaned],
+        [r.get("url") for r in cleaned],
+        [bool((r.get("title") or "").strip()) for r in cleaned],
+    )
 
     def find_near(unique: list[int], rank: Callable[[int], tuple]) -> NearDuplicates:
         texts = [cleaned[g]["text"] for g in unique]
@@ -246,12 +267,18 @@ def clean_rows(rows: Iterable[Mapping[str, Any]], params: CleanParams = CleanPar
     candidates = [g for g, (rule, _) in enumerate(outcomes) if rule is None]
     dedup = deduplicate(keys, candidates, find_near, summary)
     rejected = [(g, rule, evidence) for g, (rule, evidence) in enumerate(outcomes) if rule] + dedup.rejected
-    quarantine = [{**cleaned[g], "status": "rejected", "rule": rule, "evidence": (evidence or "")[:EVIDENCE_LIMIT]}
-                  for g, rule, evidence in rejected]
+    quarantine = [
+        {**cleaned[g], "status": "rejected", "rule": rule, "evidence": (evidence or "")[:EVIDENCE_LIMIT]}
+        for g, rule, evidence in rejected
+    ]
     kept = [{**cleaned[g], "cluster_id": cluster_id} for g, cluster_id in zip(dedup.kept, dedup.cluster_ids)]
     seconds = time.perf_counter() - started
     counts = {
-        "stories_in": len(cleaned), "kept": len(kept), "removed": len(quarantine), "clusters": dedup.clusters,
-        "seconds": round(seconds, 3), "stories_per_second": round(len(cleaned) / seconds, 1) if seconds else None,
+        "stories_in": len(cleaned),
+        "kept": len(kept),
+        "removed": len(quarantine),
+        "clusters": dedup.clusters,
+        "seconds": round(seconds, 3),
+        "stories_per_second": round(len(cleaned) / seconds, 1) if seconds else None,
     }
     return CleanResult(kept, quarantine, summary_rows(summary), counts)

@@ -12,15 +12,25 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from lotdata.datasets.stats import split_stats
 from lotdata.datasets.inputs import open_input
 from lotdata.datasets.registry import get_task
+from lotdata.datasets.stats import split_stats
 from lotdata.io import read_parquet, write_text
 from lotdata.schema import SPLITS
 
 CARD_NAME = "README.md"
 
-_LICENSES = {"apache-2.0", "mit", "cc0-1.0", "cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0", "cc-by-nc-sa-4.0", "cc-by-nd-4.0"}
+_LICENSES = {
+    "apache-2.0",
+    "mit",
+    "cc0-1.0",
+    "cc-by-4.0",
+    "cc-by-sa-4.0",
+    "cc-by-nc-4.0",
+    "cc-by-nc-sa-4.0",
+    "cc-by-nd-4.0",
+}
+
 
 def _license_tag(licenses: list[str]) -> str:
     if not licenses:
@@ -82,8 +92,11 @@ def _drops(manifest: Mapping[str, Any]) -> str:
     stats = manifest.get("stats", {})
     rules = manifest.get("drop_rules", {})
     lines = []
-    for title, counts in (("stories", stats.get("stories_dropped")), ("paragraphs", stats.get("paragraphs_dropped")),
-                          ("annotated items", stats.get("annotation_dropped"))):
+    for title, counts in (
+        ("stories", stats.get("stories_dropped")),
+        ("paragraphs", stats.get("paragraphs_dropped")),
+        ("annotated items", stats.get("annotation_dropped")),
+    ):
         for reason, count in (counts or {}).items():
             lines.append(f"| {title} | {reason} | {count} | {rules.get(reason, '')} |")
     if not lines and "annotation_dropped" in stats:
@@ -106,7 +119,9 @@ def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None, tok
     manifest = manifest if manifest is not None else open_input(folder, expect=("dataset",)).manifest
     task = manifest["task"]
     schema = get_task(task).schema
-    present = [s for s in SPLITS if s in manifest.get("splits", {})] + [s for s in manifest.get("splits", {}) if s not in SPLITS]
+    present = [s for s in SPLITS if s in manifest.get("splits", {})] + [
+        s for s in manifest.get("splits", {}) if s not in SPLITS
+    ]
     rows = {s: read_parquet(folder / manifest["splits"][s]["file"], schema).to_pylist() for s in present}
     non_empty = [s for s in present if rows[s]]  # datasets cannot load an empty split
     stats = {s: split_stats(task, rows[s], tokenizer) for s in non_empty}
@@ -114,7 +129,10 @@ def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None, tok
     description = get_task(task).card_description
     env = manifest.get("environment", {})
     params = manifest.get("params", {})
-    inputs = "\n".join(f"- `{i['path']}` (sha256 `{i['sha256'][:16]}…`)" for i in manifest.get("inputs", [])) or "- (none recorded)"
+    inputs = (
+        "\n".join(f"- `{i['path']}` (sha256 `{i['sha256'][:16]}…`)" for i in manifest.get("inputs", []))
+        or "- (none recorded)"
+    )
     origin = manifest.get("split_origin")
     body = [
         f"# lotdata {task}",
@@ -126,10 +144,20 @@ def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None, tok
         "",
         "| split | examples | file | sha256 |",
         "| --- | ---: | --- | --- |",
-        *[f"| {s} | {e['rows']} | `{e['file']}` | `{e['sha256'][:16]}…` |" for s, e in manifest.get("splits", {}).items()],
+        *[
+            f"| {s} | {e['rows']} | `{e['file']}` | `{e['sha256'][:16]}…` |"
+            for s, e in manifest.get("splits", {}).items()
+        ],
         "",
-        *(["Empty splits are left out of `configs` (`datasets` cannot load an empty split): " + ", ".join(sorted(set(present) - set(non_empty))), ""]
-          if set(present) - set(non_empty) else []),
+        *(
+            [
+                "Empty splits are left out of `configs` (`datasets` cannot load an empty split): "
+                + ", ".join(sorted(set(present) - set(non_empty))),
+                "",
+            ]
+            if set(present) - set(non_empty)
+            else []
+        ),
         *([f"Where the rows come from (`origin`): {json.dumps(origin, ensure_ascii=False)}.", ""] if origin else []),
         "## 数据统计 Statistics (LOT Table 3)",
         "",
@@ -167,12 +195,17 @@ def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None, tok
 STATS_CACHE = "stats.json"
 
 
-def save_stats(folder: Path, manifest: Mapping[str, Any], stats: Mapping[str, Any], tokenizer: str | None = None) -> None:
+def save_stats(
+    folder: Path, manifest: Mapping[str, Any], stats: Mapping[str, Any], tokenizer: str | None = None
+) -> None:
     from lotdata.text.tokenize import default_tokenizer
 
     splits = {s: {"sha256": e.get("sha256"), "stats": stats.get(s)} for s, e in (manifest.get("splits") or {}).items()}
-    write_text(json.dumps({"tokenizer": tokenizer or default_tokenizer(), "splits": splits}, ensure_ascii=False, indent=1) + "\n",
-               folder / STATS_CACHE)
+    write_text(
+        json.dumps({"tokenizer": tokenizer or default_tokenizer(), "splits": splits}, ensure_ascii=False, indent=1)
+        + "\n",
+        folder / STATS_CACHE,
+    )
 
 
 def saved_stats(folder: Path, manifest: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -186,7 +219,11 @@ def saved_stats(folder: Path, manifest: Mapping[str, Any]) -> dict[str, Any] | N
         return None
     asked = os.environ.get("LOTDATA_TOKENIZER")
     splits = manifest.get("splits") or {}
-    if not isinstance(saved, dict) or (asked and saved.get("tokenizer") != asked) or set(saved.get("splits") or {}) != set(splits):
+    if (
+        not isinstance(saved, dict)
+        or (asked and saved.get("tokenizer") != asked)
+        or set(saved.get("splits") or {}) != set(splits)
+    ):
         return None
     if any(saved["splits"][s].get("sha256") != e.get("sha256") for s, e in splits.items()):
         return None

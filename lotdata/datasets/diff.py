@@ -70,7 +70,19 @@ TABLE_RULES: dict[str, TableRule] = {
     "segments": TableRule(("segment_id",), story="story_id"),
 }
 #: string columns whose values are categories (others: text, measured by length)
-CATEGORY_COLUMNS = {"lang", "origin", "status", "decision", "system", "task", "region", "rule", "action", "split", "source"}
+CATEGORY_COLUMNS = {
+    "lang",
+    "origin",
+    "status",
+    "decision",
+    "system",
+    "task",
+    "region",
+    "rule",
+    "action",
+    "split",
+    "source",
+}
 #: JSON files of an annotation pull compared like manifests
 PULL_JSON = ("pull.json", "agreement.json", "gold.json", "human_perf.json")
 
@@ -123,7 +135,9 @@ def check_pair(a: Path, b: Path) -> tuple[str, str | None]:
 
 
 def _manifest_files(folder: Path, manifest: Mapping[str, Any]) -> dict[str, tuple[Path, str | None]]:
-    return {name: (folder / e["file"], e.get("sha256")) for name, e in (manifest.get("splits") or {}).items() if "file" in e}
+    return {
+        name: (folder / e["file"], e.get("sha256")) for name, e in (manifest.get("splits") or {}).items() if "file" in e
+    }
 
 
 def _file_pairs(a: Path, b: Path, kind: str) -> list[TablePair]:
@@ -136,8 +150,12 @@ def _file_pairs(a: Path, b: Path, kind: str) -> list[TablePair]:
     pairs: list[TablePair] = []
     if as_splits:
         table = _table_name(fa, fb)
-        pair = TablePair("examples" if kind == "dataset" else "stories", table,
-                         [(n, fa[n][0]) for n in names if n in fa], [(n, fb[n][0]) for n in names if n in fb])
+        pair = TablePair(
+            "examples" if kind == "dataset" else "stories",
+            table,
+            [(n, fa[n][0]) for n in names if n in fa],
+            [(n, fb[n][0]) for n in names if n in fb],
+        )
         pair.skip = {n for n in names if n in fa and n in fb and _same_bytes(fa[n], fb[n])}
         return [pair]
     for name in names:
@@ -172,8 +190,12 @@ def _pull_pairs(a: Path, b: Path) -> tuple[list[TablePair], dict[str, tuple[Path
     for name in names:
         pa_, pb_ = a / name, b / name
         sides = {n: (p, None) for n, p in (("a", pa_), ("b", pb_)) if p.exists()}
-        pair = TablePair(name.removesuffix(".parquet"), _table_name(sides),
-                         [(None, pa_)] if pa_.exists() else [], [(None, pb_)] if pb_.exists() else [])
+        pair = TablePair(
+            name.removesuffix(".parquet"),
+            _table_name(sides),
+            [(None, pa_)] if pa_.exists() else [],
+            [(None, pb_)] if pb_.exists() else [],
+        )
         if pa_.exists() and pb_.exists() and sha256_file(pa_) == sha256_file(pb_):
             pair.skip = {None}
         tables.append(pair)
@@ -193,7 +215,9 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix: value}
 
 
-def diff_documents(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None, *, ignore: tuple[str, ...] = ()) -> dict[str, Any]:
+def diff_documents(
+    a: Mapping[str, Any] | None, b: Mapping[str, Any] | None, *, ignore: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """Keys whose values differ between two JSON documents (dotted paths); keys ending in `ignore` only inform."""
     fa, fb = _flatten(a or {}), _flatten(b or {})
     changed, informational = {}, {}
@@ -220,13 +244,19 @@ def card_changes(a: Path, b: Path) -> list[str]:
             continue
         text = card.read_text("utf-8")
         manifest = json.loads((folder / MANIFEST_NAME).read_text("utf-8"))
-        for value, placeholder in ((manifest.get("command") or "", "<command>"), (str(folder), "<out>"),
-                                   *((i.get("path") or "", "<input>") for i in manifest.get("inputs") or [])):
+        for value, placeholder in (
+            (manifest.get("command") or "", "<command>"),
+            (str(folder), "<out>"),
+            *((i.get("path") or "", "<input>") for i in manifest.get("inputs") or []),
+        ):
             if value:
                 text = text.replace(value, placeholder)
         sides.append(text.splitlines())
-    return [line for line in difflib.unified_diff(sides[0], sides[1], lineterm="", n=0)
-            if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    return [
+        line
+        for line in difflib.unified_diff(sides[0], sides[1], lineterm="", n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
 
 
 def _volatile(key: str, ignore: tuple[str, ...]) -> bool:
@@ -318,7 +348,9 @@ class Profile:
                 if len(counts) > MAX_CATEGORIES:
                     self.dropped.add(name)
                     del self.categories[name]
-            elif _is_text(kind) or ((pa.types.is_list(kind) or pa.types.is_large_list(kind)) and _is_text(kind.value_type)):
+            elif _is_text(kind) or (
+                (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and _is_text(kind.value_type)
+            ):
                 chars, items = _text_lengths(column)
                 self.lengths.setdefault(f"{name} (chars)", Counter()).update(_histogram(chars))
                 if items is not None:
@@ -327,7 +359,10 @@ class Profile:
     def summary(self) -> dict[str, Any]:
         return {
             "rows": self.rows,
-            "distributions": {n: {str(k): v for k, v in sorted(c.items(), key=lambda kv: str(kv[0]))} for n, c in sorted(self.categories.items())},
+            "distributions": {
+                n: {str(k): v for k, v in sorted(c.items(), key=lambda kv: str(kv[0]))}
+                for n, c in sorted(self.categories.items())
+            },
             "lengths": {n: length_stats(c) for n, c in sorted(self.lengths.items())},
         }
 
@@ -408,7 +443,9 @@ def _batches(path: Path, columns: list[str] | None = None) -> Iterator[pa.Record
             del table
         else:  # a buffered stream, not the whole column chunks at once (a 145 MB group: 143 MB over the floor, not 280)
             streamed = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 22)
-            yield from streamed.iter_batches(batch_size=BATCH_ROWS, row_groups=[group], columns=columns, use_threads=False)
+            yield from streamed.iter_batches(
+                batch_size=BATCH_ROWS, row_groups=[group], columns=columns, use_threads=False
+            )
         pa.default_memory_pool().release_unused()
 
 
@@ -423,8 +460,15 @@ def _schema_of(files: list[tuple[str | None, Path]]) -> pa.Schema | None:
     return None
 
 
-def _scan(side: str, files: list[tuple[str | None, Path]], pair: TablePair, rule: TableRule, fields: list[str],
-          parts: _Partitions, stories: _Partitions | None) -> dict[str, Profile]:
+def _scan(
+    side: str,
+    files: list[tuple[str | None, Path]],
+    pair: TablePair,
+    rule: TableRule,
+    fields: list[str],
+    parts: _Partitions,
+    stories: _Partitions | None,
+) -> dict[str, Profile]:
     """First pass over one side: hashes into partitions, profiles per split."""
     profiles: dict[str, Profile] = {}
     for split, path in files:
@@ -443,11 +487,21 @@ def _scan(side: str, files: list[tuple[str | None, Path]], pair: TablePair, rule
             if skipped:
                 continue
             profiles.setdefault(label, Profile()).add(batch, rule.key)
-            columns = {"key": keys, "story": pc.cast(story, pa.string()), "split": pa.array([label] * batch.num_rows),
-                       "rater": pc.cast(_column(batch, rule.rater), pa.string()) if rule.rater else pa.nulls(batch.num_rows, pa.string())}
+            columns = {
+                "key": keys,
+                "story": pc.cast(story, pa.string()),
+                "split": pa.array([label] * batch.num_rows),
+                "rater": pc.cast(_column(batch, rule.rater), pa.string())
+                if rule.rater
+                else pa.nulls(batch.num_rows, pa.string()),
+            }
             for name in fields:
-                columns[f"h:{name}"] = pa.array(hash_column(batch.column(name)) if name in batch.schema.names
-                                                else np.zeros(batch.num_rows, np.uint64), pa.uint64())
+                columns[f"h:{name}"] = pa.array(
+                    hash_column(batch.column(name))
+                    if name in batch.schema.names
+                    else np.zeros(batch.num_rows, np.uint64),
+                    pa.uint64(),
+                )
             parts.write(side, pa.table(columns), _partition_of(keys, parts.count))
     return profiles
 
@@ -480,8 +534,15 @@ class _Changes:
 
 
 def _partition_schema(fields: list[str]) -> pa.Schema:
-    return pa.schema([("key", pa.string()), ("story", pa.string()), ("split", pa.string()), ("rater", pa.string()),
-                      *((f"h:{f}", pa.uint64()) for f in fields)])
+    return pa.schema(
+        [
+            ("key", pa.string()),
+            ("story", pa.string()),
+            ("split", pa.string()),
+            ("rater", pa.string()),
+            *((f"h:{f}", pa.uint64()) for f in fields),
+        ]
+    )
 
 
 def _with_occurrence(table: pa.Table | None, fields: list[str]) -> pa.Table:
@@ -508,24 +569,39 @@ def _numpy(column: pa.ChunkedArray | pa.Array, fill: Any) -> np.ndarray:
 def _join(a: pa.Table, b: pa.Table, fields: list[str], changes: _Changes, touched: list[pa.Table]) -> None:
     """Match one partition's rows by key (Arrow's hash join) and count what differs; only the rows that
     differ are taken out of Arrow."""
-    joined = _flag(a, "in_a").join(_flag(b, "in_b"), keys="key", join_type="full outer", left_suffix="_a",
-                                   right_suffix="_b", coalesce_keys=True)
+    joined = _flag(a, "in_a").join(
+        _flag(b, "in_b"), keys="key", join_type="full outer", left_suffix="_a", right_suffix="_b", coalesce_keys=True
+    )
     in_a, in_b = _numpy(joined.column("in_a"), False), _numpy(joined.column("in_b"), False)
     both = in_a & in_b
     differs = {f: both & (_numpy(joined.column(f"h:{f}_a"), 0) != _numpy(joined.column(f"h:{f}_b"), 0)) for f in fields}
     any_diff = np.logical_or.reduce(list(differs.values())) if fields else np.zeros(len(both), dtype=bool)
     moved = both & _numpy(pc.not_equal(joined.column("split_a"), joined.column("split_b")), False)
-    picked = {"removed": np.flatnonzero(in_a & ~in_b), "added": np.flatnonzero(in_b & ~in_a),
-              "changed": np.flatnonzero(any_diff), "moved": np.flatnonzero(moved)}
-    changes.counts.update({"removed": len(picked["removed"]), "added": len(picked["added"]),
-                           "changed": len(picked["changed"]), "unchanged": int(both.sum()) - len(picked["changed"])})
+    picked = {
+        "removed": np.flatnonzero(in_a & ~in_b),
+        "added": np.flatnonzero(in_b & ~in_a),
+        "changed": np.flatnonzero(any_diff),
+        "moved": np.flatnonzero(moved),
+    }
+    changes.counts.update(
+        {
+            "removed": len(picked["removed"]),
+            "added": len(picked["added"]),
+            "changed": len(picked["changed"]),
+            "unchanged": int(both.sum()) - len(picked["changed"]),
+        }
+    )
     for f in fields:
         changes.fields[f] += int(differs[f].sum())
     columns = ["key", "story_a", "story_b", "split_a", "split_b", "rater_a", "rater_b"]
     rows = {kind: joined.select(columns).take(pa.array(index)).to_pandas() for kind, index in picked.items()}
     del joined
     removed, added, changed, moved_rows = rows["removed"], rows["added"], rows["changed"], rows["moved"]
-    for kind, frame, split_col in (("removed", removed, "split_a"), ("added", added, "split_b"), ("changed", changed, "split_b")):
+    for kind, frame, split_col in (
+        ("removed", removed, "split_a"),
+        ("added", added, "split_b"),
+        ("changed", changed, "split_b"),
+    ):
         for split, count in frame[split_col].value_counts().items():
             changes.by_split.setdefault(str(split), Counter())[kind] += int(count)
         changes.sample(kind, frame["key"])
@@ -567,7 +643,9 @@ def _story_changes(stories: _Partitions, touched: _Partitions, changes: _Changes
     bits = {name: 1 << i for i, name in enumerate(SPLITS)}
     for p in range(stories.count):
         a, b = _split_masks(stories.read("a", p), bits), _split_masks(stories.read("b", p), bits)
-        joined = a.join(b, keys="story", join_type="full outer", left_suffix="_a", right_suffix="_b", coalesce_keys=True)
+        joined = a.join(
+            b, keys="story", join_type="full outer", left_suffix="_a", right_suffix="_b", coalesce_keys=True
+        )
         mask_a, mask_b = _numpy(joined.column("mask_a"), 0), _numpy(joined.column("mask_b"), 0)
         counts["stories_before"] += int((mask_a > 0).sum())
         counts["stories_after"] += int((mask_b > 0).sum())
@@ -576,8 +654,10 @@ def _story_changes(stories: _Partitions, touched: _Partitions, changes: _Changes
         arrived = (mask_a > 0) & ((mask_b & ~mask_a) != 0)
         story_ids = joined.column("story").take(pa.array(np.flatnonzero(arrived))).to_pylist()
         names = lambda m: sorted((n for n, bit in bits.items() if m & bit), key=_split_order)
-        moved += [{"story_id": story, "before": names(x), "after": names(y)}
-                  for story, x, y in zip(story_ids, mask_a[arrived].tolist(), mask_b[arrived].tolist())]
+        moved += [
+            {"story_id": story, "before": names(x), "after": names(y)}
+            for story, x, y in zip(story_ids, mask_a[arrived].tolist(), mask_b[arrived].tolist())
+        ]
         table = touched.read("t", p)
         if table is not None:
             counts["stories_with_changed_examples"] += len(pc.unique(table.column("story")))
@@ -586,7 +666,9 @@ def _story_changes(stories: _Partitions, touched: _Partitions, changes: _Changes
     return {"counts": dict(counts), "moved": moved}
 
 
-def _fetch_samples(pair: TablePair, rule: TableRule, keys: dict[str, list[str]], fields: list[str]) -> dict[str, list[Any]]:
+def _fetch_samples(
+    pair: TablePair, rule: TableRule, keys: dict[str, list[str]], fields: list[str]
+) -> dict[str, list[Any]]:
     """The sampled rows themselves: removed from A, added from B, changed from both (the fields that differ)."""
     want_a = set(keys.get("removed", [])) | set(keys.get("changed", []))
     want_b = set(keys.get("added", [])) | set(keys.get("changed", []))
@@ -600,8 +682,11 @@ def _fetch_samples(pair: TablePair, rule: TableRule, keys: dict[str, list[str]],
                 out.setdefault(kind, []).append(_shown(rows_b[key], rule))
             elif kind == "changed" and key in rows_a and key in rows_b:
                 before, after = rows_a[key], rows_b[key]
-                fields_changed = {f: {"before": _short(before.get(f)), "after": _short(after.get(f))}
-                                  for f in fields if before.get(f) != after.get(f)}
+                fields_changed = {
+                    f: {"before": _short(before.get(f)), "after": _short(after.get(f))}
+                    for f in fields
+                    if before.get(f) != after.get(f)
+                }
                 out.setdefault(kind, []).append({"key": key, "fields": fields_changed})
     return out
 
@@ -620,7 +705,9 @@ def _rows_with(files: list[tuple[str | None, Path]], rule: TableRule, wanted: se
             mask = pc.is_in(keys, value_set=value_set)
             if not pc.any(mask).as_py():
                 continue
-            for key, row in zip(pc.filter(keys, mask).to_pylist(), pa.Table.from_batches([batch]).filter(mask).to_pylist()):
+            for key, row in zip(
+                pc.filter(keys, mask).to_pylist(), pa.Table.from_batches([batch]).filter(mask).to_pylist()
+            ):
                 seen[key] += 1
                 numbered = key if seen[key] == 1 else f"{key}#{seen[key]}"
                 if numbered in wanted:
@@ -671,7 +758,13 @@ def diff_table(pair: TablePair, *, sample: int = 3, seed: int = 0, workdir: Path
         changes.counts["unchanged"] += _rows_in([(s, p) for s, p in pair.files_a if s in pair.skip])
         for p in range(count):
             pieces: list[pa.Table] = []
-            _join(_with_occurrence(parts.read("a", p), fields), _with_occurrence(parts.read("b", p), fields), fields, changes, pieces)
+            _join(
+                _with_occurrence(parts.read("a", p), fields),
+                _with_occurrence(parts.read("b", p), fields),
+                fields,
+                changes,
+                pieces,
+            )
             pa.default_memory_pool().release_unused()
             if stories is not None and pieces:
                 story = pa.concat_tables(pieces)
@@ -687,14 +780,28 @@ def diff_table(pair: TablePair, *, sample: int = 3, seed: int = 0, workdir: Path
         "kind": pair.kind,
         "key": list(rule.key),
         "identical_files": sorted(s or "all" for s in pair.skip),
-        "columns": {"added": [n for n in names_b if n not in names_a], "removed": [n for n in names_a if n not in names_b]},
+        "columns": {
+            "added": [n for n in names_b if n not in names_a],
+            "removed": [n for n in names_a if n not in names_b],
+        },
         "counts": {k: changes.counts.get(k, 0) for k in ("added", "removed", "changed", "unchanged", "examples_moved")}
         | {k: v for k, v in sorted(changes.counts.items()) if k.startswith("examples_moved ")},
         "changed_fields": {f: changes.fields[f] for f in fields if changes.fields[f]},
-        "by_split": {s: {k: changes.by_split.get(s, Counter()).get(k, 0) for k in ("added", "removed", "changed", "moved_in", "moved_out")}
-                     for s in splits},
-        "splits": {s: {"before": before[s].summary() if s in before else None, "after": after[s].summary() if s in after else None,
-                       "identical": s in pair.skip} for s in splits},
+        "by_split": {
+            s: {
+                k: changes.by_split.get(s, Counter()).get(k, 0)
+                for k in ("added", "removed", "changed", "moved_in", "moved_out")
+            }
+            for s in splits
+        },
+        "splits": {
+            s: {
+                "before": before[s].summary() if s in before else None,
+                "after": after[s].summary() if s in after else None,
+                "identical": s in pair.skip,
+            }
+            for s in splits
+        },
         "stories": story_report,
         "raters": {r: dict(c) for r, c in sorted(changes.raters.items())} if rule.rater else None,
         "samples": _fetch_samples(pair, rule, sampled, fields) if sampled else {},
@@ -708,15 +815,25 @@ def _split_order(name: str) -> tuple[int, str]:
 # ---------------------------------------------------------------- the whole comparison
 
 
-def diff_paths(a: str | Path, b: str | Path, *, sample: int = 3, seed: int = 0, workdir: str | Path | None = None) -> dict[str, Any]:
+def diff_paths(
+    a: str | Path, b: str | Path, *, sample: int = 3, seed: int = 0, workdir: str | Path | None = None
+) -> dict[str, Any]:
     """Compare two dataset folders, `clean` outputs, annotation pulls or Parquet tables of one kind."""
     a, b = Path(a), Path(b)
     if sample < 0:
         raise ValueError(f"--sample {sample}: must be at least 0")
     kind, task = check_pair(a, b)
     work = Path(workdir) if workdir else None
-    report: dict[str, Any] = {"a": str(a), "b": str(b), "kind": kind, "task": task, "manifest": None, "documents": {},
-                              "tables": [], "folders": {}}
+    report: dict[str, Any] = {
+        "a": str(a),
+        "b": str(b),
+        "kind": kind,
+        "task": task,
+        "manifest": None,
+        "documents": {},
+        "tables": [],
+        "folders": {},
+    }
     if kind == "pull":
         tables, subfolders = _pull_pairs(a, b)
         for name in PULL_JSON:
@@ -736,7 +853,9 @@ def diff_paths(a: str | Path, b: str | Path, *, sample: int = 3, seed: int = 0, 
         tables = _file_pairs(a, b, kind)
     report["tables"] = [diff_table(t, sample=sample, seed=seed, workdir=work) for t in tables]
     report["verdict"] = verdict(report)
-    report["exit_code"] = {"equal": EXIT_EQUAL, "different": EXIT_DIFFERENT, "stories moved": EXIT_MOVED}[report["verdict"]]
+    report["exit_code"] = {"equal": EXIT_EQUAL, "different": EXIT_DIFFERENT, "stories moved": EXIT_MOVED}[
+        report["verdict"]
+    ]
     return report
 
 
@@ -754,13 +873,19 @@ def _different(report: Mapping[str, Any]) -> bool:
         return True
     for table in report.get("tables", []):
         counts = table["counts"]
-        if counts["added"] or counts["removed"] or counts["changed"] or table["columns"]["added"] or table["columns"]["removed"]:
+        if (
+            counts["added"]
+            or counts["removed"]
+            or counts["changed"]
+            or table["columns"]["added"]
+            or table["columns"]["removed"]
+        ):
             return True
     return any(_different(f) for f in report.get("folders", {}).values())
 
 
 def verdict(report: Mapping[str, Any]) -> str:
-    """"stories moved" (exit 5) before "different" (exit 1) before "equal" (exit 0)."""
+    """ "stories moved" (exit 5) before "different" (exit 1) before "equal" (exit 0)."""
     if _moved(report):
         return "stories moved"
     return "different" if _different(report) else "equal"
@@ -771,9 +896,13 @@ def verdict(report: Mapping[str, Any]) -> str:
 
 def render_markdown(report: Mapping[str, Any], *, title: str | None = None) -> str:
     """The report as Markdown: verdict, manifest changes, then per table the counts, splits and samples."""
-    lines = [f"## {title or 'lotdata diff'}: {report['a']} -> {report['b']}", "",
-             f"Verdict: **{report['verdict']}** (exit {report['exit_code']}); {report['kind']}"
-             + (f" ({report['task']})" if report.get("task") else ""), ""]
+    lines = [
+        f"## {title or 'lotdata diff'}: {report['a']} -> {report['b']}",
+        "",
+        f"Verdict: **{report['verdict']}** (exit {report['exit_code']}); {report['kind']}"
+        + (f" ({report['task']})" if report.get("task") else ""),
+        "",
+    ]
     lines += _render_body(report)
     return "\n".join(lines).rstrip() + "\n"
 
@@ -832,7 +961,10 @@ def _render_table(table: Mapping[str, Any]) -> list[str]:
         if len(stories["moved"]) > 10:
             lines.append(f"... and {len(stories['moved']) - 10} more moved stories (--json lists all)")
     if table.get("raters"):
-        lines.append("by rater: " + "; ".join(f"{r}: " + ", ".join(f"{k} {v}" for k, v in c.items()) for r, c in table["raters"].items()))
+        lines.append(
+            "by rater: "
+            + "; ".join(f"{r}: " + ", ".join(f"{k} {v}" for k, v in c.items()) for r, c in table["raters"].items())
+        )
     lines.append("")
     lines += _render_splits(table)
     for kind, rows in table.get("samples", {}).items():
@@ -863,15 +995,27 @@ def _render_splits(table: Mapping[str, Any]) -> list[str]:
             continue
         before, after = entry["before"] or {}, entry["after"] or {}
         counts = table["by_split"].get(split, {})
-        moves = f", moved in {counts.get('moved_in', 0)} out {counts.get('moved_out', 0)}" if counts.get("moved_in") or counts.get("moved_out") else ""
-        lines.append(f"| {split} | rows (added {counts.get('added', 0)}, removed {counts.get('removed', 0)}, changed "
-                     f"{counts.get('changed', 0)}{moves}) | {before.get('rows', 0)} | {after.get('rows', 0)} |")
+        moves = (
+            f", moved in {counts.get('moved_in', 0)} out {counts.get('moved_out', 0)}"
+            if counts.get("moved_in") or counts.get("moved_out")
+            else ""
+        )
+        lines.append(
+            f"| {split} | rows (added {counts.get('added', 0)}, removed {counts.get('removed', 0)}, changed "
+            f"{counts.get('changed', 0)}{moves}) | {before.get('rows', 0)} | {after.get('rows', 0)} |"
+        )
         for name in sorted(set(before.get("distributions", {})) | set(after.get("distributions", {}))):
-            lines += _render_distribution(split, name, before.get("distributions", {}).get(name) or {},
-                                          after.get("distributions", {}).get(name) or {})
+            lines += _render_distribution(
+                split,
+                name,
+                before.get("distributions", {}).get(name) or {},
+                after.get("distributions", {}).get(name) or {},
+            )
         for name in sorted(set(before.get("lengths", {})) | set(after.get("lengths", {}))):
             b, a = before.get("lengths", {}).get(name), after.get("lengths", {}).get(name)
             if b != a:
-                fmt = lambda s: "–" if not s or not s["count"] else f"{s['mean']} (median {s['median']}, {s['min']}-{s['max']})"
+                fmt = lambda s: (
+                    "–" if not s or not s["count"] else f"{s['mean']} (median {s['median']}, {s['min']}-{s['max']})"
+                )
                 lines.append(f"| {split} | {name} mean | {fmt(b)} | {fmt(a)} |")
     return [*lines, ""]

@@ -18,8 +18,8 @@ import pyarrow as pa
 
 from lotdata.datasets.card import write_card
 from lotdata.datasets.inputs import Input, open_input
-from lotdata.datasets.registry import get_task, task_names
 from lotdata.datasets.lotformat import read_lot_file, split_of_file, to_lot
+from lotdata.datasets.registry import get_task, task_names
 from lotdata.datasets.splits import SplitSpec
 from lotdata.datasets.stats import split_stats
 from lotdata.errors import InputError, MissingFileError
@@ -68,16 +68,24 @@ def load_stories(paths: Sequence[str | Path], quarantine: list[dict[str, Any]] |
                     continue  # the same story twice: kept once
                 reason = f"story_id {row['story_id']!r} was read before with another text"
             if reason is not None:
-                bad.append({"path": str(path), "row": number, "reason": reason,
-                            "raw": json.dumps(row, ensure_ascii=False, default=str)[:500]})
+                bad.append(
+                    {
+                        "path": str(path),
+                        "row": number,
+                        "reason": reason,
+                        "raw": json.dumps(row, ensure_ascii=False, default=str)[:500],
+                    }
+                )
                 continue
             text_of[row["story_id"]] = row["text"]
             rows.append(row)
     if bad:
         _report_bad_rows(Path(", ".join(map(str, paths))), bad, quarantine)
         if not rows:
-            raise InputError(f"no usable story: all {len(bad)} row(s) fail validation ({_reasons(bad)})",
-                             path=", ".join(map(str, paths)))
+            raise InputError(
+                f"no usable story: all {len(bad)} row(s) fail validation ({_reasons(bad)})",
+                path=", ".join(map(str, paths)),
+            )
     return rows
 
 
@@ -85,8 +93,11 @@ def _stories_files(paths: Sequence[str | Path]) -> list[Path]:
     """The stories Parquet files behind each path: a stories table, or the stories a clean/crawl folder kept."""
     files: list[Path] = []
     for path in paths:
-        found = open_input(path, expect=("stories", "clean", "crawl", "stories-splits", "file"),
-                           what="a stories Parquet table (or a clean/crawl output folder)")
+        found = open_input(
+            path,
+            expect=("stories", "clean", "crawl", "stories-splits", "file"),
+            what="a stories Parquet table (or a clean/crawl output folder)",
+        )
         if found.kind in ("clean", "crawl"):
             files.append(found.path / "stories.parquet")
         elif found.kind == "stories-splits":
@@ -138,9 +149,13 @@ def write_dataset(
         rows = by_split.get(split, [])
         files[split] = write_parquet(table_from_rows(rows, schema), out / f"{split}.parquet")
         if lot_jsonl:
-            lot_files[f"lot/{split}.jsonl"] = write_jsonl((to_lot(task, row) for row in rows), out / "lot" / f"{split}.jsonl")
+            lot_files[f"lot/{split}.jsonl"] = write_jsonl(
+                (to_lot(task, row) for row in rows), out / "lot" / f"{split}.jsonl"
+            )
     extra = {**(extra or {}), "lot_files": {name: sha256_file(path) for name, path in lot_files.items()}}
-    manifest = manifest_dict(kind="dataset", task=task, command=command, params=params, inputs=inputs, files=files, stats=stats, extra=extra)
+    manifest = manifest_dict(
+        kind="dataset", task=task, command=command, params=params, inputs=inputs, files=files, stats=stats, extra=extra
+    )
     if card:
         write_card(out, manifest=manifest, tokenizer=tokenizer)
     write_manifest(out, manifest)
@@ -161,7 +176,9 @@ def load_clozet(source: str | Path, notes: list[str] | None = None) -> dict[str,
             raise InputError(f"a {found.task} dataset, not a ClozeT one", path=str(path))
         return {s: t.to_pylist() for s, t in read_dataset(path).items()}
     if found.manifest is not None:
-        raise InputError(f"this is {found.describe()}, expected a ClozeT dataset folder or LOT ClozeT jsonl", path=str(path))
+        raise InputError(
+            f"this is {found.describe()}, expected a ClozeT dataset folder or LOT ClozeT jsonl", path=str(path)
+        )
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
     if not files:
         raise InputError("no manifest.json and no LOT ClozeT *.jsonl files", path=str(path))
@@ -218,17 +235,24 @@ def import_lot(
         inputs=paths,
         stats=stats,
         lot_jsonl=False,
-        extra={"languages": sorted({r["lang"] for rows in by_split.values() for r in rows}), "source_format": "LOT jsonl"},
+        extra={
+            "languages": sorted({r["lang"] for rows in by_split.values() for r in rows}),
+            "source_format": "LOT jsonl",
+        },
     )
-    return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=stats, warnings=split_warnings(by_split, None, None))
+    return BuildReport(
+        task=task, out=Path(out), rows_per_split=rows, stats=stats, warnings=split_warnings(by_split, None, None)
+    )
 
 
 def open_dataset(folder: str | Path) -> Input:
     """A task dataset folder (InputError, exit 3, naming what the folder holds when it is another kind)."""
     found = open_input(folder, expect=("dataset",))
     if found.task not in task_names():
-        raise InputError(f"the manifest names task {found.task!r}, which lotdata does not know; tasks: {', '.join(task_names())}",
-                         path=str(folder))
+        raise InputError(
+            f"the manifest names task {found.task!r}, which lotdata does not know; tasks: {', '.join(task_names())}",
+            path=str(folder),
+        )
     return found
 
 
@@ -241,8 +265,9 @@ def dataset_task(folder: str | Path) -> str:
 VERIFY_BELOW_BYTES = 256 << 20
 
 
-def read_dataset(folder: str | Path, *, verify: bool | None = None,
-                 quarantine: list[dict[str, Any]] | None = None) -> dict[str, pa.Table]:
+def read_dataset(
+    folder: str | Path, *, verify: bool | None = None, quarantine: list[dict[str, Any]] | None = None
+) -> dict[str, pa.Table]:
     """The split tables of a dataset folder, checked against the task's schema and the manifest, every row validated.
 
     Each split file must have the manifest's row count and (see VERIFY_BELOW_BYTES) sha256, else the folder
@@ -258,8 +283,10 @@ def read_dataset(folder: str | Path, *, verify: bool | None = None,
     listed = {split: entry.get("file", f"{split}.parquet") for split, entry in entries.items()}
     for split, name in listed.items():
         if not (folder / name).exists():
-            raise InputError(f"split {split!r} is listed in {MANIFEST_NAME} but its file is missing; build the dataset again",
-                             path=str(folder / name))
+            raise InputError(
+                f"split {split!r} is listed in {MANIFEST_NAME} but its file is missing; build the dataset again",
+                path=str(folder / name),
+            )
     files = {s: listed.get(s, f"{s}.parquet") for s in SPLITS}
     if verify is None and os.environ.get("LOTDATA_VERIFY", "") not in ("", "0"):
         verify = True
@@ -275,7 +302,9 @@ def read_dataset(folder: str | Path, *, verify: bool | None = None,
     if bad:
         _report_bad_rows(folder, bad, quarantine)
         if not any(t.num_rows for t in tables.values()):
-            raise InputError(f"no usable example: all {len(bad)} row(s) fail validation ({_reasons(bad)})", path=str(folder))
+            raise InputError(
+                f"no usable example: all {len(bad)} row(s) fail validation ({_reasons(bad)})", path=str(folder)
+            )
     return tables
 
 
@@ -284,15 +313,23 @@ def _check_against_manifest(path: Path, split: str, entry: Mapping[str, Any], ve
 
     rows = pq.ParquetFile(path).metadata.num_rows
     if "rows" in entry and rows != entry["rows"]:
-        raise InputError(f"split {split!r} has {rows} rows, the manifest says {entry['rows']}: the file was changed or "
-                         f"replaced after the dataset was written; build it again", path=str(path))
+        raise InputError(
+            f"split {split!r} has {rows} rows, the manifest says {entry['rows']}: the file was changed or "
+            f"replaced after the dataset was written; build it again",
+            path=str(path),
+        )
     cheap = path.stat().st_size <= VERIFY_BELOW_BYTES
     if entry.get("sha256") and verify is not False and (verify or cheap) and sha256_file(path) != entry["sha256"]:
-        raise InputError(f"split {split!r}: sha256 differs from the manifest's: the file was changed or replaced after "
-                         f"the dataset was written (e.g. another split's file copied over it); build it again", path=str(path))
+        raise InputError(
+            f"split {split!r}: sha256 differs from the manifest's: the file was changed or replaced after "
+            f"the dataset was written (e.g. another split's file copied over it); build it again",
+            path=str(path),
+        )
 
 
-def _usable_rows(task: str, split: str, table: pa.Table, path: Path, seen: set[str], bad: list[dict[str, Any]]) -> pa.Table:
+def _usable_rows(
+    task: str, split: str, table: pa.Table, path: Path, seen: set[str], bad: list[dict[str, Any]]
+) -> pa.Table:
     from lotdata.datasets.validate import example_problem
 
     keep = []
@@ -303,7 +340,14 @@ def _usable_rows(task: str, split: str, table: pa.Table, path: Path, seen: set[s
         if reason is None:
             seen.add(row["example_id"])
         else:
-            bad.append({"path": str(path), "row": number, "reason": reason, "raw": json.dumps(row, ensure_ascii=False, default=str)[:500]})
+            bad.append(
+                {
+                    "path": str(path),
+                    "row": number,
+                    "reason": reason,
+                    "raw": json.dumps(row, ensure_ascii=False, default=str)[:500],
+                }
+            )
         keep.append(reason is None)
     return table if all(keep) else table.filter(pa.array(keep, type=pa.bool_()))
 
@@ -311,7 +355,8 @@ def _usable_rows(task: str, split: str, table: pa.Table, path: Path, seen: set[s
 def _reasons(bad: list[dict[str, Any]], top: int = 3) -> str:
     counts = Counter(b["reason"] for b in bad)
     return "; ".join(f"{n} x {reason}" for reason, n in counts.most_common(top)) + (
-        f"; {len(counts) - top} other reason(s)" if len(counts) > top else "")
+        f"; {len(counts) - top} other reason(s)" if len(counts) > top else ""
+    )
 
 
 def _report_bad_rows(folder: Path, bad: list[dict[str, Any]], quarantine: list[dict[str, Any]] | None) -> None:
@@ -320,8 +365,11 @@ def _report_bad_rows(folder: Path, bad: list[dict[str, Any]], quarantine: list[d
         return
     from lotdata.progress import console
 
-    console.print(f"warning: {folder}: {len(bad)} row(s) left out, they fail validation ({_reasons(bad)})",
-                  markup=False, highlight=False)
+    console.print(
+        f"warning: {folder}: {len(bad)} row(s) left out, they fail validation ({_reasons(bad)})",
+        markup=False,
+        highlight=False,
+    )
 
 
 def export_lot(folder: str | Path, out: str | Path, *, include_empty: bool = False) -> dict[str, int]:
@@ -337,7 +385,6 @@ def export_lot(folder: str | Path, out: str | Path, *, include_empty: bool = Fal
     return written
 
 
-
 def dataset_stats(folder: str | Path) -> dict[str, Any]:
     """{"task": ..., "splits": {split: {statistic: value}}} (LOT Table 3) for a dataset folder."""
     from lotdata.datasets.card import saved_stats
@@ -349,4 +396,7 @@ def dataset_stats(folder: str | Path) -> dict[str, Any]:
     if quarantine:
         _report_bad_rows(Path(folder), quarantine, None)
     saved = None if quarantine else saved_stats(Path(folder), found.manifest)  # what the build computed
-    return {"task": task, "splits": {s: (saved or {}).get(s) or split_stats(task, t.to_pylist()) for s, t in tables.items()}}
+    return {
+        "task": task,
+        "splits": {s: (saved or {}).get(s) or split_stats(task, t.to_pylist()) for s, t in tables.items()},
+    }

@@ -83,7 +83,6 @@ class Probe:
         return [h.strip() for h in next(csv.reader([self.first_line]), [])]
 
 
-
 def _file_kind(probe: Probe) -> tuple[str, str | None]:
     return "file", None
 

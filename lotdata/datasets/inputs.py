@@ -55,8 +55,11 @@ class Input:
 
     def describe(self) -> str:
         words = KINDS.get(self.kind, self.kind)
-        return f"{words} ({self.task})" if self.task and self.kind != "dataset" else (
-            f"a {self.task} dataset folder" if self.kind == "dataset" and self.task else words)
+        return (
+            f"{words} ({self.task})"
+            if self.task and self.kind != "dataset"
+            else (f"a {self.task} dataset folder" if self.kind == "dataset" and self.task else words)
+        )
 
 
 def manifest_kind(manifest: dict[str, Any]) -> str:
@@ -158,4 +161,3 @@ def lot_split_files(files: Sequence[Path], default: str | None = "test") -> dict
             raise InputError(f"a second file for split {split!r}", path=str(file))
         splits[split] = file
     return splits
-

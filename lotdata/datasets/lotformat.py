@@ -68,8 +68,12 @@ def from_lot(task: str, record: Mapping[str, Any], *, split: str, index: int) ->
 def lot_row_base(task: str, record: Mapping[str, Any], *, split: str, index: int, full_text: str) -> dict[str, Any]:
     """The fields every imported row shares: its id (`TASK-SPLIT-NNNNNN`), the story id of the full story
     text, its split and the language of the record's story."""
-    return {"example_id": f"{task}-{split}-{index:06d}", "story_id": story_id_for(full_text), "split": split,
-            "lang": detect_lang(record["story"])}
+    return {
+        "example_id": f"{task}-{split}-{index:06d}",
+        "story_id": story_id_for(full_text),
+        "split": split,
+        "lang": detect_lang(record["story"]),
+    }
 
 
 def lot_task_of(record: Any) -> str:
@@ -100,8 +104,11 @@ def read_lot_file(
             try:
                 line = raw_line.decode("utf-8")
             except UnicodeDecodeError as exc:  # a binary or non-UTF-8 file is bad data, not a crash
-                raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start}); LOT jsonl is UTF-8",
-                                 path=str(path), row=line_no) from None
+                raise InputError(
+                    f"not UTF-8 text ({exc.reason} at byte {exc.start}); LOT jsonl is UTF-8",
+                    path=str(path),
+                    row=line_no,
+                ) from None
             if not line.strip():
                 continue
             try:

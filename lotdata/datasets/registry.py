@@ -121,7 +121,9 @@ class TaskSpec:
 
     def __post_init__(self) -> None:
         if self.metric_family not in METRIC_FAMILIES:
-            raise ValueError(f"task {self.name!r}: metric_family must be one of {METRIC_FAMILIES}, not {self.metric_family!r}")
+            raise ValueError(
+                f"task {self.name!r}: metric_family must be one of {METRIC_FAMILIES}, not {self.metric_family!r}"
+            )
         if self.builder is None and self.demo_examples is None:
             raise ValueError(f"task {self.name!r}: give a builder or demo_examples (the conformance test needs rows)")
         missing = [f for f in self.text_fields if f not in self.schema.names]

@@ -53,7 +53,9 @@ def parse_split_spec(text: str) -> SplitSpec:
         try:
             value: float | int = int(raw) if raw.lstrip("-").isdigit() else float(raw)
         except ValueError:
-            raise ValueError(f"bad split value in {part!r}: expected a fraction (0.1) or a number of examples (800)") from None
+            raise ValueError(
+                f"bad split value in {part!r}: expected a fraction (0.1) or a number of examples (800)"
+            ) from None
         if value < 0:
             raise ValueError(f"negative split value in {part!r}")
         if name == "train" and isinstance(value, int):

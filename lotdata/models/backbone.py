@@ -6,20 +6,34 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from lotdata.errors import InputError, checkpoint_load, require, must_exist
+from lotdata.errors import InputError, checkpoint_load, must_exist, require
 from lotdata.io import check_weight_files
 from lotdata.models.config import BaselineConfig
 from lotdata.models.vocab import build_tokenizer
 
 #: BERT-style shape keys -> each architecture's own config keys
 _SHAPE_KEYS = {
-    "gpt2": {"num_hidden_layers": ["n_layer"], "hidden_size": ["n_embd"], "num_attention_heads": ["n_head"],
-             "intermediate_size": ["n_inner"], "max_position_embeddings": ["n_positions"]},
-    "t5": {"num_hidden_layers": ["num_layers", "num_decoder_layers"], "hidden_size": ["d_model"],
-           "num_attention_heads": ["num_heads"], "intermediate_size": ["d_ff"], "max_position_embeddings": []},
-    "bart": {"num_hidden_layers": ["encoder_layers", "decoder_layers"], "hidden_size": ["d_model"],
-             "num_attention_heads": ["encoder_attention_heads", "decoder_attention_heads"],
-             "intermediate_size": ["encoder_ffn_dim", "decoder_ffn_dim"], "max_position_embeddings": ["max_position_embeddings"]},
+    "gpt2": {
+        "num_hidden_layers": ["n_layer"],
+        "hidden_size": ["n_embd"],
+        "num_attention_heads": ["n_head"],
+        "intermediate_size": ["n_inner"],
+        "max_position_embeddings": ["n_positions"],
+    },
+    "t5": {
+        "num_hidden_layers": ["num_layers", "num_decoder_layers"],
+        "hidden_size": ["d_model"],
+        "num_attention_heads": ["num_heads"],
+        "intermediate_size": ["d_ff"],
+        "max_position_embeddings": [],
+    },
+    "bart": {
+        "num_hidden_layers": ["encoder_layers", "decoder_layers"],
+        "hidden_size": ["d_model"],
+        "num_attention_heads": ["encoder_attention_heads", "decoder_attention_heads"],
+        "intermediate_size": ["encoder_ffn_dim", "decoder_ffn_dim"],
+        "max_position_embeddings": ["max_position_embeddings"],
+    },
 }
 _SHAPE_KEYS["mt5"] = _SHAPE_KEYS["t5"]
 
@@ -48,7 +62,9 @@ def specials_of(tokenizer) -> Specials:
     if end is None:
         raise InputError("the tokenizer has neither a sep nor an eos token")
     marker = first("mask") or (extra[0] if extra else None) or first("unk") or end
-    return Specials(start=first("cls", "bos") or end, end=end, marker=marker, pad=first("pad") or 0, eos=first("eos", "sep"))
+    return Specials(
+        start=first("cls", "bos") or end, end=end, marker=marker, pad=first("pad") or 0, eos=first("eos", "sep")
+    )
 
 
 def model_config(architecture: str, shape: dict[str, Any], tokenizer):
@@ -62,8 +78,13 @@ def model_config(architecture: str, shape: dict[str, Any], tokenizer):
             kwargs[target] = value
     if architecture in ("t5", "mt5") and "hidden_size" in shape and "num_attention_heads" in shape:
         kwargs.setdefault("d_kv", shape["hidden_size"] // shape["num_attention_heads"])
-    kwargs.update(vocab_size=len(tokenizer), pad_token_id=specials.pad, bos_token_id=specials.start,
-                  eos_token_id=specials.eos, decoder_start_token_id=specials.start)
+    kwargs.update(
+        vocab_size=len(tokenizer),
+        pad_token_id=specials.pad,
+        bos_token_id=specials.start,
+        eos_token_id=specials.eos,
+        decoder_start_token_id=specials.start,
+    )
     return transformers.AutoConfig.for_model(architecture, **kwargs)
 
 
@@ -82,8 +103,13 @@ def _model_class(kind: str, is_encoder_decoder: bool):
 
 
 def load_backbone(
-    config: BaselineConfig, kind: str, *, texts: Iterable[str] = (), workdir: str | Path | None = None,
-    checkpoint: str | Path | None = None, seed: int = 0,
+    config: BaselineConfig,
+    kind: str,
+    *,
+    texts: Iterable[str] = (),
+    workdir: str | Path | None = None,
+    checkpoint: str | Path | None = None,
+    seed: int = 0,
 ):
     """(model, tokenizer). `kind`: "encoder" (understanding: hidden states) or "lm" (generation).
 
@@ -107,7 +133,9 @@ def load_backbone(
     tokenizer = build_tokenizer(texts, Path(workdir) / "tokenizer", max_size=config.vocab_size)
     architecture = config.architecture if kind == "encoder" else (config.generation_architecture or config.architecture)
     if kind == "lm" and architecture in ("bert", "roberta"):
-        raise InputError(f"{config.name}: a {architecture} encoder cannot generate; set generation_architecture", path=config.path)
+        raise InputError(
+            f"{config.name}: a {architecture} encoder cannot generate; set generation_architecture", path=config.path
+        )
     auto_config = model_config(architecture, dict(config.model), tokenizer)
     torch.manual_seed(seed)
     model = _model_class(kind, bool(getattr(auto_config, "is_encoder_decoder", False))).from_config(auto_config)

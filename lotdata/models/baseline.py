@@ -16,12 +16,12 @@ from typing import Any, Sequence
 import pyarrow as pa
 
 from lotdata.datasets.registry import family_tasks, get_task
-from lotdata.progress import progress
 from lotdata.errors import InputError, must_exist, require
 from lotdata.models import choice, generation
 from lotdata.models.backbone import load_backbone, pick_device, specials_of
 from lotdata.models.config import BaselineConfig, config_from_dict
 from lotdata.models.trainer import FitResult, fit
+from lotdata.progress import progress
 
 META_FILE = "lotdata_baseline.json"
 
@@ -49,7 +49,9 @@ def _rows(table: pa.Table | Sequence[dict]) -> list[dict]:
 class _Baseline:
     kind = ""
 
-    def __init__(self, config: BaselineConfig, task: str, *, device: str | None = None, checkpoint: str | Path | None = None) -> None:
+    def __init__(
+        self, config: BaselineConfig, task: str, *, device: str | None = None, checkpoint: str | Path | None = None
+    ) -> None:
         self.config, self.task, self.device = config, task, pick_device(device)
         self.checkpoint = checkpoint
         self.model = self.tokenizer = self.specials = None
@@ -97,8 +99,14 @@ class _Baseline:
         self._best_state = _cpu_state(self.model)
 
     def _backbone(self, rows: list[dict], workdir: Path) -> None:
-        model, tokenizer = load_backbone(self.config, self.kind, texts=_texts(self.task, rows), workdir=workdir,
-                                         checkpoint=self.checkpoint, seed=self.config.train.seed)
+        model, tokenizer = load_backbone(
+            self.config,
+            self.kind,
+            texts=_texts(self.task, rows),
+            workdir=workdir,
+            checkpoint=self.checkpoint,
+            seed=self.config.train.seed,
+        )
         self.tokenizer, self.specials = tokenizer, specials_of(tokenizer)
         self._wrap(model)
 
@@ -116,8 +124,14 @@ class _Baseline:
         (path / META_FILE).write_text(json.dumps(self._meta(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
         return path
 
-    def fit(self, train: pa.Table | Sequence[dict], val: pa.Table | Sequence[dict] | None = None, *, out: str | Path | None = None,
-            resume: bool = True):
+    def fit(
+        self,
+        train: pa.Table | Sequence[dict],
+        val: pa.Table | Sequence[dict] | None = None,
+        *,
+        out: str | Path | None = None,
+        resume: bool = True,
+    ):
         rows, val_rows = _rows(train), _rows(val) if val is not None else []
         if not rows:
             raise InputError(f"no training examples for {self.task}")
@@ -167,10 +181,18 @@ class ChoiceBaseline(_Baseline):
     def _fit(self, rows, val_rows, workdir, resume, on_epoch_end=None) -> FitResult:
         train_items, val_items = self.encode_rows(rows), self.encode_rows(val_rows)
         return fit(
-            self.model, train_items, val_items, collate=lambda b: choice.collate(b, self.specials.pad),
-            loss_fn=lambda m, batch: m(batch)[1], score_fn=lambda m, items: _accuracy(self._predict_items(items), items),
-            settings=self.config.train, out=workdir, device=self.device, resume=resume,
-            save_best=lambda m, path: self._remember_best(path), progress_label=f"{self.config.name} {self.task}",
+            self.model,
+            train_items,
+            val_items,
+            collate=lambda b: choice.collate(b, self.specials.pad),
+            loss_fn=lambda m, batch: m(batch)[1],
+            score_fn=lambda m, items: _accuracy(self._predict_items(items), items),
+            settings=self.config.train,
+            out=workdir,
+            device=self.device,
+            resume=resume,
+            save_best=lambda m, path: self._remember_best(path),
+            progress_label=f"{self.config.name} {self.task}",
             on_epoch_end=on_epoch_end,
         )
 
@@ -180,7 +202,9 @@ class ChoiceBaseline(_Baseline):
         from lotdata.models.trainer import autocast, length_batches, to_device
 
         self.model.eval()
-        batches = length_batches([max(len(s) for s in it.seqs) for it in items], _eval_batch(self.config.train, self.device))
+        batches = length_batches(
+            [max(len(s) for s in it.seqs) for it in items], _eval_batch(self.config.train, self.device)
+        )
         probs, rights = [], []
         with torch.inference_mode():
             for indices in batches:
@@ -192,7 +216,9 @@ class ChoiceBaseline(_Baseline):
                 rights.append(dist.argmax(-1) == batch["labels"])
         gold, right = [0.0] * len(items), [False] * len(items)
         order = [i for b in batches for i in b]
-        for index, p, r in zip(order, torch.cat(probs).tolist() if probs else [], torch.cat(rights).tolist() if rights else []):
+        for index, p, r in zip(
+            order, torch.cat(probs).tolist() if probs else [], torch.cat(rights).tolist() if rights else []
+        ):
             gold[index], right[index] = p, r
         return gold, right
 
@@ -236,7 +262,9 @@ class ChoiceBaseline(_Baseline):
             raise ValueError("fit or load the baseline first")
         items = self.encode_rows(_rows(table))
         self.model.eval()
-        batches = length_batches([max(len(s) for s in it.seqs) for it in items], batch_size or _eval_batch(self.config.train, self.device))
+        batches = length_batches(
+            [max(len(s) for s in it.seqs) for it in items], batch_size or _eval_batch(self.config.train, self.device)
+        )
         out: list[list[float]] = [[] for _ in items]
         with torch.inference_mode():
             for indices in batches:
@@ -292,7 +320,9 @@ class GenBaseline(_Baseline):
         return self.model
 
     def encoder(self) -> generation.GenEncoder:
-        return generation.GenEncoder(self.tokenizer, self.specials, self.task, self.config.train.max_length, self.encoder_decoder)
+        return generation.GenEncoder(
+            self.tokenizer, self.specials, self.task, self.config.train.max_length, self.encoder_decoder
+        )
 
     def _collate(self, pairs):
         return generation.collate_lm(pairs, self.specials, self.encoder_decoder)
@@ -300,9 +330,19 @@ class GenBaseline(_Baseline):
     def _fit(self, rows, val_rows, workdir, resume) -> FitResult:
         train_items, val_items = self.encode_rows(rows), self.encode_rows(val_rows)
         return fit(
-            self.model, train_items, val_items, collate=self._collate, loss_fn=generation.lm_loss,
-            score_fn=self._val_loss, settings=self.config.train, out=workdir, device=self.device, resume=resume,
-            save_best=lambda m, path: self._remember_best(path), higher_is_better=False, progress_label=f"{self.config.name} {self.task}",
+            self.model,
+            train_items,
+            val_items,
+            collate=self._collate,
+            loss_fn=generation.lm_loss,
+            score_fn=self._val_loss,
+            settings=self.config.train,
+            out=workdir,
+            device=self.device,
+            resume=resume,
+            save_best=lambda m, path: self._remember_best(path),
+            higher_is_better=False,
+            progress_label=f"{self.config.name} {self.task}",
         )
 
     def _val_loss(self, model, items) -> float:
@@ -320,7 +360,9 @@ class GenBaseline(_Baseline):
                 total += loss.float() * len(indices)
         return float(total) / max(len(items), 1)
 
-    def generate(self, table: pa.Table | Sequence[dict], seed: int | None = None, batch_size: int | None = None) -> list[str]:
+    def generate(
+        self, table: pa.Table | Sequence[dict], seed: int | None = None, batch_size: int | None = None
+    ) -> list[str]:
         """One sampled text per row (top-k, temperature from the config), seeded; prompts batched by length
         (a batch runs to its longest output, so similar prompts go together), results in the rows' order."""
         torch = require("torch", "models")
@@ -351,7 +393,11 @@ class GenBaseline(_Baseline):
         from lotdata.models.trainer import autocast
 
         longest = max((len(p) for p in prompts), default=1)
-        limit = getattr(self.model.config, "n_positions", None) or getattr(self.model.config, "max_position_embeddings", None) or 10**9
+        limit = (
+            getattr(self.model.config, "n_positions", None)
+            or getattr(self.model.config, "max_position_embeddings", None)
+            or 10**9
+        )
         width = min(limit, longest + self.config.generate.max_new_tokens)
 
         def run(n: int) -> None:
@@ -368,15 +414,23 @@ class GenBaseline(_Baseline):
         settings = self.config.generate
         with autocast(self.device, self.config.train.mixed_precision):
             return generation.generate_batch(
-                self.model, prompts, self.specials, top_k=settings.top_k, temperature=settings.temperature,
-                max_new_tokens=settings.max_new_tokens, encoder_decoder=self.encoder_decoder, device=self.device,
+                self.model,
+                prompts,
+                self.specials,
+                top_k=settings.top_k,
+                temperature=settings.temperature,
+                max_new_tokens=settings.max_new_tokens,
+                encoder_decoder=self.encoder_decoder,
+                device=self.device,
             )
 
     predict = generate
 
 
 def make_baseline(config: BaselineConfig, task: str, **kwargs: Any):
-    return ChoiceBaseline(config, task, **kwargs) if task in understanding_tasks() else GenBaseline(config, task, **kwargs)
+    return (
+        ChoiceBaseline(config, task, **kwargs) if task in understanding_tasks() else GenBaseline(config, task, **kwargs)
+    )
 
 
 def load(path: str | Path, *, device: str | None = None):

@@ -31,8 +31,13 @@ def measures(gold_probs: Sequence[Sequence[float]], correct: Sequence[Sequence[b
     """Per item: confidence, variability (population standard deviation, as the paper's code) and correctness."""
     out = []
     for probs, rights in zip(gold_probs, correct):
-        out.append({"confidence": statistics.fmean(probs), "variability": statistics.pstdev(probs),
-                    "correctness": sum(rights) / len(rights)})
+        out.append(
+            {
+                "confidence": statistics.fmean(probs),
+                "variability": statistics.pstdev(probs),
+                "correctness": sum(rights) / len(rights),
+            }
+        )
     return out
 
 
@@ -46,11 +51,20 @@ def regions(rows: Sequence[dict[str, float]], share: float = 1 / 3) -> list[str]
     ambiguous = set(by_var[:k])
     rest = sorted((i for i in range(n) if i not in ambiguous), key=lambda i: (rows[i]["confidence"], i))
     hard, easy = set(rest[:k]), set(rest[-k:]) if len(rest) > k else set()
-    return ["ambiguous" if i in ambiguous else "hard" if i in hard else "easy" if i in easy else "middle" for i in range(n)]
+    return [
+        "ambiguous" if i in ambiguous else "hard" if i in hard else "easy" if i in easy else "middle" for i in range(n)
+    ]
 
 
-def cartography_run(config: BaselineConfig, data: str | Path, out: str | Path, *, checkpoint: str | Path | None = None,
-                    device: str | None = None, train_size: int | None = None) -> dict[str, Any]:
+def cartography_run(
+    config: BaselineConfig,
+    data: str | Path,
+    out: str | Path,
+    *,
+    checkpoint: str | Path | None = None,
+    device: str | None = None,
+    train_size: int | None = None,
+) -> dict[str, Any]:
     """Train `config` on DATA's train split for its epochs (no early stopping: every epoch is a point of the
     dynamics), write OUT/cartography.parquet, OUT/cartography.png and OUT/cartography.json."""
     from dataclasses import replace
@@ -87,13 +101,22 @@ def cartography_run(config: BaselineConfig, data: str | Path, out: str | Path, *
     baseline.fit_result = baseline._fit(rows, [], out / "run", resume=False, on_epoch_end=record)
     stats = measures(probs, rights)
     labels = regions(stats)
-    table_rows = [{"example_id": row["example_id"], "story_id": row.get("story_id"), **m, "region": region, "gold_probs": p}
-                  for row, m, region, p in zip(rows, stats, labels, probs)]
+    table_rows = [
+        {"example_id": row["example_id"], "story_id": row.get("story_id"), **m, "region": region, "gold_probs": p}
+        for row, m, region, p in zip(rows, stats, labels, probs)
+    ]
     write_parquet(table_from_rows(table_rows, CARTOGRAPHY), out / TABLE_FILE)
     plot_map(table_rows, out / MAP_FILE, title=f"{config.name} on {task} ({len(rows)} items, {len(probs[0])} epochs)")
-    summary = {"model": config.name, "task": task, "data": str(data), "items": len(rows), "epochs": len(probs[0]),
-               "regions": {r: labels.count(r) for r in ("easy", "ambiguous", "hard", "middle")},
-               "table": str(out / TABLE_FILE), "map": str(out / MAP_FILE)}
+    summary = {
+        "model": config.name,
+        "task": task,
+        "data": str(data),
+        "items": len(rows),
+        "epochs": len(probs[0]),
+        "regions": {r: labels.count(r) for r in ("easy", "ambiguous", "hard", "middle")},
+        "table": str(out / TABLE_FILE),
+        "map": str(out / MAP_FILE),
+    }
     write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", out / SUMMARY_FILE)
     return summary
 
@@ -105,16 +128,31 @@ def plot_map(rows: Sequence[dict[str, Any]], path: str | Path, title: str = "") 
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 5))
-    points = ax.scatter([r["variability"] for r in rows], [r["confidence"] for r in rows],
-                        c=[r["correctness"] for r in rows], cmap="coolwarm_r", vmin=0, vmax=1, s=14, alpha=0.8)
+    points = ax.scatter(
+        [r["variability"] for r in rows],
+        [r["confidence"] for r in rows],
+        c=[r["correctness"] for r in rows],
+        cmap="coolwarm_r",
+        vmin=0,
+        vmax=1,
+        s=14,
+        alpha=0.8,
+    )
     fig.colorbar(points, ax=ax, label="correctness")
     ax.set_xlabel("variability")
     ax.set_ylabel("confidence")
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlim(left=0)
     for text, x, y in (("easy-to-learn", 0.02, 0.95), ("hard-to-learn", 0.02, 0.05), ("ambiguous", 0.6, 0.5)):
-        ax.text(x, y, text, transform=ax.transAxes, fontsize=9, color="dimgray",
-                bbox={"facecolor": "white", "alpha": 0.7, "edgecolor": "none"})
+        ax.text(
+            x,
+            y,
+            text,
+            transform=ax.transAxes,
+            fontsize=9,
+            color="dimgray",
+            bbox={"facecolor": "white", "alpha": 0.7, "edgecolor": "none"},
+        )
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
     fig.tight_layout()

@@ -65,7 +65,13 @@ class Encoder:
             raise ValueError(f"task {task!r} is not an understanding task {tuple(family_tasks('understanding'))}")
         if variant not in VARIANTS:
             raise ValueError(f"variant {variant!r} is not one of {VARIANTS}")
-        self.tokenizer, self.sp, self.task, self.variant, self.max_length = tokenizer, specials, task, variant, max_length
+        self.tokenizer, self.sp, self.task, self.variant, self.max_length = (
+            tokenizer,
+            specials,
+            task,
+            variant,
+            max_length,
+        )
         self.shape, self.mask, self.label_base = spec.choice_shape, spec.mask_token, spec.label_base
 
     def ids(self, text: str) -> list[int]:
@@ -87,7 +93,10 @@ class Encoder:
         else:
             left_text, _, right_text = row["context"].partition(self.mask)
             if self.variant == "wo_long":
-                left_text, right_text = _last_sentence(left_text, row.get("lang")), _first_sentence(right_text, row.get("lang"))
+                left_text, right_text = (
+                    _last_sentence(left_text, row.get("lang")),
+                    _first_sentence(right_text, row.get("lang")),
+                )
             left, right = self.ids(left_text), self.ids(right_text)
         n_special = 1 + len(cands) + (2 if left is not None else 0)
         pieces = ([(left, "end"), (right, "start")] if left is not None else []) + [(c, "start") for c in cands]
@@ -122,7 +131,9 @@ class Encoder:
         if self.variant == "wo_long":
             seqs, triples = [], []
             for k in range(gaps):
-                a, b, r = _fit([(sentences[k], "end"), (sentences[k + 1], "start"), (removed, "start")], self.max_length - 4)
+                a, b, r = _fit(
+                    [(sentences[k], "end"), (sentences[k + 1], "start"), (removed, "start")], self.max_length - 4
+                )
                 seq = [S] + a + [M] + b + [E] + r + [E]
                 triples.append((k, 1 + len(a), len(seq) - 1))
                 seqs.append(seq)
@@ -174,9 +185,15 @@ def collate(examples: Sequence[Encoded], pad: int) -> dict[str, Any]:
         mask[i, : len(s)] = 1
     as_long = lambda values: torch.tensor(values, dtype=torch.long)  # noqa: E731
     return {
-        "input_ids": ids, "attention_mask": mask, "cand_seq": as_long(cand_seq), "cand_pos": as_long(cand_pos),
-        "query_pos": as_long(query_pos), "cand_example": as_long(cand_example), "cand_slot": as_long(cand_slot),
-        "labels": as_long(labels), "n_cands": max(len(e.cands) for e in examples),
+        "input_ids": ids,
+        "attention_mask": mask,
+        "cand_seq": as_long(cand_seq),
+        "cand_pos": as_long(cand_pos),
+        "query_pos": as_long(query_pos),
+        "cand_example": as_long(cand_example),
+        "cand_slot": as_long(cand_slot),
+        "labels": as_long(labels),
+        "n_cands": max(len(e.cands) for e in examples),
     }
 
 
@@ -194,8 +211,12 @@ def choice_module(backbone):
 
         def hidden(self, input_ids, attention_mask):
             if self.encoder_decoder:  # same input to encoder and decoder; decoder states
-                out = self.backbone(input_ids=input_ids, attention_mask=attention_mask,
-                                    decoder_input_ids=input_ids, decoder_attention_mask=attention_mask)
+                out = self.backbone(
+                    input_ids=input_ids,
+                    attention_mask=attention_mask,
+                    decoder_input_ids=input_ids,
+                    decoder_attention_mask=attention_mask,
+                )
             else:
                 out = self.backbone(input_ids=input_ids, attention_mask=attention_mask)
             return out.last_hidden_state

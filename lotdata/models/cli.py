@@ -14,24 +14,40 @@ from rich.table import Table
 from lotdata.clikit import errors, out_console, summary_table
 from lotdata.paths import check_outputs
 
-baseline_app = typer.Typer(no_args_is_help=True, help="Train and run the LOT model baselines (pip install 'lotdata[models]').")
+baseline_app = typer.Typer(
+    no_args_is_help=True, help="Train and run the LOT model baselines (pip install 'lotdata[models]')."
+)
 
 _TASK = typer.Argument(..., help="clozet, senpos, plotcom or outgen.")
 
 
 def evaluate_cmd(
     task: str = _TASK,
-    pred: Path = typer.Option(..., "--pred", help="Predictions: LOT jsonl (same shape as the test file) or our Parquet."),
+    pred: Path = typer.Option(
+        ..., "--pred", help="Predictions: LOT jsonl (same shape as the test file) or our Parquet."
+    ),
     gold: Path = typer.Option(..., "--gold", help="Gold: LOT jsonl or our Parquet split."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write the scores as JSON here ('-' for stdout only)."),
-    definition: str = typer.Option("lot", "--definition", help="lot (LOT Tables 10/11), nlpcc2021 (the NLPCC 2021 OutGen script; alias official) or paper."),
-    human: Optional[str] = typer.Option(None, "--human", help="nlpcc2021_overall: human scores of B-1,B-2,D-3,D-4,Cover,Order (default: the script's)."),
-    baseline: Optional[str] = typer.Option(None, "--baseline", help="nlpcc2021_overall: the reference model's scores, same order (default: LongLM-small val)."),
+    json_out: Optional[Path] = typer.Option(
+        None, "--json", help="Also write the scores as JSON here ('-' for stdout only)."
+    ),
+    definition: str = typer.Option(
+        "lot",
+        "--definition",
+        help="lot (LOT Tables 10/11), nlpcc2021 (the NLPCC 2021 OutGen script; alias official) or paper.",
+    ),
+    human: Optional[str] = typer.Option(
+        None, "--human", help="nlpcc2021_overall: human scores of B-1,B-2,D-3,D-4,Cover,Order (default: the script's)."
+    ),
+    baseline: Optional[str] = typer.Option(
+        None,
+        "--baseline",
+        help="nlpcc2021_overall: the reference model's scores, same order (default: LongLM-small val).",
+    ),
 ) -> None:
     """Score predictions: accuracy, BLEU-n, Distinct-n, Coverage, Order (LOT Section 5.3; LOT's Overall: `baseline table`)."""
     from lotdata import metrics
-    from lotdata.datasets.registry import get_task
     from lotdata.clikit import warn
+    from lotdata.datasets.registry import get_task
     from lotdata.io import check_output_file, write_text
 
     to_stdout = json_out is not None and str(json_out) == "-"
@@ -42,7 +58,11 @@ def evaluate_cmd(
             raise ValueError(f"--definition {definition!r}: choose from {', '.join(metrics.DEFINITIONS)}")
         if json_out is not None and not to_stdout:
             check_output_file(json_out)
-        weights = {name: _scores_option(f"--{name}", value) for name, value in (("human", human), ("baseline", baseline)) if value}
+        weights = {
+            name: _scores_option(f"--{name}", value)
+            for name, value in (("human", human), ("baseline", baseline))
+            if value
+        }
         pred_records = metrics.load_records(pred, task)
         gold_records = metrics.load_records(gold, task, gold=True)
         pred_records = metrics.align_records(task, pred_records, gold_records, str(pred), str(gold))
@@ -50,8 +70,15 @@ def evaluate_cmd(
     for key, reason in metrics.undefined_metrics(scores).items():
         warn(f"{key} could not be computed: {reason} (shown as \u2013, written as null)")
     # NaN is not JSON: an undefined metric is written as null
-    text = json.dumps({k: None if k in metrics.undefined_metrics(scores) else v for k, v in scores.items()},
-                      ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    text = (
+        json.dumps(
+            {k: None if k in metrics.undefined_metrics(scores) else v for k, v in scores.items()},
+            ensure_ascii=False,
+            indent=2,
+            allow_nan=False,
+        )
+        + "\n"
+    )
     if to_stdout:
         sys.stdout.write(text)
         return
@@ -91,11 +118,15 @@ def _scores_option(option: str, value: str) -> list[float]:
 
 @baseline_app.command("train")
 def train_cmd(
-    config: str = typer.Option(..., "--config", help="baselines/NAME.toml, or a shipped name (bert, vanilla_transformer, ...)."),
+    config: str = typer.Option(
+        ..., "--config", help="baselines/NAME.toml, or a shipped name (bert, vanilla_transformer, ...)."
+    ),
     task: Optional[str] = typer.Option(None, "--task", help="Task (default: the dataset's)."),
     data: Path = typer.Option(..., "--data", help="Dataset folder (train/val/test Parquet)."),
     out: Path = typer.Option(..., "--out", help="Run folder (best/, last/, history.jsonl, results.json)."),
-    checkpoint: Optional[str] = typer.Option(None, "--checkpoint", help="Local checkpoint folder (overrides the config's)."),
+    checkpoint: Optional[str] = typer.Option(
+        None, "--checkpoint", help="Local checkpoint folder (overrides the config's)."
+    ),
     variant: str = typer.Option("full", "--variant", help="Understanding input: full, wo_context, wo_long (LOT 5.5)."),
     epochs: Optional[int] = typer.Option(None, "--epochs"),
     batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Default 12 (the paper's)."),
@@ -103,7 +134,9 @@ def train_cmd(
     grad_accum: Optional[int] = typer.Option(None, "--grad-accum", help="Gradient accumulation steps."),
     max_length: Optional[int] = typer.Option(None, "--max-length", help="Default 512."),
     lr: Optional[float] = typer.Option(None, "--lr", help="Default 3e-5."),
-    patience: Optional[int] = typer.Option(None, "--patience", help="Epochs without a better val score before stopping."),
+    patience: Optional[int] = typer.Option(
+        None, "--patience", help="Epochs without a better val score before stopping."
+    ),
     seed: Optional[int] = typer.Option(None, "--seed"),
     train_size: Optional[int] = typer.Option(None, "--train-size", help="Use this many training examples (seeded)."),
     device: Optional[str] = typer.Option(None, "--device", help="cpu, cuda, cuda:1 (default: cuda when present)."),
@@ -119,12 +152,21 @@ def train_cmd(
     with errors():
         check_outputs({"--out": out}, {"--data": data, "--checkpoint": checkpoint})
         cfg = load_config(config).with_train(
-            epochs=epochs, batch_size=batch_size, gpu_batch_size=gpu_batch_size, grad_accum=grad_accum, max_length=max_length,
-            learning_rate=lr, patience=patience, seed=seed, mixed_precision=mixed_precision,
+            epochs=epochs,
+            batch_size=batch_size,
+            gpu_batch_size=gpu_batch_size,
+            grad_accum=grad_accum,
+            max_length=max_length,
+            learning_rate=lr,
+            patience=patience,
+            seed=seed,
+            mixed_precision=mixed_precision,
         )
         if checkpoint:
             cfg = replace(cfg, checkpoint=checkpoint)
-        results = train_run(cfg, data, out, task=task, variant=variant, device=device, train_size=train_size, resume=resume)
+        results = train_run(
+            cfg, data, out, task=task, variant=variant, device=device, train_size=train_size, resume=resume
+        )
     shown = {k: v for k, v in results.items() if k != "history"}
     out_console.print(summary_table(f"lotdata baseline train {cfg.name} -> {out}", shown))
 
@@ -136,9 +178,13 @@ def predict_cmd(
     out: Path = typer.Option(..., "--out", help="Predictions, LOT jsonl."),
     split: str = typer.Option("test", "--split"),
     device: Optional[str] = typer.Option(None, "--device"),
-    score: bool = typer.Option(True, "--score/--no-score", help="Score against the split and store it in RUN/results.json."),
+    score: bool = typer.Option(
+        True, "--score/--no-score", help="Score against the split and store it in RUN/results.json."
+    ),
     seed: Optional[int] = typer.Option(None, "--seed", help="Sampling seed (default: the run's)."),
-    batch_size: Optional[int] = typer.Option(None, "--batch-size", min=1, help="Examples per batch (default: the config's; on a GPU its gpu_batch_size)."),
+    batch_size: Optional[int] = typer.Option(
+        None, "--batch-size", min=1, help="Examples per batch (default: the config's; on a GPU its gpu_batch_size)."
+    ),
     definition: str = typer.Option("lot", "--definition", help="Scores shown: lot, nlpcc2021 or paper."),
 ) -> None:
     """Predict a split in the official LOT format (generation: top-k 40, temperature 0.7)."""
@@ -147,12 +193,25 @@ def predict_cmd(
 
     with errors():
         # predictions may go inside the run folder (README), never over what it holds
-        held = [run / name for name in ("best", "last", "history.jsonl", "results.json")] if (run / "best").is_dir() else run
+        held = (
+            [run / name for name in ("best", "last", "history.jsonl", "results.json")]
+            if (run / "best").is_dir()
+            else run
+        )
         check_outputs({"--out": out}, {"--run": held, "--data": data})
         if metrics.DEFINITION_ALIASES.get(definition, definition) not in metrics.DEFINITIONS:
             raise ValueError(f"--definition {definition!r}: choose from {', '.join(metrics.DEFINITIONS)}")
-        summary = predict_run(run, data, out, split=split, device=device, score=score, seed=seed, batch_size=batch_size,
-                              definition=definition)
+        summary = predict_run(
+            run,
+            data,
+            out,
+            split=split,
+            device=device,
+            score=score,
+            seed=seed,
+            batch_size=batch_size,
+            definition=definition,
+        )
     out_console.print(summary_table(f"lotdata baseline predict -> {out}", summary))
 
 
@@ -161,12 +220,32 @@ def table_cmd(
     runs: List[Path] = typer.Argument(..., help="Run folders."),
     split: str = typer.Option("test", "--split"),
     out: Optional[Path] = typer.Option(None, "--out", help="Also write the Markdown table here."),
-    definition: str = typer.Option("lot", "--definition", help="lot (LOT Tables 10/11 with Overall, Eq. 1-2) or nlpcc2021 (the NLPCC 2021 OutGen script's metrics and score)."),
-    human: Optional[Path] = typer.Option(None, "--human", help="Human-performance JSON (annotate pull human_perf) for H_i (default: the paper's Humans/Truth row)."),
-    understanding_baseline: Optional[str] = typer.Option(None, "--understanding-baseline", help="Model name of a run to use as B_i for Table 10 (default: the paper's BERT row)."),
-    generation_baseline: Optional[str] = typer.Option(None, "--generation-baseline", help="Model name of a run to use as B_i for Table 11 (default: the paper's GPT2 row)."),
+    definition: str = typer.Option(
+        "lot",
+        "--definition",
+        help="lot (LOT Tables 10/11 with Overall, Eq. 1-2) or nlpcc2021 (the NLPCC 2021 OutGen script's metrics and score).",
+    ),
+    human: Optional[Path] = typer.Option(
+        None,
+        "--human",
+        help="Human-performance JSON (annotate pull human_perf) for H_i (default: the paper's Humans/Truth row).",
+    ),
+    understanding_baseline: Optional[str] = typer.Option(
+        None,
+        "--understanding-baseline",
+        help="Model name of a run to use as B_i for Table 10 (default: the paper's BERT row).",
+    ),
+    generation_baseline: Optional[str] = typer.Option(
+        None,
+        "--generation-baseline",
+        help="Model name of a run to use as B_i for Table 11 (default: the paper's GPT2 row).",
+    ),
     paper: bool = typer.Option(False, "--paper", help="Add the paper's own rows of the split."),
-    allow_partial_human: bool = typer.Option(False, "--allow-partial-human", help="Use a --human file marked partial (fewer items or raters than its job asked for)."),
+    allow_partial_human: bool = typer.Option(
+        False,
+        "--allow-partial-human",
+        help="Use a --human file marked partial (fewer items or raters than its job asked for).",
+    ),
 ) -> None:
     """Results as LOT Tables 10/11 (percent) with LOT's Overall (Eq. 1-2)."""
     from lotdata import metrics
@@ -182,9 +261,15 @@ def table_cmd(
         if human is not None:
             human_scores = metrics.load_human_performance(human, allow_partial=allow_partial_human, split=split)
             pooled = [task for task, splits in metrics.human_performance_splits(human).items() if not splits]
-            human_source = f"{human.name}, split {split}" + (f" ({', '.join(pooled)}: pooled, the file has no per-split figures)" if pooled else "")
-        baselines = {k: v for k, v in (("understanding", understanding_baseline), ("generation", generation_baseline)) if v}
-        text = results_table(runs, split, name, human=human_scores, baselines=baselines, paper_rows=paper, human_source=human_source)
+            human_source = f"{human.name}, split {split}" + (
+                f" ({', '.join(pooled)}: pooled, the file has no per-split figures)" if pooled else ""
+            )
+        baselines = {
+            k: v for k, v in (("understanding", understanding_baseline), ("generation", generation_baseline)) if v
+        }
+        text = results_table(
+            runs, split, name, human=human_scores, baselines=baselines, paper_rows=paper, human_source=human_source
+        )
     sys.stdout.write(text)
     if out is not None:
         write_text(text, out)
@@ -214,10 +299,18 @@ def curve_cmd(
 def cartography_cmd(
     config: str = typer.Option(..., "--config", help="baselines/NAME.toml or a shipped name."),
     data: Path = typer.Option(..., "--data", help="Dataset folder of an understanding task (clozet, senpos)."),
-    out: Path = typer.Option(..., "--out", help="Folder: cartography.parquet, cartography.png, cartography.json, run/."),
-    checkpoint: Optional[str] = typer.Option(None, "--checkpoint", help="Local checkpoint folder (overrides the config's)."),
-    epochs: Optional[int] = typer.Option(None, "--epochs", min=2, help="Epochs of training dynamics (default: the config's)."),
-    train_size: Optional[int] = typer.Option(None, "--train-size", min=1, help="Map this many training examples (seeded)."),
+    out: Path = typer.Option(
+        ..., "--out", help="Folder: cartography.parquet, cartography.png, cartography.json, run/."
+    ),
+    checkpoint: Optional[str] = typer.Option(
+        None, "--checkpoint", help="Local checkpoint folder (overrides the config's)."
+    ),
+    epochs: Optional[int] = typer.Option(
+        None, "--epochs", min=2, help="Epochs of training dynamics (default: the config's)."
+    ),
+    train_size: Optional[int] = typer.Option(
+        None, "--train-size", min=1, help="Map this many training examples (seeded)."
+    ),
     device: Optional[str] = typer.Option(None, "--device"),
 ) -> None:
     """Dataset cartography (Swayamdipta et al. 2020): confidence, variability and correctness of each

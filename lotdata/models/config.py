@@ -20,7 +20,9 @@ class TrainSettings:
     learning_rate: float = 3e-5
     epochs: int = 3
     grad_accum: int = 1
-    gpu_batch_size: int | str | None = None  # batch on a GPU: a number, "auto" (sized to free memory) or None (batch_size)
+    gpu_batch_size: int | str | None = (
+        None  # batch on a GPU: a number, "auto" (sized to free memory) or None (batch_size)
+    )
     weight_decay: float = 0.0
     warmup_ratio: float = 0.0
     patience: int = 2  # early stopping: epochs without a better val score
@@ -59,9 +61,12 @@ class BaselineConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "name": self.name, "architecture": self.architecture,
-            "generation_architecture": self.generation_architecture, "checkpoint": self.checkpoint,
-            "model": dict(self.model), "vocab_size": self.vocab_size,
+            "name": self.name,
+            "architecture": self.architecture,
+            "generation_architecture": self.generation_architecture,
+            "checkpoint": self.checkpoint,
+            "model": dict(self.model),
+            "vocab_size": self.vocab_size,
             "train": {f.name: getattr(self.train, f.name) for f in fields(TrainSettings)},
             "generate": {f.name: getattr(self.generate, f.name) for f in fields(GenerateSettings)},
         }
@@ -82,11 +87,17 @@ def _check_types(section: str, values: Any, cls: type, path: str) -> None:
         if isinstance(default, bool):
             ok = isinstance(value, bool)
         elif isinstance(default, int) and default is not None:
-            ok = isinstance(value, int) and not isinstance(value, bool) and value > 0 if key != "seed" else isinstance(value, int)
+            ok = (
+                isinstance(value, int) and not isinstance(value, bool) and value > 0
+                if key != "seed"
+                else isinstance(value, int)
+            )
         elif isinstance(default, float):
             ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
         elif default is None:  # gpu_batch_size: a number, "auto" or None (a saved run's meta writes null)
-            ok = value is None or value == "auto" or isinstance(value, int) and not isinstance(value, bool) and value > 0
+            ok = (
+                value is None or value == "auto" or isinstance(value, int) and not isinstance(value, bool) and value > 0
+            )
         else:
             ok = True
         if not ok:

@@ -28,11 +28,19 @@ class Pair:
 
 
 class GenEncoder:
-    def __init__(self, tokenizer, specials: Specials, task: str, max_length: int = 512, encoder_decoder: bool = False) -> None:
+    def __init__(
+        self, tokenizer, specials: Specials, task: str, max_length: int = 512, encoder_decoder: bool = False
+    ) -> None:
         spec = get_task(task)
         if spec.generation_input is None:
             raise ValueError(f"task {task!r} is not a generation task {tuple(family_tasks('generation'))}")
-        self.tokenizer, self.sp, self.task, self.max_length, self.encoder_decoder = tokenizer, specials, task, max_length, encoder_decoder
+        self.tokenizer, self.sp, self.task, self.max_length, self.encoder_decoder = (
+            tokenizer,
+            specials,
+            task,
+            max_length,
+            encoder_decoder,
+        )
         self.input, self.mask = spec.generation_input, spec.mask_token
 
     def ids(self, text: str) -> list[int]:
@@ -103,8 +111,17 @@ def lm_loss(model, batch):
     return model(**batch).loss
 
 
-def generate_batch(model, prompts: Sequence[Sequence[int]], specials: Specials, *, top_k: int = 40, temperature: float = 0.7,
-                   max_new_tokens: int = 512, encoder_decoder: bool = False, device: str = "cpu") -> list[list[int]]:
+def generate_batch(
+    model,
+    prompts: Sequence[Sequence[int]],
+    specials: Specials,
+    *,
+    top_k: int = 40,
+    temperature: float = 0.7,
+    max_new_tokens: int = 512,
+    encoder_decoder: bool = False,
+    device: str = "cpu",
+) -> list[list[int]]:
     """Top-k sampling (k 40, temperature 0.7 by default); the new token ids of each prompt, without eos."""
     torch = require("torch", "models")
     ids, mask = _pad(torch, prompts, specials.pad, left=not encoder_decoder)
@@ -114,14 +131,20 @@ def generate_batch(model, prompts: Sequence[Sequence[int]], specials: Specials, 
             max_new_tokens = max(1, min(max_new_tokens, limit - ids.shape[1]))
     with torch.no_grad():
         out = model.generate(
-            input_ids=ids.to(device), attention_mask=mask.to(device), do_sample=True, top_k=top_k, temperature=temperature,
-            max_new_tokens=max_new_tokens, pad_token_id=specials.pad, eos_token_id=specials.eos,
+            input_ids=ids.to(device),
+            attention_mask=mask.to(device),
+            do_sample=True,
+            top_k=top_k,
+            temperature=temperature,
+            max_new_tokens=max_new_tokens,
+            pad_token_id=specials.pad,
+            eos_token_id=specials.eos,
             decoder_start_token_id=specials.start if encoder_decoder else None,
         )
     out = out.tolist()
     results = []
     for row in out:
-        new = row[1:] if encoder_decoder else row[ids.shape[1]:]
+        new = row[1:] if encoder_decoder else row[ids.shape[1] :]
         if specials.eos in new:
             new = new[: new.index(specials.eos)]
         results.append([t for t in new if t != specials.pad])

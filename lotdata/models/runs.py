@@ -38,9 +38,19 @@ def _write_results(run: Path, results: dict[str, Any]) -> None:
     write_text(json.dumps(results, ensure_ascii=False, indent=2) + "\n", run / RESULTS_FILE)
 
 
-def train_run(config: BaselineConfig, data: str | Path, out: str | Path, *, task: str | None = None, variant: str = "full",
-              device: str | None = None, train_size: int | None = None, resume: bool = True,
-              prepared: Any = None, loaded: tuple[str, dict] | None = None) -> dict[str, Any]:
+def train_run(
+    config: BaselineConfig,
+    data: str | Path,
+    out: str | Path,
+    *,
+    task: str | None = None,
+    variant: str = "full",
+    device: str | None = None,
+    train_size: int | None = None,
+    resume: bool = True,
+    prepared: Any = None,
+    loaded: tuple[str, dict] | None = None,
+) -> dict[str, Any]:
     """Fit a baseline on DATA/train.parquet (early stopping on val); understanding runs also score val and test.
 
     `prepared`: a baseline already built (`prepare()`d) to reset and train again, with `loaded`, the
@@ -60,11 +70,20 @@ def train_run(config: BaselineConfig, data: str | Path, out: str | Path, *, task
     baseline.fit(rows, splits.get("val") or None, out=out, resume=resume)
     fit = baseline.fit_result
     results = {
-        "model": config.name, "task": task, "variant": variant if task in understanding_tasks() else None, "data": str(data),
-        "device": baseline.device, "parameters": baseline.n_parameters(), "train_examples": len(rows),
-        "epochs_run": fit.epochs_run, "best_epoch": fit.best_epoch, "train_examples_per_s": round(fit.train_examples_per_s, 2),
-        "seconds": round(time.perf_counter() - started, 1), "resumed_from_epoch": fit.resumed_from,
-        "history": fit.history, "scores": {},
+        "model": config.name,
+        "task": task,
+        "variant": variant if task in understanding_tasks() else None,
+        "data": str(data),
+        "device": baseline.device,
+        "parameters": baseline.n_parameters(),
+        "train_examples": len(rows),
+        "epochs_run": fit.epochs_run,
+        "best_epoch": fit.best_epoch,
+        "train_examples_per_s": round(fit.train_examples_per_s, 2),
+        "seconds": round(time.perf_counter() - started, 1),
+        "resumed_from_epoch": fit.resumed_from,
+        "history": fit.history,
+        "scores": {},
         "timing": {"train_cpu_s_before_first_step": _round(fit.cpu_s_before_first_step)},
     }
     if task in understanding_tasks():
@@ -77,8 +96,18 @@ def train_run(config: BaselineConfig, data: str | Path, out: str | Path, *, task
     return results
 
 
-def predict_run(run: str | Path, data: str | Path, out: str | Path, *, split: str = "test", device: str | None = None,
-                score: bool = True, definition: str = "lot", seed: int | None = None, batch_size: int | None = None) -> dict[str, Any]:
+def predict_run(
+    run: str | Path,
+    data: str | Path,
+    out: str | Path,
+    *,
+    split: str = "test",
+    device: str | None = None,
+    score: bool = True,
+    definition: str = "lot",
+    seed: int | None = None,
+    batch_size: int | None = None,
+) -> dict[str, Any]:
     """Predict one split in the official LOT format (`out`, jsonl); score it against the split's labels
     (`definition` shown; RUN/results.json keeps the `lot` figures and, for generation, `nlpcc2021` ones)."""
     from lotdata import metrics
@@ -92,15 +121,21 @@ def predict_run(run: str | Path, data: str | Path, out: str | Path, *, split: st
     if not rows:
         raise InputError(f"no {split} examples", path=str(data))
     gold = [to_lot(task, row) for row in rows]
-    preds = baseline.predict(rows, batch_size=batch_size) if task in understanding_tasks() else baseline.generate(rows, seed=seed, batch_size=batch_size)
+    preds = (
+        baseline.predict(rows, batch_size=batch_size)
+        if task in understanding_tasks()
+        else baseline.generate(rows, seed=seed, batch_size=batch_size)
+    )
     spec = get_task(task)
     records = [{**record, spec.prediction_field: spec.prediction_type(pred)} for record, pred in zip(gold, preds)]
     write_jsonl(records, out)
     summary: dict[str, Any] = {"task": task, "split": split, "rows": len(records), "out": str(out)}
     if score:
         definition = metrics.DEFINITION_ALIASES.get(definition, definition)
-        by_definition = {d: metrics.evaluate(task, records, gold, d) for d in dict.fromkeys([definition, "lot"]
-                         + (["nlpcc2021"] if task in generation_tasks() else []))}
+        by_definition = {
+            d: metrics.evaluate(task, records, gold, d)
+            for d in dict.fromkeys([definition, "lot"] + (["nlpcc2021"] if task in generation_tasks() else []))
+        }
         summary["scores"] = by_definition[definition]
         if (run / RESULTS_FILE).exists() or (run / "best").exists():
             results = _read_results(run)
@@ -110,17 +145,31 @@ def predict_run(run: str | Path, data: str | Path, out: str | Path, *, split: st
             results.setdefault("model", baseline.config.name)
             results.setdefault("task", task)
             results.setdefault("parameters", baseline.n_parameters())
-            results.setdefault("timing", {})["predict_cpu_s_before_first_step"] = _round(baseline.cpu_s_before_first_step)
+            results.setdefault("timing", {})["predict_cpu_s_before_first_step"] = _round(
+                baseline.cpu_s_before_first_step
+            )
             _write_results(run, results)
     return summary
 
 
 # --------------------------------------------------------------------------- Tables 10 / 11
 
-_NLPCC = {"plotcom": ("bleu-1", "bleu-2", "distinct-1", "distinct-2"),
-          "outgen": ("bleu-1", "bleu-2", "distinct-3", "distinct-4", "coverage", "order", "nlpcc2021_overall")}
-_ABBR = {"bleu-1": "B-1", "bleu-2": "B-2", "distinct-1": "D-1", "distinct-2": "D-2", "distinct-3": "D-3",
-         "distinct-4": "D-4", "coverage": "Cover", "order": "Order", "nlpcc2021_overall": "NLPCC 2021 score", "accuracy": "Acc"}
+_NLPCC = {
+    "plotcom": ("bleu-1", "bleu-2", "distinct-1", "distinct-2"),
+    "outgen": ("bleu-1", "bleu-2", "distinct-3", "distinct-4", "coverage", "order", "nlpcc2021_overall"),
+}
+_ABBR = {
+    "bleu-1": "B-1",
+    "bleu-2": "B-2",
+    "distinct-1": "D-1",
+    "distinct-2": "D-2",
+    "distinct-3": "D-3",
+    "distinct-4": "D-4",
+    "coverage": "Cover",
+    "order": "Order",
+    "nlpcc2021_overall": "NLPCC 2021 score",
+    "accuracy": "Acc",
+}
 _TASK_NAMES = {"clozet": "ClozeT", "senpos": "SenPos", "plotcom": "PlotCom", "outgen": "OutGen"}
 _TITLES = {"understanding": "LOT Table 10 (accuracy %, understanding)", "generation": "LOT Table 11 (generation, %)"}
 
@@ -139,9 +188,16 @@ def _read_runs(runs: Sequence[str | Path], split: str, definition: str) -> dict[
     return by_model
 
 
-def results_table(runs: Sequence[str | Path], split: str = "test", definition: str = "lot", *,
-                  human: dict | None = None, baselines: dict[str, str] | None = None, paper_rows: bool = False,
-                  human_source: str | None = None) -> str:
+def results_table(
+    runs: Sequence[str | Path],
+    split: str = "test",
+    definition: str = "lot",
+    *,
+    human: dict | None = None,
+    baselines: dict[str, str] | None = None,
+    paper_rows: bool = False,
+    human_source: str | None = None,
+) -> str:
     """Markdown tables of the runs' figures (percent, as the paper prints them).
 
     lot: LOT Table 10 (ClozeT, SenPos, Overall) and Table 11 (PlotCom and OutGen metrics, Overall), with
@@ -161,7 +217,9 @@ def results_table(runs: Sequence[str | Path], split: str = "test", definition: s
         models = {m: e for m, e in by_model.items() if any(k in e for k in keys)}
         if not models and not (paper_rows and paper_split):
             continue
-        human_row, weights_note = _human_row(family, keys, human, paper_split, human_source or "the human-performance file")
+        human_row, weights_note = _human_row(
+            family, keys, human, paper_split, human_source or "the human-performance file"
+        )
         base_name = baselines.get(family)
         if base_name:
             if base_name not in by_model:
@@ -170,19 +228,34 @@ def results_table(runs: Sequence[str | Path], split: str = "test", definition: s
             base_note = f"run {base_name}"
         else:
             if not paper_split:
-                raise ValueError(f"split {split!r}: LOT's tables give val and test; name a baseline run (--{family}-baseline) "
-                                 "and a human-performance file (--human) for another split")
+                raise ValueError(
+                    f"split {split!r}: LOT's tables give val and test; name a baseline run (--{family}-baseline) "
+                    "and a human-performance file (--human) for another split"
+                )
             base_row = metrics.paper_row(family, paper_split, metrics.PAPER_BASELINE[family])
             base_note = f"LOT Table {10 if family == 'understanding' else 11}, {paper_split}, row {metrics.PAPER_BASELINE[family]}"
         weights = metrics.lot_weights(human_row, base_row, family)
-        header = ["Models", "#P"] + [f"{_TASK_NAMES[t]} {_ABBR[m]}" if family == "generation" else _TASK_NAMES[t] for t, m in keys] + ["Overall"]
-        lines = [f"### {_TITLES[family]}", "", f"H_i: {weights_note}; B_i: {base_note}.", "",
-                 "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        header = (
+            ["Models", "#P"]
+            + [f"{_TASK_NAMES[t]} {_ABBR[m]}" if family == "generation" else _TASK_NAMES[t] for t, m in keys]
+            + ["Overall"]
+        )
+        lines = [
+            f"### {_TITLES[family]}",
+            "",
+            f"H_i: {weights_note}; B_i: {base_note}.",
+            "",
+            "| " + " | ".join(header) + " |",
+            "|" + "---|" * len(header),
+        ]
         rows = list(models.items())
         if paper_rows and paper_split:
             table = metrics.PAPER_TABLE_10 if family == "understanding" else metrics.PAPER_TABLE_11
-            rows += [(f"{name} (paper)", metrics.paper_row(family, paper_split, name)) for name in table[paper_split]
-                     if name != metrics.PAPER_HUMAN[family]]
+            rows += [
+                (f"{name} (paper)", metrics.paper_row(family, paper_split, name))
+                for name in table[paper_split]
+                if name != metrics.PAPER_HUMAN[family]
+            ]
         rows.append((metrics.PAPER_HUMAN[family], human_row))
         for model, entry in rows:
             cells = [model, _millions(entry.get("#P"))] + [_pct(entry.get(k)) for k in keys]
@@ -195,8 +268,9 @@ def results_table(runs: Sequence[str | Path], split: str = "test", definition: s
     return "\n\n".join(blocks) + "\n"
 
 
-def _human_row(family: str, keys, human: dict | None, paper_split: str | None,
-               source: str = "the human-performance file") -> tuple[dict, str]:
+def _human_row(
+    family: str, keys, human: dict | None, paper_split: str | None, source: str = "the human-performance file"
+) -> tuple[dict, str]:
     from lotdata import metrics
 
     paper = metrics.paper_row(family, paper_split, metrics.PAPER_HUMAN[family]) if paper_split else {}
@@ -216,11 +290,17 @@ def _human_row(family: str, keys, human: dict | None, paper_split: str | None,
 
 
 def _nlpcc_table(by_model: dict[str, dict[Any, Any]], split: str) -> str:
-    keys = [(t, m) for t in ("clozet", "senpos") for m in ("accuracy",)] + [(t, m) for t in ("plotcom", "outgen") for m in _NLPCC[t]]
+    keys = [(t, m) for t in ("clozet", "senpos") for m in ("accuracy",)] + [
+        (t, m) for t in ("plotcom", "outgen") for m in _NLPCC[t]
+    ]
     keys = [k for k in keys if any(k in e for e in by_model.values())]
     header = ["Models", "#P"] + [f"{_TASK_NAMES[t]} {_ABBR[m]}" for t, m in keys]
-    lines = [f"Split: {split} (definition: nlpcc2021, the NLPCC 2021 OutGen script; not LOT's Overall)", "",
-             "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines = [
+        f"Split: {split} (definition: nlpcc2021, the NLPCC 2021 OutGen script; not LOT's Overall)",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
     for model, entry in by_model.items():
         lines.append("| " + " | ".join([model, _millions(entry.get("#P"))] + [_pct(entry.get(k)) for k in keys]) + " |")
     return "\n".join(lines) + "\n"
@@ -238,8 +318,17 @@ def _millions(n: int | None) -> str:
 
 # --------------------------------------------------------------------------- Figure 2
 
-def learning_curve(config: BaselineConfig, data: str | Path, out: str | Path, *, task: str | None = None,
-                   sizes: Sequence[float] = (0.1, 0.25, 0.5, 1.0), device: str | None = None, split: str = "test") -> dict[str, Any]:
+
+def learning_curve(
+    config: BaselineConfig,
+    data: str | Path,
+    out: str | Path,
+    *,
+    task: str | None = None,
+    sizes: Sequence[float] = (0.1, 0.25, 0.5, 1.0),
+    device: str | None = None,
+    split: str = "test",
+) -> dict[str, Any]:
     """Accuracy against training-set size (LOT Figure 2): one run per size under OUT/size_N, a PNG and a JSON."""
     task, splits = _dataset(data, task)
     if task not in understanding_tasks():
@@ -253,8 +342,16 @@ def learning_curve(config: BaselineConfig, data: str | Path, out: str | Path, *,
     points = []
     for size in sizes:
         n = max(1, round(size * n_train)) if size <= 1 else int(size)
-        results = train_run(config, data, out / f"size_{n}", task=task, device=device, train_size=n,
-                            prepared=prepared, loaded=(task, splits))
+        results = train_run(
+            config,
+            data,
+            out / f"size_{n}",
+            task=task,
+            device=device,
+            train_size=n,
+            prepared=prepared,
+            loaded=(task, splits),
+        )
         scores = results["scores"]
         points.append({"train_examples": n, **{s: scores[s]["accuracy"] for s in scores}})
     curve = {"model": config.name, "task": task, "split": split, "points": points}

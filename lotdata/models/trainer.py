@@ -44,7 +44,9 @@ def seed_everything(seed: int) -> None:
 def to_device(batch: dict[str, Any], device: str) -> dict[str, Any]:
     """Tensors to `device`; on CUDA from pinned memory without blocking the host."""
     if device.startswith("cuda"):
-        return {k: v.pin_memory().to(device, non_blocking=True) if hasattr(v, "pin_memory") else v for k, v in batch.items()}
+        return {
+            k: v.pin_memory().to(device, non_blocking=True) if hasattr(v, "pin_memory") else v for k, v in batch.items()
+        }
     return {k: v.to(device) if hasattr(v, "to") else v for k, v in batch.items()}
 
 
@@ -94,10 +96,20 @@ def auto_batch_size(probe: Callable[[int], None], start: int, limit: int = 512) 
 
 
 def fit(
-    module, train_items: Sequence[Any], val_items: Sequence[Any], *, collate: Callable[[Sequence[Any]], dict],
-    loss_fn: Callable[[Any, dict], Any], score_fn: Callable[[Any, Sequence[Any]], float], settings: TrainSettings,
-    out: str | Path, device: str = "cpu", resume: bool = True, save_best: Callable[[Any, Path], None] | None = None,
-    higher_is_better: bool = True, progress_label: str = "train",
+    module,
+    train_items: Sequence[Any],
+    val_items: Sequence[Any],
+    *,
+    collate: Callable[[Sequence[Any]], dict],
+    loss_fn: Callable[[Any, dict], Any],
+    score_fn: Callable[[Any, Sequence[Any]], float],
+    settings: TrainSettings,
+    out: str | Path,
+    device: str = "cpu",
+    resume: bool = True,
+    save_best: Callable[[Any, Path], None] | None = None,
+    higher_is_better: bool = True,
+    progress_label: str = "train",
     on_epoch_end: Callable[[Any, int], None] | None = None,
 ) -> FitResult:
     """Train `module` on `train_items`; after each epoch score `val_items` with `score_fn`, keep the best
@@ -115,7 +127,9 @@ def fit(
     steps_per_epoch = math.ceil(len(train_items) / batch_size / settings.grad_accum)
     total_steps = max(1, steps_per_epoch * settings.epochs)
     optimizer = torch.optim.AdamW(module.parameters(), lr=settings.learning_rate, weight_decay=settings.weight_decay)
-    scheduler = transformers.get_linear_schedule_with_warmup(optimizer, int(settings.warmup_ratio * total_steps), total_steps)
+    scheduler = transformers.get_linear_schedule_with_warmup(
+        optimizer, int(settings.warmup_ratio * total_steps), total_steps
+    )
     use_amp = settings.mixed_precision and device.startswith("cuda")
     scaler = torch.amp.GradScaler("cuda", enabled=use_amp and not torch.cuda.is_bf16_supported()) if use_amp else None
 
@@ -127,7 +141,13 @@ def fit(
         module.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
-        start_epoch, best, best_epoch, bad_epochs, history = state["epoch"] + 1, state["best"], state["best_epoch"], state["bad_epochs"], state["history"]
+        start_epoch, best, best_epoch, bad_epochs, history = (
+            state["epoch"] + 1,
+            state["best"],
+            state["best_epoch"],
+            state["bad_epochs"],
+            state["history"],
+        )
         torch.set_rng_state(state["torch_rng"])
         random.setstate(state["py_rng"])
         resumed = state["epoch"]
@@ -139,7 +159,9 @@ def fit(
             if bad_epochs >= settings.patience:
                 break
             module.train()
-            order = torch.randperm(len(train_items), generator=torch.Generator().manual_seed(settings.seed * 1000 + epoch)).tolist()
+            order = torch.randperm(
+                len(train_items), generator=torch.Generator().manual_seed(settings.seed * 1000 + epoch)
+            ).tolist()
             batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
             bar = bars.add_task(f"{progress_label} epoch {epoch + 1}/{settings.epochs}", total=len(batches))
             # the loss is summed on the device: reading it each step would wait for the GPU every step
@@ -172,7 +194,11 @@ def fit(
             if on_epoch_end is not None:  # e.g. dataset cartography's per-item training dynamics
                 on_epoch_end(module, epoch + 1)
             # without a val set the training loss decides, in the direction the score is read
-            score = float(score_fn(module, val_items)) if len(val_items) else (-train_loss if higher_is_better else train_loss)
+            score = (
+                float(score_fn(module, val_items))
+                if len(val_items)
+                else (-train_loss if higher_is_better else train_loss)
+            )
             record = {"epoch": epoch + 1, "train_loss": train_loss, "val_score": score}
             history.append(record)
             if sign * score > best:
@@ -184,13 +210,19 @@ def fit(
             _save_state(torch, state_path, module, optimizer, scheduler, epoch, best, best_epoch, bad_epochs, history)
             (out / "history.jsonl").write_text("".join(json.dumps(h) + "\n" for h in history), encoding="utf-8")
     return FitResult(
-        epochs_run=len(history), best_epoch=best_epoch, best_score=sign * best if best_epoch > 0 else math.nan,
-        history=history, train_examples_per_s=seen / train_seconds if train_seconds else 0.0, resumed_from=resumed,
+        epochs_run=len(history),
+        best_epoch=best_epoch,
+        best_score=sign * best if best_epoch > 0 else math.nan,
+        history=history,
+        train_examples_per_s=seen / train_seconds if train_seconds else 0.0,
+        resumed_from=resumed,
         cpu_s_before_first_step=cpu_before_first,
     )
 
 
-def _probe(module, items: Sequence[Any], collate, loss_fn, device: str, settings: TrainSettings) -> Callable[[int], None]:
+def _probe(
+    module, items: Sequence[Any], collate, loss_fn, device: str, settings: TrainSettings
+) -> Callable[[int], None]:
     """One training step's memory on the longest items at batch n (weights restored by zero_grad: no update)."""
     require("torch", "models")
 
@@ -219,9 +251,16 @@ def _save_state(torch, path: Path, module, optimizer, scheduler, epoch, best, be
 
     path.parent.mkdir(parents=True, exist_ok=True)
     state = {
-        "model": module.state_dict(), "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
-        "epoch": epoch, "best": best, "best_epoch": best_epoch, "bad_epochs": bad_epochs, "history": history,
-        "torch_rng": torch.get_rng_state(), "py_rng": _random.getstate(),
+        "model": module.state_dict(),
+        "optimizer": optimizer.state_dict(),
+        "scheduler": scheduler.state_dict(),
+        "epoch": epoch,
+        "best": best,
+        "best_epoch": best_epoch,
+        "bad_epochs": bad_epochs,
+        "history": history,
+        "torch_rng": torch.get_rng_state(),
+        "py_rng": _random.getstate(),
     }
     with atomic_path(path) as tmp:
         torch.save(state, tmp)

@@ -15,38 +15,77 @@ from lotdata.exec import ExecSettings
 
 @stage_options(execution=ExecSettings)
 def overlap_cmd(
-    paths: List[str] = typer.Argument(..., metavar="TEST [REF...]", help="TEST: a stories/task Parquet table, a dataset folder or LOT jsonl. Words after the first --reference value are more references (so a shell glob works); with --index every word is a test set."),
-    reference: Optional[List[str]] = typer.Option(None, "--reference", "-r", help="References: the same kinds, or corpora of any size (.txt/.jsonl/.parquet, .gz/.zst; quoted globs are expanded)."),
-    index: Optional[Path] = typer.Option(None, "--index", help="A built index (`lotdata index build`) instead of --reference: any number of test sets, answered in one batch, with the longest match per example."),
-    out: Path = typer.Option(..., "--out", help="Folder for summary.json, examples.parquet, report.md (and the resumable scan)."),
+    paths: List[str] = typer.Argument(
+        ...,
+        metavar="TEST [REF...]",
+        help="TEST: a stories/task Parquet table, a dataset folder or LOT jsonl. Words after the first --reference value are more references (so a shell glob works); with --index every word is a test set.",
+    ),
+    reference: Optional[List[str]] = typer.Option(
+        None,
+        "--reference",
+        "-r",
+        help="References: the same kinds, or corpora of any size (.txt/.jsonl/.parquet, .gz/.zst; quoted globs are expanded).",
+    ),
+    index: Optional[Path] = typer.Option(
+        None,
+        "--index",
+        help="A built index (`lotdata index build`) instead of --reference: any number of test sets, answered in one batch, with the longest match per example.",
+    ),
+    out: Path = typer.Option(
+        ..., "--out", help="Folder for summary.json, examples.parquet, report.md (and the resumable scan)."
+    ),
     n: int = typer.Option(8, "--n", min=1, help="n-gram length in words."),
-    threshold: float = typer.Option(0.1, "--threshold", help="An example is 'overlapped' above this share of its n-grams."),
-
-    tokenizer: Optional[str] = typer.Option(None, "--tokenizer", help="Chinese tokenizer from the registry (default rjieba; jieba, jieba-nohmm, ...)."),
-    lang: Optional[str] = typer.Option(None, "--lang", help="zh or en for both sides (default: the test set's language)."),
+    threshold: float = typer.Option(
+        0.1, "--threshold", help="An example is 'overlapped' above this share of its n-grams."
+    ),
+    tokenizer: Optional[str] = typer.Option(
+        None, "--tokenizer", help="Chinese tokenizer from the registry (default rjieba; jieba, jieba-nohmm, ...)."
+    ),
+    lang: Optional[str] = typer.Option(
+        None, "--lang", help="zh or en for both sides (default: the test set's language)."
+    ),
     drop_punct: bool = typer.Option(False, "--drop-punct", help="Drop punctuation tokens before making n-grams."),
-    write_filtered: Optional[Path] = typer.Option(None, "--write-filtered", help="Write the test set without the examples over the threshold here (a dataset folder)."),
-    skip_bad: bool = typer.Option(False, "--skip-bad", help="Skip missing or unreadable references (listed in the summary) instead of stopping."),
-    shard_mb: int = typer.Option(32, "--shard-mb", min=1, help="Shard size for big plain files and Parquet row groups."),
-    *, execution: ExecSettings,
+    write_filtered: Optional[Path] = typer.Option(
+        None,
+        "--write-filtered",
+        help="Write the test set without the examples over the threshold here (a dataset folder).",
+    ),
+    skip_bad: bool = typer.Option(
+        False, "--skip-bad", help="Skip missing or unreadable references (listed in the summary) instead of stopping."
+    ),
+    shard_mb: int = typer.Option(
+        32, "--shard-mb", min=1, help="Shard size for big plain files and Parquet row groups."
+    ),
+    *,
+    execution: ExecSettings,
 ) -> None:
     """LOT Table 14 for each split of TEST against the references; --write-filtered gives the 'w/o overlap' set."""
-    from lotdata.overlap import DEFAULT_TOKENIZER, TokenSpec, load_test_set, measure_overlap
-    from lotdata.overlap.report import write_filtered as write_filtered_set, write_outputs
-    from lotdata.text.tokenize import get_tokenizer
-
     from lotdata.io import check_output_dir, output_lock
-    from lotdata.paths import check_outputs
+    from lotdata.overlap import DEFAULT_TOKENIZER, TokenSpec, load_test_set, measure_overlap
     from lotdata.overlap.measure import check_threshold
+    from lotdata.overlap.report import write_filtered as write_filtered_set
+    from lotdata.overlap.report import write_outputs
+    from lotdata.paths import check_outputs
+    from lotdata.text.tokenize import get_tokenizer
 
     if index is not None:
         if reference:
             raise typer.BadParameter("give --index or --reference, not both", param_hint="--index")
-        return _overlap_with_index([Path(p) for p in paths], index, out, n=n, threshold=threshold,
-                                   tokenizer=tokenizer, lang=lang, drop_punct=drop_punct, write_filtered=write_filtered)
+        return _overlap_with_index(
+            [Path(p) for p in paths],
+            index,
+            out,
+            n=n,
+            threshold=threshold,
+            tokenizer=tokenizer,
+            lang=lang,
+            drop_punct=drop_punct,
+            write_filtered=write_filtered,
+        )
     if not reference:
-        raise typer.BadParameter("give the references (--reference REF...) or a built index (--index IDX)",
-                                 param_hint="--reference")
+        raise typer.BadParameter(
+            "give the references (--reference REF...) or a built index (--index IDX)", param_hint="--reference"
+        )
     test, reference = Path(paths[0]), [*reference, *paths[1:]]
     with errors():
         if lang not in (None, "zh", "en"):
@@ -57,22 +96,40 @@ def overlap_cmd(
         if write_filtered is not None:  # checked now, not after the whole scan
             check_output_dir(write_filtered, "--write-filtered")
         testset = load_test_set(test)
-        spec = TokenSpec(n=n, tokenizer=tokenizer or DEFAULT_TOKENIZER, lang=lang or testset.lang(), drop_punct=drop_punct)
+        spec = TokenSpec(
+            n=n, tokenizer=tokenizer or DEFAULT_TOKENIZER, lang=lang or testset.lang(), drop_punct=drop_punct
+        )
         get_tokenizer(spec.tokenizer)  # an unknown name fails here, not in a worker
         with output_lock(out):
-            result = measure_overlap(testset, reference, out / "scan", spec=spec, threshold=threshold, execution=execution,
-                                     shard_bytes=shard_mb << 20, skip_bad=skip_bad)
+            result = measure_overlap(
+                testset,
+                reference,
+                out / "scan",
+                spec=spec,
+                threshold=threshold,
+                execution=execution,
+                shard_bytes=shard_mb << 20,
+                skip_bad=skip_bad,
+            )
             write_outputs(result, out, test_path=str(test), references=list(reference))
             if write_filtered is not None:
                 command = "lotdata overlap " + " ".join(shlex.quote(a) for a in sys.argv[2:])
                 with output_lock(write_filtered):
                     kept = write_filtered_set(testset, result, write_filtered, command=command, inputs=testset.inputs)
     for s in result.summary:
-        out_console.print(summary_table(f"lotdata overlap {s['split']} ({n}-grams)", {
-            "examples": s["n_examples"], "percent": f"{100 * s['percent']:.2f}%", f"# {n}-grams": s["ngrams"],
-            "# exam": s["examples"], f"# exam>{threshold:.0%}": s["examples_over"],
-            "max percent": f"{100 * s['max_percent']:.2f}%",
-        }))
+        out_console.print(
+            summary_table(
+                f"lotdata overlap {s['split']} ({n}-grams)",
+                {
+                    "examples": s["n_examples"],
+                    "percent": f"{100 * s['percent']:.2f}%",
+                    f"# {n}-grams": s["ngrams"],
+                    "# exam": s["examples"],
+                    f"# exam>{threshold:.0%}": s["examples_over"],
+                    "max percent": f"{100 * s['max_percent']:.2f}%",
+                },
+            )
+        )
     if write_filtered is not None:
         out_console.print(f"w/o overlap -> {write_filtered}: {kept}")
     for line in result.skipped:
@@ -82,11 +139,19 @@ def overlap_cmd(
 
 def _print_summary(result, n: int, threshold: float, title: str) -> None:
     for s in result.summary:
-        out_console.print(summary_table(f"{title} {s['split']} ({n}-grams)", {
-            "examples": s["n_examples"], "percent": f"{100 * s['percent']:.2f}%", f"# {n}-grams": s["ngrams"],
-            "# exam": s["examples"], f"# exam>{threshold:.0%}": s["examples_over"],
-            "max percent": f"{100 * s['max_percent']:.2f}%",
-        }))
+        out_console.print(
+            summary_table(
+                f"{title} {s['split']} ({n}-grams)",
+                {
+                    "examples": s["n_examples"],
+                    "percent": f"{100 * s['percent']:.2f}%",
+                    f"# {n}-grams": s["ngrams"],
+                    "# exam": s["examples"],
+                    f"# exam>{threshold:.0%}": s["examples_over"],
+                    "max percent": f"{100 * s['max_percent']:.2f}%",
+                },
+            )
+        )
 
 
 def _output_folders(tests: List[Path], out: Path) -> List[Path]:
@@ -101,16 +166,26 @@ def _output_folders(tests: List[Path], out: Path) -> List[Path]:
     return folders
 
 
-def _overlap_with_index(tests: List[Path], index: Path, out: Path, *, n: int, threshold: float, tokenizer: Optional[str],
-                        lang: Optional[str], drop_punct: bool, write_filtered: Optional[Path]) -> None:
+def _overlap_with_index(
+    tests: List[Path],
+    index: Path,
+    out: Path,
+    *,
+    n: int,
+    threshold: float,
+    tokenizer: Optional[str],
+    lang: Optional[str],
+    drop_punct: bool,
+    write_filtered: Optional[Path],
+) -> None:
     from lotdata.io import check_output_dir, output_lock
     from lotdata.overlap import load_test_set
-    from lotdata.paths import check_outputs
     from lotdata.overlap.index import verify_index
     from lotdata.overlap.lookup import measure_with_index, write_indexed
     from lotdata.overlap.measure import check_threshold
     from lotdata.overlap.report import write_filtered as write_filtered_set
     from lotdata.overlap.texts import TokenSpec
+    from lotdata.paths import check_outputs
 
     with errors():
         if lang not in (None, "zh", "en"):
@@ -123,12 +198,18 @@ def _overlap_with_index(tests: List[Path], index: Path, out: Path, *, n: int, th
         loaded = verify_index(index)
         built = loaded.manifest["tokens"]
         testsets = [load_test_set(t) for t in tests]
-        spec = TokenSpec(n=n, tokenizer=tokenizer or built["tokenizer"], lang=lang or built["lang"],
-                         drop_punct=drop_punct or built["drop_punct"])
+        spec = TokenSpec(
+            n=n,
+            tokenizer=tokenizer or built["tokenizer"],
+            lang=lang or built["lang"],
+            drop_punct=drop_punct or built["drop_punct"],
+        )
         for test, testset in zip(tests, testsets):
             if lang is None and testset.lang() != built["lang"]:
-                raise ValueError(f"{test}: a {testset.lang()} test set, the index {index} holds {built['lang']} words "
-                                 "(--lang to force)")
+                raise ValueError(
+                    f"{test}: a {testset.lang()} test set, the index {index} holds {built['lang']} words "
+                    "(--lang to force)"
+                )
         results = measure_with_index(testsets, loaded, spec=spec, threshold=threshold)
         folders = _output_folders(tests, out)
         with output_lock(out):
@@ -137,29 +218,44 @@ def _overlap_with_index(tests: List[Path], index: Path, out: Path, *, n: int, th
             if write_filtered is not None:
                 command = "lotdata overlap " + " ".join(shlex.quote(a) for a in sys.argv[2:])
                 with output_lock(write_filtered):
-                    kept = write_filtered_set(testsets[0], results[0], write_filtered, command=command,
-                                              inputs=testsets[0].inputs)
+                    kept = write_filtered_set(
+                        testsets[0], results[0], write_filtered, command=command, inputs=testsets[0].inputs
+                    )
                 out_console.print(f"w/o overlap -> {write_filtered}: {kept}")
     for test, folder, result in zip(tests, folders, results):
         _print_summary(result, n, threshold, f"lotdata overlap --index {test}")
-        out_console.print(f"{folder}/summary.json, {folder}/examples.parquet, {folder}/report.md "
-                          f"({result.scan['seconds']:.2f} s for {len(tests)} test set(s))")
+        out_console.print(
+            f"{folder}/summary.json, {folder}/examples.parquet, {folder}/report.md "
+            f"({result.scan['seconds']:.2f} s for {len(tests)} test set(s))"
+        )
 
 
-index_app = typer.Typer(help="A word n-gram index of reference corpora: build once, query with `overlap --index`.",
-                        no_args_is_help=True)
+index_app = typer.Typer(
+    help="A word n-gram index of reference corpora: build once, query with `overlap --index`.", no_args_is_help=True
+)
 
 
 @index_app.command("build")
 @stage_options(execution=ExecSettings)
 def index_build_cmd(
-    references: List[str] = typer.Argument(..., metavar="REF...", help="References: what `overlap --reference` reads (.txt/.jsonl/.parquet, .gz/.zst, folders, quoted globs)."),
+    references: List[str] = typer.Argument(
+        ...,
+        metavar="REF...",
+        help="References: what `overlap --reference` reads (.txt/.jsonl/.parquet, .gz/.zst, folders, quoted globs).",
+    ),
     out: Path = typer.Option(..., "--out", help="The index folder (a killed build run again resumes)."),
-    tokenizer: Optional[str] = typer.Option(None, "--tokenizer", help="Chinese tokenizer (default rjieba; jieba for LOT's exact setting)."),
+    tokenizer: Optional[str] = typer.Option(
+        None, "--tokenizer", help="Chinese tokenizer (default rjieba; jieba for LOT's exact setting)."
+    ),
     lang: str = typer.Option("zh", "--lang", help="zh or en."),
-    drop_punct: bool = typer.Option(False, "--drop-punct", help="Drop punctuation tokens (queries must then use it too)."),
-    shard_mb: int = typer.Option(64, "--shard-mb", min=1, help="Shard size: memory per worker grows with it (about 30 bytes a word)."),
-    *, execution: ExecSettings,
+    drop_punct: bool = typer.Option(
+        False, "--drop-punct", help="Drop punctuation tokens (queries must then use it too)."
+    ),
+    shard_mb: int = typer.Option(
+        64, "--shard-mb", min=1, help="Shard size: memory per worker grows with it (about 30 bytes a word)."
+    ),
+    *,
+    execution: ExecSettings,
 ) -> None:
     """Tokenise REF once (as `overlap` does) and write word ids, a suffix array per shard and a manifest."""
     from lotdata.io import output_lock
@@ -178,12 +274,20 @@ def index_build_cmd(
         with output_lock(out):
             manifest = build_index(references, out, spec=spec, execution=execution, shard_bytes=shard_mb << 20)
     totals = manifest["totals"]
-    out_console.print(summary_table(f"lotdata index build -> {out}", {
-        "documents": totals["docs"], "words": totals["tokens"], "characters": totals["chars"],
-        "shards": len(manifest["shards"]), "index MB": round(totals["index_bytes"] / 1e6, 1),
-        "bytes per character": round(totals["index_bytes"] / max(totals["chars"], 1), 2),
-        "seconds": manifest["build_seconds"],
-    }))
+    out_console.print(
+        summary_table(
+            f"lotdata index build -> {out}",
+            {
+                "documents": totals["docs"],
+                "words": totals["tokens"],
+                "characters": totals["chars"],
+                "shards": len(manifest["shards"]),
+                "index MB": round(totals["index_bytes"] / 1e6, 1),
+                "bytes per character": round(totals["index_bytes"] / max(totals["chars"], 1), 2),
+                "seconds": manifest["build_seconds"],
+            },
+        )
+    )
 
 
 @index_app.command("verify")
@@ -194,8 +298,16 @@ def index_verify_cmd(idx: Path = typer.Argument(..., metavar="IDX", help="An ind
     with errors():
         loaded = verify_index(idx)
     m = loaded.manifest
-    out_console.print(summary_table(f"lotdata index verify {idx}: ok", {
-        "lotdata": m["lotdata_version"], "tokens": m["tokens"], "shards": len(m["shards"]),
-        "words": m["totals"]["tokens"], "vocabulary": m["vocab"]["words"],
-        "sources": len(m["sources"]),
-    }))
+    out_console.print(
+        summary_table(
+            f"lotdata index verify {idx}: ok",
+            {
+                "lotdata": m["lotdata_version"],
+                "tokens": m["tokens"],
+                "shards": len(m["shards"]),
+                "words": m["totals"]["tokens"],
+                "vocabulary": m["vocab"]["words"],
+                "sources": len(m["sources"]),
+            },
+        )
+    )

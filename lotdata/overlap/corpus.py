@@ -44,12 +44,30 @@ _CMRC_ANSWER_LINE = re.compile(rb"^<qid_\d+> \|\|\| ")
 
 class Continuation(list):
     """The texts of a piece that continues the previous document (a long line): n-grams run across."""
+
+
 _COMPRESSED = (".gz", ".zst")
 _PLAIN = (".txt", ".jsonl", ".json", ".text")
 _ID_COLUMNS = ("example_id", "story_id", "id", "doc_id")
 #: jsonl / parquet fields that are never text to measure
-_NOT_TEXT = {"id", "label", "url", "lang", "source", "license", "split", "status", "fetched_at", "story_id",
-             "example_id", "source_id", "annotator", "annotation_id", "sha", "doc_id"}
+_NOT_TEXT = {
+    "id",
+    "label",
+    "url",
+    "lang",
+    "source",
+    "license",
+    "split",
+    "status",
+    "fetched_at",
+    "story_id",
+    "example_id",
+    "source_id",
+    "annotator",
+    "annotation_id",
+    "sha",
+    "doc_id",
+}
 
 
 @dataclass
@@ -139,8 +157,11 @@ def iter_documents(shard: Shard) -> Iterator[tuple[str, list[str]]]:
     path = Path(shard.path)
     kind = _kind(path) or "plain"
     if kind == "cmrc_answer":
-        raise InputError("a CMRC/CFT answer file (`<qid_N> ||| answer` lines), not documents: give the "
-                         ".doc_query file beside it (its answers are read from here)", path=shard.path)
+        raise InputError(
+            "a CMRC/CFT answer file (`<qid_N> ||| answer` lines), not documents: give the "
+            ".doc_query file beside it (its answers are read from here)",
+            path=shard.path,
+        )
     try:
         if kind == "parquet":
             yield from _parquet_documents(path, shard)
@@ -194,8 +215,11 @@ def _zstd_chunks(path: Path) -> Iterator[bytes]:
                 chunk = frame.unused_data  # the next frame starts here
                 frame, started = decompressor.decompressobj(), False
         if started and not frame.eof:
-            raise InputError(f"truncated zstd file: it ends inside a frame (after {consumed:,} compressed bytes); "
-                             "the file was cut short (an interrupted download or copy?)", path=str(path))
+            raise InputError(
+                f"truncated zstd file: it ends inside a frame (after {consumed:,} compressed bytes); "
+                "the file was cut short (an interrupted download or copy?)",
+                path=str(path),
+            )
 
 
 def _open_binary(path: Path) -> io.BufferedIOBase:
@@ -254,16 +278,22 @@ def _line_documents(path: Path, shard: Shard, kind: str) -> Iterator[tuple[str, 
             held = ""
         if b"\x00" in raw:
             at = offset + raw.index(b"\x00")
-            raise InputError(f"binary data (NUL byte) at byte {at:,} (line at {doc_id}): not a text file", path=shard.path)
+            raise InputError(
+                f"binary data (NUL byte) at byte {at:,} (line at {doc_id}): not a text file", path=shard.path
+            )
         ends_line = raw.endswith(b"\n")
         buffered = len(decoder.getstate()[0])  # bytes of a character cut by the previous piece
         try:
             text = decoder.decode(raw, final=ends_line)
         except UnicodeDecodeError as exc:
             offset -= buffered
-            where = f"byte {offset + exc.start:,}" if kind != "compressed" else f"decompressed byte {offset + exc.start:,}"
-            raise InputError(f"not UTF-8 text at {where} (line at {doc_id}; {exc.reason}): binary or mis-encoded file",
-                             path=shard.path) from exc
+            where = (
+                f"byte {offset + exc.start:,}" if kind != "compressed" else f"decompressed byte {offset + exc.start:,}"
+            )
+            raise InputError(
+                f"not UTF-8 text at {where} (line at {doc_id}; {exc.reason}): binary or mis-encoded file",
+                path=shard.path,
+            ) from exc
         if is_jsonl:  # a JSON record needs its whole line
             pending_json.append(text)
             if not ends_line and not _last_piece(raw):
@@ -304,7 +334,7 @@ def text_pieces(text: str, limit: int | None = None) -> Iterator[str]:
     limit = limit or TEXT_PIECE_CHARS
     start = 0
     while len(text) - start > limit:
-        cut = start + _last_separator(text[start:start + limit])
+        cut = start + _last_separator(text[start : start + limit])
         yield text[start:cut]
         start = cut
     yield text[start:] if start else text
@@ -324,8 +354,11 @@ def _cmrc_documents(path: Path) -> Iterator[tuple[str, list[str]]]:
 
     result = read_stories([path], fmt="cmrc")
     if not result.stories:
-        raise InputError(f"no CMRC/CFT document could be read ({len(result.quarantine)} quarantined); "
-                         f"see `lotdata read --format cmrc {path} --out stories.parquet`", path=str(path))
+        raise InputError(
+            f"no CMRC/CFT document could be read ({len(result.quarantine)} quarantined); "
+            f"see `lotdata read --format cmrc {path} --out stories.parquet`",
+            path=str(path),
+        )
     for row in result.stories:
         yield row["url"], [t for t in (row.get("title"), row["text"]) if t]
 
@@ -380,12 +413,23 @@ def _generic_text_fields(schema) -> list[str]:
     if "text" in schema.names:
         return [n for n in ("title", "text") if n in schema.names]
     return [
-        f.name for f in schema
+        f.name
+        for f in schema
         if f.name not in _NOT_TEXT
-        and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
-             or (pa.types.is_list(f.type) and pa.types.is_string(f.type.value_type)))
+        and (
+            pa.types.is_string(f.type)
+            or pa.types.is_large_string(f.type)
+            or (pa.types.is_list(f.type) and pa.types.is_string(f.type.value_type))
+        )
     ]
 
 
-__all__ = ["DEFAULT_SHARD_BYTES", "Continuation", "expand_references", "iter_documents", "plan_shards", "text_pieces",
-           "texts_of_record"]
+__all__ = [
+    "DEFAULT_SHARD_BYTES",
+    "Continuation",
+    "expand_references",
+    "iter_documents",
+    "plan_shards",
+    "text_pieces",
+    "texts_of_record",
+]

@@ -40,7 +40,14 @@ from lotdata import __version__
 from lotdata.errors import InputError, LotdataError, must_exist, require
 from lotdata.exec import ExecSettings, Shard, run_shards
 from lotdata.io import atomic_path, raise_disk_error, sha256_file
-from lotdata.overlap.corpus import DEFAULT_SHARD_BYTES, Continuation, expand_references, iter_documents, plan_shards, text_pieces
+from lotdata.overlap.corpus import (
+    DEFAULT_SHARD_BYTES,
+    Continuation,
+    expand_references,
+    iter_documents,
+    plan_shards,
+    text_pieces,
+)
 from lotdata.overlap.texts import TokenSpec
 
 FORMAT = 1
@@ -57,6 +64,7 @@ class IndexFileError(InputError):
 
 
 # ------------------------------------------------------------------------------------------ writing files
+
 
 def write_array(array: np.ndarray, path: Path) -> None:
     """Write a numpy array's raw bytes atomically; a full disk names the file."""
@@ -83,11 +91,16 @@ def _write_table(table: pa.Table, path: Path) -> None:
 
 # ------------------------------------------------------------------------------------------ step 1: shards
 
+
 def shard_files(part: Path) -> dict[str, Path]:
     """The files of one built shard beside its part (`NNNNN.tokens`): local ids, suffix array, vocab, docs."""
     stem = part.with_suffix("")
-    return {"tokens": part, "sa": stem.with_suffix(".sa"), "vocab": stem.with_suffix(".vocab.parquet"),
-            "docs": stem.with_suffix(".docs.parquet")}
+    return {
+        "tokens": part,
+        "sa": stem.with_suffix(".sa"),
+        "vocab": stem.with_suffix(".vocab.parquet"),
+        "docs": stem.with_suffix(".docs.parquet"),
+    }
 
 
 @dataclass(frozen=True)
@@ -139,8 +152,14 @@ class BuildShard:
         _write_table(pa.table({"start": starts, "doc": doc_ids}, schema=_DOCS_SCHEMA), files["docs"])
         write_array(np.asarray(sa, dtype=np.int32 if len(local) < 2**31 else np.int64), files["sa"])
         write_array(local, files["tokens"])  # last: run_shards checks this part exists
-        return {"docs": docs, "chars": chars, "tokens": tokens, "bytes": shard.size, "words": len(sorted_words),
-                "length": int(len(local))}
+        return {
+            "docs": docs,
+            "chars": chars,
+            "tokens": tokens,
+            "bytes": shard.size,
+            "words": len(sorted_words),
+            "length": int(len(local)),
+        }
 
 
 def suffix_array(ids: np.ndarray, top: int) -> np.ndarray:
@@ -174,6 +193,7 @@ def _sorted_ids(words: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
 
 
 # ------------------------------------------------------------------------------------------ step 2: merge
+
 
 def _global_vocab(vocab_files: list[Path]) -> pa.Array:
     """The union of the shard vocabularies, sorted by code point (Arrow: no Python set of every word)."""
@@ -210,6 +230,7 @@ def first_word_table(ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------------ the build
 
+
 def _sources(files: list[Path]) -> list[dict[str, Any]]:
     return [{"path": str(f), "bytes": f.stat().st_size, "sha256": sha256_file(f)} for f in files]
 
@@ -235,17 +256,36 @@ def build_index(
     (out / MANIFEST).unlink(missing_ok=True)  # from here on the folder is not an index until the build ends
     sources = _sources(expanded.files)
     token_spec = {k: v for k, v in asdict(spec).items() if k != "n"}
-    fingerprint = hashlib.sha256(json.dumps({"format": FORMAT, "version": __version__, "spec": token_spec,
-                                             "sources": sources, "shard_bytes": shard_bytes},
-                                            sort_keys=True).encode()).hexdigest()[:16]
+    fingerprint = hashlib.sha256(
+        json.dumps(
+            {
+                "format": FORMAT,
+                "version": __version__,
+                "spec": token_spec,
+                "sources": sources,
+                "shard_bytes": shard_bytes,
+            },
+            sort_keys=True,
+        ).encode()
+    ).hexdigest()[:16]
     shards = plan_shards(expanded.files, shard_bytes)
     work = out / ".build"
-    results = run_shards(BuildShard(spec), shards, work, execution=execution,
-                         fingerprint=fingerprint, suffix=".tokens", progress=progress, description="index build")
+    results = run_shards(
+        BuildShard(spec),
+        shards,
+        work,
+        execution=execution,
+        fingerprint=fingerprint,
+        suffix=".tokens",
+        progress=progress,
+        description="index build",
+    )
     totals = {key: sum(r.stats.get(key, 0) for r in results) for key in ("docs", "chars", "tokens", "bytes")}
     if not totals["tokens"]:
-        raise InputError("the references hold no word (empty files, blank lines or empty texts only): "
-                         "nothing to index", path=", ".join(str(f) for f in expanded.files[:5]))
+        raise InputError(
+            "the references hold no word (empty files, blank lines or empty texts only): nothing to index",
+            path=", ".join(str(f) for f in expanded.files[:5]),
+        )
     merge_started = time.perf_counter()
     vocab = _global_vocab([shard_files(r.part)["vocab"] for r in results])
     (out / "shards").mkdir(exist_ok=True)
@@ -253,31 +293,55 @@ def build_index(
     for r in results:
         files = shard_files(r.part)
         name = f"{r.index:05d}"
-        final = {"tokens": out / "shards" / f"{name}.tokens", "sa": out / "shards" / f"{name}.sa",
-                 "docs": out / "shards" / f"{name}.docs.parquet", "first": out / "shards" / f"{name}.first"}
+        final = {
+            "tokens": out / "shards" / f"{name}.tokens",
+            "sa": out / "shards" / f"{name}.sa",
+            "docs": out / "shards" / f"{name}.docs.parquet",
+            "first": out / "shards" / f"{name}.first",
+        }
         _map_shard(files, vocab, final["tokens"], final["first"])
         _copy(files["sa"], final["sa"])
         _copy(files["docs"], final["docs"])
         sa_width = 4 if final["tokens"].stat().st_size // 4 < 2**31 else 8
-        shard_records.append({
-            "shard": r.shard.describe(), "tokens_path": f"shards/{name}.tokens", "sa_path": f"shards/{name}.sa",
-            "docs_path": f"shards/{name}.docs.parquet", "first_path": f"shards/{name}.first",
-            "first_sha256": sha256_file(final["first"]), "length": final["tokens"].stat().st_size // 4,
-            "sa_bytes": final["sa"].stat().st_size, "sa_width": sa_width, "docs": r.stats["docs"],
-            "docs_sha256": sha256_file(final["docs"]), "tokens": r.stats["tokens"], "chars": r.stats["chars"],
-            "bytes": r.shard.size, "seconds": round(r.seconds, 3),  # 0 for a shard an earlier run built
-        })
+        shard_records.append(
+            {
+                "shard": r.shard.describe(),
+                "tokens_path": f"shards/{name}.tokens",
+                "sa_path": f"shards/{name}.sa",
+                "docs_path": f"shards/{name}.docs.parquet",
+                "first_path": f"shards/{name}.first",
+                "first_sha256": sha256_file(final["first"]),
+                "length": final["tokens"].stat().st_size // 4,
+                "sa_bytes": final["sa"].stat().st_size,
+                "sa_width": sa_width,
+                "docs": r.stats["docs"],
+                "docs_sha256": sha256_file(final["docs"]),
+                "tokens": r.stats["tokens"],
+                "chars": r.stats["chars"],
+                "bytes": r.shard.size,
+                "seconds": round(r.seconds, 3),  # 0 for a shard an earlier run built
+            }
+        )
     _write_table(pa.table({"word": vocab}, schema=_VOCAB_SCHEMA), out / VOCAB)
     manifest = {
-        "kind": "overlap-index", "format": FORMAT, "lotdata_version": __version__,
-        "tokens": token_spec, "n": "any (a suffix array answers every n; overlap's default is 8)",
-        "sources": sources, "shard_bytes": shard_bytes, "shards": shard_records,
+        "kind": "overlap-index",
+        "format": FORMAT,
+        "lotdata_version": __version__,
+        "tokens": token_spec,
+        "n": "any (a suffix array answers every n; overlap's default is 8)",
+        "sources": sources,
+        "shard_bytes": shard_bytes,
+        "shards": shard_records,
         "vocab": {"path": VOCAB, "words": len(vocab), "sha256": sha256_file(out / VOCAB)},
-        "totals": {**totals, "index_bytes": 0}, "build_seconds": 0.0,
+        "totals": {**totals, "index_bytes": 0},
+        "build_seconds": 0.0,
         "shards_resumed": sum(r.skipped for r in results),
     }
-    manifest["totals"]["index_bytes"] = sum((out / p).stat().st_size for s in shard_records
-                                            for p in (s["tokens_path"], s["sa_path"], s["docs_path"], s["first_path"]))
+    manifest["totals"]["index_bytes"] = sum(
+        (out / p).stat().st_size
+        for s in shard_records
+        for p in (s["tokens_path"], s["sa_path"], s["docs_path"], s["first_path"])
+    )
     manifest["totals"]["index_bytes"] += (out / VOCAB).stat().st_size
     manifest["build_seconds"] = round(time.perf_counter() - started, 3)
     manifest["merge_seconds"] = round(time.perf_counter() - merge_started, 3)
@@ -299,6 +363,7 @@ def _copy(src: Path, dst: Path) -> None:
 
 
 # ------------------------------------------------------------------------------------------ verify / load
+
 
 @dataclass
 class LoadedShard:
@@ -329,7 +394,9 @@ def read_manifest(idx: str | Path) -> dict[str, Any]:
     idx = must_exist(idx, "index folder")
     path = idx / MANIFEST
     if not path.exists():
-        partial = " (a build was stopped before it finished: run it again to resume)" if (idx / ".build").exists() else ""
+        partial = (
+            " (a build was stopped before it finished: run it again to resume)" if (idx / ".build").exists() else ""
+        )
         raise _bad(path, f"no manifest: not a complete lotdata index{partial}")
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
@@ -338,8 +405,11 @@ def read_manifest(idx: str | Path) -> dict[str, Any]:
     if not isinstance(manifest, dict) or manifest.get("kind") != "overlap-index":
         raise _bad(path, "not the manifest of a lotdata overlap index")
     if manifest.get("lotdata_version") != __version__ or manifest.get("format") != FORMAT:
-        raise _bad(path, f"an index from lotdata {manifest.get('lotdata_version')} (format {manifest.get('format')}); "
-                         f"this is lotdata {__version__} (format {FORMAT})")
+        raise _bad(
+            path,
+            f"an index from lotdata {manifest.get('lotdata_version')} (format {manifest.get('format')}); "
+            f"this is lotdata {__version__} (format {FORMAT})",
+        )
     return manifest
 
 
@@ -359,9 +429,14 @@ def verify_index(idx: str | Path, *, samples: int = 2000, seed: int = 0) -> Load
         for path in (tokens_path, sa_path, docs_path):  # the first-word table: below
             _check_exists(path)
         if tokens_path.stat().st_size != 4 * record["length"]:
-            raise _bad(tokens_path, f"{tokens_path.stat().st_size:,} bytes, the manifest says {4 * record['length']:,} (truncated?)")
+            raise _bad(
+                tokens_path,
+                f"{tokens_path.stat().st_size:,} bytes, the manifest says {4 * record['length']:,} (truncated?)",
+            )
         if sa_path.stat().st_size != record["sa_bytes"] or record["sa_bytes"] != record["sa_width"] * record["length"]:
-            raise _bad(sa_path, f"{sa_path.stat().st_size:,} bytes, the manifest says {record['sa_bytes']:,} (truncated?)")
+            raise _bad(
+                sa_path, f"{sa_path.stat().st_size:,} bytes, the manifest says {record['sa_bytes']:,} (truncated?)"
+            )
         if sha256_file(docs_path) != record["docs_sha256"]:
             raise _bad(docs_path, "document table changed since the build (sha256 differs)")
         first_path = idx / record["first_path"]
@@ -376,8 +451,11 @@ def verify_index(idx: str | Path, *, samples: int = 2000, seed: int = 0) -> Load
             raise _bad(tokens_path, "does not end with the separator (0): truncated or overwritten")
         _check_sorted(tokens, sa, rng, samples, sa_path)
         docs = pq.read_table(docs_path)
-        shards.append(LoadedShard(tokens, sa, docs.column("start").to_numpy(), docs.column("doc").to_pylist(),
-                                  first[:k], first[k:]))
+        shards.append(
+            LoadedShard(
+                tokens, sa, docs.column("start").to_numpy(), docs.column("doc").to_pylist(), first[:k], first[k:]
+            )
+        )
     return LoadedIndex(idx, manifest, vocab, shards)
 
 
@@ -386,8 +464,9 @@ def _check_exists(path: Path) -> None:
         raise _bad(path, "missing from the index folder")
 
 
-def _check_sorted(tokens: np.ndarray, sa: np.ndarray, rng: np.random.Generator, samples: int, path: Path,
-                  depth: int = 32) -> None:
+def _check_sorted(
+    tokens: np.ndarray, sa: np.ndarray, rng: np.random.Generator, samples: int, path: Path, depth: int = 32
+) -> None:
     """Sampled neighbours of the suffix array are in order (first `depth` words) and point inside the text."""
     length = len(sa)
     if length < 2:
@@ -404,9 +483,20 @@ def _check_sorted(tokens: np.ndarray, sa: np.ndarray, rng: np.random.Generator, 
     rows = np.flatnonzero(differ.any(axis=1))
     wrong = rows[a[rows, first[rows]] > b[rows, first[rows]]]
     if len(wrong):
-        raise _bad(path, f"not sorted: entries {int(at[wrong[0]]):,} and {int(at[wrong[0]]) + 1:,} are out of order "
-                         f"({len(wrong)} of {len(at)} sampled pairs)")
+        raise _bad(
+            path,
+            f"not sorted: entries {int(at[wrong[0]]):,} and {int(at[wrong[0]]) + 1:,} are out of order "
+            f"({len(wrong)} of {len(at)} sampled pairs)",
+        )
 
 
-__all__ = ["DEFAULT_SHARD_BYTES", "INDEX_SHARD_BYTES", "BuildShard", "IndexFileError", "LoadedIndex", "build_index",
-           "read_manifest", "verify_index"]
+__all__ = [
+    "DEFAULT_SHARD_BYTES",
+    "INDEX_SHARD_BYTES",
+    "BuildShard",
+    "IndexFileError",
+    "LoadedIndex",
+    "build_index",
+    "read_manifest",
+    "verify_index",
+]

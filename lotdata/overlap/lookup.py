@@ -21,7 +21,14 @@ import pyarrow.compute as pc
 
 from lotdata.errors import LotdataError
 from lotdata.overlap.index import LoadedIndex, LoadedShard
-from lotdata.overlap.measure import OverlapResult, Segment, _example_record, check_has_grams, index_test_set, split_summary
+from lotdata.overlap.measure import (
+    OverlapResult,
+    Segment,
+    _example_record,
+    check_has_grams,
+    index_test_set,
+    split_summary,
+)
 from lotdata.overlap.testset import TestSet
 from lotdata.overlap.texts import TokenSpec
 from lotdata.schema import OVERLAP_EXAMPLES
@@ -31,8 +38,10 @@ UNKNOWN = np.int64(1 << 33)  # a test word the references never use: it matches 
 
 # ------------------------------------------------------------------------------------------ searching
 
-def _compare(shard: LoadedShard, starts: np.ndarray, query: np.ndarray, qpos: np.ndarray,
-             caps: np.ndarray, skip: int = 0) -> tuple[np.ndarray, np.ndarray]:
+
+def _compare(
+    shard: LoadedShard, starts: np.ndarray, query: np.ndarray, qpos: np.ndarray, caps: np.ndarray, skip: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """(sign, lcp) of each suffix `starts[i]` against the query `query[qpos[i]: qpos[i] + caps[i]]`:
     sign -1 when the suffix sorts before the query, +1 after, 0 when the query is a prefix of the suffix.
     The first `skip` words are known to be equal."""
@@ -63,8 +72,15 @@ def _compare(shard: LoadedShard, starts: np.ndarray, query: np.ndarray, qpos: np
     return sign, lcp
 
 
-def _search(shard: LoadedShard, query: np.ndarray, qpos: np.ndarray, caps: np.ndarray, *, right: bool,
-            bounds: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+def _search(
+    shard: LoadedShard,
+    query: np.ndarray,
+    qpos: np.ndarray,
+    caps: np.ndarray,
+    *,
+    right: bool,
+    bounds: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
     """For each query, the first suffix-array slot whose suffix sorts after it (right) or not before it (left),
     searched inside its first word's range (or `bounds`)."""
     skip = 1 if bounds is None else 0  # inside a first word's range its first word is known to match
@@ -118,8 +134,9 @@ def _upper(shard: LoadedShard, query: np.ndarray, qpos: np.ndarray, caps: np.nda
     return _search(shard, query, qpos, caps, right=True, bounds=(good + 1, bad))
 
 
-def _longest(shard: LoadedShard, query: np.ndarray, qpos: np.ndarray, caps: np.ndarray
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _longest(
+    shard: LoadedShard, query: np.ndarray, qpos: np.ndarray, caps: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(length, text offset) of the longest prefix (at most `caps`) of each query found in the shard, and the
     slot where the query would sit in the suffix array."""
     slot = _search(shard, query, qpos, caps, right=False)
@@ -142,7 +159,10 @@ def count(index: LoadedIndex, words: list[str]) -> int:
     total = 0
     for shard in index.shards:
         lo = _search(shard, ids, qpos, caps, right=False)
-        if lo[0] < len(shard.sa) and _compare(shard, np.asarray(shard.sa[lo], dtype=np.int64), ids, qpos, caps)[0][0] == 0:
+        if (
+            lo[0] < len(shard.sa)
+            and _compare(shard, np.asarray(shard.sa[lo], dtype=np.int64), ids, qpos, caps)[0][0] == 0
+        ):
             total += int(_upper(shard, ids, qpos, caps, lo)[0] - lo[0])
     return total
 
@@ -174,6 +194,7 @@ def _word_ids(index: LoadedIndex, words: list[str]) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------------ one batch
+
 
 @dataclass
 class Queries:
@@ -264,7 +285,7 @@ def _range_min(sa: np.ndarray, lo: np.ndarray, hi: np.ndarray, small: int = 64, 
         out[short] = np.where(inside, values, np.iinfo(np.int64).max).min(axis=1)
     for i in np.flatnonzero(hi - lo > small).tolist():
         a, b = int(lo[i]), int(hi[i])
-        out[i] = min(int(np.min(sa[s:min(s + chunk, b)])) for s in range(a, b, chunk))
+        out[i] = min(int(np.min(sa[s : min(s + chunk, b)])) for s in range(a, b, chunk))
     return out
 
 
@@ -281,8 +302,9 @@ def _run_ends(q: Queries, found: np.ndarray, n: int) -> np.ndarray:
     return end
 
 
-def _longest_matches(index: LoadedIndex, q: Queries, found_n: np.ndarray, n: int, longest: np.ndarray,
-                     at: np.ndarray) -> None:
+def _longest_matches(
+    index: LoadedIndex, q: Queries, found_n: np.ndarray, n: int, longest: np.ndarray, at: np.ndarray
+) -> None:
     """Extend `longest` (so far: at most n words) past n where a longer match may start: the start of each run of
     found n-grams first, then any found position whose run could still beat its example's longest."""
     if not found_n.any():
@@ -298,8 +320,9 @@ def _longest_matches(index: LoadedIndex, q: Queries, found_n: np.ndarray, n: int
     _extend(index, q, others, caps, longest, at)
 
 
-def _extend(index: LoadedIndex, q: Queries, rows: np.ndarray, caps: np.ndarray, longest: np.ndarray,
-            at: np.ndarray) -> None:
+def _extend(
+    index: LoadedIndex, q: Queries, rows: np.ndarray, caps: np.ndarray, longest: np.ndarray, at: np.ndarray
+) -> None:
     if not len(rows):
         return
     for number, shard in enumerate(index.shards):
@@ -314,6 +337,7 @@ def _extend(index: LoadedIndex, q: Queries, rows: np.ndarray, caps: np.ndarray, 
 
 # ------------------------------------------------------------------------------------------ the results
 
+
 def _doc_of(shard: LoadedShard, offset: int) -> tuple[str, int]:
     """The document holding a text offset, and the offset in words from the document's start."""
     k = int(np.searchsorted(shard.starts, offset, side="right")) - 1
@@ -327,12 +351,15 @@ def check_spec(index: LoadedIndex, spec: TokenSpec) -> None:
     wrong = {k: (asked[k], built[k]) for k in built if asked[k] != built[k]}
     if wrong:
         said = "; ".join(f"{k} {a!r} here, {b!r} in the index" for k, (a, b) in wrong.items())
-        raise LotdataError(f"{index.path / 'manifest.json'}: the test set would be tokenised differently from the index "
-                           f"({said}); use the index's settings or build another index")
+        raise LotdataError(
+            f"{index.path / 'manifest.json'}: the test set would be tokenised differently from the index "
+            f"({said}); use the index's settings or build another index"
+        )
 
 
-def measure_with_index(tests: list[TestSet], index: LoadedIndex, *, spec: TokenSpec, threshold: float = 0.1,
-                       count_ns: int | None = None) -> list[OverlapResult]:
+def measure_with_index(
+    tests: list[TestSet], index: LoadedIndex, *, spec: TokenSpec, threshold: float = 0.1, count_ns: int | None = None
+) -> list[OverlapResult]:
     """One OverlapResult per test set, all answered in one batch; the records carry the longest match too."""
     check_spec(index, spec)
     started = time.perf_counter()
@@ -364,17 +391,27 @@ def measure_with_index(tests: list[TestSet], index: LoadedIndex, *, spec: TokenS
             examples[split] = rows
         summary = [split_summary(split, rows, threshold) for split, rows in examples.items()]
         manifest = index.manifest
-        scan = {"index": str(index.path), "files": len(manifest["sources"]), "shards": len(index.shards),
-                "shards_resumed": 0, "docs": manifest["totals"]["docs"], "chars": manifest["totals"]["chars"],
-                "tokens": manifest["totals"]["tokens"], "bytes": manifest["totals"]["bytes"],
-                "seconds": round(seconds, 3), "test_sets_in_batch": len(tests),
-                "distinct_test_ngrams": len(test_index.grams), "distinct_test_ngrams_found": len(hit_doc)}
+        scan = {
+            "index": str(index.path),
+            "files": len(manifest["sources"]),
+            "shards": len(index.shards),
+            "shards_resumed": 0,
+            "docs": manifest["totals"]["docs"],
+            "chars": manifest["totals"]["chars"],
+            "tokens": manifest["totals"]["tokens"],
+            "bytes": manifest["totals"]["bytes"],
+            "seconds": round(seconds, 3),
+            "test_sets_in_batch": len(tests),
+            "distinct_test_ngrams": len(test_index.grams),
+            "distinct_test_ngrams_found": len(hit_doc),
+        }
         results.append(OverlapResult(summary, examples, scan, [], spec, threshold))
     return results
 
 
-def _extras(index: LoadedIndex, q: Queries, found: Found, spec: TokenSpec, segs: list[Segment], start: int,
-            size: int) -> dict[str, Any]:
+def _extras(
+    index: LoadedIndex, q: Queries, found: Found, spec: TokenSpec, segs: list[Segment], start: int, size: int
+) -> dict[str, Any]:
     """The longest match of one example (words, text, document, word offset) and its counts per n."""
     n = spec.n
     sl = slice(start, start + size)
@@ -391,7 +428,7 @@ def _extras(index: LoadedIndex, q: Queries, found: Found, spec: TokenSpec, segs:
     length = int(longest[i])
     words = [t for seg in segs for t in seg.tokens]
     record["longest_words"] = length
-    record["longest_text"] = spec.join(words[i:i + length])
+    record["longest_text"] = spec.join(words[i : i + length])
     at = int(found.longest_at[start + i])
     if at >= 0:
         doc, word = _doc_of(index.shards[at >> 40], at & ((1 << 40) - 1))
@@ -399,20 +436,19 @@ def _extras(index: LoadedIndex, q: Queries, found: Found, spec: TokenSpec, segs:
     return record
 
 
-
-
-
 # ------------------------------------------------------------------------------------------ writing
 
 _BY_N = pa.struct([pa.field("n", pa.int64()), pa.field("ngrams", pa.int64()), pa.field("overlapped", pa.int64())])
 #: examples.parquet of the index path: the streaming columns, then the longest match and the counts per n
 INDEXED_EXAMPLES = pa.schema(
-    [*OVERLAP_EXAMPLES,
-     pa.field("longest_words", pa.int64(), nullable=False),  # the longest run of the example found in a reference
-     pa.field("longest_text", pa.string(), nullable=False),
-     pa.field("longest_doc", pa.string()),  # the reference document holding it (streaming's document ids)
-     pa.field("longest_doc_word", pa.int64()),  # its first word's offset in that document, in words
-     pa.field("by_n", pa.list_(_BY_N), nullable=False)],  # n'-grams and overlapped n'-grams for n' = 1..n
+    [
+        *OVERLAP_EXAMPLES,
+        pa.field("longest_words", pa.int64(), nullable=False),  # the longest run of the example found in a reference
+        pa.field("longest_text", pa.string(), nullable=False),
+        pa.field("longest_doc", pa.string()),  # the reference document holding it (streaming's document ids)
+        pa.field("longest_doc_word", pa.int64()),  # its first word's offset in that document, in words
+        pa.field("by_n", pa.list_(_BY_N), nullable=False),
+    ],  # n'-grams and overlapped n'-grams for n' = 1..n
     metadata=OVERLAP_EXAMPLES.metadata,
 )
 
@@ -427,31 +463,52 @@ def split_by_n(result: OverlapResult) -> dict[str, list[dict[str, Any]]]:
                 t = totals.setdefault(item["n"], [0, 0])
                 t[0] += item["ngrams"]
                 t[1] += item["overlapped"]
-        out[split] = [{"n": k, "ngrams": a, "overlapped": b, "percent": b / a if a else 0.0}
-                      for k, (a, b) in sorted(totals.items())]
+        out[split] = [
+            {"n": k, "ngrams": a, "overlapped": b, "percent": b / a if a else 0.0}
+            for k, (a, b) in sorted(totals.items())
+        ]
     return out
 
 
 def longest_report(result: OverlapResult, top: int = 20) -> str:
     """The report's extra section: the examples with the longest match in a reference."""
-    rows = sorted(((split, r) for split, rs in result.examples.items() for r in rs if r["longest_words"]),
-                  key=lambda item: (-item[1]["longest_words"], item[0], item[1]["example_id"]))[:top]
-    lines = ["## Longest matches / 最长重叠 (from the index)", "",
-             "| split | example | words | text | reference | word |", "| --- | --- | ---: | --- | --- | ---: |"]
+    rows = sorted(
+        ((split, r) for split, rs in result.examples.items() for r in rs if r["longest_words"]),
+        key=lambda item: (-item[1]["longest_words"], item[0], item[1]["example_id"]),
+    )[:top]
+    lines = [
+        "## Longest matches / 最长重叠 (from the index)",
+        "",
+        "| split | example | words | text | reference | word |",
+        "| --- | --- | ---: | --- | --- | ---: |",
+    ]
     for split, r in rows:
         text = r["longest_text"].replace("|", "\\|")
-        lines.append(f"| {split} | {r['example_id']} | {r['longest_words']} | {text[:60]} | {r['longest_doc']} | "
-                     f"{r['longest_doc_word']} |")
+        lines.append(
+            f"| {split} | {r['example_id']} | {r['longest_words']} | {text[:60]} | {r['longest_doc']} | "
+            f"{r['longest_doc_word']} |"
+        )
     return "\n".join(lines) + "\n"
 
 
 def write_indexed(result: OverlapResult, out, *, test_path: str, index: LoadedIndex):
     from lotdata.overlap.report import write_outputs
 
-    extra = {"by_n": split_by_n(result),
-             "longest": {split: max((r["longest_words"] for r in rows), default=0)
-                         for split, rows in result.examples.items()}}
-    return write_outputs(result, out, test_path=test_path, references=[s["path"] for s in index.manifest["sources"]],
-                         schema=INDEXED_EXAMPLES, extra_summary={"index": str(index.path), **extra},
-                         extra_report=longest_report(result))
+    extra = {
+        "by_n": split_by_n(result),
+        "longest": {
+            split: max((r["longest_words"] for r in rows), default=0) for split, rows in result.examples.items()
+        },
+    }
+    return write_outputs(
+        result,
+        out,
+        test_path=test_path,
+        references=[s["path"] for s in index.manifest["sources"]],
+        schema=INDEXED_EXAMPLES,
+        extra_summary={"index": str(index.path), **extra},
+        extra_report=longest_report(result),
+    )
+
+
 __all__ = ["INDEXED_EXAMPLES", "count", "count_many", "check_spec", "measure_with_index", "write_indexed"]

@@ -13,8 +13,8 @@ import bisect
 import hashlib
 import pickle
 import time
-from itertools import repeat
 from dataclasses import asdict, dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -25,8 +25,14 @@ import pyarrow.parquet as pq
 from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.exec import ExecSettings, Shard, run_shards
 from lotdata.io import atomic_path
-from lotdata.overlap.corpus import (DEFAULT_SHARD_BYTES, Continuation, expand_references, iter_documents,
-                                    plan_shards, text_pieces)
+from lotdata.overlap.corpus import (
+    DEFAULT_SHARD_BYTES,
+    Continuation,
+    expand_references,
+    iter_documents,
+    plan_shards,
+    text_pieces,
+)
 from lotdata.overlap.testset import Example, TestSet
 from lotdata.overlap.texts import TokenSpec
 
@@ -53,7 +59,7 @@ class Index:
         ids = [self.vocab.setdefault(t, len(self.vocab)) for t in tokens]
         out = []
         for i in range(len(ids) - n + 1):
-            out.append(self.grams.setdefault(tuple(ids[i:i + n]), len(self.grams)))
+            out.append(self.grams.setdefault(tuple(ids[i : i + n]), len(self.grams)))
         return out
 
 
@@ -89,7 +95,7 @@ def _window_hashes(ids: np.ndarray, n: int) -> np.ndarray:
         h = np.zeros(length, dtype=np.uint64)
         for k in range(n):
             h *= _MULT
-            h += words[k:k + length]
+            h += words[k : k + length]
         return h
 
 
@@ -133,7 +139,7 @@ class Matcher:
         hc = h[candidates]
         slot = np.minimum(np.searchsorted(self.hashes, hc), len(self.hashes) - 1)
         for i in candidates[self.hashes[slot] == hc].tolist():
-            g = self.grams.get(tuple(ids[i:i + n]))  # confirm the hash hit
+            g = self.grams.get(tuple(ids[i : i + n]))  # confirm the hash hit
             if g is not None:
                 yield bisect.bisect_right(starts, i) - 1, g
 
@@ -204,6 +210,7 @@ class ScanShard:
 
 # ----------------------------------------------------------------------------------------- the whole run
 
+
 @dataclass
 class OverlapResult:
     summary: list[dict[str, Any]]
@@ -225,8 +232,11 @@ def check_has_grams(test: TestSet, index: Any, segments: dict[str, Any], spec: T
     if index.grams:
         return
     longest = max((len(seg.tokens) for segs in segments.values() for ex in segs for seg in ex), default=0)
-    raise InputError(f"the test set has no {spec.n}-gram: its longest text has {longest} word(s), fewer than "
-                     f"--n {spec.n}; nothing to measure", path=", ".join(map(str, test.inputs)) or None)
+    raise InputError(
+        f"the test set has no {spec.n}-gram: its longest text has {longest} word(s), fewer than "
+        f"--n {spec.n}; nothing to measure",
+        path=", ".join(map(str, test.inputs)) or None,
+    )
 
 
 def measure_overlap(
@@ -262,17 +272,33 @@ def measure_overlap(
     fingerprint = hashlib.sha256(index_bytes).hexdigest()[:16]
     shards = plan_shards(expanded.files, shard_bytes)
     results = run_shards(
-        ScanShard(str(index_path)), shards, work / "scan", execution=execution,
-        fingerprint=fingerprint, on_error="skip" if skip_bad else "raise", progress=progress,
+        ScanShard(str(index_path)),
+        shards,
+        work / "scan",
+        execution=execution,
+        fingerprint=fingerprint,
+        on_error="skip" if skip_bad else "raise",
+        progress=progress,
         description="overlap scan",
     )
     hit_doc: dict[int, str] = {}
-    scan = {"files": len(expanded.files), "shards": len(shards), "shards_resumed": 0, "docs": 0, "chars": 0,
-            "tokens": 0, "bytes": 0, "seconds_in_shards": 0.0}
+    scan = {
+        "files": len(expanded.files),
+        "shards": len(shards),
+        "shards_resumed": 0,
+        "docs": 0,
+        "chars": 0,
+        "tokens": 0,
+        "bytes": 0,
+        "seconds_in_shards": 0.0,
+    }
     for result in results:  # shard order: the first document of a hit never depends on the executor
         if result.error is not None:
-            skipped.append(result.error if result.error.startswith(result.shard.path)
-                           else f"{result.shard.describe()}: {result.error}")
+            skipped.append(
+                result.error
+                if result.error.startswith(result.shard.path)
+                else f"{result.shard.describe()}: {result.error}"
+            )
             continue
         scan["shards_resumed"] += result.skipped
         for key in ("docs", "chars", "tokens", "bytes"):
@@ -281,22 +307,29 @@ def measure_overlap(
         for row in pq.read_table(result.part).to_pylist():
             hit_doc.setdefault(row["ngram"], row["doc"])
     if not scan["docs"] or not scan["tokens"]:  # "0% overlap" against nothing would be a wrong figure, not a result
-        raise InputError("the references hold no document with text (empty files, blank records, or nothing but blank lines): "
-                         "nothing to measure against", path=", ".join(map(str, expanded.files[:5])))
+        raise InputError(
+            "the references hold no document with text (empty files, blank records, or nothing but blank lines): "
+            "nothing to measure against",
+            path=", ".join(map(str, expanded.files[:5])),
+        )
     scan["seconds_in_shards"] = round(scan["seconds_in_shards"], 3)
     scan["seconds"] = round(time.perf_counter() - started, 3)
     scan["mb_per_s"] = round(scan["bytes"] / 1e6 / scan["seconds"], 2) if scan["seconds"] else None
     scan["distinct_test_ngrams"] = len(index.grams)
     scan["distinct_test_ngrams_found"] = len(hit_doc)
-    examples = {split: [_example_record(ex, segs, hit_doc, spec, threshold)
-                        for ex, segs in zip(test.splits[split], segments[split])]
-                for split in test.splits}
+    examples = {
+        split: [
+            _example_record(ex, segs, hit_doc, spec, threshold) for ex, segs in zip(test.splits[split], segments[split])
+        ]
+        for split in test.splits
+    }
     summary = [split_summary(split, rows, threshold) for split, rows in examples.items()]
     return OverlapResult(summary, examples, scan, skipped, spec, threshold)
 
 
-def _example_record(ex: Example, segs: list[Segment], hit_doc: dict[int, str], spec: TokenSpec,
-                    threshold: float) -> dict[str, Any]:
+def _example_record(
+    ex: Example, segs: list[Segment], hit_doc: dict[int, str], spec: TokenSpec, threshold: float
+) -> dict[str, Any]:
     total = overlapped = 0
     spans: list[dict[str, Any]] = []
     for seg in segs:
@@ -312,12 +345,25 @@ def _example_record(ex: Example, segs: list[Segment], hit_doc: dict[int, str], s
             while j + 1 < len(hits) and hits[j + 1]:
                 j += 1
             end = j + spec.n
-            spans.append({"field": seg.field, "token_start": i, "token_end": end,
-                          "text": spec.join(seg.tokens[i:end]), "ref_doc": hit_doc[seg.grams[i]]})
+            spans.append(
+                {
+                    "field": seg.field,
+                    "token_start": i,
+                    "token_end": end,
+                    "text": spec.join(seg.tokens[i:end]),
+                    "ref_doc": hit_doc[seg.grams[i]],
+                }
+            )
             i = j + 1
     share = overlapped / total if total else 0.0
-    return {"example_id": ex.example_id, "ngrams": total, "overlapped": overlapped, "share": share,
-            "over_threshold": share > threshold, "spans": spans}
+    return {
+        "example_id": ex.example_id,
+        "ngrams": total,
+        "overlapped": overlapped,
+        "share": share,
+        "over_threshold": share > threshold,
+        "spans": spans,
+    }
 
 
 def split_summary(split: str, rows: list[dict[str, Any]], threshold: float) -> dict[str, Any]:

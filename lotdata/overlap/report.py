@@ -14,9 +14,16 @@ from lotdata.overlap.testset import TestSet
 from lotdata.schema import OVERLAP_EXAMPLES, STORIES, table_from_rows
 
 
-def write_outputs(result: OverlapResult, out: str | Path, *, test_path: str, references: list[str],
-                  schema: pa.Schema = OVERLAP_EXAMPLES, extra_summary: dict[str, Any] | None = None,
-                  extra_report: str = "") -> dict[str, Path]:
+def write_outputs(
+    result: OverlapResult,
+    out: str | Path,
+    *,
+    test_path: str,
+    references: list[str],
+    schema: pa.Schema = OVERLAP_EXAMPLES,
+    extra_summary: dict[str, Any] | None = None,
+    extra_report: str = "",
+) -> dict[str, Path]:
     """summary.json, examples.parquet (`schema`: the index path adds the longest match) and report.md."""
     out = Path(out)
     summary = {
@@ -58,15 +65,27 @@ def render_report(result: OverlapResult, test_path: str, references: list[str]) 
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for s in result.summary:
-        lines.append(f"| {s['split']} | {s['n_examples']:,} | {_pct(s['percent'])} | {s['ngrams']:,} | "
-                     f"{s['examples']:,} | {s['examples_over']:,} | {_pct(s['max_percent'])} |")
-    lines += ["", f"Percent: overlapped {spec.n}-grams / all test {spec.n}-grams (occurrences); # {spec.n}-grams: "
-              "overlapped occurrences; # Exam: examples with at least one; Max Percent: the largest share in one example.", ""]
-    top = sorted(((split, r) for split, rows in result.examples.items() for r in rows if r["overlapped"]),
-                 key=lambda item: (-item[1]["share"], item[0], item[1]["example_id"]))[:20]
+        lines.append(
+            f"| {s['split']} | {s['n_examples']:,} | {_pct(s['percent'])} | {s['ngrams']:,} | "
+            f"{s['examples']:,} | {s['examples_over']:,} | {_pct(s['max_percent'])} |"
+        )
+    lines += [
+        "",
+        f"Percent: overlapped {spec.n}-grams / all test {spec.n}-grams (occurrences); # {spec.n}-grams: "
+        "overlapped occurrences; # Exam: examples with at least one; Max Percent: the largest share in one example.",
+        "",
+    ]
+    top = sorted(
+        ((split, r) for split, rows in result.examples.items() for r in rows if r["overlapped"]),
+        key=lambda item: (-item[1]["share"], item[0], item[1]["example_id"]),
+    )[:20]
     if top:
-        lines += ["## Most overlapped examples / 重叠最多的样例", "", "| split | example | share | first span | reference |",
-                  "| --- | --- | ---: | --- | --- |"]
+        lines += [
+            "## Most overlapped examples / 重叠最多的样例",
+            "",
+            "| split | example | share | first span | reference |",
+            "| --- | --- | ---: | --- | --- |",
+        ]
         for split, r in top:
             span = r["spans"][0] if r["spans"] else {"text": "", "ref_doc": ""}
             text = span["text"].replace("|", "\\|")
@@ -77,8 +96,9 @@ def render_report(result: OverlapResult, test_path: str, references: list[str]) 
     return "\n".join(lines)
 
 
-def write_filtered(test: TestSet, result: OverlapResult, out: str | Path, *, command: str,
-                   inputs: list[Path]) -> dict[str, int]:
+def write_filtered(
+    test: TestSet, result: OverlapResult, out: str | Path, *, command: str, inputs: list[Path]
+) -> dict[str, int]:
     """The test set without the examples over the threshold: a new dataset folder with a manifest."""
     from lotdata.datasets.folder import write_dataset
 
@@ -92,6 +112,15 @@ def write_filtered(test: TestSet, result: OverlapResult, out: str | Path, *, com
     if test.kind == "stories":
         out = Path(out)
         files = {s: write_parquet(table_from_rows(rows, STORIES), out / f"{s}.parquet") for s, rows in kept.items()}
-        write_manifest(out, kind="stories-splits", task="stories", command=command, params=params, inputs=inputs, files=files, stats=stats)
+        write_manifest(
+            out,
+            kind="stories-splits",
+            task="stories",
+            command=command,
+            params=params,
+            inputs=inputs,
+            files=files,
+            stats=stats,
+        )
         return {s: len(v) for s, v in kept.items()}
     return write_dataset(out, test.kind, kept, command=command, params=params, inputs=inputs, stats=stats)

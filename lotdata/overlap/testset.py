@@ -45,17 +45,25 @@ def load_test_set(path: str | Path) -> TestSet:
     """TEST as examples per split: a dataset folder (each split on its own), a folder of stories split tables,
     a task or stories Parquet table (split column, or the file's name), or LOT jsonl (a file, or a folder of
     train/val/test.jsonl)."""
-    found = open_input(path, expect=("dataset", "stories-splits", "stories", "task-table", "lot-jsonl", "jsonl", "file"),
-                       what="a stories/task Parquet table, a dataset folder or LOT jsonl")
+    found = open_input(
+        path,
+        expect=("dataset", "stories-splits", "stories", "task-table", "lot-jsonl", "jsonl", "file"),
+        what="a stories/task Parquet table, a dataset folder or LOT jsonl",
+    )
     path = found.path
     if found.kind == "dataset":
         kind = dataset_task(path)
         tables = read_dataset(path)
-        return TestSet(kind, {s: _examples(kind, t.to_pylist()) for s, t in tables.items()},
-                       [path / f"{s}.parquet" for s in tables])
+        return TestSet(
+            kind,
+            {s: _examples(kind, t.to_pylist()) for s, t in tables.items()},
+            [path / f"{s}.parquet" for s in tables],
+        )
     if found.kind == "stories-splits":
         tables = {f.stem: read_parquet(f, STORIES) for f in found.files}
-        return TestSet("stories", {s: _examples("stories", t.to_pylist()) for s, t in tables.items()}, list(found.files))
+        return TestSet(
+            "stories", {s: _examples("stories", t.to_pylist()) for s, t in tables.items()}, list(found.files)
+        )
     if found.kind in ("lot-jsonl", "jsonl"):
         return _load_lot(list(found.files))
     if path.suffix == ".parquet":

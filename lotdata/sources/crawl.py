@@ -46,8 +46,19 @@ from lotdata.sources.extract import DEFAULT_MAX_BYTES, ExtractOptions, Page, ext
 
 DEFAULT_USER_AGENT = f"lotdata/{__version__} (story benchmark builder; polite crawler)"
 REQUIRED_KEYS = ("name", "start_urls", "follow", "stories", "license", "rate_limit", "timeout", "max_pages")
-OPTIONAL_KEYS = ("title_selector", "content_selector", "user_agent", "concurrency", "max_bytes", "encoding",
-                 "retries", "backoff", "max_redirects", "allowed_hosts", "lang")
+OPTIONAL_KEYS = (
+    "title_selector",
+    "content_selector",
+    "user_agent",
+    "concurrency",
+    "max_bytes",
+    "encoding",
+    "retries",
+    "backoff",
+    "max_redirects",
+    "allowed_hosts",
+    "lang",
+)
 _REDIRECTS = (301, 302, 303, 307, 308)
 _LOG_LOCK = threading.Lock()
 
@@ -85,12 +96,20 @@ class SiteRecipe:
         return any(p.search(url) for p in self._stories)
 
     def wants(self, url: str) -> bool:
-        return urlsplit(url).netloc.lower() in self.hosts and (self.is_story(url) or any(p.search(url) for p in self._follow))
+        return urlsplit(url).netloc.lower() in self.hosts and (
+            self.is_story(url) or any(p.search(url) for p in self._follow)
+        )
 
     def extract_options(self) -> ExtractOptions:
-        return ExtractOptions(source=self.name, license=self.license, title_selector=self.title_selector,
-                              content_selector=self.content_selector, encoding=self.encoding,
-                              max_bytes=self.max_bytes, lang=self.lang)
+        return ExtractOptions(
+            source=self.name,
+            license=self.license,
+            title_selector=self.title_selector,
+            content_selector=self.content_selector,
+            encoding=self.encoding,
+            max_bytes=self.max_bytes,
+            lang=self.lang,
+        )
 
 
 def _as_list(value: Any, key: str, where: str) -> list[str]:
@@ -132,8 +151,10 @@ def _integer(v: Any) -> bool:
 def _check_start_url(url: str, where: str) -> None:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise InputError(f"{where}: start_urls: {url!r} is not an http(s) URL (the crawler fetches web pages; "
-                         f"for saved pages use `lotdata extract`)")
+        raise InputError(
+            f"{where}: start_urls: {url!r} is not an http(s) URL (the crawler fetches web pages; "
+            f"for saved pages use `lotdata extract`)"
+        )
 
 
 def load_crawl_recipe(path: str | Path) -> list[SiteRecipe]:
@@ -220,7 +241,9 @@ class HostClock:
 @dataclass
 class FetchResult:
     url: str
-    outcome: str  # ok | http_error | too_large | timeout | error | redirect_loop | too_many_redirects | off_host | robots
+    outcome: (
+        str  # ok | http_error | too_large | timeout | error | redirect_loop | too_many_redirects | off_host | robots
+    )
     status: int | None = None
     final_url: str | None = None
     content_type: str | None = None
@@ -261,8 +284,11 @@ class Fetcher:
         self.site = site
         self.out = out
         self.clock = clock
-        self.client = httpx.Client(timeout=site.timeout, follow_redirects=False,
-                                   headers={"User-Agent": site.user_agent, "Accept-Encoding": "gzip, deflate"})
+        self.client = httpx.Client(
+            timeout=site.timeout,
+            follow_redirects=False,
+            headers={"User-Agent": site.user_agent, "Accept-Encoding": "gzip, deflate"},
+        )
         self._robots: dict[str, tuple[Any | None, bool, float]] = {}
         self._robots_lock = threading.Lock()
         #: host -> why its robots.txt could not be fetched (then the host is not crawled, RFC 9309 2.3.1.4)
@@ -304,9 +330,14 @@ class Fetcher:
                 if result.outcome != "redirect":
                     break
                 result = self._get(urljoin(result.url, result.final_url or ""), max_bytes=500_000)
-            saved = {"url": base + "/robots.txt", "status": result.status, "outcome": result.outcome,
-                     "text": (result.body or b"").decode("utf-8", "replace") if result.outcome == "ok" else None,
-                     "fetched_at": _now(), "error": result.error}
+            saved = {
+                "url": base + "/robots.txt",
+                "status": result.status,
+                "outcome": result.outcome,
+                "text": (result.body or b"").decode("utf-8", "replace") if result.outcome == "ok" else None,
+                "fetched_at": _now(),
+                "error": result.error,
+            }
             status = result.status or 0
             if result.outcome == "ok" or 400 <= status < 500:
                 write_text(json.dumps(saved, ensure_ascii=False) + "\n", cache)
@@ -335,12 +366,20 @@ class Fetcher:
                 return result
             target = urldefrag(urljoin(current, result.final_url or ""))[0]
             if target in chain:
-                return FetchResult(url, "redirect_loop", result.status, target, attempts=result.attempts,
-                                   error=" -> ".join(chain + [target]))
+                return FetchResult(
+                    url,
+                    "redirect_loop",
+                    result.status,
+                    target,
+                    attempts=result.attempts,
+                    error=" -> ".join(chain + [target]),
+                )
             if urlsplit(target).netloc.lower() not in self.site.hosts:
                 return FetchResult(url, "off_host", result.status, target, error=f"redirect to another host: {target}")
             if not self.allowed(target):
-                return FetchResult(url, "robots", result.status, target, error=f"redirect target disallowed by robots.txt: {target}")
+                return FetchResult(
+                    url, "robots", result.status, target, error=f"redirect target disallowed by robots.txt: {target}"
+                )
             chain.append(target)
             current = target
         return FetchResult(url, "too_many_redirects", None, current, error=" -> ".join(chain))
@@ -376,27 +415,44 @@ class Fetcher:
                 if status in _REDIRECTS and "location" in response.headers:
                     return FetchResult(url, "redirect", status, response.headers["location"])
                 if status >= 400:
-                    retry_after = parse_retry_after(response.headers.get("retry-after")) if status in (429, 503) else None
-                    return FetchResult(url, "http_error", status, content_type=content_type, error=f"HTTP {status}",
-                                       retry_after=retry_after)
+                    retry_after = (
+                        parse_retry_after(response.headers.get("retry-after")) if status in (429, 503) else None
+                    )
+                    return FetchResult(
+                        url,
+                        "http_error",
+                        status,
+                        content_type=content_type,
+                        error=f"HTTP {status}",
+                        retry_after=retry_after,
+                    )
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > max_bytes:
-                    return FetchResult(url, "too_large", status, error=f"Content-Length {declared} > max_bytes {max_bytes}")
+                    return FetchResult(
+                        url, "too_large", status, error=f"Content-Length {declared} > max_bytes {max_bytes}"
+                    )
                 chunks, size = [], 0
                 for chunk in response.iter_raw():
                     size += len(chunk)
                     if size > max_bytes:
                         return FetchResult(url, "too_large", status, error=f"body over max_bytes {max_bytes}")
                     if time.monotonic() > deadline:
-                        return FetchResult(url, "timeout", status, error=f"page not received within {self.site.timeout}s "
-                                           f"({size} bytes came): the timeout bounds the whole page")
+                        return FetchResult(
+                            url,
+                            "timeout",
+                            status,
+                            error=f"page not received within {self.site.timeout}s "
+                            f"({size} bytes came): the timeout bounds the whole page",
+                        )
                     chunks.append(chunk)
                 body = b"".join(chunks)
                 encoding = response.headers.get("content-encoding", "").lower()
                 if encoding in ("gzip", "deflate", "br", "zstd"):
                     body = _decompress(body, encoding, max_bytes)
                     if body is None:
-                        return FetchResult(url, "too_large", status, error=f"decompressed body over max_bytes {max_bytes}")
+                        return FetchResult(
+                            url, "too_large", status, error=f"decompressed body over max_bytes {max_bytes}"
+                        )
                 return FetchResult(url, "ok", status, content_type=content_type, body=body)
         except httpx.TimeoutException as exc:
             return FetchResult(url, "timeout", error=f"timed out after {self.site.timeout}s ({exc.__class__.__name__})")
@@ -487,8 +543,14 @@ class CrawlStats:
         self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
 
 
-def crawl_site(site: SiteRecipe, out: Path, clock: HostClock, *, max_pages: int | None = None,
-               on_page: Callable[[dict[str, Any]], None] | None = None) -> CrawlStats:
+def crawl_site(
+    site: SiteRecipe,
+    out: Path,
+    clock: HostClock,
+    *,
+    max_pages: int | None = None,
+    on_page: Callable[[dict[str, Any]], None] | None = None,
+) -> CrawlStats:
     """Breadth-first crawl of one site into `out`, resuming from its log."""
     out.mkdir(parents=True, exist_ok=True)
     log = [e for e in read_log(out) if e.get("site") == site.name]
@@ -507,11 +569,20 @@ def crawl_site(site: SiteRecipe, out: Path, clock: HostClock, *, max_pages: int 
     enqueue([urldefrag(u)[0] for u in site.start_urls if urlsplit(u).netloc.lower() in site.hosts], start=True)
     for entry in log:  # rebuild the frontier from the pages already kept
         if entry.get("sha256") and entry.get("outcome") == "ok":
-            enqueue(_links(gzip.decompress(raw_path(out, entry["sha256"]).read_bytes()), entry.get("content_type"), entry.get("final_url") or entry["url"]))
+            enqueue(
+                _links(
+                    gzip.decompress(raw_path(out, entry["sha256"]).read_bytes()),
+                    entry.get("content_type"),
+                    entry.get("final_url") or entry["url"],
+                )
+            )
     fetcher = Fetcher(site, out, clock)
     fetched_total = len(done)
     try:
-        with open(out / "pages.jsonl", "a", encoding="utf-8") as log_file, ThreadPoolExecutor(max(1, site.concurrency)) as pool:
+        with (
+            open(out / "pages.jsonl", "a", encoding="utf-8") as log_file,
+            ThreadPoolExecutor(max(1, site.concurrency)) as pool,
+        ):
             while queue and fetched_total < budget:
                 wave = []
                 while queue and len(wave) < budget - fetched_total:
@@ -546,10 +617,19 @@ def crawl_site(site: SiteRecipe, out: Path, clock: HostClock, *, max_pages: int 
 
 def _log_entry(site: SiteRecipe, out: Path, result: FetchResult) -> dict[str, Any]:
     sha = _store_raw(out, result.body) if result.outcome == "ok" and result.body is not None else None
-    return {"site": site.name, "url": result.url, "final_url": result.final_url, "outcome": result.outcome,
-            "status": result.status, "content_type": result.content_type, "sha256": sha,
-            "bytes": len(result.body) if result.body is not None else None, "attempts": result.attempts,
-            "error": result.error, "fetched_at": _now()}
+    return {
+        "site": site.name,
+        "url": result.url,
+        "final_url": result.final_url,
+        "outcome": result.outcome,
+        "status": result.status,
+        "content_type": result.content_type,
+        "sha256": sha,
+        "bytes": len(result.body) if result.body is not None else None,
+        "attempts": result.attempts,
+        "error": result.error,
+        "fetched_at": _now(),
+    }
 
 
 def logged_pages(out: Path, site: SiteRecipe) -> Iterator[Page | dict[str, Any]]:
@@ -561,8 +641,14 @@ def logged_pages(out: Path, site: SiteRecipe) -> Iterator[Page | dict[str, Any]]
             yield quarantine_row(entry["url"], f"{entry['outcome']}: {entry.get('error') or entry.get('status')}")
             continue
         body = gzip.decompress(raw_path(out, entry["sha256"]).read_bytes())
-        yield Page(url=entry["url"], body=body, content_type=entry.get("content_type"), status=entry.get("status"),
-                   fetched_at=entry.get("fetched_at"), sha256=entry["sha256"])
+        yield Page(
+            url=entry["url"],
+            body=body,
+            content_type=entry.get("content_type"),
+            status=entry.get("status"),
+            fetched_at=entry.get("fetched_at"),
+            sha256=entry["sha256"],
+        )
 
 
 def extract_crawl(out: Path, sites: list[SiteRecipe]) -> dict[str, Any]:
@@ -585,9 +671,16 @@ def extract_crawl(out: Path, sites: list[SiteRecipe]) -> dict[str, Any]:
     return {"stories": len(stories), "quarantine": len(quarantine), "stories_per_site": per_site}
 
 
-def crawl(recipe: str | Path, out: str | Path, *, max_pages: int | None = None, extract_only: bool = False,
-          on_page: Callable[[dict[str, Any]], None] | None = None, parallel_sites: int = 8,
-          on_warning: Callable[[str], None] | None = None) -> dict[str, Any]:
+def crawl(
+    recipe: str | Path,
+    out: str | Path,
+    *,
+    max_pages: int | None = None,
+    extract_only: bool = False,
+    on_page: Callable[[dict[str, Any]], None] | None = None,
+    parallel_sites: int = 8,
+    on_warning: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """Crawl every site of a recipe into `out` (resuming), then extract stories from the raw pages.
 
     Hosts whose robots.txt could not be fetched are not crawled (RFC 9309) and are listed in the
@@ -601,12 +694,16 @@ def crawl(recipe: str | Path, out: str | Path, *, max_pages: int | None = None, 
     check_outputs({"--out": out}, {"--recipe": recipe})
     out = check_output_dir(out)
     if extract_only and not (out / "pages.jsonl").is_file():
-        raise MissingFileError("no pages.jsonl: not a crawl folder, nothing saved to re-extract (--extract-only)", path=str(out))
+        raise MissingFileError(
+            "no pages.jsonl: not a crawl folder, nothing saved to re-extract (--extract-only)", path=str(out)
+        )
     with output_lock(out):
         return _crawl_into(recipe, sites, out, max_pages, extract_only, on_page, parallel_sites, on_warning)
 
 
-def _crawl_into(recipe, sites, out: Path, max_pages, extract_only, on_page, parallel_sites, on_warning) -> dict[str, Any]:
+def _crawl_into(
+    recipe, sites, out: Path, max_pages, extract_only, on_page, parallel_sites, on_warning
+) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     clock = HostClock()
     summary: dict[str, Any] = {"fetched": 0, "already_fetched": 0, "disallowed_by_robots": 0, "outcomes": {}}
@@ -615,7 +712,9 @@ def _crawl_into(recipe, sites, out: Path, max_pages, extract_only, on_page, para
     started = time.perf_counter()
     if not extract_only:  # sites run side by side: politeness is per host, so a slow site holds up no other
         with ThreadPoolExecutor(max(1, min(len(sites), parallel_sites))) as pool:
-            all_stats = list(pool.map(lambda site: crawl_site(site, out, clock, max_pages=max_pages, on_page=on_page), sites))
+            all_stats = list(
+                pool.map(lambda site: crawl_site(site, out, clock, max_pages=max_pages, on_page=on_page), sites)
+            )
         for stats in all_stats:
             summary["fetched"] += stats.fetched
             summary["already_fetched"] += stats.skipped_logged
@@ -629,20 +728,39 @@ def _crawl_into(recipe, sites, out: Path, max_pages, extract_only, on_page, para
             summary["not_fetched_host_unreachable"] = not_fetched
             for host, why in sorted(unreachable.items()):
                 if on_warning:
-                    on_warning(f"{host}: robots.txt could not be fetched ({why}); RFC 9309 treats that as "
-                               f"'disallow all', so nothing was fetched from this host this run; a re-run asks again")
+                    on_warning(
+                        f"{host}: robots.txt could not be fetched ({why}); RFC 9309 treats that as "
+                        f"'disallow all', so nothing was fetched from this host this run; a re-run asks again"
+                    )
     logged = read_log(out)
     if not logged:
         hosts = ", ".join(sorted(unreachable)) or "none"
-        raise InputError(f"nothing was fetched (hosts whose robots.txt could not be fetched: {hosts}; "
-                         f"disallowed by robots.txt: {summary['disallowed_by_robots']}); no stories.parquet written",
-                         path=str(out))
+        raise InputError(
+            f"nothing was fetched (hosts whose robots.txt could not be fetched: {hosts}; "
+            f"disallowed by robots.txt: {summary['disallowed_by_robots']}); no stories.parquet written",
+            path=str(out),
+        )
     summary.update(extract_crawl(out, sites))
     summary["seconds"] = round(time.perf_counter() - started, 2)
-    write_manifest(out, kind="crawl", task="crawl", command="lotdata crawl", params={"recipe": str(recipe), "max_pages": max_pages,
-                   "extract_only": extract_only, "sites": [s.name for s in sites]}, inputs=[recipe],
-                   files={"stories": out / "stories.parquet", "quarantine": out / "quarantine.parquet"}, stats=summary)
+    write_manifest(
+        out,
+        kind="crawl",
+        task="crawl",
+        command="lotdata crawl",
+        params={
+            "recipe": str(recipe),
+            "max_pages": max_pages,
+            "extract_only": extract_only,
+            "sites": [s.name for s in sites],
+        },
+        inputs=[recipe],
+        files={"stories": out / "stories.parquet", "quarantine": out / "quarantine.parquet"},
+        stats=summary,
+    )
     if not summary["stories"]:
-        raise InputError(f"no story could be extracted from the {len(logged)} logged page(s); "
-                         f"see {out / 'quarantine.parquet'} and {out / 'pages.jsonl'}", path=str(out))
+        raise InputError(
+            f"no story could be extracted from the {len(logged)} logged page(s); "
+            f"see {out / 'quarantine.parquet'} and {out / 'pages.jsonl'}",
+            path=str(out),
+        )
     return summary

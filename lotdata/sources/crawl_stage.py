@@ -21,15 +21,28 @@ def run(ctx: StepContext, params: CrawlParams, execution: ExecSettings, table: d
     from lotdata.sources.crawl import crawl
 
     out = ctx.root / params.out
-    summary = crawl(ctx.path, out, max_pages=params.max_pages, extract_only=params.extract_only, on_page=ctx.on_page,
-                    on_warning=ctx.on_warning)
+    summary = crawl(
+        ctx.path,
+        out,
+        max_pages=params.max_pages,
+        extract_only=params.extract_only,
+        on_page=ctx.on_page,
+        on_warning=ctx.on_warning,
+    )
     ctx.stories.append(out / "stories.parquet")
     ctx.finish(StepResult("crawl", [out / "stories.parquet"], skipped=False, summary=summary))
 
 
-STAGE = register_stage(Stage(
-    name="crawl", params=CrawlParams, run=run, order=10, runs_when=lambda recipe: "sites" in recipe,
-    table="`[[sites]]` (+ `[defaults]`, `[crawl]`)",
-    summary="polite crawl, then extraction (format below)", output="`crawl/`: `stories.parquet`, `pages.jsonl`, `raw/`, ...",
-    needs=(("httpx", "sources"), ("trafilatura", "sources")),
-))
+STAGE = register_stage(
+    Stage(
+        name="crawl",
+        params=CrawlParams,
+        run=run,
+        order=10,
+        runs_when=lambda recipe: "sites" in recipe,
+        table="`[[sites]]` (+ `[defaults]`, `[crawl]`)",
+        summary="polite crawl, then extraction (format below)",
+        output="`crawl/`: `stories.parquet`, `pages.jsonl`, `raw/`, ...",
+        needs=(("httpx", "sources"), ("trafilatura", "sources")),
+    )
+)

@@ -34,13 +34,38 @@ BOILERPLATE_MIN_PAGES = 5  # ... when it is on 5 pages at least
 BOILERPLATE_MAX_CHARS = 100
 
 _SUPERSETS = {
-    "gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "cp936": "gb18030", "gb18030": "gb18030",
-    "big5": "big5hkscs", "big5-hkscs": "big5hkscs", "cp950": "big5hkscs",
-    "utf8": "utf-8", "utf-8": "utf-8", "us-ascii": "utf-8", "ascii": "utf-8",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "x-gbk": "gb18030",
+    "cp936": "gb18030",
+    "gb18030": "gb18030",
+    "big5": "big5hkscs",
+    "big5-hkscs": "big5hkscs",
+    "cp950": "big5hkscs",
+    "utf8": "utf-8",
+    "utf-8": "utf-8",
+    "us-ascii": "utf-8",
+    "ascii": "utf-8",
 }
 _HEADER_CHARSET = re.compile(rb"""charset\s*=\s*["']?\s*([A-Za-z0-9_\-:.]+)""", re.I)
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-:.]+)""", re.I)
-_BLOCK_TAGS = {"p", "div", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "section", "article", "blockquote", "pre"}
+_BLOCK_TAGS = {
+    "p",
+    "div",
+    "br",
+    "li",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "tr",
+    "section",
+    "article",
+    "blockquote",
+    "pre",
+}
 _DROP_TAGS = ("script", "style", "noscript", "iframe", "template")
 
 
@@ -113,7 +138,11 @@ def decode_html(body: bytes, content_type: str | None = None, encoding: str | No
         raise PageError("binary content, not a text page")
     header = _HEADER_CHARSET.search(content_type.encode("latin-1", "ignore")) if content_type else None
     meta = _META_CHARSET.search(body[:4096])
-    declared_by = [("recipe", encoding), ("header", header.group(1) if header else None), ("meta", meta.group(1) if meta else None)]
+    declared_by = [
+        ("recipe", encoding),
+        ("header", header.group(1) if header else None),
+        ("meta", meta.group(1) if meta else None),
+    ]
     multibyte_utf8 = _is_multibyte_utf8(body)
     for how, name in declared_by:
         codec = _codec(name)
@@ -174,8 +203,9 @@ def _select(root: Any, selector: str) -> list[Any]:
         raise ValueError(f"bad CSS selector {selector!r}: {exc}") from None
 
 
-def extract_text(html: str, *, url: str | None = None, title_selector: str | None = None,
-                 content_selector: str | None = None) -> Extracted:
+def extract_text(
+    html: str, *, url: str | None = None, title_selector: str | None = None, content_selector: str | None = None
+) -> Extracted:
     """Title and main text of a page: the recipe's CSS selectors, else trafilatura's main-text
     extraction. Raises PageError when the page holds no text."""
     if not html.strip():
@@ -209,7 +239,7 @@ def _after_title_line(text: str, title: str | None) -> str:
     lines = text.split("\n")
     for i, line in enumerate(lines[:5]):
         if line.strip() == title.strip() and i + 1 < len(lines):
-            return "\n".join(lines[i + 1:])
+            return "\n".join(lines[i + 1 :])
     return text
 
 
@@ -217,8 +247,9 @@ def _trafilatura(html: str, url: str | None) -> tuple[str, str | None, str]:
     trafilatura = require("trafilatura", "sources")
     for rule, recall in (("trafilatura", False), ("trafilatura-recall", True)):
         try:
-            doc = trafilatura.bare_extraction(html, url=url, with_metadata=True, favor_recall=recall,
-                                              include_comments=False, include_tables=False)
+            doc = trafilatura.bare_extraction(
+                html, url=url, with_metadata=True, favor_recall=recall, include_comments=False, include_tables=False
+            )
         except Exception as exc:  # trafilatura raises assorted errors on broken trees
             raise PageError(f"extraction failed ({exc.__class__.__name__})") from None
         if doc is not None and (doc.text or "").strip():
@@ -299,8 +330,9 @@ def extract_page(page: Page, options: ExtractOptions) -> tuple[Extracted, Decode
         if not text.strip():
             raise PageError("empty text/plain page")
         return Extracted(title=None, text=text, rule="text/plain"), decoded
-    found = extract_text(decoded.text, url=page.url, title_selector=options.title_selector,
-                         content_selector=options.content_selector)
+    found = extract_text(
+        decoded.text, url=page.url, title_selector=options.title_selector, content_selector=options.content_selector
+    )
     return found, decoded
 
 
@@ -314,12 +346,22 @@ def story_row(page: Page, found: Extracted, decoded: Decoded, options: ExtractOp
     """The stories row of an extracted page, with its provenance; PageError when no text is left."""
     import hashlib
 
-    row = make_story_row(found.text, source=options.source, title=found.title, lang=options.lang,
-                         url=page.url, license=options.license, fetched_at=page.fetched_at)
+    row = make_story_row(
+        found.text,
+        source=options.source,
+        title=found.title,
+        lang=options.lang,
+        url=page.url,
+        license=options.license,
+        fetched_at=page.fetched_at,
+    )
     if not row["text"]:
         raise PageError("no main text found")
-    row.update(http_status=page.status, content_sha256=page.sha256 or hashlib.sha256(page.body).hexdigest(),
-               extraction=f"{found.rule};{decoded.encoding}")
+    row.update(
+        http_status=page.status,
+        content_sha256=page.sha256 or hashlib.sha256(page.body).hexdigest(),
+        extraction=f"{found.rule};{decoded.encoding}",
+    )
     return row
 
 
@@ -329,8 +371,9 @@ def page_to_story(page: Page, options: ExtractOptions) -> dict[str, Any]:
     return story_row(page, found, decoded, options)
 
 
-def repeated_lines(pages_lines: list[set[str]], share: float = BOILERPLATE_SHARE,
-                   min_pages: int = BOILERPLATE_MIN_PAGES) -> set[str]:
+def repeated_lines(
+    pages_lines: list[set[str]], share: float = BOILERPLATE_SHARE, min_pages: int = BOILERPLATE_MIN_PAGES
+) -> set[str]:
     """Lines found on at least `share` of a site's pages (and on `min_pages` of them): navigation,
     pagers, ads and footers, whether or not the extractor let them through on a given page."""
     if len(pages_lines) < min_pages:
@@ -431,7 +474,8 @@ def warc_pages(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator
                 status = int(record.http_headers.get_statuscode() or 0) or None
                 yielded += 1
                 yield Page(
-                    url=record.rec_headers.get_header("WARC-Target-URI") or f"{path}#{record.rec_headers.get_header('WARC-Record-ID')}",
+                    url=record.rec_headers.get_header("WARC-Target-URI")
+                    or f"{path}#{record.rec_headers.get_header('WARC-Record-ID')}",
                     body=record.content_stream().read(max_bytes + 1),
                     content_type=content_type,
                     status=status,

@@ -15,8 +15,9 @@ from lotdata.stage import Stage, StepContext, files_of, param, register_stage
 
 @dataclass(frozen=True)
 class ExtractParams:
-    inputs: tuple[str, ...] = param((), "`.html` files or folders, `.warc`/`.warc.gz` files", path="input", cli=False,
-                                    required=True)
+    inputs: tuple[str, ...] = param(
+        (), "`.html` files or folders, `.warc`/`.warc.gz` files", path="input", cli=False, required=True
+    )
     out: str = param("extracted.parquet", "stories table", cli=False)
     source: str = param("saved-pages", "Source name stored with every story.")
     license: str | None = param(None, "License stored with every story.")
@@ -28,7 +29,9 @@ class ExtractParams:
     keep_repeated_lines: bool = param(False, "Keep lines found on 30%+ of the pages (boilerplate by default).")
 
 
-def extract_files(inputs: Iterable[str | Path], out: str | Path, params: ExtractParams = ExtractParams()) -> dict[str, Any]:
+def extract_files(
+    inputs: Iterable[str | Path], out: str | Path, params: ExtractParams = ExtractParams()
+) -> dict[str, Any]:
     """Saved pages into a stories Parquet file (rejected pages: OUT.quarantine.parquet).
 
     Every parameter and input is checked before a page is read; nothing extracted is an error (exit 3),
@@ -37,10 +40,16 @@ def extract_files(inputs: Iterable[str | Path], out: str | Path, params: Extract
     from lotdata.paths import check_outputs
     from lotdata.schema import QUARANTINE, STORIES, table_from_rows
 
-    options = ExtractOptions(source=params.source, license=params.license, title_selector=params.title_selector,
-                             content_selector=params.content_selector, encoding=params.encoding,
-                             max_bytes=params.max_bytes, lang=params.lang,
-                             drop_repeated_lines=not params.keep_repeated_lines)
+    options = ExtractOptions(
+        source=params.source,
+        license=params.license,
+        title_selector=params.title_selector,
+        content_selector=params.content_selector,
+        encoding=params.encoding,
+        max_bytes=params.max_bytes,
+        lang=params.lang,
+        drop_repeated_lines=not params.keep_repeated_lines,
+    )
     inputs = [must_exist(p, "input") for p in inputs]
     check_outputs({"--out": out}, {"input": inputs})
     out = check_output_file(out)
@@ -49,8 +58,11 @@ def extract_files(inputs: Iterable[str | Path], out: str | Path, params: Extract
         stories, quarantine = extract_pages(saved_pages(inputs, params.max_bytes), options)
         write_parquet(table_from_rows(quarantine, QUARANTINE), quarantine_path)
         if not stories:  # as `lotdata read`: nothing extracted is an error, not an empty table
-            raise InputError(f"no story could be extracted; {len(quarantine)} page(s) quarantined in {quarantine_path}; "
-                             f"{out} not written", path=", ".join(map(str, inputs)))
+            raise InputError(
+                f"no story could be extracted; {len(quarantine)} page(s) quarantined in {quarantine_path}; "
+                f"{out} not written",
+                path=", ".join(map(str, inputs)),
+            )
         write_parquet(table_from_rows(stories, STORIES), out)
     return {"stories": len(stories), "quarantine": len(quarantine)}
 
@@ -65,8 +77,14 @@ def run(ctx: StepContext, params: ExtractParams, execution: ExecSettings, table:
     ctx.stories.append(out)
 
 
-STAGE = register_stage(Stage(
-    name="extract", params=ExtractParams, run=run, order=20,
-    summary="saved `.html` folders and WARC files -> stories", output="`extracted.parquet`",
-    needs=(("httpx", "sources"), ("trafilatura", "sources")),
-))
+STAGE = register_stage(
+    Stage(
+        name="extract",
+        params=ExtractParams,
+        run=run,
+        order=20,
+        summary="saved `.html` folders and WARC files -> stories",
+        output="`extracted.parquet`",
+        needs=(("httpx", "sources"), ("trafilatura", "sources")),
+    )
+)

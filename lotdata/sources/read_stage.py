@@ -22,18 +22,34 @@ def _formats() -> list[str]:
 
 @dataclass(frozen=True)
 class ReadParams:
-    inputs: tuple[str, ...] = param((), "Corpus files (or lotdata:sample for the embedded corpus).", path="input", cli=False,
-                                    required=True, meaning="corpus files; `lotdata:sample` is the embedded corpus")
-    format: str | None = param(None, "One of the formats listed below (default: detect per file).", choices=_formats,
-                               meaning="a registered format (`lotdata read --help` lists them); default: detected")
+    inputs: tuple[str, ...] = param(
+        (),
+        "Corpus files (or lotdata:sample for the embedded corpus).",
+        path="input",
+        cli=False,
+        required=True,
+        meaning="corpus files; `lotdata:sample` is the embedded corpus",
+    )
+    format: str | None = param(
+        None,
+        "One of the formats listed below (default: detect per file).",
+        choices=_formats,
+        meaning="a registered format (`lotdata read --help` lists them); default: detected",
+    )
     lang: str | None = param(None, "zh or en (default: detect per story).", choices=("zh", "en"))
     source: str | None = param(None, "Source name stored with every story.")
     license: str | None = param(None, "License stored with every story.")
     out: str = param("stories.parquet", "stories table", cli=False)
 
 
-def read_step(inputs: list[str | Path], out: str | Path, params: ReadParams | None = None, *,
-              execution: ExecSettings = ExecSettings(), progress: bool | None = None) -> dict[str, Any]:
+def read_step(
+    inputs: list[str | Path],
+    out: str | Path,
+    params: ReadParams | None = None,
+    *,
+    execution: ExecSettings = ExecSettings(),
+    progress: bool | None = None,
+) -> dict[str, Any]:
     """Read corpora into a stories Parquet file; rejected records go to `<out>.quarantine.parquet`.
 
     A shard per input file on the executor; the parts wait in `<out>.work/` (a killed run resumes) until
@@ -52,14 +68,23 @@ def read_step(inputs: list[str | Path], out: str | Path, params: ReadParams | No
         return _read_into(paths, out, params, execution, progress)
 
 
-def _read_into(paths: list[Path], out: Path, params: ReadParams, execution: ExecSettings,
-               progress: bool | None) -> dict[str, Any]:
-    from lotdata.sources.reading import read_files, remove_work
+def _read_into(
+    paths: list[Path], out: Path, params: ReadParams, execution: ExecSettings, progress: bool | None
+) -> dict[str, Any]:
     from lotdata.sources.readers import common_reasons
+    from lotdata.sources.reading import read_files, remove_work
 
     work = out.with_name(out.name + ".work")
-    result = read_files(paths, work, fmt=params.format, lang=params.lang, source=params.source, license=params.license,
-                        execution=execution, progress=progress)
+    result = read_files(
+        paths,
+        work,
+        fmt=params.format,
+        lang=params.lang,
+        source=params.source,
+        license=params.license,
+        execution=execution,
+        progress=progress,
+    )
     remove_work(work)
     quarantine_path = quarantine_path_for(out)
     if result.quarantine.num_rows:
@@ -67,8 +92,12 @@ def _read_into(paths: list[Path], out: Path, params: ReadParams, execution: Exec
     elif quarantine_path.exists():
         quarantine_path.unlink()
     if not result.stories.num_rows:
-        where = (f"; {result.quarantine.num_rows} record(s) quarantined in {quarantine_path} "
-                 f"({common_reasons(result.quarantine.to_pylist())})" if result.quarantine.num_rows else "")
+        where = (
+            f"; {result.quarantine.num_rows} record(s) quarantined in {quarantine_path} "
+            f"({common_reasons(result.quarantine.to_pylist())})"
+            if result.quarantine.num_rows
+            else ""
+        )
         raise InputError(f"no story could be read{where}", path=", ".join(map(str, paths)))
     write_parquet(result.stories, out)
     return {**result.counts, "stories": result.stories.num_rows, "quarantine": result.quarantine.num_rows}
@@ -84,8 +113,14 @@ def run(ctx: StepContext, params: ReadParams, execution: ExecSettings, table: di
     ctx.stories.append(out)
 
 
-STAGE = register_stage(Stage(
-    name="read", params=ReadParams, run=run, order=30, executes=True,
-    summary="local corpora (txt, jsonl, csv, parquet, ROCStories, Story Cloze, CMRC) -> stories",
-    output="`stories.parquet`",
-))
+STAGE = register_stage(
+    Stage(
+        name="read",
+        params=ReadParams,
+        run=run,
+        order=30,
+        executes=True,
+        summary="local corpora (txt, jsonl, csv, parquet, ROCStories, Story Cloze, CMRC) -> stories",
+        output="`stories.parquet`",
+    )
+)

@@ -70,8 +70,9 @@ def _quarantine_row(path: str, record: Record) -> dict[str, Any]:
     return {"path": path, "row": record.row, "reason": record.reason, "raw": record.raw[:RAW_LIMIT]}
 
 
-def _story_row(record: Record, *, path: str, lang: str | None, source: str | None,
-               license: str | None, default_source: str) -> dict[str, Any]:
+def _story_row(
+    record: Record, *, path: str, lang: str | None, source: str | None, license: str | None, default_source: str
+) -> dict[str, Any]:
     lang = lang or record.lang
     row = make_story_row(
         record.text or "",
@@ -132,8 +133,9 @@ def read_stories(
     name of the known formats or the file's stem; `license` is stored as given.
     """
     if fmt is not None and fmt not in format_names():
-        raise InputError(f"unknown format {fmt!r}; known: {', '.join(format_names())}",
-                         path=", ".join(str(p) for p in paths) or None)
+        raise InputError(
+            f"unknown format {fmt!r}; known: {', '.join(format_names())}", path=", ".join(str(p) for p in paths) or None
+        )
     check_lang(lang)
     stories: list[dict] = []
     quarantine: list[dict] = []
@@ -153,8 +155,9 @@ def read_stories(
                 quarantine.append(_quarantine_row(record_path, record))
                 counts["quarantined"] += 1
                 continue
-            row = _story_row(record, path=record_path, lang=lang, source=source,
-                             license=license, default_source=default_source)
+            row = _story_row(
+                record, path=record_path, lang=lang, source=source, license=license, default_source=default_source
+            )
             if not row["text"]:
                 record.reason = "empty story after normalisation"
             else:

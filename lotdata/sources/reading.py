@@ -37,8 +37,9 @@ def quarantine_part(part: Path) -> Path:
     return part.with_name(part.name.removesuffix(".parquet") + ".quarantine.parquet")
 
 
-def read_shard(shard: Shard, part: Path, fmt: str | None, lang: str | None, source: str | None,
-               license: str | None) -> dict:
+def read_shard(
+    shard: Shard, part: Path, fmt: str | None, lang: str | None, source: str | None, license: str | None
+) -> dict:
     """Read one file into a stories part and its quarantine part (written first: the stories part marks it done)."""
     result = read_stories([shard.path], fmt=fmt, lang=lang, source=source, license=license)
     write_parquet(table_from_rows(result.quarantine, QUARANTINE), quarantine_part(part))
@@ -61,13 +62,23 @@ def read_files(
     shards = [Shard(str(p), 0, None, p.stat().st_size) for p in paths]
     files = [[str(p), p.stat().st_size, p.stat().st_mtime_ns] for p in paths]
     fingerprint = hashlib.sha256(json.dumps([fmt, lang, source, license, files]).encode()).hexdigest()[:16]
-    results = run_shards(partial(read_shard, fmt=fmt, lang=lang, source=source, license=license), shards, work,
-                         execution=execution, fingerprint=fingerprint,
-                         progress=progress, description="read")
-    stories = pa.concat_tables([pq.read_table(r.part, schema=STORIES) for r in results]) if results \
-        else STORIES.empty_table()
-    quarantine = pa.concat_tables([pq.read_table(quarantine_part(r.part), schema=QUARANTINE) for r in results]) \
-        if results else QUARANTINE.empty_table()
+    results = run_shards(
+        partial(read_shard, fmt=fmt, lang=lang, source=source, license=license),
+        shards,
+        work,
+        execution=execution,
+        fingerprint=fingerprint,
+        progress=progress,
+        description="read",
+    )
+    stories = (
+        pa.concat_tables([pq.read_table(r.part, schema=STORIES) for r in results]) if results else STORIES.empty_table()
+    )
+    quarantine = (
+        pa.concat_tables([pq.read_table(quarantine_part(r.part), schema=QUARANTINE) for r in results])
+        if results
+        else QUARANTINE.empty_table()
+    )
     seen: set[str] = set()
     first = []
     for story_id in stories.column("story_id").to_pylist():

@@ -11,7 +11,15 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from lotdata.datasets.folder import BuildReport, _dataset_files, _stories_files, load_clozet, load_stories, split_warnings, write_dataset
+from lotdata.datasets.folder import (
+    BuildReport,
+    _dataset_files,
+    _stories_files,
+    load_clozet,
+    load_stories,
+    split_warnings,
+    write_dataset,
+)
 from lotdata.datasets.registry import builder_tasks, get_task
 from lotdata.datasets.splits import SplitSpec, assign_splits, parse_split_spec, story_order_key, whole_stories_up_to
 from lotdata.errors import InputError, LotdataError
@@ -159,18 +167,37 @@ WORK_DIR = ".lotdata-work"
 class _BuildShard:
     """Build the examples of one shard of stories into a jsonl part (a picklable callable for the executor)."""
 
-    def __init__(self, task: str, seed: int, params: Mapping[str, Any] | None, exclude: Mapping[str, str],
-                 statuses: Sequence[str] | None, tokenizer: str) -> None:
+    def __init__(
+        self,
+        task: str,
+        seed: int,
+        params: Mapping[str, Any] | None,
+        exclude: Mapping[str, str],
+        statuses: Sequence[str] | None,
+        tokenizer: str,
+    ) -> None:
         self.task, self.seed, self.params, self.exclude = task, seed, dict(params or {}), dict(exclude)
         self.statuses, self.tokenizer = (list(statuses) if statuses is not None else None), tokenizer
 
     def __call__(self, shard: Shard, part: Path) -> dict:
-        examples, stats = build_examples(self.task, read_shard_rows(shard), seed=self.seed, params=self.params,
-                                         exclude=self.exclude, statuses=self.statuses, tokenizer=self.tokenizer)
+        examples, stats = build_examples(
+            self.task,
+            read_shard_rows(shard),
+            seed=self.seed,
+            params=self.params,
+            exclude=self.exclude,
+            statuses=self.statuses,
+            tokenizer=self.tokenizer,
+        )
         write_jsonl(examples, part)
-        return {"stories_in": stats.stories_in, "stories_used": stats.stories_used, "examples": stats.examples,
-                "dropped": dict(stats.dropped), "paragraphs": stats.paragraphs,
-                "paragraphs_dropped": dict(stats.paragraphs_dropped)}
+        return {
+            "stories_in": stats.stories_in,
+            "stories_used": stats.stories_used,
+            "examples": stats.examples,
+            "dropped": dict(stats.dropped),
+            "paragraphs": stats.paragraphs,
+            "paragraphs_dropped": dict(stats.paragraphs_dropped),
+        }
 
 
 def build_examples_sharded(
@@ -194,13 +221,28 @@ def build_examples_sharded(
     stories_file = work / "stories.parquet"
     shards = write_row_grouped(table_from_rows(stories, STORIES), stories_file, shard_rows)
     tokenizer = build_tokenizer(tokenizer)
-    job = {"task": task, "seed": seed, "params": dict(params or {}), "exclude": sorted((exclude or {}).items()),
-           "statuses": statuses, "tokenizer": tokenizer, "stories": sha256_file(stories_file)}
+    job = {
+        "task": task,
+        "seed": seed,
+        "params": dict(params or {}),
+        "exclude": sorted((exclude or {}).items()),
+        "statuses": statuses,
+        "tokenizer": tokenizer,
+        "stories": sha256_file(stories_file),
+    }
     fingerprint = sha256_text(json.dumps(job, sort_keys=True, default=str))
     on_shard = (lambda result: progress(result.stats.get("stories_in", 0))) if progress else None
-    results = run_shards(_BuildShard(task, seed, params, exclude or {}, statuses, tokenizer), shards, work, execution=execution,
-                         fingerprint=fingerprint, suffix=".jsonl", progress=False, description=f"build {task}",
-                         on_shard=on_shard)
+    results = run_shards(
+        _BuildShard(task, seed, params, exclude or {}, statuses, tokenizer),
+        shards,
+        work,
+        execution=execution,
+        fingerprint=fingerprint,
+        suffix=".jsonl",
+        progress=False,
+        description=f"build {task}",
+        on_shard=on_shard,
+    )
     examples: list[dict[str, Any]] = []
     stats = BuildStats()
     stats.paragraphs, stats.paragraphs_dropped = 0, Counter()
@@ -259,7 +301,10 @@ def split_examples(
     a story without one is its own group, and no group spans two splits."""
     check_sizes(n, train_n)
     group = _grouping(groups)
-    ordered = sorted(_cap(examples, n, seed, group), key=lambda ex: (story_order_key(group(ex), seed), ex["story_id"], ex["example_id"]))
+    ordered = sorted(
+        _cap(examples, n, seed, group),
+        key=lambda ex: (story_order_key(group(ex), seed), ex["story_id"], ex["example_id"]),
+    )
     splits = assign_splits([group(ex) for ex in ordered], spec, seed)
     by_split: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
     for example, split in zip(ordered, splits):
@@ -323,17 +368,46 @@ def build_dataset(
     unknown = sorted(set(statuses or ()) - set(STORY_STATUSES))
     if unknown:
         raise ValueError(f"unknown story status(es) {unknown}; statuses: {', '.join(STORY_STATUSES)}")
-    spec = None if clozet is not None else (split if isinstance(split, SplitSpec) else parse_split_spec(split or DEFAULT_SPLIT))
+    spec = (
+        None
+        if clozet is not None
+        else (split if isinstance(split, SplitSpec) else parse_split_spec(split or DEFAULT_SPLIT))
+    )
     sample_spec = _size_spec(clozet_split, "--clozet-split")
     task_params = _params_dict(task, params)
     tokenizer = build_tokenizer(tokenizer)
-    check_outputs({"--out": out}, {"--stories": stories_paths, "--clozet": None if isinstance(clozet, Mapping) else clozet,
-                                   "stopwords": (params or {}).get("stopwords")})
+    check_outputs(
+        {"--out": out},
+        {
+            "--stories": stories_paths,
+            "--clozet": None if isinstance(clozet, Mapping) else clozet,
+            "stopwords": (params or {}).get("stopwords"),
+        },
+    )
     check_output_dir(out)
-    return _build(task, stories_paths, out, n=n, train_n=train_n, seed=seed, spec=spec, params=params, task_params=task_params,
-                  lot_jsonl=lot_jsonl, clozet=clozet, clozet_origin=clozet_origin, sample_spec=sample_spec, statuses=statuses,
-                  command=command, card=card, progress=progress, on_start=on_start, tokenizer=tokenizer,
-                  execution=execution, shard_rows=shard_rows)
+    return _build(
+        task,
+        stories_paths,
+        out,
+        n=n,
+        train_n=train_n,
+        seed=seed,
+        spec=spec,
+        params=params,
+        task_params=task_params,
+        lot_jsonl=lot_jsonl,
+        clozet=clozet,
+        clozet_origin=clozet_origin,
+        sample_spec=sample_spec,
+        statuses=statuses,
+        command=command,
+        card=card,
+        progress=progress,
+        on_start=on_start,
+        tokenizer=tokenizer,
+        execution=execution,
+        shard_rows=shard_rows,
+    )
 
 
 def _size_spec(value: str | SplitSpec | None, option: str) -> SplitSpec | None:
@@ -388,9 +462,19 @@ def _build(
     group = _grouping(groups)
     options = dict(params=params, progress=progress, exclude=exclude, statuses=taken, tokenizer=tokenizer)
     if n is None:
-        examples, stats = build_examples_sharded(task, stories, Path(out) / WORK_DIR, seed=seed, params=params, exclude=exclude,
-                                                 statuses=taken, tokenizer=tokenizer, progress=progress,
-                                                 execution=execution, shard_rows=shard_rows)
+        examples, stats = build_examples_sharded(
+            task,
+            stories,
+            Path(out) / WORK_DIR,
+            seed=seed,
+            params=params,
+            exclude=exclude,
+            statuses=taken,
+            tokenizer=tokenizer,
+            progress=progress,
+            execution=execution,
+            shard_rows=shard_rows,
+        )
     else:  # a preview builds only the stories it needs, in process
         examples, stats = build_capped(task, stories, n, seed=seed, group=group, **options)
     if clozet_rows is None:
@@ -398,11 +482,17 @@ def _build(
     else:
         train = _cap(_cap(examples, n, seed, group), train_n, seed, group)
         by_split = {
-            "train": sorted(({**ex, "split": "train"} for ex in train), key=lambda ex: story_order_key(ex["example_id"], seed)),
-            **{s: _val_test_source(task).convert(clozet_rows.get(s, []), origin=clozet_origin) for s in ("val", "test")},
+            "train": sorted(
+                ({**ex, "split": "train"} for ex in train), key=lambda ex: story_order_key(ex["example_id"], seed)
+            ),
+            **{
+                s: _val_test_source(task).convert(clozet_rows.get(s, []), origin=clozet_origin) for s in ("val", "test")
+            },
         }
     if not any(by_split.values()):
-        raise LotdataError(f"no examples built from {len(stories)} stories (dropped: {_stats_dict(task, stats)['stories_dropped']})")
+        raise LotdataError(
+            f"no examples built from {len(stories)} stories (dropped: {_stats_dict(task, stats)['stories_dropped']})"
+        )
     seconds = time.perf_counter() - started
     summary = {
         **_stats_dict(task, stats),
@@ -417,12 +507,21 @@ def _build(
     origins = _origins(task, by_split)
     if clozet_rows is not None:
         summary["clozet_rows_unused"] = {s: len(r) for s, r in clozet_rows.items() if s not in ("val", "test")}
-    all_params = {"task": task, "n": n, "train_n": train_n, "seed": seed, "split": str(spec) if spec else None, **task_params}
+    all_params = {
+        "task": task,
+        "n": n,
+        "train_n": train_n,
+        "seed": seed,
+        "split": str(spec) if spec else None,
+        **task_params,
+    }
     if sample_spec is not None:
         all_params["clozet_split"] = str(sample_spec)
     extra = {
         "environment": build_environment(task, task_params, tokenizer),
-        "drop_rules": {k: DROP_RULES[k] for k in {**stats.dropped, **getattr(stats, "paragraphs_dropped", {})} if k in DROP_RULES},
+        "drop_rules": {
+            k: DROP_RULES[k] for k in {**stats.dropped, **getattr(stats, "paragraphs_dropped", {})} if k in DROP_RULES
+        },
         "split_origin": origins,
         "statuses_used": taken,
         "licenses": sorted({s["license"] for s in stories if s.get("license")}),

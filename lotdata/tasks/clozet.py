@@ -30,7 +30,12 @@ MASK = MASK_TOKENS[TASK]
 
 
 def to_lot(row: Mapping[str, Any]) -> dict[str, Any]:
-    return {"story": row["context"], "plot0": row["candidates"][0], "plot1": row["candidates"][1], "label": str(row["label"])}
+    return {
+        "story": row["context"],
+        "plot0": row["candidates"][0],
+        "plot1": row["candidates"][1],
+        "label": str(row["label"]),
+    }
 
 
 def from_lot(record: Mapping[str, Any], *, split: str, index: int) -> dict[str, Any]:
@@ -43,9 +48,16 @@ def from_lot(record: Mapping[str, Any], *, split: str, index: int) -> dict[str, 
     full = record["story"].replace(MASK, candidates[label])
     base = lot_row_base(TASK, record, split=split, index=index, full_text=full)
     return {
-        "example_id": base["example_id"], "story_id": base["story_id"], "split": split, "context": record["story"],
-        "candidates": candidates, "label": label, "mask_sentence_index": None, "annotator": None,
-        "annotation_id": None, "lang": base["lang"],
+        "example_id": base["example_id"],
+        "story_id": base["story_id"],
+        "split": split,
+        "context": record["story"],
+        "candidates": candidates,
+        "label": label,
+        "mask_sentence_index": None,
+        "annotator": None,
+        "annotation_id": None,
+        "lang": base["lang"],
     }
 
 
@@ -72,15 +84,20 @@ def demo_examples(stories: list[dict[str, Any]]) -> list[dict[str, Any]]:
         other = usable[(i + 1) % len(usable)]["sentences"]
         right, wrong = sentences[at], other[len(other) // 2]
         label = i % 2
-        rows.append({
-            "example_id": f"{TASK}-{story['story_id']}-0", "story_id": story["story_id"],
-            "context": join_sentences(sentences[:at] + [MASK] + sentences[at + 1 :], story["lang"]),
-            "candidates": [wrong, right] if label else [right, wrong], "label": label, "mask_sentence_index": at,
-            "annotator": None, "annotation_id": None, "lang": story["lang"],
-        })
+        rows.append(
+            {
+                "example_id": f"{TASK}-{story['story_id']}-0",
+                "story_id": story["story_id"],
+                "context": join_sentences(sentences[:at] + [MASK] + sentences[at + 1 :], story["lang"]),
+                "candidates": [wrong, right] if label else [right, wrong],
+                "label": label,
+                "mask_sentence_index": at,
+                "annotator": None,
+                "annotation_id": None,
+                "lang": story["lang"],
+            }
+        )
     return rows
-
-
 
 
 # ---------------------------------------------------------------- splits from the written cases
@@ -118,7 +135,9 @@ def build_clozet(
     by_given = cases if isinstance(cases, Mapping) else load_clozet(cases, notes)
     pool = [row for s in SPLITS for row in by_given.get(s, [])]
     if not pool:
-        raise InputError("no ClozeT cases in the input", path=str(cases) if not isinstance(cases, Mapping) else "<rows>")
+        raise InputError(
+            "no ClozeT cases in the input", path=str(cases) if not isinstance(cases, Mapping) else "<rows>"
+        )
     by_split = split_examples(pool, spec, seed, n)
     stats = {
         "cases_in": len(pool),
@@ -128,24 +147,56 @@ def build_clozet(
     }
     inputs = [] if isinstance(cases, Mapping) else _case_files(Path(cases))
     rows = write_dataset(
-        out, "clozet", by_split, command=command or "lotdata build clozet",
-        params={"task": "clozet", "n": n, "seed": seed, "split": str(spec)}, inputs=inputs, stats=stats, lot_jsonl=lot_jsonl,
-        extra={"languages": sorted({r["lang"] for r in pool}), "cases": None if isinstance(cases, Mapping) else str(cases)},
-        card=card, tokenizer=build_tokenizer(tokenizer),  # the card's statistics count words
+        out,
+        "clozet",
+        by_split,
+        command=command or "lotdata build clozet",
+        params={"task": "clozet", "n": n, "seed": seed, "split": str(spec)},
+        inputs=inputs,
+        stats=stats,
+        lot_jsonl=lot_jsonl,
+        extra={
+            "languages": sorted({r["lang"] for r in pool}),
+            "cases": None if isinstance(cases, Mapping) else str(cases),
+        },
+        card=card,
+        tokenizer=build_tokenizer(tokenizer),  # the card's statistics count words
     )
-    return BuildReport(task="clozet", out=Path(out), rows_per_split=rows, stats=stats, warnings=split_warnings(by_split, spec, None),
-                       notes=notes)
+    return BuildReport(
+        task="clozet",
+        out=Path(out),
+        rows_per_split=rows,
+        stats=stats,
+        warnings=split_warnings(by_split, spec, None),
+        notes=notes,
+    )
 
 
 # ---------------------------------------------------------------- the task record
 
-SPEC = register_task(TaskSpec(
-    name=TASK, schema=CLOZET, mask_token=MASK, lot_fields=(("story", "plot0", "plot1", "label"), ()),
-    to_lot=to_lot, from_lot=from_lot, stats=stats, text_fields=("context", "candidates"),
-    metric_family="understanding", prediction_field="label", prediction_type=str,
-    card_category="multiple-choice",
-    card_description="ClozeT: pick the right one of two candidate sentences for the masked position",
-    card_limitations=("The wrong candidates are written by people; check them for artifacts (`lotdata audit-bias`).",),
-    demo_examples=demo_examples, lot_metrics=("accuracy",), parse_prediction=parse_label, choice_shape="candidates",
-    label_base=0, case_builder=build_clozet,
-))
+SPEC = register_task(
+    TaskSpec(
+        name=TASK,
+        schema=CLOZET,
+        mask_token=MASK,
+        lot_fields=(("story", "plot0", "plot1", "label"), ()),
+        to_lot=to_lot,
+        from_lot=from_lot,
+        stats=stats,
+        text_fields=("context", "candidates"),
+        metric_family="understanding",
+        prediction_field="label",
+        prediction_type=str,
+        card_category="multiple-choice",
+        card_description="ClozeT: pick the right one of two candidate sentences for the masked position",
+        card_limitations=(
+            "The wrong candidates are written by people; check them for artifacts (`lotdata audit-bias`).",
+        ),
+        demo_examples=demo_examples,
+        lot_metrics=("accuracy",),
+        parse_prediction=parse_label,
+        choice_shape="candidates",
+        label_base=0,
+        case_builder=build_clozet,
+    )
+)

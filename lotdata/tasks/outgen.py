@@ -22,12 +22,14 @@ class OutgenParams:
     file (one word per line) instead of the shipped list, e.g. LOT's reference list."""
 
     max_phrases: int = param(8, "At most this many outline phrases, the top-ranked RAKE phrases (LOT: 8).")
-    max_words: int = param(8, "Phrases of more words than this are left out of the outline (LOT: 8).",
-                           flag="--max-phrase-words")
+    max_words: int = param(
+        8, "Phrases of more words than this are left out of the outline (LOT: 8).", flag="--max-phrase-words"
+    )
     min_phrases: int = param(1, "Stories whose outline has fewer phrases are dropped.", cli=False)
     extractor: str = param("lot-rake", "lot-rake (LOT's Chinese RAKE) or rake-nltk.", cli=False)
-    stopwords: str | None = param(None, "Stopword file (one word per line) instead of the shipped list, e.g. LOT's "
-                                  "reference list.")
+    stopwords: str | None = param(
+        None, "Stopword file (one word per line) instead of the shipped list, e.g. LOT's reference list."
+    )
 
     def __post_init__(self) -> None:
         from lotdata.tasks.outline import outline_settings  # rake-nltk (nltk) loads only when an outline is made
@@ -35,13 +37,20 @@ class OutgenParams:
         outline_settings(self)  # an unknown extractor or an unreadable stopword file fails before any work
 
 
-def outgen_examples(story: Mapping[str, Any], params: OutgenParams, seed: int, tokenizer: str | None = None) -> StoryOutcome:
+def outgen_examples(
+    story: Mapping[str, Any], params: OutgenParams, seed: int, tokenizer: str | None = None
+) -> StoryOutcome:
     rng = story_rng(seed, TASK, story["story_id"])
     from lotdata.tasks.outline import extract_outline, with_config
 
     outline = extract_outline(
-        story["text"], story["lang"], max_phrases=params.max_phrases, max_words=params.max_words, rng=rng,
-        config=with_config(extractor=params.extractor, stopwords=params.stopwords), tokenizer=tokenizer,
+        story["text"],
+        story["lang"],
+        max_phrases=params.max_phrases,
+        max_words=params.max_words,
+        rng=rng,
+        config=with_config(extractor=params.extractor, stopwords=params.stopwords),
+        tokenizer=tokenizer,
     )
     if len(outline) < params.min_phrases:
         return StoryOutcome(dropped="outline_too_short")
@@ -58,6 +67,7 @@ def outgen_examples(story: Mapping[str, Any], params: OutgenParams, seed: int, t
 
 # ---------------------------------------------------------------- the task record
 
+
 def to_lot(row: Mapping[str, Any]) -> dict[str, Any]:
     record = {"story": row["story"], "outline": list(row["outline"])}
     if row.get("title") is not None:
@@ -70,8 +80,13 @@ def from_lot(record: Mapping[str, Any], *, split: str, index: int) -> dict[str, 
         raise ValueError("outline must be a list of strings")
     base = lot_row_base(TASK, record, split=split, index=index, full_text=record["story"])
     return {
-        "example_id": base["example_id"], "story_id": base["story_id"], "split": split, "title": record.get("title"),
-        "outline": record["outline"], "story": record["story"], "lang": base["lang"],
+        "example_id": base["example_id"],
+        "story_id": base["story_id"],
+        "split": split,
+        "title": record.get("title"),
+        "outline": record["outline"],
+        "story": record["story"],
+        "lang": base["lang"],
     }
 
 
@@ -95,17 +110,32 @@ def stats(rows: list[dict[str, Any]], vocab: Vocabulary) -> dict[str, Any]:
     return result
 
 
-SPEC = register_task(TaskSpec(
-    name=TASK, schema=OUTGEN, mask_token=None, lot_fields=(("story", "outline"), ("title",)),
-    to_lot=to_lot, from_lot=from_lot, stats=stats, text_fields=("title", "outline", "story"),
-    metric_family="generation", prediction_field="story", prediction_type=str,
-    card_category="text-generation",
-    card_description="OutGen: write the story from its title and an out-of-order outline of phrases",
-    card_limitations=("Outlines come from a RAKE extractor: a phrase set close to, not identical with, LOT's; the filling step is seeded.",),
-    builder=Builder(outgen_examples, OutgenParams),
-    # BLEU/Distinct-1..4 under nlpcc2021 and paper: the NLPCC 2021 OutGen script's; LOT's tables stop at 2
-    lot_metrics=("bleu-1", "bleu-2", "distinct-1", "distinct-2", "coverage", "order"), ngram_max_n_extended=4,
-    outline_field="outline", lot_input_fields=("outline",),  # its `story` is the output itself, not an input
-    generation_input=GenerationInput(source=("title", "outline"), target="story"),
-    build_environment=build_environment, filtered_stories_only=True,  # LOT: "based on filtered stories"
-))
+SPEC = register_task(
+    TaskSpec(
+        name=TASK,
+        schema=OUTGEN,
+        mask_token=None,
+        lot_fields=(("story", "outline"), ("title",)),
+        to_lot=to_lot,
+        from_lot=from_lot,
+        stats=stats,
+        text_fields=("title", "outline", "story"),
+        metric_family="generation",
+        prediction_field="story",
+        prediction_type=str,
+        card_category="text-generation",
+        card_description="OutGen: write the story from its title and an out-of-order outline of phrases",
+        card_limitations=(
+            "Outlines come from a RAKE extractor: a phrase set close to, not identical with, LOT's; the filling step is seeded.",
+        ),
+        builder=Builder(outgen_examples, OutgenParams),
+        # BLEU/Distinct-1..4 under nlpcc2021 and paper: the NLPCC 2021 OutGen script's; LOT's tables stop at 2
+        lot_metrics=("bleu-1", "bleu-2", "distinct-1", "distinct-2", "coverage", "order"),
+        ngram_max_n_extended=4,
+        outline_field="outline",
+        lot_input_fields=("outline",),  # its `story` is the output itself, not an input
+        generation_input=GenerationInput(source=("title", "outline"), target="story"),
+        build_environment=build_environment,
+        filtered_stories_only=True,  # LOT: "based on filtered stories"
+    )
+)

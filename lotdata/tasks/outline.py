@@ -51,8 +51,18 @@ from lotdata.text.sentences import split_sentences
 from lotdata.text.tokenize import get_tokenizer, tokenize
 
 __all__ = [
-    "DEFAULT_CONFIG", "EXTRACTORS", "Metric", "dev_halves", "OutlineConfig", "extract_outline", "load_stopwords",
-    "outline_agreement", "outline_settings", "rank_phrases_lot", "read_stopword_file", "with_config",
+    "DEFAULT_CONFIG",
+    "EXTRACTORS",
+    "Metric",
+    "dev_halves",
+    "OutlineConfig",
+    "extract_outline",
+    "load_stopwords",
+    "outline_agreement",
+    "outline_settings",
+    "rank_phrases_lot",
+    "read_stopword_file",
+    "with_config",
 ]
 
 EXTRACTORS = ("lot-rake", "rake-nltk")
@@ -452,7 +462,8 @@ def outline_settings(params: Any = None) -> dict[str, Any]:
             "extractor": "lot-rake" if lot else "rake-nltk",
             "stopwords": str(stopwords) if stopwords else f"lotdata:data/{_shipped_name(lang)}",
             "stopwords_sha256": _sha256(data if stopwords else _shipped_bytes(lang)),
-            "tokenizer": "jieba.posseg (HMM on)" if lot
+            "tokenizer": "jieba.posseg (HMM on)"
+            if lot
             else (DEFAULT_CONFIG.tokenizer if lang == "zh" else "lotdata regex words"),
         }
     settings["versions"] = {"jieba": _version("jieba"), "rake-nltk": _version("rake-nltk")}

@@ -13,11 +13,11 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from lotdata.datasets.lotformat import lot_row_base
 from lotdata.datasets.registry import Builder, GenerationInput, TaskSpec, ValTestSource, register_task
+from lotdata.datasets.splits import SplitSpec, assign_splits, story_order_key
 from lotdata.datasets.stats import Vocabulary, avg, input_stats
 from lotdata.schema import MASK_TOKENS, PLOTCOM, SPLITS
 from lotdata.stage import param
 from lotdata.tasks.common import StoryOutcome, check_at_least_one, inner_candidates, merged_sentences, story_rng
-from lotdata.datasets.splits import SplitSpec, assign_splits, story_order_key
 from lotdata.text import count_chars, count_words, join_sentences, normalize_text
 
 TASK = "plotcom"
@@ -30,15 +30,20 @@ class PlotcomParams:
     LOT states the 500-word limit for SenPos paragraphs only. `mask_positions`: "any" (LOT: any sentence of at
     least `min_chars` characters, first and last included) or "inner" (never the first or last)."""
 
-    min_chars: int = param(10, "Sentences shorter than this are merged; the removed one is at least this long (at least 1).")
+    min_chars: int = param(
+        10, "Sentences shorter than this are merged; the removed one is at least this long (at least 1)."
+    )
     max_words: int | None = param(500, "Stories must have fewer jieba words than this (our choice; 0: no limit).")
-    mask_positions: str = param("any", "Training: any (LOT: any sentence, first and last included) or inner (never "
-                                "the first or last).")
+    mask_positions: str = param(
+        "any", "Training: any (LOT: any sentence, first and last included) or inner (never the first or last)."
+    )
 
     def __post_init__(self) -> None:
         check_at_least_one(min_chars=self.min_chars)
         if self.mask_positions not in MASK_POSITIONS:
-            raise ValueError(f"--mask-positions must be one of {', '.join(MASK_POSITIONS)} (got {self.mask_positions!r})")
+            raise ValueError(
+                f"--mask-positions must be one of {', '.join(MASK_POSITIONS)} (got {self.mask_positions!r})"
+            )
 
 
 MASK_POSITIONS = ("any", "inner")
@@ -50,7 +55,9 @@ def _maskable(sentences: list[str], params: PlotcomParams) -> list[int]:
     return [i for i, sentence in enumerate(sentences) if count_chars(sentence) >= params.min_chars]
 
 
-def plotcom_examples(story: Mapping[str, Any], params: PlotcomParams, seed: int, tokenizer: str | None = None) -> StoryOutcome:
+def plotcom_examples(
+    story: Mapping[str, Any], params: PlotcomParams, seed: int, tokenizer: str | None = None
+) -> StoryOutcome:
     lang = story["lang"]
     sentences = merged_sentences(story, params.min_chars)
     if len(sentences) < 3:
@@ -83,7 +90,9 @@ def plotcom_from_clozet(clozet_rows: Iterable[Mapping[str, Any]], origin: str = 
     rows = []
     for row in clozet_rows:
         if row["context"].count(clozet_mask) != 1:
-            raise ValueError(f"ClozeT example {row['example_id']} has {row['context'].count(clozet_mask)} masks, expected 1")
+            raise ValueError(
+                f"ClozeT example {row['example_id']} has {row['context'].count(clozet_mask)} masks, expected 1"
+            )
         rows.append(
             {
                 "example_id": f"{TASK}-from-{row['example_id']}",
@@ -120,7 +129,9 @@ def stories_held_by(stories: Sequence[Mapping[str, Any]], clozet_rows: Sequence[
     return {story["story_id"] for story in stories} & held
 
 
-def sample_clozet(clozet_rows: Mapping[str, list[dict[str, Any]]], spec: SplitSpec, seed: int) -> dict[str, list[dict[str, Any]]]:
+def sample_clozet(
+    clozet_rows: Mapping[str, list[dict[str, Any]]], spec: SplitSpec, seed: int
+) -> dict[str, list[dict[str, Any]]]:
     """LOT's PlotCom val/test: ClozeT examples sampled across every ClozeT split, whole stories in seeded
     order (test filled first, then val); no story in two splits. Returns rows by their new split
     ("train": the rows not sampled)."""
@@ -135,6 +146,7 @@ def sample_clozet(clozet_rows: Mapping[str, list[dict[str, Any]]], spec: SplitSp
 
 # ---------------------------------------------------------------- the task record
 
+
 def to_lot(row: Mapping[str, Any]) -> dict[str, Any]:
     return {"story": row["context"], "plot": row["target"]}
 
@@ -144,8 +156,13 @@ def from_lot(record: Mapping[str, Any], *, split: str, index: int) -> dict[str, 
         raise ValueError(f"story must hold exactly one {MASK}")
     base = lot_row_base(TASK, record, split=split, index=index, full_text=record["story"].replace(MASK, record["plot"]))
     return {
-        "example_id": base["example_id"], "story_id": base["story_id"], "split": split, "context": record["story"],
-        "target": record["plot"], "mask_sentence_index": None, "lang": base["lang"],
+        "example_id": base["example_id"],
+        "story_id": base["story_id"],
+        "split": split,
+        "context": record["story"],
+        "target": record["plot"],
+        "mask_sentence_index": None,
+        "lang": base["lang"],
     }
 
 
@@ -171,19 +188,30 @@ def stats(rows: list[dict[str, Any]], vocab: Vocabulary) -> dict[str, Any]:
     return result
 
 
-SPEC = register_task(TaskSpec(
-    name=TASK, schema=PLOTCOM, mask_token=MASK, lot_fields=(("story", "plot"), ()),
-    to_lot=to_lot, from_lot=from_lot, stats=stats, text_fields=("context", "target"),
-    metric_family="generation", prediction_field="plot", prediction_type=str,
-    card_category="text-generation",
-    card_description="PlotCom: generate the sentence behind <MASK> so the story reads coherently",
-    card_limitations=(
-        "Rows with origin `auto` come from random removal: the removed sentence may not be inferable from the context "
-        "(LOT Table 4); LOT used such rows for training only.",
-        "Stories of max_words jieba words or more are dropped: our choice (LOT states 500 words for SenPos paragraphs).",
-    ),
-    builder=Builder(plotcom_examples, PlotcomParams),
-    lot_metrics=("bleu-1", "bleu-2", "distinct-1", "distinct-2"),
-    generation_input=GenerationInput(source=("context",), target="target", short_target=True),
-    split_summary=split_summary, val_test_from=ValTestSource("clozet", plotcom_from_clozet),
-))
+SPEC = register_task(
+    TaskSpec(
+        name=TASK,
+        schema=PLOTCOM,
+        mask_token=MASK,
+        lot_fields=(("story", "plot"), ()),
+        to_lot=to_lot,
+        from_lot=from_lot,
+        stats=stats,
+        text_fields=("context", "target"),
+        metric_family="generation",
+        prediction_field="plot",
+        prediction_type=str,
+        card_category="text-generation",
+        card_description="PlotCom: generate the sentence behind <MASK> so the story reads coherently",
+        card_limitations=(
+            "Rows with origin `auto` come from random removal: the removed sentence may not be inferable from the context "
+            "(LOT Table 4); LOT used such rows for training only.",
+            "Stories of max_words jieba words or more are dropped: our choice (LOT states 500 words for SenPos paragraphs).",
+        ),
+        builder=Builder(plotcom_examples, PlotcomParams),
+        lot_metrics=("bleu-1", "bleu-2", "distinct-1", "distinct-2"),
+        generation_input=GenerationInput(source=("context",), target="target", short_target=True),
+        split_summary=split_summary,
+        val_test_from=ValTestSource("clozet", plotcom_from_clozet),
+    )
+)

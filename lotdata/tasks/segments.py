@@ -35,17 +35,29 @@ def sentence_offsets(text: str, sentences: Sequence[str]) -> list[tuple[int, int
     return offsets
 
 
-def _segment_row(story: Mapping[str, Any], first: int, last: int, offsets: list[tuple[int, int]], words: int, seed: int) -> Row:
+def _segment_row(
+    story: Mapping[str, Any], first: int, last: int, offsets: list[tuple[int, int]], words: int, seed: int
+) -> Row:
     start, end = offsets[first][0], offsets[last][1]
     text = story["text"][start:end]
     return {
-        "segment_id": sha256_text(text)[:16], "story_id": story["story_id"], "text": text, "story_text": story["text"],
-        "start_char": start, "end_char": end, "first_sentence": first, "n_sentences": last - first + 1, "n_words": words,
-        "seed": seed, **{k: story.get(k) for k in _KEPT},
+        "segment_id": sha256_text(text)[:16],
+        "story_id": story["story_id"],
+        "text": text,
+        "story_text": story["text"],
+        "start_char": start,
+        "end_char": end,
+        "first_sentence": first,
+        "n_sentences": last - first + 1,
+        "n_words": words,
+        "seed": seed,
+        **{k: story.get(k) for k in _KEPT},
     }
 
 
-def cut_segment(story: Mapping[str, Any], *, min_words: int = MIN_WORDS, max_words: int = MAX_WORDS, seed: int = 0) -> tuple[Row | None, str | None]:
+def cut_segment(
+    story: Mapping[str, Any], *, min_words: int = MIN_WORDS, max_words: int = MAX_WORDS, seed: int = 0
+) -> tuple[Row | None, str | None]:
     """One seeded segment of `story`, or (None, reason): too_short, sentences_not_in_text, no_segment_in_range."""
     sentences = list(story["sentences"])
     offsets = sentence_offsets(story["text"], sentences)
@@ -60,7 +72,11 @@ def cut_segment(story: Mapping[str, Any], *, min_words: int = MIN_WORDS, max_wor
     rng.shuffle(starts)
     for first in starts:
         total, last = 0, first
-        while last < len(sentences) and total + words[last] <= max_words and (total < min_words or total + words[last] <= target):
+        while (
+            last < len(sentences)
+            and total + words[last] <= max_words
+            and (total < min_words or total + words[last] <= target)
+        ):
             total += words[last]
             last += 1
         if total >= min_words:
@@ -68,8 +84,9 @@ def cut_segment(story: Mapping[str, Any], *, min_words: int = MIN_WORDS, max_wor
     return None, "no_segment_in_range"
 
 
-def cut_segments(stories: Iterable[Mapping[str, Any]], *, min_words: int = MIN_WORDS, max_words: int = MAX_WORDS,
-                 seed: int = 0) -> tuple[list[Row], dict[str, int]]:
+def cut_segments(
+    stories: Iterable[Mapping[str, Any]], *, min_words: int = MIN_WORDS, max_words: int = MAX_WORDS, seed: int = 0
+) -> tuple[list[Row], dict[str, int]]:
     """A segment per story that has one (rejected stories are skipped), and the count of stories dropped per reason."""
     if not 0 < min_words <= max_words:
         raise ValueError(f"need 0 < --min-words ({min_words}) <= --max-words ({max_words})")
@@ -89,9 +106,17 @@ def cut_segments(stories: Iterable[Mapping[str, Any]], *, min_words: int = MIN_W
 def story_as_segment(story: Mapping[str, Any]) -> Row:
     """A whole story as its own segment (story_filter on a stories table): same id, the story as its reference."""
     return {
-        "segment_id": story["story_id"], "story_id": story["story_id"], "text": story["text"], "story_text": story["text"],
-        "start_char": 0, "end_char": len(story["text"]), "first_sentence": 0, "n_sentences": len(story["sentences"]),
-        "n_words": count_words(story["text"], story["lang"]), "seed": 0, **{k: story.get(k) for k in _KEPT},
+        "segment_id": story["story_id"],
+        "story_id": story["story_id"],
+        "text": story["text"],
+        "story_text": story["text"],
+        "start_char": 0,
+        "end_char": len(story["text"]),
+        "first_sentence": 0,
+        "n_sentences": len(story["sentences"]),
+        "n_words": count_words(story["text"], story["lang"]),
+        "seed": 0,
+        **{k: story.get(k) for k in _KEPT},
     }
 
 

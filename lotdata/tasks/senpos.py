@@ -30,13 +30,20 @@ class SenposParams:
     """LOT's rules (10 characters, paragraphs under 500 words) and one of ours: `min_candidates` = 2
     drops paragraphs of fewer than 4 units (LOT does not say; 3 units would leave a single gap)."""
 
-    min_chars: int = param(10, "Sentences shorter than this are merged; the removed one is at least this long (at least 1).")
-    max_words: int | None = param(500, "Paragraphs must have fewer jieba words than this; a longer story is cut into "
-                                  "such paragraphs (LOT: 500; 0: no limit).")
-    min_candidates: int = param(2, "Fewest candidate gaps an example may have (at least 1; 2: paragraphs of at least "
-                                "4 units; our choice).")
-    cut_paragraphs: bool = param(True, "Cut on the stories' own paragraph breaks first (LOT: paragraphs); "
-                                 "--no-cut-paragraphs: the whole story.")
+    min_chars: int = param(
+        10, "Sentences shorter than this are merged; the removed one is at least this long (at least 1)."
+    )
+    max_words: int | None = param(
+        500,
+        "Paragraphs must have fewer jieba words than this; a longer story is cut into "
+        "such paragraphs (LOT: 500; 0: no limit).",
+    )
+    min_candidates: int = param(
+        2, "Fewest candidate gaps an example may have (at least 1; 2: paragraphs of at least 4 units; our choice)."
+    )
+    cut_paragraphs: bool = param(
+        True, "Cut on the stories' own paragraph breaks first (LOT: paragraphs); --no-cut-paragraphs: the whole story."
+    )
 
     def __post_init__(self) -> None:
         check_at_least_one(min_chars=self.min_chars, min_candidates=self.min_candidates)
@@ -97,7 +104,9 @@ def story_paragraphs(story: Mapping[str, Any], params: SenposParams, tokenizer: 
     return runs
 
 
-def senpos_examples(story: Mapping[str, Any], params: SenposParams, seed: int, tokenizer: str | None = None) -> StoryOutcome:
+def senpos_examples(
+    story: Mapping[str, Any], params: SenposParams, seed: int, tokenizer: str | None = None
+) -> StoryOutcome:
     lang = story["lang"]
     outcome = SenposOutcome()
     reasons = []
@@ -138,6 +147,7 @@ def reinsert(sentences: list[str], removed: str, label: int) -> list[str]:
 
 # ---------------------------------------------------------------- the task record
 
+
 def to_lot(row: Mapping[str, Any]) -> dict[str, Any]:
     return {"story": MASK.join(row["sentences"]), "sentence": row["removed"], "label": int(row["label"])}
 
@@ -151,8 +161,15 @@ def from_lot(record: Mapping[str, Any], *, split: str, index: int) -> dict[str, 
     full = join_sentences(sentences[:label] + [record["sentence"]] + sentences[label:], lang)
     base = lot_row_base(TASK, record, split=split, index=index, full_text=full)
     return {
-        "example_id": base["example_id"], "story_id": base["story_id"], "split": split, "sentences": sentences,
-        "removed": record["sentence"], "label": label, "n_candidates": len(sentences) - 1, "refined": True, "lang": lang,
+        "example_id": base["example_id"],
+        "story_id": base["story_id"],
+        "split": split,
+        "sentences": sentences,
+        "removed": record["sentence"],
+        "label": label,
+        "n_candidates": len(sentences) - 1,
+        "refined": True,
+        "lang": lang,
     }
 
 
@@ -175,9 +192,17 @@ def card_notes(rows: Mapping[str, list[Mapping[str, Any]]], notes: list[str]) ->
     refined = [s for s, r in rows.items() if r and all(row.get("refined") for row in r)]
     partly = [s for s, r in rows.items() if any(row.get("refined") for row in r) and s not in refined]
     if refined or partly:
-        what = "; ".join(x for x in (f"every row of {', '.join(refined)} was refined by annotators" if refined else "",
-                                     f"part of {', '.join(partly)}" if partly else "") if x)
-        notes[0] = f"Refinement (`refined`): {what}; other splits are automatic (LOT refined val/test so that exactly one position fits)."
+        what = "; ".join(
+            x
+            for x in (
+                f"every row of {', '.join(refined)} was refined by annotators" if refined else "",
+                f"part of {', '.join(partly)}" if partly else "",
+            )
+            if x
+        )
+        notes[0] = (
+            f"Refinement (`refined`): {what}; other splits are automatic (LOT refined val/test so that exactly one position fits)."
+        )
     return notes
 
 
@@ -190,21 +215,35 @@ def stats(rows: list[dict[str, Any]], vocab: Vocabulary) -> dict[str, Any]:
     return result
 
 
-SPEC = register_task(TaskSpec(
-    name=TASK, schema=SENPOS, mask_token=MASK, lot_fields=(("story", "sentence", "label"), ()),
-    to_lot=to_lot, from_lot=from_lot, stats=stats, text_fields=("sentences", "removed"),
-    metric_family="understanding", prediction_field="label", prediction_type=int,
-    card_category="multiple-choice",
-    card_description="SenPos: put the removed sentence back in the right gap between adjacent sentences",
-    card_limitations=(
-        "Automatic examples: val/test are not refined by annotators (LOT had each refined so that exactly one position fits); "
-        "`refined` says which rows were.",
-        "Paragraphs of fewer than min_candidates + 2 units are dropped: our choice, LOT does not state one.",
-        "A source paragraph too short for an example is joined to the next one, so an example can span a paragraph "
-        "break (LOT extracted paragraphs; web pages often put every sentence in its own paragraph, which would leave "
-        "no example at all).",
-    ),
-    builder=Builder(senpos_examples, SenposParams),
-    lot_metrics=("accuracy",), parse_prediction=parse_label, choice_shape="gaps", label_base=1,
-    build_stats=build_stats, card_notes=card_notes,
-))
+SPEC = register_task(
+    TaskSpec(
+        name=TASK,
+        schema=SENPOS,
+        mask_token=MASK,
+        lot_fields=(("story", "sentence", "label"), ()),
+        to_lot=to_lot,
+        from_lot=from_lot,
+        stats=stats,
+        text_fields=("sentences", "removed"),
+        metric_family="understanding",
+        prediction_field="label",
+        prediction_type=int,
+        card_category="multiple-choice",
+        card_description="SenPos: put the removed sentence back in the right gap between adjacent sentences",
+        card_limitations=(
+            "Automatic examples: val/test are not refined by annotators (LOT had each refined so that exactly one position fits); "
+            "`refined` says which rows were.",
+            "Paragraphs of fewer than min_candidates + 2 units are dropped: our choice, LOT does not state one.",
+            "A source paragraph too short for an example is joined to the next one, so an example can span a paragraph "
+            "break (LOT extracted paragraphs; web pages often put every sentence in its own paragraph, which would leave "
+            "no example at all).",
+        ),
+        builder=Builder(senpos_examples, SenposParams),
+        lot_metrics=("accuracy",),
+        parse_prediction=parse_label,
+        choice_shape="gaps",
+        label_base=1,
+        build_stats=build_stats,
+        card_notes=card_notes,
+    )
+)

@@ -31,7 +31,9 @@ def read_storycloze(path: str | Path, split: str) -> tuple[list[dict[str, Any]],
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text, not a Story Cloze Test csv (byte {exc.start}: {exc.reason})", path=str(path)) from exc
+        raise InputError(
+            f"not UTF-8 text, not a Story Cloze Test csv (byte {exc.start}: {exc.reason})", path=str(path)
+        ) from exc
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = [h.strip() for h in reader.fieldnames or []]
     missing = [c for c in CONTEXT_COLUMNS + ENDING_COLUMNS + [ANSWER_COLUMN] if c not in header]
@@ -43,7 +45,9 @@ def read_storycloze(path: str | Path, split: str) -> tuple[list[dict[str, Any]],
         record = {k.strip(): (v or "").strip() for k, v in record.items() if k}
         reason = _problem(record) or _duplicate(record, number, first_row)
         if reason:
-            quarantine.append({"path": str(path), "row": number, "reason": reason, "raw": ",".join(record.values())[:500]})
+            quarantine.append(
+                {"path": str(path), "row": number, "reason": reason, "raw": ",".join(record.values())[:500]}
+            )
             continue
         label = int(record[ANSWER_COLUMN]) - 1
         context = " ".join(record[c] for c in CONTEXT_COLUMNS)
@@ -98,8 +102,14 @@ def read_storycloze_splits(files: dict[str, str | Path]) -> tuple[dict[str, list
         kept = []
         for row in rows:
             if row["story_id"] in seen:
-                bad.append({"path": str(path), "row": None, "reason": f"story already in split {seen[row['story_id']]}",
-                            "raw": row["context"][:500]})
+                bad.append(
+                    {
+                        "path": str(path),
+                        "row": None,
+                        "reason": f"story already in split {seen[row['story_id']]}",
+                        "raw": row["context"][:500],
+                    }
+                )
             else:
                 seen[row["story_id"]] = split
                 kept.append(row)
@@ -117,8 +127,10 @@ def _check_distinct_files(files: dict[str, str | Path]) -> None:
         path = must_exist(path, "file")
         for key in (str(real_path(path)), sha256_file(path)):
             if key in seen:
-                raise LotdataError(f"--{split} {path} is the same file (or the same bytes) as --{seen[key]}: "
-                                   f"every story would be in both splits; give each split its own csv")
+                raise LotdataError(
+                    f"--{split} {path} is the same file (or the same bytes) as --{seen[key]}: "
+                    f"every story would be in both splits; give each split its own csv"
+                )
             seen[key] = split
 
 
@@ -134,12 +146,21 @@ def train_from_val(rows: list[dict[str, Any]], val_share: float, seed: int = 0) 
     random.Random(seed).shuffle(order)
     n_val = round(val_share * len(rows))
     held = set(order[:n_val])
-    return {"train": [{**r, "split": "train"} for i, r in enumerate(rows) if i not in held],
-            "val": [r for i, r in enumerate(rows) if i in held]}
+    return {
+        "train": [{**r, "split": "train"} for i, r in enumerate(rows) if i not in held],
+        "val": [r for i, r in enumerate(rows) if i in held],
+    }
 
 
-def import_storycloze(val: str | Path, out: str | Path, *, test: str | Path | None = None, train_from: str = "none",
-                      val_share: float = 0.1, seed: int = 0) -> BuildReport:
+def import_storycloze(
+    val: str | Path,
+    out: str | Path,
+    *,
+    test: str | Path | None = None,
+    train_from: str = "none",
+    val_share: float = 0.1,
+    seed: int = 0,
+) -> BuildReport:
     """Write a `clozet` dataset folder with splits val (and test) from Story Cloze Test csv files.
 
     `train_from="val"`: the val csv becomes the train split, less a seeded `val_share` kept as val."""
@@ -154,7 +175,9 @@ def import_storycloze(val: str | Path, out: str | Path, *, test: str | Path | No
     for split, path in files.items():  # a file with no usable record: exit 3 with the reasons, no 0-row dataset
         if not by_split[split]:
             reasons = Counter(q["reason"] for q in quarantine if q["path"] == str(path))
-            why = "; ".join(f"{n} × {r}" for r, n in reasons.most_common(3)) if reasons else "no record after the header"
+            why = (
+                "; ".join(f"{n} × {r}" for r, n in reasons.most_common(3)) if reasons else "no record after the header"
+            )
             raise InputError(f"no usable Story Cloze Test record ({why})", path=str(path))
     if train_from == "val":
         by_split.update(train_from_val(by_split["val"], val_share, seed))
@@ -164,11 +187,15 @@ def import_storycloze(val: str | Path, out: str | Path, *, test: str | Path | No
     if train_from == "val":
         params.update(val_share=val_share, seed=seed)
     rows = write_dataset(
-        out, "clozet", by_split, command="lotdata import storycloze",
-        params=params, inputs=inputs, stats=stats,
+        out,
+        "clozet",
+        by_split,
+        command="lotdata import storycloze",
+        params=params,
+        inputs=inputs,
+        stats=stats,
         lot_jsonl=False,
     )
     if quarantine:
         write_parquet(table_from_rows(quarantine, QUARANTINE), Path(out) / "quarantine.parquet")
     return BuildReport(task="clozet", out=Path(out), rows_per_split=rows, stats=stats)
-

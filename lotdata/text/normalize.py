@@ -29,7 +29,9 @@ _ASCII_TO_FULL = {",": "，", "!": "！", "?": "？", ":": "：", ";": "；"}
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 
 
-_KEPT_OR_NOT = re.compile("[" + re.escape("".join(sorted(_KEEP_FULLWIDTH))) + "]+|[^" + re.escape("".join(sorted(_KEEP_FULLWIDTH))) + "]+")
+_KEPT_OR_NOT = re.compile(
+    "[" + re.escape("".join(sorted(_KEEP_FULLWIDTH))) + "]+|[^" + re.escape("".join(sorted(_KEEP_FULLWIDTH))) + "]+"
+)
 
 
 def _nfkc_keep_cjk_punct(text: str) -> str:
@@ -58,7 +60,9 @@ def _drop_spaces_zh(text: str) -> str:
 
     def keep(match: re.Match) -> str:
         start, end = match.span()
-        between = 0 < start and end < len(text) and _is_latin_or_digit(text[start - 1]) and _is_latin_or_digit(text[end])
+        between = (
+            0 < start and end < len(text) and _is_latin_or_digit(text[start - 1]) and _is_latin_or_digit(text[end])
+        )
         return " " if between else ""
 
     return _WHITESPACE.sub(keep, text)
@@ -83,7 +87,8 @@ def _fullwidth_punct_zh(text: str) -> str:
         elif ch in _ASCII_TO_FULL:
             # a digit on both sides is a number (1,000 / 3:30): leave it
             if not (prev.isdigit() and nxt.isdigit()) and (
-                    _CJK_CHAR.match(prev or " ") or _CJK_CHAR.match(nxt or " ") or not nxt):
+                _CJK_CHAR.match(prev or " ") or _CJK_CHAR.match(nxt or " ") or not nxt
+            ):
                 changed[i] = _ASCII_TO_FULL[ch]
         return changed.get(i, ch)
 
@@ -177,7 +182,8 @@ LANGUAGES = ("zh", "en")
 #: German a few percent (a story is checked only from 20 Latin words on, so a short one is never judged)
 _ENGLISH_FUNCTION_WORDS = frozenset(
     "the a an and of to in was were is are he she it his her him they them their i you we my me that this "
-    "for on with had has have at but not as be by from so then there when what one all out up".split())
+    "for on with had has have at but not as be by from so then there when what one all out up".split()
+)
 _MIN_WORDS_FOR_ENGLISH_CHECK = 20
 
 
@@ -204,8 +210,10 @@ def language_problem(text: str, lang: str | None) -> str | None:
         if len(words) >= _MIN_WORDS_FOR_ENGLISH_CHECK:
             share = sum(w in _ENGLISH_FUNCTION_WORDS for w in words) / len(words)
             if share < 0.08:
-                return (f"not English: {share:.0%} of its {len(words)} words are English function words "
-                        f"(English prose: about a third); stored as lang=en")
+                return (
+                    f"not English: {share:.0%} of its {len(words)} words are English function words "
+                    f"(English prose: about a third); stored as lang=en"
+                )
     return None
 
 

@@ -68,8 +68,11 @@ def _tagger():
 def pos_words_nohmm(text: str) -> list[tuple[str, str]]:
     """(word, tag) of `text` as jieba.posseg with HMM off, blank words left out."""
     tagger = _tagger()
-    return [(word, tag if tagger.has_word(word) else _unknown_tag(word))
-            for word, tag in tagger.tag(text, False) if word.strip()]
+    return [
+        (word, tag if tagger.has_word(word) else _unknown_tag(word))
+        for word, tag in tagger.tag(text, False)
+        if word.strip()
+    ]
 
 
 def _unknown_tag(word: str) -> str:

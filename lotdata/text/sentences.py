@@ -135,8 +135,31 @@ def _skip_unmatched_closers(text: str, j: int, matched: set[int]) -> int:
 
 
 _EN_ABBREVIATIONS = {
-    "mr", "mrs", "ms", "dr", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "u.s", "a.m", "p.m",
-    "mt", "prof", "inc", "ltd", "co", "ave", "sgt", "capt", "gen", "col", "lt",
+    "mr",
+    "mrs",
+    "ms",
+    "dr",
+    "st",
+    "jr",
+    "sr",
+    "vs",
+    "etc",
+    "e.g",
+    "i.e",
+    "u.s",
+    "a.m",
+    "p.m",
+    "mt",
+    "prof",
+    "inc",
+    "ltd",
+    "co",
+    "ave",
+    "sgt",
+    "capt",
+    "gen",
+    "col",
+    "lt",
 }
 _EN_BOUNDARY = re.compile(r"""[.!?]+["'”’)\]]*(?=\s+\S)""")
 

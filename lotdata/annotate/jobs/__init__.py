@@ -12,7 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from lotdata.annotate.jobs.base import (
-    BUILTIN_JOBS, LANGS, Annotation, JobSpec, Output, all_jobs, get_job, job_names, opaque_uid, register_job, sample_rows,
+    BUILTIN_JOBS,
+    LANGS,
+    Annotation,
+    JobSpec,
+    Output,
+    all_jobs,
+    get_job,
+    job_names,
+    opaque_uid,
+    register_job,
+    sample_rows,
     unregister_job,
 )
 from lotdata.annotate.jobs.cloze_verify import VERIFY_READING
@@ -44,8 +54,31 @@ class _Registered(Mapping):
 JOBS: Mapping[str, JobSpec] = _Registered()
 
 __all__ = [
-    "ASPECTS", "BUILTIN_JOBS", "EVAL_SLOTS", "HUMAN_PERF_FILE", "JOBS", "LANGS", "REJECT_REASONS", "VERIFY_READING",
-    "Annotation", "InvalidResult", "Job", "JobSpec", "Output", "Template", "all_jobs", "balance_labels", "get_job",
-    "job_names", "mask_guess", "negation_only_edit", "opaque_uid", "register_job", "sample_rows", "sign_test",
-    "table12_markdown", "unregister_job", "wrong_candidate_problem",
+    "ASPECTS",
+    "BUILTIN_JOBS",
+    "EVAL_SLOTS",
+    "HUMAN_PERF_FILE",
+    "JOBS",
+    "LANGS",
+    "REJECT_REASONS",
+    "VERIFY_READING",
+    "Annotation",
+    "InvalidResult",
+    "Job",
+    "JobSpec",
+    "Output",
+    "Template",
+    "all_jobs",
+    "balance_labels",
+    "get_job",
+    "job_names",
+    "mask_guess",
+    "negation_only_edit",
+    "opaque_uid",
+    "register_job",
+    "sample_rows",
+    "sign_test",
+    "table12_markdown",
+    "unregister_job",
+    "wrong_candidate_problem",
 ]

@@ -76,8 +76,16 @@ class Output:
 
         by_split = {s: [r for r in rows if r["split"] == s] for s in SPLITS}
         task_stats = {**self.stats, "annotation_dropped": self.stats.get("dropped", {})}
-        return write_dataset(self.folder / task, task, by_split, command=self.command, params=self.params, inputs=[],
-                             stats=task_stats, extra=self.extra)
+        return write_dataset(
+            self.folder / task,
+            task,
+            by_split,
+            command=self.command,
+            params=self.params,
+            inputs=[],
+            stats=task_stats,
+            extra=self.extra,
+        )
 
 
 @dataclass(frozen=True)
@@ -166,8 +174,9 @@ class JobSpec:
     def description(self, lang: str | None = None) -> str:
         return self.descriptions.get(self.pick_lang(lang)) or f"lotdata {self.name}"
 
-    def parse(self, result: Any, data: Mapping[str, Any], hidden: Mapping[str, Any] | None = None, *,
-              lang: str | None = None) -> dict[str, Any]:
+    def parse(
+        self, result: Any, data: Mapping[str, Any], hidden: Mapping[str, Any] | None = None, *, lang: str | None = None
+    ) -> dict[str, Any]:
         """Template check, then the job's own rules; InvalidResult names what is wrong."""
         return self.check(self.template_for(lang).parse(result, data), data, hidden or {})
 
@@ -223,6 +232,7 @@ def all_jobs() -> list[JobSpec]:
 
 # ---------------------------------------------------------------- helpers the jobs share
 
+
 def prediction(model: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A pre-annotation of a task (Label Studio shows it as a suggestion the rater may change)."""
     return [{"model_version": model, "result": items}]
@@ -247,8 +257,9 @@ def opaque_uid(prefix: str, *parts: Any) -> str:
     return f"{prefix}-{seeded_rank(json.dumps(parts, ensure_ascii=False))[:16]}"
 
 
-def sample_rows(rows: list[Row], n: int, seed: int, key: Callable[[Row], str],
-                per: Callable[[Row], str] | None = None) -> list[Row]:
+def sample_rows(
+    rows: list[Row], n: int, seed: int, key: Callable[[Row], str], per: Callable[[Row], str] | None = None
+) -> list[Row]:
     """The rows of `n` groups (by `key`) drawn without replacement, seeded; input order kept. With `per`, `n` groups
     of each stratum (human_perf: each task and split)."""
     strata: dict[str, set[str]] = {}
@@ -297,6 +308,7 @@ def voters_for(anns: Sequence[Annotation], answer: str, outcome: Hashable) -> li
 
 # ---------------------------------------------------------------- inputs the jobs share
 
+
 def load_stories(path: Path, splits: Sequence[str] | None = None) -> list[Row]:
     from lotdata.datasets.folder import load_stories as _load_stories
 
@@ -313,11 +325,14 @@ def load_dataset_rows(path: Path, splits: Sequence[str] | None, tasks: Sequence[
     if found not in tasks:
         raise InputError(f"a {found} dataset, expected {' or '.join(tasks)}", path=str(path))
     tables = read_dataset(path)
-    return [{**row, "_task": found} for split in (splits or SPLITS) if split in tables for row in tables[split].to_pylist()]
+    return [
+        {**row, "_task": found} for split in (splits or SPLITS) if split in tables for row in tables[split].to_pylist()
+    ]
 
 
 def dataset_loader(task: str) -> Callable[[Path, Sequence[str] | None], list[Row]]:
     """A `load` that reads a dataset folder of `task`."""
+
     def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
         return [{k: v for k, v in row.items() if k != "_task"} for row in load_dataset_rows(path, splits, [task])]
 

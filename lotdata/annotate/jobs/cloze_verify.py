@@ -11,7 +11,11 @@ from lotdata.annotate.jobs.clozet_write import write_clozet
 from lotdata.schema import MASK_TOKENS
 
 #: what the three codes mean to a rater (the template's labels) under our reading of the SCT rule
-VERIFY_READING = {1: "合理 (makes sense)", 0: "不合理 (breaks common sense or its own logic)", -1: "无法判断 (cannot judge: the rest of the story is itself broken)"}
+VERIFY_READING = {
+    1: "合理 (makes sense)",
+    0: "不合理 (breaks common sense or its own logic)",
+    -1: "无法判断 (cannot judge: the rest of the story is itself broken)",
+}
 
 
 def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
@@ -21,10 +25,15 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
         right = row["candidates"][row["label"]]
         wrong = row["candidates"][1 - row["label"]]
         for role, candidate in (("right", right), ("wrong", wrong)):
-            tasks.append({
-                "data": {"uid": opaque_uid("verify", row["example_id"], role), "story": row["context"].replace(mask, candidate)},
-                "hidden": {"example_id": row["example_id"], "role": role, "example": row},
-            })
+            tasks.append(
+                {
+                    "data": {
+                        "uid": opaque_uid("verify", row["example_id"], role),
+                        "story": row["context"].replace(mask, candidate),
+                    },
+                    "hidden": {"example_id": row["example_id"], "role": role, "example": row},
+                }
+            )
     return tasks
 
 
@@ -58,23 +67,47 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
 
 
 def demo_rows() -> list[Row]:
-    return [{"example_id": f"demo{i}", "story_id": f"s{i}", "split": ("val", "test")[i], "context": "小明养了一只猫。<mask>他们是好朋友。",
-             "candidates": ["小明很喜欢他的猫。", "小明把猫吃了。"][:: 1 - 2 * i], "label": i, "mask_sentence_index": 1,
-             "annotator": None, "annotation_id": None, "lang": "zh"} for i in range(2)]
+    return [
+        {
+            "example_id": f"demo{i}",
+            "story_id": f"s{i}",
+            "split": ("val", "test")[i],
+            "context": "小明养了一只猫。<mask>他们是好朋友。",
+            "candidates": ["小明很喜欢他的猫。", "小明把猫吃了。"][:: 1 - 2 * i],
+            "label": i,
+            "mask_sentence_index": 1,
+            "annotator": None,
+            "annotation_id": None,
+            "lang": "zh",
+        }
+        for i in range(2)
+    ]
 
 
 def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
     return [choice("rating", "story", ["1" if task["hidden"]["role"] == "right" else "0"])]
 
 
-SPEC = register_job(JobSpec(
-    name="cloze_verify", summary="judge each story with the right and the wrong sentence: the SCT rule",
-    input_help="clozet dataset folder", load=dataset_loader("clozet"), to_tasks=to_tasks, check=check,
-    votes=lambda v: [("rating", v["rating"])], assemble=assemble, write=write_clozet, demo_rows=demo_rows, simulate=simulate,
-    raters=3, default_splits=("val", "test"), case_key=lambda hidden: hidden.get("example_id"),
-    templates={"zh": "cloze_verify", "en": "en/cloze_verify"},
-    descriptions={
-        "zh": "故事校验（Story Cloze Test 的规则）：每个故事单独判断是否合理。每个任务一个完整的故事。",
-        "en": "Story check (the Story Cloze Test's rule): judge on its own whether each story makes sense. One whole story per task.",
-    },
-))
+SPEC = register_job(
+    JobSpec(
+        name="cloze_verify",
+        summary="judge each story with the right and the wrong sentence: the SCT rule",
+        input_help="clozet dataset folder",
+        load=dataset_loader("clozet"),
+        to_tasks=to_tasks,
+        check=check,
+        votes=lambda v: [("rating", v["rating"])],
+        assemble=assemble,
+        write=write_clozet,
+        demo_rows=demo_rows,
+        simulate=simulate,
+        raters=3,
+        default_splits=("val", "test"),
+        case_key=lambda hidden: hidden.get("example_id"),
+        templates={"zh": "cloze_verify", "en": "en/cloze_verify"},
+        descriptions={
+            "zh": "故事校验（Story Cloze Test 的规则）：每个故事单独判断是否合理。每个任务一个完整的故事。",
+            "en": "Story check (the Story Cloze Test's rule): judge on its own whether each story makes sense. One whole story per task.",
+        },
+    )
+)

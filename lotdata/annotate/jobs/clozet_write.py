@@ -11,8 +11,21 @@ from typing import Any, Hashable, Mapping, Sequence
 from lotdata.annotate.agreement import majority_vote
 from lotdata.annotate.checks import new_entities
 from lotdata.annotate.jobs.base import (
-    Annotation, JobSpec, Output, Row, Task, by_uid, choice, kept_by_vote, load_stories, numbers, prediction, register_job,
-    seeded_rank, textarea, voters_for,
+    Annotation,
+    JobSpec,
+    Output,
+    Row,
+    Task,
+    by_uid,
+    choice,
+    kept_by_vote,
+    load_stories,
+    numbers,
+    prediction,
+    register_job,
+    seeded_rank,
+    textarea,
+    voters_for,
 )
 from lotdata.annotate.template import InvalidResult
 from lotdata.schema import MASK_TOKENS, SPLITS
@@ -30,7 +43,9 @@ def mask_guess(sentences: Sequence[str]) -> int:
     if len(sentences) < 3:
         return len(sentences) - 1
     centre = (len(sentences) - 1) / 2
-    return max(range(1, len(sentences) - 1), key=lambda i: (len(_INFERABLE.findall(sentences[i])), -abs(i - centre), -i))
+    return max(
+        range(1, len(sentences) - 1), key=lambda i: (len(_INFERABLE.findall(sentences[i])), -abs(i - centre), -i)
+    )
 
 
 def _numbered(sentences: Sequence[str]) -> str:
@@ -81,7 +96,9 @@ def negation_only_edit(original: str, wrong: str) -> bool:
     character replaced by it, as 很 -> 不)."""
     import difflib
 
-    changes = [op for op in difflib.SequenceMatcher(None, original, wrong, autojunk=False).get_opcodes() if op[0] != "equal"]
+    changes = [
+        op for op in difflib.SequenceMatcher(None, original, wrong, autojunk=False).get_opcodes() if op[0] != "equal"
+    ]
     for _tag, i1, i2, j1, j2 in changes:
         added, removed = wrong[j1:j2], original[i1:i2]
         negation_in = bool(added) and not _NEGATIONS.sub("", added)
@@ -130,7 +147,9 @@ def load(path: Path, splits: Sequence[str] | None, *, words: tuple[int, int] = S
         unknown = [s for s in splits if s not in SPLITS]
         if unknown:
             raise ValueError(f"unknown split(s) {unknown}; splits: {', '.join(SPLITS)}")
-        rank = {s["story_id"]: i for i, s in enumerate(sorted(stories, key=lambda s: story_order_key(s["story_id"], 0)))}
+        rank = {
+            s["story_id"]: i for i, s in enumerate(sorted(stories, key=lambda s: story_order_key(s["story_id"], 0)))
+        }
         assigned = [splits[rank[s["story_id"]] % len(splits)] for s in stories]
     for story, split in zip(stories, assigned):
         story["split"] = split
@@ -141,10 +160,18 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
     tasks = []
     for row in rows:
         guess = mask_guess(row["sentences"])
-        data = {"uid": f"clozet-{row['story_id']}", "numbered": _numbered(row["sentences"]),
-                "sentence_choices": numbers(1, len(row["sentences"]) - 2)}
-        hidden = {"story_id": row["story_id"], "split": row["split"], "lang": row["lang"], "sentences": list(row["sentences"]),
-                  "license": row.get("license")}
+        data = {
+            "uid": f"clozet-{row['story_id']}",
+            "numbered": _numbered(row["sentences"]),
+            "sentence_choices": numbers(1, len(row["sentences"]) - 2),
+        }
+        hidden = {
+            "story_id": row["story_id"],
+            "split": row["split"],
+            "lang": row["lang"],
+            "sentences": list(row["sentences"]),
+            "license": row.get("license"),
+        }
         guesses = [choice("decision", "story", ["write"]), choice("mask_sentence", "story", [str(guess)])]
         tasks.append({"data": data, "hidden": hidden, "predictions": prediction("lotdata-mask-heuristic", guesses)})
     return tasks
@@ -161,7 +188,9 @@ def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, 
     if not 1 <= index <= len(sentences) - 1:
         raise InvalidResult(f"mask_sentence: {number} is not a sentence that may be chosen (never the first)")
     wrong = normalize_text(values.get("wrong_candidate", ""), hidden["lang"])
-    problem = wrong_candidate_problem(wrong, sentences[index], sentences[:index] + sentences[index + 1 :], hidden["lang"])
+    problem = wrong_candidate_problem(
+        wrong, sentences[index], sentences[:index] + sentences[index + 1 :], hidden["lang"]
+    )
     if problem:
         raise InvalidResult(f"wrong_candidate: {problem}")
     if "policy" not in values:
@@ -204,46 +233,85 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
         hidden, index = ann.hidden, outcome
         sentences = list(hidden["sentences"])
         policies[ann.values["policy"]] += 1
-        examples.append({
-            "example_id": uid, "story_id": hidden["story_id"], "split": hidden["split"],
-            "context": join_sentences(sentences[:index] + [MASK_TOKENS["clozet"]] + sentences[index + 1 :], hidden["lang"]),
-            "_right": sentences[index], "_wrong": wrong, "mask_sentence_index": index,
-            "annotator": ann.annotator, "annotation_id": str(ann.annotation_id), "lang": hidden["lang"],
-        })
-    return {"clozet": balance_labels(examples), "stats": {"policies": dict(policies), "dropped": dict(dropped), "vote": dict(how)}}
+        examples.append(
+            {
+                "example_id": uid,
+                "story_id": hidden["story_id"],
+                "split": hidden["split"],
+                "context": join_sentences(
+                    sentences[:index] + [MASK_TOKENS["clozet"]] + sentences[index + 1 :], hidden["lang"]
+                ),
+                "_right": sentences[index],
+                "_wrong": wrong,
+                "mask_sentence_index": index,
+                "annotator": ann.annotator,
+                "annotation_id": str(ann.annotation_id),
+                "lang": hidden["lang"],
+            }
+        )
+    return {
+        "clozet": balance_labels(examples),
+        "stats": {"policies": dict(policies), "dropped": dict(dropped), "vote": dict(how)},
+    }
 
 
 def write_clozet(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
     """The ClozeT dataset folder and the PlotCom one made from it (LOT 3.3)."""
     from lotdata.tasks.plotcom import plotcom_from_clozet
 
-    return {"clozet": output.dataset("clozet", assembled["clozet"]),
-            "plotcom": output.dataset("plotcom", plotcom_from_clozet(assembled["clozet"]))}
+    return {
+        "clozet": output.dataset("clozet", assembled["clozet"]),
+        "plotcom": output.dataset("plotcom", plotcom_from_clozet(assembled["clozet"])),
+    }
 
 
 DEMO_STORY = ["小明养了一只猫。", "猫每天都抓老鼠。", "小明很喜欢他的猫。", "他们是好朋友。"]
 
 
 def demo_rows() -> list[Row]:
-    return [{"story_id": f"demo{i}", "split": split, "lang": "zh", "sentences": DEMO_STORY[i:] + DEMO_STORY[:i], "license": "CC0"}
-            for i, split in enumerate(("val", "test"))]
+    return [
+        {
+            "story_id": f"demo{i}",
+            "split": split,
+            "lang": "zh",
+            "sentences": DEMO_STORY[i:] + DEMO_STORY[:i],
+            "license": "CC0",
+        }
+        for i, split in enumerate(("val", "test"))
+    ]
 
 
 def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
     sentences = task["hidden"]["sentences"]
     index = sentences.index("小明很喜欢他的猫。")
-    return [choice("decision", "story", ["write"]), choice("mask_sentence", "story", [str(index)]),
-            textarea("wrong_candidate", "story", "小明很讨厌他的猫。"), choice("policy", "story", ["reaction_intention"])]
+    return [
+        choice("decision", "story", ["write"]),
+        choice("mask_sentence", "story", [str(index)]),
+        textarea("wrong_candidate", "story", "小明很讨厌他的猫。"),
+        choice("policy", "story", ["reaction_intention"]),
+    ]
 
 
-SPEC = register_job(JobSpec(
-    name="clozet_write", summary="choose a sentence and write a wrong one: ClozeT + PlotCom (LOT appendix 2)",
-    input_help="stories Parquet (the stories story_filter kept; 50-500 words: --words)", load=load, load_options=("words",),
-    to_tasks=to_tasks, check=check, votes=votes, assemble=assemble,
-    write=write_clozet, demo_rows=demo_rows, simulate=simulate, default_splits=("val", "test"),
-    templates={"zh": "clozet_write", "en": "en/clozet_write"}, checks=("context_entities",),
-    descriptions={
-        "zh": "ClozeT 构造（LOT 附录图 2）：在故事中选一句能根据上下文和常识推断出来的句子（第一句和最后一句除外），把它改写成违背常识的句子。每个故事一个任务。",
-        "en": "ClozeT writing (LOT appendix, Figure 2): in each story choose a sentence that follows from its context and common sense (never the first or the last) and rewrite it so that it breaks common sense. One task per story.",
-    },
-))
+SPEC = register_job(
+    JobSpec(
+        name="clozet_write",
+        summary="choose a sentence and write a wrong one: ClozeT + PlotCom (LOT appendix 2)",
+        input_help="stories Parquet (the stories story_filter kept; 50-500 words: --words)",
+        load=load,
+        load_options=("words",),
+        to_tasks=to_tasks,
+        check=check,
+        votes=votes,
+        assemble=assemble,
+        write=write_clozet,
+        demo_rows=demo_rows,
+        simulate=simulate,
+        default_splits=("val", "test"),
+        templates={"zh": "clozet_write", "en": "en/clozet_write"},
+        checks=("context_entities",),
+        descriptions={
+            "zh": "ClozeT 构造（LOT 附录图 2）：在故事中选一句能根据上下文和常识推断出来的句子（第一句和最后一句除外），把它改写成违背常识的句子。每个故事一个任务。",
+            "en": "ClozeT writing (LOT appendix, Figure 2): in each story choose a sentence that follows from its context and common sense (never the first or the last) and rewrite it so that it breaks common sense. One task per story.",
+        },
+    )
+)

@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import itertools
 import json
-from functools import partial
 from collections import defaultdict
+from functools import partial
 from pathlib import Path
 from typing import Any, Hashable, Mapping, Sequence
 
 from lotdata.annotate.agreement import fleiss_kappa, majority_vote
 from lotdata.annotate.jobs.base import (
-    Annotation, JobSpec, Output, Row, Task, by_uid, choice, opaque_uid, register_job, rounded, seeded_rank,
+    Annotation,
+    JobSpec,
+    Output,
+    Row,
+    Task,
+    by_uid,
+    choice,
+    opaque_uid,
+    register_job,
+    rounded,
+    seeded_rank,
 )
 from lotdata.errors import InputError, must_exist, require
 from lotdata.io import iter_jsonl
@@ -36,16 +46,24 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh", slots: Sequenc
     for input_id, outputs in by_input.items():
         outputs = sorted(outputs, key=lambda r: seeded_rank(f"{seed}:{input_id}:{r['system']}"))
         placed = dict(zip(slots, outputs))
-        data = {"uid": opaque_uid("eval", input_id), "input": _input_text(outputs[0]["input"]),
-                **{f"output_{slot}": row["output"] for slot, row in placed.items()}}
-        hidden = {"input_id": input_id, "task": str(outputs[0].get("task") or ""), "seed": seed,
-                  "slots": {slot: str(row["system"]) for slot, row in placed.items()}}
+        data = {
+            "uid": opaque_uid("eval", input_id),
+            "input": _input_text(outputs[0]["input"]),
+            **{f"output_{slot}": row["output"] for slot, row in placed.items()},
+        }
+        hidden = {
+            "input_id": input_id,
+            "task": str(outputs[0].get("task") or ""),
+            "seed": seed,
+            "slots": {slot: str(row["system"]) for slot, row in placed.items()},
+        }
         tasks.append({"data": data, "hidden": hidden})
     return tasks
 
 
-def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, Any],
-          slots: Sequence[str] = EVAL_SLOTS) -> dict[str, Any]:
+def check(
+    values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, Any], slots: Sequence[str] = EVAL_SLOTS
+) -> dict[str, Any]:
     return {f"{aspect}_{slot}": int(values[f"{aspect}_{slot}"]) for aspect in ASPECTS for slot in slots}
 
 
@@ -65,8 +83,13 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
     for uid, anns in by_uid(annotations).items():
         hidden = anns[0].hidden
         for slot, system in hidden["slots"].items():
-            item = {"uid": f"{hidden['input_id']}:{system}", "input_id": hidden["input_id"], "system": system,
-                    "task": hidden.get("task") or None, "raters": len(anns)}
+            item = {
+                "uid": f"{hidden['input_id']}:{system}",
+                "input_id": hidden["input_id"],
+                "system": system,
+                "task": hidden.get("task") or None,
+                "raters": len(anns),
+            }
             for aspect in ASPECTS:
                 values = [a.values[f"{aspect}_{slot}"] for a in anns]
                 cell[(system, aspect)][hidden["input_id"]] = values
@@ -93,12 +116,27 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
             pairs = [(x, y) for x, y in pairs if x is not None and y is not None]
             a_better, b_better = sum(x > y for x, y in pairs), sum(x < y for x, y in pairs)
             p = sign_test(a_better, b_better)
-            tests.append({"aspect": aspect, "system_a": a_sys, "system_b": b_sys, "a_better": a_better, "b_better": b_better,
-                          "ties": len(pairs) - a_better - b_better, "p_value": None if p is None else round(p, 6)})
-    kappa = {aspect: rounded(fleiss_kappa({(s, k): v for (s, a), by in cell.items() if a == aspect for k, v in by.items()}))
-             for aspect in ASPECTS}
-    return {"human_eval": items, "table12": table, "sign_tests": tests,
-            "stats": {"items": len(items), "inputs": len(inputs), "fleiss_kappa": kappa}}
+            tests.append(
+                {
+                    "aspect": aspect,
+                    "system_a": a_sys,
+                    "system_b": b_sys,
+                    "a_better": a_better,
+                    "b_better": b_better,
+                    "ties": len(pairs) - a_better - b_better,
+                    "p_value": None if p is None else round(p, 6),
+                }
+            )
+    kappa = {
+        aspect: rounded(fleiss_kappa({(s, k): v for (s, a), by in cell.items() if a == aspect for k, v in by.items()}))
+        for aspect in ASPECTS
+    }
+    return {
+        "human_eval": items,
+        "table12": table,
+        "sign_tests": tests,
+        "stats": {"items": len(items), "inputs": len(inputs), "fleiss_kappa": kappa},
+    }
 
 
 def votes(values: dict[str, Any]) -> list[tuple[str, Hashable]]:
@@ -125,10 +163,16 @@ def load(path: Path, splits: Sequence[str] | None, slots: Sequence[str] = EVAL_S
     truth = len(slots) == len(TRUTH_SLOTS)
     for input_id, names in systems.items():
         if len(names) != len(slots) or truth and TRUTH_SYSTEM not in names:
-            raise InputError(f"input_id {input_id!r} has {len(names)} system(s) {sorted(names)}; "
-                             + (f"human_eval_truth shows three systems and the ground truth (system {TRUTH_SYSTEM!r}) side by side"
-                                if truth else "human_eval shows exactly three systems side by side (LOT Table 12 rates three "
-                                f"and the ground truth: name it {TRUTH_SYSTEM!r} and push human_eval_truth)"), path=str(path))
+            raise InputError(
+                f"input_id {input_id!r} has {len(names)} system(s) {sorted(names)}; "
+                + (
+                    f"human_eval_truth shows three systems and the ground truth (system {TRUTH_SYSTEM!r}) side by side"
+                    if truth
+                    else "human_eval shows exactly three systems side by side (LOT Table 12 rates three "
+                    f"and the ground truth: name it {TRUTH_SYSTEM!r} and push human_eval_truth)"
+                ),
+                path=str(path),
+            )
     return rows
 
 
@@ -136,17 +180,26 @@ def table12_markdown(table: dict[str, dict[str, Any]], sign_tests: list[dict[str
     """LOT Table 12 layout: one row per system, the share of outputs judged good per aspect (majority of raters),
     Fleiss' kappa per cell and per system; then the sign tests between systems."""
     fmt = lambda v: "–" if v is None else f"{v:.2f}"
-    lines = ["| system | items | Gram | Cohe | Relat | κ Gram | κ Cohe | κ Relat | κ system |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| system | items | Gram | Cohe | Relat | κ Gram | κ Cohe | κ Relat | κ system |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for system, row in table.items():
         cells = [fmt(row[a]) for a in ASPECTS] + [fmt(row.get(f"kappa_{a}")) for a in ASPECTS] + [fmt(row.get("kappa"))]
         lines.append(f"| {system} | {row['items']} | " + " | ".join(cells) + " |")
     if sign_tests:
-        lines += ["", "Sign test (two-sided, ties left out) on the majority scores of the same inputs:", "",
-                  "| aspect | A | B | A better | B better | ties | p |", "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
+        lines += [
+            "",
+            "Sign test (two-sided, ties left out) on the majority scores of the same inputs:",
+            "",
+            "| aspect | A | B | A better | B better | ties | p |",
+            "| --- | --- | --- | ---: | ---: | ---: | ---: |",
+        ]
         for t in sign_tests:
             p = "–" if t["p_value"] is None else f"{t['p_value']:.4g}"
-            lines.append(f"| {t['aspect']} | {t['system_a']} | {t['system_b']} | {t['a_better']} | {t['b_better']} | {t['ties']} | {p} |")
+            lines.append(
+                f"| {t['aspect']} | {t['system_a']} | {t['system_b']} | {t['a_better']} | {t['b_better']} | {t['ties']} | {p} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -161,42 +214,72 @@ def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
 
 
 def demo_rows() -> list[Row]:
-    return [{"input_id": i, "input": f"输入{i}", "system": s, "output": f"{s} 写的故事{i}。", "task": "plotcom"}
-            for i in range(2) for s in ("sysA", "sysB", "sysC")]
+    return [
+        {"input_id": i, "input": f"输入{i}", "system": s, "output": f"{s} 写的故事{i}。", "task": "plotcom"}
+        for i in range(2)
+        for s in ("sysA", "sysB", "sysC")
+    ]
 
 
 def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
-    return [choice(f"{aspect}_{slot}", f"output_{slot}", [str((rater + n) % 2)])
-            for slot in task["hidden"]["slots"] for n, aspect in enumerate(ASPECTS)]
+    return [
+        choice(f"{aspect}_{slot}", f"output_{slot}", [str((rater + n) % 2)])
+        for slot in task["hidden"]["slots"]
+        for n, aspect in enumerate(ASPECTS)
+    ]
 
 
-SPEC = register_job(JobSpec(
-    name="human_eval", summary="rate generated outputs side by side: LOT Table 12",
-    input_help="outputs table (Parquet or jsonl: input_id, input, system, output)", load=load, to_tasks=to_tasks,
-    check=check, votes=votes, assemble=assemble, write=write, demo_rows=demo_rows, simulate=simulate, raters=3,
-    sample_key=lambda r: str(r["input_id"]),
-    templates={"zh": "human_eval", "en": "en/human_eval"},
-    descriptions={
-        "zh": "人工评价（LOT 表 12）：对三个模型生成的文本分别从语法性、连贯性、相关性打分。每个输入一个任务。",
-        "en": "Human evaluation (LOT Table 12): score three systems' generated texts for grammaticality, coherence and relatedness. One task per input.",
-    },
-))
+SPEC = register_job(
+    JobSpec(
+        name="human_eval",
+        summary="rate generated outputs side by side: LOT Table 12",
+        input_help="outputs table (Parquet or jsonl: input_id, input, system, output)",
+        load=load,
+        to_tasks=to_tasks,
+        check=check,
+        votes=votes,
+        assemble=assemble,
+        write=write,
+        demo_rows=demo_rows,
+        simulate=simulate,
+        raters=3,
+        sample_key=lambda r: str(r["input_id"]),
+        templates={"zh": "human_eval", "en": "en/human_eval"},
+        descriptions={
+            "zh": "人工评价（LOT 表 12）：对三个模型生成的文本分别从语法性、连贯性、相关性打分。每个输入一个任务。",
+            "en": "Human evaluation (LOT Table 12): score three systems' generated texts for grammaticality, coherence and relatedness. One task per input.",
+        },
+    )
+)
 
 
 def truth_demo_rows() -> list[Row]:
-    return [{"input_id": i, "input": f"输入{i}", "system": s, "output": f"{s} 写的故事{i}。", "task": "plotcom"}
-            for i in range(2) for s in ("sysA", "sysB", "sysC", TRUTH_SYSTEM)]
+    return [
+        {"input_id": i, "input": f"输入{i}", "system": s, "output": f"{s} 写的故事{i}。", "task": "plotcom"}
+        for i in range(2)
+        for s in ("sysA", "sysB", "sysC", TRUTH_SYSTEM)
+    ]
 
 
-TRUTH_SPEC = register_job(JobSpec(
-    name="human_eval_truth", summary="rate three systems' outputs and the ground truth side by side: LOT Table 12 with its Truth row",
-    input_help="outputs table as human_eval's, with a fourth system named truth per input",
-    load=partial(load, slots=TRUTH_SLOTS), to_tasks=partial(to_tasks, slots=TRUTH_SLOTS),
-    check=partial(check, slots=TRUTH_SLOTS), votes=votes, assemble=assemble, write=write, demo_rows=truth_demo_rows,
-    simulate=simulate, raters=3, sample_key=lambda r: str(r["input_id"]),
-    templates={"zh": "human_eval_truth", "en": "en/human_eval_truth"},
-    descriptions={
-        "zh": "人工评价（LOT 表 12，含真实文本一行）：对四个文本（三个模型的生成和原文，顺序随机、不标明来源）分别从语法性、连贯性、相关性打分。每个输入一个任务。",
-        "en": "Human evaluation (LOT Table 12 with its Truth row): score four texts (three systems' outputs and the original, shuffled and unnamed) for grammaticality, coherence and relatedness. One task per input.",
-    },
-))
+TRUTH_SPEC = register_job(
+    JobSpec(
+        name="human_eval_truth",
+        summary="rate three systems' outputs and the ground truth side by side: LOT Table 12 with its Truth row",
+        input_help="outputs table as human_eval's, with a fourth system named truth per input",
+        load=partial(load, slots=TRUTH_SLOTS),
+        to_tasks=partial(to_tasks, slots=TRUTH_SLOTS),
+        check=partial(check, slots=TRUTH_SLOTS),
+        votes=votes,
+        assemble=assemble,
+        write=write,
+        demo_rows=truth_demo_rows,
+        simulate=simulate,
+        raters=3,
+        sample_key=lambda r: str(r["input_id"]),
+        templates={"zh": "human_eval_truth", "en": "en/human_eval_truth"},
+        descriptions={
+            "zh": "人工评价（LOT 表 12，含真实文本一行）：对四个文本（三个模型的生成和原文，顺序随机、不标明来源）分别从语法性、连贯性、相关性打分。每个输入一个任务。",
+            "en": "Human evaluation (LOT Table 12 with its Truth row): score four texts (three systems' outputs and the original, shuffled and unnamed) for grammaticality, coherence and relatedness. One task per input.",
+        },
+    )
+)

@@ -8,7 +8,18 @@ from typing import Any, Mapping, Sequence
 
 from lotdata.annotate.agreement import fleiss_kappa, majority_vote
 from lotdata.annotate.jobs.base import (
-    Annotation, JobSpec, Output, Row, Task, by_uid, choice, load_dataset_rows, numbers, opaque_uid, register_job, rounded,
+    Annotation,
+    JobSpec,
+    Output,
+    Row,
+    Task,
+    by_uid,
+    choice,
+    load_dataset_rows,
+    numbers,
+    opaque_uid,
+    register_job,
+    rounded,
 )
 from lotdata.annotate.jobs.senpos_refine import gapped_story
 from lotdata.schema import MASK_TOKENS
@@ -25,11 +36,22 @@ def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
 
 #: what a rater reads, per language: the instruction and the question's labels (the blank is drawn as a gap)
 SCREEN_TEXT = {
-    "zh": {"gap": "＿＿＿＿", "clozet": "ClozeT：故事中 ＿＿＿＿ 处缺了一句。哪个候选放在那里更合理？", "candidate": "候选 {k}：{text}",
-           "senpos": "SenPos：这句话应该放回故事中的哪个位置（[1]、[2]……）？", "sentence": "待放回的句子：{text}", "story": "故事：{text}"},
-    "en": {"gap": "_____", "clozet": "ClozeT: a sentence is missing from the story at the gap _____. Which option fits there better?",
-           "candidate": "Option {k}: {text}", "senpos": "SenPos: where in the story ([1], [2]...) does this sentence belong?",
-           "sentence": "Sentence to put back: {text}", "story": "Story: {text}"},
+    "zh": {
+        "gap": "＿＿＿＿",
+        "clozet": "ClozeT：故事中 ＿＿＿＿ 处缺了一句。哪个候选放在那里更合理？",
+        "candidate": "候选 {k}：{text}",
+        "senpos": "SenPos：这句话应该放回故事中的哪个位置（[1]、[2]……）？",
+        "sentence": "待放回的句子：{text}",
+        "story": "故事：{text}",
+    },
+    "en": {
+        "gap": "_____",
+        "clozet": "ClozeT: a sentence is missing from the story at the gap _____. Which option fits there better?",
+        "candidate": "Option {k}: {text}",
+        "senpos": "SenPos: where in the story ([1], [2]...) does this sentence belong?",
+        "sentence": "Sentence to put back: {text}",
+        "story": "Story: {text}",
+    },
 }
 
 
@@ -41,16 +63,27 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
     for row in rows:
         kind = row["_task"]
         if kind == "clozet":
-            candidates = "\n".join(text["candidate"].format(k=k, text=c) for k, c in enumerate(row["candidates"][:2], 1))
+            candidates = "\n".join(
+                text["candidate"].format(k=k, text=c) for k, c in enumerate(row["candidates"][:2], 1)
+            )
             question = f"{row['context'].replace(MASK_TOKENS['clozet'], text['gap'])}\n\n{candidates}"
             data = {"instruction": text["clozet"], "question": question, "options": numbers(1, 2)}
             answer = int(row["label"]) + 1
         else:
             question = f"{text['sentence'].format(text=row['removed'])}\n\n{text['story'].format(text=gapped_story(row['sentences']))}"
-            data = {"instruction": text["senpos"], "question": question, "options": numbers(1, len(row["sentences"]) - 1)}
+            data = {
+                "instruction": text["senpos"],
+                "question": question,
+                "options": numbers(1, len(row["sentences"]) - 1),
+            }
             answer = int(row["label"])
         data["uid"] = opaque_uid("perf", kind, row["example_id"])
-        tasks.append({"data": data, "hidden": {"task": kind, "example_id": row["example_id"], "split": row["split"], "answer": answer}})
+        tasks.append(
+            {
+                "data": data,
+                "hidden": {"task": kind, "example_id": row["example_id"], "split": row["split"], "answer": answer},
+            }
+        )
     return tasks
 
 
@@ -66,9 +99,14 @@ def _performance(items: Mapping[str, list[Annotation]]) -> dict[str, Any]:
         ties += decision is None
         correct += decision == anns[0].hidden["answer"]
     kappa = fleiss_kappa({uid: [a.values["answer"] for a in anns] for uid, anns in items.items()})
-    return {"accuracy": round(correct / len(items), 4), "fleiss_kappa": rounded(kappa), "n_items": len(items),
-            "n_raters": max(len(anns) for anns in items.values()), "ties": ties,
-            "n_raters_min": min(len({a.annotator for a in anns}) for anns in items.values())}
+    return {
+        "accuracy": round(correct / len(items), 4),
+        "fleiss_kappa": rounded(kappa),
+        "n_items": len(items),
+        "n_raters": max(len(anns) for anns in items.values()),
+        "ties": ties,
+        "n_raters_min": min(len({a.annotator for a in anns}) for anns in items.values()),
+    }
 
 
 def assemble(annotations: list[Annotation]) -> dict[str, Any]:
@@ -82,8 +120,14 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
         by_split: dict[str, dict[str, list[Annotation]]] = defaultdict(dict)
         for uid, anns in items.items():
             by_split[str(anns[0].hidden.get("split") or "unknown")][uid] = anns
-        report[task] = {**_performance(items), "splits": {split: _performance(by_split[split]) for split in sorted(by_split)}}
-    return {"human_perf": report, "stats": {task: {"n_items": r["n_items"], "ties": r["ties"]} for task, r in report.items()}}
+        report[task] = {
+            **_performance(items),
+            "splits": {split: _performance(by_split[split]) for split in sorted(by_split)},
+        }
+    return {
+        "human_perf": report,
+        "stats": {task: {"n_items": r["n_items"], "ties": r["ties"]} for task, r in report.items()},
+    }
 
 
 def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
@@ -92,15 +136,35 @@ def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
 
     from lotdata.io import write_text
 
-    write_text(json.dumps(assembled["human_perf"], ensure_ascii=False, indent=2) + "\n", output.folder / HUMAN_PERF_FILE)
+    write_text(
+        json.dumps(assembled["human_perf"], ensure_ascii=False, indent=2) + "\n", output.folder / HUMAN_PERF_FILE
+    )
     return {"human_perf": assembled["human_perf"]}
 
 
 def demo_rows() -> list[Row]:
-    clozet = [{"_task": "clozet", "example_id": f"c{i}", "split": "test", "context": "小明养了一只猫。<mask>他们是好朋友。",
-               "candidates": ["小明很喜欢他的猫。", "小明把猫吃了。"], "label": i % 2} for i in range(2)]
-    senpos = [{"_task": "senpos", "example_id": f"p{i}", "split": "test", "sentences": ["甲走进门。", "乙站起来。", "丙笑了。"],
-               "removed": "丁坐下了。", "label": 1 + i} for i in range(2)]
+    clozet = [
+        {
+            "_task": "clozet",
+            "example_id": f"c{i}",
+            "split": "test",
+            "context": "小明养了一只猫。<mask>他们是好朋友。",
+            "candidates": ["小明很喜欢他的猫。", "小明把猫吃了。"],
+            "label": i % 2,
+        }
+        for i in range(2)
+    ]
+    senpos = [
+        {
+            "_task": "senpos",
+            "example_id": f"p{i}",
+            "split": "test",
+            "sentences": ["甲走进门。", "乙站起来。", "丙笑了。"],
+            "removed": "丁坐下了。",
+            "label": 1 + i,
+        }
+        for i in range(2)
+    ]
     return clozet + senpos
 
 
@@ -108,15 +172,28 @@ def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
     return [choice("answer", "question", [str(task["hidden"]["answer"] if rater else 1)])]
 
 
-SPEC = register_job(JobSpec(
-    name="human_perf", summary="people answer ClozeT and SenPos items: human performance (LOT 5.3)",
-    input_help="clozet or senpos dataset folder", load=load, to_tasks=to_tasks, check=check,
-    votes=lambda v: [(f"answer_{v['task']}", v["answer"])], assemble=assemble, write=write, demo_rows=demo_rows,
-    simulate=simulate, raters=3, default_splits=("val", "test"),
-    sample_key=lambda r: f"{r['_task']}:{r['example_id']}", default_sample=100, sample_per=lambda r: f"{r['_task']}:{r['split']}",
-    templates={"zh": "human_perf", "en": "en/human_perf"},
-    descriptions={
-        "zh": "人类表现（LOT 5.3 节）：回答 ClozeT 和 SenPos 理解题，选出你认为正确的一项。每道题一个任务。",
-        "en": "Human performance (LOT Section 5.3): answer ClozeT and SenPos questions; choose the option you think is right. One task per question.",
-    },
-))
+SPEC = register_job(
+    JobSpec(
+        name="human_perf",
+        summary="people answer ClozeT and SenPos items: human performance (LOT 5.3)",
+        input_help="clozet or senpos dataset folder",
+        load=load,
+        to_tasks=to_tasks,
+        check=check,
+        votes=lambda v: [(f"answer_{v['task']}", v["answer"])],
+        assemble=assemble,
+        write=write,
+        demo_rows=demo_rows,
+        simulate=simulate,
+        raters=3,
+        default_splits=("val", "test"),
+        sample_key=lambda r: f"{r['_task']}:{r['example_id']}",
+        default_sample=100,
+        sample_per=lambda r: f"{r['_task']}:{r['split']}",
+        templates={"zh": "human_perf", "en": "en/human_perf"},
+        descriptions={
+            "zh": "人类表现（LOT 5.3 节）：回答 ClozeT 和 SenPos 理解题，选出你认为正确的一项。每道题一个任务。",
+            "en": "Human performance (LOT Section 5.3): answer ClozeT and SenPos questions; choose the option you think is right. One task per question.",
+        },
+    )
+)

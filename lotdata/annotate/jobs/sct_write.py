@@ -11,7 +11,18 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from lotdata.annotate.checks import ENDING_RULES, CheckOptions, run_checks
-from lotdata.annotate.jobs.base import Annotation, JobSpec, Output, Row, Task, by_uid, load_stories, opaque_uid, register_job, textarea
+from lotdata.annotate.jobs.base import (
+    Annotation,
+    JobSpec,
+    Output,
+    Row,
+    Task,
+    by_uid,
+    load_stories,
+    opaque_uid,
+    register_job,
+    textarea,
+)
 from lotdata.annotate.jobs.clozet_write import balance_labels
 from lotdata.annotate.template import InvalidResult
 from lotdata.schema import MASK_TOKENS, SPLITS
@@ -37,9 +48,18 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "en") -> list[Task]:
     tasks = []
     for row in rows:
         context = list(row["sentences"][:4])
-        data = {"uid": opaque_uid("sct", row["story_id"]), "context": "\n".join(f"{k}. {s}" for k, s in enumerate(context, 1))}
-        hidden = {"story_id": row["story_id"], "split": row["split"], "lang": row["lang"], "four": context,
-                  "original_ending": row["sentences"][4], "license": row.get("license")}
+        data = {
+            "uid": opaque_uid("sct", row["story_id"]),
+            "context": "\n".join(f"{k}. {s}" for k, s in enumerate(context, 1)),
+        }
+        hidden = {
+            "story_id": row["story_id"],
+            "split": row["split"],
+            "lang": row["lang"],
+            "four": context,
+            "original_ending": row["sentences"][4],
+            "license": row.get("license"),
+        }
         tasks.append({"data": data, "hidden": hidden})
     return tasks
 
@@ -58,10 +78,19 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
     for uid, anns in sorted(by_uid(annotations).items()):
         for ann in anns:
             h = ann.hidden
-            cases.append({"id": f"{h['story_id']}-{ann.annotation_id}", "story_id": h["story_id"], "split": h["split"],
-                          "lang": h.get("lang", "en"), "context": list(h["four"]), "right_ending": ann.values["right_ending"],
-                          "wrong_ending": ann.values["wrong_ending"], "writer": ann.annotator,
-                          "annotation_id": str(ann.annotation_id)})
+            cases.append(
+                {
+                    "id": f"{h['story_id']}-{ann.annotation_id}",
+                    "story_id": h["story_id"],
+                    "split": h["split"],
+                    "lang": h.get("lang", "en"),
+                    "context": list(h["four"]),
+                    "right_ending": ann.values["right_ending"],
+                    "wrong_ending": ann.values["wrong_ending"],
+                    "writer": ann.annotator,
+                    "annotation_id": str(ann.annotation_id),
+                }
+            )
     flags = []
     for lang in sorted({c["lang"] for c in cases}):
         flags += run_checks([c for c in cases if c["lang"] == lang], ENDING_RULES, CheckOptions(lang=lang)).flags
@@ -72,12 +101,27 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
         if case["id"] not in flagged:
             chosen[case["story_id"]] = case
     mask = MASK_TOKENS["clozet"]
-    examples = [{"example_id": f"sct-{c['story_id']}", "story_id": c["story_id"], "split": c["split"],
-                 "context": join_sentences([*c["context"], mask], c["lang"]), "_right": c["right_ending"],
-                 "_wrong": c["wrong_ending"], "mask_sentence_index": 4, "annotator": c["writer"],
-                 "annotation_id": c["annotation_id"], "lang": c["lang"]} for c in chosen.values()]
-    stats = {"cases": len(cases), "flagged": len(flagged), "kept": len(examples),
-             "per_rule": dict(Counter(f["rule"] for f in flags))}
+    examples = [
+        {
+            "example_id": f"sct-{c['story_id']}",
+            "story_id": c["story_id"],
+            "split": c["split"],
+            "context": join_sentences([*c["context"], mask], c["lang"]),
+            "_right": c["right_ending"],
+            "_wrong": c["wrong_ending"],
+            "mask_sentence_index": 4,
+            "annotator": c["writer"],
+            "annotation_id": c["annotation_id"],
+            "lang": c["lang"],
+        }
+        for c in chosen.values()
+    ]
+    stats = {
+        "cases": len(cases),
+        "flagged": len(flagged),
+        "kept": len(examples),
+        "per_rule": dict(Counter(f["rule"] for f in flags)),
+    }
     return {"clozet": balance_labels(examples), "cases": cases, "flags": flags, "stats": stats}
 
 
@@ -111,34 +155,69 @@ def write_storycloze(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
         before, found, after = row["context"].partition(mask)
         sentences = split_sentences(before.strip(), row.get("lang") or "en")  # the splitter the stories were cut with
         if not found or after.strip() or len(sentences) != len(CONTEXT_COLUMNS):
-            raise ValueError(f"example {row['example_id']}: the context is not {len(CONTEXT_COLUMNS)} sentences and a "
-                             f"final {mask} ({len(sentences)} sentences)")
+            raise ValueError(
+                f"example {row['example_id']}: the context is not {len(CONTEXT_COLUMNS)} sentences and a "
+                f"final {mask} ({len(sentences)} sentences)"
+            )
         story_id = str(row["example_id"]).removeprefix("sct-").removeprefix(f"storycloze-{row.get('split')}-")
         writer.writerow([story_id, *sentences, *row["candidates"], int(row["label"]) + 1])
     return write_text(out.getvalue(), path)
 
 
-DEMO = {"en": ["Karen wanted to surprise her husband.", "She saved money for months.", "She bought him a guitar.",
-               "She hid it behind the couch.", "He cried with joy when he found it."]}
+DEMO = {
+    "en": [
+        "Karen wanted to surprise her husband.",
+        "She saved money for months.",
+        "She bought him a guitar.",
+        "She hid it behind the couch.",
+        "He cried with joy when he found it.",
+    ]
+}
 
 
 def demo_rows() -> list[Row]:
-    return [{"story_id": f"demo{i}", "split": split, "lang": "en", "sentences": DEMO["en"], "license": "CC0", "status": "raw"}
-            for i, split in enumerate(("val", "test"))]
+    return [
+        {
+            "story_id": f"demo{i}",
+            "split": split,
+            "lang": "en",
+            "sentences": DEMO["en"],
+            "license": "CC0",
+            "status": "raw",
+        }
+        for i, split in enumerate(("val", "test"))
+    ]
 
 
 def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
-    return [textarea("right_ending", "context", "Her husband cried with joy when he found it."),
-            textarea("wrong_ending", "context", "Karen forgot about the guitar and sold the couch.")]
+    return [
+        textarea("right_ending", "context", "Her husband cried with joy when he found it."),
+        textarea("wrong_ending", "context", "Karen forgot about the guitar and sold the couch."),
+    ]
 
 
-SPEC = register_job(JobSpec(
-    name="sct_write", summary="write a right and a wrong ending to four sentences (Story Cloze Test, ROCStories 4.2)",
-    input_help="stories Parquet of five-sentence stories", load=load, to_tasks=to_tasks, check=check,
-    votes=lambda v: [("written", "yes")], assemble=assemble, write=write, demo_rows=demo_rows, simulate=simulate,
-    templates={"en": "en/sct_write", "zh": "sct_write"}, lang="en", default_splits=("val", "test"), checks=ENDING_RULES,
-    # one story, one case: with a quiz gate (a project per writer) each story goes to --raters writers, not to all
-    case_key=lambda hidden: hidden.get("story_id"),
-    descriptions={"en": "Ending writing (Story Cloze Test): read the first four sentences of a story, then write a right and a wrong fifth sentence. One task per story.",
-                  "zh": "结尾写作（Story Cloze 测试题）：读故事的前四句，写一个正确结尾和一个错误结尾。每个故事一个任务。"},
-))
+SPEC = register_job(
+    JobSpec(
+        name="sct_write",
+        summary="write a right and a wrong ending to four sentences (Story Cloze Test, ROCStories 4.2)",
+        input_help="stories Parquet of five-sentence stories",
+        load=load,
+        to_tasks=to_tasks,
+        check=check,
+        votes=lambda v: [("written", "yes")],
+        assemble=assemble,
+        write=write,
+        demo_rows=demo_rows,
+        simulate=simulate,
+        templates={"en": "en/sct_write", "zh": "sct_write"},
+        lang="en",
+        default_splits=("val", "test"),
+        checks=ENDING_RULES,
+        # one story, one case: with a quiz gate (a project per writer) each story goes to --raters writers, not to all
+        case_key=lambda hidden: hidden.get("story_id"),
+        descriptions={
+            "en": "Ending writing (Story Cloze Test): read the first four sentences of a story, then write a right and a wrong fifth sentence. One task per story.",
+            "zh": "结尾写作（Story Cloze 测试题）：读故事的前四句，写一个正确结尾和一个错误结尾。每个故事一个任务。",
+        },
+    )
+)

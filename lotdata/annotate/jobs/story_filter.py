@@ -7,16 +7,34 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from lotdata.annotate.agreement import majority_vote
-from lotdata.annotate.jobs.base import (
-    Annotation, JobSpec, Output, Row, Task, by_uid, choice, load_stories, register_job, textarea,
-)
 from lotdata.annotate.checks import MAX_REWRITE_CHANGE, rewrite_change, stray_punctuation
+from lotdata.annotate.jobs.base import (
+    Annotation,
+    JobSpec,
+    Output,
+    Row,
+    Task,
+    by_uid,
+    choice,
+    load_stories,
+    register_job,
+    textarea,
+)
 from lotdata.annotate.template import InvalidResult
 from lotdata.text import normalize_text, split_sentences
 from lotdata.text.sentences import paragraph_breaks
 
-REJECT_REASONS = ("no_main_plot", "figurative", "non_narrative", "non_standard_chinese", "illogical", "unique_setting",
-                  "ethics_discrimination", "ethics_harmful", "other")
+REJECT_REASONS = (
+    "no_main_plot",
+    "figurative",
+    "non_narrative",
+    "non_standard_chinese",
+    "illogical",
+    "unique_setting",
+    "ethics_discrimination",
+    "ethics_harmful",
+    "other",
+)
 #: the checks `lotdata annotate check story_filter` runs on rewrites (each also refuses a rewrite at pull)
 CHECKS = ("rewrite_length", "punctuation")
 
@@ -39,10 +57,20 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
         if story is None:
             story = {k: row[k] for k in ("title", "lang", "source", "source_id", "url", "license", "fetched_at")}
             story.update(story_id=row["segment_id"], text=row["text"])
-        tasks.append({
-            "data": {"uid": row["segment_id"], "title": row.get("title") or "", "text": row["text"], "reference": row["story_text"]},
-            "hidden": {"story": story, "segment": {k: row[k] for k in ("segment_id", "story_id", "start_char", "end_char")}},
-        })
+        tasks.append(
+            {
+                "data": {
+                    "uid": row["segment_id"],
+                    "title": row.get("title") or "",
+                    "text": row["text"],
+                    "reference": row["story_text"],
+                },
+                "hidden": {
+                    "story": story,
+                    "segment": {k: row[k] for k in ("segment_id", "story_id", "start_char", "end_char")},
+                },
+            }
+        )
     return tasks
 
 
@@ -57,14 +85,22 @@ def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, 
         change = rewrite_change(rewritten, data["text"], lang)
         if change > MAX_REWRITE_CHANGE:  # the screen says 100 字: characters, not words (LOT appendix 1)
             unit = "characters" if lang == "zh" else "words"
-            raise InvalidResult(f"rewritten: {change} {unit} longer or shorter than the segment (at most {MAX_REWRITE_CHANGE})")
+            raise InvalidResult(
+                f"rewritten: {change} {unit} longer or shorter than the segment (at most {MAX_REWRITE_CHANGE})"
+            )
         stray = stray_punctuation(rewritten, lang)
         if stray:
-            raise InvalidResult(f"rewritten: punctuation {' '.join(stray)} used; a story uses only "
-                                f"{'？。，！……；《》' if lang == 'zh' else '. , ? ! ; …'} (LOT appendix 1, other requirements)")
+            raise InvalidResult(
+                f"rewritten: punctuation {' '.join(stray)} used; a story uses only "
+                f"{'？。，！……；《》' if lang == 'zh' else '. , ? ! ; …'} (LOT appendix 1, other requirements)"
+            )
     if decision == "reject" and not reasons:
         raise InvalidResult("decision 'reject' without a reason")
-    return {"decision": decision, "reasons": reasons if decision == "reject" else [], "rewritten": rewritten if decision == "rewrite" else None}
+    return {
+        "decision": decision,
+        "reasons": reasons if decision == "reject" else [],
+        "rewritten": rewritten if decision == "rewrite" else None,
+    }
 
 
 def assemble(annotations: list[Annotation]) -> dict[str, Any]:
@@ -79,12 +115,20 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
         chosen = next((a for a in reversed(anns) if a.values["decision"] == decision), None)
         for ann in anns:
             new_text = ann.values["rewritten"]
-            history.append({
-                "story_id": story["story_id"], "source_story_id": segment.get("story_id"), "decision": ann.values["decision"],
-                "reason": ",".join(ann.values["reasons"]) or None, "old_text": old_text,
-                "new_text": normalize_text(new_text, story["lang"]) if new_text else None,
-                "annotator": ann.annotator, "annotation_id": str(ann.annotation_id), "time": ann.created_at, "final": ann is chosen,
-            })
+            history.append(
+                {
+                    "story_id": story["story_id"],
+                    "source_story_id": segment.get("story_id"),
+                    "decision": ann.values["decision"],
+                    "reason": ",".join(ann.values["reasons"]) or None,
+                    "old_text": old_text,
+                    "new_text": normalize_text(new_text, story["lang"]) if new_text else None,
+                    "annotator": ann.annotator,
+                    "annotation_id": str(ann.annotation_id),
+                    "time": ann.created_at,
+                    "final": ann is chosen,
+                }
+            )
         counts[decision or "undecided"] += 1
         if decision == "reject":
             reasons.update(r for a in anns if a.values["decision"] == "reject" for r in a.values["reasons"])
@@ -98,7 +142,9 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
             story["text"] = normalize_text(chosen.values["rewritten"], story["lang"])
             story["sentences"] = split_sentences(story["text"], story["lang"])
             # the annotator's line breaks are the rewritten story's paragraphs (the old breaks index old sentences)
-            story["paragraph_breaks"] = paragraph_breaks(chosen.values["rewritten"], story["text"], story["sentences"], story["lang"])
+            story["paragraph_breaks"] = paragraph_breaks(
+                chosen.values["rewritten"], story["text"], story["sentences"], story["lang"]
+            )
             story["status"] = "rewritten"
         stories.append(story)
     return {"stories": stories, "story_decisions": history, "stats": {**dict(counts), "reject_reasons": dict(reasons)}}
@@ -111,16 +157,38 @@ def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
 
     stories = assembled["stories"]
     write_parquet(table_from_rows(stories, STORIES), output.folder / "stories.parquet")
-    write_parquet(table_from_rows(assembled["story_decisions"], STORY_DECISIONS), output.folder / "story_decisions.parquet")
-    return {"stories": {status: sum(s["status"] == status for s in stories) for status in sorted({s["status"] for s in stories})}}
+    write_parquet(
+        table_from_rows(assembled["story_decisions"], STORY_DECISIONS), output.folder / "story_decisions.parquet"
+    )
+    return {
+        "stories": {
+            status: sum(s["status"] == status for s in stories) for status in sorted({s["status"] for s in stories})
+        }
+    }
 
 
 def demo_rows() -> list[Row]:
     from lotdata.tasks.segments import story_as_segment
 
-    stories = [{"story_id": f"demo{i}", "title": f"故事{i}", "text": text, "sentences": split_sentences(text, "zh"), "lang": "zh",
-                "source": "demo", "source_id": None, "url": None, "license": "CC0", "fetched_at": None, "status": "raw", "flags": []}
-               for i, text in enumerate(["小明养了一只猫。猫每天都抓老鼠。小明很喜欢他的猫。", "天下雨了。小红没有带伞。她在屋檐下等雨停。"])]
+    stories = [
+        {
+            "story_id": f"demo{i}",
+            "title": f"故事{i}",
+            "text": text,
+            "sentences": split_sentences(text, "zh"),
+            "lang": "zh",
+            "source": "demo",
+            "source_id": None,
+            "url": None,
+            "license": "CC0",
+            "fetched_at": None,
+            "status": "raw",
+            "flags": [],
+        }
+        for i, text in enumerate(
+            ["小明养了一只猫。猫每天都抓老鼠。小明很喜欢他的猫。", "天下雨了。小红没有带伞。她在屋檐下等雨停。"]
+        )
+    ]
     return [{**story_as_segment(s), "_story": s} for s in stories]
 
 
@@ -134,13 +202,24 @@ def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
     return [choice("decision", "story", ["rewrite"]), textarea("rewritten", "story", text)]
 
 
-SPEC = register_job(JobSpec(
-    name="story_filter", summary="accept, rewrite or reject story segments (LOT appendix 1)",
-    input_help="stories or segments Parquet", load=load, to_tasks=to_tasks, check=check,
-    votes=lambda v: [("decision", v["decision"])], assemble=assemble, write=write, demo_rows=demo_rows, simulate=simulate,
-    templates={"zh": "story_filter", "en": "en/story_filter"}, checks=CHECKS,
-    descriptions={
-        "zh": "故事筛选（LOT 附录图 1）：阅读故事片段和它所在的原故事，决定保留、改写成完整的故事，或丢弃并选择原因。每个片段一个任务。",
-        "en": "Story filtering (LOT appendix, Figure 1): read a story segment beside the story it was cut from; accept it, rewrite it into a complete story, or reject it with a reason. One task per segment.",
-    },
-))
+SPEC = register_job(
+    JobSpec(
+        name="story_filter",
+        summary="accept, rewrite or reject story segments (LOT appendix 1)",
+        input_help="stories or segments Parquet",
+        load=load,
+        to_tasks=to_tasks,
+        check=check,
+        votes=lambda v: [("decision", v["decision"])],
+        assemble=assemble,
+        write=write,
+        demo_rows=demo_rows,
+        simulate=simulate,
+        templates={"zh": "story_filter", "en": "en/story_filter"},
+        checks=CHECKS,
+        descriptions={
+            "zh": "故事筛选（LOT 附录图 1）：阅读故事片段和它所在的原故事，决定保留、改写成完整的故事，或丢弃并选择原因。每个片段一个任务。",
+            "en": "Story filtering (LOT appendix, Figure 1): read a story segment beside the story it was cut from; accept it, rewrite it into a complete story, or reject it with a reason. One task per segment.",
+        },
+    )
+)

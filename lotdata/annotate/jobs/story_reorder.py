@@ -8,7 +8,18 @@ import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from lotdata.annotate.jobs.base import Annotation, JobSpec, Output, Row, Task, by_uid, load_stories, opaque_uid, register_job, seeded_rank
+from lotdata.annotate.jobs.base import (
+    Annotation,
+    JobSpec,
+    Output,
+    Row,
+    Task,
+    by_uid,
+    load_stories,
+    opaque_uid,
+    register_job,
+    seeded_rank,
+)
 from lotdata.annotate.reorder import seeded_order, table3
 from lotdata.annotate.template import InvalidResult
 
@@ -23,10 +34,14 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "en") -> list[Task]:
     for row in rows:
         sentences = list(row["sentences"])
         story_id = row["story_id"]
-        ids = ["s" + seeded_rank(f"{seed}:{story_id}:{k}")[:6] for k in range(len(sentences))]  # say nothing of the order
+        ids = [
+            "s" + seeded_rank(f"{seed}:{story_id}:{k}")[:6] for k in range(len(sentences))
+        ]  # say nothing of the order
         shown = seeded_order(row["story_id"], len(sentences), seed)
-        data = {"uid": opaque_uid("reorder", row["story_id"], seed),
-                "sentences": [{"id": ids[k], "title": "", "body": sentences[k]} for k in shown]}
+        data = {
+            "uid": opaque_uid("reorder", row["story_id"], seed),
+            "sentences": [{"id": ids[k], "title": "", "body": sentences[k]} for k in shown],
+        }
         tasks.append({"data": data, "hidden": {"story_id": row["story_id"], "original_ids": ids, "shown": shown}})
     return tasks
 
@@ -45,8 +60,13 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
     for uid, anns in sorted(by_uid(annotations).items()):
         orderings[anns[0].hidden["story_id"]] = [list(a.values["ordering"]) for a in anns]
     report = table3(orderings)
-    return {"reorder": report, "stats": {k: report.get(k) for k in ("stories", "orderings", "majority_perfect", "each_perfect",
-                                                                  "at_most_one_misplaced")}}
+    return {
+        "reorder": report,
+        "stats": {
+            k: report.get(k)
+            for k in ("stories", "orderings", "majority_perfect", "each_perfect", "at_most_one_misplaced")
+        },
+    }
 
 
 def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
@@ -54,12 +74,22 @@ def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
 
     output.folder.mkdir(parents=True, exist_ok=True)
     write_text(json.dumps(assembled["reorder"], ensure_ascii=False, indent=1) + "\n", output.folder / "reorder.json")
-    return {"reorder": {"stories": assembled["reorder"].get("stories", 0),
-                        "unorderable": len(assembled["reorder"].get("unorderable", []))}}
+    return {
+        "reorder": {
+            "stories": assembled["reorder"].get("stories", 0),
+            "unorderable": len(assembled["reorder"].get("unorderable", [])),
+        }
+    }
 
 
 def demo_rows() -> list[Row]:
-    sentences = ["Ann planted tomatoes.", "She watered them daily.", "A rabbit ate leaves.", "She built a fence.", "She picked tomatoes."]
+    sentences = [
+        "Ann planted tomatoes.",
+        "She watered them daily.",
+        "A rabbit ate leaves.",
+        "She built a fence.",
+        "She picked tomatoes.",
+    ]
     return [{"story_id": f"demo{i}", "sentences": sentences[i:] + sentences[:i], "lang": "en"} for i in range(2)]
 
 
@@ -70,13 +100,27 @@ def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
     return [{"from_name": "order", "to_name": "sentences", "type": "ranker", "value": {"ranker": {"sentences": ids}}}]
 
 
-SPEC = register_job(JobSpec(
-    name="story_reorder", summary="put shuffled sentences back in order by drag and drop (ROCStories 3.3, Table 3)",
-    input_help="stories Parquet", load=load, to_tasks=to_tasks, check=check,
-    votes=lambda v: [("ordering", ",".join(map(str, v["ordering"])))], assemble=assemble, write=write, demo_rows=demo_rows,
-    simulate=simulate, templates={"en": "en/story_reorder", "zh": "story_reorder"}, lang="en", raters=5,
-    # each story is a case of one version: with a team, K (--raters) of its raters order it, not every one of them
-    case_key=lambda hidden: hidden.get("story_id"),
-    descriptions={"en": "Sentence order (ROCStories 3.3): drag the shuffled sentences of a story back into the order that tells it. One task per story.",
-                  "zh": "句子排序（ROCStories 3.3 打乱句序实验）：把打乱顺序的句子拖回能讲通故事的顺序。每个故事一个任务。"},
-))
+SPEC = register_job(
+    JobSpec(
+        name="story_reorder",
+        summary="put shuffled sentences back in order by drag and drop (ROCStories 3.3, Table 3)",
+        input_help="stories Parquet",
+        load=load,
+        to_tasks=to_tasks,
+        check=check,
+        votes=lambda v: [("ordering", ",".join(map(str, v["ordering"])))],
+        assemble=assemble,
+        write=write,
+        demo_rows=demo_rows,
+        simulate=simulate,
+        templates={"en": "en/story_reorder", "zh": "story_reorder"},
+        lang="en",
+        raters=5,
+        # each story is a case of one version: with a team, K (--raters) of its raters order it, not every one of them
+        case_key=lambda hidden: hidden.get("story_id"),
+        descriptions={
+            "en": "Sentence order (ROCStories 3.3): drag the shuffled sentences of a story back into the order that tells it. One task per story.",
+            "zh": "句子排序（ROCStories 3.3 打乱句序实验）：把打乱顺序的句子拖回能讲通故事的顺序。每个故事一个任务。",
+        },
+    )
+)

@@ -10,7 +10,18 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from lotdata.annotate.jobs.base import Annotation, JobSpec, Output, Row, Task, by_uid, choice, opaque_uid, register_job, textarea
+from lotdata.annotate.jobs.base import (
+    Annotation,
+    JobSpec,
+    Output,
+    Row,
+    Task,
+    by_uid,
+    choice,
+    opaque_uid,
+    register_job,
+    textarea,
+)
 from lotdata.annotate.jobs.story_write import table2
 from lotdata.annotate.template import InvalidResult
 from lotdata.errors import InputError, must_exist
@@ -46,10 +57,20 @@ def _shown(row: Row) -> str:
 
 def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "en") -> list[Task]:
     none = "none" if lang == "en" else "无"
-    return [{"data": {"uid": opaque_uid("review", row["submission_id"]), "submission": _shown(row),
-                      "flags": "\n".join(row.get("flag_details") or []) or none},
-             "hidden": {"row": {k: v for k, v in row.items() if k != "flag_details"}, "flag_details": row.get("flag_details") or []}}
-            for row in rows]
+    return [
+        {
+            "data": {
+                "uid": opaque_uid("review", row["submission_id"]),
+                "submission": _shown(row),
+                "flags": "\n".join(row.get("flag_details") or []) or none,
+            },
+            "hidden": {
+                "row": {k: v for k, v in row.items() if k != "flag_details"},
+                "flag_details": row.get("flag_details") or [],
+            },
+        }
+        for row in rows
+    ]
 
 
 def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, Any]) -> dict[str, Any]:
@@ -66,22 +87,46 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
     for uid, anns in sorted(by_uid(annotations).items()):
         last = anns[-1]
         sub = dict(last.hidden["row"])
-        versions.append({**sub, "decision": last.values["decision"], "comment": last.values["comment"],
-                         "reviewer": last.annotator, "flag_details": list(last.hidden.get("flag_details") or [])})
+        versions.append(
+            {
+                **sub,
+                "decision": last.values["decision"],
+                "comment": last.values["comment"],
+                "reviewer": last.annotator,
+                "flag_details": list(last.hidden.get("flag_details") or []),
+            }
+        )
     latest: dict[str, Row] = {}
     for row in sorted(versions, key=lambda r: (r["story"], r["version"], r["created_at"])):
         latest[row["story"]] = row
     for story, row in sorted(latest.items()):
         if row["decision"] == "refuse":
-            revisions.append({"story": story, "writer": row["writer"], "feedback": row["comment"], "previous": _shown(row),
-                              "version": row["version"] + 1})
+            revisions.append(
+                {
+                    "story": story,
+                    "writer": row["writer"],
+                    "feedback": row["comment"],
+                    "previous": _shown(row),
+                    "version": row["version"] + 1,
+                }
+            )
         else:
             stories.append(row)
     decisions = Counter(r["decision"] for r in versions)
-    stats = {"versions": len(versions), "stories": len(latest), "approved": len(stories), "refused": decisions["refuse"],
-             "to_revise": len(revisions), "table2": table2(versions, approved=len(stories))}
-    return {"story_versions": sorted(versions, key=lambda r: (r["story"], r["version"])), "approved": stories,
-            "revisions": revisions, "stats": stats}
+    stats = {
+        "versions": len(versions),
+        "stories": len(latest),
+        "approved": len(stories),
+        "refused": decisions["refuse"],
+        "to_revise": len(revisions),
+        "table2": table2(versions, approved=len(stories)),
+    }
+    return {
+        "story_versions": sorted(versions, key=lambda r: (r["story"], r["version"])),
+        "approved": stories,
+        "revisions": revisions,
+        "stats": stats,
+    }
 
 
 def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
@@ -92,32 +137,68 @@ def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
     output.folder.mkdir(parents=True, exist_ok=True)
     write_jsonl(assembled["story_versions"], output.folder / "story_versions.jsonl")
     write_jsonl(assembled["revisions"], output.folder / "revisions.jsonl")
-    stories = [make_story_row(r["text"], source="story_write", lang=r["lang"], title=r["title"] or None,
-                              source_id=r["story"]) for r in assembled["approved"]]
+    stories = [
+        make_story_row(r["text"], source="story_write", lang=r["lang"], title=r["title"] or None, source_id=r["story"])
+        for r in assembled["approved"]
+    ]
     write_parquet(table_from_rows(stories, STORIES), output.folder / "stories.parquet")
     write_text(json.dumps(assembled["stats"]["table2"], indent=1) + "\n", output.folder / "table2.json")
     return {"approved": len(stories), "revisions": len(assembled["revisions"])}
 
 
 def demo_rows() -> list[Row]:
-    return [{"submission_id": f"s{i}-v1-{i}", "story": f"s{i}", "version": 1, "writer": "w1", "title": "Cookies",
-             "sentences": ["Maria baked cookies.", "They burnt.", "She baked more.", "They were good.", "She sold them all."],
-             "text": "Maria baked cookies. They burnt. She baked more. They were good. She sold them all.", "lang": "en",
-             "created_at": f"2026-01-01T00:00:0{i}", "lead_time": 60.0 + i, "annotation_id": str(i),
-             "flag_details": ["five_sentences: 4 sentences, expected 5"] if i else []} for i in range(2)]
+    return [
+        {
+            "submission_id": f"s{i}-v1-{i}",
+            "story": f"s{i}",
+            "version": 1,
+            "writer": "w1",
+            "title": "Cookies",
+            "sentences": [
+                "Maria baked cookies.",
+                "They burnt.",
+                "She baked more.",
+                "They were good.",
+                "She sold them all.",
+            ],
+            "text": "Maria baked cookies. They burnt. She baked more. They were good. She sold them all.",
+            "lang": "en",
+            "created_at": f"2026-01-01T00:00:0{i}",
+            "lead_time": 60.0 + i,
+            "annotation_id": str(i),
+            "flag_details": ["five_sentences: 4 sentences, expected 5"] if i else [],
+        }
+        for i in range(2)
+    ]
 
 
 def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
     if task["hidden"]["flag_details"]:
-        return [choice("decision", "submission", ["refuse"]), textarea("comment", "submission", "Please write five sentences.")]
+        return [
+            choice("decision", "submission", ["refuse"]),
+            textarea("comment", "submission", "Please write five sentences."),
+        ]
     return [choice("decision", "submission", ["approve"])]
 
 
-SPEC = register_job(JobSpec(
-    name="story_review", summary="approve or refuse written stories with a comment (ROCStories 3.1); refused ones go back",
-    input_help="a story_write pull folder", load=load, to_tasks=to_tasks, check=check,
-    votes=lambda v: [("decision", v["decision"])], assemble=assemble, write=write, demo_rows=demo_rows, simulate=simulate,
-    templates={"en": "en/story_review", "zh": "story_review"}, lang="en",
-    descriptions={"en": "Story review: read a written story and its automatic checks; approve it, or send it back to its writer with a comment. One task per story.",
-                  "zh": "故事审核：阅读写好的故事和自动检查的结果，通过，或者附上意见退回给作者修改。每个故事一个任务。"},
-))
+SPEC = register_job(
+    JobSpec(
+        name="story_review",
+        summary="approve or refuse written stories with a comment (ROCStories 3.1); refused ones go back",
+        input_help="a story_write pull folder",
+        load=load,
+        to_tasks=to_tasks,
+        check=check,
+        votes=lambda v: [("decision", v["decision"])],
+        assemble=assemble,
+        write=write,
+        demo_rows=demo_rows,
+        simulate=simulate,
+        templates={"en": "en/story_review", "zh": "story_review"},
+        lang="en",
+        descriptions={
+            "en": "Story review: read a written story and its automatic checks; approve it, or send it back to its writer with a comment. One task per story.",
+            "zh": "故事审核：阅读写好的故事和自动检查的结果，通过，或者附上意见退回给作者修改。每个故事一个任务。",
+        },
+    )
+)

@@ -6,7 +6,6 @@ comment and the old text (a row of `revisions.jsonl`, pushed again); every versi
 from __future__ import annotations
 
 import hashlib
-
 import json
 import statistics
 from collections import Counter
@@ -19,8 +18,10 @@ from lotdata.annotate.template import InvalidResult
 from lotdata.errors import InputError, must_exist
 
 SENTENCE_FIELDS = tuple(f"sentence{k}" for k in range(1, 6))
-PROMPTS = {"en": "Write a new five-sentence story about everyday life, on a topic of your own.",
-           "zh": "写一个新的五句话日常生活故事，题材自选。"}
+PROMPTS = {
+    "en": "Write a new five-sentence story about everyday life, on a topic of your own.",
+    "zh": "写一个新的五句话日常生活故事，题材自选。",
+}
 
 
 def slots(n: int) -> list[Row]:
@@ -41,8 +42,11 @@ def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
         except json.JSONDecodeError as exc:
             raise InputError(f"not JSON ({exc.msg})", path=str(path), row=n) from None
         if not isinstance(row, dict) or not (row.get("story") or row.get("prompt")):
-            raise InputError('a line is {"story", "writer", "feedback", "previous", "version"} (a revision) or '
-                             '{"prompt"}', path=str(path), row=n)
+            raise InputError(
+                'a line is {"story", "writer", "feedback", "previous", "version"} (a revision) or {"prompt"}',
+                path=str(path),
+                row=n,
+            )
         rows.append(row)
     return rows
 
@@ -54,8 +58,12 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "en") -> list[Task]:
             version = int(row.get("version") or 2)
             story = str(row["story"])
             uid = opaque_uid("write", story, version)
-            data = {"uid": uid, "prompt": f"{PROMPTS[lang]} ({'for' if lang == 'en' else '作者'}: {row.get('writer') or '-'})",
-                    "feedback": str(row.get("feedback") or ""), "previous": str(row.get("previous") or "")}
+            data = {
+                "uid": uid,
+                "prompt": f"{PROMPTS[lang]} ({'for' if lang == 'en' else '作者'}: {row.get('writer') or '-'})",
+                "feedback": str(row.get("feedback") or ""),
+                "previous": str(row.get("previous") or ""),
+            }
             hidden = {"thread": story, "version": version, "writer": row.get("writer")}
         else:
             key = row.get("slot", row.get("prompt"))
@@ -83,14 +91,23 @@ def submission_rows(annotations: list[Annotation]) -> list[Row]:
     for ann in sorted(annotations, key=lambda a: (a.created_at, a.annotation_id)):
         sentences = ann.values["sentences"]
         story = _story_id(ann, shared=len(writers_of_slot[ann.uid]) > 1)
-        rows.append({
-            "submission_id": f"{story}-v{ann.hidden.get('version', 1)}-{ann.annotation_id}",
-            "story": story, "version": int(ann.hidden.get("version", 1)),
-            "writer": ann.annotator, "title": ann.values["title"], "sentences": sentences,
-            "text": " ".join(s for s in sentences if s) if ann.hidden.get("lang", "en") == "en" else "".join(sentences),
-            "lang": ann.hidden.get("lang", "en"), "created_at": ann.created_at, "lead_time": ann.lead_time,
-            "annotation_id": str(ann.annotation_id),
-        })
+        rows.append(
+            {
+                "submission_id": f"{story}-v{ann.hidden.get('version', 1)}-{ann.annotation_id}",
+                "story": story,
+                "version": int(ann.hidden.get("version", 1)),
+                "writer": ann.annotator,
+                "title": ann.values["title"],
+                "sentences": sentences,
+                "text": " ".join(s for s in sentences if s)
+                if ann.hidden.get("lang", "en") == "en"
+                else "".join(sentences),
+                "lang": ann.hidden.get("lang", "en"),
+                "created_at": ann.created_at,
+                "lead_time": ann.lead_time,
+                "annotation_id": str(ann.annotation_id),
+            }
+        )
     return rows
 
 
@@ -111,13 +128,19 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
         by_lang.setdefault(row["lang"], []).append(row)
     flags = []
     for lang, group in sorted(by_lang.items()):
-        checked = [{"id": r["submission_id"], "title": r["title"], "sentences": r["sentences"], "lang": lang} for r in group]
+        checked = [
+            {"id": r["submission_id"], "title": r["title"], "sentences": r["sentences"], "lang": lang} for r in group
+        ]
         flags += run_checks(checked, STORY_RULES, CheckOptions(lang=lang)).flags
     flagged = {f["id"] for f in flags}
     for row in rows:
         row["flags"] = sorted({f["rule"] for f in flags if f["id"] == row["submission_id"]})
-    stats = {"submissions": len(rows), "flagged": len(flagged), "per_rule": dict(Counter(f["rule"] for f in flags)),
-             "table2": table2(rows, approved=None)}
+    stats = {
+        "submissions": len(rows),
+        "flagged": len(flagged),
+        "per_rule": dict(Counter(f["rule"] for f in flags)),
+        "table2": table2(rows, approved=None),
+    }
     return {"submissions": rows, "flags": flags, "stats": stats}
 
 
@@ -127,7 +150,9 @@ def table2(rows: Sequence[Row], approved: int | None) -> dict[str, Any]:
     per_writer = Counter(r["writer"] for r in rows)
     times = [float(r["lead_time"]) for r in rows if r.get("lead_time") is not None]
     return {
-        "submitted": len(rows), "approved": approved, "writers": len(per_writer),
+        "submitted": len(rows),
+        "approved": approved,
+        "writers": len(per_writer),
         "stories_per_writer_mean": round(len(rows) / len(per_writer), 2) if per_writer else None,
         "stories_per_writer_max": max(per_writer.values()) if per_writer else None,
         "work_time_median_s": round(statistics.median(times), 1) if times else None,
@@ -147,9 +172,22 @@ def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
     return {"submissions": len(assembled["submissions"]), "flagged": assembled["stats"]["flagged"]}
 
 
-DEMO = {"en": ["Maria signed up to bake cookies for the school sale.", "She stayed up late mixing dough.",
-               "In the morning the first tray came out burnt.", "She quickly baked a second tray.", "The cookies sold out before noon."],
-        "zh": ["小林想学骑自行车。", "爸爸扶着车后座陪他练习。", "他摔了好几次。", "傍晚他终于能自己骑一圈了。", "小林高兴地告诉了妈妈。"]}
+DEMO = {
+    "en": [
+        "Maria signed up to bake cookies for the school sale.",
+        "She stayed up late mixing dough.",
+        "In the morning the first tray came out burnt.",
+        "She quickly baked a second tray.",
+        "The cookies sold out before noon.",
+    ],
+    "zh": [
+        "小林想学骑自行车。",
+        "爸爸扶着车后座陪他练习。",
+        "他摔了好几次。",
+        "傍晚他终于能自己骑一圈了。",
+        "小林高兴地告诉了妈妈。",
+    ],
+}
 
 
 def demo_rows() -> list[Row]:
@@ -159,15 +197,32 @@ def demo_rows() -> list[Row]:
 def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
     lang = task["hidden"].get("lang", "en")
     sentences = DEMO[lang] if rater % 2 == 0 else [*DEMO[lang][:4], DEMO[lang][4] + DEMO[lang][4]]
-    return [textarea("title", "prompt", "Cookies" if lang == "en" else "学骑车"),
-            *(textarea(name, "prompt", s) for name, s in zip(SENTENCE_FIELDS, sentences))]
+    return [
+        textarea("title", "prompt", "Cookies" if lang == "en" else "学骑车"),
+        *(textarea(name, "prompt", s) for name, s in zip(SENTENCE_FIELDS, sentences)),
+    ]
 
 
-SPEC = register_job(JobSpec(
-    name="story_write", summary="write a new five-sentence story with a title (ROCStories 3.1); checks flag, review decides",
-    input_help="none with --n N (N writing slots), or revisions.jsonl from a story_review pull", load=load, to_tasks=to_tasks,
-    check=check, votes=lambda v: [("written", "yes")], assemble=assemble, write=write, demo_rows=demo_rows, simulate=simulate,
-    templates={"en": "en/story_write", "zh": "story_write"}, lang="en", checks=STORY_RULES, slots=slots,
-    descriptions={"en": "Story writing (ROCStories 3.1): write a new five-sentence story about everyday life, with a title, one sentence per box. One task per story.",
-                  "zh": "故事写作（ROCStories 3.1 的规则）：写一个带标题的五句话日常生活新故事，每个框一句。每个故事一个任务。"},
-))
+SPEC = register_job(
+    JobSpec(
+        name="story_write",
+        summary="write a new five-sentence story with a title (ROCStories 3.1); checks flag, review decides",
+        input_help="none with --n N (N writing slots), or revisions.jsonl from a story_review pull",
+        load=load,
+        to_tasks=to_tasks,
+        check=check,
+        votes=lambda v: [("written", "yes")],
+        assemble=assemble,
+        write=write,
+        demo_rows=demo_rows,
+        simulate=simulate,
+        templates={"en": "en/story_write", "zh": "story_write"},
+        lang="en",
+        checks=STORY_RULES,
+        slots=slots,
+        descriptions={
+            "en": "Story writing (ROCStories 3.1): write a new five-sentence story about everyday life, with a title, one sentence per box. One task per story.",
+            "zh": "故事写作（ROCStories 3.1 的规则）：写一个带标题的五句话日常生活新故事，每个框一句。每个故事一个任务。",
+        },
+    )
+)

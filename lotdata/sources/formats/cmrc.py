@@ -56,8 +56,9 @@ def _cmrc_title(lines: list[str]) -> tuple[str | None, list[str]]:
     return first, lines[1:]
 
 
-def _parse_cmrc_text(text: str, display_path: str, answers: dict[str, str] | None, source: str,
-                     answer_note: str) -> Iterator[Record]:
+def _parse_cmrc_text(
+    text: str, display_path: str, answers: dict[str, str] | None, source: str, answer_note: str
+) -> Iterator[Record]:
     """Documents of `N ||| sentence` lines, each closed by a query line.
 
     The query line is `<qid_N> ||| query` (CMRC 2017; answer in the answer file) or
@@ -86,8 +87,16 @@ def _parse_cmrc_text(text: str, display_path: str, answers: dict[str, str] | Non
         story = " ".join(lines).replace(BLANK, answer)
         if title is not None:
             title = title.replace(BLANK, answer)
-        return Record(row=row, raw=raw, text=story, title=title, source_id=qid or f"doc{doc}", lang="zh",
-                       source=source, path=display_path)
+        return Record(
+            row=row,
+            raw=raw,
+            text=story,
+            title=title,
+            source_id=qid or f"doc{doc}",
+            lang="zh",
+            source=source,
+            path=display_path,
+        )
 
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
@@ -182,10 +191,15 @@ def _parse_cmrc_zip(path: Path) -> Iterator[Record]:
 def _zip_reason(members: list[str]) -> str:
     """Why a zip archive gave no story: lotdata reads a zip only as a CMRC/CFT archive."""
     others = sorted({Path(n).suffix.lower() for n in members if Path(n).suffix.lower() in _SUFFIX_FORMATS})
-    hint = (f"; it holds {', '.join(others)} file(s): unzip it and read those files (a zip of them is not read)"
-            if others else "")
-    return (f"a .zip is read only as a CMRC/CFT archive (members *.human, *.auto, *.doc_query, or CFT files without "
-            f"an extension) and none of its {len(members)} member(s) is one{hint}")
+    hint = (
+        f"; it holds {', '.join(others)} file(s): unzip it and read those files (a zip of them is not read)"
+        if others
+        else ""
+    )
+    return (
+        f"a .zip is read only as a CMRC/CFT archive (members *.human, *.auto, *.doc_query, or CFT files without "
+        f"an extension) and none of its {len(members)} member(s) is one{hint}"
+    )
 
 
 #: extensions lotdata reads as corpus files (a zip holding them must be unzipped first)
@@ -198,10 +212,12 @@ def parse_cmrc(path: Path) -> Iterator[Record]:
     return _parse_cmrc_file(path)
 
 
-register_format(InputFormat(
-    name="cmrc",
-    description="a CMRC 2017 / CFT document (.doc_query, .human, .auto, .zip: 'N ||| sentence' lines closed by a "
-                "query line); answer from X.answer or inline as a third field; row: the document number",
-    detect=lambda probe: probe.suffix in SUFFIXES,
-    parse=parse_cmrc,
-))
+register_format(
+    InputFormat(
+        name="cmrc",
+        description="a CMRC 2017 / CFT document (.doc_query, .human, .auto, .zip: 'N ||| sentence' lines closed by a "
+        "query line); answer from X.answer or inline as a third field; row: the document number",
+        detect=lambda probe: probe.suffix in SUFFIXES,
+        parse=parse_cmrc,
+    )
+)

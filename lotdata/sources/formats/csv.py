@@ -21,9 +21,11 @@ def parse_csv(path: Path) -> Iterator[Record]:
         yield record_from_obj(row, number, raw)
 
 
-register_format(InputFormat(
-    name="csv",
-    description="a record of a csv with a 'text' or 'story' column ('id', 'title' optional); row: the record number",
-    detect=lambda probe: probe.suffix == ".csv",
-    parse=parse_csv,
-))
+register_format(
+    InputFormat(
+        name="csv",
+        description="a record of a csv with a 'text' or 'story' column ('id', 'title' optional); row: the record number",
+        detect=lambda probe: probe.suffix == ".csv",
+        parse=parse_csv,
+    )
+)

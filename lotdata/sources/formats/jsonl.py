@@ -25,17 +25,21 @@ def parse_jsonl(path: Path) -> Iterator[Record]:
 
 def write_jsonl(rows: list[dict], path: Path) -> Path:
     """One object a line: id, title and text of each story."""
-    lines = [json.dumps({"id": r.get("source_id"), "title": r.get("title"), "text": r["text"]}, ensure_ascii=False)
-             for r in rows]
+    lines = [
+        json.dumps({"id": r.get("source_id"), "title": r.get("title"), "text": r["text"]}, ensure_ascii=False)
+        for r in rows
+    ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
-register_format(InputFormat(
-    name="jsonl",
-    description="an object a line (.jsonl, .json) with 'text' or 'story' ('id', 'title' optional); row: the line",
-    detect=lambda probe: probe.suffix in JSON_SUFFIXES,
-    parse=parse_jsonl,
-    kind=json_kind,
-    write=write_jsonl,
-))
+register_format(
+    InputFormat(
+        name="jsonl",
+        description="an object a line (.jsonl, .json) with 'text' or 'story' ('id', 'title' optional); row: the line",
+        detect=lambda probe: probe.suffix in JSON_SUFFIXES,
+        parse=parse_jsonl,
+        kind=json_kind,
+        write=write_jsonl,
+    )
+)

@@ -60,11 +60,13 @@ def write_stories_table(rows: list[dict], path: Path) -> Path:
     return write_parquet(table_from_rows(rows, STORIES), path)
 
 
-register_format(InputFormat(
-    name="parquet",
-    description="a row of a Parquet file (.parquet, .pq) with the csv's columns; row: the row number",
-    detect=lambda probe: probe.suffix in SUFFIXES,
-    parse=parse_parquet,
-    kind=parquet_kind,
-    write=write_stories_table,
-))
+register_format(
+    InputFormat(
+        name="parquet",
+        description="a row of a Parquet file (.parquet, .pq) with the csv's columns; row: the row number",
+        detect=lambda probe: probe.suffix in SUFFIXES,
+        parse=parse_parquet,
+        kind=parquet_kind,
+        write=write_stories_table,
+    )
+)

@@ -24,13 +24,14 @@ def parse_roc_lines(path: Path) -> Iterator[Record]:
         yield Record(row=number, raw=line, text=text)
 
 
-
-register_format(InputFormat(
-    name="roc_lines",
-    description='a line ["s1. s2. ..."] (Diffusion-LM\'s roc_valid.json); row: the line',
-    detect=lambda probe: probe.suffix in JSON_SUFFIXES and isinstance(probe.first_value, list),
-    parse=parse_roc_lines,
-    priority=10,
-    default_source="rocstories",
-    kind=json_kind,
-))
+register_format(
+    InputFormat(
+        name="roc_lines",
+        description='a line ["s1. s2. ..."] (Diffusion-LM\'s roc_valid.json); row: the line',
+        detect=lambda probe: probe.suffix in JSON_SUFFIXES and isinstance(probe.first_value, list),
+        parse=parse_roc_lines,
+        priority=10,
+        default_source="rocstories",
+        kind=json_kind,
+    )
+)

@@ -27,16 +27,22 @@ def parse_rocstories(path: Path) -> Iterator[Record]:
             yield bad(number, f"empty {', '.join(empty)}", raw)
             continue
         yield Record(
-            row=number, raw=raw, text=" ".join(sentences), sentences=sentences,
-            title=opt_str(row[lower["storytitle"]]), source_id=opt_str(row[lower["storyid"]]),
+            row=number,
+            raw=raw,
+            text=" ".join(sentences),
+            sentences=sentences,
+            title=opt_str(row[lower["storytitle"]]),
+            source_id=opt_str(row[lower["storyid"]]),
         )
 
 
-register_format(InputFormat(
-    name="rocstories",
-    description="a ROCStories csv record (storyid, storytitle, sentence1..5); row: the record number",
-    detect=lambda probe: probe.suffix == ".csv" and {"storyid", "sentence1"} <= csv_names(probe),
-    parse=parse_rocstories,
-    priority=11,  # a header that also names InputSentence1 stays ROCStories, as before
-    default_source="rocstories",
-))
+register_format(
+    InputFormat(
+        name="rocstories",
+        description="a ROCStories csv record (storyid, storytitle, sentence1..5); row: the record number",
+        detect=lambda probe: probe.suffix == ".csv" and {"storyid", "sentence1"} <= csv_names(probe),
+        parse=parse_rocstories,
+        priority=11,  # a header that also names InputSentence1 stays ROCStories, as before
+        default_source="rocstories",
+    )
+)

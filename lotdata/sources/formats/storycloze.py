@@ -39,7 +39,10 @@ def parse_storycloze(path: Path) -> Iterator[Record]:
             yield bad(number, f"empty {', '.join(empty)}", raw)
             continue
         yield Record(
-            row=number, raw=raw, text=" ".join(sentences), sentences=sentences,
+            row=number,
+            raw=raw,
+            text=" ".join(sentences),
+            sentences=sentences,
             source_id=opt_str(row.get("InputStoryid")) or f"row{number}",
         )
 
@@ -48,12 +51,14 @@ def _is_storycloze(probe: Probe) -> bool:
     return probe.suffix == ".csv" and "inputsentence1" in csv_names(probe)
 
 
-register_format(InputFormat(
-    name="storycloze",
-    description="a Story Cloze Test csv record: 4 context sentences + the RIGHT ending; row: the record number",
-    detect=_is_storycloze,
-    parse=parse_storycloze,
-    priority=10,
-    default_source="storycloze",
-    kind=lambda probe: ("storycloze-csv", "clozet"),
-))
+register_format(
+    InputFormat(
+        name="storycloze",
+        description="a Story Cloze Test csv record: 4 context sentences + the RIGHT ending; row: the record number",
+        detect=_is_storycloze,
+        parse=parse_storycloze,
+        priority=10,
+        default_source="storycloze",
+        kind=lambda probe: ("storycloze-csv", "clozet"),
+    )
+)

@@ -38,11 +38,12 @@ def parse_txt(path: Path) -> Iterator[Record]:
         block = []
 
 
-
-register_format(InputFormat(
-    name="txt",
-    description="a blank-line-separated block (.txt); a short first line without sentence-final punctuation "
-                "(<= 20 chars) is the title; row: the line where the block starts",
-    detect=lambda probe: probe.suffix == ".txt",
-    parse=parse_txt,
-))
+register_format(
+    InputFormat(
+        name="txt",
+        description="a blank-line-separated block (.txt); a short first line without sentence-final punctuation "
+        "(<= 20 chars) is the title; row: the line where the block starts",
+        detect=lambda probe: probe.suffix == ".txt",
+        parse=parse_txt,
+    )
+)
