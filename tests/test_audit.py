@@ -414,6 +414,24 @@ def test_import_storycloze_and_audit_cli(tmp_path):
     assert (tmp_path / "rep" / "report.html").exists()
 
 
+def test_import_storycloze_test_only(tmp_path):
+    """A team's own test csv (`annotate sct-csv`) comes without a val csv; neither file is an error."""
+    runner = CliRunner()
+    test = _sct_csv(tmp_path / "test.csv", 4)
+    result = runner.invoke(app, ["import", "storycloze", "--test", str(test), "--out", str(tmp_path / "sct")])
+    assert result.exit_code == 0, result.output
+    assert pq.read_table(tmp_path / "sct" / "test.parquet").num_rows == 4
+    assert (
+        not (tmp_path / "sct" / "val.parquet").exists() or pq.read_table(tmp_path / "sct" / "val.parquet").num_rows == 0
+    )
+    result = runner.invoke(app, ["import", "storycloze", "--out", str(tmp_path / "none")])
+    assert result.exit_code == 1 and "--val, --test" in result.output
+    result = runner.invoke(
+        app, ["import", "storycloze", "--test", str(test), "--train-from", "val", "--out", str(tmp_path / "t")]
+    )
+    assert result.exit_code == 1 and "--train-from val needs --val" in result.output
+
+
 def test_audit_cli_bad_input_names_the_path(tmp_path):
     runner = CliRunner()
     (tmp_path / "empty").mkdir()

@@ -115,8 +115,10 @@ def audit_bias_cmd(
 
 
 def import_storycloze_cmd(
-    val: Path = typer.Option(..., "--val", help="Labelled Story Cloze Test validation csv."),
-    test: Optional[Path] = typer.Option(None, "--test", help="Labelled Story Cloze Test test csv."),
+    val: Optional[Path] = typer.Option(None, "--val", help="Labelled Story Cloze Test validation csv."),
+    test: Optional[Path] = typer.Option(
+        None, "--test", help="Labelled Story Cloze Test test csv (one of --val and --test at least)."
+    ),
     out: Path = typer.Option(..., "--out", help="Dataset folder to write (clozet, splits val/test)."),
     train_from: str = typer.Option(
         "none",

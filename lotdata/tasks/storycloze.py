@@ -153,7 +153,7 @@ def train_from_val(rows: list[dict[str, Any]], val_share: float, seed: int = 0) 
 
 
 def import_storycloze(
-    val: str | Path,
+    val: str | Path | None,
     out: str | Path,
     *,
     test: str | Path | None = None,
@@ -161,12 +161,17 @@ def import_storycloze(
     val_share: float = 0.1,
     seed: int = 0,
 ) -> BuildReport:
-    """Write a `clozet` dataset folder with splits val (and test) from Story Cloze Test csv files.
+    """Write a `clozet` dataset folder with splits val and/or test from Story Cloze Test csv files (a test set a
+    team built with `lotdata annotate sct-csv` may come without a val csv).
 
     `train_from="val"`: the val csv becomes the train split, less a seeded `val_share` kept as val."""
     if train_from not in TRAIN_FROM:
         raise ValueError(f"--train-from {train_from!r}: choose from {', '.join(TRAIN_FROM)}")
-    files: dict[str, str | Path] = {"val": val}
+    if val is None and test is None:
+        raise ValueError("give --val, --test or both: no Story Cloze Test csv to import")
+    if train_from == "val" and val is None:
+        raise ValueError("--train-from val needs --val")
+    files: dict[str, str | Path] = {} if val is None else {"val": val}
     if test is not None:
         files["test"] = test
     check_outputs({"--out": out}, {f"--{split}": path for split, path in files.items()})
@@ -183,7 +188,11 @@ def import_storycloze(
         by_split.update(train_from_val(by_split["val"], val_share, seed))
     stats = {"examples_imported": sum(len(v) for v in by_split.values()), "quarantined": len(quarantine)}
     inputs: Sequence[str | Path] = list(files.values())
-    params: dict[str, Any] = {"val": str(val), "test": None if test is None else str(test), "train_from": train_from}
+    params: dict[str, Any] = {
+        "val": None if val is None else str(val),
+        "test": None if test is None else str(test),
+        "train_from": train_from,
+    }
     if train_from == "val":
         params.update(val_share=val_share, seed=seed)
     rows = write_dataset(
