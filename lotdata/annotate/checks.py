@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from lotdata.text import normalize_text
-from lotdata.text.sentences import split_zh
+from lotdata.text.sentences import EN_ABBREVIATIONS, split_zh
 
 Row = Mapping[str, Any]
 
@@ -57,46 +57,10 @@ class Rule:
 
 # ---------------------------------------------------------------- sentences
 
-_EN_ABBREVIATIONS = {
-    "mr",
-    "mrs",
-    "ms",
-    "dr",
-    "st",
-    "jr",
-    "sr",
-    "vs",
-    "etc",
-    "e.g",
-    "i.e",
-    "u.s",
-    "u.k",
-    "a.m",
-    "p.m",
-    "mt",
-    "prof",
-    "inc",
-    "ltd",
-    "co",
-    "ave",
-    "sgt",
-    "capt",
-    "gen",
-    "col",
-    "lt",
-    "approx",
-    "dept",
-    "fig",
-    "jan",
-    "feb",
-    "aug",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
-    "u.s.a",
-    "d.c",
-    "ph.d",
+#: the dataset splitter's abbreviations and more (months, degrees, "U.S.A."): only counts here, so a longer list
+#: cannot change a built dataset's sentences
+_EN_ABBREVIATIONS = EN_ABBREVIATIONS | {
+    *"approx aug d.c dec dept feb fig jan nov oct ph.d sept u.k u.s.a".split(),
 }
 #: words that open a sentence: after an abbreviation with a final dot ("the U.S. He ...") they mark a new sentence,
 #: and after a word without punctuation ("... the game His children ...") a sentence whose full stop is missing

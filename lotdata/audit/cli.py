@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 from rich.markup import escape
 
-from lotdata.audit.stage import AuditParams
+from lotdata.audit.stage import AuditParams, audit_arguments
 from lotdata.clikit import console, errors, out_console, stage_options, summary_table
 from lotdata.exec import ExecSettings
 
@@ -49,7 +49,6 @@ def audit_bias_cmd(
     their Table 6 accuracies are 47.2-60.4%. README: "Not reproduced from ROCStories Table 6"."""
     from lotdata.audit.bert import BertSettings
     from lotdata.audit.run import audit, write_audit
-    from lotdata.audit.work import WORK_DIR
     from lotdata.io import check_output_dir, mark_incomplete, output_lock
     from lotdata.paths import check_outputs
 
@@ -68,19 +67,10 @@ def audit_bias_cmd(
         with output_lock(out):  # one run at a time per report folder
             result = audit(
                 path,
-                task=params.task,
-                train_split=params.train_split,
-                seed=params.seed,
-                runs=params.runs,
-                baselines=params.baselines,
+                **audit_arguments(params, out),
                 execution=execution,
-                work=out / WORK_DIR,
-                model_path=params.model_path,
                 bert=settings,
                 min_effect=min_effect,
-                aflite=params.aflite,
-                sentiment=params.sentiment,
-                sentiment_cache=out / "sentiment_cache.parquet",
                 on_step=lambda name, resumed: console.print(
                     f"[dim]· {name}{' (done by an earlier run)' if resumed else ''}[/]"
                 ),

@@ -36,9 +36,26 @@ class AuditParams:
     )
 
 
+def audit_arguments(params: AuditParams, out: Path) -> dict[str, Any]:
+    """`audit()`'s keywords from the stage's parameters, for the CLI and the recipe step alike."""
+    from lotdata.audit.work import WORK_DIR
+
+    return {
+        "task": params.task,
+        "train_split": params.train_split,
+        "seed": params.seed,
+        "runs": params.runs,
+        "baselines": params.baselines,
+        "model_path": params.model_path,
+        "aflite": params.aflite,
+        "sentiment": params.sentiment,
+        "work": out / WORK_DIR,
+        "sentiment_cache": out / "sentiment_cache.parquet",
+    }
+
+
 def run(ctx: StepContext, params: AuditParams, execution: ExecSettings, table: dict[str, Any], index: int) -> None:
     from lotdata.audit.run import audit, write_audit
-    from lotdata.audit.work import WORK_DIR
 
     target = ctx.step_input(params.input)
     out = ctx.root / (params.out or f"audit-{target.name}")
@@ -47,20 +64,7 @@ def run(ctx: StepContext, params: AuditParams, execution: ExecSettings, table: d
     fp = ctx.cached(name, {"audit": given}, files_of(target), [out / "results.json"])
     if fp is None:
         return
-    result = audit(
-        target,
-        task=params.task,
-        train_split=params.train_split,
-        seed=params.seed,
-        runs=params.runs,
-        baselines=params.baselines,
-        execution=execution,
-        work=out / WORK_DIR,
-        model_path=params.model_path,
-        aflite=params.aflite,
-        sentiment=params.sentiment,
-        sentiment_cache=out / "sentiment_cache.parquet",
-    )
+    result = audit(target, **audit_arguments(params, out), execution=execution)
     write_audit(result, out)
     summary = {r["id"]: round(r["accuracy"], 4) for r in result.records}
     ctx.done(name, fp, summary, [out / "results.json"])

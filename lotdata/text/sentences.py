@@ -134,33 +134,35 @@ def _skip_unmatched_closers(text: str, j: int, matched: set[int]) -> int:
     return j
 
 
-_EN_ABBREVIATIONS = {
-    "mr",
-    "mrs",
-    "ms",
-    "dr",
-    "st",
-    "jr",
-    "sr",
-    "vs",
-    "etc",
-    "e.g",
-    "i.e",
-    "u.s",
-    "a.m",
-    "p.m",
-    "mt",
-    "prof",
-    "inc",
-    "ltd",
-    "co",
-    "ave",
-    "sgt",
-    "capt",
-    "gen",
-    "col",
-    "lt",
-}
+EN_ABBREVIATIONS = frozenset(
+    {
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "st",
+        "jr",
+        "sr",
+        "vs",
+        "etc",
+        "e.g",
+        "i.e",
+        "u.s",
+        "a.m",
+        "p.m",
+        "mt",
+        "prof",
+        "inc",
+        "ltd",
+        "co",
+        "ave",
+        "sgt",
+        "capt",
+        "gen",
+        "col",
+        "lt",
+    }
+)
 _EN_BOUNDARY = re.compile(r"""[.!?]+["'”’)\]]*(?=\s+\S)""")
 
 
@@ -175,7 +177,7 @@ def _is_abbreviation(word: str, next_char: str) -> bool:
         return next_char.isdigit()
     if len(word) == 1:
         return word.isalpha() and word.isupper()
-    return lower in _EN_ABBREVIATIONS
+    return lower in EN_ABBREVIATIONS
 
 
 def split_en(text: str) -> list[str]:
