@@ -238,3 +238,27 @@ def test_a_slot_answered_by_several_gated_writers_holds_one_story_each():
         (rows[1]["story"], 1),
         (rows[1]["story"], 2),
     ]
+
+
+SHARED = [
+    # (four sentences, ending, shares a character): a pronoun stands for someone of its kind, a role for itself
+    ("I made a resolution to quit my job. I quit my job.", "I'm now free to pursue a career.", True),
+    ("Brad and Allison love country music. He invited her.", "They both had a good time at the concert.", True),
+    ("Greg was bored. He wanted his friends. His friends came over.", "They played ball all afternoon.", True),
+    ("There was a man from Kentucky. He moved to be with his love.", "The man moved to Kentucky.", True),
+    ("The employee convinced me to buy a warranty.", "The employee was later found dead.", True),
+    ("Bindu planned a party. One of Bindu's friends brought samosas.", "Everyone had a great time.", True),
+    ("Vince was craving something sweet. Vince drove to Yogurtland.", "He shared it with a girl he met.", True),
+    ("Tim was nervous. He called a taxi.", "The weather in Paris was rainy.", False),
+    ("Karen wanted to surprise her husband. She hid the guitar.", "The guitar was played all night.", False),
+    ("Josh played basketball every day. Someone challenged him.", "John ran away screaming.", False),
+    ("Tim was nervous. He called a taxi.", "They laughed at the weather.", False),  # one person: no 'they'
+    ("Tim was nervous. He called a taxi.", "We laughed at the weather.", False),  # no narrator
+]
+
+
+@pytest.mark.parametrize("context, ending, shared", SHARED)
+def test_shared_character_in_english(context, ending, shared):
+    row = {"id": "x", "context": context.split(". "), "right_ending": ending, "wrong_ending": ending}
+    result = run_checks([row], ["shared_character"], CheckOptions(lang="en"))
+    assert (not result.flags) == shared, result.flags

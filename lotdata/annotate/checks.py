@@ -616,6 +616,71 @@ _PRONOUNS_EN = {
     "you",
     "your",
 }
+#: English nouns that name a person or an animal of a story (its roles), singular
+_ROLES_EN = frozenset(
+    "mom dad mother father brother sister son daughter wife husband friend teacher doctor neighbor boss uncle aunt "
+    "grandma grandpa grandmother grandfather cousin girlfriend boyfriend man woman boy girl baby police officer "
+    "dog cat horse donkey deer cow pig sheep goat chicken duck bird fish wolf fox bear lion tiger rabbit mouse "
+    "monkey snake frog owl king queen prince princess wizard witch goblin devil ghost "
+    "employee librarian driver student classmate coworker manager customer waiter waitress nurse cop clerk cashier "
+    "player coach guest owner stranger kid child parent family team crowd audience puppy kitten fiance "
+    "roommate landlord judge lawyer firefighter pilot chef baker farmer dentist vet".split()
+)
+_PLURAL_ROLES_EN = {"men": "man", "women": "woman", "children": "child", "people": "person", "wives": "wife"}
+#: a person pronoun's class: which references in the four sentences it can stand for
+_PRONOUN_CLASS_EN = {
+    **dict.fromkeys(("i", "me", "my", "mine", "myself"), "1sg"),
+    **dict.fromkeys(("we", "us", "our", "ours", "ourselves"), "1pl"),
+    **dict.fromkeys(("you", "your", "yours", "yourself"), "2"),
+    **dict.fromkeys(("he", "him", "his", "himself", "she", "her", "hers", "herself"), "3sg"),
+    **dict.fromkeys(("they", "them", "their", "theirs", "themselves"), "3pl"),
+    **dict.fromkeys(("everyone", "everybody"), "all"),
+}
+_CONTRACTION = re.compile(r"['’](?:m|re|ll|ve|d|s)$")
+
+
+def _references_en(text: str) -> set[tuple[str, str]]:
+    """Who an English text refers to: ("name", Karen), ("role", teacher), ("role+", friend) for a plural role, and
+    ("pronoun", 3sg) for a person pronoun by its class."""
+    refs: set[tuple[str, str]] = set()
+    for word in _WORD.findall(text):
+        bare = _CONTRACTION.sub("", word.rstrip(".")).lower()
+        if bare in _PRONOUN_CLASS_EN:
+            refs.add(("pronoun", _PRONOUN_CLASS_EN[bare]))
+        elif bare in _ROLES_EN:
+            refs.add(("role", bare))
+        elif bare in _PLURAL_ROLES_EN or (bare.endswith("s") and bare[:-1] in _ROLES_EN):
+            refs.add(("role+", _PLURAL_ROLES_EN.get(bare, bare[:-1])))
+    refs |= {("name", name.lower()) for name in _characters(text, "en") if name.lower() not in _PRONOUN_CLASS_EN}
+    return refs
+
+
+def _shares_character_en(context: set[tuple[str, str]], ending: set[tuple[str, str]]) -> bool:
+    """Whether an ending refers to someone of the four sentences: the same name or role, or a pronoun that can
+    stand for one of them (he for a name, they for a plural or for two people, I for a first-person narrator)."""
+    pronouns = {key for kind, key in context if kind == "pronoun"}
+    names = {key for kind, key in context if kind == "name"}
+    roles = {key for kind, key in context if kind == "role"}
+    plural_roles = {key for kind, key in context if kind == "role+"}
+    people = len(names) + len(roles) + len(plural_roles)
+    stands_for = {
+        "1sg": bool(pronouns & {"1sg", "1pl"}),
+        "1pl": bool(pronouns & {"1sg", "1pl"}),
+        "2": "2" in pronouns,
+        "3sg": "3sg" in pronouns or bool(names or roles),
+        "3pl": "3pl" in pronouns or bool(plural_roles) or people >= 2,
+        "all": bool(pronouns or people),
+    }
+    for kind, key in ending:
+        if kind == "name" and key in names:
+            return True
+        if kind in ("role", "role+") and key in roles | plural_roles:
+            return True
+        if kind == "pronoun" and stands_for[key]:
+            return True
+    return False
+
+
 _PRONOUNS_ZH = ("他们", "她们", "我们", "咱们", "你们", "他", "她", "我", "你", "俺")
 
 
@@ -657,11 +722,11 @@ _PEOPLE_ZH = frozenset(
 def shared_character(row: Row, options: CheckOptions) -> list[str]:
     lang = _lang(row, options)
     context = " ".join(row.get("context") or [])
-    people = _characters(context, lang)
+    people = _characters(context, lang) if lang == "zh" else _references_en(context)
     problems = []
     for role in ("right_ending", "wrong_ending"):
         ending = str(row.get(role) or "")
-        found = _zh_shared(people, ending) if lang == "zh" else _characters(ending, lang) & people
+        found = _zh_shared(people, ending) if lang == "zh" else _shares_character_en(people, _references_en(ending))
         if ending and not found:
             problems.append(f"{role.replace('_', ' ')} names no character of the first four sentences")
     return problems
@@ -744,14 +809,6 @@ def punctuation(row: Row, options: CheckOptions) -> list[str]:
 #: Chinese nouns that name a role (a person or an animal) by their last character, and the animals by any
 _ROLE_ENDINGS_ZH = frozenset("人者师生长王官兵夫妇婆爷奶妈爸哥姐弟妹叔姨舅友匠商贼盗怪妖神仙魔主翁娘")
 _ANIMALS_ZH = frozenset("驴马牛羊猪狗猫鸡鸭鹅鹿狼虎狮熊兔鼠猴象蛇鱼鸟狐龟蛙鹰雀燕鹤蜂蚁蝶鲸豹狸獾鸽鹦鹉")
-_ROLES_EN = frozenset(
-    "mom dad mother father brother sister son daughter wife husband friend teacher doctor neighbor boss uncle aunt "
-    "grandma grandpa grandmother grandfather cousin girlfriend boyfriend man woman boy girl baby police officer "
-    "dog cat horse donkey deer cow pig sheep goat chicken duck bird fish wolf fox bear lion tiger rabbit mouse "
-    "monkey snake frog owl king queen prince princess wizard witch goblin devil ghost".split()
-)
-
-
 _PLACE_ENDINGS_ZH = frozenset("村镇城市国省州县乡山岭峰河江湖海岛洋林庄寺庙宫殿府街路桥店院园堡洞谷岸港湾")
 
 
