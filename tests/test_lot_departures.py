@@ -172,6 +172,12 @@ def test_push_words_option_is_checked_before_connecting(tmp_path):
             env={"LABEL_STUDIO_URL": "http://127.0.0.1:9"},
         )
         assert result.exit_code == 1 and says in result.output, result.output
+    result = CliRunner().invoke(
+        app,
+        ["annotate", "push", "story_filter", "--input", str(stories), "--project", "p", "--words", "50-500"],
+        env={"LABEL_STUDIO_URL": "http://127.0.0.1:9"},
+    )
+    assert result.exit_code == 1 and "--words applies to clozet_write, not story_filter" in result.output, result.output
 
 
 # ---------------------------------------------------------------- human performance per split (LOT 5.3, Table 10)

@@ -765,7 +765,8 @@ def ending_length(row: Row, options: CheckOptions) -> list[str]:
 # ---------------------------------------------------------------- LOT's rater rules (appendix 1 and 2)
 
 #: LOT appendix 1, Other Requirements 1: the only punctuation a story may use
-ALLOWED_PUNCTUATION = {"zh": frozenset("？。，！…；《》"), "en": frozenset(".,?!;…")}
+ALLOWED_PUNCTUATION_SHOWN = {"zh": "？。，！……；《》", "en": ". , ? ! ; …"}  # as the screen lists them
+ALLOWED_PUNCTUATION = {lang: frozenset(shown.replace(" ", "")) for lang, shown in ALLOWED_PUNCTUATION_SHOWN.items()}
 #: inside an English word an apostrophe or a hyphen is spelling, not punctuation (don't, well-known)
 _IN_WORD = re.compile(r"(?<=[A-Za-z])['’-](?=[A-Za-z])")
 
@@ -802,8 +803,8 @@ def stray_punctuation(text: str, lang: str) -> list[str]:
 def punctuation(row: Row, options: CheckOptions) -> list[str]:
     lang = _lang(row, options)
     stray = stray_punctuation(story_text(row), lang)
-    allowed = " ".join(sorted(ALLOWED_PUNCTUATION["zh" if lang == "zh" else "en"]))
-    return [f"punctuation {' '.join(stray)} used; only {allowed} are allowed"] if stray else []
+    allowed = ALLOWED_PUNCTUATION_SHOWN["zh" if lang == "zh" else "en"]
+    return [f"punctuation {' '.join(stray)} used; only {allowed} are allowed (LOT appendix 1)"] if stray else []
 
 
 #: Chinese nouns that name a role (a person or an animal) by their last character, and the animals by any
@@ -898,6 +899,12 @@ RULES: dict[str, Rule] = {
         ),
     )
 }
+
+
+def row_problems(row: Row, rules: Sequence[str], options: CheckOptions) -> list[str]:
+    """What the row rules `rules` find in one row (a job's check at pull, which refuses the answer)."""
+    return [problem for name in rules for problem in RULES[name].row(row, options)]
+
 
 STORY_RULES = (
     "five_sentences",

@@ -108,7 +108,7 @@ def push_cmd(
 
     With several raters per task and a team, every rater gets a project of their own (TITLE · NAME)."""
     from lotdata.annotate.client import connect
-    from lotdata.annotate.workflow import push
+    from lotdata.annotate.workflow import job_load_options, push
     from lotdata.errors import must_exist
 
     with errors(), progress() as bar:
@@ -117,7 +117,7 @@ def push_cmd(
         elif n is None:
             raise ValueError(f"{job} needs --input (or --n N for a writing job)")
         get_job(job).pick_lang(lang)  # so is an unknown job or a language the job has no screen in
-        word_range = _word_range(words)
+        load_options = job_load_options(job, {"words": _word_range(words)})  # before connecting, as the rest
         handle = bar.add_task(f"push {job}", total=None)
         summary = push(
             connect(),
@@ -136,7 +136,7 @@ def push_cmd(
             seed=seed,
             lang=lang,
             slots=n,
-            load_options={"words": word_range},
+            load_options=load_options,
         )
     if summary["mode"] == "shared" and summary["raters"] > 1:
         console.print(

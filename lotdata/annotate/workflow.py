@@ -53,6 +53,17 @@ from lotdata.schema import ANNOTATIONS, QUARANTINE, SPLITS, table_from_rows
 __all__ = ["HUMAN_PERF_FILE", "table12_markdown"]  # kept importable from here
 
 
+def job_load_options(job_name: str, given: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The `annotate push` options given (not None) that job `job_name`'s loader takes; ValueError naming the jobs
+    that take an option this one does not."""
+    job = get_job(job_name)
+    options = {k: v for k, v in (given or {}).items() if v is not None}
+    for name in sorted(set(options) - set(job.load_options)):
+        takers = ", ".join(j.name for j in all_jobs() if name in j.load_options) or "no job"
+        raise ValueError(f"--{name.replace('_', '-')} applies to {takers}, not {job_name}")
+    return options
+
+
 def push(
     conn: Connection,
     job_name: str,
@@ -95,10 +106,7 @@ def push(
     unknown_splits = sorted(set(splits or ()) - set(SPLITS))
     if unknown_splits:
         raise LotdataError(f"--split {', '.join(unknown_splits)}: not a split; splits: {', '.join(SPLITS)}")
-    options = {k: v for k, v in (load_options or {}).items() if v is not None}
-    for name in sorted(set(options) - set(job.load_options)):
-        takers = ", ".join(j.name for j in all_jobs() if name in j.load_options) or "no job"
-        raise ValueError(f"--{name.replace('_', '-')} applies to {takers}, not {job_name}")
+    options = job_load_options(job_name, load_options)
     rows = (
         job.slots(slots) if input_path is None else job.load(Path(input_path), splits or job.default_splits, **options)
     )

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from lotdata.annotate.agreement import majority_vote
-from lotdata.annotate.checks import MAX_REWRITE_CHANGE, rewrite_change, stray_punctuation
+from lotdata.annotate.checks import CheckOptions, row_problems, stray_punctuation
 from lotdata.annotate.jobs.base import (
     Annotation,
     JobSpec,
@@ -82,18 +82,10 @@ def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, 
         if not rewritten:
             raise InvalidResult("decision 'rewrite' without the rewritten story")
         lang = hidden.get("story", {}).get("lang", "zh")
-        change = rewrite_change(rewritten, data["text"], lang)
-        if change > MAX_REWRITE_CHANGE:  # the screen says 100 字: characters, not words (LOT appendix 1)
-            unit = "characters" if lang == "zh" else "words"
-            raise InvalidResult(
-                f"rewritten: {change} {unit} longer or shorter than the segment (at most {MAX_REWRITE_CHANGE})"
-            )
-        stray = stray_punctuation(rewritten, lang)
-        if stray:
-            raise InvalidResult(
-                f"rewritten: punctuation {' '.join(stray)} used; a story uses only "
-                f"{'？。，！……；《》' if lang == 'zh' else '. , ? ! ; …'} (LOT appendix 1, other requirements)"
-            )
+        # the screen's 100 字 are characters, not words (LOT appendix 1); and only its punctuation
+        problems = row_problems({"text": rewritten, "segment": data["text"]}, CHECKS, CheckOptions(lang=lang))
+        if problems:
+            raise InvalidResult(f"rewritten: {'; '.join(problems)}")
     if decision == "reject" and not reasons:
         raise InvalidResult("decision 'reject' without a reason")
     return {
