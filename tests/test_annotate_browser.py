@@ -187,8 +187,19 @@ def wait_for_annotation(conn, project_id: int, task_id: int, timeout: float = 30
     raise AssertionError(f"no annotation saved for task {task_id} of project {project_id}")
 
 
+@pytest.fixture(scope="module")
+def senpos(stories, tmp_path_factory) -> Path:
+    """A SenPos dataset folder of the sample stories (read only by the tests)."""
+    out = tmp_path_factory.mktemp("senpos") / "senpos"
+    result = CliRunner().invoke(
+        app, ["build", "senpos", "--stories", str(stories), "--out", str(out), "--split", "train=0.6,val=0.2,test=0.2"]
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
 def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_value(
-    label_studio, conn, stories, browser, tmp_path
+    label_studio, conn, stories, senpos, browser, tmp_path
 ):
     state = tmp_path / "state"
     shots = Path(os.environ.get("LOTDATA_BROWSER_SHOTS") or tmp_path / "screenshots")
@@ -198,25 +209,6 @@ def test_a_rater_completes_every_job_in_a_browser_and_no_page_shows_a_hidden_val
     assert all(e["account"] == "created" for e in team.values())
 
     # five jobs: three per rater (story_filter, cloze_verify, human_eval with a gold task), two shared (1 rater per task)
-    senpos = tmp_path / "senpos"
-    assert (
-        CliRunner()
-        .invoke(
-            app,
-            [
-                "build",
-                "senpos",
-                "--stories",
-                str(stories),
-                "--out",
-                str(senpos),
-                "--split",
-                "train=0.6,val=0.2,test=0.2",
-            ],
-        )
-        .exit_code
-        == 0
-    )
     clozet = tmp_path / "clozet"
     example = {
         "example_id": "clozet-secret-example-7",
@@ -590,7 +582,7 @@ SCREEN_INPUTS = (
 )
 
 
-def test_every_screen_in_both_languages(label_studio, conn, stories, browser, tmp_path):
+def test_every_screen_in_both_languages(label_studio, conn, stories, senpos, browser, tmp_path):
     """Each job in Chinese and English: the task list shows lotdata's view (no internal column), the task screen its
     language's instructions with radio buttons, and submitting an unanswered task names what is missing in that
     language. clozet_write's key 2 picks the sentence numbered [2]. About 80-150 s (fourteen screens in a real browser): each screen is one more job and language to look at."""
@@ -599,25 +591,7 @@ def test_every_screen_in_both_languages(label_studio, conn, stories, browser, tm
     shots.mkdir(parents=True, exist_ok=True)
     run = lambda *args: lotdata(label_studio, *args, "--state-dir", str(state))  # noqa: E731
     [pat] = add_raters(conn, ["pat"], state=state, password=lambda: PASSWORD)
-    senpos, clozet = tmp_path / "senpos", tmp_path / "clozet"
-    assert (
-        CliRunner()
-        .invoke(
-            app,
-            [
-                "build",
-                "senpos",
-                "--stories",
-                str(stories),
-                "--out",
-                str(senpos),
-                "--split",
-                "train=0.6,val=0.2,test=0.2",
-            ],
-        )
-        .exit_code
-        == 0
-    )
+    clozet = tmp_path / "clozet"
     example = {
         "example_id": "c1",
         "story_id": "s1",
