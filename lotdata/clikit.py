@@ -54,6 +54,8 @@ class BugCatchingGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except Exception as exc:
+            if isinstance(exc, BrokenPipeError):  # `lotdata ... | head`: the reader went away, nothing to report
+                ctx.exit(0)
             if type(exc).__module__.split(".")[0] in ("typer", "click"):  # Exit, Abort, usage errors: theirs to handle
                 raise
             if is_expected(exc):  # raised outside an errors() block but still one of lotdata's messages
@@ -141,3 +143,46 @@ def stage_options(**groups: type) -> Callable[[Callable[..., Any]], Callable[...
         return command
 
     return decorate
+
+
+def command_of(record: Any, render: Callable[[dict, Any], None] | None = None) -> Callable[..., Any]:
+    """The typer command of a `lotdata.command.Command` record: an option per parameter (the record's flag,
+    default and help; `record.arguments` positional), run through `lotdata.command.run_command` (the one
+    path: checks, locks, staging, publication, exit codes), then `render(summary, params)` or a summary table."""
+    from lotdata.command import run_command
+    from lotdata.stage import params_of
+
+    infos = [p for p in params_of(record.params) if p.cli]
+    infos = [p for name in record.arguments for p in infos if p.name == name] + [
+        p for p in infos if p.name not in record.arguments
+    ]
+    parameters, annotations = [], {}
+    for info in infos:
+        if info.name in record.arguments:
+            default = typer.Argument(
+                ... if info.required else info.default,
+                help=info.help,
+                metavar=record.metavars.get(info.name, info.name.upper()),
+            )
+        else:
+            default = _option(info)
+        annotation = _option_type(info)
+        parameters.append(
+            inspect.Parameter(info.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+        )
+        annotations[info.name] = annotation
+
+    def command(**kwargs: Any) -> None:
+        with errors():
+            params = record.params(**{k: (list(v) if isinstance(v, tuple) else v) for k, v in kwargs.items()})
+            summary = run_command(record, params)
+        if render is not None:
+            render(summary, params)
+        else:
+            out_console.print(summary_table(f"lotdata {record.name}", summary))
+
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    command.__annotations__ = annotations
+    command.__doc__ = record.summary
+    command.__name__ = record.name.replace(" ", "_").replace("-", "_") + "_cmd"
+    return command

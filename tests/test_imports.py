@@ -17,7 +17,7 @@ LAYERS = [
     {"lotdata", "errors", "schema", "resources"},
     {"io", "progress", "paths"},
     {"text"},
-    {"exec", "stage"},
+    {"exec", "stage", "command"},
     {"datasets"},
     {"sources", "clean", "tasks"},
     {"metrics"},

@@ -9,7 +9,7 @@ from typing import List, Optional
 
 import typer
 
-from lotdata.clikit import console, errors, out_console, stage_options, summary_table
+from lotdata.clikit import command_of, console, errors, out_console, stage_options, summary_table
 from lotdata.exec import ExecSettings
 
 
@@ -235,59 +235,14 @@ index_app = typer.Typer(
 )
 
 
-@index_app.command("build")
-@stage_options(execution=ExecSettings)
-def index_build_cmd(
-    references: List[str] = typer.Argument(
-        ...,
-        metavar="REF...",
-        help="References: what `overlap --reference` reads (.txt/.jsonl/.parquet, .gz/.zst, folders, quoted globs).",
-    ),
-    out: Path = typer.Option(..., "--out", help="The index folder (a killed build run again resumes)."),
-    tokenizer: Optional[str] = typer.Option(
-        None, "--tokenizer", help="Chinese tokenizer (default rjieba; jieba for LOT's exact setting)."
-    ),
-    lang: str = typer.Option("zh", "--lang", help="zh or en."),
-    drop_punct: bool = typer.Option(
-        False, "--drop-punct", help="Drop punctuation tokens (queries must then use it too)."
-    ),
-    shard_mb: int = typer.Option(
-        64, "--shard-mb", min=1, help="Shard size: memory per worker grows with it (about 30 bytes a word)."
-    ),
-    *,
-    execution: ExecSettings,
-) -> None:
-    """Tokenise REF once (as `overlap` does) and write word ids, a suffix array per shard and a manifest."""
-    from lotdata.io import output_lock
-    from lotdata.overlap import DEFAULT_TOKENIZER
-    from lotdata.overlap.index import build_index
-    from lotdata.overlap.texts import TokenSpec
-    from lotdata.text.tokenize import get_tokenizer
+from lotdata.overlap.commands import INDEX_BUILD  # noqa: E402
 
-    with errors():
-        if lang not in ("zh", "en"):
-            raise ValueError(f"--lang must be zh or en, not {lang!r}")
-        if out.exists() and not out.is_dir():
-            raise ValueError(f"{out}: exists and is a file; --out names a folder")
-        spec = TokenSpec(tokenizer=tokenizer or DEFAULT_TOKENIZER, lang=lang, drop_punct=drop_punct)
-        get_tokenizer(spec.tokenizer)
-        with output_lock(out):
-            manifest = build_index(references, out, spec=spec, execution=execution, shard_bytes=shard_mb << 20)
-    totals = manifest["totals"]
-    out_console.print(
-        summary_table(
-            f"lotdata index build -> {out}",
-            {
-                "documents": totals["docs"],
-                "words": totals["tokens"],
-                "characters": totals["chars"],
-                "shards": len(manifest["shards"]),
-                "index MB": round(totals["index_bytes"] / 1e6, 1),
-                "bytes per character": round(totals["index_bytes"] / max(totals["chars"], 1), 2),
-                "seconds": manifest["build_seconds"],
-            },
-        )
+index_app.command("build")(
+    command_of(
+        INDEX_BUILD,
+        lambda summary, params: out_console.print(summary_table(f"lotdata index build -> {params.out}", summary)),
     )
+)
 
 
 @index_app.command("verify")

@@ -1,0 +1,540 @@
+"""Commands: every command that writes is a record with one execute function, and one runner gives each the
+same guarantees, so a new command cannot forget them (DESIGN.md, "The guarantees live in one place").
+
+A `Command` declares, once: its parameters (a dataclass of `lotdata.stage.param` fields: name, type, default,
+help and range), which of them are execution settings (left out of the fingerprint), the paths it reads
+(`inputs`) and every path it writes (`outputs`, side outputs included: `OUT.quarantine.parquet`, `--json`,
+`check.json`), and `execute(run)`, which does the work. The CLI command (`lotdata.clikit.command_of`), the
+library call (`run_command`) and the conformance checks (`lotdata.testing`) are derived from the record.
+
+`run_command` is the one path, for every command:
+1. the parameters are checked against their declared ranges and choices (the CLI and a recipe say the same);
+2. every declared output is checked against every declared input and every other output before any work:
+   never the same path, never inside or around an input, never an existing folder of another kind (or one
+   holding files lotdata did not write), never a device or other special file;
+3. a lock is held on every output (`OUT.lock`), so a second writer is refused;
+4. **atomic publication**: `execute` writes only under a staging folder beside each output
+   (`.NAME.lotdata-next/NAME`); when it returns, each output is swapped in whole (a folder by an atomic
+   exchange where the kernel has one). A run that fails, is killed or runs out of disk leaves the previous
+   output byte-identical; the staging folder is kept, so the next run resumes from its parts;
+5. one boundary maps exceptions to exit codes: OS trouble names the file and says what happened (exit 1),
+   a malformed input file names the file (exit 3), anything else is a bug (exit 70).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import hashlib
+import json
+import os
+import shutil
+import stat
+from contextlib import ExitStack
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from lotdata.errors import InputError, LotdataError, is_expected
+from lotdata.io import INCOMPLETE_MARKER, MANIFEST_NAME, lock_path_for, output_lock, sha256_file
+from lotdata.paths import PathValue, check_outputs, real_path
+from lotdata.stage import check_value, params_of
+
+#: execution settings: how a command runs, never what it makes (left out of every fingerprint)
+EXECUTION_FIELDS = ("workers", "executor", "ray_address")
+STAGING_SUFFIX = ".lotdata-next"
+_OLD_SUFFIX = ".lotdata-old"
+
+
+class OutputKindError(LotdataError):
+    """An output names something of another kind than the command writes (exit 1)."""
+
+    exit_code = 1
+
+
+class DiskError(LotdataError):
+    """The environment refused a read or write (disk full, read-only, permission): exit 1 naming the file."""
+
+    exit_code = 1
+
+
+# ---------------------------------------------------------------------------------------------
+# the record
+
+
+@dataclass(frozen=True)
+class Output:
+    """A path the command writes. `kind`: "file", or the kind of folder (the `kind` its manifest.json holds:
+    "dataset", "clean", "overlap-index", ...; "folder" for a folder that has no manifest, which `owned` then
+    recognises). `side`: written beside a main output (a quarantine table, a JSON copy). `optional`: the run
+    may not write it (no rejected rows); a previous one is then removed, so a stale side file never survives.
+    `update`: the run extends what is there (its staging copy starts from the published output).
+    `owned(path)`: whether an existing non-empty folder is one this command may replace (default: its
+    manifest's kind is `kind`)."""
+
+    label: str
+    path: Path
+    kind: str = "file"
+    side: bool = False
+    optional: bool = False
+    update: bool = False
+    owned: Callable[[Path], bool] | None = None
+
+    @property
+    def is_folder(self) -> bool:
+        return self.kind != "file"
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command that writes. `name` is its CLI path ("index build"); `params` its dataclass of `param` fields
+    (execution settings among them are named by `execution`); `inputs(params)` maps labels to the paths it
+    reads; `outputs(params)` lists every `Output`; `execute(run)` does the work, writing only to
+    `run.out(label)`, and returns a summary (the CLI prints it). `arguments`:
+    the parameters given positionally on the command line (`metavars`: their names in the usage line). `sample(folder)`: CLI arguments of a small valid
+    run over files it makes in `folder` (the conformance checks of `lotdata.testing` run it)."""
+
+    name: str
+    params: type
+    execute: Callable[["Run"], dict[str, Any]]
+    outputs: Callable[[Any], list[Output]]
+    inputs: Callable[[Any], Mapping[str, PathValue]] = lambda params: {}
+    summary: str = ""
+    arguments: tuple[str, ...] = ()
+    metavars: Mapping[str, str] = field(default_factory=dict)
+    execution: tuple[str, ...] = EXECUTION_FIELDS
+    check: Callable[[Any], None] | None = None
+    sample: Callable[[Path], list[str]] | None = None
+    epilog: Callable[[], str] | None = None
+
+    def fingerprint(self, params: Any) -> str:
+        """What the run makes depends on: the parameters minus the execution settings, and the bytes of every
+        declared input file (a folder: every file under it)."""
+        given = {k: v for k, v in _as_dict(params).items() if k not in self.execution}
+        files = sorted({str(f) for f in _files_under(_flat(self.inputs(params)))})
+        payload = json.dumps(
+            {"command": self.name, "params": given, "inputs": {f: sha256_file(f) for f in files}},
+            sort_keys=True,
+            default=str,
+        )
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def _as_dict(params: Any) -> dict[str, Any]:
+    return asdict(params) if is_dataclass(params) else dict(vars(params))
+
+
+def _flat(paths: Mapping[str, PathValue]) -> list[Path]:
+    found = []
+    for value in paths.values():
+        if value is None:
+            continue
+        values = [value] if isinstance(value, (str, os.PathLike)) else list(value)
+        found += [Path(v) for v in values if v is not None and not str(v).startswith("lotdata:")]
+    return found
+
+
+def _files_under(paths: Iterable[Path]) -> list[Path]:
+    files = []
+    for path in paths:
+        if path.is_file():
+            files.append(path)
+        elif path.is_dir():
+            files += sorted(p for p in path.rglob("*") if p.is_file())
+    return files
+
+
+_COMMANDS: dict[str, Command] = {}
+
+
+def register_command(command: Command) -> Command:
+    """Add a command; a name held by another record is an error (one duplicate policy)."""
+    params_of(command.params)  # an unsupported annotation fails at registration
+    held = _COMMANDS.get(command.name)
+    if held is not None and held is not command and held.execute is not command.execute:
+        raise LotdataError(
+            f"command {command.name!r} is registered twice: {held.execute.__module__} and {command.execute.__module__}"
+        )
+    _COMMANDS[command.name] = command
+    return command
+
+
+def commands() -> list[Command]:
+    """Every registered command, by name (the built-in ones are registered as the CLI imports them)."""
+    return [_COMMANDS[name] for name in sorted(_COMMANDS)]
+
+
+def get_command(name: str) -> Command:
+    try:
+        return _COMMANDS[name]
+    except KeyError:
+        raise LotdataError(f"unknown command {name!r}; commands: {', '.join(sorted(_COMMANDS))}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# one run
+
+
+@dataclass
+class Run:
+    """What `execute` sees: the parameters, where to write each output (under its staging folder), and the
+    fingerprint of this run."""
+
+    command: Command
+    params: Any
+    staged: dict[str, Path]
+    declared: dict[str, Output]
+    fingerprint: str
+    notes: list[str] = field(default_factory=list)
+
+    def out(self, label: str) -> Path:
+        """The path to write the output `label` to (it is published where the user named it at the end)."""
+        return self.staged[label]
+
+    def final(self, label: str) -> Path:
+        """Where the output `label` is published (for messages; never write there)."""
+        return self.declared[label].path
+
+
+def check_params(command: Command, params: Any) -> None:
+    """Every parameter against its declared type, range and choices, as a recipe's keys are checked."""
+    for info in params_of(command.params):
+        try:
+            check_value(info, getattr(params, info.name), f"lotdata {command.name}")
+        except InputError as exc:  # a recipe key is bad input (exit 3); an option on the command line exit 1
+            name = info.flag if info.name not in command.arguments else info.name.upper()
+            raise LotdataError(str(exc).replace(f"'{info.name}'", name, 1)) from None
+    if command.check is not None:
+        try:
+            command.check(params)
+        except ValueError as exc:
+            raise LotdataError(f"lotdata {command.name}: {exc}") from None
+
+
+def run_command(command: Command, params: Any) -> dict[str, Any]:
+    """Run `command` with `params` through the one path (checks, locks, staging, publication, exit codes)."""
+    inputs = dict(command.inputs(params))
+    declared: dict[str, Output] = {}
+    try:
+        check_params(command, params)
+        outputs = command.outputs(params)
+        declared = {o.label: o for o in outputs}
+        check_declared(outputs, inputs)
+        with ExitStack() as stack:
+            for output in sorted(outputs, key=lambda o: str(real_path(o.path))):
+                stack.enter_context(output_lock(output.path))
+            for output in outputs:
+                recover_swap(output.path)
+            roots = staging_roots(outputs)
+            staged = {o.label: stage_output(o, roots[o.label]) for o in outputs}
+            run = Run(command, params, staged, declared, command.fingerprint(params))
+            summary = command.execute(run) or {}
+            publish(outputs, staged, set(roots.values()))
+            if run.notes:
+                summary.setdefault("notes", []).extend(run.notes)
+            return summary
+    except BaseException as exc:
+        mapped = exit_error(exc, _flat(inputs), [o.path for o in declared.values()])
+        if mapped is None or mapped is exc:
+            raise
+        raise mapped from exc
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. outputs against inputs, kinds and special files
+
+
+def check_declared(outputs: list[Output], inputs: Mapping[str, PathValue]) -> None:
+    """Refuse, before any work, an output that clashes with an input or another output, an output of another
+    kind than what is there, and a device or other special file."""
+    check_outputs({o.label: o.path for o in outputs}, inputs)
+    for output in outputs:
+        check_output_kind(output)
+
+
+def check_output_kind(output: Output) -> None:
+    path = output.path
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise OutputKindError(f"{output.label} {path}: cannot create it, {parent} is a file, not a folder")
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise DiskError(f"{output.label} {path}: cannot write into {parent} (permission denied)")
+            break
+    for near in (path, lock_path_for(path), _staging_root(path)):
+        if near.is_symlink() and not near.exists():
+            continue
+        if near.exists() and not (near.is_file() or near.is_dir()):
+            raise OutputKindError(
+                f"{output.label} {near}: is a {_special_kind(near)}, not a file or folder lotdata can write"
+            )
+    if _staging_root(path).exists() and not _staging_root(path).is_dir():
+        raise OutputKindError(f"{output.label} {path}: {_staging_root(path)} exists and is a file; remove it")
+    if not path.exists():
+        return
+    if not output.is_folder:
+        if path.is_dir():
+            raise OutputKindError(f"{output.label} {path}: is a folder; give a file name")
+        return
+    if not path.is_dir():
+        raise OutputKindError(f"{output.label} {path}: exists and is a file; {output.label} names a folder")
+    if not any(path.iterdir()) or _owned(output):
+        return
+    held = folder_kind(path)
+    what = f"a folder of kind {held!r}" if held else "a folder holding files lotdata did not write"
+    raise OutputKindError(
+        f"{output.label} {path}: is {what}, not one of kind {output.kind!r}; this command replaces its folder whole, "
+        f"so give a new or empty folder (or delete this one)"
+    )
+
+
+def _owned(output: Output) -> bool:
+    if output.owned is not None:
+        return output.owned(output.path)
+    return folder_kind(output.path) == output.kind
+
+
+def _special_kind(path: Path) -> str:
+    mode = path.stat().st_mode
+    for test, words in (
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISFIFO, "named pipe"),
+        (stat.S_ISSOCK, "socket"),
+    ):
+        if test(mode):
+            return words
+    return "special file"
+
+
+#: the manifest `kind` of folders written before manifests had one, from their `task` field
+_LEGACY_KINDS = {"clean": "clean", "crawl": "crawl", "stories": "stories-splits"}
+
+
+def folder_kind(folder: Path) -> str | None:
+    """The kind a lotdata folder says in its manifest.json (older manifests: from their task), else None."""
+    manifest = folder / MANIFEST_NAME
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "dataset" if (folder / INCOMPLETE_MARKER).exists() else None
+    if not isinstance(data, dict):
+        return None
+    return str(data.get("kind") or _LEGACY_KINDS.get(data.get("task"), "dataset"))
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. staging and publication
+
+
+def _staging_root(path: Path) -> Path:
+    return path.with_name(f".{path.name}{STAGING_SUFFIX}")
+
+
+def staging_roots(outputs: list[Output]) -> dict[str, Path]:
+    """label -> the staging folder of its output: one per folder the outputs lie in, named after the first
+    output there (the main one), so a side file a library makes beside the main output (`OUT.quarantine.parquet`,
+    `OUT.work/`) lands in the same staging folder as the output the runner stages for it."""
+    by_parent: dict[Path, Path] = {}
+    roots = {}
+    for output in outputs:
+        parent = real_path(output.path.parent)
+        by_parent.setdefault(parent, _staging_root(output.path))
+        roots[output.label] = by_parent[parent]
+    return roots
+
+
+def stage_output(output: Output, root: Path) -> Path:
+    """The staging path of one output (`root/NAME`, a stable name, so a killed run's parts are found by the next
+    run), made ready: its folder exists; an `update` output starts as a copy of the published one (unless a
+    killed run left its own copy to resume from)."""
+    target = root / output.path.name
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        if output.update and output.path.exists() and not target.exists():
+            if output.path.is_dir():
+                shutil.copytree(output.path, target, symlinks=True)
+            else:
+                shutil.copy2(output.path, target)
+    except OSError as exc:
+        raise disk_error(exc, target) from exc
+    return target
+
+
+def publish(outputs: list[Output], staged: Mapping[str, Path], roots: Iterable[Path]) -> None:
+    """Swap every staged output in (side outputs first, the main output last), then drop the staging folders."""
+    for output in sorted(outputs, key=lambda o: not o.side):
+        new = staged[output.label]
+        if not new.exists() and not new.is_symlink():
+            if output.optional and not output.update:
+                _remove(output.path)  # a stale side output of an earlier run must not survive this one
+            if output.optional or output.update:
+                continue
+            raise LotdataError(f"{output.label} {output.path}: the command wrote nothing there (a bug in the command)")
+        _swap_in(new, output.path)
+    for root in roots:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+
+
+def _swap_in(new: Path, path: Path) -> None:
+    """Put `new` where `path` is: a file by rename; a folder by an atomic exchange (renameat2) where the
+    kernel has it, else by two renames that `recover_swap` completes after a crash between them."""
+    try:
+        if not new.is_dir() or not path.exists():
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            os.replace(new, path)
+            return
+        if _exchange(new, path):
+            shutil.rmtree(new, ignore_errors=True)  # `new` now holds the previous output
+            return
+        old = path.with_name(f".{path.name}{_OLD_SUFFIX}")
+        if old.exists():
+            shutil.rmtree(old)
+        os.replace(path, old)
+        os.replace(new, path)
+        shutil.rmtree(old, ignore_errors=True)
+    except OSError as exc:
+        raise disk_error(exc, path) from exc
+
+
+def recover_swap(path: Path) -> None:
+    """A run killed between the two renames of a swap left the previous output at `.NAME.lotdata-old`: put it back."""
+    old = path.with_name(f".{path.name}{_OLD_SUFFIX}")
+    if old.exists():
+        if not path.exists():
+            os.replace(old, path)
+        else:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Exchange two paths atomically (Linux renameat2 RENAME_EXCHANGE); False where the system has no such call."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        call = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    done = call(_AT_FDCWD, os.fsencode(str(a)), _AT_FDCWD, os.fsencode(str(b)), _RENAME_EXCHANGE)
+    if done == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. exceptions to exit codes
+
+_DISK_REASONS = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EFBIG: "file too large for the file system",
+    errno.ENAMETOOLONG: "file name too long",
+    errno.EMFILE: "too many open files",
+    errno.ENFILE: "too many open files in the system",
+    errno.EISDIR: "is a folder",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+}
+
+
+def _errno_of(exc: OSError) -> int | None:
+    if exc.errno is not None:
+        return exc.errno
+    text = str(exc)  # pyarrow's OSError carries the errno only in its text
+    return next((code for code in _DISK_REASONS if f"[Errno {code}]" in text), None)
+
+
+def disk_error(exc: OSError, path: Path | str | None = None) -> DiskError:
+    """An OS error as a message naming the file and what happened (exit 1); the previous output is intact."""
+    code = _errno_of(exc)
+    where = exc.filename or path
+    reason = _DISK_REASONS.get(code) if code is not None else None
+    reason = reason or (os.strerror(code) if code else str(exc))
+    return DiskError(f"{where}: {reason}; the previous output was not touched")
+
+
+#: exceptions a reader raises on a malformed file (Parquet, csv, jsonl, json, TOML, text encoding)
+def _malformed_types() -> tuple[type[BaseException], ...]:
+    import csv
+    import tomllib
+
+    found: list[type[BaseException]] = [json.JSONDecodeError, tomllib.TOMLDecodeError, UnicodeDecodeError, csv.Error]
+    try:
+        import pyarrow as pa
+
+        found += [pa.ArrowInvalid, pa.ArrowTypeError]
+    except ImportError:  # pragma: no cover - pyarrow is a core dependency
+        pass
+    return tuple(found)
+
+
+def exit_error(exc: BaseException, inputs: list[Path], outputs: list[Path]) -> BaseException | None:
+    """The one boundary: the error a user sees for `exc` (None or `exc` itself: let it through as it is)."""
+    if isinstance(exc, LotdataError) or not isinstance(exc, Exception):
+        return exc
+    if isinstance(exc, OSError) and _errno_of(exc) in _DISK_REASONS:
+        return disk_error(exc, _path_in_trace(exc, inputs + outputs))
+    if isinstance(exc, _malformed_types()) or (isinstance(exc, OSError) and _mentions(exc, inputs)):
+        named = _path_in_trace(exc, inputs)
+        if named is not None:
+            return InputError(f"cannot read it: {type(exc).__name__}: {exc}", path=str(named))
+    if is_expected(exc):
+        return exc
+    return None
+
+
+def _mentions(exc: BaseException, inputs: list[Path]) -> bool:
+    text = str(exc)
+    return any(str(p) in text for p in inputs)
+
+
+def _path_in_trace(exc: BaseException, candidates: list[Path]) -> Path | None:
+    """The declared input (or output) a failing frame was working on: a path named in the message, else a
+    path-like local of the innermost frame that names one of `candidates` or a file under one."""
+    if getattr(exc, "filename", None):
+        return Path(exc.filename)
+    resolved = [(real_path(c), c) for c in candidates]
+    text = str(exc)
+    for real, given in resolved:
+        if str(given) in text or str(real) in text:
+            return given
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        for value in list(frame.f_locals.values()):
+            if not isinstance(value, (str, os.PathLike)) or (isinstance(value, str) and len(value) > 4096):
+                continue
+            try:
+                here = real_path(value)
+            except (OSError, ValueError, TypeError):
+                continue
+            for real, _ in resolved:
+                if here == real or real in here.parents:
+                    return Path(value)
+    return None
+
+
+def execution_of(params: Any) -> Any:
+    """The executor settings among a command's parameters (`lotdata.exec.ExecSettings`)."""
+    from lotdata.exec import ExecSettings
+
+    return ExecSettings(**{f.name: getattr(params, f.name) for f in fields(ExecSettings) if hasattr(params, f.name)})
