@@ -241,8 +241,8 @@ def test_empty_references_are_refused_and_leave_no_index(tmp_path: Path) -> None
             "index", "build", str(tmp_path / name), "--out", str(tmp_path / f"i_{name}"), "--workers", "1"
         )
         assert code == 3 and name in output and "no word" in output
-        assert not (tmp_path / f"i_{name}" / "manifest.json").exists()
-        code, output = _cli("index", "verify", str(tmp_path / f"i_{name}"))
+        assert not (tmp_path / f"i_{name}").exists()  # a failed build publishes nothing
+        code, output = _cli("index", "verify", str(tmp_path / f".i_{name}.lotdata-next" / f"i_{name}"))
         assert code == 3 and "no manifest" in output
 
 
@@ -349,20 +349,21 @@ def test_a_killed_build_resumes(tmp_path: Path) -> None:
         "1",
     ]
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    done = tmp_path / "idx" / ".build" / "done"
+    staging = tmp_path / ".idx.lotdata-next" / "idx"  # a build writes beside its output, swapped in when complete
+    done = staging / ".build" / "done"
     deadline = time.time() + 60
     while time.time() < deadline and not (done.exists() and any(done.iterdir())):
         time.sleep(0.02)
     process.send_signal(signal.SIGKILL)
     process.wait()
-    assert done.exists() and not (tmp_path / "idx" / "manifest.json").exists()
-    code, output = _cli("index", "verify", str(tmp_path / "idx"))
+    assert done.exists() and not (tmp_path / "idx").exists()
+    code, output = _cli("index", "verify", str(staging))
     assert code == 3 and "resume" in output
     finished = subprocess.run(command, env=env, capture_output=True, text=True)
     assert finished.returncode == 0, finished.stderr
     manifest = json.loads((tmp_path / "idx" / "manifest.json").read_text())
     assert manifest["shards_resumed"] >= 1 and manifest["totals"]["docs"] == 40000
-    assert not (tmp_path / "idx" / ".build").exists()
+    assert not (tmp_path / "idx" / ".build").exists() and not staging.parent.exists()
 
 
 def test_ray_executor_builds_the_same_index(tmp_path: Path, ray_local) -> None:
