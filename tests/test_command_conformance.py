@@ -1,0 +1,30 @@
+"""Every command that writes passes the runner's guarantees (issue 33): `lotdata.testing`'s checks run over every
+registered command record, as scikit-learn's `check_estimator` runs over every estimator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lotdata.command import builtin_commands
+from lotdata.testing import CHECKS
+
+COMMANDS = builtin_commands()
+
+
+def test_the_commands_are_found() -> None:
+    names = {c.name for c in COMMANDS}
+    assert "index build" in names, names
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c.name.replace(" ", "-"))
+def test_every_command_has_a_sample_and_a_summary(command) -> None:
+    assert command.sample is not None, f"{command.name}: no sample for the conformance checks"
+    assert command.summary.strip(), f"{command.name}: no summary (its --help line)"
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c.name.replace(" ", "-"))
+def test_command_conformance(command, check, tmp_path: Path) -> None:
+    check(command, tmp_path)
