@@ -64,9 +64,11 @@ def cartography_run(
     checkpoint: str | Path | None = None,
     device: str | None = None,
     train_size: int | None = None,
+    published: str | Path | None = None,
 ) -> dict[str, Any]:
     """Train `config` on DATA's train split for its epochs (no early stopping: every epoch is a point of the
-    dynamics), write OUT/cartography.parquet, OUT/cartography.png and OUT/cartography.json."""
+    dynamics), write OUT/cartography.parquet, OUT/cartography.png and OUT/cartography.json. `published`: where
+    OUT will be once complete, when it is written elsewhere first (the paths the summary names)."""
     from dataclasses import replace
 
     from lotdata.io import check_output_dir, write_parquet, write_text
@@ -114,8 +116,8 @@ def cartography_run(
         "items": len(rows),
         "epochs": len(probs[0]),
         "regions": {r: labels.count(r) for r in ("easy", "ambiguous", "hard", "middle")},
-        "table": str(out / TABLE_FILE),
-        "map": str(out / MAP_FILE),
+        "table": str(Path(published or out) / TABLE_FILE),
+        "map": str(Path(published or out) / MAP_FILE),
     }
     write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", out / SUMMARY_FILE)
     return summary

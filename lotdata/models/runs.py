@@ -107,9 +107,11 @@ def predict_run(
     definition: str = "lot",
     seed: int | None = None,
     batch_size: int | None = None,
+    results_file: str | Path | None = None,
 ) -> dict[str, Any]:
     """Predict one split in the official LOT format (`out`, jsonl); score it against the split's labels
-    (`definition` shown; RUN/results.json keeps the `lot` figures and, for generation, `nlpcc2021` ones)."""
+    (`definition` shown; RUN/results.json keeps the `lot` figures and, for generation, `nlpcc2021` ones).
+    `results_file`: where RUN/results.json is read and written instead (`baseline predict` gives its staged copy)."""
     from lotdata import metrics
     from lotdata.datasets.lotformat import to_lot
 
@@ -138,7 +140,8 @@ def predict_run(
         }
         summary["scores"] = by_definition[definition]
         if (run / RESULTS_FILE).exists() or (run / "best").exists():
-            results = _read_results(run)
+            kept = Path(results_file) if results_file is not None else run / RESULTS_FILE
+            results = json.loads(kept.read_text(encoding="utf-8")) if kept.exists() else {}
             results.setdefault("scores", {})[split] = by_definition["lot"]
             if "nlpcc2021" in by_definition:
                 results.setdefault("scores_nlpcc2021", {})[split] = by_definition["nlpcc2021"]
@@ -148,7 +151,7 @@ def predict_run(
             results.setdefault("timing", {})["predict_cpu_s_before_first_step"] = _round(
                 baseline.cpu_s_before_first_step
             )
-            _write_results(run, results)
+            write_text(json.dumps(results, ensure_ascii=False, indent=2) + "\n", kept)
     return summary
 
 
