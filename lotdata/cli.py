@@ -25,7 +25,6 @@ from lotdata.clikit import progress as _progress
 from lotdata.clikit import summary_table as _summary_table
 from lotdata.clikit import warn as _warn
 from lotdata.exec import ExecSettings
-from lotdata.sources.read_stage import ReadParams
 from lotdata.tasks.outgen import OutgenParams
 from lotdata.tasks.plotcom import PlotcomParams
 from lotdata.tasks.senpos import SenposParams
@@ -60,34 +59,10 @@ def _main(
     pass
 
 
-def _formats_epilog() -> str:
-    from lotdata.datasets.formats import all_formats
+from lotdata.clikit import command_of as _command_of  # noqa: E402
+from lotdata.sources.commands import READ  # noqa: E402
 
-    return "Formats (--format; detected from each file by default):\n\n" + "\n\n".join(
-        f"{spec.name}: {spec.description}" for spec in all_formats()
-    )
-
-
-@app.command("read", epilog=_formats_epilog())
-@stage_options(params=ReadParams, execution=ExecSettings)
-def read_cmd(
-    files: List[str] = typer.Argument(..., help=ReadParams.__dataclass_fields__["inputs"].metadata["help"]),
-    out: Path = typer.Option(..., "--out", help="stories Parquet file to write."),
-    seed: int = typer.Option(0, "--seed", help="Accepted as by every stage; reading draws nothing at random."),
-    *,
-    params: ReadParams,
-    execution: ExecSettings,
-) -> None:
-    """Read local corpora into a stories table; rejected records go to OUT.quarantine.parquet."""
-    from lotdata.io import quarantine_path_for
-    from lotdata.sources.read_stage import read_step
-
-    with _errors():
-        summary = read_step(files, out, params, execution=execution)
-    summary["out"] = str(out)
-    if summary["quarantine"]:
-        summary["quarantine_file"] = str(quarantine_path_for(out))
-    out_console.print(_summary_table("lotdata read", summary))
+read_cmd = app.command("read", epilog=READ.epilog())(_command_of(READ))
 
 
 def _command_line() -> str:

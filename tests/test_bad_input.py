@@ -158,7 +158,10 @@ def test_all_rows_quarantined_is_an_error_and_keeps_the_quarantine(tmp_path: Pat
     broken.write_text('{"nottext": 1}\n{oops\n', encoding="utf-8")
     result = lotdata("read", broken, "--out", tmp_path / "s.parquet")
     assert result.returncode == 3 and "2 record(s) quarantined" in result.stderr
-    assert pq.read_table(tmp_path / "s.quarantine.parquet").num_rows == 2
+    # nothing is published by a failed run; the quarantine that says why waits in the staging folder it names
+    staged = tmp_path / ".s.parquet.lotdata-next" / "s.quarantine.parquet"
+    assert str(Path(".s.parquet.lotdata-next") / "s.quarantine.parquet") in result.stderr
+    assert pq.read_table(staged).num_rows == 2 and not (tmp_path / "s.quarantine.parquet").exists()
 
 
 # --- several stories files, long messages ---------------------------------------------------------

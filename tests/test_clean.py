@@ -417,11 +417,16 @@ def test_clean_cli_keeping_no_story_exits_3_and_still_writes_quarantine(tmp_path
     write_parquet(table_from_rows([row(FOX), row(BEAR)], STORIES), stories)
     result = CliRunner().invoke(app, ["clean", str(stories), "--out", str(tmp_path / "c"), "--min-chars", "500"])
     assert result.exit_code == 3 and "no story kept" in result.output and "stories.parquet" in result.output
-    assert pq.read_table(tmp_path / "c" / "quarantine.parquet").column("rule").to_pylist() == [
+    # a failed run publishes nothing (a previous clean folder stays whole); its tables wait in the staging
+    # folder the message names
+    assert not (tmp_path / "c").exists()
+    staged = tmp_path / ".c.lotdata-next" / "c"
+    assert str(staged / "quarantine.parquet") in result.output.replace("\n", "")
+    assert pq.read_table(staged / "quarantine.parquet").column("rule").to_pylist() == [
         "length_min",
         "length_min",
     ]
-    assert (tmp_path / "c" / "summary.parquet").exists() and (tmp_path / "c" / "manifest.json").exists()
+    assert (staged / "summary.parquet").exists() and (staged / "manifest.json").exists()
 
 
 def test_real_glued_titles_precise_on_hand_labels(shared_data: Path):

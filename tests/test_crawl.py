@@ -276,6 +276,7 @@ def test_killed_crawl_resumes_without_refetching(site, tmp_path: Path):
     fake.delay = 0.15
     recipe = write_recipe(tmp_path, port, rate=10.0)
     out = tmp_path / "crawl"
+    staged = tmp_path / ".crawl.lotdata-next" / "crawl"  # a run builds beside OUT; a killed one's pages wait there
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "lotdata.cli", "crawl", "--recipe", str(recipe), "--out", str(out)],
@@ -285,16 +286,20 @@ def test_killed_crawl_resumes_without_refetching(site, tmp_path: Path):
     )
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and len(read_log(out)) < 5:
+        while time.monotonic() < deadline and len(read_log(staged)) < 5:
             time.sleep(0.05)
     finally:
         proc.kill()
         proc.wait()
-    first = read_log(out)
+    first = read_log(staged)
     assert 5 <= len(first) < 11, "the crawl should have been stopped midway"
-    assert not (out / "stories.parquet").exists()
+    assert not out.exists()  # a killed run publishes nothing
     first_requests = len(fake.requests)
-    summary = crawl(recipe, out)
+    from lotdata.command import run_command
+    from lotdata.sources.commands import CRAWL, CrawlCommandParams
+
+    summary = run_command(CRAWL, CrawlCommandParams(recipe=str(recipe), out=str(out)))  # as `lotdata crawl` again
+    assert not staged.exists()
     fetched_before = {e["url"].split(str(port))[1] for e in first}
     later = Counter(p for p, _, _ in fake.requests[first_requests:])
     assert not fetched_before & set(later), "a page fetched before the kill was fetched again"

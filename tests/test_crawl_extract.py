@@ -136,8 +136,9 @@ def test_extract_with_no_story_exits_3_and_writes_no_table(tmp_path: Path):
     result = CliRunner().invoke(app, ["extract", str(binary), "--out", str(out)])
     assert result.exit_code == 3, result.output
     assert "bin.dat" in result.output and "no story" in result.output and "ex.quarantine.parquet" in result.output
-    assert not out.exists()
-    quarantine = pq.read_table(tmp_path / "ex.quarantine.parquet").to_pylist()
+    assert not out.exists() and not (tmp_path / "ex.quarantine.parquet").exists()  # a failed run publishes nothing
+    # the quarantine that says why waits in the staging folder the message names
+    quarantine = pq.read_table(tmp_path / ".ex.parquet.lotdata-next" / "ex.quarantine.parquet").to_pylist()
     assert [Path(q["path"]).name for q in quarantine] == ["bin.dat"]
 
 

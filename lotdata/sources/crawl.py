@@ -698,12 +698,31 @@ def crawl(
             "no pages.jsonl: not a crawl folder, nothing saved to re-extract (--extract-only)", path=str(out)
         )
     with output_lock(out):
-        return _crawl_into(recipe, sites, out, max_pages, extract_only, on_page, parallel_sites, on_warning)
+        return crawl_into(
+            recipe,
+            sites,
+            out,
+            max_pages=max_pages,
+            extract_only=extract_only,
+            on_page=on_page,
+            parallel_sites=parallel_sites,
+            on_warning=on_warning,
+        )
 
 
-def _crawl_into(
-    recipe, sites, out: Path, max_pages, extract_only, on_page, parallel_sites, on_warning
+def crawl_into(
+    recipe: str | Path,
+    sites: list[SiteRecipe],
+    out: Path,
+    *,
+    max_pages: int | None = None,
+    extract_only: bool = False,
+    on_page: Callable[[dict[str, Any]], None] | None = None,
+    parallel_sites: int = 8,
+    on_warning: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
+    """The crawl itself, into `out` (resuming from what it holds), once the recipe and the output are checked
+    (`crawl`, or the `crawl` command's runner, which passes a staged copy of the crawl folder)."""
     out.mkdir(parents=True, exist_ok=True)
     clock = HostClock()
     summary: dict[str, Any] = {"fetched": 0, "already_fetched": 0, "disallowed_by_robots": 0, "outcomes": {}}

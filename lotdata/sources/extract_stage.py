@@ -36,11 +36,19 @@ def extract_files(
 
     Every parameter and input is checked before a page is read; nothing extracted is an error (exit 3),
     not an empty table. `params.inputs` and `params.out` (the recipe's) are not read here."""
-    from lotdata.io import check_output_file, output_lock, write_parquet
+    from lotdata.io import check_output_file, output_lock, quarantine_path_for
     from lotdata.paths import check_outputs
-    from lotdata.schema import QUARANTINE, STORIES, table_from_rows
 
-    options = ExtractOptions(
+    _options(params)  # a bad option is refused before an input is looked at
+    inputs = [must_exist(p, "input") for p in inputs]
+    check_outputs({"--out": out, "--out (its quarantine)": quarantine_path_for(out)}, {"input": inputs})
+    out = check_output_file(out)
+    with output_lock(out):
+        return extract_into(inputs, out, params)
+
+
+def _options(params: ExtractParams) -> ExtractOptions:
+    return ExtractOptions(
         source=params.source,
         license=params.license,
         title_selector=params.title_selector,
@@ -50,20 +58,25 @@ def extract_files(
         lang=params.lang,
         drop_repeated_lines=not params.keep_repeated_lines,
     )
-    inputs = [must_exist(p, "input") for p in inputs]
-    check_outputs({"--out": out}, {"input": inputs})
-    out = check_output_file(out)
-    quarantine_path = out.with_name(out.stem + ".quarantine.parquet")
-    with output_lock(out):
-        stories, quarantine = extract_pages(saved_pages(inputs, params.max_bytes), options)
-        write_parquet(table_from_rows(quarantine, QUARANTINE), quarantine_path)
-        if not stories:  # as `lotdata read`: nothing extracted is an error, not an empty table
-            raise InputError(
-                f"no story could be extracted; {len(quarantine)} page(s) quarantined in {quarantine_path}; "
-                f"{out} not written",
-                path=", ".join(map(str, inputs)),
-            )
-        write_parquet(table_from_rows(stories, STORIES), out)
+
+
+def extract_into(inputs: list[Path], out: Path, params: ExtractParams, *, named: Path | None = None) -> dict[str, Any]:
+    """The extraction itself, into `out` and `OUT.quarantine.parquet`, once the inputs and outputs are checked
+    (`extract_files`, or the `extract` command's runner, which passes a staged `out` and the path the user
+    `named`)."""
+    from lotdata.io import quarantine_path_for, write_parquet
+    from lotdata.schema import QUARANTINE, STORIES, table_from_rows
+
+    quarantine_path = quarantine_path_for(out)
+    stories, quarantine = extract_pages(saved_pages(inputs, params.max_bytes), _options(params))
+    write_parquet(table_from_rows(quarantine, QUARANTINE), quarantine_path)
+    if not stories:  # as `lotdata read`: nothing extracted is an error, not an empty table
+        raise InputError(
+            f"no story could be extracted; {len(quarantine)} page(s) quarantined in {quarantine_path}; "
+            f"{named or out} not written",
+            path=", ".join(map(str, inputs)),
+        )
+    write_parquet(table_from_rows(stories, STORIES), out)
     return {"stories": len(stories), "quarantine": len(quarantine)}
 
 

@@ -63,14 +63,16 @@ def read_step(
         raise LotdataError(f"unknown --format {params.format!r}; formats: {', '.join(FORMATS)}")
     check_lang(params.lang)
     paths = [must_exist(resolve_input(p), "input") for p in inputs]
-    check_outputs({"--out": out}, {"input": paths})
+    check_outputs({"--out": out, "--out (its quarantine)": quarantine_path_for(out)}, {"input": paths})
     with output_lock(out):
-        return _read_into(paths, out, params, execution, progress)
+        return read_into(paths, out, params, execution, progress)
 
 
-def _read_into(
-    paths: list[Path], out: Path, params: ReadParams, execution: ExecSettings, progress: bool | None
+def read_into(
+    paths: list[Path], out: Path, params: ReadParams, execution: ExecSettings, progress: bool | None = None
 ) -> dict[str, Any]:
+    """The read itself, into `out` (its quarantine and work folder beside it), once the inputs and outputs are
+    checked (`read_step`, or the `read` command's runner, which passes a staged `out`)."""
     from lotdata.sources.readers import common_reasons
     from lotdata.sources.reading import read_files, remove_work
 
