@@ -152,6 +152,18 @@ def train_from_val(rows: list[dict[str, Any]], val_share: float, seed: int = 0) 
     }
 
 
+def check_import(val: str | Path | None, test: str | Path | None, train_from: str, val_share: float) -> None:
+    """ValueError for arguments of `import_storycloze` that do not go together (before any file is read)."""
+    if train_from not in TRAIN_FROM:
+        raise ValueError(f"--train-from {train_from!r}: choose from {', '.join(TRAIN_FROM)}")
+    if val is None and test is None:
+        raise ValueError("give --val, --test or both: no Story Cloze Test csv to import")
+    if train_from == "val" and val is None:
+        raise ValueError("--train-from val needs --val")
+    if train_from == "val" and not 0 <= val_share < 1:
+        raise ValueError(f"--val-share {val_share}: a fraction in [0, 1)")
+
+
 def import_storycloze(
     val: str | Path | None,
     out: str | Path,
@@ -164,13 +176,10 @@ def import_storycloze(
     """Write a `clozet` dataset folder with splits val and/or test from Story Cloze Test csv files (a test set a
     team built with `lotdata annotate sct-csv` may come without a val csv).
 
-    `train_from="val"`: the val csv becomes the train split, less a seeded `val_share` kept as val."""
-    if train_from not in TRAIN_FROM:
-        raise ValueError(f"--train-from {train_from!r}: choose from {', '.join(TRAIN_FROM)}")
-    if val is None and test is None:
-        raise ValueError("give --val, --test or both: no Story Cloze Test csv to import")
-    if train_from == "val" and val is None:
-        raise ValueError("--train-from val needs --val")
+    `train_from="val"`: the val csv becomes the train split, less a seeded `val_share` kept as val.
+    (`lotdata import storycloze` is the record `lotdata.audit.commands.IMPORT_STORYCLOZE`: it calls this with a
+    staging folder, under a lock, and swaps the folder in whole.)"""
+    check_import(val, test, train_from, val_share)
     files: dict[str, str | Path] = {} if val is None else {"val": val}
     if test is not None:
         files["test"] = test
