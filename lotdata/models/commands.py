@@ -316,10 +316,24 @@ def _predict_outputs(p: PredictParams) -> list[Output]:
     return outputs
 
 
+def _from_published(published: Path, staged: Path) -> None:
+    """Start an `update` output from its published version, never from what a failed or killed run left in the
+    staging folder (the runner resumes from that copy, which a failure may have left half-written: RUN/results.json
+    is read whole and rewritten, there is nothing to resume)."""
+    import shutil
+
+    staged.unlink(missing_ok=True)
+    if published.exists():
+        shutil.copy2(published, staged)
+
+
 def _predict(run: Run) -> dict[str, Any]:
     from lotdata.models.runs import predict_run
 
     p: PredictParams = run.params
+    kept = "RUN/results.json" in run.staged
+    if kept:
+        _from_published(run.final("RUN/results.json"), run.out("RUN/results.json"))
     summary = predict_run(
         p.run,
         p.data,
@@ -330,7 +344,7 @@ def _predict(run: Run) -> dict[str, Any]:
         seed=p.seed,
         batch_size=p.batch_size,
         definition=p.definition,
-        results_file=run.out("RUN/results.json") if "RUN/results.json" in run.staged else None,
+        results_file=run.out("RUN/results.json") if kept else None,
     )
     summary["out"] = str(run.final("--out"))
     return summary
@@ -343,6 +357,7 @@ def _predict_sample(folder: Path) -> list[str]:
     data, config = _sample_dataset(folder)
     if not (folder / "run" / "best").exists():
         train_run(load_config(config), data, folder / "run", device="cpu")
+        (folder / "run" / RESULTS_FILE).unlink()  # a run folder whose results.json predict writes first
     return ["--run", str(folder / "run"), "--data", str(data), "--out", str(folder / "pred.jsonl"), "--device", "cpu"]
 
 

@@ -262,5 +262,7 @@ def _save_state(torch, path: Path, module, optimizer, scheduler, epoch, best, be
         "torch_rng": torch.get_rng_state(),
         "py_rng": _random.getstate(),
     }
-    with atomic_path(path) as tmp:
-        torch.save(state, tmp)
+    # saved through a handle: torch names the archive inside after a file name, and the temporary name is random
+    # (a resumed run's state.pt would differ from an uninterrupted one's in that name alone)
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        torch.save(state, handle)
