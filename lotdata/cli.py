@@ -8,10 +8,8 @@ Exit codes: 0 success; 1 a problem lotdata explains (bad parameter, missing file
 from __future__ import annotations
 
 import json
-import shlex
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, List, Optional
 
@@ -19,16 +17,11 @@ import typer
 from rich.table import Table
 
 from lotdata import __version__
-from lotdata.clikit import BugCatchingGroup, console, option_of, out_console, stage_options
+from lotdata.clikit import BugCatchingGroup, console, out_console
 from lotdata.clikit import errors as _errors
 from lotdata.clikit import progress as _progress
 from lotdata.clikit import summary_table as _summary_table
 from lotdata.clikit import warn as _warn
-from lotdata.exec import ExecSettings
-from lotdata.tasks.outgen import OutgenParams
-from lotdata.tasks.plotcom import PlotcomParams
-from lotdata.tasks.senpos import SenposParams
-from lotdata.tasks.stage import BuildOptions
 
 app = typer.Typer(
     cls=BugCatchingGroup,
@@ -65,242 +58,68 @@ from lotdata.sources.commands import READ  # noqa: E402
 read_cmd = app.command("read", epilog=READ.epilog())(_command_of(READ))
 
 
-def _command_line() -> str:
-    return shlex.join(["lotdata", *sys.argv[1:]])
-
-
 def _warn_all(notes: List[str]) -> None:
     for note in notes:
         _warn(note)
 
 
-def _build(
-    task: str,
-    stories: List[Path],
-    out: Path,
-    params: dict,
-    options: BuildOptions,
-    execution: ExecSettings,
-    clozet: Optional[Path] = None,
-    clozet_split: Optional[str] = None,
-) -> None:
-    from lotdata.io import output_lock
-    from lotdata.tasks.build import build_dataset
+# ---------------------------------------------------------------------------------------------
+# build TASK, import lot, export lot, stats, diff, card: records (lotdata/tasks/commands.py,
+# lotdata/datasets/commands.py) run through the one runner; here only how each prints its summary
 
-    with _errors(), output_lock(out), _progress() as progress:
-        bar = progress.add_task(f"build {task}", total=None)
-        report = build_dataset(
-            task,
-            stories,
-            out,
-            n=options.n,
-            train_n=options.train_n,
-            seed=options.seed,
-            split=options.split,
-            params=params,
-            lot_jsonl=options.lot_jsonl,
-            clozet=clozet,
-            clozet_split=clozet_split,
-            statuses=_names(options.statuses),
-            tokenizer=options.tokenizer,
-            command=_command_line(),
-            execution=execution,
-            progress=lambda k: progress.advance(bar, k),
-            on_start=lambda total: progress.update(bar, total=total),
-        )
-    for note in report.notes:
+from lotdata.clikit import command_of  # noqa: E402
+from lotdata.datasets.commands import CARD_COMMAND, DIFF, EXPORT_LOT, IMPORT_LOT, STATS  # noqa: E402
+from lotdata.tasks.commands import (  # noqa: E402
+    BUILD_CLOZET,
+    BUILD_OUTGEN,
+    BUILD_PLOTCOM,
+    BUILD_SEGMENTS,
+    BUILD_SENPOS,
+)
+
+
+def _render_build(summary: dict, params: Any) -> None:
+    for note in summary.get("notes", []):
         console.print(note, markup=False, highlight=False)
-    _warn_all(report.warnings)
-    out_console.print(_summary_table(f"lotdata build {task} -> {out}", {**report.rows_per_split, **report.stats}))
-
-
-def _names(text: Optional[str]) -> Optional[List[str]]:
-    return [part.strip() for part in text.split(",") if part.strip()] if text else None
-
-
-_STORIES = typer.Option(..., "--stories", help="stories Parquet file(s): --stories a.parquet b.parquet")
-_OUT = typer.Option(..., "--out", help="Dataset folder to write.")
-
-
-def _build_options(task_params: type) -> Any:
-    """A `build TASK` command's options: the builder's parameters, the options every build shares and the
-    executor's, each declared once in its record (`SenposParams`, `BuildOptions`, `ExecSettings`)."""
-    return stage_options(task=task_params, options=BuildOptions, execution=ExecSettings)
-
-
-def _no_limit(task: Any) -> dict:
-    """A SenPos/PlotCom builder's parameters as `build_dataset` takes them (`--max-words 0`: no limit)."""
-    return {**asdict(task), "max_words": task.max_words or None}
-
-
-@build_app.command("senpos")
-@_build_options(SenposParams)
-def build_senpos(
-    stories: List[Path] = _STORIES,
-    out: Path = _OUT,
-    *,
-    task: SenposParams,
-    options: BuildOptions,
-    execution: ExecSettings,
-) -> None:
-    """SenPos: one inner sentence removed; every gap between adjacent sentences is a candidate."""
-    _build("senpos", stories, out, _no_limit(task), options, execution)
-
-
-@build_app.command("plotcom")
-@_build_options(PlotcomParams)
-def build_plotcom(
-    stories: List[Path] = _STORIES,
-    out: Path = _OUT,
-    clozet: Optional[Path] = typer.Option(
-        None,
-        "--clozet",
-        help="ClozeT dataset folder (or LOT ClozeT jsonl): val/test become its stories with the right candidate as target (LOT 3.3).",
-    ),
-    clozet_split: Optional[str] = typer.Option(
-        None,
-        "--clozet-split",
-        help="With --clozet: sample val/test of these sizes across all ClozeT examples, whole stories, seeded (LOT: val=465,test=464); default: ClozeT's own val/test.",
-    ),
-    *,
-    task: PlotcomParams,
-    options: BuildOptions,
-    execution: ExecSettings,
-) -> None:
-    """PlotCom: automatic training construction (one random sentence -> <MASK>); val/test from ClozeT with --clozet."""
-    _build("plotcom", stories, out, _no_limit(task), options, execution, clozet, clozet_split)
-
-
-@build_app.command("outgen")
-@_build_options(OutgenParams)
-def build_outgen(
-    stories: List[Path] = _STORIES,
-    out: Path = _OUT,
-    *,
-    task: OutgenParams,
-    options: BuildOptions,
-    execution: ExecSettings,
-) -> None:
-    """OutGen: title + shuffled RAKE outline -> story (LOT: from the filtered stories)."""
-    _build("outgen", stories, out, asdict(task), options, execution)
-
-
-@build_app.command("clozet")
-def build_clozet_cmd(
-    cases: Path = typer.Option(
-        ...,
-        "--cases",
-        help="Written ClozeT cases: a ClozeT dataset folder (e.g. from annotate pull clozet_write) or LOT ClozeT jsonl, any splits.",
-    ),
-    out: Path = _OUT,
-    n: Optional[int] = option_of(BuildOptions, "n"),
-    seed: int = option_of(BuildOptions, "seed"),
-    split: str = typer.Option(
-        "val=294,test=294", "--split", help="val/test sizes or ratios; train takes the rest (LOT: 644 / 294 / 294)."
-    ),
-    lot_jsonl: bool = option_of(BuildOptions, "lot_jsonl"),
-) -> None:
-    """ClozeT: split the written cases again, grouped by story and seeded (LOT 644 / 294 / 294)."""
-    from lotdata.tasks.clozet import build_clozet
-
-    with _errors():
-        report = build_clozet(cases, out, split=split, seed=seed, n=n, lot_jsonl=lot_jsonl, command=_command_line())
-    for note in report.notes:
-        console.print(note, markup=False, highlight=False)
-    _warn_all(report.warnings)
-    out_console.print(_summary_table(f"lotdata build clozet -> {out}", {**report.rows_per_split, **report.stats}))
-
-
-@build_app.command("segments")
-def build_segments(
-    stories: List[Path] = _STORIES,
-    out: Path = typer.Option(..., "--out", help="segments Parquet file to write."),
-    seed: int = option_of(BuildOptions, "seed"),
-    min_words: int = typer.Option(
-        50, "--min-words", min=1, help="Fewest jieba words in a segment (LOT appendix: about 50)."
-    ),
-    max_words: int = typer.Option(
-        500, "--max-words", min=1, help="Most jieba words in a segment (LOT appendix: about 500)."
-    ),
-) -> None:
-    """Story segments for `annotate push story_filter` (LOT appendix Figure 1): whole sentences, seeded, one per story, with the whole story as the reference."""
-    from lotdata.datasets.folder import load_stories
-    from lotdata.errors import InputError
-    from lotdata.tasks.segments import cut_segments, write_segments
-
-    with _errors():
-        rows, dropped = cut_segments(load_stories(stories), min_words=min_words, max_words=max_words, seed=seed)
-        if not rows:
-            raise InputError(
-                f"no story yields a segment of {min_words}-{max_words} words (dropped: {dropped})",
-                path=", ".join(map(str, stories)),
-            )
-        write_segments(rows, out)
+    _warn_all(summary.get("warnings", []))
     out_console.print(
-        _summary_table(
-            f"lotdata build segments -> {out}",
-            {"segments": len(rows), **{f"dropped {k}": v for k, v in dropped.items()}},
-        )
+        _summary_table(f"lotdata build {summary['task']} -> {params.out}", {**summary["rows"], **summary["stats"]})
     )
 
 
-@import_app.command("lot")
-def import_lot_cmd(
-    files: List[Path] = typer.Argument(..., help="LOT jsonl files (train/val/test by name) or a folder holding them."),
-    task: str = typer.Option(..., "--task", help="clozet, senpos, plotcom or outgen."),
-    out: Path = _OUT,
-    split: Optional[str] = typer.Option(
-        None, "--split", help="Split of the file(s) when the name does not tell (default train)."
-    ),
-) -> None:
-    """Import the official LOT jsonl format into a dataset folder."""
-    from lotdata.datasets.folder import import_lot
-
-    with _errors():
-        report = import_lot(files, task, out, split=split, command=_command_line())
-    _warn_all([w for w in report.warnings if "empty" not in w])
-    out_console.print(_summary_table(f"lotdata import lot ({task}) -> {out}", report.rows_per_split))
+build_senpos = build_app.command("senpos")(command_of(BUILD_SENPOS, _render_build))
+build_plotcom = build_app.command("plotcom")(command_of(BUILD_PLOTCOM, _render_build))
+build_outgen = build_app.command("outgen")(command_of(BUILD_OUTGEN, _render_build))
+build_clozet_cmd = build_app.command("clozet")(command_of(BUILD_CLOZET, _render_build))
+build_segments = build_app.command("segments")(
+    command_of(
+        BUILD_SEGMENTS,
+        lambda summary, params: out_console.print(_summary_table(f"lotdata build segments -> {params.out}", summary)),
+    )
+)
 
 
-@export_app.command("lot")
-def export_lot_cmd(
-    folder: Path = typer.Argument(..., help="Dataset folder."),
-    out: Path = typer.Option(..., "--out", help="Folder for train.jsonl, val.jsonl, test.jsonl."),
-    include_empty: bool = typer.Option(False, "--include-empty", help="Write empty files for empty splits."),
-) -> None:
-    """Export a dataset folder in the official LOT jsonl format."""
-    from lotdata.datasets.folder import export_lot
-    from lotdata.paths import check_outputs
-
-    with _errors():
-        check_outputs({"--out": out}, {"FOLDER": folder})
-        written = export_lot(folder, out, include_empty=include_empty)
-    out_console.print(_summary_table(f"lotdata export lot -> {out}", written))
+def _render_import_lot(summary: dict, params: Any) -> None:
+    _warn_all([w for w in summary["warnings"] if "empty" not in w])
+    out_console.print(_summary_table(f"lotdata import lot ({params.task}) -> {params.out}", summary["rows"]))
 
 
-@app.command("stats")
-def stats_cmd(
-    folder: Path = typer.Argument(..., help="Dataset folder."),
-    json_out: Optional[Path] = typer.Option(
-        None, "--json", help="Also write the statistics as JSON here ('-' for stdout only)."
-    ),
-) -> None:
-    """LOT Table 3 statistics of a dataset, per split."""
-    from lotdata.datasets.folder import dataset_stats
-    from lotdata.io import check_output_file, write_text
+import_lot_cmd = import_app.command("lot")(command_of(IMPORT_LOT, _render_import_lot))
+export_lot_cmd = export_app.command("lot")(
+    command_of(
+        EXPORT_LOT,
+        lambda summary, params: out_console.print(_summary_table(f"lotdata export lot -> {params.out}", summary)),
+    )
+)
 
-    with _errors():
-        if json_out is not None and str(json_out) != "-":
-            from lotdata.paths import check_outputs
 
-            check_outputs({"--json": json_out}, {"FOLDER": folder})
-            check_output_file(json_out)
-        stats = dataset_stats(folder)
-    if json_out is not None and str(json_out) == "-":
+def _render_stats(summary: dict, params: Any) -> None:
+    stats = summary["stats"]
+    if params.json_out == "-":
         sys.stdout.write(json.dumps(stats, ensure_ascii=False, indent=2) + "\n")
         return
     splits = list(stats["splits"])
-    table = Table(title=f"{stats['task']} — {folder}")
+    table = Table(title=f"{stats['task']} — {params.folder}")
     table.add_column("statistic")
     for split in splits:
         table.add_column(split, justify="right")
@@ -308,61 +127,31 @@ def stats_cmd(
     for key in keys:
         table.add_row(key, *_cells(stats["splits"][s].get(key) for s in splits))
     out_console.print(table)
-    if json_out is not None:
-        with _errors():
-            write_text(json.dumps(stats, ensure_ascii=False, indent=2) + "\n", json_out)
 
 
-@app.command("diff")
-def diff_cmd(
-    a: Path = typer.Argument(
-        ..., help="Before: a dataset folder, a `clean` output, an annotation pull folder or a Parquet table."
-    ),
-    b: Path = typer.Argument(..., help="After: the same kind as A."),
-    json_out: Optional[Path] = typer.Option(
-        None, "--json", help="Write the report as JSON here ('-': stdout, no text report)."
-    ),
-    sample: int = typer.Option(
-        3, "--sample", min=0, help="Rows shown of each kind of change (added, removed, changed), seeded."
-    ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the sample."),
-) -> None:
-    """What changed from A to B: manifests, then rows by key and story, per split.
+stats_cmd = app.command("stats")(command_of(STATS, _render_stats))
 
-    Exit 0 equal, 1 different, 3 bad input (a missing path, two kinds or tasks, a folder and a file, a folder
-    without a manifest), 5 stories moved between splits (never allowed by the split rules)."""
-    from lotdata.datasets.diff import EXIT_BAD_INPUT, diff_paths, render_markdown
-    from lotdata.errors import InputError
-    from lotdata.io import check_output_file, write_text
 
-    with _errors():
-        if json_out is not None and str(json_out) != "-":
-            check_output_file(json_out)
-        try:
-            report = diff_paths(a, b, sample=sample, seed=seed)
-        except InputError as exc:
-            console.print("[bold red]error:[/] ", end="")
-            console.print(str(exc), markup=False, highlight=False)
-            raise typer.Exit(EXIT_BAD_INPUT)
-    text = json.dumps(report, ensure_ascii=False, indent=2) + "\n"
-    if json_out is not None and str(json_out) == "-":
-        sys.stdout.write(text)
+def _render_diff(summary: dict, params: Any) -> None:
+    """The report as text (or JSON with `--json -`); the exit code is diff's own: 0 equal, 1 different, 5 stories
+    moved (3, bad input, comes from the runner's boundary)."""
+    from lotdata.datasets.diff import render_markdown
+
+    report = summary["report"]
+    if params.json_out == "-":
+        sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
     else:
         sys.stdout.write(render_markdown(report))
-        if json_out is not None:
-            with _errors():
-                write_text(text, json_out)
     raise typer.Exit(report["exit_code"])
 
 
-@app.command("card")
-def card_cmd(folder: Path = typer.Argument(..., help="Dataset folder (with manifest.json).")) -> None:
-    """Write FOLDER/README.md, a Hugging Face dataset card (datasets.load_dataset(FOLDER) loads the splits)."""
-    from lotdata.datasets.card import write_card
-
-    with _errors():
-        path = write_card(folder)
-    out_console.print(f"wrote {path}")
+diff_cmd = command_of(DIFF, _render_diff)
+# a negative --sample stays a usage error (exit 2): diff's exit 1 means "different"
+diff_cmd.__signature__.parameters["sample"].default.min = 0  # type: ignore[attr-defined]
+app.command("diff")(diff_cmd)
+card_cmd = app.command("card")(
+    command_of(CARD_COMMAND, lambda summary, params: out_console.print(f"wrote {summary['card']}"))
+)
 
 
 def _cells(values) -> list[str]:
@@ -426,7 +215,7 @@ def demo_cmd(
     for task in builder_tasks():
         folder = out_root / task
         if folder.exists():
-            stats_cmd(folder, None)
+            stats_cmd(folder=str(folder), json_out=None)
 
 
 from lotdata.models.cli import baseline_app, evaluate_cmd  # noqa: E402

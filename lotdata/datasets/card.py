@@ -113,8 +113,15 @@ def _limitations(task: str, rows: Mapping[str, list[Mapping[str, Any]]]) -> list
     return spec.card_notes(rows, notes) if spec.card_notes is not None else notes
 
 
-def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None, tokenizer: str | None = None) -> str:
-    """The card of a dataset folder (its manifest is read unless given); words counted with `tokenizer`."""
+def card_text(
+    folder: str | Path,
+    manifest: Mapping[str, Any] | None = None,
+    tokenizer: str | None = None,
+    *,
+    stats_path: str | Path | None = None,
+) -> str:
+    """The card of a dataset folder (its manifest is read unless given); words counted with `tokenizer`. The
+    statistics it computes are saved to `stats_path` (default: the folder's `stats.json`)."""
     folder = Path(folder)
     manifest = manifest if manifest is not None else open_input(folder, expect=("dataset",)).manifest
     task = manifest["task"]
@@ -125,7 +132,7 @@ def card_text(folder: str | Path, manifest: Mapping[str, Any] | None = None, tok
     rows = {s: read_parquet(folder / manifest["splits"][s]["file"], schema).to_pylist() for s in present}
     non_empty = [s for s in present if rows[s]]  # datasets cannot load an empty split
     stats = {s: split_stats(task, rows[s], tokenizer) for s in non_empty}
-    save_stats(folder, manifest, stats, tokenizer)
+    save_stats(folder, manifest, stats, tokenizer, path=stats_path)
     description = get_task(task).card_description
     env = manifest.get("environment", {})
     params = manifest.get("params", {})
@@ -196,15 +203,21 @@ STATS_CACHE = "stats.json"
 
 
 def save_stats(
-    folder: Path, manifest: Mapping[str, Any], stats: Mapping[str, Any], tokenizer: str | None = None
+    folder: Path,
+    manifest: Mapping[str, Any],
+    stats: Mapping[str, Any],
+    tokenizer: str | None = None,
+    *,
+    path: str | Path | None = None,
 ) -> None:
+    """Save the card's statistics to `path` (default: the folder's `stats.json`) for `lotdata stats` to read."""
     from lotdata.text.tokenize import default_tokenizer
 
     splits = {s: {"sha256": e.get("sha256"), "stats": stats.get(s)} for s, e in (manifest.get("splits") or {}).items()}
     write_text(
         json.dumps({"tokenizer": tokenizer or default_tokenizer(), "splits": splits}, ensure_ascii=False, indent=1)
         + "\n",
-        folder / STATS_CACHE,
+        Path(path) if path is not None else folder / STATS_CACHE,
     )
 
 

@@ -1,0 +1,332 @@
+"""The `build` commands as records (`lotdata.command`): `build senpos`, `build plotcom`, `build outgen`,
+`build clozet` and `build segments`. The CLI, the library call and the conformance checks are derived from them,
+and the one runner gives each its checks (an output never an input, never a folder of another kind), a lock,
+atomic publication (the dataset folder is built beside `--out` and swapped in whole, so a build that fails
+part-way leaves the previous dataset as it was) and its exit codes.
+
+The parameters reuse the builders' records (`SenposParams`, `PlotcomParams`, `OutgenParams`), the options every
+build shares (`BuildOptions`) and the executor's (`ExecSettings`): one declaration each."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import MISSING, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from lotdata.command import Command, Output, Run, execution_of, register_command
+from lotdata.datasets.commands import command_line
+from lotdata.exec import ExecSettings
+from lotdata.stage import param
+from lotdata.tasks.outgen import OutgenParams
+from lotdata.tasks.plotcom import PlotcomParams
+from lotdata.tasks.senpos import SenposParams
+from lotdata.tasks.stage import BuildOptions
+
+
+def same_param(cls: type, name: str, **changes: Any) -> Any:
+    """A new `param` field declared as `cls`'s field `name` (its default, help, range, flag), with `changes`."""
+    f = cls.__dataclass_fields__[name]
+    meta = {**dict(f.metadata), **changes}
+    default = meta.pop("default", f.default if f.default is not MISSING else MISSING)
+    return param(default, **meta)
+
+
+_STORIES_HELP = "stories Parquet file(s): --stories a.parquet b.parquet"
+
+
+def sample_stories(path: Path) -> Path:
+    """A stories table of lotdata's embedded sample corpus at `path` (for the records' samples)."""
+    from lotdata.io import write_parquet
+    from lotdata.resources import sample_corpus_path
+    from lotdata.schema import STORIES, table_from_rows
+    from lotdata.sources.readers import read_stories
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return write_parquet(table_from_rows(read_stories([sample_corpus_path()]).stories, STORIES), path)
+
+
+def _values(params: Any, cls: type) -> dict[str, Any]:
+    return {f.name: getattr(params, f.name) for f in fields(cls)}
+
+
+def _names(text: str | list[str] | None) -> list[str] | None:
+    if isinstance(text, (list, tuple)):
+        return [str(part).strip() for part in text if str(part).strip()] or None
+    return [part.strip() for part in text.split(",") if part.strip()] if text else None
+
+
+# ---------------------------------------------------------------------------------------------
+# build senpos / plotcom / outgen
+
+
+@dataclass(frozen=True, kw_only=True)
+class _BuildTarget:
+    stories: list[str] = param(help=_STORIES_HELP, path="input")
+    out: str = param(help="Dataset folder to write.")
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildSenposParams(SenposParams, BuildOptions, ExecSettings, _BuildTarget):
+    """`lotdata build senpos`: the builder's parameters, the options every build shares, the executor's."""
+
+    def __post_init__(self) -> None:
+        SenposParams.__post_init__(self)
+        ExecSettings.__post_init__(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildPlotcomParams(PlotcomParams, BuildOptions, ExecSettings, _BuildTarget):
+    clozet: str | None = param(
+        None,
+        "ClozeT dataset folder (or LOT ClozeT jsonl): val/test become its stories with the right candidate as target (LOT 3.3).",
+        path="input",
+    )
+    clozet_split: str | None = param(
+        None,
+        "With --clozet: sample val/test of these sizes across all ClozeT examples, whole stories, seeded (LOT: val=465,test=464); default: ClozeT's own val/test.",
+    )
+
+    def __post_init__(self) -> None:
+        PlotcomParams.__post_init__(self)
+        ExecSettings.__post_init__(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildOutgenParams(OutgenParams, BuildOptions, ExecSettings, _BuildTarget):
+    def __post_init__(self) -> None:
+        OutgenParams.__post_init__(self)
+        ExecSettings.__post_init__(self)
+
+
+_TASK_PARAMS = {"senpos": SenposParams, "plotcom": PlotcomParams, "outgen": OutgenParams}
+
+
+def _builder_params(task: str, p: Any) -> dict[str, Any]:
+    """The builder's parameters as `build_dataset` takes them (SenPos/PlotCom `--max-words 0`: no limit)."""
+    values = _values(p, _TASK_PARAMS[task])
+    if task in ("senpos", "plotcom"):
+        values["max_words"] = values["max_words"] or None
+    return values
+
+
+def _fresh(staged: Path, keep: str) -> None:
+    """A staging folder a killed run left: keep only its executor work (`keep`, resumed), drop every other file
+    (a split file or LOT jsonl of another run's parameters must not be published with this one)."""
+    if not staged.is_dir():
+        return
+    for entry in staged.iterdir():
+        if entry.name == keep:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+
+
+def _report(report: Any) -> dict[str, Any]:
+    return {
+        "task": report.task,
+        "rows": dict(report.rows_per_split),
+        "stats": dict(report.stats),
+        "warnings": list(report.warnings),
+        "notes": list(report.notes),
+    }
+
+
+def _build_execute(task: str):
+    def execute(run: Run) -> dict[str, Any]:
+        from lotdata.progress import progress as _progress
+        from lotdata.tasks.build import WORK_DIR, build_dataset
+
+        p = run.params
+        options = _values(p, BuildOptions)
+        out = run.out("--out")
+        _fresh(out, WORK_DIR)
+        with _progress() as progress:
+            bar = progress.add_task(f"build {task}", total=None)
+            report = build_dataset(
+                task,
+                list(p.stories),
+                out,
+                n=options["n"],
+                train_n=options["train_n"],
+                seed=options["seed"],
+                split=options["split"],
+                params=_builder_params(task, p),
+                lot_jsonl=options["lot_jsonl"],
+                clozet=getattr(p, "clozet", None),
+                clozet_split=getattr(p, "clozet_split", None),
+                statuses=_names(options["statuses"]),
+                tokenizer=options["tokenizer"],
+                command=command_line(),
+                execution=execution_of(p),
+                progress=lambda k: progress.advance(bar, k),
+                on_start=lambda total: progress.update(bar, total=total),
+            )
+        return _report(report)
+
+    execute.__name__ = f"_build_{task}"
+    return execute
+
+
+def _build_inputs(p: Any) -> dict[str, Any]:
+    return {
+        "--stories": list(p.stories),
+        "--clozet": getattr(p, "clozet", None),
+        "--stopwords": getattr(p, "stopwords", None),
+    }
+
+
+def _dataset_out(p: Any) -> list[Output]:
+    return [Output("--out", Path(p.out), kind="dataset")]
+
+
+def _stories_sample(folder: Path) -> list[str]:
+    return ["--stories", str(sample_stories(folder / "stories.parquet")), "--out", str(folder / "built")]
+
+
+def _build_record(task: str, params: type, summary: str) -> Command:
+    return register_command(
+        Command(
+            name=f"build {task}",
+            params=params,
+            execute=_build_execute(task),
+            inputs=_build_inputs,
+            outputs=_dataset_out,
+            summary=summary,
+            sample=_stories_sample,
+        )
+    )
+
+
+BUILD_SENPOS = _build_record(
+    "senpos",
+    BuildSenposParams,
+    "SenPos: one inner sentence removed; every gap between adjacent sentences is a candidate.",
+)
+BUILD_PLOTCOM = _build_record(
+    "plotcom",
+    BuildPlotcomParams,
+    "PlotCom: automatic training construction (one random sentence -> <MASK>); val/test from ClozeT with --clozet.",
+)
+BUILD_OUTGEN = _build_record(
+    "outgen", BuildOutgenParams, "OutGen: title + shuffled RAKE outline -> story (LOT: from the filtered stories)."
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# build clozet
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildClozetParams:
+    cases: str = param(
+        help="Written ClozeT cases: a ClozeT dataset folder (e.g. from annotate pull clozet_write) or LOT ClozeT jsonl, any splits.",
+        path="input",
+    )
+    out: str = param(help="Dataset folder to write.")
+    n: int | None = same_param(BuildOptions, "n")
+    seed: int = same_param(BuildOptions, "seed")
+    split: str = same_param(
+        BuildOptions,
+        "split",
+        default="val=294,test=294",
+        help="val/test sizes or ratios; train takes the rest (LOT: 644 / 294 / 294).",
+    )
+    lot_jsonl: bool = same_param(BuildOptions, "lot_jsonl")
+
+
+def _build_clozet(run: Run) -> dict[str, Any]:
+    from lotdata.tasks.build import WORK_DIR
+    from lotdata.tasks.clozet import build_clozet
+
+    p: BuildClozetParams = run.params
+    out = run.out("--out")
+    _fresh(out, WORK_DIR)
+    report = build_clozet(
+        p.cases, out, split=p.split, seed=p.seed, n=p.n, lot_jsonl=p.lot_jsonl, command=command_line()
+    )
+    return _report(report)
+
+
+def _clozet_sample(folder: Path) -> list[str]:
+    import json
+
+    cases = folder / "cases"
+    cases.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i in range(12):
+        lines.append(
+            json.dumps(
+                {
+                    "story": f"小明第{i}天早上去了学校。<mask>老师表扬了他，他很开心地回家了。",
+                    "plot0": f"他在第{i}节课上认真地回答了问题。",
+                    "plot1": f"他在第{i}节课上睡着了一整天。",
+                    "label": str(i % 2),
+                },
+                ensure_ascii=False,
+            )
+        )
+    (cases / "train.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return ["--cases", str(cases), "--out", str(folder / "clozet"), "--split", "val=2,test=2"]
+
+
+BUILD_CLOZET = register_command(
+    Command(
+        name="build clozet",
+        params=BuildClozetParams,
+        execute=_build_clozet,
+        inputs=lambda p: {"--cases": p.cases},
+        outputs=_dataset_out,
+        summary="ClozeT: split the written cases again, grouped by story and seeded (LOT 644 / 294 / 294).",
+        sample=_clozet_sample,
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# build segments
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildSegmentsParams:
+    stories: list[str] = param(help=_STORIES_HELP, path="input")
+    out: str = param(help="segments Parquet file to write.")
+    seed: int = same_param(BuildOptions, "seed")
+    min_words: int = param(50, "Fewest jieba words in a segment (LOT appendix: about 50).", check=">0")
+    max_words: int = param(500, "Most jieba words in a segment (LOT appendix: about 500).", check=">0")
+
+
+def _build_segments(run: Run) -> dict[str, Any]:
+    from lotdata.datasets.folder import load_stories
+    from lotdata.errors import InputError
+    from lotdata.tasks.segments import cut_segments, write_segments
+
+    p: BuildSegmentsParams = run.params
+    rows, dropped = cut_segments(load_stories(p.stories), min_words=p.min_words, max_words=p.max_words, seed=p.seed)
+    if not rows:
+        raise InputError(
+            f"no story yields a segment of {p.min_words}-{p.max_words} words (dropped: {dropped})",
+            path=", ".join(map(str, p.stories)),
+        )
+    write_segments(rows, run.out("--out"))
+    return {"segments": len(rows), **{f"dropped {k}": v for k, v in dropped.items()}}
+
+
+def _segments_sample(folder: Path) -> list[str]:
+    return ["--stories", str(sample_stories(folder / "stories.parquet")), "--out", str(folder / "segments.parquet")]
+
+
+BUILD_SEGMENTS = register_command(
+    Command(
+        name="build segments",
+        params=BuildSegmentsParams,
+        execute=_build_segments,
+        inputs=lambda p: {"--stories": list(p.stories)},
+        outputs=lambda p: [Output("--out", Path(p.out))],
+        summary="Story segments for `annotate push story_filter` (LOT appendix Figure 1): whole sentences, seeded, "
+        "one per story, with the whole story as the reference.",
+        sample=_segments_sample,
+    )
+)
