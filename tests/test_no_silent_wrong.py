@@ -358,7 +358,7 @@ def test_command_line_parameters_are_checked_before_work(tmp_path: Path):
     (tmp_path / "pages").mkdir()
     (tmp_path / "pages" / "a.html").write_bytes(story_html("小熊", STORIES[2]))
     result = lotdata("extract", tmp_path / "pages", "--out", tmp_path / "e.parquet", "--max-bytes", "-1")
-    assert result.returncode == 1 and "max_bytes" in said(result), result.stderr
+    assert result.returncode == 1 and "--max-bytes" in said(result), result.stderr
 
 
 # ------------------------------------------------------------------ 4. exit codes as the README lists them

@@ -205,8 +205,8 @@ def _recipe_path(name: str) -> Path:
 
 
 def _crawl(run: Run) -> dict[str, Any]:
-    from lotdata.clikit import console, warn
     from lotdata.errors import MissingFileError
+    from lotdata.progress import console
     from lotdata.resources import resolve_recipe
     from lotdata.sources.crawl import crawl_into, load_crawl_recipe
 
@@ -222,6 +222,10 @@ def _crawl(run: Run) -> dict[str, Any]:
 
     def show(entry: dict) -> None:
         console.print(f"{entry['outcome']:>12} {entry.get('status') or '-':>4} {entry['url']}", highlight=False)
+
+    def warn(message: str) -> None:  # as `lotdata.clikit.warn` (this layer imports no CLI module)
+        console.print("[bold yellow]warning:[/] ", end="")
+        console.print(message, markup=False, highlight=False)
 
     return crawl_into(
         recipe, sites, out, max_pages=p.max_pages, extract_only=p.extract_only, on_page=show, on_warning=warn
