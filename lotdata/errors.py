@@ -62,9 +62,9 @@ def must_exist(path: "str | os.PathLike[str]", what: str = "file", *, hint: str 
     if not path.exists():
         raise MissingFileError(f"{what} not found{hint}", path=str(path))
     if what.endswith("folder") and not path.is_dir():
-        raise MissingFileError(f"is a file, expected a {what}", path=str(path))
+        raise MissingFileError(f"is a file, expected a {what}{hint}", path=str(path))
     if what.endswith("file") and path.is_dir():
-        raise MissingFileError(f"is a folder, expected a {what}", path=str(path))
+        raise MissingFileError(f"is a folder, expected a {what}{hint}", path=str(path))
     return path
 
 

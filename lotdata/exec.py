@@ -39,6 +39,7 @@ holds the console it shares with the CLI).
 
 from __future__ import annotations
 
+import errno
 import json
 import multiprocessing
 import os
@@ -49,7 +50,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from lotdata.errors import LotdataError, require
-from lotdata.io import write_text
+from lotdata.io import raise_disk_error, write_text
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -150,7 +151,10 @@ def write_row_grouped(table: pa.Table, path: str | os.PathLike, rows_per_shard: 
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path, row_group_size=max(1, rows_per_shard), compression="zstd")
+    try:
+        pq.write_table(table, path, row_group_size=max(1, rows_per_shard), compression="zstd")
+    except OSError as exc:  # a full disk names the work file it could not write (exit 1)
+        raise_disk_error(exc, path)
     return parquet_shards(path, 1)
 
 
@@ -165,6 +169,20 @@ def read_shard_rows(shard: Shard) -> list[dict]:
 
 def default_workers() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+def _check_work_folder(out: Path) -> Path:
+    """Fail before any shard runs when the work folder (`OUT.work/`, `OUT/.work/...`) cannot be made: it, or a
+    folder above it, exists as a file (exit 1 naming it; not a crash creating the first part)."""
+    for folder in (out, *out.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                inside = "" if folder == out else f" ({out})"
+                raise LotdataError(
+                    f"{folder}: is a file, but lotdata needs its work folder{inside} there; move or delete it"
+                )
+            break
+    return out
 
 
 def _paths(out: Path, index: int, suffix: str) -> tuple[Path, Path]:
@@ -192,6 +210,14 @@ def _call(fn: ShardFn, shard: Shard, part: Path) -> tuple[dict, float]:
     except LotdataError as exc:
         return {"__error__": str(exc), "__exit__": exc.exit_code}, time.perf_counter() - started
     except (OSError, ValueError, EOFError) as exc:
+        # a full or read-only disk: exit 1 naming the file, not bad input (EACCES may be a read: left as it was)
+        if isinstance(exc, OSError) and exc.errno != errno.EACCES:
+            try:
+                raise_disk_error(exc, exc.filename or part)
+            except LotdataError as named:
+                return {"__error__": str(named), "__exit__": named.exit_code}, time.perf_counter() - started
+            except OSError:
+                pass
         return {"__error__": f"{type(exc).__name__}: {exc}", "__exit__": 3}, time.perf_counter() - started
     return stats, time.perf_counter() - started
 
@@ -223,7 +249,7 @@ def run_shards(
         raise LotdataError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
     if on_error not in ("raise", "skip"):
         raise LotdataError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
-    out = Path(out)
+    out = _check_work_folder(Path(out))
     workers = max(1, workers or default_workers())
     results: list[ShardResult | None] = [None] * len(shards)
     todo: list[int] = []

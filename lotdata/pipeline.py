@@ -216,7 +216,9 @@ def _check_recipe_inputs(
     check_output_dir(ctx.root)
     for value in _as_list(ctx.recipe.get("stories")):
         must_exist(
-            ctx.relative(value), "stories table", hint=f" (recipe {ctx.path}, stories; lotdata read ... --out it)"
+            ctx.relative(value),
+            "stories Parquet file",
+            hint=f" (recipe {ctx.path}, stories; lotdata read ... --out it)",
         )
     earlier: set[str] = set()
     for stage, steps in plan:

@@ -229,8 +229,22 @@ def check_table(table: pa.Table, schema: pa.Schema, path: str = "<table>") -> pa
         raise InputError(f"columns that must hold text hold something else: {', '.join(wrong)}", path=path)
     try:
         return table.cast(schema)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as exc:
-        raise InputError(f"columns do not match the schema: {exc}", path=path) from exc
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, ValueError) as exc:
+        # a type with no cast at all (a list stored as a string) raises ArrowNotImplementedError: bad input too
+        raise InputError(f"columns do not match the schema: {_cast_failures(table, schema) or exc}", path=path) from exc
+
+
+def _cast_failures(table: pa.Table, schema: pa.Schema) -> str:
+    """The columns that do not cast to `schema`, each with its type and the one expected ("" if none alone fails)."""
+    failed = []
+    for field in schema:
+        try:
+            table.column(field.name).cast(field.type)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, ValueError) as exc:
+            failed.append(
+                f"column '{field.name}' is {table.schema.field(field.name).type}, expected {field.type} ({exc})"
+            )
+    return "; ".join(failed)
 
 
 def table_kind(schema_or_table: pa.Schema | pa.Table) -> str | None:

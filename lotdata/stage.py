@@ -383,8 +383,11 @@ class StepContext:
             self.on_step(result)
 
     def cached(self, name: str, payload: dict[str, Any], inputs: list[Path], outputs: list[Path]) -> str | None:
-        """The step's fingerprint, or None when it is done already (then reported as skipped)."""
-        fp = fingerprint(payload, inputs)
+        """The step's fingerprint, or None when it is done already (then reported as skipped). The one rule
+        for every step: execution settings (`ExecSettings`' keys: workers, executor, ray_address) change how a
+        step runs, never what it makes, so they are dropped from `payload` (at any depth) here, not by each
+        caller."""
+        fp = fingerprint(_without_execution(payload), inputs)
         if not self.force and is_done(self.root, name, fp, outputs):
             self.finish(StepResult(name, outputs, skipped=True))
             return None
@@ -394,6 +397,16 @@ class StepContext:
         record = {"fingerprint": fp, "summary": summary, "outputs": output_hashes(outputs)}
         write_text(json.dumps(record, indent=2, default=str), self.root / DONE_DIR / f"{name}.json")
         self.finish(StepResult(name, outputs, skipped=False, summary=summary))
+
+
+#: the keys of execution settings: never part of a step's fingerprint
+_EXECUTION_KEYS = frozenset(f.name for f in fields(ExecSettings))
+
+
+def _without_execution(payload: Any) -> Any:
+    if not isinstance(payload, dict):
+        return payload
+    return {k: _without_execution(v) for k, v in payload.items() if k not in _EXECUTION_KEYS}
 
 
 def fingerprint(step: dict[str, Any], inputs: list[Path]) -> str:

@@ -33,6 +33,7 @@ from lotdata.annotate.client import (
 from lotdata.annotate.state import Team, _read_json, _same_server, _write_json, state_dir
 from lotdata.annotate.template import InvalidResult, load_template
 from lotdata.errors import InputError, LotdataError, must_exist
+from lotdata.io import iter_jsonl
 
 VERDICTS = ("acceptable", "not_acceptable")
 RULES_SHOWN = {
@@ -63,15 +64,9 @@ def quiz_description(job: str, lang: str) -> str:
 
 def load_quiz(path: str | Path) -> list[dict[str, str]]:
     """The quiz's questions; a line without an item or a right answer is bad input naming the file and the line."""
-    path = must_exist(path, "--quiz")
+    path = must_exist(path, "--quiz file")  # a folder is a wrong path (exit 1), not a crash reading it
     questions = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not JSON ({exc.msg})", path=str(path), row=n) from None
+    for n, row in iter_jsonl(path):  # a line that is not UTF-8 or not JSON: bad input naming the line
         if not isinstance(row, dict) or not str(row.get("item") or "").strip():
             raise InputError('a quiz line is {"id", "item", "answer"}: no item', path=str(path), row=n)
         if row.get("answer") not in VERDICTS:

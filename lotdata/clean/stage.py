@@ -10,7 +10,7 @@ from lotdata.clean.dedup import DedupParams
 from lotdata.clean.step import CLEAN_NEEDS, CleanParams
 from lotdata.errors import InputError
 from lotdata.exec import ExecSettings
-from lotdata.stage import Stage, StepContext, files_of, param, register_stage
+from lotdata.stage import Stage, StepContext, check_value, files_of, param, params_of, register_stage
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,13 @@ class CleanStepParams:
     )
 
     def check(self) -> None:
-        """The combinations a recipe and `lotdata clean` refuse alike (ValueError)."""
+        """The ranges and combinations a recipe and `lotdata clean` refuse alike (ValueError)."""
+        for info in params_of(CleanStepParams):  # the ranges the record declares, in a recipe's words
+            if info.check:
+                try:
+                    check_value(info, getattr(self, info.name), "lotdata clean")
+                except InputError as exc:
+                    raise ValueError(str(exc).replace(f"'{info.name}'", info.flag, 1)) from None
         if not 0 < self.cluster <= self.near_dup <= 1:
             raise ValueError(
                 f"need 0 < cluster (--cluster) <= near_dup (--near-dup) <= 1, not {self.cluster} and {self.near_dup}"
@@ -94,7 +100,7 @@ def run(ctx: StepContext, params: CleanStepParams, execution: ExecSettings, tabl
     given = {
         k: v
         for k, v in table.items()
-        if k not in ("out", "workers", "executor", "ray_address", "lexicon", "seed", "hold_out")
+        if k not in ("out", "lexicon", "seed", "hold_out")  # execution settings: left out by ctx.cached
     }
     payload = {
         **given,

@@ -115,7 +115,7 @@ def _kind_of(path: Path) -> tuple[str, str | None, dict[str, Any] | None]:
     if path.suffix.lower() != ".parquet":
         raise InputError("not a folder or a Parquet table that lotdata diff compares", path=str(path))
     found = open_input(path)
-    name = table_kind(pq.read_schema(path))
+    name = table_kind(_parquet(path).schema_arrow)
     if name is None:
         raise InputError("a Parquet file without lotdata table metadata", path=str(path))
     return "table", name, None
@@ -142,7 +142,7 @@ def _manifest_files(folder: Path, manifest: Mapping[str, Any]) -> dict[str, tupl
 
 def _file_pairs(a: Path, b: Path, kind: str) -> list[TablePair]:
     if kind == "table":
-        return [TablePair(a.name, table_kind(pq.read_schema(a)) or "", [(None, a)], [(None, b)])]
+        return [TablePair(a.name, table_kind(_parquet(a).schema_arrow) or "", [(None, a)], [(None, b)])]
     ma, mb = json.loads((a / MANIFEST_NAME).read_text("utf-8")), json.loads((b / MANIFEST_NAME).read_text("utf-8"))
     fa, fb = _manifest_files(a, ma), _manifest_files(b, mb)
     names = [n for n in dict.fromkeys([*fa, *fb])]
@@ -172,7 +172,7 @@ def _table_name(*sides: Mapping[str, tuple[Path, str | None]]) -> str:
     for side in sides:
         for path, _ in side.values():
             if path.exists():
-                return table_kind(pq.read_schema(path)) or ""
+                return table_kind(_parquet(path).schema_arrow) or ""
     return ""
 
 
@@ -429,13 +429,19 @@ class _Partitions:
             return reader.read_all()
 
 
+def _parquet(path: Path) -> pq.ParquetFile:
+    """A Parquet file opened for its schema, row count or batches; a truncated or foreign file is bad input
+    naming it (exit 3), not a crash."""
+    try:
+        return pq.ParquetFile(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from exc
+
+
 def _batches(path: Path, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
     """Record batches of a Parquet file, a row group at a time (a large one in batches of BATCH_ROWS), Arrow's
     memory given back after each: `iter_batches` over the whole file held about 2.5 times the file (measured)."""
-    try:
-        handle = pq.ParquetFile(path)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from exc
+    handle = _parquet(path)
     for group in range(handle.num_row_groups):
         if handle.metadata.row_group(group).num_rows <= 2 * BATCH_ROWS:
             table = handle.read_row_group(group, columns=columns, use_threads=False)
@@ -450,13 +456,13 @@ def _batches(path: Path, columns: list[str] | None = None) -> Iterator[pa.Record
 
 
 def _rows_in(files: list[tuple[str | None, Path]]) -> int:
-    return sum(pq.ParquetFile(p).metadata.num_rows for _, p in files if p.exists())
+    return sum(_parquet(p).metadata.num_rows for _, p in files if p.exists())
 
 
 def _schema_of(files: list[tuple[str | None, Path]]) -> pa.Schema | None:
     for _, path in files:
         if path.exists():
-            return pq.read_schema(path)
+            return _parquet(path).schema_arrow
     return None
 
 

@@ -105,6 +105,42 @@ def _check_types(section: str, values: Any, cls: type, path: str) -> None:
             raise LotdataError(f"{path}: [{section}] {key} = {value!r} is not a {kind}")
 
 
+#: per architecture, the [model] keys of its width and of its head counts (BERT-style and its own names): the width
+#: must split evenly across the heads. T5/mT5 are held to it only for BERT-style keys without `d_kv` (the per-head
+#: size is then width // heads: a remainder would be dropped silently); with their own keys each head has `d_kv`.
+_WIDTH_AND_HEADS = {
+    "bert": (("hidden_size",), ("num_attention_heads",)),
+    "roberta": (("hidden_size",), ("num_attention_heads",)),
+    "gpt2": (("hidden_size", "n_embd"), ("num_attention_heads", "n_head")),
+    "bart": (("hidden_size", "d_model"), ("num_attention_heads", "encoder_attention_heads", "decoder_attention_heads")),
+    "t5": (("hidden_size",), ("num_attention_heads",)),
+    "mt5": (("hidden_size",), ("num_attention_heads",)),
+}
+
+
+def _check_heads(config: BaselineConfig, path: str) -> None:
+    """A width that is not a multiple of the heads is refused here, naming the file and keys (exit 3), not deep
+    inside transformers when the model is built."""
+    if not isinstance(config.model, dict):
+        raise InputError(f"[model] must be a table of transformers config keys, not {config.model!r}", path=path)
+    for arch in dict.fromkeys((config.architecture, config.generation_architecture or config.architecture)):
+        if arch in ("t5", "mt5") and "d_kv" in config.model:
+            continue
+        widths, heads = _WIDTH_AND_HEADS.get(arch, ((), ()))
+        for w in (k for k in widths if k in config.model):
+            for h in (k for k in heads if k in config.model):
+                width, count = config.model[w], config.model[h]
+                for key, value in ((w, width), (h, count)):
+                    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                        raise InputError(f"[model] {key} = {value!r} is not a positive integer", path=path)
+                if width % count:
+                    raise InputError(
+                        f"[model] {w} = {width} is not a multiple of {h} = {count} "
+                        f"(each attention head of the {arch} model gets {w} / {h} dimensions)",
+                        path=path,
+                    )
+
+
 def config_from_dict(data: dict[str, Any], path: str = "<config>") -> BaselineConfig:
     data = dict(data)
     _check_types("train", data.get("train", {}), TrainSettings, path)
@@ -118,6 +154,7 @@ def config_from_dict(data: dict[str, Any], path: str = "<config>") -> BaselineCo
     for arch in (config.architecture, config.generation_architecture or config.architecture):
         if arch not in ARCHITECTURES:
             raise InputError(f"architecture {arch!r} is not one of {ARCHITECTURES}", path=path)
+    _check_heads(config, path)
     return config
 
 
