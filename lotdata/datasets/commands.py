@@ -285,10 +285,19 @@ def _card_outputs(p: CardParams) -> list[Output]:
 
 
 def _card(run: Run) -> dict[str, Any]:
+    """The card and its statistics, staged in FOLDER (beside them). A failed run leaves no staging folder in the
+    dataset folder: a card has no parts to resume, and FOLDER is the user's dataset."""
+    import shutil
+
     from lotdata.datasets.card import STATS_CACHE, card_text
 
     p: CardParams = run.params
-    write_text(card_text(p.folder, stats_path=run.out(f"FOLDER/{STATS_CACHE}")), run.out(f"FOLDER/{CARD}"))
+    card = run.out(f"FOLDER/{CARD}")
+    try:
+        write_text(card_text(p.folder, stats_path=run.out(f"FOLDER/{STATS_CACHE}")), card)
+    except BaseException:
+        shutil.rmtree(card.parent, ignore_errors=True)
+        raise
     return {"card": str(run.final(f"FOLDER/{CARD}"))}
 
 
