@@ -199,14 +199,17 @@ def get_command(name: str) -> Command:
 @dataclass
 class Run:
     """What `execute` sees: the parameters, where to write each output (under its staging folder), and the
-    fingerprint of this run."""
+    fingerprint of this run (computed when asked: it hashes every input file, which can be a corpus)."""
 
     command: Command
     params: Any
     staged: dict[str, Path]
     declared: dict[str, Output]
-    fingerprint: str
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def fingerprint(self) -> str:
+        return self.command.fingerprint(self.params)
 
     def out(self, label: str) -> Path:
         """The path to write the output `label` to (it is published where the user named it at the end)."""
@@ -248,14 +251,15 @@ def run_command(command: Command, params: Any) -> dict[str, Any]:
                 recover_swap(output.path)
             roots = staging_roots(outputs)
             staged = {o.label: stage_output(o, roots[o.label]) for o in outputs}
-            run = Run(command, params, staged, declared, command.fingerprint(params))
+            run = Run(command, params, staged, declared)
             summary = command.execute(run) or {}
             publish(outputs, staged, set(roots.values()))
             if run.notes:
                 summary.setdefault("notes", []).extend(run.notes)
             return summary
     except BaseException as exc:
-        mapped = exit_error(exc, _flat(inputs), [o.path for o in declared.values()])
+        written = [o.path for o in declared.values()]
+        mapped = exit_error(exc, _flat(inputs), written + [_staging_root(p) for p in written])
         if mapped is None or mapped is exc:
             raise
         raise mapped from exc
@@ -526,15 +530,12 @@ def _mentions(exc: BaseException, inputs: list[Path]) -> bool:
 
 
 def _path_in_trace(exc: BaseException, candidates: list[Path]) -> Path | None:
-    """The declared input (or output) a failing frame was working on: a path named in the message, else a
-    path-like local of the innermost frame that names one of `candidates` or a file under one."""
+    """The file a failing frame was working on: the error's own file name, else a path-like local of the
+    innermost frame that names one of `candidates` (inputs, outputs, staging folders) or a file under one, else
+    a candidate named in the message."""
     if getattr(exc, "filename", None):
         return Path(exc.filename)
     resolved = [(real_path(c), c) for c in candidates]
-    text = str(exc)
-    for real, given in resolved:
-        if str(given) in text or str(real) in text:
-            return given
     frames = []
     tb = exc.__traceback__
     while tb is not None:
@@ -551,6 +552,10 @@ def _path_in_trace(exc: BaseException, candidates: list[Path]) -> Path | None:
             for real, _ in resolved:
                 if here == real or real in here.parents:
                     return Path(value)
+    text = str(exc)
+    for real, given in resolved:
+        if str(given) in text or str(real) in text:
+            return given
     return None
 
 

@@ -87,9 +87,9 @@ def sample_params(command: Command, folder: Path) -> Any:
 
 
 _VOLATILE_KEY = re.compile(
-    r"(created|started|finished|fetched|updated)(_at)?$|seconds|elapsed|_per_s|duration|pid|resumed"
+    r"(created|started|finished|fetched|updated)(_at)?$|seconds|elapsed|_per_s|duration|pid|resumed|timing"
 )
-_DECIMAL = re.compile(r"\d+\.\d+")
+_NUMBER = re.compile(r"\d+(\.\d+)?")
 
 
 def _normalised_json(value: Any) -> Any:
@@ -101,12 +101,14 @@ def _normalised_json(value: Any) -> Any:
 
 
 def content(path: Path) -> Any:
-    """What a file holds, with run-to-run noise (timestamps, timings) left out: Parquet as its rows, JSON
-    without volatile keys, other text without decimal numbers (timings)."""
+    """What a file holds, with run-to-run noise (timestamps, timings, resumed counts) left out: Parquet as its
+    rows, JSON without volatile keys, other text (a rendered report) with its numbers masked."""
     if path.suffix == ".parquet":
         import pyarrow.parquet as pq
 
         return pq.read_table(path).to_pylist()
+    if path.suffix in (".pt", ".bin") and "torch" in sys.modules:
+        return _normalised_json(_plain(sys.modules["torch"].load(path, map_location="cpu", weights_only=False)))
     data = path.read_bytes()
     if path.suffix == ".json":
         try:
@@ -114,9 +116,20 @@ def content(path: Path) -> Any:
         except ValueError:
             pass
     try:
-        return _DECIMAL.sub("#", data.decode("utf-8"))
+        return _NUMBER.sub("#", data.decode("utf-8"))
     except UnicodeDecodeError:
         return sha256_file(path)
+
+
+def _plain(value: Any) -> Any:
+    """A checkpoint's content as plain values (tensors as lists), so two saves of the same state compare equal."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
 
 
 def digest(paths: list[Path]) -> dict[str, str | None]:

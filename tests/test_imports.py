@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1] / "lotdata"
 #: lowest first; a module may import modules of its own layer or of a lower one. `*/cli.py` and
 #: `clikit.py` (and `lotdata/__main__.py`) are the CLI layer whatever package they sit in.
 LAYERS = [
-    {"lotdata", "errors", "schema", "resources"},
+    {"lotdata", "errors", "registry", "schema", "resources"},
     {"io", "progress", "paths"},
     {"text"},
     {"exec", "stage", "command"},
@@ -22,7 +22,7 @@ LAYERS = [
     {"sources", "clean", "tasks"},
     {"metrics"},
     {"annotate", "audit", "overlap", "models"},
-    {"pipeline"},
+    {"pipeline", "testing"},
     {"cli"},
 ]
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
