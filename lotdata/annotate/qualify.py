@@ -100,8 +100,9 @@ class Gate:
         return directory / "qualify" / f"{job}.json"
 
     @classmethod
-    def find(cls, directory: Path, job: str, url: str) -> "Gate | None":
-        path = cls.path_for(directory, job)
+    def find(cls, directory: Path, job: str, url: str, *, path: Path | None = None) -> "Gate | None":
+        """The gate of `job` in the state folder (read from `path` instead where given: a staged copy)."""
+        path = path or cls.path_for(directory, job)
         if not path.exists():
             return None
         raw = _read_json(path)
@@ -152,8 +153,11 @@ def qualify(
     retry_after_hours: float | None = None,
     lang: str = "en",
     state: str | Path | None = None,
+    gate_file: str | Path | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Send, score or re-send each rater's quiz; returns per rater the status line, the score and the quiz's page."""
+    """Send, score or re-send each rater's quiz; returns per rater the status line, the score and the quiz's page.
+    `gate_file`: where the gate (`STATE/qualify/JOB.json`) is read and written instead (`annotate qualify` gives its
+    staged copy, published when the run ends)."""
     from lotdata.annotate.jobs import get_job
 
     get_job(job)  # an unknown job is exit 1 before anything is created
@@ -171,8 +175,9 @@ def qualify(
         )
     if not names:
         raise LotdataError("no rater in the team: add them with `lotdata annotate raters add`")
-    gate = Gate.find(directory, job, conn.url) or Gate(
-        Gate.path_for(directory, job), conn.url, job, pass_mark, retry_after_hours, lang, secrets.token_hex(16)
+    path = Path(gate_file) if gate_file is not None else Gate.path_for(directory, job)
+    gate = Gate.find(directory, job, conn.url, path=path) or Gate(
+        path, conn.url, job, pass_mark, retry_after_hours, lang, secrets.token_hex(16)
     )
     gate.pass_mark, gate.retry_after_hours = pass_mark, retry_after_hours
     for q in questions:
