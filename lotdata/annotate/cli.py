@@ -11,8 +11,9 @@ from typing import Optional
 
 import typer
 
+from lotdata.annotate.commands import ANNOTATE_CHECK, ANNOTATE_QUALIFY, ANNOTATE_SCT_CSV, CHECK_FLAGGED_EXIT, STATE_HELP
 from lotdata.annotate.jobs import all_jobs, get_job
-from lotdata.clikit import console, errors, out_console, progress, summary_table
+from lotdata.clikit import command_of, console, errors, out_console, progress, summary_table
 from lotdata.paths import check_outputs
 
 app = typer.Typer(
@@ -35,7 +36,7 @@ _STATE = typer.Option(
     None,
     "--state-dir",
     envvar="LOTDATA_ANNOTATE_STATE",
-    help="Folder of lotdata's annotation state: team, hidden values, gold answers (default .lotdata-annotate).",
+    help=STATE_HELP,
 )
 
 raters_app = typer.Typer(no_args_is_help=True, help="The team of raters: accounts and their own projects.")
@@ -252,66 +253,19 @@ def pull_cmd(
     out_console.print(summary_table(f"lotdata annotate pull {job} -> {out}", summary))
 
 
-#: `annotate check` found submissions that break a rule (flags.parquet written)
-CHECK_FLAGGED_EXIT = 5
+def _state_from_env(command):
+    """--state-dir also reads LOTDATA_ANNOTATE_STATE, as `_STATE` does (`command_of` derives options without one)."""
+    from lotdata.annotate.state import STATE_ENV
+
+    for parameter in command.__signature__.parameters.values():
+        if parameter.name == "state":
+            parameter.default.envvar = STATE_ENV
+    return command
 
 
-@app.command("check")
-def check_cmd(
-    job: str = typer.Argument(
-        ..., help="A job that declares checks: story_write, sct_write (or any job with a `checks` field)."
-    ),
-    input_path: Path = typer.Option(
-        ...,
-        "--input",
-        help='Submissions: JSON lines or Parquet (id, title, sentences | sentence1..5 | text), a ROCStories csv, a Story Cloze csv, or ["story"] lines.',
-    ),
-    out: Path = typer.Option(
-        ..., "--out", help="Folder for flags.parquet (id, rule, detail) and check.json (counts per rule)."
-    ),
-    lang: Optional[str] = typer.Option(
-        None,
-        "--lang",
-        help="The submissions' language: en or zh (the language rule checks the script; default: the job's).",
-    ),
-    max_chars: int = typer.Option(
-        70, "--max-chars", min=1, help="Longest sentence (and ending) in characters (ROCStories: 70)."
-    ),
-    max_rewrite_change: int = typer.Option(
-        100,
-        "--max-rewrite-change",
-        min=0,
-        help="story_filter: characters (words in English) a rewrite may add to or drop from its segment (LOT: 100).",
-    ),
-    corpus: Optional[Path] = typer.Option(
-        None, "--corpus", help="An existing corpus (same formats) a submission must not nearly copy."
-    ),
-    near_duplicate: float = typer.Option(
-        0.8, "--near-duplicate", min=0.1, max=1.0, help="MinHash similarity from which a submission is a near copy."
-    ),
-) -> None:
-    """Run a job's automatic checks (named rules) on a file of submissions; print the counts per rule."""
-    from lotdata.annotate.checks import CheckOptions, check_file, job_rules, read_submissions
-
-    with errors():
-        rules = job_rules(job)
-        lang = lang or get_job(job).lang
-        if lang not in ("en", "zh"):
-            raise ValueError(f"--lang {lang!r}: en or zh")
-        corpus_rows = read_submissions(corpus) if corpus else []
-        from lotdata.annotate.checks import story_text
-
-        options = CheckOptions(
-            lang=lang,
-            max_chars=max_chars,
-            near_duplicate=near_duplicate,
-            max_rewrite_change=max_rewrite_change,
-            corpus=[story_text(r) for r in corpus_rows],
-            corpus_ids=[r["id"] for r in corpus_rows],
-        )
-        summary = check_file(input_path, rules, out, options)
+def _render_check(summary: dict, params) -> None:
     per_rule, examples = summary.pop("per_rule"), summary.pop("examples")
-    out_console.print(summary_table(f"lotdata annotate check {job} -> {out}", summary))
+    out_console.print(summary_table(f"lotdata annotate check {params.job} -> {params.out}", summary))
     out_console.print(
         _count_table("flagged submissions per rule", {rule: {"flagged": n} for rule, n in per_rule.items()})
     )
@@ -321,74 +275,21 @@ def check_cmd(
         raise typer.Exit(CHECK_FLAGGED_EXIT)
 
 
-@app.command("qualify")
-def qualify_cmd(
-    job: str = typer.Argument(..., help="The job the quiz gates (story_write, sct_write, any job)."),
-    quiz: Path = typer.Option(
-        ...,
-        "--quiz",
-        help='Quiz: JSON lines {"id", "item", "answer": acceptable|not_acceptable}; shipped: annotation_templates/quizzes/.',
-    ),
-    pass_mark: float = typer.Option(0.8, "--pass", help="Share of right answers a rater needs to be given the work."),
-    rater: Optional[list[str]] = typer.Option(
-        None, "--rater", help="Raters to qualify (repeatable; default: the whole team)."
-    ),
-    retry_after: Optional[float] = typer.Option(
-        None, "--retry-after", min=0, help="Hours after a failed quiz when a new one is sent (default: no retry)."
-    ),
-    lang: str = typer.Option("en", "--lang", help="Language of the quiz screen: en or zh."),
-    state: Optional[Path] = _STATE,
-) -> None:
-    """Send each rater an onboarding project with the quiz; run again to score it. Passed raters get JOB's pushes."""
-    from lotdata.annotate.client import connect
-    from lotdata.annotate.qualify import qualify
-
-    with errors():
-        if lang not in ("en", "zh"):
-            raise ValueError(f"--lang {lang!r}: en or zh")
-        report = qualify(
-            connect(),
-            job,
-            quiz,
-            pass_mark=pass_mark,
-            raters=rater,
-            retry_after_hours=retry_after,
-            lang=lang,
-            state=state,
+app.command("check")(command_of(ANNOTATE_CHECK, _render_check))
+app.command("qualify")(
+    _state_from_env(
+        command_of(
+            ANNOTATE_QUALIFY,
+            lambda report, params: out_console.print(_count_table(f"lotdata annotate qualify {params.job}", report)),
         )
-    out_console.print(_count_table(f"lotdata annotate qualify {job}", report))
-
-
-@app.command("sct-csv")
-def sct_csv_cmd(
-    input_path: Path = typer.Option(
-        ...,
-        "--input",
-        help="A clozet dataset folder of four-sentence cases (the clozet/ of a cloze_verify pull of sct_write cases).",
-    ),
-    out: Path = typer.Option(
-        ..., "--out", help="Folder for val.csv and test.csv in the published Story Cloze Test layout."
-    ),
-) -> None:
-    """Assemble verified Story Cloze cases into the published csv layout (`lotdata import storycloze` reads it)."""
-    from lotdata.annotate.jobs.sct_write import write_storycloze
-    from lotdata.datasets.folder import dataset_task, read_dataset
-    from lotdata.errors import InputError, must_exist
-
-    with errors():
-        must_exist(input_path, "--input")
-        if not input_path.is_dir() or dataset_task(input_path) != "clozet":
-            raise InputError("expected a clozet dataset folder", path=str(input_path))
-        written = {}
-        for split, table in read_dataset(input_path).items():
-            if split in ("val", "test") and table.num_rows:
-                try:
-                    written[split] = str(write_storycloze(table.to_pylist(), out / f"{split}.csv"))
-                except ValueError as exc:
-                    raise InputError(str(exc), path=str(input_path)) from None
-        if not written:
-            raise InputError("no val or test case to write", path=str(input_path))
-    out_console.print(summary_table(f"lotdata annotate sct-csv -> {out}", written))
+    )
+)
+app.command("sct-csv")(
+    command_of(
+        ANNOTATE_SCT_CSV,
+        lambda written, params: out_console.print(summary_table(f"lotdata annotate sct-csv -> {params.out}", written)),
+    )
+)
 
 
 @raters_app.command("list")

@@ -1,0 +1,138 @@
+"""`lotdata annotate check | qualify | sct-csv` run through the one runner (issue 33): an output never replaces an
+input (check.json never lands on an input of that name), an output of another kind is refused (exit 1, never 70),
+and a run that fails at its very end (a full disk) exits 1 naming the file with the previous output byte-identical.
+The qualify tests need the session's Label Studio server (labelstudio_support)."""
+
+from __future__ import annotations
+
+import errno
+import json
+from pathlib import Path
+
+from labelstudio_support import lotdata
+from typer.testing import CliRunner
+
+from lotdata.annotate import commands
+from lotdata.cli import app
+from lotdata.resources import asset_dir
+from lotdata.testing import digest
+
+runner = CliRunner()
+
+
+def _cli(*args):
+    return runner.invoke(app, [str(a) for a in args], env={"COLUMNS": "400"})
+
+
+def _disk_full(text, path, *args, **kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+
+# ---------------------------------------------------------------------------------------------- annotate check
+
+
+def test_check_never_writes_over_its_input_or_a_file(tmp_path: Path) -> None:
+    args = commands._check_sample(tmp_path)
+    folder = tmp_path / "D"
+    folder.mkdir()
+    given = folder / "check.json"  # an input named like the summary check writes
+    given.write_bytes((tmp_path / "subs.jsonl").read_bytes())
+    before = given.read_bytes()
+    over = _cli("annotate", "check", "story_write", "--input", given, "--out", folder)
+    assert over.exit_code == 1 and "contains the input --input" in over.output
+    assert given.read_bytes() == before and sorted(p.name for p in folder.iterdir()) == ["check.json"]
+    corpus = _cli("annotate", "check", *args[:-1], folder, "--corpus", given)  # --out around the --corpus
+    assert corpus.exit_code == 1 and given.read_bytes() == before
+    plain = tmp_path / "plain.txt"
+    plain.write_text("mine\n")
+    on_file = _cli("annotate", "check", *args[:-1], plain)
+    assert on_file.exit_code == 1 and "is a file" in on_file.output and plain.read_text() == "mine\n"
+
+
+def test_check_refuses_a_folder_of_other_files_and_keeps_it(tmp_path: Path) -> None:
+    args = commands._check_sample(tmp_path)
+    done = _cli("annotate", "check", *args)
+    assert done.exit_code == 0, done.output
+    out = tmp_path / "checked"
+    assert sorted(p.name for p in out.iterdir()) == ["check.json", "flags.parquet"]
+    again = _cli("annotate", "check", *args)  # its own folder: replaced
+    assert again.exit_code == 0, again.output
+    (out / "notes.txt").write_text("the user's\n")
+    held = digest([out])
+    refused = _cli("annotate", "check", *args)
+    assert refused.exit_code == 1 and "did not write" in refused.output and digest([out]) == held
+
+
+def test_check_full_disk_keeps_the_previous_flags_and_flagged_is_still_exit_5(tmp_path: Path, monkeypatch) -> None:
+    import lotdata.io
+
+    args = commands._check_sample(tmp_path)
+    assert _cli("annotate", "check", *args).exit_code == 0
+    out = tmp_path / "checked"
+    before = digest([out])
+    monkeypatch.setattr(lotdata.io, "write_text", _disk_full)  # check.json, the last file written
+    failed = _cli("annotate", "check", *args)
+    assert failed.exit_code == 1 and "check.json" in failed.output and "no space left" in failed.output
+    assert digest([out]) == before
+    monkeypatch.undo()
+    subs = tmp_path / "subs.jsonl"
+    row = json.loads(subs.read_text())
+    subs.write_text(json.dumps({**row, "sentences": row["sentences"][:4]}) + "\n", encoding="utf-8")
+    flagged = _cli("annotate", "check", *args)
+    assert flagged.exit_code == commands.CHECK_FLAGGED_EXIT and "five_sentences" in flagged.output
+    assert json.loads((out / "check.json").read_text())["flagged"] == 1  # published, then exit 5
+
+
+# ---------------------------------------------------------------------------------------------- annotate sct-csv
+
+
+def test_sct_csv_refuses_its_input_and_a_dataset_and_keeps_the_csvs_on_a_full_disk(tmp_path: Path, monkeypatch) -> None:
+    import lotdata.io
+
+    args = commands._sct_csv_sample(tmp_path)
+    cases = tmp_path / "cases"
+    held = digest([cases])
+    for out in (cases, cases / "csv", tmp_path):
+        refused = _cli("annotate", "sct-csv", "--input", cases, "--out", out)
+        assert refused.exit_code == 1 and "--input" in refused.output, (out, refused.output)
+    other = tmp_path / "other"
+    _cli("import", "storycloze", "--test", tmp_path / "cases.csv", "--out", other)
+    assert _cli("annotate", "sct-csv", "--input", cases, "--out", other).exit_code == 1
+    assert digest([cases]) == held
+    done = _cli("annotate", "sct-csv", *args)
+    assert done.exit_code == 0 and "test.csv" in done.output
+    out = tmp_path / "sct"
+    assert sorted(p.name for p in out.iterdir()) == ["test.csv"] and str(out / "test.csv") in done.output
+    before = digest([out])
+    monkeypatch.setattr(lotdata.io, "write_text", _disk_full)
+    failed = _cli("annotate", "sct-csv", *args)
+    assert failed.exit_code == 1 and "test.csv" in failed.output and digest([out]) == before
+
+
+# ---------------------------------------------------------------------------------------------- annotate qualify
+
+
+def test_qualify_quiz_folder_clash_and_full_disk(label_studio, conn, tmp_path: Path, monkeypatch) -> None:
+    from lotdata.annotate import state as state_module
+
+    state = tmp_path / "state"
+    run = lambda *args: lotdata(label_studio, *map(str, args), "--state-dir", str(state))  # noqa: E731
+    assert run("annotate", "raters", "add", "gatekeeper").exit_code == 0
+    quiz = tmp_path / "quiz.jsonl"
+    quiz.write_bytes((Path(asset_dir("annotation_templates")) / "quizzes" / "story_write.en.jsonl").read_bytes())
+    folder = run("annotate", "qualify", "story_write", "--quiz", tmp_path)  # a folder: a message, not a crash
+    assert folder.exit_code in (1, 3) and "--quiz" in folder.output and "Traceback" not in folder.output
+    gate = state / "qualify" / "story_write.json"
+    assert not gate.exists()
+    sent = run("annotate", "qualify", "story_write", "--quiz", quiz)
+    assert sent.exit_code == 0, sent.output
+    before = gate.read_bytes()
+    clash = run("annotate", "qualify", "story_write", "--quiz", gate)  # the gate as the quiz
+    assert clash.exit_code == 1 and "STATE/qualify/JOB.json" in clash.output and gate.read_bytes() == before
+    monkeypatch.setattr(state_module, "write_text", _disk_full)
+    failed = run("annotate", "qualify", "story_write", "--quiz", quiz, "--retry-after", "0")
+    assert failed.exit_code == 1 and "story_write.json" in failed.output and "no space left" in failed.output
+    assert gate.read_bytes() == before and not (state / "qualify" / "story_write.json.lock").exists()
+    monkeypatch.undo()
+    bad = run("annotate", "qualify", "story_write", "--quiz", quiz, "--pass", "1.5")
+    assert bad.exit_code == 1 and "--pass" in bad.output and gate.read_bytes() == before
