@@ -136,3 +136,9 @@ def test_qualify_quiz_folder_clash_and_full_disk(label_studio, conn, tmp_path: P
     monkeypatch.undo()
     bad = run("annotate", "qualify", "story_write", "--quiz", quiz, "--pass", "1.5")
     assert bad.exit_code == 1 and "--pass" in bad.output and gate.read_bytes() == before
+    staged = gate.parent / ".story_write.json.lotdata-next" / "story_write.json"
+    assert staged.exists()  # the failed run's copy: a run cut short after sending quizzes resumes from it
+    staged.write_text("half")  # ... unless it is not whole
+    again = run("annotate", "qualify", "story_write", "--quiz", quiz)
+    assert again.exit_code == 0, again.output
+    assert json.loads(gate.read_text())["raters"]["gatekeeper"] and not staged.parent.exists()

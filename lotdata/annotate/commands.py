@@ -162,11 +162,29 @@ def _qualify_check(p: QualifyParams) -> None:
         raise ValueError(f"--lang {p.lang!r}: en or zh")
 
 
+def resume_state_file(run: Run, label: str) -> Path:
+    """The staged copy of a state file (`update` output), made ready: what a run cut short left there is kept (it
+    records what was already sent to the server), unless it is not whole JSON; then the published file is used."""
+    import shutil
+
+    staged, published = run.out(label), run.final(label)
+    if staged.exists():
+        try:
+            json.loads(staged.read_text(encoding="utf-8"))
+            return staged
+        except (OSError, ValueError):
+            staged.unlink()
+    if published.exists():
+        shutil.copy2(published, staged)
+    return staged
+
+
 def _qualify(run: Run) -> dict[str, Any]:
     from lotdata.annotate.client import connect
     from lotdata.annotate.qualify import qualify
 
     p: QualifyParams = run.params
+    gate = resume_state_file(run, "STATE/qualify/JOB.json")
     return qualify(
         connect(),
         p.job,
@@ -176,7 +194,7 @@ def _qualify(run: Run) -> dict[str, Any]:
         retry_after_hours=p.retry_after,
         lang=p.lang,
         state=p.state,
-        gate_file=run.out("STATE/qualify/JOB.json"),
+        gate_file=gate,
     )
 
 
