@@ -5,14 +5,14 @@ A stage is one module that calls `register_stage(Stage(...))` when imported (`lo
 one): a parameters dataclass whose fields are `param(default, help, ...)` (name, type, default, help and
 checks in one place), what it reads and writes, and `run(ctx, params)`, which does the step inside a recipe
 run. The built-in stages are the modules named `stage.py` or `*_stage.py` in lotdata's stage folders, found
-and imported the first time the registry is read (as tasks are loaded by name), so this layer imports none
-of the stages above it and a new stage is one new module; `tests/test_stage_conformance.py` checks every one.
+and imported the first time the registry (`STAGE_REGISTRY`, a `lotdata.registry.Registry`) is read, so this
+layer imports none of the stages above it and a new stage is one new module (a plug-in's: the `lotdata.stages`
+entry-point group); `tests/test_stage_conformance.py` checks every one.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import os
 import types
@@ -24,9 +24,9 @@ from typing import Any, Callable
 from lotdata.errors import InputError, must_exist
 from lotdata.exec import ExecSettings
 from lotdata.io import MANIFEST_NAME, sha256_file, write_text
+from lotdata.registry import Registry
 from lotdata.resources import resolve_input
 
-PACKAGE = Path(__file__).resolve().parent
 DONE_DIR = ".done"
 #: the recipe's keys above the step tables
 TOP_LEVEL = {
@@ -282,45 +282,44 @@ def exec_settings(values: dict[str, Any]) -> ExecSettings:
     return ExecSettings(**values)
 
 
-_STAGES: dict[str, Stage] = {}
+#: every stage, in the order a recipe runs them; the built-in ones are the modules `lotdata/<folder>/stage.py`
+#: and `lotdata/<folder>/*_stage.py`, a plug-in's come from the `lotdata.stages` entry-point group
+STAGE_REGISTRY: Registry[Stage] = Registry(
+    "stage",
+    modules=("*/stage.py", "*/*_stage.py"),
+    order=lambda stage: stage.order,
+    check=lambda stage: params_of(stage.params),  # an unsupported annotation fails here, at registration
+)
 
 
 def register_stage(stage: Stage) -> Stage:
-    """Add a stage (a module calls it when imported); a name registered twice must be the same record."""
-    params_of(stage.params)  # an unsupported annotation fails here, at registration
-    _STAGES[stage.name] = stage
-    return stage
+    """Add a stage (a module calls it when imported); a name another record holds is a RegistryError."""
+    return STAGE_REGISTRY.register(stage, stacklevel=2)
+
+
+def unregister_stage(name: str) -> None:
+    """Forget a stage registered at run time (a test's made-up one)."""
+    STAGE_REGISTRY.unregister(name)
 
 
 def builtin_stage_modules() -> list[str]:
     """The modules of the built-in stages: `lotdata/<folder>/stage.py` and `lotdata/<folder>/*_stage.py`."""
-    found = sorted({*PACKAGE.glob("*/stage.py"), *PACKAGE.glob("*/*_stage.py")})
-    return [f"lotdata.{path.parent.name}.{path.stem}" for path in found]
-
-
-_LOADED: list[bool] = []
+    return list(STAGE_REGISTRY.builtin_modules())
 
 
 def stages() -> list[Stage]:
     """Every registered stage in the order a recipe runs them (the built-in ones imported on first use)."""
-    if not _LOADED:
-        for module in builtin_stage_modules():
-            importlib.import_module(module)
-        _LOADED.append(True)
-    return sorted(_STAGES.values(), key=lambda s: s.order)
+    return STAGE_REGISTRY.all()
 
 
 def builtin_stages() -> list[Stage]:
     """The stages lotdata ships (a stage registered elsewhere, e.g. by a test or a plug-in, is not one)."""
-    modules = set(builtin_stage_modules())
-    return [s for s in stages() if s.run.__module__ in modules]
+    return STAGE_REGISTRY.builtins()
 
 
 def get_stage(name: str) -> Stage:
-    for stage in stages():
-        if stage.name == name:
-            return stage
-    raise KeyError(f"unknown stage {name!r}; stages: {', '.join(s.name for s in stages())}")
+    """The stage `name` (RegistryError naming the stages when there is none)."""
+    return STAGE_REGISTRY.get(name)
 
 
 def recipe_schema() -> dict[str, dict[str, ParamInfo]]:

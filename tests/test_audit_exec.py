@@ -65,18 +65,18 @@ def _markers(folder: Path) -> dict[str, int]:
     return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("done/*.json")}
 
 
-def test_a_stopped_audit_resumes_its_finished_shards(sct: Path, tmp_path: Path, monkeypatch):
+def test_a_stopped_audit_resumes_its_finished_shards(sct: Path, tmp_path: Path):
     work = tmp_path / "work"
     names = ["constant_first", "length", "sentiment_last"]
-    monkeypatch.setitem(audit_baselines.BASELINES, "length", BaselineSpec("length", _Broken))
-    with pytest.raises(LotdataError, match="shard length: ValueError: disk on fire"):
-        audit(sct, train_split="val", baselines=names, work=work)
+    with audit_baselines.BASELINE_REGISTRY.override(BaselineSpec("length", _Broken)):
+        with pytest.raises(LotdataError, match="shard length: ValueError: disk on fire"):
+            audit(sct, train_split="val", baselines=names, work=work)
     first = _markers(work)
     # the sentiment shards and the baseline before the broken one are done; nothing after it ran
     assert sum(1 for m in first if m.startswith("sentiment/")) > 10
     assert [m for m in first if m.startswith("jobs/")] == ["jobs/done/00000.json"]
 
-    monkeypatch.setitem(audit_baselines.BASELINES, "length", BaselineSpec("length", audit_baselines.Length))
+    assert audit_baselines.get_baseline("length").make is audit_baselines.Length  # the built-in one is back
     seen: list[tuple[str, bool]] = []
     again = audit(sct, train_split="val", baselines=names, work=work, on_step=lambda n, r: seen.append((n, r)))
     assert again.resumed == ["constant_first"] and ("constant_first", True) in seen and ("length", False) in seen
@@ -91,7 +91,7 @@ def test_a_stopped_audit_resumes_its_finished_shards(sct: Path, tmp_path: Path, 
     assert other.resumed == []
 
 
-def test_cli_resumes_a_stopped_report_and_removes_its_work_folder(sct: Path, tmp_path: Path, monkeypatch):
+def test_cli_resumes_a_stopped_report_and_removes_its_work_folder(sct: Path, tmp_path: Path):
     runner = CliRunner()
     out = tmp_path / "rep"
     args = [
@@ -110,11 +110,10 @@ def test_cli_resumes_a_stopped_report_and_removes_its_work_folder(sct: Path, tmp
         "--baseline",
         "length",
     ]
-    monkeypatch.setitem(audit_baselines.BASELINES, "length", BaselineSpec("length", _Broken))
-    stopped = runner.invoke(app, args)
+    with audit_baselines.BASELINE_REGISTRY.override(BaselineSpec("length", _Broken)):
+        stopped = runner.invoke(app, args)
     assert stopped.exit_code == 3 and "disk on fire" in stopped.output
     assert (out / ".incomplete").exists() and (out / WORK_DIR / "jobs" / "done" / "00000.json").exists()
-    monkeypatch.setitem(audit_baselines.BASELINES, "length", BaselineSpec("length", audit_baselines.Length))
     done = runner.invoke(app, args)
     assert done.exit_code == 0, done.output
     assert "constant_first (done by an earlier run)" in done.output

@@ -57,7 +57,7 @@ def _annotations(job: JobSpec, tasks: list[dict], lang: str) -> list[Annotation]
 
 def test_the_registry_lists_every_builtin_job_first():
     assert job_names()[: len(BUILTIN_JOBS)] == JOB_NAMES
-    with pytest.raises(ValueError, match="unknown annotation job 'nope'; jobs: story_filter"):
+    with pytest.raises(ValueError, match="unknown annotation job 'nope'; known: story_filter"):
         get_job("nope")
     with pytest.raises(ValueError, match="registered twice"):
         register_job(JobSpec(**{**get_job("story_filter").__dict__, "summary": "another"}))

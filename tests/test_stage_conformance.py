@@ -184,7 +184,7 @@ def head_stage():
         )
     )
     yield registered
-    stage_module._STAGES.pop("head")
+    stage_module.unregister_stage("head")
 
 
 def test_a_made_up_stage_runs_through_a_recipe(head_stage, tmp_path: Path):

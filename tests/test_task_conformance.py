@@ -265,10 +265,11 @@ ENDING = TaskSpec(
 
 
 @pytest.fixture
-def ending_task(monkeypatch):
+def ending_task():
     """The made-up task, registered for one test (removed afterwards so no other test sees it)."""
-    monkeypatch.setitem(registry._TASKS, "ending", ENDING)
-    return ENDING
+    registry.register_task(ENDING)
+    yield ENDING
+    registry.unregister_task("ending")
 
 
 def test_a_made_up_task_needs_no_stage_code(ending_task, stories, tmp_path: Path):

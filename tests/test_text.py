@@ -14,7 +14,7 @@ from lotdata.text import (
     split_sentences,
     tokenize,
 )
-from lotdata.text.tokenize import compare_tokenizers, register_tokenizer
+from lotdata.text.tokenize import compare_tokenizers, register_tokenizer, unregister_tokenizer
 
 
 def test_zh_closing_quotes_stay_with_their_sentence():
@@ -92,10 +92,18 @@ def test_tokenizer_is_pluggable_and_checked_against_jieba():
     import jieba
 
     register_tokenizer("jieba-copy", lambda: lambda t: [w for w in jieba.lcut(t) if w.strip()])
-    register_tokenizer("chars", lambda: lambda t: [c for c in t if c.strip()])
-    texts = ["我爱北京天安门", "小猴子跳到树上"]
-    assert compare_tokenizers("jieba-copy", texts) == {"same": 2, "differ": 0}
-    assert compare_tokenizers("chars", texts)["differ"] == 2
+    register_tokenizer("chars", _chars)
+    try:
+        texts = ["我爱北京天安门", "小猴子跳到树上"]
+        assert compare_tokenizers("jieba-copy", texts) == {"same": 2, "differ": 0}
+        assert compare_tokenizers("chars", texts)["differ"] == 2
+    finally:
+        unregister_tokenizer("jieba-copy")
+        unregister_tokenizer("chars")
+
+
+def _chars():
+    return lambda t: [c for c in t if c.strip()]
 
 
 def test_the_tokenizer_is_an_argument_not_process_state(tmp_path):
@@ -107,16 +115,19 @@ def test_the_tokenizer_is_an_argument_not_process_state(tmp_path):
 
     tokenize_module = importlib.import_module("lotdata.text.tokenize")  # `lotdata.text.tokenize` is also a function
 
-    register_tokenizer("chars", lambda: lambda t: [c for c in t if c.strip()])
-    text = "我爱北京天安门"
-    assert count_words(text, "zh", "chars") == 7 and count_words(text, "zh") == 4
-    assert Vocabulary("chars").words_of(text, "zh") == list(text)
-    assert not any(hasattr(tokenize_module, name) for name in ("set_tokenizer", "using_tokenizer", "_current"))
-    stories = tmp_path / "stories.parquet"
-    read_step(["lotdata:sample"], stories, ReadParams(format="jsonl"))
-    build_dataset("senpos", [stories], tmp_path / "chars", tokenizer="chars", card=False)
-    assert read_manifest(tmp_path / "chars")["environment"]["tokenizer"] == "chars"
-    assert tokenize(text) == ["我", "爱", "北京", "天安门"]  # the build did not change the default
+    register_tokenizer("chars", _chars)
+    try:
+        text = "我爱北京天安门"
+        assert count_words(text, "zh", "chars") == 7 and count_words(text, "zh") == 4
+        assert Vocabulary("chars").words_of(text, "zh") == list(text)
+        assert not any(hasattr(tokenize_module, name) for name in ("set_tokenizer", "using_tokenizer", "_current"))
+        stories = tmp_path / "stories.parquet"
+        read_step(["lotdata:sample"], stories, ReadParams(format="jsonl"))
+        build_dataset("senpos", [stories], tmp_path / "chars", tokenizer="chars", card=False)
+        assert read_manifest(tmp_path / "chars")["environment"]["tokenizer"] == "chars"
+        assert tokenize(text) == ["我", "爱", "北京", "天安门"]  # the build did not change the default
+    finally:
+        unregister_tokenizer("chars")
 
 
 _zh_chars = st.sampled_from(

@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from lotdata.registry import Registry
 from lotdata.text import normalize_text
 from lotdata.text.sentences import EN_ABBREVIATIONS, split_zh
 
@@ -53,6 +54,12 @@ class Rule:
     row: Callable[[Row, CheckOptions], list[str]] | None = None
     batch: Callable[[Sequence[Row], CheckOptions], dict[int, list[str]]] | None = None
     needs: str | None = None  # a field without which the rule does not apply (reported as skipped)
+
+    def __post_init__(self) -> None:
+        if (self.row is None) == (self.batch is None):
+            raise ValueError(
+                f"check rule {self.name!r}: give exactly one of `row` (per submission) and `batch` (all at once)"
+            )
 
 
 # ---------------------------------------------------------------- sentences
@@ -864,41 +871,63 @@ def context_entities(row: Row, options: CheckOptions) -> list[str]:
     return [f"the candidate names {', '.join(new)}, which the story does not (LOT 2.2a)"] if new else []
 
 
-RULES: dict[str, Rule] = {
-    rule.name: rule
-    for rule in (
-        Rule("five_sentences", "exactly five sentences (one per field)", row=five_sentences),
-        Rule("end_punctuation", "each sentence ends with . ! ? (Chinese 。！？……)", row=end_punctuation),
-        Rule("sentence_length", "each sentence at most --max-chars characters (70)", row=sentence_length),
-        Rule("title", "a title, at most --max-chars characters", row=has_title, needs="title"),
-        Rule("no_quotations", "no quotation marks (ROCStories Table 1: no quotations)", row=no_quotations),
-        Rule(
-            "informal", "no slang or informal language (our lexicon, lotdata/data/informal_LANG.txt)", row=no_informal
-        ),
-        Rule("language", "written in the job's language and script", row=language),
-        Rule("near_duplicate", "not a near copy of another submission or of --corpus (MinHash)", batch=near_duplicates),
-        Rule("shared_character", "each ending names a character of the first four sentences", row=shared_character),
-        Rule("endings_differ", "the right and the wrong ending differ", row=endings_differ),
-        Rule("ending_length", "each ending one sentence of 2 to --max-chars characters", row=ending_length),
-        Rule(
-            "rewrite_length",
-            "a rewrite differs from its segment by at most 100 characters (words in English; LOT appendix 1)",
-            row=rewrite_length,
-            needs="segment",
-        ),
-        Rule(
-            "punctuation",
-            "only ？。，！……；《》 as punctuation (English . , ? ! ; …; LOT appendix 1, other requirements)",
-            row=punctuation,
-        ),
-        Rule(
-            "context_entities",
-            "every role and place of a candidate appears in the story or the original sentence (LOT 2.2a)",
-            row=context_entities,
-            needs="candidate",
-        ),
-    )
-}
+#: every check rule: the built-in ones (registered below), then those registered later or by a package's
+#: `lotdata.check_rules` entry point; a job names the ones it runs in `checks`
+CHECK_RULE_REGISTRY: Registry[Rule] = Registry("check_rule", modules=("annotate/checks.py",))
+#: every check rule by name (a read-only view of the registry)
+RULES: Mapping[str, Rule] = CHECK_RULE_REGISTRY.view()
+
+
+def register_check_rule(rule: Rule) -> Rule:
+    """Add a check rule; a name another record holds is a RegistryError."""
+    return CHECK_RULE_REGISTRY.register(rule, stacklevel=2)
+
+
+def unregister_check_rule(name: str) -> None:
+    """Forget a check rule registered at run time (a test's made-up one)."""
+    CHECK_RULE_REGISTRY.unregister(name)
+
+
+def get_check_rule(name: str) -> Rule:
+    """The rule `name` (RegistryError naming the rules when there is none)."""
+    return CHECK_RULE_REGISTRY.get(name)
+
+
+def check_rule_names() -> list[str]:
+    return CHECK_RULE_REGISTRY.names()
+
+
+for _rule in (
+    Rule("five_sentences", "exactly five sentences (one per field)", row=five_sentences),
+    Rule("end_punctuation", "each sentence ends with . ! ? (Chinese 。！？……)", row=end_punctuation),
+    Rule("sentence_length", "each sentence at most --max-chars characters (70)", row=sentence_length),
+    Rule("title", "a title, at most --max-chars characters", row=has_title, needs="title"),
+    Rule("no_quotations", "no quotation marks (ROCStories Table 1: no quotations)", row=no_quotations),
+    Rule("informal", "no slang or informal language (our lexicon, lotdata/data/informal_LANG.txt)", row=no_informal),
+    Rule("language", "written in the job's language and script", row=language),
+    Rule("near_duplicate", "not a near copy of another submission or of --corpus (MinHash)", batch=near_duplicates),
+    Rule("shared_character", "each ending names a character of the first four sentences", row=shared_character),
+    Rule("endings_differ", "the right and the wrong ending differ", row=endings_differ),
+    Rule("ending_length", "each ending one sentence of 2 to --max-chars characters", row=ending_length),
+    Rule(
+        "rewrite_length",
+        "a rewrite differs from its segment by at most 100 characters (words in English; LOT appendix 1)",
+        row=rewrite_length,
+        needs="segment",
+    ),
+    Rule(
+        "punctuation",
+        "only ？。，！……；《》 as punctuation (English . , ? ! ; …; LOT appendix 1, other requirements)",
+        row=punctuation,
+    ),
+    Rule(
+        "context_entities",
+        "every role and place of a candidate appears in the story or the original sentence (LOT 2.2a)",
+        row=context_entities,
+        needs="candidate",
+    ),
+):
+    register_check_rule(_rule)
 
 
 def row_problems(row: Row, rules: Sequence[str], options: CheckOptions) -> list[str]:

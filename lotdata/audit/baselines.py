@@ -20,11 +20,12 @@ from functools import lru_cache
 from importlib import resources
 from math import log
 from statistics import mean
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from lotdata.audit.bert import BERT_BASELINES
 from lotdata.audit.features import FeatureCache, sentence_bleu
 from lotdata.audit.items import CANDIDATES, GAPS, Item
+from lotdata.registry import Registry
 
 Scores = list[list[float]]
 
@@ -346,52 +347,35 @@ class BaselineSpec:
             raise ValueError(f"baseline {self.name!r}: shapes must be among {(CANDIDATES, GAPS)}, not {self.shapes}")
 
 
-#: every registered baseline by name, in registration order (the papers' order for the built-in ones)
-BASELINES: dict[str, BaselineSpec] = {}
-ENTRY_POINT_GROUP = "lotdata.baselines"  # a separate package's baselines, loaded when the registry is first asked
-_plugins_loaded = False
-
-
-def _load_plugins() -> None:
-    global _plugins_loaded
-    if not _plugins_loaded:
-        _plugins_loaded = True
-        from importlib import metadata
-
-        for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-            entry.load()
+#: every baseline: the built-in ones (registered below, in the papers' order), then those registered later or by a
+#: package's `lotdata.baselines` entry point (loaded when the registry is first read)
+BASELINE_REGISTRY: Registry[BaselineSpec] = Registry("baseline", modules=("audit/baselines.py",))
+ENTRY_POINT_GROUP = BASELINE_REGISTRY.group
+#: every registered baseline by name, in the registry's order (a read-only view)
+BASELINES: Mapping[str, BaselineSpec] = BASELINE_REGISTRY.view()
 
 
 def register_baseline(spec: BaselineSpec) -> BaselineSpec:
-    """Add a baseline; a second record under one name is an error."""
-    known = BASELINES.get(spec.name)
-    if known is not None and known is not spec:
-        raise ValueError(f"baseline {spec.name!r} is registered twice")
-    BASELINES[spec.name] = spec
-    return spec
+    """Add a baseline; a name another record holds is a RegistryError."""
+    return BASELINE_REGISTRY.register(spec, stacklevel=2)
 
 
 def unregister_baseline(name: str) -> None:
-    BASELINES.pop(name, None)
+    BASELINE_REGISTRY.unregister(name)
 
 
 def get_baseline(name: str) -> BaselineSpec:
-    """The record of baseline `name` (ValueError naming the known ones when there is none)."""
-    _load_plugins()
-    if name not in BASELINES:
-        raise ValueError(f"unknown baseline {name!r}; known: {', '.join(BASELINES)}")
-    return BASELINES[name]
+    """The record of baseline `name` (RegistryError, a ValueError, naming the known ones when there is none)."""
+    return BASELINE_REGISTRY.get(name)
 
 
 def baseline_names() -> list[str]:
-    _load_plugins()
-    return list(BASELINES)
+    return BASELINE_REGISTRY.names()
 
 
 def heuristic_names() -> list[str]:
     """The baselines that run without a model checkpoint."""
-    _load_plugins()
-    return [name for name, spec in BASELINES.items() if not spec.model]
+    return [spec.name for spec in BASELINE_REGISTRY.all() if not spec.model]
 
 
 def shape_problem(spec: BaselineSpec, task: str, shape: str) -> str | None:

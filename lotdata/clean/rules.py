@@ -3,6 +3,9 @@ characters, bracketed noise, repeated punctuation) and compute the flags annotat
 
 Every function is pure and takes the already-normalised text of a `stories` row (Chinese text has
 no spaces or line breaks any more, so ad and navigation *lines* are found as sentence segments).
+
+Every rule `lotdata clean` applies is a named record (:class:`CleanRule`) in the clean-rule registry, in the
+order `clean` applies them: the names the quarantine's `rule` column, the summary and the flags use.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from lotdata.registry import Registry
 from lotdata.text import split_sentences
 
 # --------------------------------------------------------------------------------------------
@@ -217,3 +221,96 @@ def _pos_words(text: str) -> list[tuple[str, str]]:
     from lotdata.text.postag import pos_words_nohmm
 
     return pos_words_nohmm(text)
+
+
+# --------------------------------------------------------------------------------------------
+# the rules, by name
+
+#: what a clean rule does to a story: its text loses the noise, the story goes to the quarantine, or it gets a flag
+CLEAN_ACTIONS = ("stripped", "removed", "flagged")
+
+
+@dataclass(frozen=True)
+class CleanRule:
+    """One named rule of `lotdata clean`: what it does (`action`, one of CLEAN_ACTIONS) and when (`description`).
+    `flag`: the flag a stripped rule leaves on the story (default `stripped_<name>`); `judgement`: a flag that
+    counts against a copy when the best of duplicates is chosen (and that annotators judge)."""
+
+    name: str
+    action: str
+    description: str
+    flag: str | None = None
+    judgement: bool = False
+
+    def __post_init__(self) -> None:
+        if self.action not in CLEAN_ACTIONS:
+            raise ValueError(f"clean rule {self.name!r}: action must be one of {CLEAN_ACTIONS}, not {self.action!r}")
+        if self.flag is None and self.action == "stripped":
+            object.__setattr__(self, "flag", f"stripped_{self.name}")
+        if self.flag is None and self.action == "flagged":
+            object.__setattr__(self, "flag", self.name)
+
+
+#: every clean rule: the built-in ones (below, in the order `clean` applies them), then those registered later or by
+#: a package's `lotdata.clean_rules` entry point
+CLEAN_RULE_REGISTRY: Registry[CleanRule] = Registry("clean_rule", modules=("clean/rules.py",))
+
+
+def register_clean_rule(rule: CleanRule) -> CleanRule:
+    """Add a clean rule; a name another record holds is a RegistryError."""
+    return CLEAN_RULE_REGISTRY.register(rule, stacklevel=2)
+
+
+def unregister_clean_rule(name: str) -> None:
+    """Forget a clean rule registered at run time (a test's made-up one)."""
+    CLEAN_RULE_REGISTRY.unregister(name)
+
+
+def get_clean_rule(name: str) -> CleanRule:
+    """The clean rule `name` (RegistryError naming the rules when there is none)."""
+    return CLEAN_RULE_REGISTRY.get(name)
+
+
+def clean_rules() -> list[CleanRule]:
+    """Every clean rule, in the order `clean` applies them."""
+    return CLEAN_RULE_REGISTRY.all()
+
+
+BUILTIN_CLEAN_RULES = (
+    CleanRule("link", "stripped", "links (http://, ftp://, www.) removed from the text"),
+    CleanRule("email", "stripped", "e-mail addresses removed from the text"),
+    CleanRule(
+        "nav_ad", "stripped", f"navigation, ad and site boilerplate segments (at most {NAV_MAX_CHARS} characters)"
+    ),
+    CleanRule("garbled", "stripped", "garbled characters (U+FFFD, private use, mojibake runs)"),
+    CleanRule(
+        "bracketed_noise", "stripped", "bracketed noise: (图) 【广告】 [1] （本文完） （来源：……） and empty brackets"
+    ),
+    CleanRule(
+        "repeated_punct", "stripped", "repeated punctuation made single (。。。 -> ……, ！！ -> ！)", flag="fixed_punct"
+    ),
+    CleanRule("length_min", "removed", "fewer than `min_chars` characters after cleaning"),
+    CleanRule("length_max", "removed", "more than `max_chars` characters"),
+    CleanRule("lexicon", "removed", "a term of the lexicon occurs (evidence: the terms)"),
+    CleanRule("exact_duplicate", "removed", "the same cleaned text as a better copy"),
+    CleanRule("near_duplicate", "removed", "estimated Jaccard >= `near_dup` with a better copy"),
+    CleanRule("held_out", "removed", "the source story of a held-out val/test case (`hold_out`), by id or near copy"),
+    CleanRule("has_dialogue", "flagged", "quoted speech"),
+    CleanRule("dialogue_heavy", "flagged", "quoted speech over `dialogue_share` of the text", judgement=True),
+    CleanRule("classical", "flagged", "classical Chinese (function characters of 文言 dominate)", judgement=True),
+    CleanRule(
+        "non_narrative", "flagged", "expository or argumentative (narrative score below threshold)", judgement=True
+    ),
+    CleanRule("too_short", "flagged", "fewer than `short_chars` characters", judgement=True),
+    CleanRule("too_long", "flagged", "more than `long_chars` characters", judgement=True),
+    CleanRule("title_glued", "flagged", "a title seems glued to the first sentence", judgement=True),
+    CleanRule(
+        "near_duplicate_cluster",
+        "flagged",
+        "kept, but estimated Jaccard >= `cluster` with another kept story: both get the `cluster_id`",
+    ),
+)
+for _rule in BUILTIN_CLEAN_RULES:
+    register_clean_rule(_rule)
+#: the flags that count against a copy when the best of duplicates is chosen
+JUDGEMENT_FLAGS = tuple(rule.name for rule in BUILTIN_CLEAN_RULES if rule.judgement)

@@ -2,29 +2,10 @@
 exact and near-duplicates across sources, and write the kept stories, a quarantine table (the
 story, the rule, the evidence) and a summary per source and rule.
 
-Rules, in order (the first rejection wins; a rejected story is not compared for duplicates):
-
-==================  ========  ===========================================================
-rule                action    when
-==================  ========  ===========================================================
-link, email,        stripped  removed from the text (``stripped_*`` flag on the story)
-nav_ad, garbled,
-bracketed_noise,
-repeated_punct
-length_min          removed   fewer than ``min_chars`` characters after cleaning
-length_max          removed   more than ``max_chars`` characters
-lexicon             removed   a term of the lexicon occurs (evidence: the terms)
-exact_duplicate     removed   same cleaned text as a better copy
-near_duplicate      removed   estimated Jaccard >= ``reject_threshold`` with a better copy
-has_dialogue,       flagged   quoted speech; ``dialogue_heavy`` over ``dialogue_share``
-dialogue_heavy
-classical           flagged   classical Chinese (function characters of 文言 dominate)
-non_narrative       flagged   expository or argumentative (narrative score below threshold)
-too_short/too_long  flagged   outside [``short_chars``, ``long_chars``]
-title_glued         flagged   a title seems glued to the first sentence
-near_duplicate_     flagged   kept, but estimated Jaccard >= ``cluster_threshold`` with
-cluster                       another kept story: both get the ``cluster_id``
-==================  ========  ===========================================================
+The rules are the records of the clean-rule registry (`lotdata.clean.rules.clean_rules()`: name, action and
+when), in the order they apply: noise stripped from the text (a ``stripped_*`` flag on the story), then the
+first rejection wins (length, lexicon; a rejected story is not compared for duplicates), then exact and near
+duplicates; flags never remove a story.
 
 The best copy of a duplicate group has the fewest judgement flags, then the longest text, then
 the smallest (source, url, story_id): the choice never depends on row order.
@@ -39,13 +20,20 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from lotdata.clean.dedup import DedupParams, NearDuplicates, find_near_duplicates
-from lotdata.clean.rules import dialogue_share, glued_title, is_classical, narrative_score, strip_noise, to_simplified
+from lotdata.clean.rules import (
+    JUDGEMENT_FLAGS,
+    dialogue_share,
+    glued_title,
+    is_classical,
+    narrative_score,
+    strip_noise,
+    to_simplified,
+)
 from lotdata.errors import InputError, must_exist
 from lotdata.sources.story import story_id_for
 from lotdata.text import normalize_text, split_sentences
 
 DEFAULT_LEXICON = Path(__file__).resolve().parents[1] / "data" / "clean_lexicon_zh.txt"
-JUDGEMENT_FLAGS = ("dialogue_heavy", "classical", "non_narrative", "too_short", "too_long", "title_glued")
 EVIDENCE_LIMIT = 300
 #: the optional modules a clean needs (MinHash signatures, traditional -> simplified Chinese), checked first
 CLEAN_NEEDS = (("rensa", "sources"), ("opencc", "sources"))

@@ -6,27 +6,23 @@ how the format recognises a file (`detect(probe)`, a `priority` among formats th
 file), how it parses one into :class:`Record` s (`parse(path)`), and what `open_input` calls such a file
 (`kind(probe)`). `lotdata read` and `open_input` both ask :func:`detect_format`: one decision.
 
-The built-in formats are the modules of `lotdata.sources.formats` (those not starting with `_`), loaded by
-name the first time the registry is asked, like the built-in tasks, so this layer imports nothing above
-it; a third-party package registers its formats under the `lotdata.formats` entry-point group.
+The built-in formats are the modules of `lotdata.sources.formats` (those not starting with `_`), imported the
+first time the registry (`FORMAT_REGISTRY`, a `lotdata.registry.Registry`) is read, so this layer imports
+nothing above it; a third-party package registers its formats under the `lotdata.formats` entry-point group.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
-import pkgutil
 from dataclasses import dataclass, field
 from functools import cached_property
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from lotdata.errors import InputError
+from lotdata.registry import Registry
 from lotdata.text.decoding import first_line
 
-BUILTIN_PACKAGE = "lotdata.sources.formats"
-ENTRY_POINT_GROUP = "lotdata.formats"
 NOT_JSON = object()  # what `Probe.first_value` is when the first line is not JSON
 
 
@@ -111,53 +107,34 @@ class InputFormat:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-_FORMATS: dict[str, InputFormat] = {}
-_loaded = False
+#: every input format: the built-in ones (the modules of lotdata/sources/formats/, by name), then those registered
+#: later or by a package's `lotdata.formats` entry point
+FORMAT_REGISTRY: Registry[InputFormat] = Registry("format", modules=("sources/formats/*.py",))
+ENTRY_POINT_GROUP = FORMAT_REGISTRY.group
 
 
 def register_format(spec: InputFormat) -> InputFormat:
-    """Add a format (a module calls it at import); a second record under one name is an error."""
-    known = _FORMATS.get(spec.name)
-    if known is not None and known is not spec:
-        raise ValueError(f"format {spec.name!r} is registered twice")
-    _FORMATS[spec.name] = spec
-    return spec
+    """Add a format (a module calls it at import); a name another record holds is a RegistryError."""
+    return FORMAT_REGISTRY.register(spec, stacklevel=2)
 
 
 def unregister_format(name: str) -> None:
     """Drop a format (tests that register a made-up one clean up with it)."""
-    _FORMATS.pop(name, None)
-
-
-def _load_all() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    package = importlib.import_module(BUILTIN_PACKAGE)
-    for module in sorted(m.name for m in pkgutil.iter_modules(package.__path__)):
-        if not module.startswith("_"):
-            importlib.import_module(f"{BUILTIN_PACKAGE}.{module}")
-    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        entry.load()
+    FORMAT_REGISTRY.unregister(name)
 
 
 def all_formats() -> list[InputFormat]:
-    """Every registered format: the built-in ones (by name), then those registered later."""
-    _load_all()
-    return list(_FORMATS.values())
+    """Every registered format: the built-in ones (by module name), then those registered later."""
+    return FORMAT_REGISTRY.all()
 
 
 def format_names() -> list[str]:
-    return [spec.name for spec in all_formats()]
+    return FORMAT_REGISTRY.names()
 
 
 def get_format(name: str) -> InputFormat:
-    """The record of format `name` (ValueError naming the known formats when there is none)."""
-    _load_all()
-    if name not in _FORMATS:
-        raise ValueError(f"unknown format {name!r}; known: {', '.join(format_names())}")
-    return _FORMATS[name]
+    """The record of format `name` (RegistryError, a ValueError, naming the known formats when there is none)."""
+    return FORMAT_REGISTRY.get(name)
 
 
 def find_format(path: str | Path) -> InputFormat | None:

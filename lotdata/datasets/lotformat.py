@@ -11,13 +11,11 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from lotdata.datasets.registry import BUILTIN_TASKS, all_tasks, get_task, task_names
+from lotdata.datasets.registry import all_tasks, get_task, task_names
 from lotdata.errors import InputError
 from lotdata.io import story_id_for
 from lotdata.schema import SPLITS
 from lotdata.text import detect_lang
-
-TASKS = tuple(BUILTIN_TASKS)
 
 
 def to_lot(task: str, row: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,28 +1,21 @@
 """The task registry: one record per task, everything the toolkit needs to know about it.
 
 A task is one module that calls `register_task(TaskSpec(...))` when imported (see `lotdata/tasks/clozet.py`)
-and passes `tests/test_task_conformance.py`. The built-in tasks are plug-ins loaded by module name the
-first time they are looked up, like entry points, so this layer needs no import of the stages above it;
-a third-party package registers its tasks under the `lotdata.tasks` entry-point group.
+and passes `tests/test_task_conformance.py`. The built-in tasks are the modules of `lotdata/tasks/` that call
+`register_task`, found and imported the first time the registry (`TASK_REGISTRY`, a `lotdata.registry.Registry`)
+is read, so this layer needs no import of the stages above it; a third-party package registers its tasks under
+the `lotdata.tasks` entry-point group.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any, Callable, Mapping
 
 import pyarrow as pa
 
-#: built-in task -> the module that registers it (imported on first look-up)
-BUILTIN_TASKS = {
-    "clozet": "lotdata.tasks.clozet",
-    "senpos": "lotdata.tasks.senpos",
-    "plotcom": "lotdata.tasks.plotcom",
-    "outgen": "lotdata.tasks.outgen",
-}
-ENTRY_POINT_GROUP = "lotdata.tasks"
+from lotdata.registry import Registry
+
 METRIC_FAMILIES = ("understanding", "generation")
 #: how a multiple-choice item offers its options: "candidates" (a `context` with the mask token and
 #: `candidates` texts; the label is the right one's index) or "gaps" (`sentences` and the `removed` one;
@@ -83,7 +76,8 @@ class TaskSpec:
     `filtered_stories_only`: built from the stories annotators accepted or rewrote when the input has them;
     `val_test_from`: val/test come from another task's examples (PlotCom's from ClozeT, `build --clozet`);
     `case_builder` builds the dataset from written cases instead of stories (ClozeT's `build_clozet`).
-    `card_notes(rows_by_split, notes) -> notes` adapts the card's limitations to the rows (SenPos refinement)."""
+    `card_notes(rows_by_split, notes) -> notes` adapts the card's limitations to the rows (SenPos refinement).
+    `order` places the task in every listing (LOT's order for the built-in ones: 1 ClozeT ... 4 OutGen)."""
 
     name: str
     schema: pa.Schema
@@ -118,6 +112,7 @@ class TaskSpec:
     case_builder: Callable[..., Any] | None = None
     card_notes: Callable[[Mapping[str, list[Mapping[str, Any]]], list[str]], list[str]] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    order: int = 100
 
     def __post_init__(self) -> None:
         if self.metric_family not in METRIC_FAMILIES:
@@ -163,46 +158,39 @@ class TaskSpec:
         return out
 
 
-_TASKS: dict[str, TaskSpec] = {}
+#: every task: the built-in ones (the modules of lotdata/tasks/ that call `register_task`), in LOT's order, then
+#: those registered later or by a package's `lotdata.tasks` entry point
+TASK_REGISTRY: Registry[TaskSpec] = Registry(
+    "task", modules=("tasks/*.py",), calls="register_task(", order=lambda t: t.order
+)
+ENTRY_POINT_GROUP = TASK_REGISTRY.group
+#: the tasks lotdata ships, by name (read when used)
+BUILTIN_TASKS: Mapping[str, TaskSpec] = TASK_REGISTRY.view(builtin=True)
 
 
 def register_task(spec: TaskSpec) -> TaskSpec:
-    """Add a task (a module calls it at import); registering a name twice with another record is an error."""
-    known = _TASKS.get(spec.name)
-    if known is not None and known is not spec:
-        raise ValueError(f"task {spec.name!r} is registered twice")
-    _TASKS[spec.name] = spec
-    return spec
+    """Add a task (a module calls it at import); a name another record holds is a RegistryError."""
+    return TASK_REGISTRY.register(spec, stacklevel=2)
 
 
-def _load(name: str) -> None:
-    if name in _TASKS:
-        return
-    if name in BUILTIN_TASKS:
-        importlib.import_module(BUILTIN_TASKS[name])
-        return
-    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if entry.name == name:
-            entry.load()
+def unregister_task(name: str) -> None:
+    """Forget a task registered at run time (a test's made-up one)."""
+    TASK_REGISTRY.unregister(name)
 
 
 def get_task(name: str) -> TaskSpec:
-    """The record of task `name` (ValueError naming the known tasks when there is none)."""
-    _load(name)
-    if name not in _TASKS:
-        raise ValueError(f"unknown task {name!r}; tasks: {', '.join(task_names())}")
-    return _TASKS[name]
+    """The record of task `name` (RegistryError, a ValueError, naming the known tasks when there is none)."""
+    return TASK_REGISTRY.get(name)
 
 
 def task_names() -> list[str]:
     """Every task's name: the built-in ones first, in LOT's order, then those registered later."""
-    extra = [e.name for e in metadata.entry_points(group=ENTRY_POINT_GROUP)]
-    return list(dict.fromkeys([*BUILTIN_TASKS, *_TASKS, *extra]))
+    return TASK_REGISTRY.names()
 
 
 def all_tasks() -> list[TaskSpec]:
     """Every registered task (built-in and plug-in ones are loaded first)."""
-    return [get_task(name) for name in task_names()]
+    return TASK_REGISTRY.all()
 
 
 def family_tasks(family: str) -> list[str]:

@@ -177,6 +177,7 @@ def build_clozet(
 SPEC = register_task(
     TaskSpec(
         name=TASK,
+        order=1,  # LOT's order of the tasks
         schema=CLOZET,
         mask_token=MASK,
         lot_fields=(("story", "plot0", "plot1", "label"), ()),

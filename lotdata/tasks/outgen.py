@@ -113,6 +113,7 @@ def stats(rows: list[dict[str, Any]], vocab: Vocabulary) -> dict[str, Any]:
 SPEC = register_task(
     TaskSpec(
         name=TASK,
+        order=4,  # LOT's order of the tasks
         schema=OUTGEN,
         mask_token=None,
         lot_fields=(("story", "outline"), ("title",)),

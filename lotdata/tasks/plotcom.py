@@ -191,6 +191,7 @@ def stats(rows: list[dict[str, Any]], vocab: Vocabulary) -> dict[str, Any]:
 SPEC = register_task(
     TaskSpec(
         name=TASK,
+        order=3,  # LOT's order of the tasks
         schema=PLOTCOM,
         mask_token=MASK,
         lot_fields=(("story", "plot"), ()),

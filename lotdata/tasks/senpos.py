@@ -218,6 +218,7 @@ def stats(rows: list[dict[str, Any]], vocab: Vocabulary) -> dict[str, Any]:
 SPEC = register_task(
     TaskSpec(
         name=TASK,
+        order=2,  # LOT's order of the tasks
         schema=SENPOS,
         mask_token=MASK,
         lot_fields=(("story", "sentence", "label"), ()),

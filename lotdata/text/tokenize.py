@@ -3,8 +3,8 @@
 jieba (precise mode, HMM on: what LOT used) is the default for Chinese (`LOTDATA_TOKENIZER` names another).
 A caller that wants another one passes its name (`tokenize(text, "zh", "rjieba")`): there is no current
 tokenizer held by the process, so what counted the words is always what the caller said. A faster
-jieba-compatible tokenizer can be registered and checked token-for-token against jieba with
-`compare_tokenizers`.
+jieba-compatible tokenizer can be registered (`register_tokenizer`, or a package's `lotdata.tokenizers` entry
+point) and checked token-for-token against jieba with `compare_tokenizers`.
 """
 
 from __future__ import annotations
@@ -12,20 +12,48 @@ from __future__ import annotations
 import logging
 import os
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable
 
+from lotdata.registry import Registry
+
 Tokenizer = Callable[[str], list[str]]
 
-_REGISTRY: dict[str, Callable[[], Tokenizer]] = {}
 _EN_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)*|[^\sA-Za-z0-9]")
 
 
-def register_tokenizer(name: str, factory: Callable[[], Tokenizer]) -> None:
-    """Register a Chinese tokenizer under `name`; `factory` is called once, lazily."""
-    _REGISTRY[name] = factory
+@dataclass(frozen=True)
+class TokenizerSpec:
+    """A Chinese tokenizer: its name and `factory() -> Tokenizer`, called once, when the tokenizer is first used."""
+
+    name: str
+    factory: Callable[[], Tokenizer]
+
+
+#: every Chinese tokenizer: the built-in ones (this module), then those registered later or by a package's
+#: `lotdata.tokenizers` entry point
+TOKENIZER_REGISTRY: Registry[TokenizerSpec] = Registry("tokenizer", modules=("text/tokenize.py",))
+
+
+def register_tokenizer(name: str, factory: Callable[[], Tokenizer]) -> TokenizerSpec:
+    """Register a Chinese tokenizer under `name`; `factory` is called once, lazily. A name another tokenizer holds
+    is a RegistryError."""
+    spec = TOKENIZER_REGISTRY.register(TokenizerSpec(name, factory), stacklevel=2)
     if "_load" in globals():
         _load.cache_clear()
+    return spec
+
+
+def unregister_tokenizer(name: str) -> None:
+    """Forget a tokenizer registered at run time (a test's made-up one)."""
+    TOKENIZER_REGISTRY.unregister(name)
+    _load.cache_clear()
+
+
+def tokenizer_names() -> list[str]:
+    """Every registered tokenizer's name (the built-in ones first)."""
+    return TOKENIZER_REGISTRY.names()
 
 
 def _jieba_factory(hmm: bool = True) -> Tokenizer:
@@ -47,9 +75,7 @@ register_tokenizer("jieba-nohmm", lambda: _jieba_factory(hmm=False))
 
 @lru_cache(maxsize=None)
 def _load(name: str) -> Tokenizer:
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown tokenizer {name!r}; registered: {sorted(_REGISTRY)}")
-    return _REGISTRY[name]()
+    return TOKENIZER_REGISTRY.get(name).factory()
 
 
 def check_tokenizer_env() -> None:
@@ -58,8 +84,8 @@ def check_tokenizer_env() -> None:
     from lotdata.errors import ParameterError
 
     name = os.environ.get("LOTDATA_TOKENIZER")
-    if name and name not in _REGISTRY:
-        raise ParameterError(f"LOTDATA_TOKENIZER={name}: unknown tokenizer; registered: {', '.join(sorted(_REGISTRY))}")
+    if name and name not in TOKENIZER_REGISTRY:
+        raise ParameterError(f"LOTDATA_TOKENIZER={name}: unknown tokenizer; registered: {', '.join(tokenizer_names())}")
 
 
 def get_tokenizer(name: str) -> Tokenizer:

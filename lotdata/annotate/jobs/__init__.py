@@ -9,10 +9,11 @@ package: the `lotdata.annotation_jobs` entry-point group) plus its template, che
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 from lotdata.annotate.jobs.base import (
     BUILTIN_JOBS,
+    JOB_REGISTRY,
     LANGS,
     Annotation,
     JobSpec,
@@ -36,22 +37,8 @@ from lotdata.annotate.template import InvalidResult, Template
 Job = JobSpec
 
 
-class _Registered(Mapping):
-    """Every registered job by name (a live view: jobs registered later appear in it)."""
-
-    def __getitem__(self, name: str) -> JobSpec:
-        if name not in job_names():
-            raise KeyError(name)
-        return get_job(name)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(job_names())
-
-    def __len__(self) -> int:
-        return len(job_names())
-
-
-JOBS: Mapping[str, JobSpec] = _Registered()
+#: every registered job by name (a live view of the registry: jobs registered later appear in it)
+JOBS: Mapping[str, JobSpec] = JOB_REGISTRY.view()
 
 __all__ = [
     "ASPECTS",
@@ -59,6 +46,7 @@ __all__ = [
     "EVAL_SLOTS",
     "HUMAN_PERF_FILE",
     "JOBS",
+    "JOB_REGISTRY",
     "LANGS",
     "REJECT_REASONS",
     "VERIFY_READING",

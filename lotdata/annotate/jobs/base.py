@@ -10,38 +10,21 @@ pushed input again. Uids are opaque where a readable one would give the answer a
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
 
 from lotdata.annotate.agreement import majority_vote
 from lotdata.annotate.template import Template, load_template, load_template_file
 from lotdata.errors import InputError
+from lotdata.registry import Registry
 from lotdata.schema import SPLITS
 
 Row = dict[str, Any]
 Task = dict[str, Any]
 LANGS = ("zh", "en")
-
-#: built-in job -> the module that registers it, in the order the CLI lists them
-BUILTIN_JOBS = {
-    "story_filter": "lotdata.annotate.jobs.story_filter",
-    "clozet_write": "lotdata.annotate.jobs.clozet_write",
-    "senpos_refine": "lotdata.annotate.jobs.senpos_refine",
-    "cloze_verify": "lotdata.annotate.jobs.cloze_verify",
-    "human_eval": "lotdata.annotate.jobs.human_eval",
-    "human_eval_truth": "lotdata.annotate.jobs.human_eval",
-    "human_perf": "lotdata.annotate.jobs.human_perf",
-    "story_write": "lotdata.annotate.jobs.story_write",
-    "story_review": "lotdata.annotate.jobs.story_review",
-    "sct_write": "lotdata.annotate.jobs.sct_write",
-    "story_reorder": "lotdata.annotate.jobs.story_reorder",
-}
-ENTRY_POINT_GROUP = "lotdata.annotation_jobs"
 
 
 @dataclass
@@ -138,6 +121,8 @@ class JobSpec:
     sample_per: Callable[[Row], str] | None = None
     #: keyword arguments `load` takes beyond (path, splits), given by `annotate push` options of the same name
     load_options: tuple[str, ...] = ()
+    #: where the job comes in every listing (the CLI's help): the built-in ones in the order of the work, 1..11
+    order: int = 100
 
     def __post_init__(self) -> None:
         if not self.templates:
@@ -183,51 +168,39 @@ class JobSpec:
 
 # ---------------------------------------------------------------- the registry
 
-_JOBS: dict[str, JobSpec] = {}
+#: every annotation job: the built-in ones (the modules of lotdata/annotate/jobs/ that call `register_job`), in the
+#: order of the work, then those registered later or by a package's `lotdata.annotation_jobs` entry point
+JOB_REGISTRY: Registry[JobSpec] = Registry(
+    "annotation_job", modules=("annotate/jobs/*.py",), calls="register_job(", order=lambda job: job.order
+)
+ENTRY_POINT_GROUP = JOB_REGISTRY.group
+#: the jobs lotdata ships, by name, in the CLI's order (read when used)
+BUILTIN_JOBS: Mapping[str, JobSpec] = JOB_REGISTRY.view(builtin=True)
 
 
 def register_job(spec: JobSpec) -> JobSpec:
-    """Add a job (its module calls it at import); registering a name twice with another record is an error."""
-    known = _JOBS.get(spec.name)
-    if known is not None and known is not spec:
-        raise ValueError(f"annotation job {spec.name!r} is registered twice")
-    _JOBS[spec.name] = spec
-    return spec
+    """Add a job (its module calls it at import); a name another record holds is a RegistryError."""
+    return JOB_REGISTRY.register(spec, stacklevel=2)
 
 
 def unregister_job(name: str) -> None:
-    """Forget a job registered at run time (a test's made-up job); built-in jobs stay."""
+    """Forget a job registered at run time (a test's made-up job); a built-in job stays."""
     if name not in BUILTIN_JOBS:
-        _JOBS.pop(name, None)
-
-
-def _load(name: str) -> None:
-    if name in _JOBS:
-        return
-    if name in BUILTIN_JOBS:
-        importlib.import_module(BUILTIN_JOBS[name])
-        return
-    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if entry.name == name:
-            entry.load()
+        JOB_REGISTRY.unregister(name)
 
 
 def get_job(name: str) -> JobSpec:
-    """The record of job `name` (ValueError naming the known jobs when there is none)."""
-    _load(name)
-    if name not in _JOBS:
-        raise ValueError(f"unknown annotation job {name!r}; jobs: {', '.join(job_names())}")
-    return _JOBS[name]
+    """The record of job `name` (RegistryError, a ValueError, naming the known jobs when there is none)."""
+    return JOB_REGISTRY.get(name)
 
 
 def job_names() -> list[str]:
     """Every job's name: the built-in ones first, then those registered later or by entry point."""
-    extra = [e.name for e in metadata.entry_points(group=ENTRY_POINT_GROUP)]
-    return list(dict.fromkeys([*BUILTIN_JOBS, *_JOBS, *extra]))
+    return JOB_REGISTRY.names()
 
 
 def all_jobs() -> list[JobSpec]:
-    return [get_job(name) for name in job_names()]
+    return JOB_REGISTRY.all()
 
 
 # ---------------------------------------------------------------- helpers the jobs share

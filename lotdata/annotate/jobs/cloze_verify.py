@@ -91,6 +91,7 @@ def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
 SPEC = register_job(
     JobSpec(
         name="cloze_verify",
+        order=4,
         summary="judge each story with the right and the wrong sentence: the SCT rule",
         input_help="clozet dataset folder",
         load=dataset_loader("clozet"),

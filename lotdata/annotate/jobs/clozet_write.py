@@ -295,6 +295,7 @@ def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
 SPEC = register_job(
     JobSpec(
         name="clozet_write",
+        order=2,
         summary="choose a sentence and write a wrong one: ClozeT + PlotCom (LOT appendix 2)",
         input_help="stories Parquet (the stories story_filter kept; 50-500 words: --words)",
         load=load,

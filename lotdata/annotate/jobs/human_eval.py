@@ -232,6 +232,7 @@ def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
 SPEC = register_job(
     JobSpec(
         name="human_eval",
+        order=5,
         summary="rate generated outputs side by side: LOT Table 12",
         input_help="outputs table (Parquet or jsonl: input_id, input, system, output)",
         load=load,
@@ -264,6 +265,7 @@ def truth_demo_rows() -> list[Row]:
 TRUTH_SPEC = register_job(
     JobSpec(
         name="human_eval_truth",
+        order=6,
         summary="rate three systems' outputs and the ground truth side by side: LOT Table 12 with its Truth row",
         input_help="outputs table as human_eval's, with a fourth system named truth per input",
         load=partial(load, slots=TRUTH_SLOTS),

@@ -175,6 +175,7 @@ def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
 SPEC = register_job(
     JobSpec(
         name="human_perf",
+        order=7,
         summary="people answer ClozeT and SenPos items: human performance (LOT 5.3)",
         input_help="clozet or senpos dataset folder",
         load=load,

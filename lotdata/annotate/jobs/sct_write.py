@@ -199,6 +199,7 @@ def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
 SPEC = register_job(
     JobSpec(
         name="sct_write",
+        order=10,
         summary="write a right and a wrong ending to four sentences (Story Cloze Test, ROCStories 4.2)",
         input_help="stories Parquet of five-sentence stories",
         load=load,

@@ -171,6 +171,7 @@ def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
 SPEC = register_job(
     JobSpec(
         name="senpos_refine",
+        order=3,
         summary="check, move or revise SenPos examples (LOT appendix 3)",
         input_help="senpos dataset folder",
         load=dataset_loader("senpos"),

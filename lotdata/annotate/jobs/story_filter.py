@@ -197,6 +197,7 @@ def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
 SPEC = register_job(
     JobSpec(
         name="story_filter",
+        order=1,
         summary="accept, rewrite or reject story segments (LOT appendix 1)",
         input_help="stories or segments Parquet",
         load=load,

@@ -103,6 +103,7 @@ def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
 SPEC = register_job(
     JobSpec(
         name="story_reorder",
+        order=11,
         summary="put shuffled sentences back in order by drag and drop (ROCStories 3.3, Table 3)",
         input_help="stories Parquet",
         load=load,

@@ -184,6 +184,7 @@ def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
 SPEC = register_job(
     JobSpec(
         name="story_review",
+        order=9,
         summary="approve or refuse written stories with a comment (ROCStories 3.1); refused ones go back",
         input_help="a story_write pull folder",
         load=load,

@@ -206,6 +206,7 @@ def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
 SPEC = register_job(
     JobSpec(
         name="story_write",
+        order=8,
         summary="write a new five-sentence story with a title (ROCStories 3.1); checks flag, review decides",
         input_help="none with --n N (N writing slots), or revisions.jsonl from a story_review pull",
         load=load,
