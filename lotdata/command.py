@@ -38,6 +38,7 @@ from typing import Any, Callable, Iterable, Mapping
 from lotdata.errors import InputError, LotdataError, is_expected
 from lotdata.io import INCOMPLETE_MARKER, MANIFEST_NAME, lock_path_for, output_lock, sha256_file
 from lotdata.paths import PathValue, check_outputs, real_path
+from lotdata.registry import Registry
 from lotdata.stage import check_value, params_of
 
 #: execution settings: how a command runs, never what it makes (left out of every fingerprint)
@@ -144,52 +145,34 @@ def _files_under(paths: Iterable[Path]) -> list[Path]:
     return files
 
 
-_COMMANDS: dict[str, Command] = {}
+def _check_record(command: Command) -> None:
+    params_of(command.params)  # an unsupported annotation fails at registration
+
+
+#: the commands, on the one registry kernel: built-ins are the `lotdata/<folder>/commands.py` modules (found by a
+#: scan, never listed by hand), then the `lotdata.commands` entry points of installed packages
+COMMAND_REGISTRY: Registry[Command] = Registry(
+    "command", modules=("*/commands.py",), calls="register_command(", order=lambda c: c.name, check=_check_record
+)
 
 
 def register_command(command: Command) -> Command:
-    """Add a command; a name held by another record is an error (one duplicate policy)."""
-    params_of(command.params)  # an unsupported annotation fails at registration
-    held = _COMMANDS.get(command.name)
-    if held is not None and held is not command and held.execute is not command.execute:
-        raise LotdataError(
-            f"command {command.name!r} is registered twice: {held.execute.__module__} and {command.execute.__module__}"
-        )
-    _COMMANDS[command.name] = command
-    return command
-
-
-_LOADED: list[bool] = []
-PACKAGE = Path(__file__).resolve().parent
-
-
-def builtin_command_modules() -> list[str]:
-    """The modules of the built-in commands: `lotdata/<folder>/commands.py`, found by a scan, never listed by hand."""
-    return [f"lotdata.{path.parent.name}.commands" for path in sorted(PACKAGE.glob("*/commands.py"))]
+    """Add a command; a name another record holds is an error (the one duplicate policy)."""
+    return COMMAND_REGISTRY.register(command, stacklevel=2)
 
 
 def commands() -> list[Command]:
-    """Every registered command, by name (the built-in ones imported on first use)."""
-    if not _LOADED:
-        import importlib
-
-        for module in builtin_command_modules():
-            importlib.import_module(module)
-        _LOADED.append(True)
-    return [_COMMANDS[name] for name in sorted(_COMMANDS)]
+    """Every registered command, by name (the built-in ones imported on first use, then the plug-ins')."""
+    return COMMAND_REGISTRY.all()
 
 
 def builtin_commands() -> list[Command]:
     """The commands lotdata ships (one registered by a plug-in or a test is not one)."""
-    modules = set(builtin_command_modules())
-    return [c for c in commands() if c.execute.__module__ in modules]
+    return COMMAND_REGISTRY.builtins()
 
 
 def get_command(name: str) -> Command:
-    try:
-        return _COMMANDS[name]
-    except KeyError:
-        raise LotdataError(f"unknown command {name!r}; commands: {', '.join(sorted(_COMMANDS))}") from None
+    return COMMAND_REGISTRY.get(name)
 
 
 # ---------------------------------------------------------------------------------------------
