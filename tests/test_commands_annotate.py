@@ -9,13 +9,22 @@ import errno
 import json
 from pathlib import Path
 
+import pytest
 from labelstudio_support import lotdata
 from typer.testing import CliRunner
 
 from lotdata.annotate import commands
 from lotdata.cli import app
 from lotdata.resources import asset_dir
-from lotdata.testing import digest
+from lotdata.testing import (
+    check_failure_keeps_previous_output,
+    check_other_kinds_refused,
+    check_outputs_never_touch_inputs,
+    check_ranges_enforced,
+    check_sample_runs,
+    check_second_writer_refused,
+    digest,
+)
 
 runner = CliRunner()
 
@@ -142,3 +151,25 @@ def test_qualify_quiz_folder_clash_and_full_disk(label_studio, conn, tmp_path: P
     again = run("annotate", "qualify", "story_write", "--quiz", quiz)
     assert again.exit_code == 0, again.output
     assert json.loads(gate.read_text())["raters"]["gatekeeper"] and not staged.parent.exists()
+
+
+# ---------------------------------------------------------------------------------------------- the runner's checks
+
+#: the conformance checks that hold for a command with remote side effects (a rerun from scratch makes new projects
+#: on the same server, so `check_kill_and_resume`'s "same output as an uninterrupted run" cannot hold)
+REMOTE_CHECKS = (
+    check_sample_runs,
+    check_outputs_never_touch_inputs,
+    check_other_kinds_refused,
+    check_ranges_enforced,
+    check_second_writer_refused,
+    check_failure_keeps_previous_output,
+)
+
+
+@pytest.mark.parametrize("check", REMOTE_CHECKS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("record", [commands.ANNOTATE_QUALIFY, commands.ANNOTATE_PULL], ids=lambda c: c.name)
+def test_label_studio_commands_pass_the_runners_checks(label_studio, record, check, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("LABEL_STUDIO_URL", label_studio.url)
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.api_key)
+    check(record, tmp_path)

@@ -11,18 +11,22 @@ from typing import Optional
 
 import typer
 
-from lotdata.annotate.commands import ANNOTATE_CHECK, ANNOTATE_QUALIFY, ANNOTATE_SCT_CSV, CHECK_FLAGGED_EXIT, STATE_HELP
+from lotdata.annotate.commands import (
+    ANNOTATE_CHECK,
+    ANNOTATE_PULL,
+    ANNOTATE_QUALIFY,
+    ANNOTATE_SCT_CSV,
+    CHECK_FLAGGED_EXIT,
+    PROJECT_HELP,
+    STATE_HELP,
+    jobs_help,
+)
 from lotdata.annotate.jobs import all_jobs, get_job
 from lotdata.clikit import command_of, console, errors, out_console, progress, summary_table
-from lotdata.paths import check_outputs
 
 app = typer.Typer(
     no_args_is_help=True, help="Annotation jobs on Label Studio: push tasks, follow progress, pull and assemble."
 )
-
-
-def _jobs_help() -> str:
-    return "; ".join(f"{job.name}: {job.summary}" for job in all_jobs()) + "."
 
 
 def _per_job(text: str, value) -> str:
@@ -30,8 +34,8 @@ def _per_job(text: str, value) -> str:
     return f"{text} " + ", ".join(f"{value(job)} ({job.name})" for job in all_jobs() if value(job) is not None) + "."
 
 
-_JOB = typer.Argument(..., help=_jobs_help())
-_PROJECT = typer.Option(..., "--project", help="Project title (created on first push, found by title afterwards).")
+_JOB = typer.Argument(..., help=jobs_help())
+_PROJECT = typer.Option(..., "--project", help=PROJECT_HELP)
 _STATE = typer.Option(
     None,
     "--state-dir",
@@ -207,52 +211,6 @@ def raters_add_cmd(
         out_console.print(summary_table(f"rater {entry.pop('rater')}", entry))
 
 
-@app.command("pull")
-def pull_cmd(
-    job: str = _JOB,
-    project: str = _PROJECT,
-    out: Path = typer.Option(
-        ...,
-        "--out",
-        help="Folder for annotations.parquet, quarantine.parquet, agreement.json and the assembled dataset(s).",
-    ),
-    page_size: Optional[int] = typer.Option(
-        None, "--page-size", min=1, help="Read tasks page by page (default: one export request, faster)."
-    ),
-    min_gold_accuracy: float = typer.Option(
-        0.8, "--min-gold-accuracy", min=0.0, max=1.0, help="Flag raters whose accuracy on the gold tasks is lower."
-    ),
-    drop_flagged: bool = typer.Option(
-        False, "--drop-flagged", help="Leave the flagged raters' answers out of agreement and assembly."
-    ),
-    allow_partial: bool = typer.Option(
-        False,
-        "--allow-partial",
-        help="human_perf: write H even from fewer items or raters than pushed (marked partial).",
-    ),
-    state: Optional[Path] = _STATE,
-) -> None:
-    """Pull every annotation of every rater's project, validate it, score the gold tasks, measure agreement, assemble."""
-    from lotdata.annotate.client import connect
-    from lotdata.annotate.workflow import pull
-
-    with errors():
-        check_outputs({"--out": out}, {"--state-dir": state})
-        summary = pull(
-            connect(),
-            job,
-            project,
-            out,
-            page_size=page_size,
-            state=state,
-            min_gold_accuracy=min_gold_accuracy,
-            drop_flagged=drop_flagged,
-            allow_partial=allow_partial,
-            on_page=lambda n, k: console.print(f"page {n}: {k} tasks", highlight=False),
-        )
-    out_console.print(summary_table(f"lotdata annotate pull {job} -> {out}", summary))
-
-
 def _state_from_env(command):
     """--state-dir also reads LOTDATA_ANNOTATE_STATE, as `_STATE` does (`command_of` derives options without one)."""
     from lotdata.annotate.state import STATE_ENV
@@ -281,6 +239,16 @@ app.command("qualify")(
         command_of(
             ANNOTATE_QUALIFY,
             lambda report, params: out_console.print(_count_table(f"lotdata annotate qualify {params.job}", report)),
+        )
+    )
+)
+app.command("pull")(
+    _state_from_env(
+        command_of(
+            ANNOTATE_PULL,
+            lambda summary, params: out_console.print(
+                summary_table(f"lotdata annotate pull {params.job} -> {params.out}", summary)
+            ),
         )
     )
 )

@@ -23,6 +23,16 @@ def _only(*names: str):
     return lambda folder: {entry.name for entry in folder.iterdir()} <= set(names)
 
 
+def jobs_help() -> str:
+    """Every annotation job with its summary, from the registry (the JOB argument's help)."""
+    from lotdata.annotate.jobs import all_jobs
+
+    return "; ".join(f"{job.name}: {job.summary}" for job in all_jobs()) + "."
+
+
+PROJECT_HELP = "Project title (created on first push, found by title afterwards)."
+
+
 def _checks_help() -> str:
     """The jobs `annotate check` takes (those whose record declares `checks`) and their rules, from the registry."""
     from lotdata.annotate.checks import jobs_with_checks
@@ -294,5 +304,128 @@ ANNOTATE_SCT_CSV = register_command(
         ],
         summary="Assemble verified Story Cloze cases into the published csv layout (`lotdata import storycloze` reads it).",
         sample=_sct_csv_sample,
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# annotate pull
+
+#: what every pull writes, and what the jobs' `write` puts beside it (an assembled dataset is a folder with a manifest)
+PULL_FILES = ("annotations.parquet", "quarantine.parquet", "agreement.json", "gold.json", "pull.json")
+JOB_FILES = (
+    "cases.jsonl",
+    "flags.parquet",
+    "human_eval.parquet",
+    "table12.md",
+    "human_perf.json",
+    "stories.parquet",
+    "story_decisions.parquet",
+    "reorder.json",
+    "story_versions.jsonl",
+    "revisions.jsonl",
+    "table2.json",
+    "submissions.jsonl",
+)
+
+
+def is_pull_folder(folder: Path) -> bool:
+    """A folder an earlier pull wrote (replaced whole by the next one): its tables, and nothing but what a pull
+    writes there; a folder holding anything else is the user's, never replaced."""
+    from lotdata.command import folder_kind
+
+    if not any((folder / name).exists() for name in PULL_FILES):
+        return False
+    return all(
+        entry.name in PULL_FILES + JOB_FILES or (entry.is_dir() and folder_kind(entry) is not None)
+        for entry in folder.iterdir()
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class PullParams:
+    job: str = param(help=jobs_help())
+    project: str = param(help=PROJECT_HELP)
+    out: str = param(
+        help="Folder for annotations.parquet, quarantine.parquet, agreement.json and the assembled dataset(s)."
+    )
+    page_size: int | None = param(
+        None, help="Read tasks page by page (default: one export request, faster).", check=">0"
+    )
+    min_gold_accuracy: float = param(0.8, help="Flag raters whose accuracy on the gold tasks is lower.", check=">=0")
+    drop_flagged: bool = param(False, help="Leave the flagged raters' answers out of agreement and assembly.")
+    allow_partial: bool = param(
+        False, help="human_perf: write H even from fewer items or raters than pushed (marked partial)."
+    )
+    state: str | None = param(None, help=STATE_HELP, flag="--state-dir")
+
+
+def _pull_check(p: PullParams) -> None:
+    from lotdata.annotate.jobs import get_job
+
+    get_job(p.job)  # an unknown job: exit 1 before connecting
+    if p.min_gold_accuracy > 1:
+        raise ValueError(f"--min-gold-accuracy {p.min_gold_accuracy}: a share of right answers in [0, 1]")
+
+
+def _pull(run: Run) -> dict[str, Any]:
+    from lotdata.annotate.client import connect
+    from lotdata.annotate.workflow import pull
+    from lotdata.progress import console
+
+    p: PullParams = run.params
+    return pull(
+        connect(),
+        p.job,
+        p.project,
+        run.out("--out"),
+        page_size=p.page_size,
+        state=p.state,
+        min_gold_accuracy=p.min_gold_accuracy,
+        drop_flagged=p.drop_flagged,
+        allow_partial=p.allow_partial,
+        on_page=lambda n, k: console.print(f"page {n}: {k} tasks", highlight=False),
+        published=run.final("--out"),
+    )
+
+
+def _pull_sample(folder: Path) -> list[str]:
+    """Needs a Label Studio server (LABEL_STUDIO_URL, LABEL_STUDIO_API_KEY): one story pushed for story_filter and
+    accepted by the API's user, pulled."""
+    import secrets
+
+    from lotdata.annotate.client import connect, export_tasks, find_project
+    from lotdata.annotate.workflow import push
+    from lotdata.io import write_parquet
+    from lotdata.schema import STORIES, table_from_rows
+    from lotdata.sources.story import make_story_row
+
+    state, title = folder / "state", f"sample pull {secrets.token_hex(4)}"  # the server outlives the folder
+    stories = folder / "stories.parquet"
+    text = "小明早上起床，发现外面下雨了。他带上伞去学校。路上他帮一位老人撑伞。老师表扬了他。他很开心。"
+    write_parquet(table_from_rows([make_story_row(text, source="sample", lang="zh")], STORIES), stories)
+    conn = connect()
+    push(conn, "story_filter", stories, title, state=state)
+    me = conn.call(conn.sdk.users.whoami).id
+    for task in export_tasks(conn, find_project(conn, title).id):
+        if not task.get("annotations"):
+            result = [
+                {"from_name": "decision", "to_name": "story", "type": "choices", "value": {"choices": ["accept"]}}
+            ]
+            conn.sdk.annotations.create(id=task["id"], result=result, completed_by=me, lead_time=10.0)
+    return ["story_filter", "--project", title, "--out", str(folder / "pulled"), "--state-dir", str(state)]
+
+
+ANNOTATE_PULL = register_command(
+    Command(
+        name="annotate pull",
+        params=PullParams,
+        execute=_pull,
+        inputs=lambda p: {"--state-dir": state_dir(p.state)},
+        outputs=lambda p: [Output("--out", Path(p.out), kind="folder", owned=is_pull_folder)],
+        summary="Pull every annotation of every rater's project, validate it, score the gold tasks, measure agreement, assemble.",
+        arguments=("job",),
+        check=_pull_check,
+        sample=_pull_sample,
     )
 )

@@ -617,13 +617,17 @@ def pull(
     min_gold_accuracy: float = 0.8,
     drop_flagged: bool = False,
     allow_partial: bool = False,
+    published: str | Path | None = None,
 ) -> dict[str, Any]:
     """Every annotation of the project(s) of `title` into `out`, validated, scored for agreement and assembled.
 
     human_perf: H from fewer items or raters than the push asked for is refused (exit 3) unless `allow_partial`
-    (then the file says `"partial": true`, and `baseline table --human` refuses it without its own flag)."""
+    (then the file says `"partial": true`, and `baseline table --human` refuses it without its own flag).
+    `published`: where `out` is published when the run is complete, if it is written elsewhere first (`annotate
+    pull` stages it): the folder the messages and the datasets' rebuild command name."""
     job = get_job(job_name)
     out = Path(out)
+    final = Path(published) if published is not None else out
     started = time.perf_counter()
     _, job_state, projects, found = gather(conn, job_name, title, state=state, page_size=page_size, on_page=on_page)
     fetched = time.perf_counter() - started
@@ -645,13 +649,14 @@ def pull(
     write_text(json.dumps(agreement, ensure_ascii=False, indent=2) + "\n", out / "agreement.json")
     write_text(json.dumps({**gold, "dropped": drop_flagged}, ensure_ascii=False, indent=2) + "\n", out / "gold.json")
     if not found.valid:  # an empty dataset would look like a result; the raw tables above keep what there was
+        kept = "" if final == out else f" (the tables read are in {out}; {final} is unchanged)"
         raise InputError(
             f"project {title!r}: no valid annotation yet ({len(found.rows)} annotation(s), "
-            f"{len(found.quarantine)} quarantined): nothing assembled; `lotdata annotate status` shows progress",
-            path=str(out),
+            f"{len(found.quarantine)} quarantined): nothing assembled{kept}; `lotdata annotate status` shows progress",
+            path=str(final),
         )
     params = {"job": job_name, "project": title, "project_ids": sorted(projects.values()), "url": conn.url}
-    datasets = write_assembled(job_name, assembled, out, params, provenance(valid, job_name, title, out))
+    datasets = write_assembled(job_name, assembled, out, params, provenance(valid, job_name, title, final))
     tasks = sum(c["tasks"] for c in found.per_project.values())
     summary = {
         "job": job_name,
