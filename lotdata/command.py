@@ -92,7 +92,9 @@ class Command:
     (execution settings among them are named by `execution`); `inputs(params)` maps labels to the paths it
     reads; `outputs(params)` lists every `Output`; `execute(run)` does the work, writing only to
     `run.out(label)`, and returns a summary (the CLI prints it). `arguments`:
-    the parameters given positionally on the command line (`metavars`: their names in the usage line). `sample(folder)`: CLI arguments of a small valid
+    the parameters given positionally on the command line (`metavars`: their names in the usage line).
+    `refused_exit`: the exit code of a refusal before any work (bad parameter, clashing output) for a command
+    whose exit 1 means something else (`diff`: "different"). `sample(folder)`: CLI arguments of a small valid
     run over files it makes in `folder` (the conformance checks of `lotdata.testing` run it)."""
 
     name: str
@@ -103,6 +105,7 @@ class Command:
     summary: str = ""
     arguments: tuple[str, ...] = ()
     metavars: Mapping[str, str] = field(default_factory=dict)
+    refused_exit: int | None = None  # the exit code of a refusal before any work, where 1 means something else
     execution: tuple[str, ...] = EXECUTION_FIELDS
     check: Callable[[Any], None] | None = None
     sample: Callable[[Path], list[str]] | None = None
@@ -220,9 +223,12 @@ def check_params(command: Command, params: Any) -> None:
 
 def run_command(command: Command, params: Any) -> dict[str, Any]:
     """Run `command` with `params` through the one path (checks, locks, staging, publication, exit codes)."""
-    inputs = dict(command.inputs(params))
+    inputs: dict[str, PathValue] = {}
     declared: dict[str, Output] = {}
+    roots: dict[str, Path] = {}
+    working = False
     try:
+        inputs = dict(command.inputs(params))
         check_params(command, params)
         outputs = command.outputs(params)
         declared = {o.label: o for o in outputs}
@@ -233,6 +239,7 @@ def run_command(command: Command, params: Any) -> dict[str, Any]:
             for output in outputs:
                 recover_swap(output.path)
             roots = staging_roots(outputs)
+            working = True
             staged = {o.label: stage_output(o, roots[o.label]) for o in outputs}
             run = Run(command, params, staged, declared)
             summary = command.execute(run) or {}
@@ -242,10 +249,29 @@ def run_command(command: Command, params: Any) -> dict[str, Any]:
             return summary
     except BaseException as exc:
         written = [o.path for o in declared.values()]
-        mapped = exit_error(exc, _flat(inputs), written + [_staging_root(p) for p in written])
-        if mapped is None or mapped is exc:
+        mapped = exit_error(exc, _flat(inputs), written + sorted(set(roots.values())))
+        if mapped is None:
+            raise
+        if isinstance(mapped, DiskError):
+            _published_names(mapped, roots)
+        if isinstance(mapped, LotdataError):
+            if not working and command.refused_exit is not None and mapped.exit_code == 1:
+                mapped.exit_code = command.refused_exit
+        if mapped is exc:
             raise
         raise mapped from exc
+
+
+def _published_names(error: LotdataError, roots: Mapping[str, Path]) -> None:
+    """A disk error that names a staged file names the file it was to become (`OUT/manifest.json`, not
+    `.OUT.lotdata-next/OUT/manifest.json`). Other messages keep the staging path: there it points at what a
+    failed run left to read (its quarantine)."""
+    if not error.args or not isinstance(error.args[0], str):
+        return
+    text = error.args[0]
+    for root in roots.values():
+        text = text.replace(f"{root}{os.sep}", f"{root.parent}{os.sep}")
+    error.args = (text, *error.args[1:])
 
 
 # ---------------------------------------------------------------------------------------------

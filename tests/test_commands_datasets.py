@@ -209,7 +209,8 @@ def test_diff_json_into_an_input_is_refused_and_the_manifest_kept(dataset, chang
     before = digest([dataset, changed])
     for target, label in ((dataset / "manifest.json", "A"), (changed / "manifest.json", "B"), (changed, "B")):
         result = invoke("diff", dataset, changed, "--json", target)
-        assert result.exit_code == 1 and flat(f"the input {label}") in flat(result.output), result.output
+        # 2, not 1: diff's exit 1 means "different" (Command.refused_exit)
+        assert result.exit_code == 2 and flat(f"the input {label}") in flat(result.output), result.output
     assert digest([dataset, changed]) == before
 
 

@@ -238,9 +238,11 @@ DIFF = register_command(
         inputs=lambda p: {"A": p.a, "B": p.b},
         outputs=lambda p: _json_output(p.json_out),
         summary="What changed from A to B: manifests, then rows by key and story, per split.\n\n"
-        "Exit 0 equal, 1 different, 3 bad input (a missing path, two kinds or tasks, a folder and a file, a folder "
-        "without a manifest), 5 stories moved between splits (never allowed by the split rules).",
+        "Exit 0 equal, 1 different, 2 a refused option (a bad value, --json naming an input), 3 bad input (a missing "
+        "path, two kinds or tasks, a folder and a file, a folder without a manifest), 5 stories moved between splits "
+        "(never allowed by the split rules).",
         arguments=("a", "b"),
+        refused_exit=2,
         metavars={"a": "A", "b": "B"},
         sample=_diff_sample,
     )
