@@ -1,0 +1,146 @@
+"""Crowd submissions as the checks see them (`lotdata.annotate.checks`): read from a file, and a submission's
+story as its writer's sentences or as one text.
+
+A submission is a dict: `id`, `lang`, `title` (absent: the title rule is skipped), `sentences` (the writer's
+five fields, in order; absent: `text` is split), `text`; an ending-writing case has `context` (the four
+sentences), `right_ending` and `wrong_ending`; a rewrite its `segment`; a written candidate its `candidate`,
+`context` and `original`. `read_submissions` adds the file's `row` number.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from lotdata.text.story_split import split_submission
+
+Row = Mapping[str, Any]
+
+
+def story_sentences(row: Row, lang: str) -> list[str]:
+    """The writer's sentences: the fields when the form had them, else the text split."""
+    fields = row.get("sentences")
+    if fields is not None:
+        return [str(s or "").strip() for s in fields]
+    return split_submission(str(row.get("text") or ""), lang)
+
+
+def story_text(row: Row) -> str:
+    fields = row.get("sentences")
+    if fields is not None:
+        return " ".join(str(s or "").strip() for s in fields if s)
+    return str(row.get("text") or "")
+
+
+SENTENCE_FIELDS = tuple(f"sentence{k}" for k in range(1, 6))
+_ENDING_CSV = (
+    "InputSentence1",
+    "InputSentence2",
+    "InputSentence3",
+    "InputSentence4",
+    "RandomFifthSentenceQuiz1",
+    "RandomFifthSentenceQuiz2",
+    "AnswerRightEnding",
+)
+
+
+def read_submissions(path: str | Path) -> list[dict[str, Any]]:
+    """Submissions from a file: JSON lines or Parquet (`id`, `title`, `sentences` or `sentence1..5` or `text`;
+    an ending case: `context`, `right_ending`, `wrong_ending`), a ROCStories csv (storyid, storytitle,
+    sentence1..5), a Story Cloze csv, or Diffusion-LM's `["story"]` lines. Bad input: InputError naming the row."""
+    from lotdata.errors import InputError, must_exist
+
+    path = must_exist(path, "--input")
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            raw = pq.read_table(path).to_pylist()
+        except Exception as exc:  # a damaged or non-Parquet file is bad input, not a crash
+            raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from None
+        return [{**_submission(r, n, path), "row": n} for n, r in enumerate(raw, 1)]
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start})", path=str(path)) from None
+    if path.suffix == ".csv":
+        return _read_csv(text, path)
+    import json
+
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not JSON ({exc.msg})", path=str(path), row=n) from None
+        if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
+            value = {"id": str(n), "text": value[0]}
+        if not isinstance(value, dict):
+            raise InputError("a line is a JSON object (or a one-story list)", path=str(path), row=n)
+        rows.append({**_submission(value, n, path), "row": n})
+    return rows
+
+
+def _read_csv(text: str, path: Path) -> list[dict[str, Any]]:
+    import csv
+    import io
+
+    from lotdata.errors import InputError
+
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = [h.strip() for h in reader.fieldnames or []]
+    rows = []
+    if all(c in header for c in _ENDING_CSV):
+        for n, rec in enumerate(reader, 1):
+            right = 1 if rec["AnswerRightEnding"].strip() == "1" else 2
+            rows.append(
+                {
+                    "row": n,
+                    "id": rec.get("InputStoryid") or str(n),
+                    "context": [rec[f"InputSentence{k}"] for k in range(1, 5)],
+                    "right_ending": rec[f"RandomFifthSentenceQuiz{right}"],
+                    "wrong_ending": rec[f"RandomFifthSentenceQuiz{3 - right}"],
+                }
+            )
+        return rows
+    if not all(c in header for c in SENTENCE_FIELDS):
+        raise InputError(
+            f"a csv of stories has the columns {', '.join(SENTENCE_FIELDS)} (ROCStories) or a Story Cloze "
+            f"csv's; found {header}",
+            path=str(path),
+        )
+    for n, rec in enumerate(reader, 1):
+        row = {"row": n, "id": rec.get("storyid") or str(n), "sentences": [rec[c] for c in SENTENCE_FIELDS]}
+        if "storytitle" in header:
+            row["title"] = rec["storytitle"]
+        rows.append(row)
+    return rows
+
+
+def _submission(value: Mapping[str, Any], n: int, path: Path) -> dict[str, Any]:
+    from lotdata.errors import InputError
+
+    row: dict[str, Any] = {"id": str(value.get("id") or value.get("story_id") or value.get("uid") or n)}
+    for key in ("lang", "title", "right_ending", "wrong_ending", "segment", "original", "candidate"):
+        if key in value:
+            row[key] = value[key]
+    if "context" in value:
+        context = value["context"]
+        row["context"] = (
+            split_submission(context, value.get("lang") or "en") if isinstance(context, str) else list(context)
+        )
+    if isinstance(value.get("sentences"), (list, tuple)):
+        row["sentences"] = [str(s or "") for s in value["sentences"]]
+    elif any(k in value for k in SENTENCE_FIELDS):
+        row["sentences"] = [str(value.get(k) or "") for k in SENTENCE_FIELDS if k in value]
+    elif "text" in value:
+        row["text"] = str(value["text"] or "")
+    elif "context" not in value:
+        raise InputError(
+            "no story: give `sentences`, `sentence1`..`sentence5` or `text` (or `context` and the endings)",
+            path=str(path),
+            row=n,
+        )
+    return row

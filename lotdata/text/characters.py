@@ -1,0 +1,159 @@
+"""Who and what a short story text names: its characters (names, roles, person pronouns), and the roles and places a
+new sentence brings in. Heuristics for the crowd-submission checks (`lotdata.annotate.checks`: the Story Cloze
+shared-character rule, ROCStories §4.2, and LOT appendix 2.2a's new-entity rule).
+
+English by capitalised words and word lists, Chinese by jieba's part-of-speech tags (`lotdata.text.postag`) and word
+lists. The word lists are data files under `lotdata/data/`: `person_pronouns_en.txt`, `pronoun_classes_en.tsv`,
+`roles_en.txt`, `role_plurals_en.tsv`, `pronouns_zh.txt`, `people_zh.txt`, `role_endings_zh.txt`, `animals_zh.txt`,
+`place_endings_zh.txt`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from lotdata.text.story_split import OPENERS_EN
+from lotdata.text.wordlists import word_list, word_set, word_table
+
+#: an English word (with its inner apostrophes, dots and hyphens)
+WORD_EN = re.compile(r"[A-Za-z][A-Za-z'’.-]*")
+#: English pronouns that stand for a person
+PRONOUNS_EN = set(word_set("person_pronouns_en.txt"))
+#: English nouns that name a person or an animal of a story (its roles), singular
+ROLES_EN = word_set("roles_en.txt")
+#: irregular plurals of the roles (a regular one adds -s)
+PLURAL_ROLES_EN = word_table("role_plurals_en.tsv")
+#: a person pronoun's class: which references in the four sentences it can stand for
+PRONOUN_CLASS_EN = word_table("pronoun_classes_en.tsv")
+_CONTRACTION = re.compile(r"['’](?:m|re|ll|ve|d|s)$")
+
+#: Chinese pronouns that stand for people
+PRONOUNS_ZH = word_list("pronouns_zh.txt")
+#: people a Chinese story names by role rather than by name
+PEOPLE_ZH = word_set("people_zh.txt")
+#: Chinese nouns that name a role (a person or an animal) by their last character, and the animals by any
+ROLE_ENDINGS_ZH = word_set("role_endings_zh.txt")
+ANIMALS_ZH = word_set("animals_zh.txt")
+PLACE_ENDINGS_ZH = word_set("place_endings_zh.txt")
+
+
+def references_en(text: str) -> set[tuple[str, str]]:
+    """Who an English text refers to: ("name", Karen), ("role", teacher), ("role+", friend) for a plural role, and
+    ("pronoun", 3sg) for a person pronoun by its class."""
+    refs: set[tuple[str, str]] = set()
+    for word in WORD_EN.findall(text):
+        bare = _CONTRACTION.sub("", word.rstrip(".")).lower()
+        if bare in PRONOUN_CLASS_EN:
+            refs.add(("pronoun", PRONOUN_CLASS_EN[bare]))
+        elif bare in ROLES_EN:
+            refs.add(("role", bare))
+        elif bare in PLURAL_ROLES_EN or (bare.endswith("s") and bare[:-1] in ROLES_EN):
+            refs.add(("role+", PLURAL_ROLES_EN.get(bare, bare[:-1])))
+    refs |= {("name", name.lower()) for name in characters(text, "en") if name.lower() not in PRONOUN_CLASS_EN}
+    return refs
+
+
+def shares_character_en(context: set[tuple[str, str]], ending: set[tuple[str, str]]) -> bool:
+    """Whether an ending refers to someone of the four sentences: the same name or role, or a pronoun that can
+    stand for one of them (he for a name, they for a plural or for two people, I for a first-person narrator)."""
+    pronouns = {key for kind, key in context if kind == "pronoun"}
+    names = {key for kind, key in context if kind == "name"}
+    roles = {key for kind, key in context if kind == "role"}
+    plural_roles = {key for kind, key in context if kind == "role+"}
+    people = len(names) + len(roles) + len(plural_roles)
+    stands_for = {
+        "1sg": bool(pronouns & {"1sg", "1pl"}),
+        "1pl": bool(pronouns & {"1sg", "1pl"}),
+        "2": "2" in pronouns,
+        "3sg": "3sg" in pronouns or bool(names or roles),
+        "3pl": "3pl" in pronouns or bool(plural_roles) or people >= 2,
+        "all": bool(pronouns or people),
+    }
+    for kind, key in ending:
+        if kind == "name" and key in names:
+            return True
+        if kind in ("role", "role+") and key in roles | plural_roles:
+            return True
+        if kind == "pronoun" and stands_for[key]:
+            return True
+    return False
+
+
+def characters(text: str, lang: str) -> set[str]:
+    """Who a text names: pronouns standing for people, and names (capitalised words not opening a sentence, or
+    names that open one and recur; Chinese: person names by jieba's part-of-speech tags)."""
+    if lang == "zh":
+        found = {p for p in PRONOUNS_ZH if p in text}
+        found |= {p for p in PEOPLE_ZH if p in text}
+        found |= zh_names(text)
+        return found
+    words = WORD_EN.findall(text)
+    found = {w.lower() for w in words if w.lower() in PRONOUNS_EN}
+    found |= {
+        w.rstrip(".'’s")
+        for w in words
+        if w[:1].isupper() and w.lower() not in OPENERS_EN and w.lower() not in PRONOUNS_EN
+    }
+    return found
+
+
+@lru_cache(maxsize=4096)
+def zh_names(text: str) -> frozenset[str]:
+    """Person names in a Chinese text: jieba's person tags, and nicknames (小兰, 老张, 阿明)."""
+    from lotdata.text.postag import pos_words_nohmm
+
+    names = {word for word, tag in pos_words_nohmm(text) if 2 <= len(word) <= 4 and tag in ("nr", "nrfg", "nrt")}
+    # a nickname jieba does not know (小兰, 老张, 阿明): 小/老/阿 and one or two characters
+    names |= set(re.findall(r"(?:小|老|阿)[\u4e00-\u9fff]", text))
+    return frozenset(names)
+
+
+def zh_shared(people: set[str], ending: str) -> set[str]:
+    """The people of `people` an ending names; a one-character pronoun counts as a word of its own (他, not 吉他)."""
+    from lotdata.text.tokenize import tokenize
+
+    words = set(tokenize(ending, "zh"))
+    return {p for p in people if (p in words if len(p) == 1 else p in ending)}
+
+
+def role_or_place_zh(word: str, tag: str) -> bool:
+    """jieba's dictionary tags many plain words as names or places (明白 nr, 东西 ns, 太阳 ns), so a tag alone
+    is not enough: a place must end like one (北京城, 村), a role like one (农夫, 猎人), and animals count by
+    any character (驴子, 马)."""
+    if not tag.startswith("n"):
+        return False
+    if any(ch in ANIMALS_ZH for ch in word):
+        return True
+    if tag in ("ns", "nt"):
+        return word[-1] in PLACE_ENDINGS_ZH
+    return len(word) >= 2 and word[-1] in ROLE_ENDINGS_ZH
+
+
+def core_zh(word: str) -> set[str]:
+    """What must appear for `word` to count as already there: the word, or its animals (小驴 -> 驴), or the word
+    without a diminutive or a suffix (小明 -> 明, 驴子 -> 驴)."""
+    animals = {ch for ch in word if ch in ANIMALS_ZH}
+    if animals:
+        return animals
+    return {word, word.lstrip("小老大阿").rstrip("子儿们") or word}
+
+
+def new_entities(candidate: str, given: str, lang: str) -> list[str]:
+    """The roles (people, animals) and places a candidate names that `given` (the context, with the original
+    sentence: LOT appendix 2.2a lets a candidate bring in what the original brought in) does not. Chinese by
+    jieba's part-of-speech tags, the same tagger as the Story Cloze checks, plus role words and animals; English
+    by capitalised names and a lexicon of roles and animals. Things are not checked: a tagger cannot tell a new
+    object from a part of a known one (the horse's hooves), so those stay with the reviewers."""
+    if lang == "zh":
+        from lotdata.text.postag import pos_words_nohmm
+
+        found = [w for w, tag in pos_words_nohmm(candidate) if role_or_place_zh(w, tag)]
+        found += [p for p in PEOPLE_ZH if p in candidate and not any(p in w for w in found)]
+        return list(dict.fromkeys(w for w in found if not any(core in given for core in core_zh(w))))
+    given_words = {w.lower().rstrip(".'’s") for w in WORD_EN.findall(given)}
+    found = [w for w in WORD_EN.findall(candidate) if w.lower().rstrip("s") in ROLES_EN or w.lower() in ROLES_EN]
+    found += [w for w in characters(candidate, "en") if w[:1].isupper()]
+    return list(
+        dict.fromkeys(w for w in found if w.lower().rstrip(".'’s") not in given_words and w.lower() not in given_words)
+    )

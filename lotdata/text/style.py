@@ -1,0 +1,49 @@
+"""What a story's writing may use, measured on the text: informal words (our lexicons,
+`lotdata/data/informal_LANG.txt`), punctuation outside LOT's allowed set, and how much a rewrite changed the length
+of its segment. Heuristics for the crowd-submission checks (`lotdata.annotate.checks`)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from lotdata.text.normalize import normalize_text
+from lotdata.text.wordlists import word_list
+
+#: LOT appendix 1, Other Requirements 1: the only punctuation a story may use
+ALLOWED_PUNCTUATION_SHOWN = {"zh": "？。，！……；《》", "en": ". , ? ! ; …"}  # as the screen lists them
+ALLOWED_PUNCTUATION = {lang: frozenset(shown.replace(" ", "")) for lang, shown in ALLOWED_PUNCTUATION_SHOWN.items()}
+#: inside an English word an apostrophe or a hyphen is spelling, not punctuation (don't, well-known)
+_IN_WORD = re.compile(r"(?<=[A-Za-z])['’-](?=[A-Za-z])")
+
+
+@lru_cache(maxsize=None)
+def informal_lexicon(lang: str) -> tuple[re.Pattern[str], frozenset[str]]:
+    """Our slang / informal-language list (`lotdata/data/informal_LANG.txt`): one term per line, `#` comments."""
+    terms = set(word_list(f"informal_{lang}.txt"))
+    words = sorted(terms, key=len, reverse=True)
+    if lang == "zh":
+        pattern = re.compile("|".join(re.escape(t) for t in words))
+    else:
+        pattern = re.compile(
+            r"(?<![A-Za-z'’.-])(?:" + "|".join(re.escape(t) for t in words) + r")(?![A-Za-z'’-]|\.[A-Za-z])",
+            re.IGNORECASE,
+        )
+    return pattern, frozenset(terms)
+
+
+def stray_punctuation(text: str, lang: str) -> list[str]:
+    """The punctuation marks of `text` outside the allowed set, in order of first use."""
+    allowed = ALLOWED_PUNCTUATION["zh" if lang == "zh" else "en"]
+    text = normalize_text(text, "zh") if lang == "zh" else _IN_WORD.sub("", text)
+    found = [ch for ch in text if unicodedata.category(ch)[0] in "PS" and ch not in allowed]
+    return list(dict.fromkeys(found))
+
+
+def rewrite_change(rewritten: str, segment: str, lang: str) -> int:
+    """How much longer or shorter a rewrite is than its segment: characters (字, whitespace aside) for Chinese,
+    words for English."""
+    if lang == "zh":
+        return abs(len("".join(rewritten.split())) - len("".join(segment.split())))
+    return abs(len(rewritten.split()) - len(segment.split()))
