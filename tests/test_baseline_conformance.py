@@ -1,5 +1,5 @@
-"""Every registered audit baseline passes the same checks (as every task does in test_task_conformance.py),
-on tiny choice datasets of each item shape (ClozeT candidates, SenPos gaps): one score per option of every
+"""Every registered audit baseline passes the same checks, `lotdata.testing.baselines`' (as every task does in
+test_task_conformance.py), on tiny choice datasets of each item shape (ClozeT candidates, SenPos gaps): one score per option of every
 item, one prediction per item with a choice in the label range, the same predictions for the same seed, a
 named skipped row where its resource (a language's lexicon, a model checkpoint) is missing or the item
 shape is not one it is defined for.
@@ -10,7 +10,8 @@ last test registers a made-up one here and finds it in an `audit-bias` report, w
 from __future__ import annotations
 
 import json
-import math
+import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,72 +20,19 @@ from typer.testing import CliRunner
 from lotdata.audit import baselines as registry
 from lotdata.audit.baselines import Baseline, BaselineSpec, baseline_names, get_baseline, register_baseline
 from lotdata.audit.features import FeatureCache
-from lotdata.audit.items import CANDIDATES, GAPS, Item
+from lotdata.audit.items import CANDIDATES, GAPS
 from lotdata.audit.work import Job, baseline_part
 from lotdata.cli import app
 from lotdata.datasets.folder import write_dataset
-
-SUBJECTS = ["小明", "小红", "老王", "小李", "阿姨", "爷爷", "小狗", "同学"]
-TASK_OF_SHAPE = {CANDIDATES: "clozet", GAPS: "senpos"}
-
-
-def _clozet(i: int, lang: str) -> Item:
-    s = SUBJECTS[i % len(SUBJECTS)]
-    if lang == "en":
-        before, right, wrong = (
-            [f"Sam wanted to try {i} times.", "He practised."],
-            f"He finally made it, try {i}.",
-            f"He never went, try {i}.",
-        )
-    else:
-        before, right, wrong = (
-            [f"{s}想做一件事。", "可是一开始就下雨了。"],
-            f"{s}终于成功了，第{i}次。",
-            f"{s}根本就没有去，第{i}次。",
-        )
-    label = i % 2
-    return Item(
-        example_id=f"c{i}",
-        split="",
-        task="clozet",
-        lang=lang,
-        label=label,
-        before=before,
-        after=[],
-        candidates=[right, wrong] if label == 0 else [wrong, right],
-    )
-
-
-def _senpos(i: int, lang: str) -> Item:
-    sentences = [f"第{k}句话，{SUBJECTS[(i + k) % len(SUBJECTS)]}在这里。" for k in range(5)]
-    late = i % 2 == 0
-    return Item(
-        example_id=f"s{i}",
-        split="",
-        task="senpos",
-        lang=lang,
-        label=4 if late else 1,
-        sentences=sentences,
-        removed="所以最后大家都回家了。" if late else "但是一开始天就亮了。",
-    )
-
-
-def _dataset(shape: str, lang: str = "zh") -> dict[str, list[Item]]:
-    make = _clozet if shape == CANDIDATES else _senpos
-    return {"train": [make(i, lang) for i in range(16)], "test": [make(i, lang) for i in range(100, 108)]}
-
-
-def _part(name: str, shape: str, lang: str = "zh", seed: int = 0) -> dict:
-    items = _dataset(shape, lang)
-    job = Job(
-        work="", task=TASK_OF_SHAPE[shape], lang=lang, train_split="train", seed=seed, runs=3, sentiment="snownlp-jieba"
-    )
-    return baseline_part(name, items, FeatureCache("snownlp-jieba"), job)
-
+from lotdata.testing.baselines import (
+    BASELINE_CHECKS,
+    SHAPES,
+    check_baseline,
+    check_baseline_one_score_per_option_of_every_item,
+    sample_items,
+)
 
 NAMES = baseline_names()
-ESTIMATORS = [n for n in NAMES if not get_baseline(n).model]
-CASES = [(n, shape) for n in ESTIMATORS for shape in get_baseline(n).shapes]
 
 
 def test_the_registry_holds_the_papers_baselines():
@@ -111,59 +59,17 @@ def test_the_registry_holds_the_papers_baselines():
         register_baseline(BaselineSpec("length", registry.Random))
 
 
-@pytest.mark.parametrize(("name", "shape"), CASES)
-def test_one_score_per_option_of_every_item(name: str, shape: str):
-    spec = get_baseline(name)
-    items = _dataset(shape)
-    estimator = spec.make(FeatureCache("snownlp-jieba"))
-    assert isinstance(estimator, Baseline)
-    if estimator.learns:
-        estimator.fit(items["train"])
-    scores = estimator.scores(items["test"])
-    assert [len(row) for row in scores] == [it.n_options for it in items["test"]]
-    assert all(isinstance(x, (int, float)) and not math.isnan(x) for row in scores for x in row)
+@pytest.mark.parametrize("check", BASELINE_CHECKS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("name", NAMES)
+def test_baseline_conformance(name: str, check, tmp_path: Path):
+    check(get_baseline(name), tmp_path)
 
 
-@pytest.mark.parametrize(("name", "shape"), CASES)
-def test_one_prediction_per_item_in_range_and_the_same_for_a_seed(name: str, shape: str):
-    part = _part(name, shape)
-    assert "skipped" not in part, part
-    learns = get_baseline(name).make(None).learns
-    scored = ["test"] if learns else ["train", "test"]
-    items = _dataset(shape)
-    assert [r["split"] for r in part["records"]] == scored
-    for split in scored:
-        predictions = [p for p in part["predictions"] if p["split"] == split]
-        assert [p["example_id"] for p in predictions] == [it.example_id for it in items[split]]
-        for p, it in zip(predictions, items[split]):
-            assert p["choice"] in {it.label_of_option(o) for o in range(it.n_options)} and p["baseline"] == name
-    for record in part["records"]:
-        assert 0.0 <= record["accuracy"] <= 1.0 and record["n"] == len(items[record["split"]])
-    assert _part(name, shape) == part
-
-
-@pytest.mark.parametrize(
-    ("name", "shape"), [(n, s) for n in ESTIMATORS for s in (CANDIDATES, GAPS) if s not in get_baseline(n).shapes]
-)
-def test_a_shape_it_is_not_defined_for_is_a_named_skip(name: str, shape: str):
-    assert _part(name, shape)["skipped"].startswith(f"not defined for {TASK_OF_SHAPE[shape]}")
-
-
-@pytest.mark.parametrize("name", ESTIMATORS)
-def test_a_missing_resource_is_a_named_skip(name: str):
-    """Items in a language lotdata has no tokenizer, lexicon or analyser for: the skipped row names what is missing."""
-    estimator = get_baseline(name).make(None)
-    shape = get_baseline(name).shapes[0]
-    part = _part(name, shape, lang="fr")
-    if estimator.langs is None:  # needs nothing language-specific: it runs
-        assert "records" in part
-    else:
-        assert "no resource for language 'fr'" in part["skipped"] and estimator.resource in part["skipped"]
-
-
-@pytest.mark.parametrize("name", [n for n in NAMES if get_baseline(n).model])
-def test_a_model_baseline_without_a_checkpoint_is_a_named_skip(name: str):
-    assert "--model-path" in _part(name, CANDIDATES)["skipped"]
+def test_the_checks_see_both_shapes_and_both_kinds_of_baseline():
+    """The checks are not vacuous: some baselines skip a shape, some need a language resource, some are models."""
+    estimators = [get_baseline(n) for n in NAMES if not get_baseline(n).model]
+    assert any(len(b.shapes) < len(SHAPES) for b in estimators) and any(b.make(None).langs for b in estimators)
+    assert any(b.make(None).langs is None for b in estimators) and any(get_baseline(n).model for n in NAMES)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -201,10 +107,39 @@ def _clozet_folder(folder: Path) -> Path:
             }
             for it in items
         ]
-        for split, items in _dataset(CANDIDATES).items()
+        for split, items in sample_items(CANDIDATES).items()
     }
     write_dataset(folder, "clozet", by_split, command="test", params={}, inputs=[], stats={}, lot_jsonl=False)
     return folder
+
+
+def test_a_made_up_baseline_passes_the_baseline_checks(shortest, tmp_path: Path):
+    check_baseline(shortest, tmp_path)
+
+
+class Unseeded(Shortest):
+    """Draws its scores from an unseeded generator: the same seed does not give the same predictions."""
+
+    def scores(self, items):
+        return [[_UNSEEDED.random() for _ in range(it.n_options)] for it in items]
+
+
+_UNSEEDED = random.Random()
+
+
+class Nan(Shortest):
+    def scores(self, items):
+        return [[float("nan")] * it.n_options for it in items]
+
+
+def test_the_baseline_checks_catch_a_broken_baseline(shortest, tmp_path: Path):
+    with registry.BASELINE_REGISTRY.override(replace(shortest, make=Nan)) as nan:
+        with pytest.raises(AssertionError):
+            check_baseline_one_score_per_option_of_every_item(nan, tmp_path)
+    with registry.BASELINE_REGISTRY.override(replace(shortest, make=Unseeded)) as unseeded:
+        check_baseline_one_score_per_option_of_every_item(unseeded, tmp_path)  # one number per option: fine
+        with pytest.raises(AssertionError, match="the same seed gave another part"):
+            check_baseline(unseeded, tmp_path / "b")
 
 
 def test_a_made_up_baseline_appears_in_the_audit_report(shortest, tmp_path: Path):
@@ -239,7 +174,7 @@ def test_a_made_up_baseline_runs_by_default_and_skips_by_its_shapes(shortest, tm
     assert "shortest" in baseline_names()
     from lotdata.audit.run import audit
 
-    senpos = {"train": _dataset(GAPS)["train"]}
+    senpos = {"train": sample_items(GAPS)["train"]}
     job = Job(work="", task="senpos", lang="zh", train_split="train", seed=0, runs=1, sentiment="snownlp-jieba")
     assert baseline_part("shortest", senpos, FeatureCache(), job) == {
         "skipped": "not defined for senpos (it compares candidate endings)"

@@ -1,26 +1,23 @@
-"""Every registered annotation job passes the same checks (the idea of scikit-learn's `parametrize_with_checks`):
-a template per declared language that Label Studio's own validator accepts, tasks with unique uids whose hidden
-values never reach Label Studio, and a simulated answer that parses and assembles into written tables. A made-up
-job registered here goes push -> answers -> pull -> its own output on a real Label Studio with no other file edited.
+"""Every registered annotation job passes the same checks (the idea of scikit-learn's `parametrize_with_checks`),
+`lotdata.testing.jobs`': a template per declared language with the same controls, that Label Studio's own
+validator accepts, tasks with unique uids whose hidden values never reach Label Studio, and a simulated answer that
+parses and assembles into written tables. A made-up job registered here passes them and goes push -> answers ->
+pull -> its own output on a real Label Studio with no other file edited (the server part stays here).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from labelstudio_support import STATE_DIRS, annotate, lotdata
 
-from lotdata.annotate import server as ls_server
 from lotdata.annotate.client import export_tasks, get_project
 from lotdata.annotate.jobs import (
     BUILTIN_JOBS,
-    LANGS,
-    Annotation,
     JobSpec,
     Output,
     get_job,
@@ -28,31 +25,11 @@ from lotdata.annotate.jobs import (
     register_job,
     unregister_job,
 )
-from lotdata.annotate.jobs.base import by_uid, choice
+from lotdata.annotate.jobs.base import JOB_REGISTRY, by_uid, choice
 from lotdata.annotate.state import JobState
-from lotdata.annotate.workflow import write_assembled
+from lotdata.testing.jobs import JOB_CHECKS, check_job, check_job_templates_with_label_studio
 
 JOB_NAMES = list(BUILTIN_JOBS)
-
-
-def _annotations(job: JobSpec, tasks: list[dict], lang: str) -> list[Annotation]:
-    anns, n = [], 0
-    for task in tasks:
-        for rater in range(job.raters):
-            n += 1
-            values = job.parse(job.simulate(task, rater), task["data"], task["hidden"], lang=lang)
-            anns.append(
-                Annotation(
-                    uid=task["data"]["uid"],
-                    data=task["data"],
-                    annotator=f"r{rater}",
-                    annotation_id=n,
-                    created_at=f"2026-01-01T00:00:{n:02d}",
-                    values=values,
-                    hidden=task["hidden"],
-                )
-            )
-    return anns
 
 
 def test_the_registry_lists_every_builtin_job_first():
@@ -63,82 +40,14 @@ def test_the_registry_lists_every_builtin_job_first():
         register_job(JobSpec(**{**get_job("story_filter").__dict__, "summary": "another"}))
 
 
+@pytest.mark.parametrize("check", JOB_CHECKS, ids=lambda f: f.__name__)
 @pytest.mark.parametrize("name", JOB_NAMES)
-def test_a_template_per_declared_language_with_the_same_controls(name):
-    job = get_job(name)
-    assert job.lang in job.langs and set(job.langs) <= set(LANGS)
-    controls = {lang: job.template_for(lang).controls for lang in job.langs}
-    assert controls[job.lang], name
-    for lang, found in controls.items():  # an answer parses the same whichever screen it was given on
-        assert {(c.name, c.kind, c.to_name, c.choices) for c in found.values()} == {
-            (c.name, c.kind, c.to_name, c.choices) for c in controls[job.lang].values()
-        }, (name, lang)
-    with pytest.raises(ValueError, match="screens in"):
-        job.pick_lang("fr")
+def test_job_conformance(name, check, tmp_path):
+    check(get_job(name), tmp_path)
 
 
 def test_every_template_of_every_job_and_language_passes_label_studios_validator():
-    files = sorted({str(_template_path(get_job(n), lang)) for n in JOB_NAMES for lang in get_job(n).langs})
-    script = (
-        "import os, sys, pathlib, label_studio\n"
-        "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'core.settings.label_studio')\n"
-        "sys.path.insert(0, str(pathlib.Path(label_studio.__file__).parent))\n"
-        "import django; django.setup()\n"
-        "from label_studio.core.label_config import validate_label_config\n"
-        "for path in sys.argv[1:]:\n"
-        "    validate_label_config(pathlib.Path(path).read_text(encoding='utf-8')); print('valid', path)\n"
-    )
-    python = ls_server.label_studio_bin().parent / "python"
-    env = {**os.environ, "LATEST_VERSION_CHECK": "false"}
-    done = subprocess.run(
-        [str(python), "-W", "ignore", "-c", script, *files], env=env, capture_output=True, text=True, timeout=180
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.count("valid ") == len(files) >= len(JOB_NAMES)
-
-
-def _template_path(job: JobSpec, lang: str) -> Path:
-    from lotdata.resources import asset_dir
-
-    where = job.templates[lang]
-    return where if isinstance(where, Path) else Path(asset_dir("annotation_templates")) / f"{where}.xml"
-
-
-@pytest.mark.parametrize("name", JOB_NAMES)
-def test_tasks_have_unique_uids_and_keep_hidden_values_off_the_server(name, tmp_path):
-    job = get_job(name)
-    for lang in job.langs:
-        tasks = job.to_tasks(job.demo_rows(), seed=0, lang=lang)
-        assert tasks, name
-        uids = [t["data"]["uid"] for t in tasks]
-        assert len(uids) == len(set(uids)) and all(isinstance(u, str) and u for u in uids), uids
-        assert tasks == job.to_tasks(job.demo_rows(), seed=0, lang=lang)  # stable: a re-push imports nothing twice
-        for task in tasks:
-            assert not set(task["hidden"]) & set(task["data"]), (name, sorted(task["hidden"]))
-            json.dumps(task["data"])  # what Label Studio gets is plain JSON
-        state = JobState.new(tmp_path, "http://x", name, f"p-{lang}", job.raters, "shared", lang=lang)
-        for task in tasks:
-            state.add(task)
-        pushed = json.dumps(state.visible_tasks(), ensure_ascii=False)
-        assert '"hidden"' not in pushed and not any(u in pushed for u in uids if u.startswith(("clozet-", "demo")))
-
-
-@pytest.mark.parametrize("name", JOB_NAMES)
-def test_a_simulated_answer_parses_votes_assembles_and_is_written(name, tmp_path):
-    job = get_job(name)
-    for lang in job.langs:
-        tasks = job.to_tasks(job.demo_rows(), seed=0, lang=lang)
-        for task in tasks:
-            task["data"]["raters"] = job.raters
-        anns = _annotations(job, tasks, lang)
-        for ann in anns:
-            votes = job.votes(ann.values)
-            assert votes and all(isinstance(q, str) and hash(v) is not None for q, v in votes)
-        assembled = job.assemble(anns)
-        assert isinstance(assembled.get("stats"), dict), name
-        assert assembled == job.assemble(list(reversed(anns)))  # the order a pull reads answers in changes nothing
-        written = write_assembled(name, assembled, tmp_path / lang, {"job": name})
-        assert written and any((tmp_path / lang).iterdir()), name
+    check_job_templates_with_label_studio([get_job(n) for n in JOB_NAMES])
 
 
 # ---------------------------------------------------------------- a made-up job, end to end
@@ -206,6 +115,27 @@ def length_job(tmp_path):
         yield spec
     finally:
         unregister_job(spec.name)
+
+
+def test_a_made_up_job_passes_the_job_checks(length_job, tmp_path):
+    check_job(length_job, tmp_path)
+    check_job_templates_with_label_studio(length_job)
+
+
+def test_the_job_checks_catch_a_broken_job(length_job, tmp_path):
+    leaky = replace(
+        length_job,
+        to_tasks=lambda rows, *, seed=0, lang="en": [
+            {"data": {"uid": f"len-{r['id']}", "sentence": r["text"], "words": 1}, "hidden": {"words": 1}} for r in rows
+        ],
+    )
+    with JOB_REGISTRY.override(leaky):
+        with pytest.raises(AssertionError, match="words"):
+            check_job(leaky, tmp_path)  # a hidden value sent to Label Studio
+    unordered = replace(length_job, assemble=lambda anns: {"stats": {"first": anns[0].uid}})
+    with JOB_REGISTRY.override(unordered):
+        with pytest.raises(AssertionError, match="the order of answers changes items"):
+            check_job(unordered, tmp_path / "b")
 
 
 def test_a_made_up_job_goes_push_answers_pull_on_a_real_label_studio(

@@ -1,7 +1,9 @@
 """Every registered pipeline stage passes the same checks (in the spirit of scikit-learn's
-`parametrize_with_checks` and tests/test_task_conformance.py): its parameters carry a default and help, the
-recipe schema holds every one, its command exposes them with the same default, and pipelines/README.md lists
-them. A made-up stage registered here runs end to end through `lotdata run` with no other file edited.
+`parametrize_with_checks` and tests/test_task_conformance.py): `lotdata.testing.stages`' checks (its parameters
+carry a default and help, the recipe schema holds every one, a bad value is named with its table and key), and
+here what needs lotdata's own CLI and files: its command exposes them with the same default, and
+pipelines/README.md lists them. A made-up stage registered here runs end to end through `lotdata run` with no
+other file edited.
 
 Adding a stage: one module in its stage's folder (`stage.py` or `*_stage.py`, found by `lotdata.stage`) that
 calls `register_stage`, and an entry in COMMANDS below (None for a stage without a command of its own).
@@ -9,7 +11,7 @@ calls `register_stage`, and an entry in COMMANDS below (None for a stage without
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,7 @@ from lotdata.stage import (
     render_readme,
     stages,
 )
+from lotdata.testing.stages import STAGE_CHECKS, check_stage
 
 REPO = Path(__file__).resolve().parents[1]
 #: stage -> the command that runs it alone (its words after `lotdata`); None: only in a recipe
@@ -67,23 +70,41 @@ def test_every_registered_stage_has_a_conformance_entry():
     assert len(builtin_stage_modules()) == len(BUILTIN)  # one module a stage, each registering one
 
 
+@pytest.mark.parametrize("check", STAGE_CHECKS, ids=lambda f: f.__name__)
 @pytest.mark.parametrize("name", BUILTIN)
-def test_parameters_have_a_default_and_help(name: str):
-    stage = stage_module.get_stage(name)
-    for f in fields(stage.params):
-        assert f.metadata.get("help"), f"{name}.{f.name} has no help"
-        assert f.default is not MISSING or f.default_factory is not MISSING, f"{name}.{f.name} has no default"
-    stage.params()  # the defaults make a valid value (a library call needs no recipe)
+def test_stage_conformance(name: str, check, tmp_path: Path):
+    check(stage_module.get_stage(name), tmp_path)
 
 
-@pytest.mark.parametrize("name", BUILTIN)
-def test_the_recipe_schema_holds_every_parameter(name: str):
-    stage = stage_module.get_stage(name)
-    schema = recipe_schema()[name]
-    expected = {p.name for p in params_of(stage.params) if p.recipe}
-    if stage.executes:
-        expected |= {f.name for f in fields(ExecSettings)}
-    assert set(schema) == expected
+@dataclass(frozen=True)
+class _NoHelpParams:
+    k: int = param(3, "", check=">0")
+
+
+@dataclass(frozen=True)
+class _HeadParams:
+    k: int = param(3, "Stories kept.", check=">0")
+
+
+@dataclass(frozen=True)
+class _Lenient(Stage):
+    """A stage whose recipe table takes anything (it never checks a value)."""
+
+    def parse(self, table, where):
+        return self.params(), ExecSettings()
+
+
+def test_the_stage_checks_catch_a_broken_stage(tmp_path: Path):
+    no_help = Stage(name="no_help", params=_NoHelpParams, run=lambda *a: None, order=46, summary="x", output="-")
+    with pytest.raises(AssertionError, match="not the record the registry holds"):
+        check_stage(no_help, tmp_path)  # not registered: a recipe would not find it
+    with stage_module.STAGE_REGISTRY.override(no_help):
+        with pytest.raises(AssertionError, match="no_help.k has no help"):
+            check_stage(no_help, tmp_path / "a")
+    lenient = _Lenient(name="lenient", params=_HeadParams, run=lambda *a: None, order=46, summary="x", output="-")
+    with stage_module.STAGE_REGISTRY.override(lenient):
+        with pytest.raises(AssertionError, match="k = .* was not refused"):
+            check_stage(lenient, tmp_path / "b")
 
 
 @pytest.mark.parametrize("name", sorted(n for n, words in COMMANDS.items() if words))

@@ -1,7 +1,8 @@
 """The input-format registry: one record per corpus format, and the one detector of what a file holds.
 
 A format is one module that calls `register_format(InputFormat(...))` when imported (see
-`lotdata/sources/formats/txt.py`) and has an entry in `tests/test_format_conformance.py`. The record says
+`lotdata/sources/formats/txt.py`), its record carrying a small sample file (`sample`) that the conformance checks
+of `lotdata.testing.formats` read. The record says
 how the format recognises a file (`detect(probe)`, a `priority` among formats that claim the same
 file), how it parses one into :class:`Record` s (`parse(path)`), and what `open_input` calls such a file
 (`kind(probe)`). `lotdata read` and `open_input` both ask :func:`detect_format`: one decision.
@@ -84,6 +85,16 @@ def _file_kind(probe: Probe) -> tuple[str, str | None]:
 
 
 @dataclass(frozen=True)
+class FormatSample:
+    """A small file of a format, for the conformance checks (`lotdata.testing.formats`): `path` holds `good`
+    stories and one bad record, at row `bad_row` (it goes to the quarantine)."""
+
+    path: Path
+    good: int
+    bad_row: int
+
+
+@dataclass(frozen=True)
 class InputFormat:
     """One corpus format.
 
@@ -94,7 +105,8 @@ class InputFormat:
     `default_source`: the `source` of its stories when the caller gives none (None: the file's stem).
     `kind(probe) -> (kind, task)`: what `open_input` calls such a file (`datasets.inputs.KINDS`).
     `write(rows, path)`: rows (as `parse` reads them back) to a file, where the format has a writer.
-    `description`: what a record is, for the CLI help and the README."""
+    `description`: what a record is, for the CLI help and the README. `sample(folder) -> FormatSample` writes a
+    small file of the format into `folder` (the conformance checks of `lotdata.testing.formats` need one)."""
 
     name: str
     description: str
@@ -105,6 +117,7 @@ class InputFormat:
     kind: Callable[[Probe], tuple[str, str | None]] = _file_kind
     write: Callable[[list[dict[str, Any]], Path], Path] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    sample: Callable[[Path], FormatSample] | None = None
 
 
 #: every input format: the built-in ones (the modules of lotdata/sources/formats/, by name), then those registered

@@ -111,3 +111,16 @@ def require_columns(header: list[str], needed: list[str], path: Path, what: str)
 def csv_names(probe: Probe) -> set[str]:
     """The csv header's names, lower-cased."""
     return {h.lower() for h in probe.csv_header}
+
+
+def sample_lines(path: Path, lines: list[str], encoding: str = "utf-8") -> Path:
+    """A format's sample file (its record's `sample`): `lines`, one a line."""
+    path.write_text("\n".join(lines) + "\n", encoding=encoding)
+    return path
+
+
+def sample_csv(path: Path, rows: list[list[str]]) -> Path:
+    """A format's sample csv file: `rows`, the header first."""
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows(rows)
+    return path

@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 from typing import Iterator
 
-from lotdata.datasets.formats import InputFormat, Record, bad, register_format
+from lotdata.datasets.formats import FormatSample, InputFormat, Record, bad, register_format
 from lotdata.errors import InputError
 from lotdata.text.decoding import decode_bytes, read_text, unify_line_ends
 
@@ -212,6 +212,23 @@ def parse_cmrc(path: Path) -> Iterator[Record]:
     return _parse_cmrc_file(path)
 
 
+def sample_cmrc(folder: Path) -> FormatSample:
+    """Two documents answered in `tiny.valid.answer` and a third whose query has no answer."""
+    (folder / "tiny.valid.answer").write_text("<qid_0> ||| 松鼠\n<qid_1> ||| 海\n", encoding="utf-8")
+    lines = [
+        "1 ||| 今天 是 小 刺猬 的 生日 ， XXXXX 送 来 了 苹果 。",
+        "<qid_0> ||| XXXXX 送 来 了 苹果 。",
+        "1 ||| 蜗牛 想 去 看 XXXXX 。",
+        "2 ||| 它 爬 了 一 年 。",
+        "<qid_1> ||| 蜗牛 想 去 看 XXXXX 。",
+        "1 ||| 青蛙 坐 在 井 底 。",
+        "<qid_2> ||| 一 只 XXXXX 飞 过来 。",
+    ]
+    path = folder / "tiny.valid.doc_query"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return FormatSample(path, good=2, bad_row=3)
+
+
 register_format(
     InputFormat(
         name="cmrc",
@@ -219,5 +236,6 @@ register_format(
         "query line); answer from X.answer or inline as a third field; row: the document number",
         detect=lambda probe: probe.suffix in SUFFIXES,
         parse=parse_cmrc,
+        sample=sample_cmrc,
     )
 )

@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 from typing import Iterator
 
-from lotdata.datasets.formats import InputFormat, Record, bad, register_format
-from lotdata.sources.formats._common import JSON_SUFFIXES, json_kind, json_lines, record_from_obj
+from lotdata.datasets.formats import FormatSample, InputFormat, Record, bad, register_format
+from lotdata.sources.formats._common import JSON_SUFFIXES, json_kind, json_lines, record_from_obj, sample_lines
 
 
 def parse_jsonl(path: Path) -> Iterator[Record]:
@@ -33,6 +33,16 @@ def write_jsonl(rows: list[dict], path: Path) -> Path:
     return path
 
 
+def sample_jsonl(folder: Path) -> FormatSample:
+    """Two stories (`text` and `story`) and a line that is not closed."""
+    lines = [
+        json.dumps({"id": "a", "title": "雪人", "text": "下雪了，孩子们堆了一个雪人。"}, ensure_ascii=False),
+        json.dumps({"id": "b", "story": "Ann found a coin. She gave it away."}),
+        '{"id": "c", "text": "not closed',
+    ]
+    return FormatSample(sample_lines(folder / "tales.jsonl", lines), good=2, bad_row=3)
+
+
 register_format(
     InputFormat(
         name="jsonl",
@@ -41,5 +51,6 @@ register_format(
         parse=parse_jsonl,
         kind=json_kind,
         write=write_jsonl,
+        sample=sample_jsonl,
     )
 )

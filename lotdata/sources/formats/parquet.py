@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Iterator
 
-from lotdata.datasets.formats import InputFormat, Probe, Record, register_format
+from lotdata.datasets.formats import FormatSample, InputFormat, Probe, Record, register_format
 from lotdata.errors import InputError
 from lotdata.sources.formats._common import record_from_obj
 
@@ -60,6 +60,17 @@ def write_stories_table(rows: list[dict], path: Path) -> Path:
     return write_parquet(table_from_rows(rows, STORIES), path)
 
 
+def sample_parquet(folder: Path) -> FormatSample:
+    """Two stories (one titled) and a row whose text is null."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = folder / "tales.parquet"
+    texts = ["河马张开大嘴，打了一个哈欠。", "The owl woke up. It went hunting.", None]
+    pq.write_table(pa.table({"id": ["p1", "p2", "p3"], "title": ["河马", None, None], "text": texts}), path)
+    return FormatSample(path, good=2, bad_row=3)
+
+
 register_format(
     InputFormat(
         name="parquet",
@@ -68,5 +79,6 @@ register_format(
         parse=parse_parquet,
         kind=parquet_kind,
         write=write_stories_table,
+        sample=sample_parquet,
     )
 )

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from lotdata.datasets.formats import InputFormat, Record, bad, register_format
-from lotdata.sources.formats._common import JSON_SUFFIXES, json_kind, json_lines
+from lotdata.datasets.formats import FormatSample, InputFormat, Record, bad, register_format
+from lotdata.sources.formats._common import JSON_SUFFIXES, json_kind, json_lines, sample_lines
 
 
 def parse_roc_lines(path: Path) -> Iterator[Record]:
@@ -24,6 +24,12 @@ def parse_roc_lines(path: Path) -> Iterator[Record]:
         yield Record(row=number, raw=line, text=text)
 
 
+def sample_roc_lines(folder: Path) -> FormatSample:
+    """Two stories and a line that is not JSON."""
+    lines = ['["Ben lost his keys. They were in his pocket."]', '["Ann sang. Everyone clapped."]', "not json"]
+    return FormatSample(sample_lines(folder / "roc.json", lines), good=2, bad_row=3)
+
+
 register_format(
     InputFormat(
         name="roc_lines",
@@ -33,5 +39,6 @@ register_format(
         priority=10,
         default_source="rocstories",
         kind=json_kind,
+        sample=sample_roc_lines,
     )
 )

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from lotdata.datasets.formats import InputFormat, Record, bad, register_format
-from lotdata.sources.formats._common import csv_names, csv_rows, opt_str, require_columns
+from lotdata.datasets.formats import FormatSample, InputFormat, Record, bad, register_format
+from lotdata.sources.formats._common import csv_names, csv_rows, opt_str, require_columns, sample_csv
 
 
 def parse_rocstories(path: Path) -> Iterator[Record]:
@@ -36,6 +36,18 @@ def parse_rocstories(path: Path) -> Iterator[Record]:
         )
 
 
+def sample_rocstories(folder: Path) -> FormatSample:
+    """Two stories and one whose fifth sentence is empty."""
+    head = ["storyid", "storytitle", *[f"sentence{i}" for i in range(1, 6)]]
+    rows = [
+        head,
+        ["r1", "Kite", "Maya flew a kite.", "It rose.", "The wind fell.", "It dropped.", "She laughed."],
+        ["r2", "Soup", "Tom made soup.", "It was hot.", "He waited.", "He ate it.", "It was good."],
+        ["r3", "Bad", "A.", "B.", "C.", "D.", ""],
+    ]
+    return FormatSample(sample_csv(folder / "roc.csv", rows), good=2, bad_row=3)
+
+
 register_format(
     InputFormat(
         name="rocstories",
@@ -44,5 +56,6 @@ register_format(
         parse=parse_rocstories,
         priority=11,  # a header that also names InputSentence1 stays ROCStories, as before
         default_source="rocstories",
+        sample=sample_rocstories,
     )
 )

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from lotdata.datasets.formats import InputFormat, Probe, Record, bad, register_format
-from lotdata.sources.formats._common import csv_names, csv_rows, opt_str, require_columns
+from lotdata.datasets.formats import FormatSample, InputFormat, Probe, Record, bad, register_format
+from lotdata.sources.formats._common import csv_names, csv_rows, opt_str, require_columns, sample_csv
 
 STORYCLOZE_NO_ANSWER = "no AnswerRightEnding: cannot tell the right ending"
 CONTEXT_COLUMNS = [f"InputSentence{i}" for i in range(1, 5)]
@@ -51,6 +51,27 @@ def _is_storycloze(probe: Probe) -> bool:
     return probe.suffix == ".csv" and "inputsentence1" in csv_names(probe)
 
 
+def sample_storycloze(folder: Path) -> FormatSample:
+    """Two cases and one whose AnswerRightEnding is neither 1 nor 2."""
+    head = ["InputStoryid", *CONTEXT_COLUMNS, *ENDING_COLUMNS, "AnswerRightEnding"]
+    rows = [
+        head,
+        [
+            "s1",
+            "Kim baked a cake.",
+            "She left it out",
+            "Her dog sniffed it.",
+            "It jumped.",
+            "The dog ate the cake.",
+            "Kim won a prize.",
+            "1",
+        ],
+        ["s2", "Joe ran.", "He trained.", "It rained.", "He kept going.", "He hated it.", "He finished proudly.", "2"],
+        ["s3", "A.", "B.", "C.", "D.", "E.", "F.", "3"],
+    ]
+    return FormatSample(sample_csv(folder / "cloze.csv", rows), good=2, bad_row=3)
+
+
 register_format(
     InputFormat(
         name="storycloze",
@@ -60,5 +81,6 @@ register_format(
         priority=10,
         default_source="storycloze",
         kind=lambda probe: ("storycloze-csv", "clozet"),
+        sample=sample_storycloze,
     )
 )

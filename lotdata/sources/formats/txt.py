@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from lotdata.datasets.formats import InputFormat, Record, register_format
+from lotdata.datasets.formats import FormatSample, InputFormat, Record, register_format
+from lotdata.sources.formats._common import sample_lines
 from lotdata.text.decoding import read_text
 
 TITLE_MAX_CHARS = 20
@@ -38,6 +39,19 @@ def parse_txt(path: Path) -> Iterator[Record]:
         block = []
 
 
+def sample_txt(folder: Path) -> FormatSample:
+    """Two stories (one titled) and a block of zero-width spaces only: nothing is left after normalisation."""
+    lines = [
+        "小熊",
+        "夜里，小熊睡不着觉。它看见了月亮船。",
+        "",
+        "The fox ran home. It was dry inside.",
+        "",
+        "\u200b\u200b",
+    ]
+    return FormatSample(sample_lines(folder / "tales.txt", lines), good=2, bad_row=6)
+
+
 register_format(
     InputFormat(
         name="txt",
@@ -45,5 +59,6 @@ register_format(
         "(<= 20 chars) is the title; row: the line where the block starts",
         detect=lambda probe: probe.suffix == ".txt",
         parse=parse_txt,
+        sample=sample_txt,
     )
 )

@@ -1,5 +1,6 @@
-"""Conformance checks for every command that writes, shipped with lotdata so a plug-in in another package runs
-the same checks in its own CI (as scikit-learn's `check_estimator` does for estimators).
+"""Conformance checks of a command that writes (a `lotdata.command.Command` record), shipped with lotdata so a
+plug-in in another package runs the same checks in its own CI (as scikit-learn's `check_estimator` does for
+estimators); `lotdata.testing` re-exports them.
 
     from lotdata.testing import check_command
     check_command(MY_COMMAND, tmp_path)   # raises AssertionError naming the broken guarantee
