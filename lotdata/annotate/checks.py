@@ -15,8 +15,8 @@ submission readers in `lotdata.annotate.submissions` (what a submission is). The
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass, field, replace
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -60,6 +60,7 @@ __all__ = [
     "CheckOptions",
     "CheckResult",
     "Rule",
+    "builtin_sample",
     "check_file",
     "check_rule_names",
     "context_entities",
@@ -132,11 +133,16 @@ class CheckOptions:
 
 @dataclass(frozen=True)
 class Rule:
+    """A check rule. `sample() -> {"bad": rows it flags, "good": rows it passes}` is what the conformance checks
+    (`lotdata.testing.check_rules`) run it on: each bad row, checked with the good rows of its `lang`, is flagged
+    and none of them is."""
+
     name: str
     description: str
     row: Callable[[Row, CheckOptions], list[str]] | None = None
     batch: Callable[[Sequence[Row], CheckOptions], dict[int, list[str]]] | None = None
     needs: str | None = None  # a field without which the rule does not apply (reported as skipped)
+    sample: Callable[[], Mapping[str, Sequence[Row]]] | None = None
 
     def __post_init__(self) -> None:
         if (self.row is None) == (self.batch is None):
@@ -420,6 +426,14 @@ def check_rule_names() -> list[str]:
     return CHECK_RULE_REGISTRY.names()
 
 
+def builtin_sample(name: str) -> dict[str, list[Row]]:
+    """A built-in rule's sample (`Rule.sample`): its bad and good rows in `lotdata/data/check_rule_samples.json`."""
+    import json
+
+    data = json.loads((Path(__file__).resolve().parents[1] / "data" / "check_rule_samples.json").read_text("utf-8"))
+    return {which: [data["rows"][i] for i in ids] for which, ids in data["rules"][name].items()}
+
+
 for _rule in (
     Rule("five_sentences", "exactly five sentences (one per field)", row=five_sentences),
     Rule("end_punctuation", "each sentence ends with . ! ? (Chinese 。！？……)", row=end_punctuation),
@@ -450,7 +464,7 @@ for _rule in (
         needs="candidate",
     ),
 ):
-    register_check_rule(_rule)
+    register_check_rule(replace(_rule, sample=partial(builtin_sample, _rule.name)))
 
 
 def row_problems(row: Row, rules: Sequence[str], options: CheckOptions) -> list[str]:
