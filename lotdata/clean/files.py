@@ -45,6 +45,7 @@ from lotdata.clean.step import (
     CLEAN_NEEDS,
     EVIDENCE_LIMIT,
     CleanParams,
+    Deduplicated,
     StoryKeys,
     clean_story,
     count_story,
@@ -193,34 +194,114 @@ def clean_files(
     paths = [Path(p) for p in paths]
     check_outputs({"--out": out}, {"--stories": paths})
     out = check_output_dir(out)
-    work = out / WORK_DIR
-    shards = plan_clean_shards(paths, rows_per_shard)
-    fingerprint = _fingerprint(params, paths, rows_per_shard)
+    held_out = _HeldOut(hold_out, hold_out_threshold, hold_out_source)
     run = partial(run_shards, execution=execution, progress=progress)
-    cleaned = run(
-        partial(clean_shard, params=params), shards, work / "clean", fingerprint=fingerprint, description="clean"
-    )
-    parts = [r.part for r in cleaned]
-    clock = _Clock(started)
-    clock.lap("clean_and_signatures")
-    meta = _read_parts(parts, _META)
-    ids, flags, sources, urls = (meta.column(c).to_pylist() for c in ("story_id", "flags", "source", "url"))
-    rules, evidence, lengths = (meta.column(c).to_pylist() for c in ("_rule", "_evidence", "_len"))
-    titled = [bool((t or "").strip()) for t in meta.column("title").to_pylist()]
-    del meta
-    summary: Counter = Counter()
-    for g in range(len(ids)):
-        count_story(summary, sources[g] or "", flags[g], rules[g])
+    return _CleanRun(paths, out, params, run, held_out, started).run(rows_per_shard)
 
-    keys = StoryKeys(ids, flags, lengths, sources, urls, titled)
-    starts = np.cumsum([0] + [r.stats["stories"] for r in cleaned])  # part k holds rows starts[k]:starts[k + 1]
 
-    held: dict[int, tuple[str, str]] = {}  # story position -> (how it matched, evidence)
+@dataclass(frozen=True)
+class _HeldOut:
+    """The held-out cases a clean removes the sources of, the near-copy threshold, and where they came from."""
 
-    def find_near(unique: list[int], rank: Callable[[int], tuple]) -> NearDuplicates:
-        """Phases 3 and 4 over the unique stories: buckets of their signatures on the executor, then clusters."""
-        clock.lap("exact")
-        sigs = _signatures_of(parts, starts, unique, params.dedup.num_perm)
+    cases: Sequence[HeldCase]
+    threshold: float
+    source: str | None
+
+
+class _CleanRun:
+    """One `clean_files` run in its phases (the module's docstring): clean and sign the stories (`clean`), read
+    back what the driver keeps per story (`read_keys`), exact then near duplicates (`deduplicate`, `find_near`),
+    the held-out cases' sources (`drop_held_out`), the tables (`write_tables`) and the manifest (`write_manifest`).
+    """
+
+    def __init__(
+        self,
+        paths: list[Path],
+        out: Path,
+        params: CleanParams,
+        run: Callable[..., list],
+        held_out: _HeldOut,
+        started: float,
+    ) -> None:
+        self.paths, self.out, self.work, self.params = paths, out, out / WORK_DIR, params
+        self.run_shards, self.held_out, self.started = run, held_out, started
+        self.clock = _Clock(started)
+        self.summary: Counter = Counter()  # (source, rule, action) -> stories
+        self.parts: list[Path] = []  # phase 1's parts: the cleaned stories and their signatures
+        self.starts = np.zeros(1, dtype=np.int64)  # part k holds the global rows starts[k]:starts[k + 1]
+        self.ids: list[str] = []  # story id by global row
+        self.held: dict[int, tuple[str, str]] = {}  # story position -> (how it matched, evidence)
+
+    def run(self, rows_per_shard: int) -> CleanFilesResult:
+        started = self.started
+        cleaned = self.clean(rows_per_shard)
+        self.clock.lap("clean_and_signatures")
+        keys, rules, evidence = self.read_keys(cleaned)
+        # phase 2 (exact duplicates), then phases 3 and 4 in find_near
+        rejected = [(g, rules[g], evidence[g]) for g in range(len(keys.ids)) if rules[g] is not None]
+        dedup = deduplicate(keys, (g for g in range(len(keys.ids)) if rules[g] is None), self.find_near, self.summary)
+        rejected += dedup.rejected
+        kept, cluster_ids, held_counts = self.drop_held_out(dedup, keys, rejected)
+        self.clock.lap("clusters_filter")
+        files = self.write_tables(kept, cluster_ids, rejected)
+        self.clock.lap("write")
+        seconds = time.perf_counter() - started
+        self.clock.phases["signatures_cpu"] = round(sum(r.stats.get("signature_seconds", 0.0) for r in cleaned), 3)
+        counts = {
+            "stories_in": len(keys.ids),
+            "kept": len(kept),
+            "removed": len(rejected),
+            "clusters": dedup.clusters,
+            "seconds": round(seconds, 3),
+            "stories_per_second": round(len(keys.ids) / seconds, 1) if seconds else None,
+            "phase_seconds": self.clock.phases,
+        }
+        if self.held_out.cases:
+            counts["held_out"] = {
+                "source": self.held_out.source,
+                "cases": len(self.held_out.cases),
+                "by_id": held_counts["id"],
+                "by_near_duplicate": held_counts["near_duplicate"],
+                "threshold": self.held_out.threshold,
+            }
+        self.write_manifest(files, counts)
+        shutil.rmtree(self.work, ignore_errors=True)
+        return CleanFilesResult(len(kept), len(rejected), summary_rows(self.summary), counts, files)
+
+    def clean(self, rows_per_shard: int) -> list:
+        """Phase 1 on the executor: each shard of stories cleaned and signed into a part."""
+        shards = plan_clean_shards(self.paths, rows_per_shard)
+        fingerprint = _fingerprint(self.params, self.paths, rows_per_shard)
+        cleaned = self.run_shards(
+            partial(clean_shard, params=self.params),
+            shards,
+            self.work / "clean",
+            fingerprint=fingerprint,
+            description="clean",
+        )
+        self.parts = [r.part for r in cleaned]
+        self.starts = np.cumsum([0] + [r.stats["stories"] for r in cleaned])
+        return cleaned
+
+    def read_keys(self, cleaned: list) -> tuple[StoryKeys, list[str | None], list[str | None]]:
+        """What the driver holds per story (id, flags, length, source, url, title or not; the rule that rejected
+        it and its evidence), each story counted in the summary; the texts stay in the parts."""
+        meta = _read_parts(self.parts, _META)
+        ids, flags, sources, urls = (meta.column(c).to_pylist() for c in ("story_id", "flags", "source", "url"))
+        rules, evidence, lengths = (meta.column(c).to_pylist() for c in ("_rule", "_evidence", "_len"))
+        titled = [bool((t or "").strip()) for t in meta.column("title").to_pylist()]
+        del meta
+        self.ids = ids
+        for g in range(len(ids)):
+            count_story(self.summary, sources[g] or "", flags[g], rules[g])
+        return StoryKeys(ids, flags, lengths, sources, urls, titled), rules, evidence
+
+    def find_near(self, unique: list[int], rank: Callable[[int], tuple]) -> NearDuplicates:
+        """Phases 3 and 4 over the unique stories: buckets of their signatures on the executor, then clusters; the
+        sources of held-out cases among them are noted in `held`."""
+        self.clock.lap("exact")
+        params, work = self.params, self.work
+        sigs = _signatures_of(self.parts, self.starts, unique, params.dedup.num_perm)
         sig_path = work / "signatures.npy"
         work.mkdir(parents=True, exist_ok=True)
         with open(sig_path, "wb") as handle:
@@ -233,7 +314,7 @@ def clean_files(
         sig_print = hashlib.sha256(sigs.tobytes()).hexdigest()[:16]
         pair_parts = [
             r.part
-            for r in run(
+            for r in self.run_shards(
                 partial(bucket_shard, rows=rows),
                 band_shards,
                 work / "buckets",
@@ -247,89 +328,79 @@ def clean_files(
             found = np.union1d(found, np.load(part))
         pairs = pairs_of(found, len(sigs))
         del found
-        clock.lap("buckets")
+        self.clock.lap("buckets")
         near = cluster_and_filter(sigs, pairs, rank, params.dedup)
-        if hold_out:
-            matched = match_held_out([ids[g] for g in unique], sigs, hold_out, params.dedup, hold_out_threshold)
-            held.update({unique[i]: reason for i, reason in matched.items()})
+        if self.held_out.cases:
+            ids = self.ids
+            matched = match_held_out(
+                [ids[g] for g in unique], sigs, self.held_out.cases, params.dedup, self.held_out.threshold
+            )
+            self.held.update({unique[i]: reason for i, reason in matched.items()})
         del sigs, pairs  # not needed from here: the write phase starts from what the clusters left
         _trim_heap()
         return near
 
-    # phase 2 (exact duplicates), then phases 3 and 4 in find_near
-    rejected = [(g, rules[g], evidence[g]) for g in range(len(ids)) if rules[g] is not None]
-    dedup = deduplicate(keys, (g for g in range(len(ids)) if rules[g] is None), find_near, summary)
-    rejected += dedup.rejected
-    kept, cluster_ids = [], []
-    held_counts: Counter = Counter()
-    for g, cluster_id in zip(dedup.kept, dedup.cluster_ids):
-        if g in held:  # the source of a held-out case leaves the corpus (ROCStories 4.2)
-            rejected.append((g, "held_out", held[g][1]))
-            summary[(sources[g] or "", "held_out", "removed")] += 1
-            if cluster_id is not None:  # counted as a cluster member by deduplicate: no longer kept
-                summary[(sources[g] or "", "near_duplicate_cluster", "flagged")] -= 1
-                summary += Counter()  # drops a count that fell to zero
-            held_counts[held[g][0]] += 1
-            continue
-        kept.append(g)
-        cluster_ids.append(cluster_id)
-    clock.lap("clusters_filter")
+    def drop_held_out(
+        self, dedup: Deduplicated, keys: StoryKeys, rejected: list[tuple[int, str, str | None]]
+    ) -> tuple[list[int], list[str | None], Counter]:
+        """The kept stories and their cluster ids, less the sources of held-out cases (added to `rejected`)."""
+        kept, cluster_ids = [], []
+        held_counts: Counter = Counter()
+        summary, held, sources = self.summary, self.held, keys.sources
+        for g, cluster_id in zip(dedup.kept, dedup.cluster_ids):
+            if g in held:  # the source of a held-out case leaves the corpus (ROCStories 4.2)
+                rejected.append((g, "held_out", held[g][1]))
+                summary[(sources[g] or "", "held_out", "removed")] += 1
+                if cluster_id is not None:  # counted as a cluster member by deduplicate: no longer kept
+                    summary[(sources[g] or "", "near_duplicate_cluster", "flagged")] -= 1
+                    summary += Counter()  # drops a count that fell to zero (in place)
+                held_counts[held[g][0]] += 1
+                continue
+            kept.append(g)
+            cluster_ids.append(cluster_id)
+        return kept, cluster_ids, held_counts
 
-    # the outputs one after the other, a run of OUTPUT_ROWS rows at a time, each gathered part by part: the
-    # driver's memory is bounded by the run, not by the corpus
-    # the generators keep no reference to a run once it is yielded: two runs are never alive at once
-    def kept_pieces() -> Iterator[pa.Table]:
-        for lo in range(0, max(len(kept), 1), OUTPUT_ROWS):  # no story kept: one empty row group
-            yield _take_rows(parts, starts, kept[lo : lo + OUTPUT_ROWS]).set_column(
-                STORIES.get_field_index("cluster_id"),
-                STORIES.field("cluster_id"),
-                column(cluster_ids[lo : lo + OUTPUT_ROWS], pa.string()),
-            )
+    def write_tables(
+        self, kept: list[int], cluster_ids: list[str | None], rejected: list[tuple[int, str, str | None]]
+    ) -> dict[str, Path]:
+        """The outputs one after the other, a run of OUTPUT_ROWS rows at a time, each gathered part by part: the
+        driver's memory is bounded by the run, not by the corpus. The generators keep no reference to a run once
+        it is yielded: two runs are never alive at once."""
+        parts, starts, out = self.parts, self.starts, self.out
 
-    def quarantine_pieces() -> Iterator[pa.Table]:
-        for lo in range(0, max(len(rejected), 1), OUTPUT_ROWS):
-            yield _rejected_rows(parts, starts, rejected[lo : lo + OUTPUT_ROWS])
+        def kept_pieces() -> Iterator[pa.Table]:
+            for lo in range(0, max(len(kept), 1), OUTPUT_ROWS):  # no story kept: one empty row group
+                yield _take_rows(parts, starts, kept[lo : lo + OUTPUT_ROWS]).set_column(
+                    STORIES.get_field_index("cluster_id"),
+                    STORIES.field("cluster_id"),
+                    column(cluster_ids[lo : lo + OUTPUT_ROWS], pa.string()),
+                )
 
-    files = {"stories": write_parquet_pieces(kept_pieces(), STORIES, out / "stories.parquet")}
-    pa.default_memory_pool().release_unused()
-    files |= {
-        "quarantine": write_parquet_pieces(quarantine_pieces(), STORIES_QUARANTINE, out / "quarantine.parquet"),
-        "summary": write_parquet(table_of(summary_rows(summary), CLEAN_SUMMARY), out / "summary.parquet"),
-    }
-    clock.lap("write")
-    seconds = time.perf_counter() - started
-    clock.phases["signatures_cpu"] = round(sum(r.stats.get("signature_seconds", 0.0) for r in cleaned), 3)
-    counts = {
-        "stories_in": len(ids),
-        "kept": len(kept),
-        "removed": len(rejected),
-        "clusters": dedup.clusters,
-        "seconds": round(seconds, 3),
-        "stories_per_second": round(len(ids) / seconds, 1) if seconds else None,
-        "phase_seconds": clock.phases,
-    }
-    if hold_out:
-        counts["held_out"] = {
-            "source": hold_out_source,
-            "cases": len(hold_out),
-            "by_id": held_counts["id"],
-            "by_near_duplicate": held_counts["near_duplicate"],
-            "threshold": hold_out_threshold,
+        def quarantine_pieces() -> Iterator[pa.Table]:
+            for lo in range(0, max(len(rejected), 1), OUTPUT_ROWS):
+                yield _rejected_rows(parts, starts, rejected[lo : lo + OUTPUT_ROWS])
+
+        files = {"stories": write_parquet_pieces(kept_pieces(), STORIES, out / "stories.parquet")}
+        pa.default_memory_pool().release_unused()
+        files |= {
+            "quarantine": write_parquet_pieces(quarantine_pieces(), STORIES_QUARANTINE, out / "quarantine.parquet"),
+            "summary": write_parquet(table_of(summary_rows(self.summary), CLEAN_SUMMARY), out / "summary.parquet"),
         }
-    recorded = {k: v for k, v in asdict(params).items() if k != "lexicon"}
-    recorded["lexicon_terms"] = len(params.lexicon)
-    write_manifest(
-        out,
-        kind="clean",
-        task="clean",
-        command="lotdata clean",
-        params=recorded,
-        inputs=paths,
-        files=files,
-        stats=counts,
-    )
-    shutil.rmtree(work, ignore_errors=True)
-    return CleanFilesResult(len(kept), len(rejected), summary_rows(summary), counts, files)
+        return files
+
+    def write_manifest(self, files: dict[str, Path], counts: dict[str, Any]) -> None:
+        recorded = {k: v for k, v in asdict(self.params).items() if k != "lexicon"}
+        recorded["lexicon_terms"] = len(self.params.lexicon)
+        write_manifest(
+            self.out,
+            kind="clean",
+            task="clean",
+            command="lotdata clean",
+            params=recorded,
+            inputs=self.paths,
+            files=files,
+            stats=counts,
+        )
 
 
 class _Clock:

@@ -7,7 +7,7 @@ import os
 import shutil
 import time
 from collections import Counter
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -315,54 +315,98 @@ def split_examples(
     return by_split
 
 
+@dataclass(frozen=True, kw_only=True)
+class BuildRequest:
+    """Everything `build_dataset` takes besides the task, the stories and the output folder: what to build (caps,
+    seed, splits, the builder's parameters, ClozeT for PlotCom val/test, statuses, tokenizer), what to write (LOT
+    jsonl, card, the command recorded) and how to run (executor, shard size, progress hooks).
+
+    PlotCom with `clozet` (a ClozeT dataset folder, LOT jsonl, or ClozeT rows by split): val/test are ClozeT
+    stories with the right candidate as target (LOT 3.3): ClozeT's own val/test, or with `clozet_split`
+    ("val=465,test=464") a seeded sample, grouped by story, across all of ClozeT; train is the automatic
+    construction over the other stories. `statuses`: the story statuses taken (see `statuses_used`). `tokenizer`:
+    see `build_tokenizer`. With `n`, only the stories needed are built."""
+
+    n: int | None = None
+    train_n: int | None = None
+    seed: int = 0
+    split: str | SplitSpec | None = None
+    params: Mapping[str, Any] | None = None
+    lot_jsonl: bool = True
+    clozet: str | Path | Mapping[str, list[dict[str, Any]]] | None = None
+    clozet_origin: str = "clozet"
+    clozet_split: str | SplitSpec | None = None
+    statuses: str | Sequence[str] | None = None
+    tokenizer: str | None = None
+    command: str | None = None
+    card: bool = True
+    progress: Callable[[int], None] | None = None
+    on_start: Callable[[int], None] | None = None
+    execution: ExecSettings = ExecSettings()
+    shard_rows: int = DEFAULT_SHARD_ROWS
+
+    @property
+    def clozet_rows_given(self) -> bool:
+        """ClozeT given as rows by split (not a file to read and record as an input)."""
+        return isinstance(self.clozet, Mapping)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A request checked and resolved: what `_build` works from."""
+
+    spec: SplitSpec | None  # None with ClozeT (val/test are ClozeT's)
+    sample_spec: SplitSpec | None  # clozet_split
+    task_params: dict[str, Any]  # the builder's parameters, every default filled in
+    statuses: list[str] | None
+    tokenizer: str
+
+
 def build_dataset(
     task: str,
     stories_paths: Sequence[str | Path],
     out: str | Path,
-    *,
-    n: int | None = None,
-    train_n: int | None = None,
-    seed: int = 0,
-    split: str | SplitSpec | None = None,
-    params: Mapping[str, Any] | None = None,
-    lot_jsonl: bool = True,
-    clozet: str | Path | Mapping[str, list[dict[str, Any]]] | None = None,
-    clozet_origin: str = "clozet",
-    clozet_split: str | SplitSpec | None = None,
-    statuses: Sequence[str] | None = None,
-    tokenizer: str | None = None,
-    command: str | None = None,
-    card: bool = True,
-    progress: Callable[[int], None] | None = None,
-    on_start: Callable[[int], None] | None = None,
-    execution: ExecSettings = ExecSettings(),
-    shard_rows: int = DEFAULT_SHARD_ROWS,
+    request: BuildRequest | None = None,
+    **options: Any,
 ) -> BuildReport:
-    """Build `task` from stories Parquet files into the folder `out`.
+    """Build `task` from stories Parquet files into the folder `out`, as `request` (a `BuildRequest`) asks; its
+    fields may also be given as keywords (`build_dataset(task, paths, out, seed=5, n=300)`), over `request`'s.
 
-    PlotCom with `clozet` (a ClozeT dataset folder, LOT jsonl, or ClozeT rows by split): val/test are
-    ClozeT stories with the right candidate as target (LOT 3.3): ClozeT's own val/test, or with
-    `clozet_split` ("val=465,test=464") a seeded sample, grouped by story, across all of ClozeT; train
-    is the automatic construction over the other stories. `statuses`: the story statuses taken (see
-    `statuses_used`). `tokenizer`: see `build_tokenizer`. With `n`, only the stories needed are built.
-
-    The per-story construction runs on the executor (`lotdata.exec`): the stories are cut into shards
-    of `shard_rows`, `execution.workers` processes (or Ray tasks) build them, and the parts are combined in shard order, so the output is the same bytes for any
-    number of workers. A stopped build resumes the shards it had finished. Everything is checked
-    before the work starts.
+    The per-story construction runs on the executor (`lotdata.exec`): the stories are cut into shards of
+    `shard_rows`, `execution.workers` processes (or Ray tasks) build them, and the parts are combined in shard
+    order, so the output is the same bytes for any number of workers. A stopped build resumes the shards it had
+    finished. Everything is checked before the work starts.
     """
+    request = replace(request or BuildRequest(), **options) if options else (request or BuildRequest())
+    plan = _plan(task, stories_paths, request)
+    check_outputs(
+        {"--out": out},
+        {
+            "--stories": stories_paths,
+            "--clozet": None if request.clozet_rows_given else request.clozet,
+            "stopwords": (request.params or {}).get("stopwords"),
+        },
+    )
+    check_output_dir(out)
+    return _build(task, stories_paths, out, request, plan)
+
+
+def _plan(task: str, stories_paths: Sequence[str | Path], request: BuildRequest) -> _Plan:
+    """Check the request before any work; resolve its split, sample, parameters, statuses and tokenizer."""
     _builder(task)
     check_tokenizer_env()
+    clozet, split = request.clozet, request.split
     if clozet is not None and _val_test_source(task) is None:
         takers = [t for t in builder_tasks() if _val_test_source(t) is not None]
         raise ValueError(f"--clozet applies to {', '.join(takers)} only (its val/test come from ClozeT)")
     if clozet is not None and split is not None:
         raise ValueError("--split does not apply with --clozet: val/test are ClozeT's, train takes every other story")
-    if clozet_split is not None and clozet is None:
+    if request.clozet_split is not None and clozet is None:
         raise ValueError("--clozet-split needs --clozet (it samples PlotCom val/test from the ClozeT examples)")
-    check_sizes(n, train_n)
+    check_sizes(request.n, request.train_n)
     if not stories_paths:
         raise ValueError("no stories file given")
+    statuses = request.statuses
     if isinstance(statuses, str):
         statuses = [part.strip() for part in statuses.split(",") if part.strip()]
     unknown = sorted(set(statuses or ()) - set(STORY_STATUSES))
@@ -373,40 +417,12 @@ def build_dataset(
         if clozet is not None
         else (split if isinstance(split, SplitSpec) else parse_split_spec(split or DEFAULT_SPLIT))
     )
-    sample_spec = _size_spec(clozet_split, "--clozet-split")
-    task_params = _params_dict(task, params)
-    tokenizer = build_tokenizer(tokenizer)
-    check_outputs(
-        {"--out": out},
-        {
-            "--stories": stories_paths,
-            "--clozet": None if isinstance(clozet, Mapping) else clozet,
-            "stopwords": (params or {}).get("stopwords"),
-        },
-    )
-    check_output_dir(out)
-    return _build(
-        task,
-        stories_paths,
-        out,
-        n=n,
-        train_n=train_n,
-        seed=seed,
+    return _Plan(
         spec=spec,
-        params=params,
-        task_params=task_params,
-        lot_jsonl=lot_jsonl,
-        clozet=clozet,
-        clozet_origin=clozet_origin,
-        sample_spec=sample_spec,
+        sample_spec=_size_spec(request.clozet_split, "--clozet-split"),
+        task_params=_params_dict(task, request.params),
         statuses=statuses,
-        command=command,
-        card=card,
-        progress=progress,
-        on_start=on_start,
-        tokenizer=tokenizer,
-        execution=execution,
-        shard_rows=shard_rows,
+        tokenizer=build_tokenizer(request.tokenizer),
     )
 
 
@@ -419,134 +435,189 @@ def _size_spec(value: str | SplitSpec | None, option: str) -> SplitSpec | None:
     return spec
 
 
+@dataclass
+class _Inputs:
+    """What a build read: the stories, ClozeT's rows by split, the statuses taken, the stories left out (ClozeT
+    val/test's) and the near-duplicate groups."""
+
+    stories: list[dict[str, Any]]
+    clozet_rows: Mapping[str, list[dict[str, Any]]] | None
+    taken: list[str]
+    exclude: dict[str, str]
+    groups: dict[str, str]
+
+
 def _build(
-    task: str,
-    stories_paths: Sequence[str | Path],
-    out: str | Path,
-    *,
-    n: int | None,
-    train_n: int | None,
-    seed: int,
-    spec: SplitSpec | None,
-    params: Mapping[str, Any] | None,
-    task_params: dict[str, Any],
-    lot_jsonl: bool,
-    clozet: str | Path | Mapping[str, list[dict[str, Any]]] | None,
-    clozet_origin: str,
-    sample_spec: SplitSpec | None,
-    statuses: Sequence[str] | None,
-    command: str | None,
-    card: bool,
-    progress: Callable[[int], None] | None,
-    on_start: Callable[[int], None] | None,
-    tokenizer: str,
-    execution: ExecSettings,
-    shard_rows: int,
+    task: str, stories_paths: Sequence[str | Path], out: str | Path, request: BuildRequest, plan: _Plan
 ) -> BuildReport:
-    notes: list[str] = []
-    clozet_rows = clozet if (clozet is None or isinstance(clozet, Mapping)) else load_clozet(clozet, notes)
-    if clozet_rows is not None and sample_spec is not None:
-        clozet_rows = sample_clozet(clozet_rows, sample_spec, seed)
-    started = time.perf_counter()
-    stories = load_stories(stories_paths)
-    if not stories:
-        raise InputError("no stories in the input", path=", ".join(map(str, stories_paths)))
-    if on_start:
-        on_start(len(stories))
-    taken = statuses_used(task, stories, statuses)
-    exclude = {}
-    if clozet_rows is not None:
-        held_out = [row for s in ("val", "test") for row in clozet_rows.get(s, [])]
-        exclude = dict.fromkeys(stories_held_by(stories, held_out), "in_clozet")
-    groups = {s["story_id"]: s["cluster_id"] for s in stories if s.get("cluster_id")}
-    group = _grouping(groups)
-    options = dict(params=params, progress=progress, exclude=exclude, statuses=taken, tokenizer=tokenizer)
-    if n is None:
-        examples, stats = build_examples_sharded(
-            task,
-            stories,
-            Path(out) / WORK_DIR,
-            seed=seed,
-            params=params,
-            exclude=exclude,
-            statuses=taken,
-            tokenizer=tokenizer,
-            progress=progress,
-            execution=execution,
-            shard_rows=shard_rows,
+    return _BuildRun(task, stories_paths, out, request, plan).run()
+
+
+class _BuildRun:
+    """One build, checked and planned, in named phases: read the inputs, build the examples, split them, count,
+    write the dataset folder."""
+
+    def __init__(
+        self, task: str, stories_paths: Sequence[str | Path], out: str | Path, request: BuildRequest, plan: _Plan
+    ) -> None:
+        self.task, self.stories_paths, self.out = task, stories_paths, out
+        self.request, self.plan = request, plan
+        self.notes: list[str] = []
+
+    def run(self) -> BuildReport:
+        clozet_rows = self.clozet_rows()
+        started = time.perf_counter()
+        inputs = self.read_inputs(clozet_rows)
+        examples, stats = self.examples(inputs)
+        by_split = self.split(examples, inputs)
+        if not any(by_split.values()):
+            raise LotdataError(
+                f"no examples built from {len(inputs.stories)} stories "
+                f"(dropped: {_stats_dict(self.task, stats)['stories_dropped']})"
+            )
+        summary = self.summary(by_split, stats, inputs, time.perf_counter() - started)
+        rows = self.write(by_split, summary, stats, inputs)
+        shutil.rmtree(Path(self.out) / WORK_DIR, ignore_errors=True)
+        warnings = split_warnings(by_split, self.plan.spec or self.plan.sample_spec, self.request.train_n)
+        return BuildReport(
+            task=self.task, out=Path(self.out), rows_per_split=rows, stats=summary, warnings=warnings, notes=self.notes
         )
-    else:  # a preview builds only the stories it needs, in process
-        examples, stats = build_capped(task, stories, n, seed=seed, group=group, **options)
-    if clozet_rows is None:
-        by_split = split_examples(examples, spec, seed, n, train_n, groups)
-    else:
-        train = _cap(_cap(examples, n, seed, group), train_n, seed, group)
-        by_split = {
+
+    def clozet_rows(self) -> Mapping[str, list[dict[str, Any]]] | None:
+        """ClozeT's rows by split (read when given as a file), sampled across its splits with `clozet_split`."""
+        clozet = self.request.clozet
+        rows = clozet if (clozet is None or isinstance(clozet, Mapping)) else load_clozet(clozet, self.notes)
+        if rows is not None and self.plan.sample_spec is not None:
+            rows = sample_clozet(rows, self.plan.sample_spec, self.request.seed)
+        return rows
+
+    def read_inputs(self, clozet_rows: Mapping[str, list[dict[str, Any]]] | None) -> _Inputs:
+        stories = load_stories(self.stories_paths)
+        if not stories:
+            raise InputError("no stories in the input", path=", ".join(map(str, self.stories_paths)))
+        if self.request.on_start:
+            self.request.on_start(len(stories))
+        exclude = {}
+        if clozet_rows is not None:
+            held_out = [row for s in ("val", "test") for row in clozet_rows.get(s, [])]
+            exclude = dict.fromkeys(stories_held_by(stories, held_out), "in_clozet")
+        return _Inputs(
+            stories=stories,
+            clozet_rows=clozet_rows,
+            taken=statuses_used(self.task, stories, self.plan.statuses),
+            exclude=exclude,
+            groups={s["story_id"]: s["cluster_id"] for s in stories if s.get("cluster_id")},
+        )
+
+    def examples(self, inputs: _Inputs) -> tuple[list[dict[str, Any]], BuildStats]:
+        """Every example of the stories taken: on the executor, or for a preview (`n`) only the stories it needs,
+        in process."""
+        request = self.request
+        options = dict(
+            params=request.params,
+            progress=request.progress,
+            exclude=inputs.exclude,
+            statuses=inputs.taken,
+            tokenizer=self.plan.tokenizer,
+        )
+        if request.n is None:
+            return build_examples_sharded(
+                self.task,
+                inputs.stories,
+                Path(self.out) / WORK_DIR,
+                seed=request.seed,
+                execution=request.execution,
+                shard_rows=request.shard_rows,
+                **options,
+            )
+        return build_capped(
+            self.task, inputs.stories, request.n, seed=request.seed, group=_grouping(inputs.groups), **options
+        )
+
+    def split(self, examples: list[dict[str, Any]], inputs: _Inputs) -> dict[str, list[dict[str, Any]]]:
+        """The examples by split: grouped seeded splits, or with ClozeT the capped examples as train and ClozeT's
+        rows as val/test."""
+        request, clozet_rows = self.request, inputs.clozet_rows
+        seed = request.seed
+        if clozet_rows is None:
+            return split_examples(examples, self.plan.spec, seed, request.n, request.train_n, inputs.groups)
+        group = _grouping(inputs.groups)
+        train = _cap(_cap(examples, request.n, seed, group), request.train_n, seed, group)
+        source = _val_test_source(self.task)
+        return {
             "train": sorted(
                 ({**ex, "split": "train"} for ex in train), key=lambda ex: story_order_key(ex["example_id"], seed)
             ),
-            **{
-                s: _val_test_source(task).convert(clozet_rows.get(s, []), origin=clozet_origin) for s in ("val", "test")
-            },
+            **{s: source.convert(clozet_rows.get(s, []), origin=request.clozet_origin) for s in ("val", "test")},
         }
-    if not any(by_split.values()):
-        raise LotdataError(
-            f"no examples built from {len(stories)} stories (dropped: {_stats_dict(task, stats)['stories_dropped']})"
+
+    def summary(
+        self, by_split: Mapping[str, list[dict[str, Any]]], stats: BuildStats, inputs: _Inputs, seconds: float
+    ) -> dict[str, Any]:
+        """The build's counts, for the report and the manifest."""
+        summary = {
+            **_stats_dict(self.task, stats),
+            "examples_written": sum(len(v) for v in by_split.values()),
+            "seconds": round(seconds, 3),
+            "stories_per_second": round(stats.stories_in / seconds, 1) if seconds else None,
+        }
+        if self.request.n is not None:
+            summary["stories_available"] = len(inputs.stories)
+        split_summary = get_task(self.task).split_summary
+        if split_summary is not None:
+            summary.update(split_summary(by_split))
+        if inputs.clozet_rows is not None:
+            summary["clozet_rows_unused"] = {
+                s: len(r) for s, r in inputs.clozet_rows.items() if s not in ("val", "test")
+            }
+        return summary
+
+    def write(
+        self,
+        by_split: Mapping[str, list[dict[str, Any]]],
+        summary: dict[str, Any],
+        stats: BuildStats,
+        inputs: _Inputs,
+    ) -> dict[str, int]:
+        """Write the dataset folder with its manifest (parameters, inputs, environment, drop rules, origins)."""
+        task, request, plan = self.task, self.request, self.plan
+        all_params = {
+            "task": task,
+            "n": request.n,
+            "train_n": request.train_n,
+            "seed": request.seed,
+            "split": str(plan.spec) if plan.spec else None,
+            **plan.task_params,
+        }
+        if plan.sample_spec is not None:
+            all_params["clozet_split"] = str(plan.sample_spec)
+        dropped = {**stats.dropped, **getattr(stats, "paragraphs_dropped", {})}
+        extra = {
+            "environment": build_environment(task, plan.task_params, plan.tokenizer),
+            "drop_rules": {k: DROP_RULES[k] for k in dropped if k in DROP_RULES},
+            "split_origin": _origins(task, by_split),
+            "statuses_used": inputs.taken,
+            "licenses": sorted({s["license"] for s in inputs.stories if s.get("license")}),
+            "languages": sorted({ex["lang"] for rows in by_split.values() for ex in rows}),
+        }
+        # the files read: a clean/crawl folder's stories table, and a ClozeT folder's files
+        files: list[str | Path] = _stories_files(self.stories_paths)
+        if request.clozet is not None and not request.clozet_rows_given:
+            extra["clozet"] = str(request.clozet)
+            files += _dataset_files(Path(request.clozet))
+        return write_dataset(
+            self.out,
+            task,
+            by_split,
+            command=request.command or f"lotdata build {task}",
+            params=all_params,
+            inputs=files,
+            stats=summary,
+            lot_jsonl=request.lot_jsonl,
+            extra=extra,
+            card=request.card,
+            tokenizer=plan.tokenizer,
         )
-    seconds = time.perf_counter() - started
-    summary = {
-        **_stats_dict(task, stats),
-        "examples_written": sum(len(v) for v in by_split.values()),
-        "seconds": round(seconds, 3),
-        "stories_per_second": round(stats.stories_in / seconds, 1) if seconds else None,
-    }
-    if n is not None:
-        summary["stories_available"] = len(stories)
-    if get_task(task).split_summary is not None:
-        summary.update(get_task(task).split_summary(by_split))
-    origins = _origins(task, by_split)
-    if clozet_rows is not None:
-        summary["clozet_rows_unused"] = {s: len(r) for s, r in clozet_rows.items() if s not in ("val", "test")}
-    all_params = {
-        "task": task,
-        "n": n,
-        "train_n": train_n,
-        "seed": seed,
-        "split": str(spec) if spec else None,
-        **task_params,
-    }
-    if sample_spec is not None:
-        all_params["clozet_split"] = str(sample_spec)
-    extra = {
-        "environment": build_environment(task, task_params, tokenizer),
-        "drop_rules": {
-            k: DROP_RULES[k] for k in {**stats.dropped, **getattr(stats, "paragraphs_dropped", {})} if k in DROP_RULES
-        },
-        "split_origin": origins,
-        "statuses_used": taken,
-        "licenses": sorted({s["license"] for s in stories if s.get("license")}),
-        "languages": sorted({ex["lang"] for rows in by_split.values() for ex in rows}),
-    }
-    inputs: list[str | Path] = _stories_files(stories_paths)  # the files read: a clean/crawl folder's stories table
-    if clozet is not None and not isinstance(clozet, Mapping):
-        extra["clozet"] = str(clozet)
-        inputs += _dataset_files(Path(clozet))
-    rows = write_dataset(
-        out,
-        task,
-        by_split,
-        command=command or f"lotdata build {task}",
-        params=all_params,
-        inputs=inputs,
-        stats=summary,
-        lot_jsonl=lot_jsonl,
-        extra=extra,
-        card=card,
-        tokenizer=tokenizer,
-    )
-    shutil.rmtree(Path(out) / WORK_DIR, ignore_errors=True)
-    warnings = split_warnings(by_split, spec or sample_spec, train_n)
-    return BuildReport(task=task, out=Path(out), rows_per_split=rows, stats=summary, warnings=warnings, notes=notes)
 
 
 def build_plotcom_with_clozet(
