@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import hashlib
 import json
 import os
 import shutil
@@ -35,26 +34,19 @@ from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from lotdata.errors import InputError, LotdataError, is_expected
-from lotdata.io import INCOMPLETE_MARKER, MANIFEST_NAME, lock_path_for, output_lock, sha256_file
+from lotdata.errors import DiskError, InputError, LotdataError, is_expected
+from lotdata.exec import EXECUTION_FIELDS, fingerprint
+from lotdata.io import INCOMPLETE_MARKER, MANIFEST_NAME, lock_path_for, output_lock
 from lotdata.paths import PathValue, check_outputs, real_path
 from lotdata.registry import Registry
 from lotdata.stage import check_value, params_of
 
-#: execution settings: how a command runs, never what it makes (left out of every fingerprint)
-EXECUTION_FIELDS = ("workers", "executor", "ray_address")
 STAGING_SUFFIX = ".lotdata-next"
 _OLD_SUFFIX = ".lotdata-old"
 
 
 class OutputKindError(LotdataError):
     """An output names something of another kind than the command writes (exit 1)."""
-
-    exit_code = 1
-
-
-class DiskError(LotdataError):
-    """The environment refused a read or write (disk full, read-only, permission): exit 1 naming the file."""
 
     exit_code = 1
 
@@ -112,16 +104,14 @@ class Command:
     epilog: Callable[[], str] | None = None
 
     def fingerprint(self, params: Any) -> str:
-        """What the run makes depends on: the parameters minus the execution settings, and the bytes of every
-        declared input file (a folder: every file under it)."""
-        given = {k: v for k, v in _as_dict(params).items() if k not in self.execution}
-        files = sorted({str(f) for f in _files_under(_flat(self.inputs(params)))})
-        payload = json.dumps(
-            {"command": self.name, "params": given, "inputs": {f: sha256_file(f) for f in files}},
-            sort_keys=True,
-            default=str,
-        )
-        return hashlib.sha256(payload.encode()).hexdigest()
+        """What the run makes depends on (`fingerprint`): the parameters minus the execution settings, and the
+        bytes of every declared input file (a folder: every file under it). A recipe step that runs this command
+        is done when this fingerprint matches its marker's (`lotdata.stage.StepContext.command_step`)."""
+        return fingerprint(self.name, _as_dict(params), _files_under(_flat(self.inputs(params))), self.execution)
+
+    def run(self, params: Any, *, hooks: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """`run_command(self, params)`: the one path (a recipe step calls it so)."""
+        return run_command(self, params, hooks=hooks)
 
 
 def _as_dict(params: Any) -> dict[str, Any]:
@@ -184,14 +174,18 @@ def get_command(name: str) -> Command:
 
 @dataclass
 class Run:
-    """What `execute` sees: the parameters, where to write each output (under its staging folder), and the
-    fingerprint of this run (computed when asked: it hashes every input file, which can be a corpus)."""
+    """What `execute` sees: the parameters, where to write each output (under its staging folder), the
+    fingerprint of this run (computed when asked: it hashes every input file, which can be a corpus), and the
+    caller's `hooks`: callbacks and words that change how a run reports, never what it writes (a recipe step
+    passes its `command` line for manifests, its `progress` bar factory, `on_page`/`on_warning`); a command
+    falls back to its own when a hook is absent."""
 
     command: Command
     params: Any
     staged: dict[str, Path]
     declared: dict[str, Output]
     notes: list[str] = field(default_factory=list)
+    hooks: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def fingerprint(self) -> str:
@@ -221,8 +215,9 @@ def check_params(command: Command, params: Any) -> None:
             raise LotdataError(f"lotdata {command.name}: {exc}") from None
 
 
-def run_command(command: Command, params: Any) -> dict[str, Any]:
-    """Run `command` with `params` through the one path (checks, locks, staging, publication, exit codes)."""
+def run_command(command: Command, params: Any, *, hooks: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Run `command` with `params` through the one path (checks, locks, staging, publication, exit codes);
+    `hooks`: the caller's callbacks (`Run.hooks`)."""
     inputs: dict[str, PathValue] = {}
     declared: dict[str, Output] = {}
     roots: dict[str, Path] = {}
@@ -241,7 +236,7 @@ def run_command(command: Command, params: Any) -> dict[str, Any]:
             roots = staging_roots(outputs)
             working = True
             staged = {o.label: stage_output(o, roots[o.label]) for o in outputs}
-            run = Run(command, params, staged, declared)
+            run = Run(command, params, staged, declared, hooks=dict(hooks or {}))
             summary = command.execute(run) or {}
             publish(outputs, staged, set(roots.values()))
             if run.notes:

@@ -42,6 +42,12 @@ class InputError(LotdataError):
         super().__init__(f"{where}{message}")
 
 
+class DiskError(LotdataError):
+    """The environment refused a read or write (disk full, read-only, permission): exit 1 naming the file."""
+
+    exit_code = 1
+
+
 class MissingFileError(LotdataError):
     """A file or folder named on the command line does not exist (exit 1: not bad data, a wrong path)."""
 

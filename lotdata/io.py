@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lotdata import __version__
-from lotdata.errors import InputError, LotdataError, must_exist
+from lotdata.errors import DiskError, InputError, LotdataError, must_exist
 from lotdata.schema import check_table
 
 MANIFEST_NAME = "manifest.json"
@@ -94,7 +94,7 @@ def raise_disk_error(exc: OSError, path: str | os.PathLike) -> None:
             errno.EACCES: "permission denied",
             errno.EFBIG: "file too large for the file system",
         }[code]
-        raise LotdataError(f"{path}: cannot write it: {reason} ({os.strerror(code)}); nothing was replaced") from exc
+        raise DiskError(f"{path}: cannot write it: {reason} ({os.strerror(code)}); nothing was replaced") from exc
     raise exc
 
 

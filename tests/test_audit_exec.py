@@ -113,11 +113,12 @@ def test_cli_resumes_a_stopped_report_and_removes_its_work_folder(sct: Path, tmp
     with audit_baselines.BASELINE_REGISTRY.override(BaselineSpec("length", _Broken)):
         stopped = runner.invoke(app, args)
     assert stopped.exit_code == 3 and "disk on fire" in stopped.output
-    assert (out / ".incomplete").exists() and (out / WORK_DIR / "jobs" / "done" / "00000.json").exists()
+    staged = tmp_path / ".rep.lotdata-next" / "rep"  # a stopped report is never published; its parts wait there
+    assert not out.exists() and (staged / WORK_DIR / "jobs" / "done" / "00000.json").exists()
     done = runner.invoke(app, args)
     assert done.exit_code == 0, done.output
     assert "constant_first (done by an earlier run)" in done.output
-    assert not (out / ".incomplete").exists() and not (out / WORK_DIR).exists()
+    assert not (out / ".incomplete").exists() and not (out / WORK_DIR).exists() and not staged.parent.exists()
     meta = json.loads((out / "audit.json").read_text())
     assert meta["resumed"] == ["constant_first"] and meta["params"]["seed"] == 2
     ids = {r["id"] for r in json.loads((out / "results.json").read_text())}

@@ -374,7 +374,9 @@ def test_a_full_disk_names_the_file_and_leaves_the_folder_marked(leaky_folder, t
     assert (
         result.exit_code == 1 and str(tmp_path / "rep" / "report.html") in result.output and "No space" in result.output
     )
-    assert (tmp_path / "rep" / INCOMPLETE_MARKER).exists() and (tmp_path / "rep" / "results.json").exists()
+    staged = tmp_path / ".rep.lotdata-next" / "rep"  # nothing is published; the parts wait for the next run
+    assert not (tmp_path / "rep").exists()
+    assert (staged / INCOMPLETE_MARKER).exists() and (staged / "results.json").exists()
 
 
 # --------------------------------------------------------------------------------------------- evidence and the loop

@@ -101,8 +101,8 @@ def _audit_bias(run: Run) -> dict[str, Any]:
     from lotdata.audit.export import export_hard
     from lotdata.audit.run import audit, write_audit
     from lotdata.audit.work import WORK_DIR
-    from lotdata.progress import console
     from lotdata.io import mark_incomplete
+    from lotdata.progress import console
 
     p: AuditBiasParams = run.params
     out = run.out("--out")

@@ -47,7 +47,7 @@ from lotdata.audit.work import (
     score_pairs,
     write_items,
 )
-from lotdata.errors import InputError, LotdataError, require_all
+from lotdata.errors import DiskError, InputError, require_all
 from lotdata.exec import ExecSettings
 from lotdata.io import mark_complete, mark_incomplete, write_parquet, write_text
 from lotdata.schema import QUARANTINE, table_from_rows
@@ -333,8 +333,9 @@ def write_audit(result: AuditResult, out: str | Path) -> dict[str, Path]:
         try:
             paths[key] = write(out / name)
         except OSError as exc:
-            raise LotdataError(
-                f"{out / name}: cannot write it ({exc.strerror or exc}); the report folder keeps its .incomplete marker"
+            raise DiskError(
+                f"{out / name}: cannot write it ({exc.strerror or exc}); the report was not finished "
+                "(a previous report is left as it was)"
             ) from exc
     mark_complete(out)
     shutil.rmtree(out / WORK_DIR, ignore_errors=True)  # the executor's parts: the report holds everything now
