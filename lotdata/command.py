@@ -86,7 +86,8 @@ class Command:
     `run.out(label)`, and returns a summary (the CLI prints it). `arguments`:
     the parameters given positionally on the command line (`metavars`: their names in the usage line).
     `refused_exit`: the exit code of a refusal before any work (bad parameter, clashing output) for a command
-    whose exit 1 means something else (`diff`: "different"). `sample(folder)`: CLI arguments of a small valid
+    whose exit 1 means something else (`diff`: "different"). `service`: the outside service a run needs (its
+    conformance checks run where one is started, e.g. `tests/test_commands_annotate.py` for Label Studio). `sample(folder)`: CLI arguments of a small valid
     run over files it makes in `folder` (the conformance checks of `lotdata.testing` run it)."""
 
     name: str
@@ -98,6 +99,7 @@ class Command:
     arguments: tuple[str, ...] = ()
     metavars: Mapping[str, str] = field(default_factory=dict)
     refused_exit: int | None = None  # the exit code of a refusal before any work, where 1 means something else
+    service: str | None = None  # the outside service a run talks to ("Label Studio"): its samples need one running
     execution: tuple[str, ...] = EXECUTION_FIELDS
     check: Callable[[Any], None] | None = None
     sample: Callable[[Path], list[str]] | None = None
@@ -190,6 +192,30 @@ class Run:
     @property
     def fingerprint(self) -> str:
         return self.command.fingerprint(self.params)
+
+    def checkpoint(self, label: str) -> None:
+        """Publish the `update` output `label` now, as it stands in staging, under the lock still held: for a
+        file that records what already happened outside (tasks imported on a server, accounts made), whose
+        published copy must never lag behind the world if the run is cut short. The run goes on staging it."""
+        output = self.declared[label]
+        if not output.update:
+            raise LotdataError(f"{output.label}: only an update output can be published before the run ends (a bug)")
+        staged = self.staged[label]
+        if not staged.exists():
+            return
+        copy = output.path.with_name(f".{output.path.name}.lotdata-checkpoint")
+        try:
+            _remove(copy)
+            if staged.is_dir():
+                shutil.copytree(staged, copy, symlinks=True)
+            else:
+                shutil.copy2(staged, copy)
+            _swap_in(copy, output.path)
+        except OSError as exc:
+            raise disk_error(exc, output.path) from exc
+        finally:
+            if copy.exists():
+                _remove(copy)
 
     def out(self, label: str) -> Path:
         """The path to write the output `label` to (it is published where the user named it at the end)."""

@@ -175,3 +175,50 @@ def test_a_range_is_refused_with_the_cli_flag(tmp_path: Path) -> None:
     with pytest.raises(LotdataError, match="--times must be an integer > 0") as err:
         run_command(GOOD, _params(tmp_path, times=0))
     assert err.value.exit_code == 1 and not (tmp_path / "copies").exists()
+
+
+@dataclass(frozen=True, kw_only=True)
+class LedgerParams:
+    ledger: str = param(help="A ledger of what was done outside.")
+    items: int = param(3, help="Items to do.", check=">0")
+    fail_at: int = param(-1, help="Fail after this many items (-1: never).")
+
+
+def _ledger(run: Run) -> dict:
+    p: LedgerParams = run.params
+    path = run.out("--ledger")
+    done = json.loads(path.read_text()) if path.exists() else []
+    for i in range(len(done), p.items):
+        if i == p.fail_at:
+            raise KeyboardInterrupt  # cut short after the world has changed
+        done.append(i)  # e.g. a task imported on a server
+        path.write_text(json.dumps(done))
+        run.checkpoint("--ledger")
+    return {"done": len(done)}
+
+
+LEDGER = Command(
+    name="ledger",
+    params=LedgerParams,
+    execute=_ledger,
+    outputs=lambda p: [Output("--ledger", Path(p.ledger), update=True)],
+    summary="Record what was done.",
+)
+
+
+def test_a_checkpoint_publishes_an_update_output_before_the_run_ends(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.json"
+    with pytest.raises(KeyboardInterrupt):
+        run_command(LEDGER, LedgerParams(ledger=str(ledger), items=5, fail_at=2))
+    assert json.loads(ledger.read_text()) == [0, 1]  # what happened outside is published, not only staged
+    assert run_command(LEDGER, LedgerParams(ledger=str(ledger), items=5)) == {"done": 5}
+    assert json.loads(ledger.read_text()) == [0, 1, 2, 3, 4] and not list(tmp_path.glob(".*lotdata*"))
+
+
+def test_only_an_update_output_can_be_checkpointed(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    plain = replace(LEDGER, outputs=lambda p: [Output("--ledger", Path(p.ledger))])
+    with pytest.raises(LotdataError, match="only an update output"):
+        run_command(plain, LedgerParams(ledger=str(tmp_path / "ledger.json")))
+    assert not (tmp_path / "ledger.json").exists()

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from lotdata.annotate import commands
 from lotdata.cli import app
+from lotdata.command import builtin_commands
 from lotdata.resources import asset_dir
 from lotdata.testing import (
     check_failure_keeps_previous_output,
@@ -168,7 +169,7 @@ REMOTE_CHECKS = (
 
 
 @pytest.mark.parametrize("check", REMOTE_CHECKS, ids=lambda f: f.__name__)
-@pytest.mark.parametrize("record", [commands.ANNOTATE_QUALIFY, commands.ANNOTATE_PULL], ids=lambda c: c.name)
+@pytest.mark.parametrize("record", [c for c in builtin_commands() if c.service == "Label Studio"], ids=lambda c: c.name)
 def test_label_studio_commands_pass_the_runners_checks(label_studio, record, check, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("LABEL_STUDIO_URL", label_studio.url)
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.api_key)

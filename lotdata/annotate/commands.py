@@ -224,6 +224,7 @@ def _qualify_sample(folder: Path) -> list[str]:
 ANNOTATE_QUALIFY = register_command(
     Command(
         name="annotate qualify",
+        service="Label Studio",
         params=QualifyParams,
         execute=_qualify,
         inputs=lambda p: {"--quiz": p.quiz, "STATE/team.json": state_dir(p.state) / "team.json"},
@@ -419,6 +420,7 @@ def _pull_sample(folder: Path) -> list[str]:
 ANNOTATE_PULL = register_command(
     Command(
         name="annotate pull",
+        service="Label Studio",
         params=PullParams,
         execute=_pull,
         inputs=lambda p: {"--state-dir": state_dir(p.state)},
