@@ -40,17 +40,18 @@ holds the console it shares with the CLI).
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import multiprocessing
 import os
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from lotdata.errors import LotdataError, require
-from lotdata.io import raise_disk_error, write_text
+from lotdata.io import raise_disk_error, sha256_file, write_text
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -78,6 +79,38 @@ class ExecSettings:
 
     def __post_init__(self) -> None:
         check_executor(self.executor, self.workers)
+
+
+#: execution settings: how a run goes, never what it makes (left out of every fingerprint)
+EXECUTION_FIELDS = tuple(f.name for f in fields(ExecSettings))
+
+
+def fingerprint(
+    name: str, params: Mapping[str, Any], files: Iterable[Path], execution: Iterable[str] = EXECUTION_FIELDS
+) -> str:
+    """The one fingerprint rule, for a command run and a recipe step alike: the parameters minus the execution
+    settings (`execution`, dropped at any depth: they change how a run goes, never what it makes), the sha256 of
+    every input file, and the tokenizer the environment names (`LOTDATA_TOKENIZER` changes the data without
+    changing a parameter)."""
+    dropped = frozenset(execution)
+    hashes = {str(f): sha256_file(f) for f in sorted(set(map(Path, files)), key=str)}
+    payload = json.dumps(
+        {
+            "command": name,
+            "params": _without(params, dropped),
+            "inputs": hashes,
+            "tokenizer": os.environ.get("LOTDATA_TOKENIZER"),
+        },
+        sort_keys=True,
+        default=str,
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def _without(value: Any, keys: frozenset[str]) -> Any:
+    if not isinstance(value, Mapping):
+        return value
+    return {k: _without(v, keys) for k, v in value.items() if k not in keys}
 
 
 @dataclass(frozen=True)

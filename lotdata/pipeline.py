@@ -1,10 +1,13 @@
 """Recipes: a TOML file naming the sources to read and every parameter of every step.
 
 The steps are the registered stages (`lotdata.stage`): a recipe's tables are checked against their
-records, and each step runs its stage's `run`. A recipe runs its steps in the stages' order. Each finished
-step leaves a completion marker holding a fingerprint of its parameters and the sha256 of its inputs; a
-re-run skips a step whose fingerprint still matches and whose outputs are still there, so an interrupted
-run resumes where it stopped.
+records, and each step runs its stage's `run`, which runs the step's command through its record
+(`lotdata.command.run_command`: outputs checked against inputs, a lock per output, atomic publication, the
+exit codes). A recipe runs its steps in the stages' order. Each finished step leaves a completion marker
+holding its command's fingerprint (its parameters minus the execution settings, the sha256 of its inputs);
+a re-run skips a step whose fingerprint still matches and whose outputs are still there, so an interrupted
+run resumes where it stopped. Which steps are sources, and which other tables they read, the stage records
+say (`Stage.source`, `Stage.tables`): nothing here names a stage.
 """
 
 from __future__ import annotations
@@ -17,17 +20,28 @@ from lotdata.errors import InputError, is_expected, must_exist, require_all
 from lotdata.exec import ExecSettings
 from lotdata.io import check_output_dir, output_lock
 from lotdata.paths import check_inside, check_outputs
-from lotdata.stage import TOP_LEVEL, Stage, StepContext, StepResult, check_input, params_of, stages
+from lotdata.stage import (
+    TOP_LEVEL,
+    Stage,
+    StepContext,
+    StepResult,
+    check_input,
+    params_of,
+    source_words,
+    stages,
+)
 
 __all__ = ["StepResult", "load_recipe", "run_recipe", "validate_recipe", "step_kinds"]
-
-#: tables of the crawl recipe format a recipe may hold beside the steps (`lotdata.sources.crawl`)
-_CRAWL_TABLES = ("sites", "defaults")
 
 
 def step_kinds() -> tuple[str, ...]:
     """The step kinds a recipe may hold, in the order they run."""
     return tuple(stage.name for stage in stages())
+
+
+def _other_tables() -> tuple[str, ...]:
+    """The top-level tables a recipe may hold beside the steps: those the stages read (`Stage.tables`)."""
+    return tuple(table for stage in stages() for table in stage.tables)
 
 
 def _tables(recipe: dict[str, Any], stage: Stage, path: Path) -> list[dict[str, Any]]:
@@ -51,15 +65,15 @@ def _where(path: Path, stage: Stage, index: int) -> str:
 
 
 def _check_top(recipe: dict[str, Any], path: Path) -> None:
-    kinds = step_kinds()
+    kinds, others = step_kinds(), _other_tables()
     extra = sorted(
         k
         for k, v in recipe.items()
-        if isinstance(v, (dict, list)) and k != "stories" and k not in kinds and k not in _CRAWL_TABLES
+        if isinstance(v, (dict, list)) and k != "stories" and k not in kinds and k not in others
     )
     if extra:
-        raise InputError(f"{path}: unknown table(s) {extra}; a recipe holds {sorted((*kinds, *_CRAWL_TABLES))}")
-    top = {k: v for k, v in recipe.items() if k not in kinds and k not in _CRAWL_TABLES}
+        raise InputError(f"{path}: unknown table(s) {extra}; a recipe holds {sorted((*kinds, *others))}")
+    top = {k: v for k, v in recipe.items() if k not in kinds and k not in others}
     unknown = sorted(set(top) - set(TOP_LEVEL))
     if unknown:
         raise InputError(f"{path} has unknown key(s) {unknown}; known: {sorted(TOP_LEVEL)}")
@@ -87,15 +101,11 @@ def validate_recipe(
         ]
         if steps:
             plan.append((stage, steps))
-    if "crawl" in recipe and "sites" not in recipe:
-        raise InputError(f"{path}: [crawl] needs [[sites]] tables in the same recipe (format: pipelines/README.md)")
-    if not any(k in recipe for k in ("sites", "extract", "read", "stories")):
-        raise InputError(
-            f"{path}: a recipe needs a source: [[sites]] (crawl), [extract], [read] or a top-level stories = '...' path"
-        )
     for stage, _ in plan:
         if stage.check_recipe is not None:
             stage.check_recipe(recipe, path)
+    if "stories" not in recipe and not any(stage.source and stage.present(recipe) for stage, _ in plan):
+        raise InputError(f"{path}: a recipe needs a source: {source_words()}")
     return plan
 
 
@@ -117,10 +127,6 @@ def _read_toml(path: Path) -> dict[str, Any]:
         ) from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise InputError(f"cannot read recipe: {exc}", path=str(path)) from exc
-    if "sites" in recipe:  # the crawl's own keys, checked now rather than when the crawl step starts
-        from lotdata.sources.crawl import load_crawl_recipe
-
-        load_crawl_recipe(path)
     return recipe
 
 

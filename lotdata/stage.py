@@ -12,9 +12,7 @@ entry-point group); `tests/test_stage_conformance.py` checks every one.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import types
 import typing
 from dataclasses import MISSING, dataclass, field, fields
@@ -22,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lotdata.errors import InputError, must_exist
-from lotdata.exec import ExecSettings
+from lotdata.exec import ExecSettings, fingerprint
 from lotdata.io import MANIFEST_NAME, sha256_file, write_text
 from lotdata.registry import Registry
 from lotdata.resources import resolve_input
@@ -215,7 +213,13 @@ class Stage:
     step in a recipe run (`table` is the recipe's table as written, `index` its number among [[steps]]).
     `runs_when(recipe)` says whether a recipe runs it (default: its table is there); `check(params)` raises
     ValueError for parameters that do not go together; `output_name(table)`: the name a later step may give
-    for what this one wrote (a [[build]] out). `summary`/`output` are README's words."""
+    for what this one wrote (a [[build]] out). `summary`/`output` are README's words. `source`: the step makes
+    stories from outside (crawl, extract, read): a recipe needs one such step or a top-level `stories`.
+    `tables`: other top-level tables of the recipe the step reads (crawl: `sites`, `defaults`).
+
+    A step whose work is a command runs it through its record (`StepContext.command_step`), so it gets the
+    command's guarantees (outputs checked against inputs, a lock per output, atomic publication, the exit
+    codes) and its fingerprint."""
 
     name: str
     params: type
@@ -232,6 +236,8 @@ class Stage:
     check_recipe: Callable[[dict[str, Any], Path], None] | None = None  # once, before any step (a recipe holding it)
     needs: tuple[tuple[str, str], ...] = ()  # optional (module, extra) pairs, checked before a recipe's first step
     where: Callable[[Any, dict[str, Any]], str | None] | None = None  # what it writes, under the run's folder
+    source: bool = False  # makes stories from outside the recipe's run (a recipe needs a source)
+    tables: tuple[str, ...] = ()  # other top-level recipe tables it reads
 
     def writes(self, params: Any, table: dict[str, Any]) -> str | None:
         """The file or folder the step writes, relative to the run's folder (None: nothing there): `where`,
@@ -312,6 +318,17 @@ def stages() -> list[Stage]:
     return STAGE_REGISTRY.all()
 
 
+def source_stages() -> list[Stage]:
+    """The stages that make stories from outside a recipe's run (`Stage.source`), in the order they run."""
+    return [stage for stage in stages() if stage.source]
+
+
+def source_words() -> str:
+    """How a recipe asks for a source, in words: each source stage's table, or a top-level `stories` path."""
+    tables = [f"[[{s.tables[0]}]] ({s.name})" if s.tables else f"[{s.name}]" for s in source_stages()]
+    return ", ".join(tables) + (" or " if tables else "") + "a top-level stories = '...' path"
+
+
 def builtin_stages() -> list[Stage]:
     """The stages lotdata ships (a stage registered elsewhere, e.g. by a test or a plug-in, is not one)."""
     return STAGE_REGISTRY.builtins()
@@ -382,11 +399,35 @@ class StepContext:
             self.on_step(result)
 
     def cached(self, name: str, payload: dict[str, Any], inputs: list[Path], outputs: list[Path]) -> str | None:
-        """The step's fingerprint, or None when it is done already (then reported as skipped). The one rule
-        for every step: execution settings (`ExecSettings`' keys: workers, executor, ray_address) change how a
-        step runs, never what it makes, so they are dropped from `payload` (at any depth) here, not by each
-        caller."""
-        fp = fingerprint(_without_execution(payload), inputs)
+        """The fingerprint of a step that has no command record, or None when it is done already (then reported
+        as skipped). The rule is the commands' (`lotdata.exec.fingerprint`): execution settings
+        (`ExecSettings`' keys: workers, executor, ray_address) change how a step runs, never what it makes, so
+        they are dropped from `payload` (at any depth); the input files are hashed."""
+        return self._unless_done(name, fingerprint(name, payload, inputs), outputs)
+
+    def command_step(
+        self,
+        name: str,
+        command: Any,
+        params: Any,
+        outputs: list[Path],
+        *,
+        hooks: dict[str, Any] | None = None,
+        summary: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    ) -> dict[str, Any] | None:
+        """Run a step as its command (`command`, a `lotdata.command.Command` record, with its `params`): through
+        the one runner, so the step gets what the command gets on the command line (its parameters checked,
+        outputs against inputs, a lock per output, the outputs built beside their targets and swapped in whole,
+        the exit codes). Done already (the marker holds `command.fingerprint(params)` and `outputs` still hold
+        the sha256 recorded): skipped, None. Else the command's summary (the marker keeps `summary(it)`)."""
+        fp = self._unless_done(name, command.fingerprint(params), outputs)
+        if fp is None:
+            return None
+        result = command.run(params, hooks={"command": self.command, **(hooks or {})})
+        self.done(name, fp, summary(result) if summary is not None else result, outputs)
+        return result
+
+    def _unless_done(self, name: str, fp: str, outputs: list[Path]) -> str | None:
         if not self.force and is_done(self.root, name, fp, outputs):
             self.finish(StepResult(name, outputs, skipped=True))
             return None
@@ -396,25 +437,6 @@ class StepContext:
         record = {"fingerprint": fp, "summary": summary, "outputs": output_hashes(outputs)}
         write_text(json.dumps(record, indent=2, default=str), self.root / DONE_DIR / f"{name}.json")
         self.finish(StepResult(name, outputs, skipped=False, summary=summary))
-
-
-#: the keys of execution settings: never part of a step's fingerprint
-_EXECUTION_KEYS = frozenset(f.name for f in fields(ExecSettings))
-
-
-def _without_execution(payload: Any) -> Any:
-    if not isinstance(payload, dict):
-        return payload
-    return {k: _without_execution(v) for k, v in payload.items() if k not in _EXECUTION_KEYS}
-
-
-def fingerprint(step: dict[str, Any], inputs: list[Path]) -> str:
-    # the tokenizer changes the data without changing a parameter: a run with another one is not "done"
-    tokenizer = os.environ.get("LOTDATA_TOKENIZER", "jieba")
-    payload = json.dumps(
-        {"step": step, "inputs": [sha256_file(p) for p in inputs], "tokenizer": tokenizer}, sort_keys=True, default=str
-    )
-    return hashlib.sha256(payload.encode()).hexdigest()
 
 
 def output_hashes(outputs: list[Path]) -> dict[str, str | None]:
@@ -444,6 +466,34 @@ def is_done(root: Path, name: str, fp: str, outputs: list[Path]) -> bool:
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
     return None not in current.values() and current == done["outputs"]
+
+
+def command_params(
+    command: Any, params: Any, execution: ExecSettings | None = None, *, given_apart: tuple[str, ...] = (), **given: Any
+) -> Any:
+    """A step's parameters as its command's (`command.params`, the record's dataclass, which extends the stage's): every
+    field they share, the executor's settings, then `given` (the paths the step resolved: inputs beside the
+    recipe, outputs under the run's folder). A None the step leaves unset takes the command's default. A
+    parameter of the step that the command lacks, set to other than its default, is a ValueError (it would be
+    ignored) unless the step handles it apart (`given_apart`)."""
+    cls = command.params
+    names = {f.name: f for f in fields(cls)}
+    values = {}
+    for f in fields(params):
+        value = getattr(params, f.name)
+        if f.name in names:
+            if value is not None or names[f.name].default is None or names[f.name].default is MISSING:
+                values[f.name] = value
+        elif f.name not in given and f.name not in given_apart and value != _default_of(f):
+            raise ValueError(f"'{f.name}' does not apply to `lotdata {command.name}`")
+    if execution is not None:
+        values.update({f.name: getattr(execution, f.name) for f in fields(execution) if f.name in names})
+    values.update(given)
+    return cls(**values)
+
+
+def _default_of(f: Any) -> Any:
+    return f.default_factory() if f.default_factory is not MISSING else f.default
 
 
 def files_of(path: Path | None, any_suffix: bool = False) -> list[Path]:

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from lotdata.audit.stats import AUDIT_NEEDS
+from lotdata.command import get_command
 from lotdata.exec import ExecSettings
-from lotdata.stage import Stage, StepContext, files_of, param, register_stage
+from lotdata.stage import Stage, StepContext, command_params, param, register_stage
 
 
 @dataclass(frozen=True)
@@ -55,19 +56,19 @@ def audit_arguments(params: AuditParams, out: Path) -> dict[str, Any]:
 
 
 def run(ctx: StepContext, params: AuditParams, execution: ExecSettings, table: dict[str, Any], index: int) -> None:
-    from lotdata.audit.run import audit, write_audit
-
+    """`lotdata audit-bias INPUT --out RUN/OUT`, through its record (a stopped step resumes its finished shards:
+    the report folder is an update output, its work folder kept)."""
+    AUDIT_BIAS = get_command("audit-bias")
     target = ctx.step_input(params.input)
     out = ctx.root / (params.out or f"audit-{target.name}")
     name = f"audit-{out.name}"
-    given = {k: v for k, v in table.items() if k not in ("input", "out")}
-    fp = ctx.cached(name, {"audit": given}, files_of(target), [out / "results.json"])
-    if fp is None:
-        return
-    result = audit(target, **audit_arguments(params, out), execution=execution)
-    write_audit(result, out)
-    summary = {r["id"]: round(r["accuracy"], 4) for r in result.records}
-    ctx.done(name, fp, summary, [out / "results.json"])
+    given = command_params(AUDIT_BIAS, params, execution, input=str(target), out=str(out))
+    ctx.command_step(name, AUDIT_BIAS, given, [out / "results.json"], summary=_accuracies)
+
+
+def _accuracies(summary: dict[str, Any]) -> dict[str, Any]:
+    """What the done marker keeps of an audit: each baseline's accuracy."""
+    return {r["id"]: round(r["accuracy"], 4) for r in summary["records"]}
 
 
 STAGE = register_stage(

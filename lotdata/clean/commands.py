@@ -9,14 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lotdata.clean.stage import CleanStepParams
+from lotdata.clean.stage import PER_SOURCE, CleanStepParams
 from lotdata.command import Command, Output, Run, execution_of, folder_kind, register_command
 from lotdata.exec import ExecSettings
 from lotdata.io import MANIFEST_NAME
 from lotdata.stage import param
 
-#: the key of the summary that holds the per source and rule rows (the CLI prints them as a second table)
-PER_SOURCE = "per_source_and_rule"
 #: what a clean folder holds (`lotdata.clean.files`); one killed before its manifest holds its `.work/`
 CLEAN_NAMES = frozenset({"stories.parquet", "quarantine.parquet", "summary.parquet", MANIFEST_NAME, ".work"})
 

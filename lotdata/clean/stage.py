@@ -8,9 +8,14 @@ from typing import Any
 
 from lotdata.clean.dedup import DedupParams
 from lotdata.clean.step import CLEAN_NEEDS, CleanParams
+from lotdata.command import get_command
 from lotdata.errors import InputError
 from lotdata.exec import ExecSettings
-from lotdata.stage import Stage, StepContext, check_value, files_of, param, params_of, register_stage
+from lotdata.stage import Stage, StepContext, check_value, command_params, param, params_of, register_stage
+
+#: the key of `lotdata clean`'s summary that holds the per source and rule rows (the CLI prints them as a second
+#: table; a recipe's done marker leaves them out)
+PER_SOURCE = "per_source_and_rule"
 
 
 @dataclass(frozen=True)
@@ -88,43 +93,23 @@ class CleanStepParams:
 
 
 def run(ctx: StepContext, params: CleanStepParams, execution: ExecSettings, table: dict[str, Any], index: int) -> None:
-    from lotdata.clean.files import clean_files
-
+    """`lotdata clean STORIES --out RUN/OUT` over every stories table before it, through its record."""
+    CLEAN = get_command("clean")
     out = ctx.root / params.out
-    lexicon = ctx.relative(params.lexicon) if params.lexicon else None
-    if lexicon:
-        params = _with(params, lexicon=str(lexicon))
-    held = ctx.relative(params.hold_out) if params.hold_out else None
-    if held:
-        params = _with(params, hold_out=str(held))
-    given = {
-        k: v
-        for k, v in table.items()
-        if k not in ("out", "lexicon", "seed", "hold_out")  # execution settings: left out by ctx.cached
-    }
-    payload = {
-        **given,
-        "near_dup": params.near_dup,
-        "cluster": params.cluster,
-        **({"seed": params.seed} if params.seed != DedupParams.seed else {}),
-    }
-    inputs = [*ctx.stories, *([lexicon] if lexicon else []), *files_of(held, any_suffix=True)]
-    fp = ctx.cached("clean", {"clean": payload}, inputs, [out / "manifest.json"])
-    if fp is not None:
-        result = clean_files(ctx.stories, out, params.clean_params(), execution=execution, **params.hold_out_settings())
-        if not result.kept:
-            raise InputError(
-                f"step clean: no story kept ({result.counts}); see {out / 'quarantine.parquet'}",
-                path=", ".join(map(str, ctx.stories)),
-            )
-        ctx.done("clean", fp, dict(result.counts), [out / "manifest.json"])
+    given = command_params(
+        CLEAN,
+        params,
+        execution,
+        stories=[str(s) for s in ctx.stories],
+        out=str(out),
+        lexicon=str(ctx.relative(params.lexicon)) if params.lexicon else None,
+        hold_out=str(ctx.relative(params.hold_out)) if params.hold_out else None,
+    )
+    manifest = out / "manifest.json"
+    ctx.command_step(
+        "clean", CLEAN, given, [manifest], summary=lambda s: {k: v for k, v in s.items() if k != PER_SOURCE}
+    )
     ctx.stories = [out / "stories.parquet"]
-
-
-def _with(params: CleanStepParams, **changes: Any) -> CleanStepParams:
-    from dataclasses import replace
-
-    return replace(params, **changes)
 
 
 STAGE = register_stage(

@@ -228,7 +228,13 @@ def _crawl(run: Run) -> dict[str, Any]:
         console.print(message, markup=False, highlight=False)
 
     return crawl_into(
-        recipe, sites, out, max_pages=p.max_pages, extract_only=p.extract_only, on_page=show, on_warning=warn
+        recipe,
+        sites,
+        out,
+        max_pages=p.max_pages,
+        extract_only=p.extract_only,
+        on_page=run.hooks.get("on_page", show),  # a recipe step's callbacks (None: quiet), else the console's
+        on_warning=run.hooks.get("on_warning", warn),
     )
 
 

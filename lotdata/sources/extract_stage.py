@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from lotdata.command import get_command
 from lotdata.errors import InputError, must_exist
 from lotdata.exec import ExecSettings
 from lotdata.sources.extract import DEFAULT_MAX_BYTES, ExtractOptions, extract_pages, saved_pages
-from lotdata.stage import Stage, StepContext, files_of, param, register_stage
+from lotdata.stage import Stage, StepContext, command_params, param, register_stage
 
 
 @dataclass(frozen=True)
@@ -81,12 +82,11 @@ def extract_into(inputs: list[Path], out: Path, params: ExtractParams, *, named:
 
 
 def run(ctx: StepContext, params: ExtractParams, execution: ExecSettings, table: dict[str, Any], index: int) -> None:
+    """`lotdata extract INPUTS --out RUN/OUT`, through its record."""
+    EXTRACT = get_command("extract")
     out = ctx.root / params.out
-    inputs = [ctx.relative(v) for v in params.inputs]
-    given = {k: v for k, v in table.items() if k not in ("out", "inputs")}
-    fp = ctx.cached("extract", {"extract": given}, [f for i in inputs for f in files_of(i, any_suffix=True)], [out])
-    if fp is not None:
-        ctx.done("extract", fp, extract_files(inputs, out, params), [out])
+    inputs = [str(ctx.relative(v)) for v in params.inputs]
+    ctx.command_step("extract", EXTRACT, command_params(EXTRACT, params, inputs=inputs, out=str(out)), [out])
     ctx.stories.append(out)
 
 
@@ -96,6 +96,7 @@ STAGE = register_stage(
         params=ExtractParams,
         run=run,
         order=20,
+        source=True,
         summary="saved `.html` folders and WARC files -> stories",
         output="`extracted.parquet`",
         needs=(("httpx", "sources"), ("trafilatura", "sources")),

@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lotdata.command import get_command
 from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.exec import ExecSettings
 from lotdata.io import check_output_file, output_lock, quarantine_path_for, write_parquet
 from lotdata.paths import check_outputs
 from lotdata.resources import resolve_input
-from lotdata.stage import Stage, StepContext, param, register_stage
+from lotdata.stage import Stage, StepContext, command_params, param, register_stage
 
 
 def _formats() -> list[str]:
@@ -106,12 +107,11 @@ def read_into(
 
 
 def run(ctx: StepContext, params: ReadParams, execution: ExecSettings, table: dict[str, Any], index: int) -> None:
+    """`lotdata read INPUTS --out RUN/OUT`, through its record."""
+    READ = get_command("read")
     out = ctx.root / params.out
-    inputs = [ctx.relative(v) for v in params.inputs]
-    given = {k: v for k, v in table.items() if k not in ("out", "inputs")}
-    fp = ctx.cached("read", {"read": given}, [p for p in inputs if p.is_file()], [out])
-    if fp is not None:
-        ctx.done("read", fp, read_step(inputs, out, params, execution=execution), [out])
+    inputs = [str(ctx.relative(v)) for v in params.inputs]
+    ctx.command_step("read", READ, command_params(READ, params, execution, inputs=inputs, out=str(out)), [out])
     ctx.stories.append(out)
 
 
@@ -122,6 +122,7 @@ STAGE = register_stage(
         run=run,
         order=30,
         executes=True,
+        source=True,
         summary="local corpora (txt, jsonl, csv, parquet, ROCStories, Story Cloze, CMRC) -> stories",
         output="`stories.parquet`",
     )

@@ -10,18 +10,19 @@ build shares (`BuildOptions`) and the executor's (`ExecSettings`): one declarati
 from __future__ import annotations
 
 import shutil
+from contextlib import contextmanager
 from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from lotdata.command import Command, Output, Run, execution_of, register_command
 from lotdata.datasets.commands import command_line
 from lotdata.exec import ExecSettings
 from lotdata.stage import param
+from lotdata.tasks.options import BuildOptions
 from lotdata.tasks.outgen import OutgenParams
 from lotdata.tasks.plotcom import PlotcomParams
 from lotdata.tasks.senpos import SenposParams
-from lotdata.tasks.stage import BuildOptions
 
 
 def same_param(cls: type, name: str, **changes: Any) -> Any:
@@ -104,6 +105,8 @@ _TASK_PARAMS = {"senpos": SenposParams, "plotcom": PlotcomParams, "outgen": Outg
 
 def _builder_params(task: str, p: Any) -> dict[str, Any]:
     """The builder's parameters as `build_dataset` takes them (SenPos/PlotCom `--max-words 0`: no limit)."""
+    if task not in _TASK_PARAMS:  # a task with no record of its own (`build_command`): its options as a table
+        return dict(p.params or {})
     values = _values(p, _TASK_PARAMS[task])
     if task in ("senpos", "plotcom"):
         values["max_words"] = values["max_words"] or None
@@ -134,17 +137,30 @@ def _report(report: Any) -> dict[str, Any]:
     }
 
 
+@contextmanager
+def _progress_of(run: Run, task: str) -> Iterator[tuple[Any, Any]]:
+    """(on_start(total), advance(k)) of the build's bar: the caller's (`run.hooks["progress"](task)`, a recipe's,
+    whose live display is already on; None: no bar), else one of its own."""
+    if "progress" in run.hooks:
+        factory = run.hooks["progress"]
+        yield factory(task) if factory is not None else (None, None)
+        return
+    from lotdata.progress import progress as _progress
+
+    with _progress() as progress:
+        bar = progress.add_task(f"build {task}", total=None)
+        yield (lambda total: progress.update(bar, total=total)), (lambda k: progress.advance(bar, k))
+
+
 def _build_execute(task: str):
     def execute(run: Run) -> dict[str, Any]:
-        from lotdata.progress import progress as _progress
         from lotdata.tasks.build import WORK_DIR, build_dataset
 
         p = run.params
         options = _values(p, BuildOptions)
         out = run.out("--out")
         _fresh(out, WORK_DIR)
-        with _progress() as progress:
-            bar = progress.add_task(f"build {task}", total=None)
+        with _progress_of(run, task) as (on_start, advance):
             report = build_dataset(
                 task,
                 list(p.stories),
@@ -159,10 +175,10 @@ def _build_execute(task: str):
                 clozet_split=getattr(p, "clozet_split", None),
                 statuses=_names(options["statuses"]),
                 tokenizer=options["tokenizer"],
-                command=command_line(),
+                command=run.hooks.get("command") or command_line(),
                 execution=execution_of(p),
-                progress=lambda k: progress.advance(bar, k),
-                on_start=lambda total: progress.update(bar, total=total),
+                progress=advance,
+                on_start=on_start,
             )
         return _report(report)
 
@@ -235,19 +251,33 @@ class BuildClozetParams:
         help="val/test sizes or ratios; train takes the rest (LOT: 644 / 294 / 294).",
     )
     lot_jsonl: bool = same_param(BuildOptions, "lot_jsonl")
+    tokenizer: str | None = same_param(BuildOptions, "tokenizer")
 
 
-def _build_clozet(run: Run) -> dict[str, Any]:
-    from lotdata.tasks.build import WORK_DIR
-    from lotdata.tasks.clozet import build_clozet
+def _case_execute(task: str):
+    """`execute` of a task built from written cases (its `case_builder`: ClozeT's `build_clozet`)."""
 
-    p: BuildClozetParams = run.params
-    out = run.out("--out")
-    _fresh(out, WORK_DIR)
-    report = build_clozet(
-        p.cases, out, split=p.split, seed=p.seed, n=p.n, lot_jsonl=p.lot_jsonl, command=command_line()
-    )
-    return _report(report)
+    def execute(run: Run) -> dict[str, Any]:
+        from lotdata.datasets.registry import get_task
+        from lotdata.tasks.build import WORK_DIR
+
+        p: BuildClozetParams = run.params
+        out = run.out("--out")
+        _fresh(out, WORK_DIR)
+        report = get_task(task).case_builder(
+            p.cases,
+            out,
+            split=p.split,
+            seed=p.seed,
+            n=p.n,
+            lot_jsonl=p.lot_jsonl,
+            tokenizer=p.tokenizer,
+            command=run.hooks.get("command") or command_line(),
+        )
+        return _report(report)
+
+    execute.__name__ = f"_build_{task}"
+    return execute
 
 
 def _clozet_sample(folder: Path) -> list[str]:
@@ -276,13 +306,50 @@ BUILD_CLOZET = register_command(
     Command(
         name="build clozet",
         params=BuildClozetParams,
-        execute=_build_clozet,
+        execute=_case_execute("clozet"),
         inputs=lambda p: {"--cases": p.cases},
         outputs=_dataset_out,
         summary="ClozeT: split the written cases again, grouped by story and seeded (LOT 644 / 294 / 294).",
         sample=_clozet_sample,
     )
 )
+
+
+# ---------------------------------------------------------------------------------------------
+# the record of any task's build (a recipe's [[build]] step)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildTaskParams(BuildOptions, ExecSettings, _BuildTarget):
+    """`build TASK` of a task registered with a builder but no record of its own (a plug-in's): the options
+    every build shares, the executor's, and the builder's options as one table."""
+
+    params: dict | None = param(None, "The builder's options (its parameters dataclass's fields).")
+    clozet: str | None = same_param(BuildPlotcomParams, "clozet")
+    clozet_split: str | None = same_param(BuildPlotcomParams, "clozet_split")
+
+
+def build_command(task: str) -> Command:
+    """The record of `lotdata build TASK`, which a recipe's [[build]] step runs: the registered one
+    (`build senpos`, `build clozet`, ...), else one made from the task's own record (a task a plug-in
+    registered with a builder or a case builder and no command: its builder's options are one table)."""
+    from lotdata.command import COMMAND_REGISTRY
+    from lotdata.datasets.registry import get_task
+
+    name = f"build {task}"
+    if name in COMMAND_REGISTRY:
+        return COMMAND_REGISTRY.get(name)
+    if get_task(task).case_builder is not None:
+        return Command(
+            name=name,
+            params=BuildClozetParams,
+            execute=_case_execute(task),
+            inputs=lambda p: {"--cases": p.cases},
+            outputs=_dataset_out,
+        )
+    return Command(
+        name=name, params=BuildTaskParams, execute=_build_execute(task), inputs=_build_inputs, outputs=_dataset_out
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,55 +3,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from lotdata.errors import LotdataError
 from lotdata.exec import ExecSettings
 from lotdata.io import MANIFEST_NAME
-from lotdata.stage import Stage, StepContext, files_of, param, register_stage
+from lotdata.stage import Stage, StepContext, command_params, param, register_stage, source_words
+from lotdata.tasks.options import BuildOptions
+
+__all__ = ["BuildOptions", "BuildParams", "STAGE"]
 
 
 def _buildable() -> list[str]:
     from lotdata.datasets.registry import builder_tasks, case_tasks
 
     return [*builder_tasks(), *case_tasks()]
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    """The options every `lotdata build TASK` command shares with a recipe's [[build]] table."""
-
-    n: int | None = param(
-        None,
-        "At most this many examples in all (whole stories, seeded order; only the stories "
-        "needed are built); with --clozet, the automatic (train) examples only.",
-        check=">0",
-        meaning="cap, as `--n`",
-    )
-    train_n: int | None = param(
-        None,
-        "At most this many training examples (whole stories, seeded order).",
-        check=">0",
-        meaning="cap, as `--train-n`",
-    )
-    seed: int = param(0, "Seed of the splits and of every random choice.")
-    split: str | None = param(
-        None,
-        "Ratios (train=0.8,val=0.1,test=0.1, the default) or val/test sizes in examples "
-        "(val=800,test=863); train takes the rest.",
-    )
-    lot_jsonl: bool = param(True, "Also write OUT/lot/{split}.jsonl in the official LOT format.")
-    statuses: str | list[str] | None = param(
-        None,
-        "Story statuses to take, e.g. accepted,rewritten (default: all but rejected; OutGen: accepted,rewritten "
-        "when the stories carry them).",
-    )
-    tokenizer: str | None = param(
-        None,
-        "Chinese tokenizer for word counts (default LOTDATA_TOKENIZER, else rjieba: "
-        "jieba's tokens, faster; jieba: LOT's exact setting).",
-    )
 
 
 @dataclass(frozen=True)
@@ -87,69 +54,70 @@ class BuildParams(BuildOptions):
 
 
 def run(ctx: StepContext, params: BuildParams, execution: ExecSettings, table: dict[str, Any], index: int) -> None:
+    """`lotdata build TASK --stories ... --out RUN/OUT` (ClozeT: `--cases`), through its record."""
     from lotdata.datasets.registry import get_task
-    from lotdata.tasks.build import build_dataset
+    from lotdata.tasks.commands import build_command
 
     task = params.task
-    build_cases = get_task(task).case_builder  # ClozeT: from the written cases, not from stories
-    if not ctx.stories and build_cases is None:
-        raise LotdataError(
-            f"{ctx.path}: [[build]] {task}: no stories table (add [read], [extract], [[sites]] or stories = '...')"
-        )
+    from_cases = get_task(task).case_builder is not None  # ClozeT: from the written cases, not from stories
+    if not ctx.stories and not from_cases:
+        raise LotdataError(f"{ctx.path}: [[build]] {task}: no stories table (add a source: {source_words()})")
     name = params.out or task
     out = ctx.root / name
-    clozet = None
+    ctx.built[name] = out
+    command = build_command(task)
+    try:
+        given = command_params(
+            command, params, execution, given_apart=_APART, **_paths(ctx, params, command, from_cases, out)
+        )
+    except (TypeError, ValueError) as exc:
+        raise LotdataError(f"{ctx.path}: step build-{name}: {exc}") from exc
+    hooks = {"progress": ctx.progress_factory}
+    try:
+        ctx.command_step(f"build-{name}", command, given, [out / MANIFEST_NAME], hooks=hooks, summary=_summary)
+    except ValueError as exc:  # a combination the builder refuses (as the command says it: exit 1)
+        if isinstance(exc, LotdataError):
+            raise
+        raise LotdataError(f"{ctx.path}: step build-{name}: {exc}") from exc
+
+
+#: the step's keys it gives the command itself (`_paths`), or that name the task and its record
+_APART = ("task", "params", "stopwords", "cases", "clozet")
+
+
+def _paths(ctx: StepContext, params: BuildParams, command: Any, from_cases: bool, out: Any) -> dict[str, Any]:
+    """The command's parameters the step gives itself: its inputs (beside the recipe, or an earlier step's
+    out), its output under the run's folder, and the builder's options (the table `params`) as the command's."""
+    if from_cases:
+        for key in ("params", "stopwords", "clozet"):
+            if getattr(params, key) is not None:
+                raise ValueError(f"'{key}' does not apply to `lotdata {command.name}` (built from the written cases)")
+        return {"cases": str(ctx.relative(params.cases)), "out": str(out)}
+    given: dict[str, Any] = {"stories": [str(s) for s in ctx.stories], "out": str(out)}
+    own = {f.name for f in fields(command.params)}
     if (
         params.clozet is not None
     ):  # a ClozeT dataset for PlotCom val/test: an earlier step's out, else beside the recipe
-        clozet = ctx.built.get(params.clozet) or ctx.relative(params.clozet)
-    cases = ctx.relative(params.cases) if params.cases is not None else None
-    ctx.built[name] = out
-    fp = ctx.cached(
-        f"build-{name}", {"build": table}, [*ctx.stories, *files_of(clozet), *files_of(cases)], [out / MANIFEST_NAME]
-    )
-    if fp is None:
-        return
-    task_params = dict(params.params or {})
-    if params.stopwords is not None:  # a step-level `stopwords = FILE` (OutGen) joins the builder's params
-        task_params["stopwords"] = str(ctx.relative(params.stopwords))
-    try:
-        if build_cases is not None:
-            report = build_cases(
-                cases,
-                out,
-                split=params.split,
-                seed=params.seed,
-                n=params.n,
-                lot_jsonl=params.lot_jsonl,
-                tokenizer=params.tokenizer,
-                command=ctx.command,
-            )
-        else:
-            on_start, advance = ctx.progress_factory(task) if ctx.progress_factory else (None, None)
-            report = build_dataset(
-                task,
-                ctx.stories,
-                out,
-                n=params.n,
-                train_n=params.train_n,
-                seed=params.seed,
-                split=params.split,
-                params=task_params or None,
-                lot_jsonl=params.lot_jsonl,
-                clozet=clozet,
-                clozet_split=params.clozet_split,
-                statuses=params.statuses,
-                tokenizer=params.tokenizer,
-                execution=execution,
-                command=ctx.command,
-                progress=advance,
-                on_start=on_start,
-            )
-    except (TypeError, ValueError) as exc:
-        raise LotdataError(f"{ctx.path}: step build-{name}: {exc}") from exc
-    summary = {**report.stats, "rows": report.rows_per_split, "warnings": report.warnings, "notes": report.notes}
-    ctx.done(f"build-{name}", fp, summary, [out / MANIFEST_NAME])
+        if "clozet" not in own:
+            raise ValueError(f"'clozet' does not apply to `lotdata {command.name}` (its val/test are not ClozeT's)")
+        given["clozet"] = str(ctx.built.get(params.clozet) or ctx.relative(params.clozet))
+    options = dict(params.params or {})
+    if params.stopwords is not None:  # a step-level `stopwords = FILE` (OutGen) joins the builder's options
+        options["stopwords"] = str(ctx.relative(params.stopwords))
+    if "params" in own:  # a task without a record of its own takes its builder's options as one table
+        return {**given, "params": options or None}
+    from lotdata.datasets.registry import get_task
+
+    known = [f.name for f in fields(get_task(params.task).builder.params)]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ValueError(f"unknown {params.task} parameter(s) {unknown}; known: {', '.join(known)}")
+    return {**given, **options}
+
+
+def _summary(summary: dict[str, Any]) -> dict[str, Any]:
+    """What the done marker and `lotdata run` show of a build: its statistics, rows, warnings and notes."""
+    return {**summary["stats"], "rows": summary["rows"], "warnings": summary["warnings"], "notes": summary["notes"]}
 
 
 STAGE = register_stage(
