@@ -48,10 +48,14 @@ class GenerationInput:
 @dataclass(frozen=True)
 class ValTestSource:
     """Val/test made from another task's examples (LOT 3.3: PlotCom's from ClozeT): `convert(rows,
-    origin=...)` turns rows of `task` into rows of this task; train is still built from stories."""
+    origin=...)` turns rows of `task` into rows of this task; train is still built from stories.
+    `held_by(stories, rows)`: the ids of the stories those val/test rows hold (kept out of train);
+    `sample(rows_by_split, spec, seed)`: val/test sampled across every split of `task` (`--clozet-split`)."""
 
     task: str
     convert: Callable[..., list[dict[str, Any]]]
+    held_by: Callable[..., set[str]] | None = None
+    sample: Callable[..., dict[str, list[dict[str, Any]]]] | None = None
 
 
 @dataclass(frozen=True)

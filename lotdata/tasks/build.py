@@ -28,7 +28,6 @@ from lotdata.io import check_output_dir, sha256_file, sha256_text, write_jsonl
 from lotdata.paths import check_outputs
 from lotdata.schema import SPLITS, STORIES, STORY_STATUSES, table_from_rows
 from lotdata.tasks.common import BuildStats, StoryOutcome
-from lotdata.tasks.plotcom import sample_clozet, stories_held_by
 from lotdata.tasks.provenance import build_environment
 from lotdata.text.tokenize import check_tokenizer_env
 
@@ -488,7 +487,7 @@ class _BuildRun:
         clozet = self.request.clozet
         rows = clozet if (clozet is None or isinstance(clozet, Mapping)) else load_clozet(clozet, self.notes)
         if rows is not None and self.plan.sample_spec is not None:
-            rows = sample_clozet(rows, self.plan.sample_spec, self.request.seed)
+            rows = _val_test_source(self.task).sample(rows, self.plan.sample_spec, self.request.seed)
         return rows
 
     def read_inputs(self, clozet_rows: Mapping[str, list[dict[str, Any]]] | None) -> _Inputs:
@@ -500,7 +499,7 @@ class _BuildRun:
         exclude = {}
         if clozet_rows is not None:
             held_out = [row for s in ("val", "test") for row in clozet_rows.get(s, [])]
-            exclude = dict.fromkeys(stories_held_by(stories, held_out), "in_clozet")
+            exclude = dict.fromkeys(_val_test_source(self.task).held_by(stories, held_out), "in_clozet")
         return _Inputs(
             stories=stories,
             clozet_rows=clozet_rows,

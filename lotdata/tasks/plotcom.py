@@ -213,6 +213,6 @@ SPEC = register_task(
         lot_metrics=("bleu-1", "bleu-2", "distinct-1", "distinct-2"),
         generation_input=GenerationInput(source=("context",), target="target", short_target=True),
         split_summary=split_summary,
-        val_test_from=ValTestSource("clozet", plotcom_from_clozet),
+        val_test_from=ValTestSource("clozet", plotcom_from_clozet, held_by=stories_held_by, sample=sample_clozet),
     )
 )
