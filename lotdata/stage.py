@@ -469,13 +469,19 @@ def is_done(root: Path, name: str, fp: str, outputs: list[Path]) -> bool:
 
 
 def command_params(
-    command: Any, params: Any, execution: ExecSettings | None = None, *, given_apart: tuple[str, ...] = (), **given: Any
+    command: Any,
+    params: Any,
+    execution: ExecSettings | None = None,
+    /,
+    *,
+    given_apart: tuple[str, ...] = (),
+    **given: Any,
 ) -> Any:
-    """A step's parameters as its command's (`command.params`, the record's dataclass, which extends the stage's): every
-    field they share, the executor's settings, then `given` (the paths the step resolved: inputs beside the
-    recipe, outputs under the run's folder). A None the step leaves unset takes the command's default. A
-    parameter of the step that the command lacks, set to other than its default, is a ValueError (it would be
-    ignored) unless the step handles it apart (`given_apart`)."""
+    """A step's parameters as its command's (`command.params`, the record's dataclass, which extends the
+    stage's): every field they share, the executor's settings, then `given` (the paths the step resolved: inputs
+    beside the recipe, outputs under the run's folder; any name, `params` too). A None the step leaves unset
+    takes the command's default. A parameter of the step that the command lacks, set to other than its default,
+    is a ValueError (it would be ignored) unless the step handles it apart (`given_apart`)."""
     cls = command.params
     names = {f.name: f for f in fields(cls)}
     values = {}
