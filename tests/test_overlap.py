@@ -299,7 +299,7 @@ def test_unknown_tokenizer_and_bad_test_file_are_clear_errors(tmp_path: Path) ->
             "nope",
         ],
     )
-    assert result.exit_code == 1 and "unknown tokenizer 'nope'" in " ".join(result.output.split())
+    assert result.exit_code == 1 and "--tokenizer must be one of ['jieba'" in " ".join(result.output.split())
     (tmp_path / "junk.parquet").write_bytes(b"not parquet")
     result = runner.invoke(
         app, ["overlap", str(tmp_path / "junk.parquet"), "-r", str(ref), "--out", str(tmp_path / "o")]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from lotdata.command import Command, Output, Run, register_command
+from lotdata.datasets.registry import task_names
 from lotdata.io import MANIFEST_NAME, write_text
 from lotdata.stage import param
 
@@ -83,7 +84,9 @@ def _report(report: Any) -> dict[str, Any]:
 @dataclass(frozen=True, kw_only=True)
 class ImportLotParams:
     files: list[str] = param(help="LOT jsonl files (train/val/test by name) or a folder holding them.", path="input")
-    task: str = param(help="clozet, senpos, plotcom or outgen.")
+    task: str = param(
+        help="The task of the records (a registered task: an unknown name lists them).", choices=task_names
+    )
     out: str = param(help="Dataset folder to write.")
     split: str | None = param(None, "Split of the file(s) when the name does not tell (default train).")
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from lotdata.command import Command, Output, Run, register_command
+from lotdata.datasets.registry import task_names
 from lotdata.stage import param
 
 #: what a run folder of `baseline train` holds (and `baseline predict` reads)
@@ -46,7 +47,7 @@ def _has_any(*names: str):
 
 @dataclass(frozen=True, kw_only=True)
 class EvaluateParams:
-    task: str = param(help="clozet, senpos, plotcom or outgen.")
+    task: str = param(help="The task scored (a registered task: an unknown name lists them).", choices=task_names)
     pred: str = param(help="Predictions: LOT jsonl (same shape as the test file) or our Parquet.", path="input")
     gold: str = param(help="Gold: LOT jsonl or our Parquet split.", path="input")
     json_out: str | None = param(None, help="Also write the scores as JSON here ('-' for stdout only).", flag="--json")
@@ -540,7 +541,7 @@ BASELINE_CURVE = register_command(
 @dataclass(frozen=True, kw_only=True)
 class CartographyParams:
     config: str = param(help="baselines/NAME.toml or a shipped name.")
-    data: str = param(help="Dataset folder of an understanding task (clozet, senpos).", path="input")
+    data: str = param(help="Dataset folder of a task of the understanding family (accuracy).", path="input")
     out: str = param(help="Folder: cartography.parquet, cartography.png, cartography.json, run/.")
     checkpoint: str | None = param(None, help="Local checkpoint folder (overrides the config's).")
     epochs: int | None = param(None, help="Epochs of training dynamics (default: the config's).")

@@ -16,6 +16,12 @@ from lotdata.exec import ExecSettings
 from lotdata.stage import param
 
 
+def _tokenizers() -> list[str]:
+    from lotdata.text.tokenize import tokenizer_names
+
+    return tokenizer_names()
+
+
 @dataclass(frozen=True, kw_only=True)
 class IndexBuildParams(ExecSettings):
     references: list[str] = param(
@@ -23,7 +29,11 @@ class IndexBuildParams(ExecSettings):
         path="input",
     )
     out: str = param(help="The index folder (built beside it and swapped in whole; a killed build run again resumes).")
-    tokenizer: str | None = param(None, help="Chinese tokenizer (default rjieba; jieba for LOT's exact setting).")
+    tokenizer: str | None = param(
+        None,
+        help="Chinese tokenizer from the registry (default rjieba; jieba for LOT's exact setting).",
+        choices=_tokenizers,
+    )
     lang: str = param("zh", help="zh or en.", choices=("zh", "en"))
     drop_punct: bool = param(False, help="Drop punctuation tokens (queries must then use it too).")
     shard_mb: int = param(64, help="Shard size: memory per worker grows with it (about 56 bytes a word).", check=">0")
@@ -101,7 +111,9 @@ class OverlapParams(ExecSettings):
     n: int = param(8, help="n-gram length in words.", check=">0")
     threshold: float = param(0.1, help="An example is 'overlapped' above this share of its n-grams.")
     tokenizer: str | None = param(
-        None, help="Chinese tokenizer from the registry (default rjieba; jieba, jieba-nohmm, ...)."
+        None,
+        help="Chinese tokenizer from the registry (default rjieba; jieba for LOT's exact setting).",
+        choices=_tokenizers,
     )
     lang: str | None = param(
         None, help="zh or en for both sides (default: the test set's language).", choices=("zh", "en")
