@@ -18,6 +18,7 @@ order they run (for `pytest.mark.parametrize`):
 | input format | `lotdata.datasets.formats.InputFormat` | `check_format` | `FORMAT_CHECKS` | `sample(folder)`: a small file |
 | audit baseline | `lotdata.audit.baselines.BaselineSpec` | `check_baseline` | `BASELINE_CHECKS` | tiny choice items made here |
 | check rule | `lotdata.annotate.checks.Rule` | `check_check_rule` | `CHECK_RULE_CHECKS` | `sample()`: bad and good rows |
+| tokenizer | `lotdata.text.tokenize.TokenizerSpec` | `check_tokenizer` | `TOKENIZER_CHECKS` | fixed Chinese story text made here |
 
 A record must be registered before its checks run (they find it where lotdata does, in its registry).
 """
@@ -47,6 +48,7 @@ from lotdata.testing.formats import FORMAT_CHECKS, check_format
 from lotdata.testing.jobs import JOB_CHECKS, check_job
 from lotdata.testing.stages import STAGE_CHECKS, check_stage
 from lotdata.testing.tasks import TASK_CHECKS, check_task
+from lotdata.testing.tokenizers import TOKENIZER_CHECKS, check_tokenizer
 
 #: kind -> (its check, its checks): every kind `lotdata.testing` checks
 KINDS = {
@@ -57,6 +59,7 @@ KINDS = {
     "format": (check_format, FORMAT_CHECKS),
     "baseline": (check_baseline, BASELINE_CHECKS),
     "check_rule": (check_check_rule, CHECK_RULE_CHECKS),
+    "tokenizer": (check_tokenizer, TOKENIZER_CHECKS),
 }
 
 __all__ = [
@@ -68,6 +71,7 @@ __all__ = [
     "KINDS",
     "STAGE_CHECKS",
     "TASK_CHECKS",
+    "TOKENIZER_CHECKS",
     "check_baseline",
     "check_check_rule",
     "check_command",
@@ -83,6 +87,7 @@ __all__ = [
     "check_second_writer_refused",
     "check_stage",
     "check_task",
+    "check_tokenizer",
     "content",
     "contents",
     "digest",
