@@ -16,19 +16,13 @@ from typer.testing import CliRunner
 from lotdata.audit.commands import AUDIT_BIAS, IMPORT_STORYCLOZE, AuditBiasParams, _sct_csv
 from lotdata.cli import app
 from lotdata.command import get_command
-from lotdata.io import sha256_file
+from lotdata.testing import digest
 
 runner = CliRunner()
 
 
 def _digest(*paths: Path) -> dict[str, str | None]:
-    found: dict[str, str | None] = {}
-    for path in paths:
-        if path.is_dir():
-            found.update({str(f): sha256_file(f) for f in sorted(path.rglob("*")) if f.is_file()})
-        else:
-            found[str(path)] = sha256_file(path) if path.exists() else None
-    return found
+    return digest(list(paths))
 
 
 def _cli(*args: str | Path) -> tuple[int, str]:

@@ -67,16 +67,6 @@ def _sample_lot(lot: Path) -> Path:
     return lot
 
 
-def _report(report: Any) -> dict[str, Any]:
-    return {
-        "task": report.task,
-        "rows": dict(report.rows_per_split),
-        "stats": dict(report.stats),
-        "warnings": list(report.warnings),
-        "notes": list(report.notes),
-    }
-
-
 # ---------------------------------------------------------------------------------------------
 # import lot
 
@@ -95,7 +85,7 @@ def _import_lot(run: Run) -> dict[str, Any]:
     from lotdata.datasets.folder import import_lot
 
     p: ImportLotParams = run.params
-    return _report(import_lot(list(p.files), p.task, run.out("--out"), split=p.split, command=command_line()))
+    return import_lot(list(p.files), p.task, run.out("--out"), split=p.split, command=command_line()).summary()
 
 
 def _import_sample(folder: Path) -> list[str]:

@@ -48,6 +48,16 @@ class BuildReport:
     #: what the build decided for the user that is no problem (e.g. the split a ClozeT file was taken as)
     notes: list[str] = field(default_factory=list)
 
+    def summary(self) -> dict[str, Any]:
+        """The report as a command's summary (what the CLI prints and a recipe step records)."""
+        return {
+            "task": self.task,
+            "rows": dict(self.rows_per_split),
+            "stats": dict(self.stats),
+            "warnings": list(self.warnings),
+            "notes": list(self.notes),
+        }
+
 
 def load_stories(paths: Sequence[str | Path], quarantine: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Stories from one or more `stories` Parquet files, in file order; a story id seen twice is kept once.

@@ -127,16 +127,6 @@ def _fresh(staged: Path, keep: str) -> None:
             entry.unlink()
 
 
-def _report(report: Any) -> dict[str, Any]:
-    return {
-        "task": report.task,
-        "rows": dict(report.rows_per_split),
-        "stats": dict(report.stats),
-        "warnings": list(report.warnings),
-        "notes": list(report.notes),
-    }
-
-
 @contextmanager
 def _progress_of(run: Run, task: str) -> Iterator[tuple[Any, Any]]:
     """(on_start(total), advance(k)) of the build's bar: the caller's (`run.hooks["progress"](task)`, a recipe's,
@@ -180,7 +170,7 @@ def _build_execute(task: str):
                 progress=advance,
                 on_start=on_start,
             )
-        return _report(report)
+        return report.summary()
 
     execute.__name__ = f"_build_{task}"
     return execute
@@ -274,7 +264,7 @@ def _case_execute(task: str):
             tokenizer=p.tokenizer,
             command=run.hooks.get("command") or command_line(),
         )
-        return _report(report)
+        return report.summary()
 
     execute.__name__ = f"_build_{task}"
     return execute
