@@ -531,6 +531,7 @@ def test_opaque_uid_is_stable_and_says_nothing():
 
 
 def test_human_eval_needs_three_systems_per_input_and_sample_fits_two_jobs(tmp_path):
+    from lotdata.annotate.commands import PushParams
     from lotdata.annotate.workflow import push
     from lotdata.errors import InputError
 
@@ -543,7 +544,7 @@ def test_human_eval_needs_three_systems_per_input_and_sample_fits_two_jobs(tmp_p
 
     stories = write_stories(tmp_path / "s.parquet", ["小明出门了。他很开心。"])
     with pytest.raises(ValueError, match="--sample applies to human_eval, human_eval_truth and human_perf"):
-        push(None, "story_filter", stories, "t", sample=3)
+        push(None, PushParams(job="story_filter", input_path=str(stories), project="t", sample=3))
     truth = tmp_path / "truth.jsonl"
     four = _outputs(2) + [{**r, "system": "truth", "output": "原文。"} for r in _outputs(2) if r["system"] == "mt5"]
     truth.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in four), encoding="utf-8")

@@ -10,7 +10,7 @@ import pytest
 from lotdata.command import builtin_commands
 from lotdata.testing import CHECKS
 
-#: a command that talks to an outside service (annotate pull and qualify: Label Studio) runs these checks where
+#: a command that talks to an outside service (annotate push, pull, qualify, raters add: Label Studio) runs these checks where
 #: the service is started (tests/test_commands_annotate.py starts one); here, every other command
 COMMANDS = [c for c in builtin_commands() if c.service is None]
 
@@ -22,7 +22,8 @@ def test_the_commands_are_found() -> None:
 
 def test_the_service_commands_are_the_label_studio_ones() -> None:
     served = {c.name: c.service for c in builtin_commands() if c.service is not None}
-    assert served == {"annotate pull": "Label Studio", "annotate qualify": "Label Studio"}, served
+    names = ("annotate push", "annotate pull", "annotate qualify", "annotate raters add")
+    assert served == dict.fromkeys(names, "Label Studio"), served
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c.name.replace(" ", "-"))

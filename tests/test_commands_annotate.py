@@ -174,3 +174,145 @@ def test_label_studio_commands_pass_the_runners_checks(label_studio, record, che
     monkeypatch.setenv("LABEL_STUDIO_URL", label_studio.url)
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.api_key)
     check(record, tmp_path)
+
+
+# ---------------------------------------------------------------------------------------------- annotate push, raters add
+
+
+def _job_file_of(args: list[str]) -> Path:
+    from lotdata.annotate.state import JobState
+
+    state, title = Path(args[args.index("--state-dir") + 1]), args[args.index("--project") + 1]
+    return JobState.path_for(state, title)
+
+
+def test_push_refuses_a_job_file_given_as_input_and_raters_add_waits_for_a_push(tmp_path: Path) -> None:
+    """Refused before any account or project is made (no server is reached: the URL is a closed port)."""
+    import os
+    import socket
+
+    from lotdata.io import lock_path_for
+
+    env = {"LABEL_STUDIO_URL": "http://127.0.0.1:9", "LABEL_STUDIO_API_KEY": "x", "COLUMNS": "400"}
+    state = tmp_path / "state"
+    stories = tmp_path / "stories.parquet"
+    stories.write_bytes(b"never read")
+    args = ["story_filter", "--input", str(stories), "--project", "p", "--state-dir", str(state)]
+    job_file = _job_file_of(args)
+    job_file.parent.mkdir(parents=True)
+    job_file.write_text('{"kept": true}\n')
+    clash = runner.invoke(app, ["annotate", "push", *args, "--gold", str(job_file)], env=env)
+    assert clash.exit_code == 1 and "STATE/jobs/PROJECT.json" in clash.output, clash.output
+    assert job_file.read_text() == '{"kept": true}\n'
+    lock = lock_path_for(job_file)  # a push of that title is running
+    lock.write_text(json.dumps({"pid": 1 if os.getpid() != 1 else os.getppid(), "host": socket.gethostname()}))
+    waits = runner.invoke(app, ["annotate", "raters", "add", "rita", "--state-dir", str(state)], env=env)
+    assert waits.exit_code == 1 and "another lotdata run" in waits.output, waits.output
+    assert not (state / "team.json").exists() and job_file.read_text() == '{"kept": true}\n'
+
+
+def test_push_cut_short_after_a_rater_has_published_what_the_server_holds(
+    label_studio, conn, tmp_path: Path, monkeypatch
+) -> None:
+    """The job file is published before the first import and after each rater's project (`Run.checkpoint`): a push
+    cut short between two raters leaves the first rater's project and the opaque ids on disk, so the next push
+    finds them (it would otherwise refuse: a project exists that the state does not know)."""
+    from lotdata.annotate import push as push_module
+    from lotdata.annotate.client import ServerUnavailable, export_tasks
+    from lotdata.annotate.state import JobState
+
+    args = commands._push_sample(tmp_path) + ["--raters", "2"]
+    state = Path(args[args.index("--state-dir") + 1])
+    assert lotdata(label_studio, "annotate", "raters", "add", "cuta", "cutb", "--state-dir", str(state)).exit_code == 0
+    real, done = push_module.push_to_rater, []
+
+    def cut(conn, job_state, rater, **kwargs):
+        if done:
+            raise ServerUnavailable("the server went away")
+        done.append(rater)
+        return real(conn, job_state, rater, **kwargs)
+
+    monkeypatch.setattr(push_module, "push_to_rater", cut)
+    failed = lotdata(label_studio, "annotate", "push", *args)
+    assert failed.exit_code == 1 and "the server went away" in failed.output, failed.output
+    title = args[args.index("--project") + 1]
+    first = JobState.find(state, title, label_studio.url)
+    assert first is not None and list(first.projects) == ["cuta"] and first.tasks
+    monkeypatch.undo()
+    again = lotdata(label_studio, "annotate", "push", *args)
+    assert again.exit_code == 0, again.output
+    job = JobState.find(state, title, label_studio.url)
+    assert job.salt == first.salt and job.projects["cuta"] == first.projects["cuta"] and "cutb" in job.projects
+    for rater in ("cuta", "cutb"):  # nothing imported twice
+        assert len(export_tasks(conn, job.projects[rater])) == len(job.tasks_for(rater)) > 0
+    assert not list(state.rglob("*.lotdata-next")) and not list(state.rglob("*.lock"))
+
+
+def test_raters_add_cut_short_keeps_the_new_account_in_the_team(
+    label_studio, conn, tmp_path: Path, monkeypatch
+) -> None:
+    """team.json is published as soon as the accounts are made: a `raters add` cut short while it gives the new rater
+    their projects still has the rater in the team (their password was shown once and exists nowhere else), and
+    the next run gives the projects."""
+    from lotdata.annotate import team as team_module
+    from lotdata.annotate.client import ServerUnavailable
+    from lotdata.annotate.state import JobState, Team
+
+    args = commands._push_sample(tmp_path) + ["--raters", "2"]
+    state = Path(args[args.index("--state-dir") + 1])
+    add = lambda *names: lotdata(label_studio, "annotate", "raters", "add", *names, "--state-dir", str(state))  # noqa: E731
+    assert add("adda", "addb").exit_code == 0
+    assert lotdata(label_studio, "annotate", "push", *args).exit_code == 0
+    title = args[args.index("--project") + 1]
+
+    def cut(*args, **kwargs):
+        raise ServerUnavailable("the server went away")
+
+    monkeypatch.setattr(team_module, "push_to_rater", cut)
+    failed = add("addc")
+    assert failed.exit_code == 1 and "the server went away" in failed.output, failed.output
+    assert "addc" in Team.load(state, label_studio.url).raters
+    assert "addc" not in JobState.find(state, title, label_studio.url).projects
+    monkeypatch.undo()
+    again = add("addc")
+    assert again.exit_code == 0 and "already in the team" in again.output and "password" not in again.output
+    job = JobState.find(state, title, label_studio.url)
+    assert sorted(job.projects) == ["adda", "addb", "addc"] and job.project_title("addc") in again.output
+
+
+def test_pull_asks_the_jobs_record_whether_the_assembly_is_complete(label_studio, conn, tmp_path: Path) -> None:
+    """A job's `check_complete` (human_perf's: every pushed item, every rater) decides; pull names no job."""
+    from dataclasses import replace
+
+    from lotdata.annotate.client import export_tasks, find_project
+    from lotdata.annotate.commands import PushParams
+    from lotdata.annotate.jobs import get_job, register_job, unregister_job
+    from lotdata.annotate.push import push
+    from lotdata.errors import InputError
+
+    asked = []
+
+    def short(assembled, job_state, allow_partial):
+        asked.append(allow_partial)
+        if not allow_partial:
+            raise InputError("short of what was pushed", path=str(job_state.path))
+
+    register_job(replace(get_job("story_filter"), name="short_filter", check_complete=short, order=999))
+    try:
+        args = commands._push_sample(tmp_path)
+        state, title = args[args.index("--state-dir") + 1], args[args.index("--project") + 1]
+        stories = args[args.index("--input") + 1]
+        push(conn, PushParams(job="short_filter", input_path=stories, project=title, state=state))
+        me = conn.call(conn.sdk.users.whoami).id
+        accept = [{"from_name": "decision", "to_name": "story", "type": "choices", "value": {"choices": ["accept"]}}]
+        for task in export_tasks(conn, find_project(conn, title).id):
+            conn.sdk.annotations.create(id=task["id"], result=accept, completed_by=me, lead_time=10.0)
+        out = tmp_path / "pulled"
+        pull = ["annotate", "pull", "short_filter", "--project", title, "--out", str(out), "--state-dir", state]
+        refused = lotdata(label_studio, *pull)
+        assert refused.exit_code == 3 and "short of what was pushed" in refused.output, refused.output
+        assert not out.exists() and asked == [False]
+        allowed = lotdata(label_studio, *pull, "--allow-partial")
+        assert allowed.exit_code == 0 and (out / "pull.json").exists() and asked == [False, True], allowed.output
+    finally:
+        unregister_job("short_filter")

@@ -269,6 +269,7 @@ def test_progress_lines_in_a_log_without_a_terminal(capsys, monkeypatch):
 
 
 def test_annotate_push_of_an_unknown_split_or_no_row_sends_nothing(tmp_path):
+    from lotdata.annotate.commands import PushParams
     from lotdata.annotate.workflow import push
     from lotdata.errors import InputError, LotdataError
 
@@ -281,9 +282,9 @@ def test_annotate_push_of_an_unknown_split_or_no_row_sends_nothing(tmp_path):
         == 0
     )
     with pytest.raises(LotdataError, match="--split bogus: not a split"):
-        push(None, "cloze_verify", tmp_path / "sct", "p", splits=["bogus"])  # refused before any server call
-    with pytest.raises(InputError, match="no row of split"):
-        push(None, "cloze_verify", tmp_path / "sct", "p", splits=["test"])  # test is empty here
+        push(None, PushParams(job="cloze_verify", input_path=str(tmp_path / "sct"), project="p", split=["bogus"]))
+    with pytest.raises(InputError, match="no row of split"):  # test is empty here; refused before any server call
+        push(None, PushParams(job="cloze_verify", input_path=str(tmp_path / "sct"), project="p", split="test"))
 
 
 def test_audit_bias_checks_the_tokenizer_before_any_sentence_is_scored(tmp_path, monkeypatch):

@@ -4,6 +4,8 @@
 export or paged pull; knows no job), `jobs` (one module per job, each a registered `JobSpec`: rows -> tasks,
 results -> answers -> tables -> files),
 `agreement` (majority vote, Fleiss' kappa, per-annotator statistics), `state` (what raters must not see, kept
-locally: hidden values, gold answers, the team), `workflow` (push, pull, status, raters end to end),
-`server` (a local Label Studio in its own venv), `cli` (`lotdata annotate raters add|push|status|pull`).
+locally: hidden values, gold answers, the team), `push`, `pull` and `team` (the loop end to end: push a job, pull
+and assemble it, add raters and follow their progress; `workflow` re-exports them), `commands` (the records of the
+commands that write: push, pull, raters add, check, qualify, sct-csv), `server` (a local Label Studio in its own
+venv), `cli` (`lotdata annotate raters add|push|status|pull`).
 """

@@ -14,28 +14,20 @@ import typer
 from lotdata.annotate.commands import (
     ANNOTATE_CHECK,
     ANNOTATE_PULL,
+    ANNOTATE_PUSH,
     ANNOTATE_QUALIFY,
+    ANNOTATE_RATERS_ADD,
     ANNOTATE_SCT_CSV,
     CHECK_FLAGGED_EXIT,
-    PROJECT_HELP,
     STATE_HELP,
-    jobs_help,
 )
-from lotdata.annotate.jobs import all_jobs, get_job
-from lotdata.clikit import command_of, console, errors, out_console, progress, summary_table
+from lotdata.clikit import command_of, console, errors, out_console, summary_table
 
 app = typer.Typer(
     no_args_is_help=True, help="Annotation jobs on Label Studio: push tasks, follow progress, pull and assemble."
 )
 
 
-def _per_job(text: str, value) -> str:
-    """`text` followed by each job's own value of something (its input, its raters), from the job records."""
-    return f"{text} " + ", ".join(f"{value(job)} ({job.name})" for job in all_jobs() if value(job) is not None) + "."
-
-
-_JOB = typer.Argument(..., help=jobs_help())
-_PROJECT = typer.Option(..., "--project", help=PROJECT_HELP)
 _STATE = typer.Option(
     None,
     "--state-dir",
@@ -47,120 +39,33 @@ raters_app = typer.Typer(no_args_is_help=True, help="The team of raters: account
 app.add_typer(raters_app, name="raters")
 
 
-def _splits(text: Optional[str]) -> Optional[list[str]]:
-    return [s.strip() for s in text.split(",") if s.strip()] if text else None
+def _state_from_env(command):
+    """--state-dir also reads LOTDATA_ANNOTATE_STATE, as `_STATE` does (`command_of` derives options without one)."""
+    from lotdata.annotate.state import STATE_ENV
+
+    for parameter in command.__signature__.parameters.values():
+        if parameter.name == "state":
+            parameter.default.envvar = STATE_ENV
+    return command
 
 
-@app.command("push")
-def push_cmd(
-    job: str = _JOB,
-    input_path: Optional[Path] = typer.Option(
-        None, "--input", help=_per_job("What the job reads:", lambda job: job.input_help)
-    ),
-    project: str = _PROJECT,
-    split: Optional[str] = typer.Option(
-        None, "--split", help="Splits to push, e.g. val,test (default: the job's own)."
-    ),
-    raters: Optional[int] = typer.Option(
-        None, "--raters", min=1, help=_per_job("Annotators per task; default:", lambda job: job.raters)
-    ),
-    limit: Optional[int] = typer.Option(
-        None,
-        "--limit",
-        min=1,
-        help="Push at most this many rows (or inputs, where a task shows several rows side by side).",
-    ),
-    batch_size: int = typer.Option(2000, "--batch-size", min=1, help="Tasks per import request."),
-    gold: Optional[Path] = typer.Option(
-        None, "--gold", help='Known-answer tasks to mix in: JSON lines {"data": {...}, "answer": {question: value}}.'
-    ),
-    assign: Optional[str] = typer.Option(
-        None,
-        "--assign",
-        help="Raters of the team who get this job (comma-separated; default: the whole team, and raters added later).",
-    ),
-    state: Optional[Path] = _STATE,
-    sample: Optional[int] = typer.Option(
-        None,
-        "--sample",
-        min=1,
-        help=_per_job(
-            "Push a seeded draw of this many inputs or examples; jobs that allow it:",
-            lambda job: job.sample_key and f"default {job.default_sample or 'all'}",
-        ),
-    ),
-    seed: int = typer.Option(
-        0, "--seed", help="Seed of --sample and of the jobs' shuffled orders (human_eval's A/B/C)."
-    ),
-    lang: Optional[str] = typer.Option(
-        None,
-        "--lang",
-        help=_per_job(
-            "Language of the raters' screens (a project keeps its first push's); the first is the job's default:",
-            lambda job: "/".join(dict.fromkeys([job.lang, *job.langs])),
-        ),
-    ),
-    n: Optional[int] = typer.Option(
-        None, "--n", min=1, help="A writing job (story_write): push this many empty writing slots (no --input)."
-    ),
-    words: Optional[str] = typer.Option(
-        None,
-        "--words",
-        help="clozet_write: the stories' length in words, MIN-MAX (LOT: about 50-500, the default; 0 for no bound).",
-    ),
-) -> None:
-    """Create or update the project(s) and import tasks under opaque ids; rows already there are not imported again.
-
-    With several raters per task and a team, every rater gets a project of their own (TITLE · NAME)."""
-    from lotdata.annotate.client import connect
-    from lotdata.annotate.workflow import job_load_options, push
-    from lotdata.errors import must_exist
-
-    with errors(), progress() as bar:
-        if input_path is not None:
-            must_exist(input_path, "--input")  # before connecting: a wrong path is not a server problem
-        elif n is None:
-            raise ValueError(f"{job} needs --input (or --n N for a writing job)")
-        get_job(job).pick_lang(lang)  # so is an unknown job or a language the job has no screen in
-        load_options = job_load_options(job, {"words": _word_range(words)})  # before connecting, as the rest
-        handle = bar.add_task(f"push {job}", total=None)
-        summary = push(
-            connect(),
-            job,
-            input_path,
-            project,
-            splits=_splits(split),
-            raters=raters,
-            limit=limit,
-            batch_size=batch_size,
-            progress=lambda k: bar.advance(handle, k),
-            gold=gold,
-            state=state,
-            assign=_splits(assign),
-            sample=sample,
-            seed=seed,
-            lang=lang,
-            slots=n,
-            load_options=load_options,
-        )
+def _render_push(summary: dict, params) -> None:
     if summary["mode"] == "shared" and summary["raters"] > 1:
         console.print(
             "warning: no team of raters (`lotdata annotate raters add`): one shared project, where raters can open each other's answers",
             highlight=False,
         )
-    out_console.print(summary_table(f"lotdata annotate push {job}", summary))
+    out_console.print(summary_table(f"lotdata annotate push {params.job}", summary))
 
 
-def _word_range(text: str | None) -> tuple[int, int] | None:
-    """`--words 50-500` as (50, 500); 0 is no bound."""
-    if text is None:
-        return None
-    low, sep, high = text.partition("-")
-    if not sep or not low.strip().isdigit() or not high.strip().isdigit():
-        raise ValueError(f"--words {text!r}: MIN-MAX in words, e.g. 50-500 (0 for no bound)")
-    if int(high) and int(low) > int(high):
-        raise ValueError(f"--words {text!r}: the minimum is above the maximum")
-    return int(low), int(high)
+def _render_raters(report: dict, params) -> None:
+    """Each rater's login (a new account's password, shown once) and their own projects."""
+    for name, entry in report.items():
+        if isinstance(entry, dict):
+            out_console.print(summary_table(f"rater {name}", entry))
+
+
+app.command("push")(_state_from_env(command_of(ANNOTATE_PUSH, _render_push)))
 
 
 @app.command("status")
@@ -195,30 +100,7 @@ def _count_table(title: str, rows: dict[str, dict]):
     return table
 
 
-@raters_app.command("add")
-def raters_add_cmd(
-    names: list[str] = typer.Argument(..., help="Rater names (letters, digits, . _ -)."), state: Optional[Path] = _STATE
-) -> None:
-    """Create a Label Studio account per rater and their own project of every job pushed per rater.
-
-    Prints each new rater's login (URL, e-mail, password) once on stdout: pass it on, it is stored nowhere."""
-    from lotdata.annotate.client import connect
-    from lotdata.annotate.workflow import add_raters
-
-    with errors():
-        report = add_raters(connect(), names, state=state)
-    for entry in report:
-        out_console.print(summary_table(f"rater {entry.pop('rater')}", entry))
-
-
-def _state_from_env(command):
-    """--state-dir also reads LOTDATA_ANNOTATE_STATE, as `_STATE` does (`command_of` derives options without one)."""
-    from lotdata.annotate.state import STATE_ENV
-
-    for parameter in command.__signature__.parameters.values():
-        if parameter.name == "state":
-            parameter.default.envvar = STATE_ENV
-    return command
+raters_app.command("add")(_state_from_env(command_of(ANNOTATE_RATERS_ADD, _render_raters)))
 
 
 def _render_check(summary: dict, params) -> None:

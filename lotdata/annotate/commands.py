@@ -1,14 +1,18 @@
-"""The `lotdata annotate` commands that write local files, as records (`lotdata.command`): `check`, `qualify` and
-`sct-csv`. The CLI, the library call and the conformance checks are derived from them, and the one runner gives
-each its checks, locks and atomic publication. What a command sends to Label Studio is a remote side effect the
-runner cannot stage; what it keeps locally (the state folder's files) is a declared output like any other."""
+"""The `lotdata annotate` commands that write local files, as records (`lotdata.command`): `check`, `qualify`,
+`sct-csv`, `push`, `pull` and `raters add`. The CLI, the library call and the conformance checks are derived from
+them, and the one runner gives each its checks, locks and atomic publication. What a command sends to Label Studio is
+a remote side effect the runner cannot stage; what it keeps locally (the state folder's files) is a declared output
+like any other. A state file that records what already happened on the server (push's job file, the team) is an
+`update` output published at every save (`Run.checkpoint`), so it never lags behind the server when a run is cut
+short."""
 
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from lotdata.annotate.state import state_dir
 from lotdata.command import Command, Output, Run, register_command
@@ -31,6 +35,13 @@ def jobs_help() -> str:
 
 
 PROJECT_HELP = "Project title (created on first push, found by title afterwards)."
+
+
+def _per_job(text: str, value) -> str:
+    """`text` followed by each job's own value of something (its input, its raters), from the job records."""
+    from lotdata.annotate.jobs import all_jobs
+
+    return f"{text} " + ", ".join(f"{value(job)} ({job.name})" for job in all_jobs() if value(job) is not None) + "."
 
 
 def _checks_help() -> str:
@@ -189,6 +200,20 @@ def resume_state_file(run: Run, label: str) -> Path:
     return staged
 
 
+def published_state_file(run: Run, label: str) -> Path:
+    """The staged copy of a state file (`update` output) that a run saves and publishes at every save
+    (`Run.checkpoint`), made ready from the published file: that one is never behind the server, while a copy a
+    run cut short left in staging may be (another command has published the file since)."""
+    import shutil
+
+    staged, published = run.out(label), run.final(label)
+    if published.exists():
+        shutil.copy2(published, staged)
+    elif staged.exists():
+        staged.unlink()
+    return staged
+
+
 def _qualify(run: Run) -> dict[str, Any]:
     from lotdata.annotate.client import connect
     from lotdata.annotate.qualify import qualify
@@ -211,7 +236,7 @@ def _qualify(run: Run) -> dict[str, Any]:
 def _qualify_sample(folder: Path) -> list[str]:
     """Needs a Label Studio server (LABEL_STUDIO_URL, LABEL_STUDIO_API_KEY): a team of one rater, the shipped quiz."""
     from lotdata.annotate.client import connect
-    from lotdata.annotate.workflow import add_raters
+    from lotdata.annotate.team import add_raters
     from lotdata.resources import asset_dir
 
     state = folder / "state"
@@ -371,20 +396,13 @@ def _pull_check(p: PullParams) -> None:
 
 def _pull(run: Run) -> dict[str, Any]:
     from lotdata.annotate.client import connect
-    from lotdata.annotate.workflow import pull
+    from lotdata.annotate.pull import pull
     from lotdata.progress import console
 
-    p: PullParams = run.params
     return pull(
         connect(),
-        p.job,
-        p.project,
+        run.params,
         run.out("--out"),
-        page_size=p.page_size,
-        state=p.state,
-        min_gold_accuracy=p.min_gold_accuracy,
-        drop_flagged=p.drop_flagged,
-        allow_partial=p.allow_partial,
         on_page=lambda n, k: console.print(f"page {n}: {k} tasks", highlight=False),
         published=run.final("--out"),
     )
@@ -396,7 +414,7 @@ def _pull_sample(folder: Path) -> list[str]:
     import secrets
 
     from lotdata.annotate.client import connect, export_tasks, find_project
-    from lotdata.annotate.workflow import push
+    from lotdata.annotate.push import push
     from lotdata.io import write_parquet
     from lotdata.schema import STORIES, table_from_rows
     from lotdata.sources.story import make_story_row
@@ -406,7 +424,7 @@ def _pull_sample(folder: Path) -> list[str]:
     text = "小明早上起床，发现外面下雨了。他带上伞去学校。路上他帮一位老人撑伞。老师表扬了他。他很开心。"
     write_parquet(table_from_rows([make_story_row(text, source="sample", lang="zh")], STORIES), stories)
     conn = connect()
-    push(conn, "story_filter", stories, title, state=state)
+    push(conn, PushParams(job="story_filter", input_path=str(stories), project=title, state=str(state)))
     me = conn.call(conn.sdk.users.whoami).id
     for task in export_tasks(conn, find_project(conn, title).id):
         if not task.get("annotations"):
@@ -429,5 +447,236 @@ ANNOTATE_PULL = register_command(
         arguments=("job",),
         check=_pull_check,
         sample=_pull_sample,
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# annotate push
+
+JOB_FILE = "STATE/jobs/PROJECT.json"
+
+
+@dataclass(frozen=True, kw_only=True)
+class PushParams:
+    job: str = param(help=jobs_help())
+    input_path: str | None = param(
+        None, help=_per_job("What the job reads:", lambda job: job.input_help), flag="--input", path="input"
+    )
+    project: str = param(help=PROJECT_HELP)
+    split: str | list[str] | None = param(None, help="Splits to push, e.g. val,test (default: the job's own).")
+    raters: int | None = param(None, help=_per_job("Annotators per task; default:", lambda job: job.raters), check=">0")
+    limit: int | None = param(
+        None,
+        help="Push at most this many rows (or inputs, where a task shows several rows side by side).",
+        check=">0",
+    )
+    batch_size: int = param(2000, help="Tasks per import request.", check=">0")
+    gold: str | None = param(
+        None,
+        help='Known-answer tasks to mix in: JSON lines {"data": {...}, "answer": {question: value}}.',
+        path="input",
+    )
+    assign: str | list[str] | None = param(
+        None,
+        help="Raters of the team who get this job (comma-separated; default: the whole team, and raters added later).",
+    )
+    state: str | None = param(None, help=STATE_HELP, flag="--state-dir")
+    sample: int | None = param(
+        None,
+        help=_per_job(
+            "Push a seeded draw of this many inputs or examples; jobs that allow it:",
+            lambda job: job.sample_key and f"default {job.default_sample or 'all'}",
+        ),
+        check=">0",
+    )
+    seed: int = param(0, help="Seed of --sample and of the jobs' shuffled orders (human_eval's A/B/C).")
+    lang: str | None = param(
+        None,
+        help=_per_job(
+            "Language of the raters' screens (a project keeps its first push's); the first is the job's default:",
+            lambda job: "/".join(dict.fromkeys([job.lang, *job.langs])),
+        ),
+    )
+    n: int | None = param(
+        None, help="A writing job (story_write): push this many empty writing slots (no --input).", check=">0"
+    )
+    words: str | None = param(
+        None,
+        help="clozet_write: the stories' length in words, MIN-MAX (LOT: about 50-500, the default; 0 for no bound).",
+    )
+
+
+def _job_file(p: PushParams) -> Path:
+    from lotdata.annotate.state import JobState
+
+    return JobState.path_for(state_dir(p.state), p.project)
+
+
+def _push_check(p: PushParams) -> None:
+    """Before any file or connection: the input is there (a wrong path is not a server problem), the job, its
+    language, splits and options exist, and the Label Studio SDK is installed (exit 4)."""
+    from lotdata.annotate.push import check_push
+    from lotdata.errors import require
+
+    check_push(p)
+    require("label_studio_sdk", "labelstudio")
+
+
+def _push_inputs(p: PushParams) -> dict[str, Any]:
+    from lotdata.annotate.qualify import Gate
+
+    directory = state_dir(p.state)
+    return {
+        "--input": p.input_path,
+        "--gold": p.gold,
+        "STATE/team.json": directory / "team.json",
+        "STATE/qualify/JOB.json": Gate.path_for(directory, p.job),
+    }
+
+
+def _push(run: Run) -> dict[str, Any]:
+    from lotdata.annotate.client import connect
+    from lotdata.annotate.push import push
+
+    p: PushParams = run.params
+    staged = published_state_file(run, JOB_FILE)
+    with _push_progress(run, p.job) as advance:
+        summary = push(
+            connect(), p, progress=advance, state_file=staged, on_saved=lambda _path: run.checkpoint(JOB_FILE)
+        )
+    summary["state"] = str(run.final(JOB_FILE))
+    return summary
+
+
+@contextmanager
+def _push_progress(run: Run, job: str) -> Iterator[Any]:
+    """advance(k) of the push's bar: the caller's (`run.hooks["progress"](name)` gives (on_start, advance); None:
+    no bar), else one of its own."""
+    if "progress" in run.hooks:
+        factory = run.hooks["progress"]
+        yield factory(f"push {job}")[1] if factory is not None else None
+        return
+    from lotdata.progress import progress
+
+    with progress() as bar:
+        handle = bar.add_task(f"push {job}", total=None)
+        yield lambda k: bar.advance(handle, k)
+
+
+def _push_sample(folder: Path) -> list[str]:
+    """Needs a Label Studio server (LABEL_STUDIO_URL, LABEL_STUDIO_API_KEY): two stories of the embedded sample
+    corpus (`lotdata read lotdata:sample`) pushed for story_filter under a title of their own."""
+    import secrets
+
+    import pyarrow.parquet as pq
+
+    from lotdata.command import get_command
+    from lotdata.io import write_parquet
+
+    stories = folder / "stories.parquet"
+    if not stories.exists():
+        read, corpus = get_command("read"), folder / "sample.parquet"
+        read.run(read.params(inputs=["lotdata:sample"], out=str(corpus)))
+        write_parquet(pq.read_table(corpus).slice(0, 2), stories)
+    title = f"sample push {secrets.token_hex(4)}"  # the server outlives the folder
+    return ["story_filter", "--input", str(stories), "--project", title, "--state-dir", str(folder / "state")]
+
+
+ANNOTATE_PUSH = register_command(
+    Command(
+        name="annotate push",
+        service="Label Studio",
+        params=PushParams,
+        execute=_push,
+        inputs=_push_inputs,
+        # the job file records what is on the server (opaque ids, projects): it is extended, and published at every
+        # save, before the first import and after each rater's project
+        outputs=lambda p: [Output(JOB_FILE, _job_file(p), update=True)],
+        summary="Create or update the project(s) and import tasks under opaque ids; rows already there are not "
+        "imported again.\n\nWith several raters per task and a team, every rater gets a project of their own "
+        "(TITLE · NAME).",
+        arguments=("job",),
+        check=_push_check,
+        sample=_push_sample,
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# annotate raters add
+
+TEAM_FILE = "STATE/team.json"
+
+
+@dataclass(frozen=True, kw_only=True)
+class RatersAddParams:
+    names: list[str] = param(help="Rater names (letters, digits, . _ -).")
+    state: str | None = param(None, help=STATE_HELP, flag="--state-dir")
+
+
+def _raters_add_check(p: RatersAddParams) -> None:
+    from lotdata.annotate.state import check_rater_name
+    from lotdata.errors import require
+
+    if not p.names:
+        raise ValueError("name at least one rater")
+    for name in p.names:
+        check_rater_name(name)
+    require("label_studio_sdk", "labelstudio")
+
+
+def _job_label(path: Path) -> str:
+    return f"STATE/jobs/{path.name}"
+
+
+def _raters_add_outputs(p: RatersAddParams) -> list[Output]:
+    """The team, and the file of every title pushed from the state folder (a rater added gets a project of each
+    job pushed per rater, recorded there): each extended, and published at every save."""
+    from lotdata.annotate.state import job_files
+
+    directory = state_dir(p.state)
+    jobs = [Output(_job_label(path), path, update=True) for path in job_files(directory)]
+    return [Output(TEAM_FILE, directory / "team.json", update=True), *jobs]
+
+
+def _raters_add(run: Run) -> dict[str, Any]:
+    from lotdata.annotate.client import connect
+    from lotdata.annotate.team import add_raters
+
+    p: RatersAddParams = run.params
+    team = published_state_file(run, TEAM_FILE)
+    jobs = [published_state_file(run, label) for label in run.declared if label != TEAM_FILE]
+    label_of = {path: label for label, path in run.staged.items()}
+    report = add_raters(
+        connect(),
+        p.names,
+        state=p.state,
+        team_file=team,
+        job_files=[path for path in jobs if path.exists()],
+        on_saved=lambda path: run.checkpoint(label_of[path]),
+    )
+    return {entry.pop("rater"): entry for entry in report}
+
+
+def _raters_add_sample(folder: Path) -> list[str]:
+    """Needs a Label Studio server (LABEL_STUDIO_URL, LABEL_STUDIO_API_KEY): one rater (an existing account is
+    taken as it is, so the server may outlive the folder)."""
+    return ["sampler", "--state-dir", str(folder / "state")]
+
+
+ANNOTATE_RATERS_ADD = register_command(
+    Command(
+        name="annotate raters add",
+        service="Label Studio",
+        params=RatersAddParams,
+        execute=_raters_add,
+        outputs=_raters_add_outputs,
+        summary="Create a Label Studio account per rater and their own project of every job pushed per rater.\n\n"
+        "Prints each new rater's login (URL, e-mail, password) once on stdout: pass it on, it is stored nowhere.",
+        arguments=("names",),
+        metavars={"names": "NAMES"},
+        check=_raters_add_check,
+        sample=_raters_add_sample,
     )
 )

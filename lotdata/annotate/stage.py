@@ -45,24 +45,23 @@ def check_environment(recipe: dict[str, Any], path: Any) -> None:
 
 
 def run(ctx: StepContext, params: PushParams, execution: ExecSettings, table: dict[str, Any], index: int) -> None:
-    from lotdata.annotate.client import connect
-    from lotdata.annotate.workflow import push
+    from lotdata.annotate.commands import ANNOTATE_PUSH
 
     target = ctx.step_input(params.input) if params.input is not None else (ctx.stories[-1] if ctx.stories else None)
     if target is None:
         raise LotdataError(f"{ctx.path}: [[annotate]] step {index}: no input (give input = a build out or a path)")
     must_exist(target, "input", hint=f" (recipe {ctx.path}, [[annotate]] step {index})")
     splits = [params.split] if isinstance(params.split, str) else params.split
-    summary = push(
-        connect(),
-        params.job,
-        target,
-        params.project,
-        splits=splits or None,
+    given = ANNOTATE_PUSH.params(
+        job=params.job,
+        input_path=str(target),
+        project=params.project,
+        split=splits or None,
         raters=params.raters,
         limit=params.limit,
         batch_size=params.batch_size,
     )
+    summary = ANNOTATE_PUSH.run(given, hooks={"command": ctx.command, "progress": None})
     ctx.finish(StepResult(f"annotate-{params.job}", [target], skipped=False, summary=summary))
 
 

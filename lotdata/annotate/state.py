@@ -16,7 +16,7 @@ import re
 import secrets
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from lotdata.errors import InputError, LotdataError
 from lotdata.io import write_text
@@ -61,8 +61,10 @@ class Team:
     raters: dict[str, Rater] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, directory: Path, url: str) -> "Team":
-        path = directory / "team.json"
+    def load(cls, directory: Path, url: str, *, path: Path | None = None) -> "Team":
+        """The team of the state folder `directory` (`path`: read and later save it there instead, e.g. a staged
+        copy of `team.json`)."""
+        path = path or directory / "team.json"
         if not path.exists():
             return cls(path, url)
         raw = _read_json(path)
@@ -119,22 +121,35 @@ class JobState:
         return directory / "jobs" / f"{slug}-{hashlib.sha256(title.encode()).hexdigest()[:10]}.json"
 
     @classmethod
-    def find(cls, directory: Path, title: str, url: str) -> "JobState | None":
-        path = cls.path_for(directory, title)
-        if not path.exists():
-            return None
+    def load(cls, path: Path, url: str) -> "JobState":
+        """The job state in `path` (it is saved back there), which must belong to the server at `url`."""
         raw = _read_json(path)
         _same_server(path, raw.get("url"), url)
         raw.pop("path", None)
         return cls(path=path, **raw)
 
     @classmethod
+    def find(cls, directory: Path, title: str, url: str, *, path: Path | None = None) -> "JobState | None":
+        """The state of the title pushed from `directory`, or None. `path`: read (and later save) it there instead
+        of its place in the folder (`annotate push` gives its staged copy)."""
+        path = path or cls.path_for(directory, title)
+        return cls.load(path, url) if path.exists() else None
+
+    @classmethod
     def new(
-        cls, directory: Path, url: str, job: str, title: str, raters_per_task: int, mode: str, *, lang: str = "zh"
+        cls,
+        directory: Path,
+        url: str,
+        job: str,
+        title: str,
+        raters_per_task: int,
+        mode: str,
+        *,
+        lang: str = "zh",
+        path: Path | None = None,
     ) -> "JobState":
-        return cls(
-            cls.path_for(directory, title), url, job, title, raters_per_task, mode, secrets.token_hex(16), lang=lang
-        )
+        path = path or cls.path_for(directory, title)
+        return cls(path, url, job, title, raters_per_task, mode, secrets.token_hex(16), lang=lang)
 
     def save(self) -> None:
         raw = asdict(self)
@@ -172,11 +187,11 @@ class JobState:
         return self.title if rater == SHARED else f"{self.title} · {rater}"
 
 
-def pushed_jobs(directory: Path, url: str) -> list[JobState]:
-    found = []
-    for path in sorted((directory / "jobs").glob("*.json")):
-        raw = _read_json(path)
-        _same_server(path, raw.get("url"), url)
-        raw.pop("path", None)
-        found.append(JobState(path=path, **raw))
-    return found
+def job_files(directory: Path) -> list[Path]:
+    """The state file of every title pushed from `directory`."""
+    return sorted((directory / "jobs").glob("*.json"))
+
+
+def pushed_jobs(directory: Path, url: str, *, paths: Sequence[Path] | None = None) -> list[JobState]:
+    """The state of every title pushed from `directory` (`paths`: read these files instead, e.g. staged copies)."""
+    return [JobState.load(path, url) for path in (job_files(directory) if paths is None else paths)]

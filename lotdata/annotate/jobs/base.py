@@ -92,6 +92,9 @@ class JobSpec:
     different raters whenever the team is large enough (`lotdata.annotate.assign`), else far apart in a rater's list.
     `demo_rows()` gives a few input rows and `simulate(task, rater) -> result` a Label Studio result a rater could
     give: the conformance test pushes, answers, pulls and assembles every job with them.
+    `check_complete(assembled, job_state, allow_partial)`: a pull asks it whether the assembly covers what the push
+    asked for (`job_state`: the pushed title's `lotdata.annotate.state.JobState`) and writes nothing when it raises
+    (human_perf: H from fewer items or raters than pushed, an InputError unless `allow_partial`).
     """
 
     name: str
@@ -123,6 +126,8 @@ class JobSpec:
     load_options: tuple[str, ...] = ()
     #: where the job comes in every listing (the CLI's help): the built-in ones in the order of the work, 1..11
     order: int = 100
+    #: `check_complete(assembled, job_state, allow_partial)`: refuses (raises) an assembly short of the push
+    check_complete: Callable[[dict[str, Any], Any, bool], None] | None = None
 
     def __post_init__(self) -> None:
         if not self.templates:

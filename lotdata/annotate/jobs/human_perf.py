@@ -22,6 +22,7 @@ from lotdata.annotate.jobs.base import (
     rounded,
 )
 from lotdata.annotate.jobs.senpos_refine import gapped_story
+from lotdata.errors import InputError
 from lotdata.schema import MASK_TOKENS
 
 #: the human performance file (LOT Section 5.3) that the Overall score's H_i reads
@@ -142,6 +143,45 @@ def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
     return {"human_perf": assembled["human_perf"]}
 
 
+def check_human_perf_complete(
+    report: dict[str, dict[str, Any]], job_state: Any, *, allow_partial: bool = False
+) -> None:
+    """Compare a human performance report with what the push asked for (every pushed item, `raters_per_task`
+    raters on each; `job_state`: the pushed title's `JobState`); record both in the report; refuse (exit 3) a
+    shortfall unless `allow_partial`."""
+    pushed: dict[str, int] = {}
+    for task in job_state.tasks.values():
+        kind = (task.get("hidden") or {}).get("task")
+        if kind and not task.get("gold"):
+            pushed[kind] = pushed.get(kind, 0) + 1
+    asked = job_state.raters_per_task
+    short = []
+    for kind, n_pushed in sorted(pushed.items()):
+        entry = report.get(kind)
+        items, raters = (entry["n_items"], entry.get("n_raters_min", entry["n_raters"])) if entry else (0, 0)
+        if items < n_pushed:
+            short.append(f"{kind}: {items} of {n_pushed} items answered")
+        if entry and raters < asked:
+            short.append(f"{kind}: an item answered by {raters} of {asked} raters")
+        if entry:
+            entry.update(items_pushed=n_pushed, raters_asked=asked)
+    if short and not allow_partial:
+        raise InputError(
+            "human performance from fewer items or raters than the job asked for ("
+            + "; ".join(short)
+            + "): H would not be what the job measures; pull again when the raters are done, or "
+            "--allow-partial to write it marked partial",
+            path=str(job_state.path),
+        )
+    for entry in report.values():
+        entry["partial"] = bool(short)
+
+
+def check_complete(assembled: dict[str, Any], job_state: Any, allow_partial: bool) -> None:
+    """The record's `check_complete`: H from every item the push sent, each answered by the raters it asked for."""
+    check_human_perf_complete(assembled["human_perf"], job_state, allow_partial=allow_partial)
+
+
 def demo_rows() -> list[Row]:
     clozet = [
         {
@@ -192,6 +232,7 @@ SPEC = register_job(
         default_sample=100,
         sample_per=lambda r: f"{r['_task']}:{r['split']}",
         templates={"zh": "human_perf", "en": "en/human_perf"},
+        check_complete=check_complete,
         descriptions={
             "zh": "人类表现（LOT 5.3 节）：回答 ClozeT 和 SenPos 理解题，选出你认为正确的一项。每道题一个任务。",
             "en": "Human performance (LOT Section 5.3): answer ClozeT and SenPos questions; choose the option you think is right. One task per question.",
