@@ -147,11 +147,44 @@ def test_qualify_quiz_folder_clash_and_full_disk(label_studio, conn, tmp_path: P
     bad = run("annotate", "qualify", "story_write", "--quiz", quiz, "--pass", "1.5")
     assert bad.exit_code == 1 and "--pass" in bad.output and gate.read_bytes() == before
     staged = gate.parent / ".story_write.json.lotdata-next" / "story_write.json"
-    assert staged.exists()  # the failed run's copy: a run cut short after sending quizzes resumes from it
-    staged.write_text("half")  # ... unless it is not whole
+    assert staged.exists()  # the failed run's parts stay apart from the published gate
+    staged.write_text("half")  # a run starts from the published gate (published at every save), never from these
     again = run("annotate", "qualify", "story_write", "--quiz", quiz)
     assert again.exit_code == 0, again.output
     assert json.loads(gate.read_text())["raters"]["gatekeeper"] and not staged.parent.exists()
+
+
+def test_a_qualify_cut_short_keeps_the_quizzes_it_sent(label_studio, tmp_path: Path, monkeypatch) -> None:
+    """The gate is published at every save: a qualify cut short after one rater's quiz was sent has that quiz on
+    disk, and the next run scores it instead of sending the rater a second quiz."""
+    from lotdata.annotate import qualify as qualify_module
+    from lotdata.errors import LotdataError
+
+    state = tmp_path / "state"
+    run = lambda *args: lotdata(label_studio, *map(str, args), "--state-dir", str(state))  # noqa: E731
+    assert run("annotate", "raters", "add", "ann", "bob").exit_code == 0
+    quiz = tmp_path / "quiz.jsonl"
+    quiz.write_bytes((Path(asset_dir("annotation_templates")) / "quizzes" / "story_write.en.jsonl").read_bytes())
+    real, sent = qualify_module._send, []
+
+    def second_fails(conn, gate, name, questions):
+        if sent:
+            raise LotdataError("the server went away")
+        sent.append(name)
+        return real(conn, gate, name, questions)
+
+    monkeypatch.setattr(qualify_module, "_send", second_fails)
+    cut = run("annotate", "qualify", "story_write", "--quiz", quiz)
+    assert cut.exit_code == 1 and "went away" in cut.output
+    gate = state / "qualify" / "story_write.json"
+    first = json.loads(gate.read_text())["raters"][sent[0]]
+    assert len(first) == 1 and first[0]["project_id"]
+    monkeypatch.undo()
+    again = run("annotate", "qualify", "story_write", "--quiz", quiz)
+    assert again.exit_code == 0, again.output
+    raters = json.loads(gate.read_text())["raters"]
+    assert raters[sent[0]] == first or raters[sent[0]][0]["project_id"] == first[0]["project_id"]
+    assert len(raters[sent[0]]) == 1 and len(raters) == 2  # no second quiz for the first rater
 
 
 # ---------------------------------------------------------------------------------------------- the runner's checks

@@ -183,23 +183,6 @@ def _qualify_check(p: QualifyParams) -> None:
         raise ValueError(f"--lang {p.lang!r}: en or zh")
 
 
-def resume_state_file(run: Run, label: str) -> Path:
-    """The staged copy of a state file (`update` output), made ready: what a run cut short left there is kept (it
-    records what was already sent to the server), unless it is not whole JSON; then the published file is used."""
-    import shutil
-
-    staged, published = run.out(label), run.final(label)
-    if staged.exists():
-        try:
-            json.loads(staged.read_text(encoding="utf-8"))
-            return staged
-        except (OSError, ValueError):
-            staged.unlink()
-    if published.exists():
-        shutil.copy2(published, staged)
-    return staged
-
-
 def published_state_file(run: Run, label: str) -> Path:
     """The staged copy of a state file (`update` output) that a run saves and publishes at every save
     (`Run.checkpoint`), made ready from the published file: that one is never behind the server, while a copy a
@@ -219,7 +202,7 @@ def _qualify(run: Run) -> dict[str, Any]:
     from lotdata.annotate.qualify import qualify
 
     p: QualifyParams = run.params
-    gate = resume_state_file(run, "STATE/qualify/JOB.json")
+    gate = published_state_file(run, "STATE/qualify/JOB.json")
     return qualify(
         connect(),
         p.job,
@@ -230,6 +213,7 @@ def _qualify(run: Run) -> dict[str, Any]:
         lang=p.lang,
         state=p.state,
         gate_file=gate,
+        on_saved=lambda _path: run.checkpoint("STATE/qualify/JOB.json"),
     )
 
 

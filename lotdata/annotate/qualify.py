@@ -19,7 +19,7 @@ import json
 import secrets
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from lotdata.annotate.client import (
     Connection,
@@ -154,10 +154,12 @@ def qualify(
     lang: str = "en",
     state: str | Path | None = None,
     gate_file: str | Path | None = None,
+    on_saved: Callable[[Path], None] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Send, score or re-send each rater's quiz; returns per rater the status line, the score and the quiz's page.
     `gate_file`: where the gate (`STATE/qualify/JOB.json`) is read and written instead (`annotate qualify` gives its
-    staged copy, published when the run ends)."""
+    staged copy); `on_saved(path)` is called after each save (the command publishes the gate at once: it records
+    quizzes already sent to the server)."""
     from lotdata.annotate.jobs import get_job
 
     get_job(job)  # an unknown job is exit 1 before anything is created
@@ -190,6 +192,8 @@ def qualify(
         if not attempts or _may_retry(gate, attempts):
             attempts.append(_send(conn, gate, name, questions))
         gate.save()
+        if on_saved is not None:
+            on_saved(gate.path)
         last = attempts[-1]
         report[name] = {
             "status": gate.describe(name),
