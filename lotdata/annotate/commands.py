@@ -199,7 +199,7 @@ def published_state_file(run: Run, label: str) -> Path:
 
 def _qualify(run: Run) -> dict[str, Any]:
     from lotdata.annotate.client import connect
-    from lotdata.annotate.qualify import qualify
+    from lotdata.annotate.qualify import GateFile, qualify
 
     p: QualifyParams = run.params
     gate = published_state_file(run, "STATE/qualify/JOB.json")
@@ -212,8 +212,7 @@ def _qualify(run: Run) -> dict[str, Any]:
         retry_after_hours=p.retry_after,
         lang=p.lang,
         state=p.state,
-        gate_file=gate,
-        on_saved=lambda _path: run.checkpoint("STATE/qualify/JOB.json"),
+        gate_file=GateFile(gate, on_saved=lambda _path: run.checkpoint("STATE/qualify/JOB.json")),
     )
 
 

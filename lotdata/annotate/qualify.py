@@ -143,6 +143,14 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
 
 
+@dataclass(frozen=True)
+class GateFile:
+    """Where a qualify run keeps its gate instead of `STATE/qualify/JOB.json`, and `on_saved(path)` after each save."""
+
+    path: str | Path
+    on_saved: Callable[[Path], None] | None = None
+
+
 def qualify(
     conn: Connection,
     job: str,
@@ -153,13 +161,12 @@ def qualify(
     retry_after_hours: float | None = None,
     lang: str = "en",
     state: str | Path | None = None,
-    gate_file: str | Path | None = None,
-    on_saved: Callable[[Path], None] | None = None,
+    gate_file: GateFile | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Send, score or re-send each rater's quiz; returns per rater the status line, the score and the quiz's page.
-    `gate_file`: where the gate (`STATE/qualify/JOB.json`) is read and written instead (`annotate qualify` gives its
-    staged copy); `on_saved(path)` is called after each save (the command publishes the gate at once: it records
-    quizzes already sent to the server)."""
+    `gate_file`: where the gate (`STATE/qualify/JOB.json`) is read and written instead, and what to call after each
+    save (`annotate qualify` gives its staged copy and publishes it at every save: it records quizzes already sent
+    to the server)."""
     from lotdata.annotate.jobs import get_job
 
     get_job(job)  # an unknown job is exit 1 before anything is created
@@ -177,7 +184,7 @@ def qualify(
         )
     if not names:
         raise LotdataError("no rater in the team: add them with `lotdata annotate raters add`")
-    path = Path(gate_file) if gate_file is not None else Gate.path_for(directory, job)
+    path = Path(gate_file.path) if gate_file is not None else Gate.path_for(directory, job)
     gate = Gate.find(directory, job, conn.url, path=path) or Gate(
         path, conn.url, job, pass_mark, retry_after_hours, lang, secrets.token_hex(16)
     )
@@ -192,8 +199,8 @@ def qualify(
         if not attempts or _may_retry(gate, attempts):
             attempts.append(_send(conn, gate, name, questions))
         gate.save()
-        if on_saved is not None:
-            on_saved(gate.path)
+        if gate_file is not None and gate_file.on_saved is not None:
+            gate_file.on_saved(gate.path)
         last = attempts[-1]
         report[name] = {
             "status": gate.describe(name),
