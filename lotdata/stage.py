@@ -179,6 +179,11 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
 }
 
 
+def in_range(check: str | None, value: Any) -> bool:
+    """Whether the number `value` meets `check` (">0", ">=0", "share"; None: any)."""
+    return check is None or _CHECKS[check][0](value)
+
+
 def expected(info: ParamInfo) -> str:
     """What a value of `info` must be, in words ("an integer > 0")."""
     allowed = info.allowed() if not callable(info.choices) else None

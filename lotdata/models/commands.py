@@ -13,6 +13,7 @@ from typing import Any
 
 from lotdata.command import Command, Output, Run, register_command
 from lotdata.datasets.registry import task_names
+from lotdata.models.config import SETTING_CHECKS
 from lotdata.stage import param
 
 #: what a run folder of `baseline train` holds (and `baseline predict` reads)
@@ -169,15 +170,20 @@ class TrainParams:
     out: str = param(help="Run folder (best/, last/, history.jsonl, results.json).")
     checkpoint: str | None = param(None, help="Local checkpoint folder (overrides the config's).")
     variant: str = param("full", help="Understanding input: full, wo_context, wo_long (LOT 5.5).")
-    epochs: int | None = param(None)
-    batch_size: int | None = param(None, help="Default 12 (the paper's).")
-    gpu_batch_size: int | None = param(None, help="Batch size when a GPU is used.")
-    grad_accum: int | None = param(None, help="Gradient accumulation steps.")
-    max_length: int | None = param(None, help="Default 512.")
-    lr: float | None = param(None, help="Default 3e-5.")
-    patience: int | None = param(None, help="Epochs without a better val score before stopping.")
+    # the config's settings, each with the range a config file is held to (`SETTING_CHECKS`)
+    epochs: int | None = param(None, check=SETTING_CHECKS["epochs"])
+    batch_size: int | None = param(None, help="Default 12 (the paper's).", check=SETTING_CHECKS["batch_size"])
+    gpu_batch_size: int | None = param(
+        None, help="Batch size when a GPU is used.", check=SETTING_CHECKS["gpu_batch_size"]
+    )
+    grad_accum: int | None = param(None, help="Gradient accumulation steps.", check=SETTING_CHECKS["grad_accum"])
+    max_length: int | None = param(None, help="Default 512.", check=SETTING_CHECKS["max_length"])
+    lr: float | None = param(None, help="Default 3e-5.", check=SETTING_CHECKS["learning_rate"])
+    patience: int | None = param(
+        None, help="Epochs without a better val score before stopping.", check=SETTING_CHECKS["patience"]
+    )
     seed: int | None = param(None)
-    train_size: int | None = param(None, help="Use this many training examples (seeded).")
+    train_size: int | None = param(None, help="Use this many training examples (seeded).", check=">0")
     device: str | None = param(None, help="cpu, cuda, cuda:1 (default: cuda when present).")
     mixed_precision: bool = param(True, help="Mixed precision on CUDA.", flag="--amp/--no-amp")
     resume: bool = param(True, help="Continue from OUT/last/state.pt when it exists.", flag="--resume/--restart")
@@ -287,7 +293,9 @@ class PredictParams:
     )
     seed: int | None = param(None, help="Sampling seed (default: the run's).")
     batch_size: int | None = param(
-        None, help="Examples per batch (default: the config's; on a GPU its gpu_batch_size).", check=">0"
+        None,
+        help="Examples per batch (default: the config's; on a GPU its gpu_batch_size).",
+        check=SETTING_CHECKS["batch_size"],
     )
     definition: str = param("lot", help="Scores shown: lot, nlpcc2021 or paper.")
 
@@ -464,7 +472,7 @@ class CurveParams:
     data: str = param(path="input")
     out: str = param(help="Folder: one run per size, curve.json, curve.png.")
     sizes: str = param("0.1,0.25,0.5,1.0", help="Fractions of the training set (or counts > 1).")
-    epochs: int | None = param(None)
+    epochs: int | None = param(None, check=SETTING_CHECKS["epochs"])
     device: str | None = param(None)
 
 
@@ -480,6 +488,10 @@ def curve_sizes(text: str) -> list[float]:
             ) from None
         if not math.isfinite(size) or size <= 0:
             raise ValueError(f"--sizes {text!r}: {part.strip()} is not a positive size")
+        if size > 1 and not size.is_integer():
+            raise ValueError(
+                f"--sizes {text!r}: {part.strip()} is neither a fraction (at most 1) nor a count of examples (a whole number)"
+            )
         sizes.append(size)
     return sizes
 

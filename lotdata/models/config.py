@@ -72,36 +72,55 @@ class BaselineConfig:
         }
 
 
-_KIND = {bool: "boolean (true or false)", int: "positive integer", float: "non-negative number"}
+#: the range of every number of [train] and [generate], as a `lotdata.stage` check (">0", ">=0"; a name not here, `seed`,
+#: takes any integer): a config file is checked against it here, and `baseline train`'s options
+#: (`lotdata.models.commands`) carry the same checks, so the CLI and a config refuse the same values
+SETTING_CHECKS = {
+    "batch_size": ">0",
+    "gpu_batch_size": ">0",
+    "max_length": ">0",
+    "learning_rate": ">0",  # 0 would train nothing
+    "epochs": ">0",
+    "grad_accum": ">0",
+    "patience": ">0",
+    "weight_decay": ">=0",
+    "warmup_ratio": ">=0",
+    "top_k": ">0",
+    "temperature": ">=0",
+    "max_new_tokens": ">0",
+}
+_RANGE_WORDS = {">0": "positive ", ">=0": "non-negative ", None: ""}
+
+
+def _in_range(kind: type, value: Any, check: str | None) -> bool:
+    from lotdata.stage import in_range
+
+    if isinstance(value, bool) or not isinstance(value, int if kind is int else (int, float)):
+        return False
+    return in_range(check, value)
 
 
 def _check_types(section: str, values: Any, cls: type, path: str) -> None:
-    """A wrong type (`batch_size = "twelve"`) is named with its file and key (exit 1), not met later."""
+    """A wrong type (`batch_size = "twelve"`) or a value out of its range (`SETTING_CHECKS`) is named with its
+    file and key (exit 1), not met later."""
     if not isinstance(values, dict):
         raise LotdataError(f"{path}: [{section}] must be a table of settings, not {values!r}")
     defaults = {f.name: f.default for f in fields(cls)}
     for key, value in values.items():
         if key not in defaults:
             continue  # reported by the constructor with the list of keys
-        default = defaults[key]
+        default, check = defaults[key], SETTING_CHECKS.get(key)
         if isinstance(default, bool):
-            ok = isinstance(value, bool)
-        elif isinstance(default, int) and default is not None:
-            ok = (
-                isinstance(value, int) and not isinstance(value, bool) and value > 0
-                if key != "seed"
-                else isinstance(value, int)
-            )
-        elif isinstance(default, float):
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+            ok, kind = isinstance(value, bool), "boolean (true or false)"
         elif default is None:  # gpu_batch_size: a number, "auto" or None (a saved run's meta writes null)
-            ok = (
-                value is None or value == "auto" or isinstance(value, int) and not isinstance(value, bool) and value > 0
-            )
+            ok = value is None or value == "auto" or _in_range(int, value, check)
+            kind = f'{_RANGE_WORDS[check]}integer or "auto"'
+        elif isinstance(default, (int, float)):
+            ok = _in_range(type(default), value, check)
+            kind = _RANGE_WORDS[check] + ("integer" if isinstance(default, int) else "number")
         else:
-            ok = True
+            ok, kind = True, type(default).__name__
         if not ok:
-            kind = 'positive integer or "auto"' if default is None else _KIND.get(type(default), type(default).__name__)
             raise LotdataError(f"{path}: [{section}] {key} = {value!r} is not a {kind}")
 
 
