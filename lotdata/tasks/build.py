@@ -425,6 +425,14 @@ def _plan(task: str, stories_paths: Sequence[str | Path], request: BuildRequest)
     )
 
 
+def split_spec(value: str, key: str) -> SplitSpec:
+    """A build's `split` (ratios or val/test sizes) or `clozet_split` (val/test sizes only) as the build reads it;
+    ValueError saying what is wrong (a recipe checks its [[build]] tables with it before any step)."""
+    if key == "clozet_split":
+        return _size_spec(value, "--clozet-split")  # type: ignore[return-value]
+    return parse_split_spec(value)
+
+
 def _size_spec(value: str | SplitSpec | None, option: str) -> SplitSpec | None:
     if value is None:
         return None

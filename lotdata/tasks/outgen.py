@@ -21,11 +21,14 @@ class OutgenParams:
     """`extractor`: "lot-rake" (LOT's Chinese RAKE, the default) or "rake-nltk"; `stopwords`: a stopword
     file (one word per line) instead of the shipped list, e.g. LOT's reference list."""
 
-    max_phrases: int = param(8, "At most this many outline phrases, the top-ranked RAKE phrases (LOT: 8).")
+    max_phrases: int = param(8, "At most this many outline phrases, the top-ranked RAKE phrases (LOT: 8).", check=">0")
     max_words: int = param(
-        8, "Phrases of more words than this are left out of the outline (LOT: 8).", flag="--max-phrase-words"
+        8,
+        "Phrases of more words than this are left out of the outline (LOT: 8).",
+        flag="--max-phrase-words",
+        check=">0",
     )
-    min_phrases: int = param(1, "Stories whose outline has fewer phrases are dropped.", cli=False)
+    min_phrases: int = param(1, "Stories whose outline has fewer phrases are dropped.", cli=False, check=">0")
     extractor: str = param("lot-rake", "lot-rake (LOT's Chinese RAKE) or rake-nltk.", cli=False)
     stopwords: str | None = param(
         None, "Stopword file (one word per line) instead of the shipped list, e.g. LOT's reference list."

@@ -31,15 +31,18 @@ class SenposParams:
     drops paragraphs of fewer than 4 units (LOT does not say; 3 units would leave a single gap)."""
 
     min_chars: int = param(
-        10, "Sentences shorter than this are merged; the removed one is at least this long (at least 1)."
+        10, "Sentences shorter than this are merged; the removed one is at least this long (at least 1).", check=">0"
     )
     max_words: int | None = param(
         500,
         "Paragraphs must have fewer jieba words than this; a longer story is cut into "
         "such paragraphs (LOT: 500; 0: no limit).",
+        check=">=0",
     )
     min_candidates: int = param(
-        2, "Fewest candidate gaps an example may have (at least 1; 2: paragraphs of at least 4 units; our choice)."
+        2,
+        "Fewest candidate gaps an example may have (at least 1; 2: paragraphs of at least 4 units; our choice).",
+        check=">0",
     )
     cut_paragraphs: bool = param(
         True, "Cut on the stories' own paragraph breaks first (LOT: paragraphs); --no-cut-paragraphs: the whole story."

@@ -51,6 +51,43 @@ class BuildParams(BuildOptions):
         if (self.task in from_cases) != (self.cases is not None):
             tasks = " or ".join(f'"{t}"' for t in from_cases)
             raise ValueError(f"'cases' (the written cases) goes with task = {tasks} and only there")
+        self.check_splits()
+        self.check_builder_options()
+
+    def check_splits(self) -> None:
+        """`split` and `clozet_split` read as the build reads them (`lotdata.tasks.build`), before any step runs."""
+        from lotdata.tasks.build import split_spec
+
+        for key in ("split", "clozet_split"):
+            value = getattr(self, key)
+            if value is not None:
+                try:
+                    split_spec(value, key)
+                except ValueError as exc:
+                    raise ValueError(f"'{key}': {exc}") from None
+
+    def check_builder_options(self) -> None:
+        """The table `params` against the task's builder's parameter record: known keys, each value's type and
+        range (`lotdata.stage.check_value`, as the CLI options of `lotdata build TASK` are checked)."""
+        from lotdata.datasets.registry import get_task
+        from lotdata.errors import InputError
+        from lotdata.stage import check_value, params_of
+
+        builder = get_task(self.task).builder if self.params else None
+        if builder is None or getattr(builder, "params", None) is None:
+            return  # no table, or ClozeT's written cases ('params' does not apply: said when the step runs)
+        try:
+            known = {p.name: p for p in params_of(builder.params)}
+        except TypeError:  # a plug-in's builder whose parameters are no recipe types: its own checks apply
+            return
+        unknown = sorted(set(self.params) - set(known))
+        if unknown:
+            raise ValueError(f"unknown {self.task} parameter(s) in 'params' {unknown}; known: {', '.join(known)}")
+        for key, value in self.params.items():
+            try:
+                check_value(known[key], value, "'params'")
+            except InputError as exc:
+                raise ValueError(str(exc)) from None
 
 
 def run(ctx: StepContext, params: BuildParams, execution: ExecSettings, table: dict[str, Any], index: int) -> None:
