@@ -58,6 +58,7 @@ def read_submissions(path: str | Path) -> list[dict[str, Any]]:
             raw = pq.read_table(path).to_pylist()
         except Exception as exc:  # a damaged or non-Parquet file is bad input, not a crash
             raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from None
+        _check_parquet_types(pq.read_schema(path), path)
         return [{**_submission(r, n, path), "row": n} for n, r in enumerate(raw, 1)]
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -119,9 +120,50 @@ def _read_csv(text: str, path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+_TEXT_FIELDS = ("title", "text", "right_ending", "wrong_ending", "segment", "original", "candidate", *SENTENCE_FIELDS)
+_TEXT_LISTS = ("sentences", "context")  # a list of strings (`context` may also be one string)
+
+
+def _check_parquet_types(schema: Any, path: Path) -> None:
+    """A text column of a Parquet submission file holds strings (`sentences`, `context`: lists of strings):
+    InputError naming the file and the column, not a number read as the story."""
+    import pyarrow as pa
+
+    from lotdata.errors import InputError
+
+    def is_text(t: Any) -> bool:
+        return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_null(t)
+
+    for field in schema:
+        t = field.type
+        if field.name in _TEXT_FIELDS and not is_text(t):
+            raise InputError(f"column {field.name!r} is {t}, not a string column", path=str(path))
+        if field.name in _TEXT_LISTS:
+            listed = (pa.types.is_list(t) or pa.types.is_large_list(t)) and is_text(t.value_type)
+            if not (listed or (field.name == "context" and is_text(t))):
+                raise InputError(f"column {field.name!r} is {t}, not a list of strings", path=str(path))
+
+
+def _check_value_types(value: Mapping[str, Any], n: int, path: Path) -> None:
+    """The text fields of one submission are strings (or absent/null): InputError naming the row and field."""
+    from lotdata.errors import InputError
+
+    for key in _TEXT_FIELDS:
+        if value.get(key) is not None and not isinstance(value[key], str):
+            kind = type(value[key]).__name__
+            raise InputError(f"field {key!r} is not a string ({kind})", path=str(path), row=n)
+    for key in _TEXT_LISTS:
+        item = value.get(key)
+        if item is None or (key == "context" and isinstance(item, str)):
+            continue
+        if not isinstance(item, (list, tuple)) or not all(s is None or isinstance(s, str) for s in item):
+            raise InputError(f"field {key!r} is not a list of strings", path=str(path), row=n)
+
+
 def _submission(value: Mapping[str, Any], n: int, path: Path) -> dict[str, Any]:
     from lotdata.errors import InputError
 
+    _check_value_types(value, n, path)
     row: dict[str, Any] = {"id": str(value.get("id") or value.get("story_id") or value.get("uid") or n)}
     for key in ("lang", "title", "right_ending", "wrong_ending", "segment", "original", "candidate"):
         if key in value:

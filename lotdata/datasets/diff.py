@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 from lotdata.datasets.inputs import open_input
 from lotdata.errors import InputError
 from lotdata.io import MANIFEST_NAME, sha256_file
-from lotdata.schema import SPLITS, TASK_SCHEMAS, table_kind
+from lotdata.schema import ALL_SCHEMAS, SPLITS, TASK_SCHEMAS, table_kind
 
 #: exit codes of `lotdata diff` (README: "lotdata diff")
 EXIT_EQUAL, EXIT_DIFFERENT, EXIT_BAD_INPUT, EXIT_MOVED = 0, 1, 3, 5
@@ -143,7 +143,7 @@ def _manifest_files(folder: Path, manifest: Mapping[str, Any]) -> dict[str, tupl
 def _file_pairs(a: Path, b: Path, kind: str) -> list[TablePair]:
     if kind == "table":
         return [TablePair(a.name, table_kind(_parquet(a).schema_arrow) or "", [(None, a)], [(None, b)])]
-    ma, mb = json.loads((a / MANIFEST_NAME).read_text("utf-8")), json.loads((b / MANIFEST_NAME).read_text("utf-8"))
+    ma, mb = _manifest(a), _manifest(b)
     fa, fb = _manifest_files(a, ma), _manifest_files(b, mb)
     names = [n for n in dict.fromkeys([*fa, *fb])]
     as_splits = kind in ("dataset", "stories-splits") and all(n in SPLITS for n in names)
@@ -231,27 +231,39 @@ def diff_documents(
     return {"changed": changed, "ignored": informational}
 
 
+def _manifest(folder: Path) -> dict[str, Any]:
+    """A dataset folder's manifest.json; not JSON (or not an object): InputError naming it."""
+    path = folder / MANIFEST_NAME
+    try:
+        value = json.loads(path.read_text("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"not valid JSON ({exc})", path=str(path)) from None
+    if not isinstance(value, dict):
+        raise InputError("not a JSON object", path=str(path))
+    return value
+
+
 def card_changes(a: Path, b: Path) -> list[str]:
-    """Lines of the dataset cards (README.md) that differ, with each side's command, input paths and folder
-    replaced by placeholders first (two builds into two folders write different command lines)."""
+    """Lines of the dataset cards (README.md) that differ, with both sides' commands, input paths and folders
+    replaced by placeholders first, in each card (two builds into two folders write different command lines; a
+    copied folder's card names the folder it was built in). Byte-identical cards have no change."""
     import difflib
 
-    sides = []
+    texts, values = [], []
     for folder in (a, b):
         card = folder / "README.md"
-        if not card.exists():
-            sides.append([])
-            continue
-        text = card.read_text("utf-8")
-        manifest = json.loads((folder / MANIFEST_NAME).read_text("utf-8"))
-        for value, placeholder in (
-            (manifest.get("command") or "", "<command>"),
-            (str(folder), "<out>"),
-            *((i.get("path") or "", "<input>") for i in manifest.get("inputs") or []),
-        ):
-            if value:
+        texts.append(card.read_text("utf-8") if card.exists() else None)
+        manifest = _manifest(folder)
+        values += [(manifest.get("command") or "", "<command>"), (str(folder), "<out>")]
+        values += [(i.get("path") or "", "<input>") for i in manifest.get("inputs") or []]
+    if texts[0] == texts[1]:
+        return []
+    sides = []
+    for text in texts:
+        for value, placeholder in sorted(values, key=lambda vp: -len(vp[0])):  # longest first: a path before its folder
+            if value and text is not None:
                 text = text.replace(value, placeholder)
-        sides.append(text.splitlines())
+        sides.append(text.splitlines() if text is not None else [])
     return [
         line
         for line in difflib.unified_diff(sides[0], sides[1], lineterm="", n=0)
@@ -266,7 +278,7 @@ def _volatile(key: str, ignore: tuple[str, ...]) -> bool:
 
 
 def _manifest_diff(a: Path, b: Path) -> dict[str, Any]:
-    ma, mb = json.loads((a / MANIFEST_NAME).read_text("utf-8")), json.loads((b / MANIFEST_NAME).read_text("utf-8"))
+    ma, mb = _manifest(a), _manifest(b)
     # input files are compared by content: the same file in another place is the same input
     for m in (ma, mb):
         m["inputs"] = sorted(i.get("sha256") or i.get("path") for i in m.get("inputs") or [])
@@ -436,6 +448,34 @@ def _parquet(path: Path) -> pq.ParquetFile:
         return pq.ParquetFile(path)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from exc
+
+
+def _shape(dtype: pa.DataType) -> str:
+    """What a column holds, as a table's schema promises it: text, a list of ..., or another type."""
+    if pa.types.is_dictionary(dtype):
+        return _shape(dtype.value_type)
+    if pa.types.is_list(dtype) or pa.types.is_large_list(dtype):
+        return f"list of {_shape(dtype.value_type)}"
+    if pa.types.is_string(dtype) or pa.types.is_large_string(dtype):
+        return "text"
+    return "other"
+
+
+def check_schema(path: Path, kind: str | None) -> None:
+    """A dataset table read by diff is checked against its schema (as every read is, `lotdata.schema.check_table`):
+    a column stored with another shape (a `sentences` list stored as a string) is bad input naming the file and the
+    column, not a difference. Columns absent from the file, or all null, are left to the comparison."""
+    expected = ALL_SCHEMAS.get(kind or "") or ALL_SCHEMAS.get(table_kind(_parquet(path).schema_arrow) or "")
+    if expected is None:
+        return
+    found = _parquet(path).schema_arrow
+    for column in expected:
+        if column.name not in found.names or pa.types.is_null(found.field(column.name).type):
+            continue
+        want, have = _shape(column.type), _shape(found.field(column.name).type)
+        if want != have:
+            message = f"column {column.name!r} is {found.field(column.name).type}, the schema has {column.type}"
+            raise InputError(message, path=str(path))
 
 
 def _batches(path: Path, columns: list[str] | None = None) -> Iterator[pa.RecordBatch]:
@@ -743,6 +783,8 @@ def _shown(row: Mapping[str, Any], rule: TableRule) -> dict[str, Any]:
 def diff_table(pair: TablePair, *, sample: int = 3, seed: int = 0, workdir: Path | None = None) -> dict[str, Any]:
     """Compare one table on both sides, streaming (module docstring); a dict ready for JSON."""
     rule = TABLE_RULES.get(pair.kind) or TableRule((_schema_of(pair.files_a or pair.files_b).names[0],))
+    for _, path in [*pair.files_a, *pair.files_b]:
+        check_schema(path, pair.kind)
     schema_a, schema_b = _schema_of(pair.files_a), _schema_of(pair.files_b)
     names_a, names_b = (schema_a.names if schema_a else []), (schema_b.names if schema_b else [])
     fields = [n for n in dict.fromkeys([*names_a, *names_b]) if n not in rule.key]

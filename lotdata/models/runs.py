@@ -30,8 +30,21 @@ def _round(seconds: float | None) -> float | None:
 
 
 def _read_results(run: Path) -> dict[str, Any]:
-    path = run / RESULTS_FILE
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return _load_results(run / RESULTS_FILE)
+
+
+def _load_results(path: Path, shown: Path | None = None) -> dict[str, Any]:
+    """A run's results.json ({} when absent); not JSON or not an object: InputError naming it (`shown`: the
+    path the user knows when `path` is a staged copy of it)."""
+    if not path.exists():
+        return {}
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{RESULTS_FILE} is not valid JSON ({exc})", path=str(shown or path)) from None
+    if not isinstance(value, dict):
+        raise InputError(f"{RESULTS_FILE} is not a JSON object", path=str(shown or path))
+    return value
 
 
 def _write_results(run: Path, results: dict[str, Any]) -> None:
@@ -141,7 +154,7 @@ def predict_run(
         summary["scores"] = by_definition[definition]
         if (run / RESULTS_FILE).exists() or (run / "best").exists():
             kept = Path(results_file) if results_file is not None else run / RESULTS_FILE
-            results = json.loads(kept.read_text(encoding="utf-8")) if kept.exists() else {}
+            results = _load_results(kept, shown=run / RESULTS_FILE)
             results.setdefault("scores", {})[split] = by_definition["lot"]
             if "nlpcc2021" in by_definition:
                 results.setdefault("scores_nlpcc2021", {})[split] = by_definition["nlpcc2021"]

@@ -29,6 +29,7 @@ from lotdata.datasets.formats import Record, format_names, get_format
 from lotdata.errors import InputError, LotdataError, must_exist
 from lotdata.sources.story import make_story_row
 from lotdata.text import join_sentences, normalize_text
+from lotdata.text.decoding import invalid_bytes, printable
 from lotdata.text.normalize import language_problem
 from lotdata.text.sentences import paragraph_breaks
 
@@ -67,7 +68,13 @@ def _check_file(path: Path) -> None:
 
 
 def _quarantine_row(path: str, record: Record) -> dict[str, Any]:
-    return {"path": path, "row": record.row, "reason": record.reason, "raw": record.raw[:RAW_LIMIT]}
+    return {"path": path, "row": record.row, "reason": record.reason, "raw": printable(record.raw[:RAW_LIMIT])}
+
+
+def _undecodable(record: Record) -> str | None:
+    """The reason a record of a damaged UTF-8 file holds invalid bytes (kept apart by `decode_bytes`), or None."""
+    fields = [record.raw, record.text, record.title, record.source_id, *(record.sentences or [])]
+    return next((reason for f in fields if isinstance(f, str) and (reason := invalid_bytes(f))), None)
 
 
 def _story_row(
@@ -149,6 +156,8 @@ def read_stories(
         for record in spec.parse(path):
             counts["read"] += 1
             record_path = record.path or str(path)
+            if record.reason is None:
+                record.reason = _undecodable(record)
             if record.reason is None and not (record.text or "").strip():
                 record.reason = "empty story"
             if record.reason is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 from pathlib import Path
 
 from lotdata.errors import InputError
@@ -29,6 +30,10 @@ def decode_bytes(data: bytes, path: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         pass
+    if damaged_utf8(data):
+        # UTF-8 with a few invalid bytes: each kept as a lone surrogate (U+DC80..U+DCFF) so the reader puts the
+        # records holding one in the quarantine (`invalid_bytes`) instead of guessing a codec for the whole file
+        return data.decode("utf-8", errors="surrogateescape")
     from charset_normalizer import from_bytes
 
     best = from_bytes(data).best()
@@ -42,6 +47,40 @@ def decode_bytes(data: bytes, path: str) -> str:
         return data.decode(encoding)
     except (UnicodeDecodeError, LookupError) as exc:
         raise InputError(f"cannot decode the file (guessed {encoding}: {exc})", path=path) from exc
+
+
+_INVALID = re.compile("[\udc80-\udcff]")
+_MULTIBYTE = re.compile("[^\x00-\x7f\udc80-\udcff]")
+_STRAY_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def damaged_utf8(data: bytes) -> bool:
+    """Whether bytes that are not valid UTF-8 are UTF-8 text with a few invalid bytes rather than a file in another
+    encoding: more well-formed multi-byte UTF-8 characters than invalid bytes (a GBK, Big5 or Latin-1 file has
+    far more invalid bytes than accidental UTF-8 sequences), or a byte order mark inside the text (FF FE / FE FF,
+    bytes of another file spliced in; no legacy-encoded story holds "ÿþ")."""
+    if b"\x00" in data:  # binary, or UTF-16/32 without a byte order mark: not damaged UTF-8
+        return False
+    text = data.decode("utf-8", errors="surrogateescape")
+    invalid = len(_INVALID.findall(text))
+    valid = len(_MULTIBYTE.findall(text))
+    return invalid <= valid or any(bom in data[1:] for bom in _STRAY_BOMS)
+
+
+def invalid_bytes(text: str) -> str | None:
+    """The reason a decoded record holds bytes that are not UTF-8 (see :func:`decode_bytes`), or None."""
+    bad = [f"0x{ord(c) - 0xDC00:02x}" for c in _INVALID.findall(text)]
+    if not bad:
+        return None
+    shown = " ".join(bad[:8]) + (" ..." if len(bad) > 8 else "")
+    return f"invalid UTF-8 bytes ({shown}) in a UTF-8 file: not stored as guessed characters"
+
+
+def printable(text: str) -> str:
+    """`text` with the invalid bytes kept by :func:`decode_bytes` written as \\xNN (storable as UTF-8)."""
+    if not _INVALID.search(text):
+        return text
+    return text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="backslashreplace")
 
 
 def unify_line_ends(text: str) -> str:

@@ -79,9 +79,12 @@ def csv_rows(path: Path) -> tuple[list[str], Iterator[CsvRow]]:
         raise InputError(f"unreadable csv header ({exc})", path=str(path)) from exc
     header = [h.strip() for h in header] if header else []
 
+    lines = io.StringIO(text, newline="").readlines()
+
     def rows() -> Iterator[CsvRow]:
         number = 0
         while True:
+            start = reader.line_num
             try:
                 values = next(reader)
             except StopIteration:
@@ -94,12 +97,26 @@ def csv_rows(path: Path) -> tuple[list[str], Iterator[CsvRow]]:
                 continue
             number += 1
             raw = ",".join(values)
+            if reader.line_num >= len(lines) and _unterminated(lines[start:]):
+                # a quote never closed: the csv reader ran the rest of the file into this record
+                where = f"line {start + 1}" + (f" to the end (line {len(lines)})" if len(lines) > start + 1 else "")
+                yield number, None, raw, f"unterminated quote: the record runs from {where} of the file"
+                return
             if len(values) != len(header):
                 yield number, None, raw, f"{len(values)} fields, the header has {len(header)}"
                 continue
             yield number, dict(zip(header, values)), raw, None
 
     return header, rows()
+
+
+def _unterminated(lines: list[str]) -> bool:
+    """Whether the csv record made of `lines` (the file's last) ends inside an open quote."""
+    try:
+        list(csv.reader(lines, strict=True))
+    except csv.Error as exc:
+        return "unexpected end of data" in str(exc)
+    return False
 
 
 def require_columns(header: list[str], needed: list[str], path: Path, what: str) -> None:
