@@ -268,7 +268,14 @@ def _card_inputs(p: CardParams) -> dict[str, Any]:
 
 def _card_check(p: CardParams) -> None:
     from lotdata.datasets.inputs import open_input
+    from lotdata.errors import InputError
 
+    manifest = Path(p.folder) / MANIFEST_NAME
+    if manifest.is_file():  # a manifest that is not JSON: bad input naming it (exit 3), before the lock
+        try:
+            json.loads(manifest.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise InputError(f"not valid JSON ({exc})", path=str(manifest)) from None
     open_input(p.folder, expect=("dataset",))  # a missing folder or another kind: refused before the lock
 
 
