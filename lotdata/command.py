@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from lotdata.errors import DiskError, InputError, LotdataError, is_expected
 from lotdata.exec import EXECUTION_FIELDS, fingerprint
-from lotdata.io import INCOMPLETE_MARKER, MANIFEST_NAME, lock_path_for, output_lock
+from lotdata.io import INCOMPLETE_MARKER, MANIFEST_NAME, errno_of, held_elsewhere, lock_path_for, output_lock
 from lotdata.paths import PathValue, check_outputs, real_path
 from lotdata.registry import Registry
 from lotdata.stage import check_value, params_of
@@ -63,7 +63,10 @@ class Output:
     may not write it (no rejected rows); a previous one is then removed, so a stale side file never survives.
     `update`: the run extends what is there (its staging copy starts from the published output).
     `owned(path)`: whether an existing non-empty folder is one this command may replace (default: its
-    manifest's kind is `kind`)."""
+    manifest's kind is `kind`, and its task is `task` where one is given). `format`: what a file output holds
+    ("parquet"): an existing file that does not hold it is someone else's and is refused. `into`: the kinds of
+    lotdata folder a file output may be written into (a card into its dataset); any other lotdata folder is
+    refused (a stray file would break what its manifest lists)."""
 
     label: str
     path: Path
@@ -72,6 +75,9 @@ class Output:
     optional: bool = False
     update: bool = False
     owned: Callable[[Path], bool] | None = None
+    task: str | None = None
+    format: str | None = None
+    into: tuple[str, ...] = ()
 
     @property
     def is_folder(self) -> bool:
@@ -305,6 +311,20 @@ def check_declared(outputs: list[Output], inputs: Mapping[str, PathValue]) -> No
     check_outputs({o.label: o.path for o in outputs}, inputs)
     for output in outputs:
         check_output_kind(output)
+        check_not_inside_a_run(output)
+
+
+def check_not_inside_a_run(output: Output) -> None:
+    """Refuse an output inside a folder another live run is writing (a recipe's run folder holds its lock)."""
+    for parent in output.path.absolute().parents:
+        if not parent.name:
+            break
+        lock = held_elsewhere(parent)
+        if lock is not None:
+            raise OutputKindError(
+                f"{output.label} {output.path}: lies inside {parent}, which another lotdata run is writing "
+                f"({lock}); wait for it to end, or write elsewhere"
+            )
 
 
 def check_output_kind(output: Output) -> None:
@@ -328,8 +348,7 @@ def check_output_kind(output: Output) -> None:
     if not path.exists():
         return
     if not output.is_folder:
-        if path.is_dir():
-            raise OutputKindError(f"{output.label} {path}: is a folder; give a file name")
+        _check_file_output(output)
         return
     if not path.is_dir():
         raise OutputKindError(f"{output.label} {path}: exists and is a file; {output.label} names a folder")
@@ -337,16 +356,57 @@ def check_output_kind(output: Output) -> None:
         return
     held = folder_kind(path)
     what = f"a folder of kind {held!r}" if held else "a folder holding files lotdata did not write"
+    if held == output.kind and output.task is not None:
+        what = f"a {_folder_task(path)} {held} folder"
+        raise OutputKindError(
+            f"{output.label} {path}: is {what}, not a {output.task} one; this command replaces its folder whole, "
+            f"so give a new or empty folder (or delete this one)"
+        )
     raise OutputKindError(
         f"{output.label} {path}: is {what}, not one of kind {output.kind!r}; this command replaces its folder whole, "
         f"so give a new or empty folder (or delete this one)"
     )
 
 
+def _check_file_output(output: Output) -> None:
+    path = output.path
+    if path.is_dir():
+        raise OutputKindError(f"{output.label} {path}: is a folder; give a file name")
+    holder = folder_kind(path.parent) if (path.parent / MANIFEST_NAME).is_file() else None
+    if holder is not None and holder not in output.into:
+        raise OutputKindError(
+            f"{output.label} {path}: lies inside {path.parent}, a lotdata folder of kind {holder!r}; a file written "
+            "there would not match what its manifest lists: write it elsewhere"
+        )
+    if path.is_file() and output.format == "parquet" and not _is_parquet(path):
+        raise OutputKindError(
+            f"{output.label} {path}: exists and is not a Parquet file (someone else's file?); give a new name "
+            "or delete it"
+        )
+
+
+def _is_parquet(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(4) == b"PAR1"
+    except OSError:
+        return False
+
+
 def _owned(output: Output) -> bool:
     if output.owned is not None:
         return output.owned(output.path)
-    return folder_kind(output.path) == output.kind
+    if folder_kind(output.path) != output.kind:
+        return False
+    return output.task is None or _folder_task(output.path) in (None, output.task)
+
+
+def _folder_task(folder: Path) -> str | None:
+    try:
+        data = json.loads((folder / MANIFEST_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data.get("task") if isinstance(data, dict) else None
 
 
 def _special_kind(path: Path) -> str:
@@ -509,9 +569,10 @@ _DISK_REASONS = {
 
 
 def _errno_of(exc: OSError) -> int | None:
-    if exc.errno is not None:
-        return exc.errno
-    text = str(exc)  # pyarrow's OSError carries the errno only in its text
+    code = errno_of(exc)
+    if code is not None:
+        return code
+    text = str(exc)
     return next((code for code in _DISK_REASONS if f"[Errno {code}]" in text), None)
 
 
@@ -551,6 +612,29 @@ def exit_error(exc: BaseException, inputs: list[Path], outputs: list[Path]) -> B
             return InputError(f"cannot read it: {type(exc).__name__}: {exc}", path=str(named))
     if is_expected(exc):
         return exc
+    full = _full_disk(outputs)
+    if full is not None:  # a library that hides the errno (torch's zip writer, safetensors) on a full disk
+        return DiskError(
+            f"{full}: no space left on the device ({type(exc).__name__}: {exc}); the previous output was not touched"
+        )
+    return None
+
+
+#: below this many free bytes, an unexpected error while writing is taken for a full disk
+FULL_DISK_BYTES = 1 << 20
+
+
+def _full_disk(outputs: list[Path]) -> Path | None:
+    """The first output whose file system has (almost) no space left, else None."""
+    for path in outputs:
+        folder = next((p for p in (path, *path.parents) if p.is_dir()), None)
+        if folder is None:
+            continue
+        try:
+            if shutil.disk_usage(folder).free < FULL_DISK_BYTES:
+                return path
+        except OSError:
+            continue
     return None
 
 

@@ -79,13 +79,21 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
             tmp_path.unlink()
 
 
+def errno_of(exc: OSError) -> int | None:
+    """The errno of an OS error, also where a library gives it only in words: pyarrow's "[Errno 28] ...", numpy's
+    `tofile` short write ("640000 requested and 65504 written": a full disk)."""
+    if exc.errno is not None:
+        return exc.errno
+    text = str(exc)
+    code = next((c for c in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG) if f"[Errno {c}]" in text), None)
+    if code is None and " requested and " in text and text.rstrip().endswith("written"):
+        code = errno.ENOSPC
+    return code
+
+
 def raise_disk_error(exc: OSError, path: str | os.PathLike) -> None:
     """Re-raise a write failure naming the file: "[Errno 28] No space left on device" alone says not where."""
-    code = exc.errno
-    if code is None:  # pyarrow's OSError carries the errno only in its text
-        code = next(
-            (c for c in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG) if f"[Errno {c}]" in str(exc)), None
-        )
+    code = errno_of(exc)
     if code in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EFBIG):
         reason = {
             errno.ENOSPC: "no space left on the device",
@@ -126,18 +134,30 @@ def _take_lock(lock: Path) -> bool:
         fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
     except FileExistsError:
         return False
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(
-            json.dumps(
-                {
-                    "pid": os.getpid(),
-                    "host": socket.gethostname(),
-                    "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                }
-            )
-            + "\n"
-        )
+    holder = {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(holder) + "\n")
+    except OSError as exc:  # a full disk: an empty lock left behind would refuse every later run
+        lock.unlink(missing_ok=True)
+        raise_disk_error(exc, lock)
     return True
+
+
+def held_elsewhere(out: str | os.PathLike) -> Path | None:
+    """The lock of `out` when another live run holds it (not this process), else None: a command writing inside
+    a folder that a recipe run is writing must wait for it."""
+    lock = lock_path_for(out).absolute()
+    with _HELD_GUARD:
+        if lock in _HELD_LOCKS:
+            return None
+    if not lock.exists() or _stale(lock):
+        return None
+    return lock
 
 
 def _stale(lock: Path) -> bool:

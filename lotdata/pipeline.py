@@ -19,8 +19,9 @@ from typing import Any, Callable
 from lotdata.errors import InputError, is_expected, must_exist, require_all
 from lotdata.exec import ExecSettings
 from lotdata.io import check_output_dir, output_lock
-from lotdata.paths import check_inside, check_outputs
+from lotdata.paths import PathClashError, check_inside, check_outputs
 from lotdata.stage import (
+    DONE_DIR,
     TOP_LEVEL,
     Stage,
     StepContext,
@@ -214,12 +215,31 @@ def _check_recipe_paths(
     check_outputs(outputs, inputs)
 
 
+def check_run_folder(root: Path) -> None:
+    """Refuse (exit 1) a run folder that holds files no recipe run wrote: a run writes its steps' outputs into it,
+    so a home folder or a dataset given as `--out` would be written into. A run folder is empty, holds the done
+    markers of an earlier run (`.done/`), or only what a run cut short left (staging folders, locks)."""
+    if not root.is_dir():
+        return
+    entries = [p.name for p in root.iterdir()]
+    ours = all(
+        name == DONE_DIR or (name.startswith(".") and ".lotdata-" in name) or name.endswith(".lock") for name in entries
+    )
+    if entries and DONE_DIR not in entries and not ours:
+        shown = ", ".join(sorted(entries)[:3]) + (", ..." if len(entries) > 3 else "")
+        raise PathClashError(
+            f"--out {root}: holds files no recipe run wrote ({shown}); a run writes its steps' outputs there, so give "
+            "a new or empty folder, or the folder of an earlier run of a recipe"
+        )
+
+
 def _check_recipe_inputs(
     ctx: StepContext, plan: list[tuple[Stage, list[tuple[Any, ExecSettings, dict[str, Any]]]]]
 ) -> None:
     """Every file a recipe names exists (exit 1, naming the key) and the output folders can be made; a
     `path="step"` key may name what an earlier step wrote."""
     check_output_dir(ctx.root)
+    check_run_folder(ctx.root)
     for value in _as_list(ctx.recipe.get("stories")):
         must_exist(
             ctx.relative(value),

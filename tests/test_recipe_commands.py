@@ -135,6 +135,7 @@ def test_a_failing_step_leaves_its_previous_output_whole(tmp_path: Path):
 def test_a_step_refuses_an_output_folder_of_another_kind(tmp_path: Path):
     out = tmp_path / "out"
     (out / "clean").mkdir(parents=True)
+    (out / ".done").mkdir()  # the folder of an earlier run, whose clean folder someone filled by hand
     mine = out / "clean" / "notes.txt"
     mine.write_text("mine", encoding="utf-8")
     result = invoke("run", _read_clean(tmp_path / "r.toml"), "--out", out)
@@ -142,6 +143,16 @@ def test_a_step_refuses_an_output_folder_of_another_kind(tmp_path: Path):
     assert mine.read_text(encoding="utf-8") == "mine" and sorted(p.name for p in (out / "clean").iterdir()) == [
         "notes.txt"
     ]
+
+
+def test_a_run_folder_holding_files_no_run_wrote_is_refused(tmp_path: Path):
+    home = tmp_path / "home"
+    home.mkdir()
+    diary = home / "stories.parquet"  # a user's own table, named as a step would name its output
+    diary.write_bytes(b"my stories")
+    result = invoke("run", _read_clean(tmp_path / "r.toml"), "--out", home)
+    assert result.exit_code == 1 and "holds files no recipe run wrote" in result.output, result.output
+    assert diary.read_bytes() == b"my stories" and sorted(p.name for p in home.iterdir()) == ["stories.parquet"]
 
 
 def test_a_step_takes_the_lock_of_its_output(tmp_path: Path):

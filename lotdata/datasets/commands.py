@@ -98,7 +98,7 @@ IMPORT_LOT = register_command(
         params=ImportLotParams,
         execute=_import_lot,
         inputs=lambda p: {"FILES": list(p.files)},
-        outputs=lambda p: [Output("--out", Path(p.out), kind="dataset")],
+        outputs=lambda p: [Output("--out", Path(p.out), kind="dataset", task=p.task)],
         summary="Import the official LOT jsonl format into a dataset folder.",
         arguments=("files",),
         metavars={"files": "FILES"},
@@ -283,7 +283,10 @@ def _card_outputs(p: CardParams) -> list[Output]:
     from lotdata.datasets.card import STATS_CACHE
 
     folder = Path(p.folder)
-    return [Output(f"FOLDER/{CARD}", folder / CARD), Output(f"FOLDER/{STATS_CACHE}", folder / STATS_CACHE, side=True)]
+    return [
+        Output(f"FOLDER/{CARD}", folder / CARD, into=("dataset",)),
+        Output(f"FOLDER/{STATS_CACHE}", folder / STATS_CACHE, side=True, into=("dataset",)),
+    ]
 
 
 def _card(run: Run) -> dict[str, Any]:

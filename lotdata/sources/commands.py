@@ -41,8 +41,8 @@ def _table_outputs(out: str, *, work: bool) -> list[Output]:
     run, its work folder (never published: a stale one of an older run is removed)."""
     path = Path(out)
     found = [
-        Output("--out", path),
-        Output("--out (its quarantine)", quarantine_path_for(path), side=True, optional=True),
+        Output("--out", path, format="parquet"),
+        Output("--out (its quarantine)", quarantine_path_for(path), side=True, optional=True, format="parquet"),
     ]
     if work:
         found.append(

@@ -13,7 +13,7 @@ import shutil
 from contextlib import contextmanager
 from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from lotdata.command import Command, Output, Run, execution_of, register_command
 from lotdata.datasets.commands import command_line
@@ -184,8 +184,13 @@ def _build_inputs(p: Any) -> dict[str, Any]:
     }
 
 
-def _dataset_out(p: Any) -> list[Output]:
-    return [Output("--out", Path(p.out), kind="dataset")]
+def _dataset_out(task: str) -> Callable[[Any], list[Output]]:
+    """A build's output: a dataset folder of its task (a dataset of another task there is refused, not replaced)."""
+
+    def outputs(p: Any) -> list[Output]:
+        return [Output("--out", Path(p.out), kind="dataset", task=task)]
+
+    return outputs
 
 
 def _stories_sample(folder: Path) -> list[str]:
@@ -199,7 +204,7 @@ def _build_record(task: str, params: type, summary: str) -> Command:
             params=params,
             execute=_build_execute(task),
             inputs=_build_inputs,
-            outputs=_dataset_out,
+            outputs=_dataset_out(task),
             summary=summary,
             sample=_stories_sample,
         )
@@ -298,7 +303,7 @@ BUILD_CLOZET = register_command(
         params=BuildClozetParams,
         execute=_case_execute("clozet"),
         inputs=lambda p: {"--cases": p.cases},
-        outputs=_dataset_out,
+        outputs=_dataset_out("clozet"),
         summary="ClozeT: split the written cases again, grouped by story and seeded (LOT 644 / 294 / 294).",
         sample=_clozet_sample,
     )
@@ -335,10 +340,14 @@ def build_command(task: str) -> Command:
             params=BuildClozetParams,
             execute=_case_execute(task),
             inputs=lambda p: {"--cases": p.cases},
-            outputs=_dataset_out,
+            outputs=_dataset_out(task),
         )
     return Command(
-        name=name, params=BuildTaskParams, execute=_build_execute(task), inputs=_build_inputs, outputs=_dataset_out
+        name=name,
+        params=BuildTaskParams,
+        execute=_build_execute(task),
+        inputs=_build_inputs,
+        outputs=_dataset_out(task),
     )
 
 
@@ -381,7 +390,7 @@ BUILD_SEGMENTS = register_command(
         params=BuildSegmentsParams,
         execute=_build_segments,
         inputs=lambda p: {"--stories": list(p.stories)},
-        outputs=lambda p: [Output("--out", Path(p.out))],
+        outputs=lambda p: [Output("--out", Path(p.out), format="parquet")],
         summary="Story segments for `annotate push story_filter` (LOT appendix Figure 1): whole sentences, seeded, "
         "one per story, with the whole story as the reference.",
         sample=_segments_sample,

@@ -445,10 +445,9 @@ def check_ranges_enforced(command: Command, folder: Path) -> None:
                 continue
             try:
                 changed = replace(params, **{info.name: value})
-            except LotdataError as exc:  # refused as the parameters are made (ExecSettings checks itself)
-                assert exc.exit_code in (1, command.refused_exit), (
-                    f"{command.name}: {info.flag} {value!r}: exit {exc.exit_code}"
-                )
+            except (LotdataError, ValueError) as exc:  # refused as the parameters are made (they check themselves)
+                code = getattr(exc, "exit_code", 1)  # a ValueError raised on purpose is exit 1 on the command line
+                assert code in (1, command.refused_exit), f"{command.name}: {info.flag} {value!r}: exit {code}"
                 continue
             _refused(command, changed, f"{info.flag} {value!r}", outputs)
         if digest(outputs) != before:
