@@ -146,7 +146,6 @@ def _recipe(tmp_path: Path, build: str) -> Path:
     "build, key",
     [
         ('task = "senpos"\nparams = { max_words = -1 }', "max_words"),
-        ('task = "senpos"\nparams = { min_chars = 0 }', "min_chars"),
         ('task = "plotcom"\nparams = { max_words = -5 }', "max_words"),
         ('task = "outgen"\nparams = { max_phrases = 0 }', "max_phrases"),
         ('task = "outgen"\nparams = { max_words = -3 }', "max_words"),
