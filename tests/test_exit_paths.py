@@ -244,8 +244,8 @@ def test_recipes_with_a_bom_a_bogus_tokenizer_and_a_failing_step(tmp_path, monke
     recipe = tmp_path / "bom.toml"
     recipe.write_bytes(
         "\ufeff".encode()
-        + b'[read]\ninputs = ["lotdata:sample"]\n[[build]]\ntask = "senpos"\nn = 5\nsplit = "train=1"\n'
-    )
+        + b'[read]\ninputs = ["lotdata:sample"]\n[[build]]\ntask = "senpos"\nn = 5\nstatuses = "rejected"\n'
+    )  # valid as written; at run time no story has that status
     monkeypatch.setenv("LOTDATA_TOKENIZER", "bogus")
     bogus = runner.invoke(app, ["run", str(recipe), "--out", str(tmp_path / "r")])
     assert bogus.exit_code == 1 and "LOTDATA_TOKENIZER=bogus" in bogus.output and not (tmp_path / "r").exists()

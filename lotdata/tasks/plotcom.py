@@ -31,7 +31,7 @@ class PlotcomParams:
     least `min_chars` characters, first and last included) or "inner" (never the first or last)."""
 
     min_chars: int = param(
-        10, "Sentences shorter than this are merged; the removed one is at least this long (at least 1)."
+        10, "Sentences shorter than this are merged; the removed one is at least this long (at least 1).", check=">0"
     )
     max_words: int | None = param(
         500, "Stories must have fewer jieba words than this (our choice; 0: no limit).", check=">=0"

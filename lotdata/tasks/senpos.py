@@ -31,7 +31,7 @@ class SenposParams:
     drops paragraphs of fewer than 4 units (LOT does not say; 3 units would leave a single gap)."""
 
     min_chars: int = param(
-        10, "Sentences shorter than this are merged; the removed one is at least this long (at least 1)."
+        10, "Sentences shorter than this are merged; the removed one is at least this long (at least 1).", check=">0"
     )
     max_words: int | None = param(
         500,
@@ -42,6 +42,7 @@ class SenposParams:
     min_candidates: int = param(
         2,
         "Fewest candidate gaps an example may have (at least 1; 2: paragraphs of at least 4 units; our choice).",
+        check=">0",
     )
     cut_paragraphs: bool = param(
         True, "Cut on the stories' own paragraph breaks first (LOT: paragraphs); --no-cut-paragraphs: the whole story."
