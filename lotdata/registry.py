@@ -74,7 +74,10 @@ class Registry(Generic[T]):
         check: Callable[[T], None] | None = None,
         name_of: Callable[[T], str] | None = None,
     ) -> None:
-        if kind in _REGISTRIES:
+        # a module run as a script (`python -m lotdata.stage`) makes its registry once as __main__ and once when
+        # imported by its own name: only the second is the kind's registry
+        script = _caller_module(2) == "__main__"
+        if kind in _REGISTRIES and not script:
             raise RegistryError(f"a registry of {kind!r} exists already (one registry per kind)")
         self.kind = kind
         self.label = kind.replace("_", " ")
@@ -90,7 +93,8 @@ class Registry(Generic[T]):
         self._counter = 0
         self._state = "new"  # new -> loading -> loaded
         self._sorted: list[str] | None = None
-        _REGISTRIES[kind] = self
+        if not script:
+            _REGISTRIES[kind] = self
 
     def __repr__(self) -> str:
         return f"Registry({self.kind!r}, {len(self._records)} records, group {self.group!r})"
