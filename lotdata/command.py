@@ -378,18 +378,25 @@ def _check_file_output(output: Output) -> None:
             f"{output.label} {path}: lies inside {path.parent}, a lotdata folder of kind {holder!r}; a file written "
             "there would not match what its manifest lists: write it elsewhere"
         )
-    if path.is_file() and output.format == "parquet" and not _is_parquet(path):
+    if path.is_file() and output.format is not None and path.stat().st_size and not _holds(path, output.format):
         raise OutputKindError(
-            f"{output.label} {path}: exists and is not a Parquet file (someone else's file?); give a new name "
-            "or delete it"
+            f"{output.label} {path}: exists and is not a {output.format} file (someone else's file?); give a new "
+            "name or delete it"
         )
 
 
-def _is_parquet(path: Path) -> bool:
+def _holds(path: Path, format: str) -> bool:
+    """Whether an existing file looks like one of `format` ("parquet": its magic; "jsonl": a JSON first line)."""
     try:
         with path.open("rb") as handle:
-            return handle.read(4) == b"PAR1"
+            if format == "parquet":
+                return handle.read(4) == b"PAR1"
+            first = handle.readline(1 << 20).strip()
     except OSError:
+        return False
+    try:
+        return isinstance(json.loads(first), (dict, list))
+    except ValueError:
         return False
 
 

@@ -54,7 +54,7 @@ def test_a_parquet_output_over_someone_elses_file_is_refused(built: Path, tmp_pa
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes\n")
     code, output = invoke("read", "lotdata:sample", "--out", notes)
-    assert code == 1 and "not a Parquet file" in output and notes.read_text() == "my notes\n", output
+    assert code == 1 and "not a parquet file" in output and notes.read_text() == "my notes\n", output
     again = tmp_path / "again.parquet"
     assert invoke("read", "lotdata:sample", "--out", again)[0] == 0
     assert invoke("read", "lotdata:sample", "--out", again)[0] == 0  # its own earlier table: replaced
@@ -110,3 +110,36 @@ def test_an_unexpected_error_on_a_full_disk_is_reported_as_one(tmp_path: Path, m
     with pytest.raises(DiskError, match="no space left on the device") as err:
         run_command(record, params)
     assert err.value.exit_code == 1
+
+
+def test_an_export_over_a_dataset_of_another_task_is_refused(built: Path, tmp_path: Path) -> None:
+    header = "InputStoryid,InputSentence1,InputSentence2,InputSentence3,InputSentence4,RandomFifthSentenceQuiz1,RandomFifthSentenceQuiz2,AnswerRightEnding\n"
+    rows = "".join(
+        f"s{i},Tom had a dog {i}.,It was old.,It ran.,Tom looked.,He found it.,He ate a car.,1\n" for i in range(12)
+    )
+    (tmp_path / "test.csv").write_text(header + rows, encoding="utf-8")
+    assert invoke("import", "storycloze", "--test", tmp_path / "test.csv", "--out", tmp_path / "sct")[0] == 0
+    before = digest([built / "senpos"])
+    code, output = invoke(
+        "audit-bias",
+        tmp_path / "sct",
+        "--out",
+        tmp_path / "au",
+        "--export-hard",
+        built / "senpos",
+        "--baseline",
+        "length",
+    )
+    assert code == 1 and "not a clozet one" in output, output
+    assert digest([built / "senpos"]) == before
+
+
+def test_predictions_over_someone_elses_notes_are_refused(tmp_path: Path) -> None:
+    from lotdata.command import Output, check_output_kind
+
+    notes = tmp_path / "notes.md"
+    notes.write_text("# my notes\n")
+    with pytest.raises(Exception, match="not a jsonl file"):
+        check_output_kind(Output("--out", notes, format="jsonl"))
+    (tmp_path / "pred.jsonl").write_text('{"label": 1}\n')
+    check_output_kind(Output("--out", tmp_path / "pred.jsonl", format="jsonl"))  # an earlier run's: replaced

@@ -3,6 +3,7 @@ conformance checks are derived from them, and the one runner gives each its chec
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,8 +88,19 @@ def _audit_outputs(p: AuditBiasParams) -> list[Output]:
     # update: the report folder's sentiment scores (and a stopped run's work folder) are reused by the next run
     outputs = [Output("--out", Path(p.out), kind="folder", owned=audit_report_owned, update=True)]
     if p.export_hard is not None:
-        outputs.append(Output("--export-hard", Path(p.export_hard), kind="dataset"))
+        outputs.append(Output("--export-hard", Path(p.export_hard), kind="dataset", task=_audited_task(p)))
     return outputs
+
+
+def _audited_task(p: AuditBiasParams) -> str | None:
+    """The task of the audited dataset (the hard subset's): --task, else its manifest's (None: not known here)."""
+    if p.task:
+        return p.task
+    try:
+        manifest = json.loads((Path(p.input) / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return manifest.get("task") if isinstance(manifest, dict) else None
 
 
 def _audit_check(p: AuditBiasParams) -> None:

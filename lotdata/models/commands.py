@@ -319,7 +319,7 @@ def _predict_inputs(p: PredictParams) -> dict[str, Any]:
 
 
 def _predict_outputs(p: PredictParams) -> list[Output]:
-    outputs = [Output("--out", Path(p.out))]
+    outputs = [Output("--out", Path(p.out), format="jsonl")]
     if _keeps_results(p):
         outputs.append(Output("RUN/results.json", Path(p.run) / RESULTS_FILE, side=True, optional=True, update=True))
     return outputs
