@@ -12,28 +12,13 @@ import pytest
 from typer.testing import CliRunner
 
 from lotdata.cli import app
+from lotdata.models.commands import _TINY_CONFIG as TINY_CONFIG
 from lotdata.models.config import SETTING_CHECKS, config_from_dict
 from lotdata.stage import params_of
 
 runner = CliRunner()
 
-_TINY = """name = "tiny-bert"
-architecture = "bert"
-vocab_size = 500
-
-[model]
-num_hidden_layers = 1
-hidden_size = 32
-num_attention_heads = 2
-intermediate_size = 64
-max_position_embeddings = 256
-
-[train]
-batch_size = 8
-max_length = 96
-learning_rate = 0.002
-epochs = 1
-"""
+_TINY = TINY_CONFIG  # the records' own sample config
 
 
 def _invoke(args: list[str]):
