@@ -162,7 +162,7 @@ def test_a_qualify_cut_short_keeps_the_quizzes_it_sent(label_studio, tmp_path: P
 
     state = tmp_path / "state"
     run = lambda *args: lotdata(label_studio, *map(str, args), "--state-dir", str(state))  # noqa: E731
-    assert run("annotate", "raters", "add", "ann", "bob").exit_code == 0
+    assert run("annotate", "raters", "add", "quiz-ann", "quiz-bob").exit_code == 0  # names no other test uses
     quiz = tmp_path / "quiz.jsonl"
     quiz.write_bytes((Path(asset_dir("annotation_templates")) / "quizzes" / "story_write.en.jsonl").read_bytes())
     real, sent = qualify_module._send, []
