@@ -143,3 +143,11 @@ def test_predictions_over_someone_elses_notes_are_refused(tmp_path: Path) -> Non
         check_output_kind(Output("--out", notes, format="jsonl"))
     (tmp_path / "pred.jsonl").write_text('{"label": 1}\n')
     check_output_kind(Output("--out", tmp_path / "pred.jsonl", format="jsonl"))  # an earlier run's: replaced
+
+
+def test_a_bad_split_on_the_command_line_is_refused_before_any_work(built: Path, tmp_path: Path) -> None:
+    code, output = invoke(
+        "build", "senpos", "--stories", built / "s.parquet", "--out", tmp_path / "x", "--split", "train=0.8,val=1.5"
+    )
+    assert code == 1 and "--split 'train=0.8,val=1.5'" in output and "ratio above 1" in output, output
+    assert not list(tmp_path.iterdir())  # no staging folder either: refused before any work

@@ -197,6 +197,19 @@ def _stories_sample(folder: Path) -> list[str]:
     return ["--stories", str(sample_stories(folder / "stories.parquet")), "--out", str(folder / "built")]
 
 
+def _check_splits(p: Any) -> None:
+    """--split and --clozet-split read as the build reads them, before any work (a bad one names its option)."""
+    from lotdata.tasks.build import split_spec
+
+    for key in ("split", "clozet_split"):
+        value = getattr(p, key, None)
+        if value:
+            try:
+                split_spec(value, key)
+            except ValueError as exc:
+                raise ValueError(f"--{key.replace('_', '-')} {value!r}: {exc}") from None
+
+
 def _build_record(task: str, params: type, summary: str) -> Command:
     return register_command(
         Command(
@@ -206,6 +219,7 @@ def _build_record(task: str, params: type, summary: str) -> Command:
             inputs=_build_inputs,
             outputs=_dataset_out(task),
             summary=summary,
+            check=_check_splits,
             sample=_stories_sample,
         )
     )
@@ -305,6 +319,7 @@ BUILD_CLOZET = register_command(
         inputs=lambda p: {"--cases": p.cases},
         outputs=_dataset_out("clozet"),
         summary="ClozeT: split the written cases again, grouped by story and seeded (LOT 644 / 294 / 294).",
+        check=_check_splits,
         sample=_clozet_sample,
     )
 )
