@@ -88,6 +88,10 @@ class Connection:
             ) from exc
 
 
+#: tasks per import request (`annotate push --batch-size`, a recipe's `[annotate] batch_size`)
+IMPORT_BATCH_SIZE = 2000
+
+
 def connect(
     url: str | None = None, api_key: str | None = None, *, timeout: float = 300, retries: int = 3
 ) -> Connection:
@@ -191,7 +195,7 @@ def push_tasks(
     project_id: int,
     tasks: Sequence[dict[str, Any]],
     *,
-    batch_size: int = 2000,
+    batch_size: int = IMPORT_BATCH_SIZE,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, int]:
     """Import tasks whose `uid` is not in the project yet, in batches (Label Studio itself does not deduplicate)."""

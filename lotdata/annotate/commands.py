@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from lotdata.annotate.client import IMPORT_BATCH_SIZE
 from lotdata.annotate.state import state_dir
 from lotdata.command import Command, Output, Run, register_command
 from lotdata.stage import param
@@ -454,7 +455,7 @@ class PushParams:
         help="Push at most this many rows (or inputs, where a task shows several rows side by side).",
         check=">0",
     )
-    batch_size: int = param(2000, help="Tasks per import request.", check=">0")
+    batch_size: int = param(IMPORT_BATCH_SIZE, help="Tasks per import request.", check=">0")
     gold: str | None = param(
         None,
         help='Known-answer tasks to mix in: JSON lines {"data": {...}, "answer": {question: value}}.',

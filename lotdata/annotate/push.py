@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from lotdata.annotate.assign import extend_assignment
 from lotdata.annotate.client import (
+    IMPORT_BATCH_SIZE,
     Connection,
     ensure_project,
     ensure_task_list_view,
@@ -365,7 +366,7 @@ def push_to_rater(
     job_state: JobState,
     rater: str,
     *,
-    batch_size: int = 2000,
+    batch_size: int = IMPORT_BATCH_SIZE,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, int]:
     """Create (or find) one rater's project of a pushed job and import the tasks it lacks."""

@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from lotdata.annotate.client import IMPORT_BATCH_SIZE
 from lotdata.errors import LotdataError, must_exist
 from lotdata.exec import ExecSettings
 from lotdata.stage import Stage, StepContext, StepResult, param, register_stage
@@ -32,7 +33,7 @@ class PushParams:
     split: str | list[str] | None = param(None, "splits to push (default: the job's)")
     raters: int | None = param(None, "raters per task, as `annotate push`", check=">0")
     limit: int | None = param(None, "push at most this many tasks, as `annotate push`", check=">0")
-    batch_size: int = param(2000, "tasks per import request, as `annotate push`", check=">0")
+    batch_size: int = param(IMPORT_BATCH_SIZE, "tasks per import request, as `annotate push`", check=">0")
 
 
 def check_environment(recipe: dict[str, Any], path: Any) -> None:
