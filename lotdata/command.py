@@ -663,6 +663,7 @@ def _path_in_trace(exc: BaseException, candidates: list[Path]) -> Path | None:
         frames.append(tb.tb_frame)
         tb = tb.tb_next
     for frame in reversed(frames):
+        found = []
         for value in list(frame.f_locals.values()):
             if not isinstance(value, (str, os.PathLike)) or (isinstance(value, str) and len(value) > 4096):
                 continue
@@ -670,9 +671,10 @@ def _path_in_trace(exc: BaseException, candidates: list[Path]) -> Path | None:
                 here = real_path(value)
             except (OSError, ValueError, TypeError):
                 continue
-            for real, _ in resolved:
-                if here == real or real in here.parents:
-                    return Path(value)
+            if any(here == real or real in here.parents for real, _ in resolved):
+                found.append(Path(value))
+        if found:  # the file the frame was reading (a folder's manifest.json) before the folder
+            return next((f for f in found if f.is_file()), found[0])
     text = str(exc)
     for real, given in resolved:
         if str(given) in text or str(real) in text:

@@ -151,3 +151,13 @@ def test_a_bad_split_on_the_command_line_is_refused_before_any_work(built: Path,
     )
     assert code == 1 and "--split 'train=0.8,val=1.5'" in output and "ratio above 1" in output, output
     assert not list(tmp_path.iterdir())  # no staging folder either: refused before any work
+
+
+def test_a_broken_manifest_given_to_diff_is_named(built: Path, tmp_path: Path) -> None:
+    import shutil
+
+    broken = tmp_path / "broken"
+    shutil.copytree(built / "senpos", broken)
+    (broken / "manifest.json").write_text('{"kind": "dataset", "task": ')
+    code, output = invoke("diff", built / "senpos", broken)
+    assert code == 3 and f"{broken / 'manifest.json'}:" in output, output
