@@ -36,10 +36,19 @@ from typing import Any, Callable, Iterable, Mapping
 
 from lotdata.errors import DiskError, InputError, LotdataError, is_expected
 from lotdata.exec import EXECUTION_FIELDS, fingerprint
-from lotdata.io import INCOMPLETE_MARKER, MANIFEST_NAME, errno_of, held_elsewhere, lock_path_for, output_lock
+from lotdata.io import (
+    DISK_REASONS,
+    INCOMPLETE_MARKER,
+    MANIFEST_NAME,
+    errno_of,
+    held_elsewhere,
+    lock_path_for,
+    manifest_kind,
+    output_lock,
+)
 from lotdata.paths import PathValue, check_outputs, real_path
 from lotdata.registry import Registry
-from lotdata.stage import check_value, params_of
+from lotdata.stage import check_value, files_of, params_of
 
 STAGING_SUFFIX = ".lotdata-next"
 _OLD_SUFFIX = ".lotdata-old"
@@ -115,7 +124,12 @@ class Command:
         """What the run makes depends on (`fingerprint`): the parameters minus the execution settings, and the
         bytes of every declared input file (a folder: every file under it). A recipe step that runs this command
         is done when this fingerprint matches its marker's (`lotdata.stage.StepContext.command_step`)."""
-        return fingerprint(self.name, _as_dict(params), _files_under(_flat(self.inputs(params))), self.execution)
+        return fingerprint(
+            self.name,
+            _as_dict(params),
+            [f for path in _flat(self.inputs(params)) for f in files_of(path, any_suffix=True)],
+            self.execution,
+        )
 
     def run(self, params: Any, *, hooks: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """`run_command(self, params)`: the one path (a recipe step calls it so)."""
@@ -134,16 +148,6 @@ def _flat(paths: Mapping[str, PathValue]) -> list[Path]:
         values = [value] if isinstance(value, (str, os.PathLike)) else list(value)
         found += [Path(v) for v in values if v is not None and not str(v).startswith("lotdata:")]
     return found
-
-
-def _files_under(paths: Iterable[Path]) -> list[Path]:
-    files = []
-    for path in paths:
-        if path.is_file():
-            files.append(path)
-        elif path.is_dir():
-            files += sorted(p for p in path.rglob("*") if p.is_file())
-    return files
 
 
 def _check_record(command: Command) -> None:
@@ -357,7 +361,7 @@ def check_output_kind(output: Output) -> None:
     held = folder_kind(path)
     what = f"a folder of kind {held!r}" if held else "a folder holding files lotdata did not write"
     if held == output.kind and output.task is not None:
-        what = f"a {_folder_task(path)} {held} folder"
+        what = f"a {(_manifest(path) or {}).get('task')} {held} folder"
         raise OutputKindError(
             f"{output.label} {path}: is {what}, not a {output.task} one; this command replaces its folder whole, "
             f"so give a new or empty folder (or delete this one)"
@@ -403,17 +407,19 @@ def _holds(path: Path, format: str) -> bool:
 def _owned(output: Output) -> bool:
     if output.owned is not None:
         return output.owned(output.path)
-    if folder_kind(output.path) != output.kind:
+    manifest = _manifest(output.path)
+    if _kind_of(output.path, manifest) != output.kind:
         return False
-    return output.task is None or _folder_task(output.path) in (None, output.task)
+    return output.task is None or (manifest or {}).get("task") in (None, output.task)
 
 
-def _folder_task(folder: Path) -> str | None:
+def _manifest(folder: Path) -> dict[str, Any] | None:
+    """A folder's manifest.json as a mapping (None: none, or not a JSON object)."""
     try:
         data = json.loads((folder / MANIFEST_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return data.get("task") if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else None
 
 
 def _special_kind(path: Path) -> str:
@@ -429,20 +435,15 @@ def _special_kind(path: Path) -> str:
     return "special file"
 
 
-#: the manifest `kind` of folders written before manifests had one, from their `task` field
-_LEGACY_KINDS = {"clean": "clean", "crawl": "crawl", "stories": "stories-splits"}
-
-
 def folder_kind(folder: Path) -> str | None:
     """The kind a lotdata folder says in its manifest.json (older manifests: from their task), else None."""
-    manifest = folder / MANIFEST_NAME
-    try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    return _kind_of(folder, _manifest(folder))
+
+
+def _kind_of(folder: Path, manifest: dict[str, Any] | None) -> str | None:
+    if manifest is None:
         return "dataset" if (folder / INCOMPLETE_MARKER).exists() else None
-    if not isinstance(data, dict):
-        return None
-    return str(data.get("kind") or _LEGACY_KINDS.get(data.get("task"), "dataset"))
+    return manifest_kind(manifest)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -560,34 +561,12 @@ def _exchange(a: Path, b: Path) -> bool:
 # ---------------------------------------------------------------------------------------------
 # 5. exceptions to exit codes
 
-_DISK_REASONS = {
-    errno.ENOSPC: "no space left on the device",
-    errno.EDQUOT: "disk quota exceeded",
-    errno.EROFS: "read-only file system",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "operation not permitted",
-    errno.EFBIG: "file too large for the file system",
-    errno.ENAMETOOLONG: "file name too long",
-    errno.EMFILE: "too many open files",
-    errno.ENFILE: "too many open files in the system",
-    errno.EISDIR: "is a folder",
-    errno.ENOTDIR: "a part of the path is a file, not a folder",
-}
-
-
-def _errno_of(exc: OSError) -> int | None:
-    code = errno_of(exc)
-    if code is not None:
-        return code
-    text = str(exc)
-    return next((code for code in _DISK_REASONS if f"[Errno {code}]" in text), None)
-
 
 def disk_error(exc: OSError, path: Path | str | None = None) -> DiskError:
     """An OS error as a message naming the file and what happened (exit 1); the previous output is intact."""
-    code = _errno_of(exc)
+    code = errno_of(exc)
     where = exc.filename or path
-    reason = _DISK_REASONS.get(code) if code is not None else None
+    reason = DISK_REASONS.get(code) if code is not None else None
     reason = reason or (os.strerror(code) if code else str(exc))
     return DiskError(f"{where}: {reason}; the previous output was not touched")
 
@@ -611,7 +590,7 @@ def exit_error(exc: BaseException, inputs: list[Path], outputs: list[Path]) -> B
     """The one boundary: the error a user sees for `exc` (None or `exc` itself: let it through as it is)."""
     if isinstance(exc, LotdataError) or not isinstance(exc, Exception):
         return exc
-    if isinstance(exc, OSError) and _errno_of(exc) in _DISK_REASONS:
+    if isinstance(exc, OSError) and errno_of(exc) in DISK_REASONS:
         return disk_error(exc, _path_in_trace(exc, inputs + outputs))
     if isinstance(exc, _malformed_types()) or (isinstance(exc, OSError) and _mentions(exc, inputs)):
         named = _path_in_trace(exc, inputs)

@@ -79,13 +79,29 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
             tmp_path.unlink()
 
 
+#: what the environment's refusals mean, in words (a disk error's message)
+DISK_REASONS = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EFBIG: "file too large for the file system",
+    errno.ENAMETOOLONG: "file name too long",
+    errno.EMFILE: "too many open files",
+    errno.ENFILE: "too many open files in the system",
+    errno.EISDIR: "is a folder",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+}
+
+
 def errno_of(exc: OSError) -> int | None:
     """The errno of an OS error, also where a library gives it only in words: pyarrow's "[Errno 28] ...", numpy's
     `tofile` short write ("640000 requested and 65504 written": a full disk)."""
     if exc.errno is not None:
         return exc.errno
     text = str(exc)
-    code = next((c for c in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG) if f"[Errno {c}]" in text), None)
+    code = next((c for c in DISK_REASONS if f"[Errno {c}]" in text), None)
     if code is None and " requested and " in text and text.rstrip().endswith("written"):
         code = errno.ENOSPC
     return code
@@ -94,14 +110,10 @@ def errno_of(exc: OSError) -> int | None:
 def raise_disk_error(exc: OSError, path: str | os.PathLike) -> None:
     """Re-raise a write failure naming the file: "[Errno 28] No space left on device" alone says not where."""
     code = errno_of(exc)
+    if exc.errno is None and code not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG):
+        code = None  # a permission error a library reports in words may come from a read: left as it was
     if code in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EFBIG):
-        reason = {
-            errno.ENOSPC: "no space left on the device",
-            errno.EDQUOT: "disk quota exceeded",
-            errno.EROFS: "read-only file system",
-            errno.EACCES: "permission denied",
-            errno.EFBIG: "file too large for the file system",
-        }[code]
+        reason = DISK_REASONS[code]
         raise DiskError(f"{path}: cannot write it: {reason} ({os.strerror(code)}); nothing was replaced") from exc
     raise exc
 
@@ -387,6 +399,13 @@ def story_id_for(text: str) -> str:
 
 #: the manifest `kind` a writer that names none gets, from its `task` (the kinds before `kind` existed)
 _KIND_OF_TASK = {"clean": "clean", "crawl": "crawl", "stories": "stories-splits"}
+
+
+def manifest_kind(manifest: Mapping[str, Any]) -> str:
+    """The kind a manifest says, or the one its `task` field implies (manifests of older runs)."""
+    if manifest.get("kind"):
+        return str(manifest["kind"])
+    return _KIND_OF_TASK.get(manifest.get("task"), "dataset")  # type: ignore[arg-type]
 
 
 def manifest_dict(

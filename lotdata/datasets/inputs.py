@@ -19,7 +19,7 @@ from typing import Any, Sequence
 from lotdata.datasets.formats import Probe, detect, find_format
 from lotdata.datasets.lotformat import lot_task_of, split_of_file
 from lotdata.errors import InputError, must_exist
-from lotdata.io import INCOMPLETE_MARKER, MANIFEST_NAME, read_manifest
+from lotdata.io import INCOMPLETE_MARKER, MANIFEST_NAME, manifest_kind, read_manifest
 
 #: every kind of input, with the words an error message uses for it
 KINDS: dict[str, str] = {
@@ -38,8 +38,6 @@ KINDS: dict[str, str] = {
     "file": "a file of none of the kinds lotdata reads as a table",
 }
 
-#: the manifest `kind` of folders written before manifests had one, from their `task` field
-_LEGACY_MANIFEST_TASKS = {"clean": "clean", "crawl": "crawl", "stories": "stories-splits"}
 _LOT_SPLIT_NAMES = ("train", "val", "dev", "valid", "validation", "test")
 
 
@@ -60,16 +58,6 @@ class Input:
             if self.task and self.kind != "dataset"
             else (f"a {self.task} dataset folder" if self.kind == "dataset" and self.task else words)
         )
-
-
-def manifest_kind(manifest: dict[str, Any]) -> str:
-    """The kind a manifest says, or the one its `task` field implies (manifests of older runs)."""
-    if manifest.get("kind"):
-        return str(manifest["kind"])
-    task = manifest.get("task")
-    if task in _LEGACY_MANIFEST_TASKS:
-        return _LEGACY_MANIFEST_TASKS[task]
-    return "dataset"
 
 
 def lot_jsonl_files(folder: Path) -> list[Path]:
