@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import inspect
 import json
-import typing
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, List, Optional
 
@@ -93,56 +91,6 @@ def _option(info: Any) -> Any:
         ... if info.required else (list(info.default) if isinstance(info.default, (list, tuple)) else info.default)
     )
     return typer.Option(default, flag, help=info.help)
-
-
-def option_of(cls: type, name: str) -> Any:
-    """The typer option of one field of a parameter dataclass (for a command that takes only some of them)."""
-    from lotdata.stage import params_of
-
-    return _option(next(p for p in params_of(cls) if p.name == name))
-
-
-def stage_options(**groups: type) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """A command whose options are the fields of parameter dataclasses (`lotdata.stage.param` records, or
-    `ExecSettings`), declared once there: `@stage_options(params=ReadParams, execution=ExecSettings)` adds an
-    option per field (the record's flag, default and help) and calls the command with `params=ReadParams(...)`
-    and `execution=ExecSettings(...)` built from them (a bad value: the usual one-line error and exit code).
-    Fields with `cli=False` stay out (the command declares those itself)."""
-    from lotdata.stage import params_of
-
-    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
-        own = inspect.signature(fn)
-        hints = typing.get_type_hints(fn)
-        taken = {name: [p for p in params_of(cls) if p.cli] for name, cls in groups.items()}
-        parameters = [
-            p.replace(annotation=hints.get(p.name, p.annotation))
-            for p in own.parameters.values()
-            if p.name not in groups
-        ]
-        annotations = {p.name: p.annotation for p in parameters}
-        for infos in taken.values():
-            for info in infos:
-                parameters.append(
-                    inspect.Parameter(
-                        info.name, inspect.Parameter.KEYWORD_ONLY, default=_option(info), annotation=_option_type(info)
-                    )
-                )
-                annotations[info.name] = _option_type(info)
-
-        @functools.wraps(fn)
-        def command(**kwargs: Any) -> Any:
-            built = {}
-            with errors():
-                for name, cls in groups.items():
-                    values = {info.name: kwargs.pop(info.name) for info in taken[name]}
-                    built[name] = cls(**{k: (list(v) if isinstance(v, tuple) else v) for k, v in values.items()})
-            return fn(**kwargs, **built)
-
-        command.__signature__ = own.replace(parameters=parameters, return_annotation=None)  # type: ignore[attr-defined]
-        command.__annotations__ = annotations
-        return command
-
-    return decorate
 
 
 def command_of(record: Any, render: Callable[[dict, Any], None] | None = None) -> Callable[..., Any]:
