@@ -659,7 +659,6 @@ ANNOTATE_RATERS_ADD = register_command(
         summary="Create a Label Studio account per rater and their own project of every job pushed per rater.\n\n"
         "Prints each new rater's login (URL, e-mail, password) once on stdout: pass it on, it is stored nowhere.",
         arguments=("names",),
-        metavars={"names": "NAMES"},
         check=_raters_add_check,
         sample=_raters_add_sample,
     )

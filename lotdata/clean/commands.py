@@ -74,7 +74,6 @@ CLEAN = register_command(
         outputs=lambda p: [Output("--out", Path(p.out), kind="clean", owned=_is_clean_folder)],
         summary="Clean stories: strip noise, flag for annotators, reject by rule, remove exact and near-duplicates.",
         arguments=("stories",),
-        metavars={"stories": "STORIES"},
         check=lambda p: p.check(),
         sample=_clean_sample,
     )

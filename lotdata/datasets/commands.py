@@ -101,7 +101,6 @@ IMPORT_LOT = register_command(
         outputs=lambda p: [Output("--out", Path(p.out), kind="dataset", task=p.task)],
         summary="Import the official LOT jsonl format into a dataset folder.",
         arguments=("files",),
-        metavars={"files": "FILES"},
         sample=_import_sample,
     )
 )
@@ -149,7 +148,6 @@ EXPORT_LOT = register_command(
         outputs=lambda p: [Output("--out", Path(p.out), kind="folder", owned=_lot_export_folder)],
         summary="Export a dataset folder in the official LOT jsonl format.",
         arguments=("folder",),
-        metavars={"folder": "FOLDER"},
         sample=_export_sample,
     )
 )
@@ -188,7 +186,6 @@ STATS = register_command(
         outputs=lambda p: _json_output(p.json_out),
         summary="LOT Table 3 statistics of a dataset, per split.",
         arguments=("folder",),
-        metavars={"folder": "FOLDER"},
         sample=_stats_sample,
     )
 )
@@ -236,7 +233,6 @@ DIFF = register_command(
         "(never allowed by the split rules).",
         arguments=("a", "b"),
         refused_exit=2,
-        metavars={"a": "A", "b": "B"},
         sample=_diff_sample,
     )
 )
@@ -325,7 +321,6 @@ CARD_COMMAND = register_command(
         check=_card_check,
         summary="Write FOLDER/README.md, a Hugging Face dataset card (datasets.load_dataset(FOLDER) loads the splits).",
         arguments=("folder",),
-        metavars={"folder": "FOLDER"},
         sample=_card_sample,
     )
 )

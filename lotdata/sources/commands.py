@@ -163,7 +163,6 @@ EXTRACT = register_command(
         outputs=lambda p: _table_outputs(p.out, work=False),
         summary="Extract stories from saved pages with the crawler's extractor; bad pages go to the quarantine.",
         arguments=("inputs",),
-        metavars={"inputs": "INPUTS"},
         sample=_extract_sample,
     )
 )
