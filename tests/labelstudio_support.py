@@ -7,6 +7,7 @@ If Label Studio is not installed (`make labelstudio-venv`), these tests fail: th
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 from pathlib import Path
@@ -26,17 +27,23 @@ PASSWORD = "annotator-Pw-2026"
 
 
 def _migrated_data_dir() -> tuple[Path, str]:
-    """A data dir migrated once (first boot ~30-45 s) and kept, with the API key it was created with."""
-    if (CACHE / "api_key").exists() and (CACHE / "label_studio.sqlite3").exists():
-        return CACHE, (CACHE / "api_key").read_text().strip()
-    building = CACHE.with_name(CACHE.name + ".building")
-    shutil.rmtree(building, ignore_errors=True)
-    key = os.urandom(20).hex()
-    ls_server.start(building, api_key=key).stop()
-    (building / "api_key").write_text(key)
-    shutil.rmtree(CACHE, ignore_errors=True)
-    building.rename(CACHE)
-    return CACHE, key
+    """A data dir migrated once (first boot ~30-45 s) and kept, with the API key it was created with.
+
+    The pytest-xdist workers of a clean checkout all ask at once: a file lock lets one migrate while the others
+    wait for it (two servers migrating one folder kill each other)."""
+    CACHE.parent.mkdir(parents=True, exist_ok=True)
+    with open(CACHE.with_name(CACHE.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (CACHE / "api_key").exists() and (CACHE / "label_studio.sqlite3").exists():
+            return CACHE, (CACHE / "api_key").read_text().strip()
+        building = CACHE.with_name(CACHE.name + ".building")
+        shutil.rmtree(building, ignore_errors=True)
+        key = os.urandom(20).hex()
+        ls_server.start(building, api_key=key).stop()
+        (building / "api_key").write_text(key)
+        shutil.rmtree(CACHE, ignore_errors=True)
+        building.rename(CACHE)
+        return CACHE, key
 
 
 @pytest.fixture(scope="session")
