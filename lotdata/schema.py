@@ -181,6 +181,7 @@ CHECK_FLAGS = _schema(
         pa.field("id", pa.string(), nullable=False),
         pa.field("rule", pa.string(), nullable=False),
         pa.field("detail", pa.string(), nullable=False),
+        pa.field("level", pa.string()),  # the rule's level: refuse (to review) or warn (shown, goes on)
     ],
 )
 

@@ -131,6 +131,9 @@ class CheckOptions:
     )
 
 
+RULE_LEVELS = ("refuse", "warn")
+
+
 @dataclass(frozen=True)
 class Rule:
     """A check rule. `sample() -> {"bad": rows it flags, "good": rows it passes}` is what the conformance checks
@@ -143,8 +146,13 @@ class Rule:
     batch: Callable[[Sequence[Row], CheckOptions], dict[int, list[str]]] | None = None
     needs: str | None = None  # a field without which the rule does not apply (reported as skipped)
     sample: Callable[[], Mapping[str, Sequence[Row]]] | None = None
+    #: "refuse": a flag sends the submission to review (never away); "warn": the flag is shown to the reviewer and
+    #: the writer but the submission goes on (a rule whose measured precision is too low to hold work back)
+    level: str = "refuse"
 
     def __post_init__(self) -> None:
+        if self.level not in RULE_LEVELS:
+            raise ValueError(f"check rule {self.name!r}: level {self.level!r} is not one of {', '.join(RULE_LEVELS)}")
         if (self.row is None) == (self.batch is None):
             raise ValueError(
                 f"check rule {self.name!r}: give exactly one of `row` (per submission) and `batch` (all at once)"
@@ -487,7 +495,7 @@ ENDING_RULES = ("shared_character", "endings_differ", "ending_length", "no_quota
 
 @dataclass
 class CheckResult:
-    flags: list[dict[str, Any]] = field(default_factory=list)  # id, rule, detail
+    flags: list[dict[str, Any]] = field(default_factory=list)  # id, rule, detail, level
     counts: dict[str, int] = field(default_factory=dict)  # rule -> flagged submissions
     skipped: dict[str, str] = field(default_factory=dict)  # rule -> why
     submissions: int = 0
@@ -510,7 +518,9 @@ def run_checks(rows: Sequence[Row], rules: Iterable[str], options: CheckOptions)
         else:
             found = {i: details for i, row in enumerate(rows) if (details := rule.row(row, options))}
         for i in sorted(found):
-            result.flags += [{"id": str(rows[i].get("id")), "rule": name, "detail": d} for d in found[i]]
+            result.flags += [
+                {"id": str(rows[i].get("id")), "rule": name, "detail": d, "level": rule.level} for d in found[i]
+            ]
         result.counts[name] = len(found)
     return result
 
