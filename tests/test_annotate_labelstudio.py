@@ -169,7 +169,7 @@ def test_clozet_write_then_cloze_verify_assemble_clozet_and_plotcom(label_studio
             annotate(conn, task, annotators["ann1"], [choice("decision", "story", ["reject"])])
             continue
         assert "sentences" not in task["data"]  # the story reaches the rater numbered, nothing more
-        last = len(task["data"]["sentence_choices"])  # the last one offered: the sentence before the story's last
+        last = len(task["data"]["sentence_choices"])  # the last one offered: the story's last sentence (an ending case)
         sentence = next(
             line.split("] ", 1)[1] for line in task["data"]["numbered"].splitlines() if line.startswith(f"[{last}] ")
         )
@@ -196,7 +196,7 @@ def test_clozet_write_then_cloze_verify_assemble_clozet_and_plotcom(label_studio
         assert abs(labels.count(0) - labels.count(1)) <= 1  # candidate order leaks nothing
     plotcom = {r["story_id"]: r for s in ("val", "test") for r in read_rows(written / "plotcom" / f"{s}.parquet")}
     for row in clozet:
-        assert "可是" not in row["candidates"][row["label"]] and "<mask>" in row["context"]
+        assert "可是" not in row["candidates"][row["label"]] and row["context"].endswith("<mask>")  # LOT's ending cases
         assert plotcom[row["story_id"]]["target"] == row["candidates"][row["label"]]
         assert row["annotator"] == "ann1@lotdata.test"
     assert (written / "clozet" / "lot" / "test.jsonl").exists()

@@ -109,7 +109,7 @@ def test_no_internal_token_reaches_a_screen_and_the_task_list_hides_every_intern
     )  # the job in words, not its internal name
 
 
-def test_clozet_write_offers_neither_the_first_nor_the_last_sentence():
+def test_clozet_write_offers_every_sentence_but_the_first():
     job = get_job("clozet_write")
     row = {
         "story_id": "s",
@@ -120,9 +120,10 @@ def test_clozet_write_offers_neither_the_first_nor_the_last_sentence():
     }
     [task] = job.to_tasks([row])
     lines = task["data"]["numbered"].splitlines()
-    assert [line.split("] ")[0] + "]" for line in lines if line.startswith("[")] == ["[1]", "[2]", "[3]"]
-    assert lines[0] == "· 甲。" and lines[-1] == "· 戊。" and lines[1] == "[1] 乙。"
-    assert [c["value"] for c in task["data"]["sentence_choices"]] == ["1", "2", "3"]
+    # LOT appendix 2: the sentence "may appear at the end or middle of the story", never at the beginning
+    assert [line.split("] ")[0] + "]" for line in lines if line.startswith("[")] == ["[1]", "[2]", "[3]", "[4]"]
+    assert lines[0] == "· 甲。" and lines[-1] == "[4] 戊。" and lines[1] == "[1] 乙。"
+    assert [c["value"] for c in task["data"]["sentence_choices"]] == ["1", "2", "3", "4"]
     assert task["predictions"][0]["result"][1]["value"]["choices"] == [
         "2"
     ]  # the heuristic's middle sentence 丙, shown as [2]

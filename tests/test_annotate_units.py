@@ -234,13 +234,14 @@ def test_clozet_write_rules():
     }
     [task] = job.to_tasks([row])
     data, hidden = task["data"], task["hidden"]
-    # the choices number the sentences that may be chosen (2 and 3), from 1: the hotkey a rater presses is the number shown
-    assert data["sentence_choices"] == [{"value": "1"}, {"value": "2"}] and "sentences" not in data
+    # the choices number the sentences that may be chosen (2 to 4: the last too), from 1: the hotkey a rater presses is
+    # the number shown
+    assert data["sentence_choices"] == [{"value": "1"}, {"value": "2"}, {"value": "3"}] and "sentences" not in data
     assert data["numbered"].splitlines() == [
         "· 小明养了一只猫。",
         "[1] 猫每天都抓老鼠。",
         "[2] 小明很喜欢他的猫。",
-        "· 他们是好朋友。",
+        "[3] 他们是好朋友。",
     ]
     number = choice("mask_sentence", "story", ["2"])
     write = choice("decision", "story", ["write"])
@@ -251,8 +252,16 @@ def test_clozet_write_rules():
         choice("policy", "story", ["reaction_intention"]),
     ]
     assert job.parse(good, data, hidden)["index"] == 2
-    with pytest.raises(InvalidResult, match="not among the choices"):  # the first and the last sentence are not offered
-        job.parse([write, choice("mask_sentence", "story", ["3"])] + good[2:], data, hidden)
+    with pytest.raises(InvalidResult, match="not among the choices"):  # the first sentence is not offered
+        job.parse([write, choice("mask_sentence", "story", ["4"])] + good[2:], data, hidden)
+    # the last sentence may be chosen (LOT appendix 2: "at the end or middle of the story"): an ending case
+    ending = [
+        write,
+        choice("mask_sentence", "story", ["3"]),
+        text("wrong_candidate", "story", "他们是死对头。"),
+        good[3],
+    ]
+    assert job.parse(ending, data, hidden)["index"] == 3
     with pytest.raises(InvalidResult, match="identical"):
         job.parse([write, number, text("wrong_candidate", "story", "小明很喜欢他的猫。"), good[3]], data, hidden)
     assert job.parse([choice("decision", "story", ["reject"])], data, hidden) == {"rejected": True}

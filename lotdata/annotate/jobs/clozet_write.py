@@ -49,15 +49,17 @@ def mask_guess(sentences: Sequence[str]) -> int:
 
 
 def _numbered(sentences: Sequence[str]) -> str:
-    """The story one sentence per line, numbered [1], [2]... from the second sentence to the one before the last:
-    the first and the last cannot be chosen (LOT appendix 2), so they carry no number that a hotkey could pick."""
-    middle = [f"[{k}] {s}" for k, s in enumerate(sentences[1:-1], 1)]
-    return "\n".join([f"· {sentences[0]}", *middle, f"· {sentences[-1]}"])
+    """The story one sentence per line, numbered [1], [2]... from the second sentence to the last: the marked
+    sentence "may appear at the end or middle of the story" (LOT appendix 2), never at the beginning, so the first
+    carries no number that a hotkey could pick."""
+    rest = [f"[{k}] {s}" for k, s in enumerate(sentences[1:], 1)]
+    return "\n".join([f"· {sentences[0]}", *rest])
 
 
 def _sentence_index(number: int, data: Mapping[str, Any]) -> int:
-    """The 0-based sentence a chosen number means. Choices offered 1..n-2 (sentences 2..n-1); a task pushed by an
-    older lotdata offered 2..n (the sentence numbers), which its first choice tells."""
+    """The 0-based sentence a chosen number means. Choices offered from 1 (sentence 2; to n-1, the last sentence, or
+    n-2 on a task pushed while the last could not be chosen); a task pushed by an older lotdata offered 2..n (the
+    sentence numbers), which its first choice tells."""
     offered = data.get("sentence_choices") or [{"value": "1"}]
     first = int(offered[0]["value"] if isinstance(offered[0], Mapping) else offered[0])
     return number - first + 1
@@ -163,7 +165,7 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
         data = {
             "uid": f"clozet-{row['story_id']}",
             "numbered": _numbered(row["sentences"]),
-            "sentence_choices": numbers(1, len(row["sentences"]) - 2),
+            "sentence_choices": numbers(1, len(row["sentences"]) - 1),
         }
         hidden = {
             "story_id": row["story_id"],
@@ -311,8 +313,8 @@ SPEC = register_job(
         templates={"zh": "clozet_write", "en": "en/clozet_write"},
         checks=("context_entities",),
         descriptions={
-            "zh": "ClozeT 构造（LOT 附录图 2）：在故事中选一句能根据上下文和常识推断出来的句子（第一句和最后一句除外），把它改写成违背常识的句子。每个故事一个任务。",
-            "en": "ClozeT writing (LOT appendix, Figure 2): in each story choose a sentence that follows from its context and common sense (never the first or the last) and rewrite it so that it breaks common sense. One task per story.",
+            "zh": "ClozeT 构造（LOT 附录图 2）：在故事中选一句能根据上下文和常识推断出来的句子（中间或结尾，第一句除外），把它改写成违背常识的句子。每个故事一个任务。",
+            "en": "ClozeT writing (LOT appendix, Figure 2): in each story choose a sentence that follows from its context and common sense (in the middle or at the end, never the first) and rewrite it so that it breaks common sense. One task per story.",
         },
     )
 )
