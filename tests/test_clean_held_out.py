@@ -71,14 +71,18 @@ def test_clean_hold_out_removes_case_sources_by_id_and_near_copy(tmp_path):
     quarantine = pq.read_table(tmp_path / "out" / "quarantine.parquet").to_pylist()
     held_rows = {r["text"][:5]: r for r in quarantine if r["rule"] == "held_out"}
     assert set(held_rows) == {"Maria", "Tom c"}
-    assert "storycloze-test-c0" in held_rows["Maria"]["evidence"] and "jaccard" in held_rows["Tom c"]["evidence"]
+    assert "storycloze-test-c0" in held_rows["Maria"]["evidence"]
+    assert "first sentences: jaccard 1.0" in held_rows["Tom c"]["evidence"]
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert manifest["stats"]["held_out"] == {
         "source": str(held),
         "cases": 2,
         "by_id": 1,
-        "by_near_duplicate": 1,
+        "by_first_sentences": 1,
+        "by_near_duplicate": 0,
         "threshold": 0.5,
+        "first_sentences_threshold": 0.5,
+        "id_columns": ["source_id"],
     }
     # the same run without the option keeps every story and says nothing about held-out cases
     plain = runner.invoke(app, ["clean", str(stories), "--out", str(tmp_path / "plain"), "--min-chars", "20"])

@@ -40,7 +40,7 @@ from lotdata.clean.dedup import (
     pairs_of,
     signatures,
 )
-from lotdata.clean.heldout import HeldCase, match_held_out
+from lotdata.clean.heldout import HeldOutMatcher, HoldOut
 from lotdata.clean.step import (
     CLEAN_NEEDS,
     EVIDENCE_LIMIT,
@@ -179,14 +179,12 @@ def clean_files(
     execution: ExecSettings = ExecSettings(),
     rows_per_shard: int = ROWS_PER_SHARD,
     progress: bool | None = None,
-    hold_out: Sequence[HeldCase] = (),
-    hold_out_threshold: float = 0.8,
-    hold_out_source: str | None = None,
+    hold_out: HoldOut | None = None,
 ) -> CleanFilesResult:
     """Clean stories Parquet files into OUT/{stories,quarantine,summary}.parquet + manifest.json.
 
     `hold_out`: the val/test cases of a test set (`lotdata.clean.heldout`); every story that is the source of one
-    (same story id, or a MinHash near copy at `hold_out_threshold`) is removed with rule `held_out`."""
+    (by id, by its first sentences, or a near copy of the whole text) is removed with rule `held_out`."""
     if not paths:
         raise InputError("no stories file given")
     require_all(CLEAN_NEEDS)  # exit 4 before the output folder exists, not after the first phase
@@ -194,18 +192,9 @@ def clean_files(
     paths = [Path(p) for p in paths]
     check_outputs({"--out": out}, {"--stories": paths})
     out = check_output_dir(out)
-    held_out = _HeldOut(hold_out, hold_out_threshold, hold_out_source)
+    held_out = hold_out if hold_out is not None and hold_out.cases else None
     run = partial(run_shards, execution=execution, progress=progress)
     return _CleanRun(paths, out, params, run, held_out, started).run(rows_per_shard)
-
-
-@dataclass(frozen=True)
-class _HeldOut:
-    """The held-out cases a clean removes the sources of, the near-copy threshold, and where they came from."""
-
-    cases: Sequence[HeldCase]
-    threshold: float
-    source: str | None
 
 
 class _CleanRun:
@@ -220,7 +209,7 @@ class _CleanRun:
         out: Path,
         params: CleanParams,
         run: Callable[..., list],
-        held_out: _HeldOut,
+        held_out: HoldOut | None,
         started: float,
     ) -> None:
         self.paths, self.out, self.work, self.params = paths, out, out / WORK_DIR, params
@@ -256,14 +245,8 @@ class _CleanRun:
             "stories_per_second": round(len(keys.ids) / seconds, 1) if seconds else None,
             "phase_seconds": self.clock.phases,
         }
-        if self.held_out.cases:
-            counts["held_out"] = {
-                "source": self.held_out.source,
-                "cases": len(self.held_out.cases),
-                "by_id": held_counts["id"],
-                "by_near_duplicate": held_counts["near_duplicate"],
-                "threshold": self.held_out.threshold,
-            }
+        if self.held_out is not None:
+            counts["held_out"] = self.held_out.stats(held_counts)
         self.write_manifest(files, counts)
         shutil.rmtree(self.work, ignore_errors=True)
         return CleanFilesResult(len(kept), len(rejected), summary_rows(self.summary), counts, files)
@@ -330,15 +313,23 @@ class _CleanRun:
         del found
         self.clock.lap("buckets")
         near = cluster_and_filter(sigs, pairs, rank, params.dedup)
-        if self.held_out.cases:
-            ids = self.ids
-            matched = match_held_out(
-                [ids[g] for g in unique], sigs, self.held_out.cases, params.dedup, self.held_out.threshold
-            )
-            self.held.update({unique[i]: reason for i, reason in matched.items()})
+        if self.held_out is not None:
+            self.match_held_out(unique, sigs)
         del sigs, pairs  # not needed from here: the write phase starts from what the clusters left
         _trim_heap()
         return near
+
+    def match_held_out(self, unique: list[int], sigs: np.ndarray) -> None:
+        """The sources of held-out cases among the unique stories (`lotdata.clean.heldout`), noted in `held`: their
+        ids, sentences and whole-text signatures, read a part at a time."""
+        if self.held_out is None:
+            return
+        matcher = HeldOutMatcher(self.held_out, self.params.dedup)
+        columns = ["story_id", "sentences", *(c for c in self.held_out.id_columns if c != "story_id")]
+        for k, rows, slot in _by_part(self.starts, unique):
+            table = pq.ParquetFile(self.parts[k]).read(columns=columns, use_threads=False).take(indices(rows))
+            for i, reason in matcher.match(table.to_pydict(), sigs[slot]).items():
+                self.held[unique[int(slot[i])]] = reason
 
     def drop_held_out(
         self, dedup: Deduplicated, keys: StoryKeys, rejected: list[tuple[int, str, str | None]]

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lotdata.clean.dedup import DedupParams
+from lotdata.clean.heldout import HEAD_NEAR, ID_COLUMNS
 from lotdata.clean.step import CLEAN_NEEDS, CleanParams
 from lotdata.command import get_command
 from lotdata.errors import InputError
@@ -38,13 +39,24 @@ class CleanStepParams:
     seed: int = param(DedupParams.seed, "MinHash seed.")
     hold_out: str | None = param(
         None,
-        "A test set (dataset folder or Story Cloze csv): remove every story that is the source "
-        "of one of its val/test cases, by story id and by near copy (ROCStories 4.2).",
+        "A test set (dataset folder or Story Cloze csv, labelled or blind): remove every story that is the source "
+        "of one of its val/test cases, by id, by its first sentences and by near copy (ROCStories 4.2).",
         path="input",
     )
     hold_out_split: str = param("val,test", "The splits of --hold-out whose source stories leave the corpus.")
     hold_out_near: float = param(
         0.8, "Estimated Jaccard from which a story is a near copy of a held-out case's story.", check="share"
+    )
+    hold_out_head: float = param(
+        HEAD_NEAR,
+        "Jaccard (character 5-grams) from which a story less its last sentence is a copy of a held-out case's "
+        "context (its first four sentences): finds a source whose ending the case replaced.",
+        check="share",
+    )
+    hold_out_id: str = param(
+        "source_id",
+        "Stories columns (comma-separated) whose value is matched against the held-out cases' ids (InputStoryid); "
+        f"story_id always is. One of: {', '.join(ID_COLUMNS)}.",
     )
 
     def check(self) -> None:
@@ -59,6 +71,9 @@ class CleanStepParams:
             raise ValueError(
                 f"need 0 < cluster (--cluster) <= near_dup (--near-dup) <= 1, not {self.cluster} and {self.near_dup}"
             )
+        unknown = [c for c in self.hold_out_id_columns() if c not in ID_COLUMNS]
+        if unknown:
+            raise ValueError(f"hold_out_id (--hold-out-id): {unknown} not among {', '.join(ID_COLUMNS)}")
         if self.min_chars > self.max_chars:
             raise ValueError(
                 f"min_chars (--min-chars) {self.min_chars} is greater than max_chars (--max-chars) "
@@ -69,14 +84,18 @@ class CleanStepParams:
         """`clean_files`' held-out keywords: the cases of `hold_out`'s splits (none without it)."""
         if self.hold_out is None:
             return {}
-        from lotdata.clean.heldout import read_held_out
+        from lotdata.clean.heldout import HoldOut, read_held_out
 
         splits = [s.strip() for s in self.hold_out_split.split(",") if s.strip()]
+        cases = read_held_out(self.hold_out, splits)
         return {
-            "hold_out": read_held_out(self.hold_out, splits),
-            "hold_out_threshold": self.hold_out_near,
-            "hold_out_source": str(self.hold_out),
+            "hold_out": HoldOut(
+                cases, self.hold_out_near, self.hold_out_head, self.hold_out_id_columns(), str(self.hold_out)
+            )
         }
+
+    def hold_out_id_columns(self) -> tuple[str, ...]:
+        return tuple(c.strip() for c in self.hold_out_id.split(",") if c.strip())
 
     def clean_params(self) -> CleanParams:
         from lotdata.clean.step import load_lexicon
