@@ -64,8 +64,9 @@ sentence = st.lists(st.sampled_from(WORDS), min_size=0, max_size=14).map(" ".joi
     refs=st.lists(sentence, max_size=8),
     n=st.integers(1, 4),
     shard_bytes=st.sampled_from([7, 40, 1 << 20]),
+    segment_bytes=st.sampled_from([1, 60, 8 << 30]),  # a segment per shard, a few shards each, all in one
 )
-def test_index_equals_streaming_and_brute_force(tests, refs, n, shard_bytes) -> None:
+def test_index_equals_streaming_and_brute_force(tests, refs, n, shard_bytes, segment_bytes) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         write_stories(tmp / "test.parquet", tests, lang="en")
@@ -101,6 +102,7 @@ def test_index_equals_streaming_and_brute_force(tests, refs, n, shard_bytes) -> 
             spec=spec,
             execution=ExecSettings(workers=1),
             shard_bytes=shard_bytes,
+            segment_bytes=segment_bytes,
             progress=False,
         )
         indexed = measure_with_index([test_set], verify_index(tmp / "idx"), spec=spec)[0]
@@ -126,7 +128,8 @@ def test_index_equals_streaming_and_brute_force(tests, refs, n, shard_bytes) -> 
                 assert (item["ngrams"], item["overlapped"]) == (len(grams), sum(g in ref_grams for g in grams))
 
 
-def test_count_matches_a_scan_of_the_words(tmp_path: Path) -> None:
+@pytest.mark.parametrize("segment_bytes, segments", [(8 << 30, 1), (3000, 5)])
+def test_count_matches_a_scan_of_the_words(tmp_path: Path, segment_bytes: int, segments: int) -> None:
     rng = np.random.default_rng(3)
     lines = [" ".join(rng.choice(WORDS, size=int(rng.integers(1, 30)))) for _ in range(200)]
     (tmp_path / "ref.txt").write_text("\n".join(lines) + "\n")
@@ -136,10 +139,12 @@ def test_count_matches_a_scan_of_the_words(tmp_path: Path) -> None:
         spec=TokenSpec(lang="en"),
         execution=ExecSettings(workers=1),
         shard_bytes=500,
+        segment_bytes=segment_bytes,
         progress=False,
     )
-    loaded = verify_index(tmp_path / "idx")
-    assert len(loaded.shards) > 3
+    loaded = verify_index(tmp_path / "idx", full=True)
+    # many small shards, compacted into one segment (or a few): a query searches the segments only
+    assert len(loaded.manifest["shards"]) > 20 and len(loaded.shards) == segments
     for gram in (["ant"], ["ant", "bee"], ["cat", "cat", "dog"], ["elk"] * 4, ["yak"], ["ant", "yak"]):
         k = len(gram)
         expected = sum(line.split()[i : i + k] == gram for line in lines for i in range(len(line.split()) - k + 1))
@@ -270,13 +275,13 @@ def test_another_tokenizer_or_version_is_refused_naming_the_manifest(tmp_path: P
 def test_a_truncated_or_unsorted_index_is_refused_naming_the_file(tmp_path: Path) -> None:
     idx = _small_index(tmp_path)
     assert _cli("index", "verify", str(idx))[0] == 0
-    tokens = idx / "shards" / "00000.tokens"
+    tokens = idx / "segments" / "00000.tokens"
     data = tokens.read_bytes()
     tokens.write_bytes(data[:-8])
     code, output = _cli("index", "verify", str(idx))
     assert code == 3 and str(tokens) in output and "truncated" in output
     tokens.write_bytes(data)
-    sa_path = idx / "shards" / "00000.sa"
+    sa_path = idx / "segments" / "00000.sa"
     sa = np.fromfile(sa_path, dtype=np.int32)
     sa[: len(sa) // 2] = sa[: len(sa) // 2][::-1].copy()  # half of it reversed
     sa.tofile(sa_path)
@@ -386,7 +391,7 @@ def test_ray_executor_builds_the_same_index(tmp_path: Path, ray_local) -> None:
         shard_bytes=30_000,
         progress=False,
     )
-    for x, y in zip(a["shards"], b["shards"]):
+    for x, y in zip(a["segments"], b["segments"], strict=True):
         assert (tmp_path / "a" / x["sa_path"]).read_bytes() == (tmp_path / "b" / y["sa_path"]).read_bytes()
         assert (tmp_path / "a" / x["tokens_path"]).read_bytes() == (tmp_path / "b" / y["tokens_path"]).read_bytes()
 

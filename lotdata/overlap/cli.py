@@ -44,6 +44,8 @@ def _render_overlap(summary: dict, params) -> None:
         return
     if params.write_filtered is not None:
         out_console.print(f"w/o overlap -> {params.write_filtered}: {summary['kept']}")
+    for line in summary["skipped"]:
+        console.print(f"[yellow]trusted although changed (--trust-references):[/] {line}")
     for report in reports:
         _print_summary(report["splits"], params.n, params.threshold, f"lotdata overlap --index {report['test']}")
         folder = report["folder"]
@@ -97,20 +99,34 @@ index_app.command("build")(
 
 
 @index_app.command("verify")
-def index_verify_cmd(idx: Path = typer.Argument(..., metavar="IDX", help="An index folder.")) -> None:
-    """The check every query runs: manifest, version, sizes, sha256 of the small files, sampled sortedness."""
-    from lotdata.overlap.index import verify_index
+def index_verify_cmd(
+    idx: Path = typer.Argument(..., metavar="IDX", help="An index folder."),
+    full: bool = typer.Option(
+        False, "--full", help="Also hash every file (token and suffix-array files too) against the manifest's sha256."
+    ),
+    trust_references: bool = typer.Option(
+        False, "--trust-references", help="Do not refuse a reference changed (size or mtime) since the build."
+    ),
+) -> None:
+    """The check every query runs (manifest, version, every file's size, sha256 of the small files, sampled
+    sortedness, each reference's size and mtime); --full hashes every file. Exit 3 naming the first bad file."""
+    from lotdata.overlap.index import check_references, verify_index
 
     with errors():
-        loaded = verify_index(idx)
+        loaded = verify_index(idx, full=full)
+        changed = check_references(loaded.manifest, trust=trust_references)
+    for line in changed:
+        console.print(f"[yellow]reference changed (trusted):[/] {line}")
     m = loaded.manifest
     out_console.print(
         summary_table(
-            f"lotdata index verify {idx}: ok",
+            f"lotdata index verify {idx}{' --full' if full else ''}: ok",
             {
                 "lotdata": m["lotdata_version"],
                 "tokens": m["tokens"],
+                "checked": "sha256 of every file" if full else "sizes, sha256 of the small files, sampled order",
                 "shards": len(m["shards"]),
+                "segments": len(m["segments"]),
                 "words": m["totals"]["tokens"],
                 "vocabulary": m["vocab"]["words"],
                 "sources": len(m["sources"]),

@@ -4,27 +4,38 @@ The references are read by the readers of streaming `overlap` (`corpus.iter_docu
 same `TokenSpec.words`, piece by piece as the streaming scan reads them. Every word becomes an id (>= 1) in
 `vocab.parquet` (words sorted by code point, id = row + 1); id 0 separates documents, the texts of a document
 and mask-split segments, so no n-gram crosses them (the pieces of one long line are joined without a
-separator: the streaming scan carries n-1 words across them). Each shard of the references (byte ranges, row
-groups, compressed files whole: `corpus.plan_shards`) becomes
+separator: the streaming scan carries n-1 words across them). The build runs in three steps:
 
-- `shards/NNNNN.tokens`: its word ids, uint32, ending with a 0;
-- `shards/NNNNN.sa`: the suffix array of those ids (int32 offsets; libdivsufsort through `pydivsufsort`);
-- `shards/NNNNN.docs.parquet`: each document's first token offset and its id as streaming `overlap` names
-  it (`file@byte`, `file:line`, `file:row`, `file#N`).
+1. on the executor, each shard of the references (byte ranges, row groups, compressed files whole:
+   `corpus.plan_shards`) is tokenised with a vocabulary of its own, sorted, so its suffix array over local ids
+   (libdivsufsort through `pydivsufsort`) is also the suffix array over global ids;
+2. here, the shard vocabularies are merged into `vocab.parquet` and consecutive shards are grouped into
+   segments of about `segment_bytes` of text (8 GiB by default); each segment's token file is its shards'
+   global ids back to back;
+3. compaction, on the executor: each segment's suffix array is merged from its shards' suffix arrays, one task
+   per range of first words (`merge_kernel.merge_runs`, a compiled k-way merge), the parts joined in order.
 
-Any n can be queried: a suffix array answers every prefix length. The build runs in two steps:
-(1) on the executor, each shard is tokenised with a vocabulary of its own, sorted, so its suffix array over
-local ids is also the suffix array over global ids (the local-to-global map keeps the order); (2) here, the
-shard vocabularies are merged and each shard's ids are mapped to global ids, one shard at a time. Memory is
-bounded by the shard size. Step 1 leaves a done marker per shard in `IDX/.build/` (a killed build resumes);
-`manifest.json` is written last, atomically, after every file is in place: a folder without it is never read.
+An index is then a few large memory-mapped segments, whatever the shard size: a query costs one binary search
+per n-gram and segment (bench/index_scale.md). A segment is
+
+- `segments/NNNNN.tokens`: its word ids, uint32, each shard's ending with a 0;
+- `segments/NNNNN.sa`: its suffix array (int32 offsets below 2**31 words, else int64), sorted by the words up to
+  the first separator (what a query reads), equal keys in text order;
+- `segments/NNNNN.first`: where each first word's range of the suffix array starts;
+- `segments/NNNNN.docs.parquet`: each document's first token offset and its id as streaming `overlap` names it
+  (`file@byte`, `file:line`, `file:row`, `file#N`).
+
+Steps 1 and 3 leave a done marker per task in `IDX/.build/` (a killed build resumes); the result is byte-identical
+for any worker count or executor. `manifest.json` is written last, atomically, after every file is in place, with
+the size and sha256 of every file (`index verify --full`) and the size, mtime and sha256 of every reference (a
+query refuses a reference changed since); a folder without it is never read, and a build removes what an
+earlier build left that the manifest does not list.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import time
 from dataclasses import asdict, dataclass
@@ -37,7 +48,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from lotdata import __version__
-from lotdata.errors import InputError, LotdataError, must_exist, require
+from lotdata.errors import InputError, must_exist, require
 from lotdata.exec import ExecSettings, Shard, run_shards
 from lotdata.io import atomic_path, raise_disk_error, sha256_file
 from lotdata.overlap.corpus import (
@@ -50,11 +61,15 @@ from lotdata.overlap.corpus import (
 )
 from lotdata.overlap.texts import TokenSpec
 
-FORMAT = 1
+FORMAT = 2  # 2: segments (compaction), every file's sha256, the references' mtimes
 MANIFEST = "manifest.json"
 VOCAB = "vocab.parquet"
 SEP = 0  # the id between documents, texts and segments: never a word
 INDEX_SHARD_BYTES = 64 << 20
+#: reference text per segment: as large as 32-bit suffix-array entries allow for Chinese text (about 0.22 words a
+#: byte: 8 GiB is about 1.9 billion entries < 2**31), since a query costs one binary search per segment
+SEGMENT_BYTES = 8 << 30
+MERGE_PART_ENTRIES = 1 << 24  # suffixes merged by one compaction task (about 256 MB of memory)
 _DOCS_SCHEMA = pa.schema([pa.field("start", pa.int64()), pa.field("doc", pa.string())])
 _VOCAB_SCHEMA = pa.schema([pa.field("word", pa.string())])
 
@@ -77,8 +92,9 @@ def write_array(array: np.ndarray, path: Path) -> None:
 
 
 def write_bytes(handle, array: np.ndarray) -> None:
-    """The one place index bytes reach the disk (tests make it fail like a full disk)."""
-    array.tofile(handle)
+    """The one place index bytes reach the disk (tests make it fail like a full disk). A file write, not
+    `ndarray.tofile`: a full disk then raises ENOSPC (named with the file), not "N requested and M written"."""
+    handle.write(memoryview(np.ascontiguousarray(array)).cast("B"))
 
 
 def _write_table(table: pa.Table, path: Path) -> None:
@@ -192,7 +208,7 @@ def _sorted_ids(words: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     return rank[indices + 1], dictionary.take(pa.array(order))
 
 
-# ------------------------------------------------------------------------------------------ step 2: merge
+# ------------------------------------------------------------------------------------------ step 2: segments
 
 
 def _global_vocab(vocab_files: list[Path]) -> pa.Array:
@@ -206,20 +222,6 @@ def _global_vocab(vocab_files: list[Path]) -> pa.Array:
     return merged.take(pc.sort_indices(merged))
 
 
-def _map_shard(files: dict[str, Path], vocab: pa.Array, out_tokens: Path, out_first: Path) -> None:
-    """Rewrite one shard's local ids as global ids (order-preserving, so its suffix array stays valid), and
-    write where each first word's range of the suffix array starts."""
-    local_words = pq.read_table(files["vocab"]).column("word").combine_chunks()
-    to_global = np.zeros(len(local_words) + 1, dtype=np.uint32)
-    to_global[1:] = pc.index_in(local_words, value_set=vocab).to_numpy(zero_copy_only=False).astype(np.uint32) + 1
-    local = np.fromfile(files["tokens"], dtype=np.uint32)
-    counts = np.bincount(local, minlength=len(local_words) + 1)  # local ids keep the global order
-    del local
-    write_array(first_word_table(to_global, counts), out_first)
-    local = np.fromfile(files["tokens"], dtype=np.uint32)
-    write_array(to_global[local], out_tokens)
-
-
 def first_word_table(ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """int64 [k ids present..., k + 1 range starts...]: the suffixes starting with ids[i] fill
     sa[starts[i]:starts[i + 1]] (a query's search starts inside its first word's range)."""
@@ -228,11 +230,143 @@ def first_word_table(ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.concatenate((ids[present].astype(np.int64), starts.astype(np.int64)))
 
 
+def plan_segments(lengths: list[int], segment_tokens: int) -> list[list[int]]:
+    """Consecutive shards grouped into segments of at most `segment_tokens` ids each (a bigger shard alone)."""
+    segments: list[list[int]] = []
+    held = 0
+    for i, length in enumerate(lengths):
+        if segments and held + length <= segment_tokens:
+            segments[-1].append(i)
+            held += length
+        else:
+            segments.append([i])
+            held = length
+    return segments
+
+
+def _write_segment_tokens(
+    files: list[dict[str, Path]], vocab: pa.Array, out_tokens: Path, work: Path
+) -> tuple[np.ndarray, list[int]]:
+    """The segment's token file: each shard's local ids rewritten as global ids (order-preserving, so the
+    shard's suffix array stays sorted), back to back. Beside each shard's parts: its first-word table in
+    global ids (`NNNNN.gfirst`). Returns the segment's count of suffixes per first word, and each shard's offset."""
+    counts = np.zeros(len(vocab) + 1, dtype=np.int64)
+    offsets = []
+    at = 0
+    with atomic_path(out_tokens) as tmp:
+        try:
+            with open(tmp, "wb") as handle:
+                for shard in files:
+                    local_words = pq.read_table(shard["vocab"]).column("word").combine_chunks()
+                    to_global = np.zeros(len(local_words) + 1, dtype=np.uint32)
+                    found = pc.index_in(local_words, value_set=vocab).to_numpy(zero_copy_only=False)
+                    to_global[1:] = found.astype(np.uint32) + 1
+                    ids = to_global[np.fromfile(shard["tokens"], dtype=np.uint32)]
+                    shard_counts = np.bincount(ids, minlength=len(vocab) + 1)
+                    write_array(first_word_table(np.arange(len(vocab) + 1), shard_counts), shard["gfirst"])
+                    counts += shard_counts
+                    write_bytes(handle, ids)
+                    offsets.append(at)
+                    at += len(ids)
+                    del ids
+        except OSError as exc:
+            raise_disk_error(exc, out_tokens)
+    return counts, offsets
+
+
+def _write_segment_docs(files: list[dict[str, Path]], offsets: list[int], out: Path) -> int:
+    tables = []
+    for shard, offset in zip(files, offsets):
+        docs = pq.read_table(shard["docs"])
+        tables.append(pa.table({"start": pc.add(docs.column("start"), offset), "doc": docs.column("doc")}))
+    table = pa.concat_tables(tables).cast(_DOCS_SCHEMA)
+    _write_table(table, out)
+    return table.num_rows
+
+
+def plan_merge(counts: np.ndarray, part_entries: int) -> list[tuple[int, int]]:
+    """Ranges [a, b) of first-word ids, each holding about `part_entries` suffixes (a commoner word alone)."""
+    cumulative = np.cumsum(counts)
+    ranges, a = [], 0
+    while a < len(counts):
+        below = int(cumulative[a - 1]) if a else 0
+        b = int(np.searchsorted(cumulative, below + part_entries, side="right"))
+        b = min(max(b, a + 1), len(counts))
+        ranges.append((a, b))
+        a = b
+    return ranges
+
+
+@dataclass(frozen=True)
+class MergePart:
+    """Step 3 for one range of first words of one segment: the slices of the shards' suffix arrays for those
+    words, merged (`merge_kernel.merge_runs`) into that slice of the segment's suffix array."""
+
+    tokens: str  # the segment's token file
+    runs: tuple[tuple[str, str, int], ...]  # per shard: its suffix array, its global first-word table, its offset
+    width: int  # 4 or 8 bytes an entry
+
+    def __call__(self, shard: Shard, part: Path) -> dict:
+        a, b = shard.start, shard.stop
+        pieces, bounds = [], [0]
+        for sa_path, first_path, offset in self.runs:
+            first = np.fromfile(first_path, dtype=np.int64)
+            k = (len(first) - 1) // 2
+            ids, starts = first[:k], first[k:]
+            lo, hi = int(starts[np.searchsorted(ids, a)]), int(starts[np.searchsorted(ids, b)])
+            sa = np.memmap(sa_path, dtype=np.int32 if _entry_width(sa_path, starts[-1]) == 4 else np.int64, mode="r")
+            pieces.append(np.asarray(sa[lo:hi], dtype=np.int64) + offset)
+            bounds.append(bounds[-1] + hi - lo)
+        runs = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+        if len(pieces) > 1 and len(runs):
+            from lotdata.overlap.merge_kernel import merge_runs
+
+            tokens = np.memmap(self.tokens, dtype=np.uint32, mode="r")
+            runs = merge_runs(tokens, runs, np.asarray(bounds, dtype=np.int64))
+        write_array(runs.astype(np.int32 if self.width == 4 else np.int64), part)
+        return {"entries": int(len(runs))}
+
+
+def _entry_width(sa_path: str | Path, length: int) -> int:
+    return 4 if Path(sa_path).stat().st_size == 4 * int(length) else 8
+
+
+def _concat_parts(parts: list[Path], out: Path) -> None:
+    with atomic_path(out) as tmp:
+        try:
+            with open(tmp, "wb") as handle:
+                for part in parts:
+                    with open(part, "rb") as src:
+                        shutil.copyfileobj(src, handle, 16 << 20)
+        except OSError as exc:
+            raise_disk_error(exc, out)
+
+
 # ------------------------------------------------------------------------------------------ the build
 
 
 def _sources(files: list[Path]) -> list[dict[str, Any]]:
-    return [{"path": str(f), "bytes": f.stat().st_size, "sha256": sha256_file(f)} for f in files]
+    return [
+        {"path": str(f), "bytes": f.stat().st_size, "mtime_ns": f.stat().st_mtime_ns, "sha256": sha256_file(f)}
+        for f in files
+    ]
+
+
+def _fingerprint(spec_fields: dict, sources: list[dict[str, Any]], shard_bytes: int) -> str:
+    """What step 1's parts depend on (the segment size is not in it: a new size reuses the shards)."""
+    stable = [{k: v for k, v in s.items() if k != "mtime_ns"} for s in sources]
+    return hashlib.sha256(
+        json.dumps(
+            {
+                "format": FORMAT,
+                "version": __version__,
+                "spec": spec_fields,
+                "sources": stable,
+                "shard_bytes": shard_bytes,
+            },
+            sort_keys=True,
+        ).encode()
+    ).hexdigest()[:16]
 
 
 def build_index(
@@ -242,10 +376,12 @@ def build_index(
     spec: TokenSpec,
     execution: ExecSettings = ExecSettings(),
     shard_bytes: int = INDEX_SHARD_BYTES,
+    segment_bytes: int = SEGMENT_BYTES,
     progress: bool | None = None,
 ) -> dict[str, Any]:
     """Build the index of `references` (files, globs, folders) into the folder `out`; returns the manifest."""
     started = time.perf_counter()
+    require("numba", "overlap")  # the compaction's merge: fail now, not in a worker after step 1
     out = Path(out)
     expanded = expand_references(references)
     if expanded.missing:
@@ -256,18 +392,7 @@ def build_index(
     (out / MANIFEST).unlink(missing_ok=True)  # from here on the folder is not an index until the build ends
     sources = _sources(expanded.files)
     token_spec = {k: v for k, v in asdict(spec).items() if k != "n"}
-    fingerprint = hashlib.sha256(
-        json.dumps(
-            {
-                "format": FORMAT,
-                "version": __version__,
-                "spec": token_spec,
-                "sources": sources,
-                "shard_bytes": shard_bytes,
-            },
-            sort_keys=True,
-        ).encode()
-    ).hexdigest()[:16]
+    fingerprint = _fingerprint(token_spec, sources, shard_bytes)
     shards = plan_shards(expanded.files, shard_bytes)
     work = out / ".build"
     results = run_shards(
@@ -288,41 +413,13 @@ def build_index(
         )
     merge_started = time.perf_counter()
     vocab = _global_vocab([shard_files(r.part)["vocab"] for r in results])
-    (out / "shards").mkdir(exist_ok=True)
-    shard_records = []
-    for r in results:
-        files = shard_files(r.part)
-        name = f"{r.index:05d}"
-        final = {
-            "tokens": out / "shards" / f"{name}.tokens",
-            "sa": out / "shards" / f"{name}.sa",
-            "docs": out / "shards" / f"{name}.docs.parquet",
-            "first": out / "shards" / f"{name}.first",
-        }
-        _map_shard(files, vocab, final["tokens"], final["first"])
-        _copy(files["sa"], final["sa"])
-        _copy(files["docs"], final["docs"])
-        sa_width = 4 if final["tokens"].stat().st_size // 4 < 2**31 else 8
-        shard_records.append(
-            {
-                "shard": r.shard.describe(),
-                "tokens_path": f"shards/{name}.tokens",
-                "sa_path": f"shards/{name}.sa",
-                "docs_path": f"shards/{name}.docs.parquet",
-                "first_path": f"shards/{name}.first",
-                "first_sha256": sha256_file(final["first"]),
-                "length": final["tokens"].stat().st_size // 4,
-                "sa_bytes": final["sa"].stat().st_size,
-                "sa_width": sa_width,
-                "docs": r.stats["docs"],
-                "docs_sha256": sha256_file(final["docs"]),
-                "tokens": r.stats["tokens"],
-                "chars": r.stats["chars"],
-                "bytes": r.shard.size,
-                "seconds": round(r.seconds, 3),  # 0 for a shard an earlier run built
-            }
-        )
+    segment_records = _compact(results, vocab, out, work, execution, fingerprint, segment_bytes, progress)
+    merge_seconds = time.perf_counter() - merge_started
     _write_table(pa.table({"word": vocab}, schema=_VOCAB_SCHEMA), out / VOCAB)
+    files = {VOCAB: _file_record(out / VOCAB)}
+    for record in segment_records:
+        for key in ("tokens_path", "sa_path", "docs_path", "first_path"):
+            files[record[key]] = _file_record(out / record[key])
     manifest = {
         "kind": "overlap-index",
         "format": FORMAT,
@@ -331,35 +428,117 @@ def build_index(
         "n": "any (a suffix array answers every n; overlap's default is 8)",
         "sources": sources,
         "shard_bytes": shard_bytes,
-        "shards": shard_records,
-        "vocab": {"path": VOCAB, "words": len(vocab), "sha256": sha256_file(out / VOCAB)},
-        "totals": {**totals, "index_bytes": 0},
-        "build_seconds": 0.0,
+        "segment_bytes": segment_bytes,
+        "shards": [
+            {
+                "shard": r.shard.describe(),
+                "length": r.stats["length"],
+                "docs": r.stats["docs"],
+                "tokens": r.stats["tokens"],
+                "chars": r.stats["chars"],
+                "bytes": r.shard.size,
+                "seconds": round(r.seconds, 3),  # 0 for a shard an earlier run built
+            }
+            for r in results
+        ],
+        "segments": segment_records,
+        "files": files,
+        "vocab": {"path": VOCAB, "words": len(vocab), "sha256": files[VOCAB]["sha256"]},
+        "totals": {**totals, "index_bytes": sum(f["bytes"] for f in files.values())},
+        "build_seconds": round(time.perf_counter() - started, 3),
+        "merge_seconds": round(merge_seconds, 3),
         "shards_resumed": sum(r.skipped for r in results),
     }
-    manifest["totals"]["index_bytes"] = sum(
-        (out / p).stat().st_size
-        for s in shard_records
-        for p in (s["tokens_path"], s["sa_path"], s["docs_path"], s["first_path"])
-    )
-    manifest["totals"]["index_bytes"] += (out / VOCAB).stat().st_size
-    manifest["build_seconds"] = round(time.perf_counter() - started, 3)
-    manifest["merge_seconds"] = round(time.perf_counter() - merge_started, 3)
     with atomic_path(out / MANIFEST) as tmp:  # last: only now does the folder read as an index
         tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     shutil.rmtree(work, ignore_errors=True)
+    remove_stale(out, manifest)
     return manifest
 
 
-def _copy(src: Path, dst: Path) -> None:
-    """Move a finished shard file into the index (a resumed finalisation finds it moved already)."""
-    if src.exists():
-        try:
-            os.replace(src, dst)
-        except OSError as exc:
-            raise_disk_error(exc, dst)
-    elif not dst.exists():
-        raise LotdataError(f"{src}: a built shard's file is missing; delete {src.parent.parent} and build again")
+def _file_record(path: Path) -> dict[str, Any]:
+    return {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
+
+
+def index_files(manifest: dict[str, Any]) -> set[str]:
+    """Every file a built index holds, relative to its folder (the manifest among them)."""
+    return {MANIFEST, *manifest["files"]}
+
+
+def remove_stale(out: Path, manifest: dict[str, Any]) -> list[Path]:
+    """Delete what an earlier build left in `out` that this index does not list (fewer segments, old shards)."""
+    keep = index_files(manifest)
+    removed = []
+    for path in sorted(out.rglob("*"), reverse=True):  # files before the folders holding them
+        rel = path.relative_to(out).as_posix()
+        if path.is_dir() and not path.is_symlink():
+            if not any(k.startswith(rel + "/") for k in keep):
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+        elif rel not in keep:
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
+def _compact(results, vocab, out: Path, work: Path, execution, fingerprint: str, segment_bytes: int, progress):
+    """Steps 2 and 3: the shards grouped into segments of about `segment_bytes` of reference text; each
+    segment's token file and document table written here, its suffix array merged on the executor."""
+    lengths = [int(r.stats["length"]) for r in results]
+    per_byte = sum(lengths) / max(1, sum(r.shard.size for r in results))
+    segment_tokens = max(1, int(segment_bytes * per_byte))
+    (out / "segments").mkdir(exist_ok=True)
+    records, tasks = [], []
+    for number, members in enumerate(plan_segments(lengths, segment_tokens)):
+        name = f"segments/{number:05d}"
+        files = [{**shard_files(results[i].part), "gfirst": results[i].part.with_suffix(".gfirst")} for i in members]
+        tokens_path = out / f"{name}.tokens"
+        counts, offsets = _write_segment_tokens(files, vocab, tokens_path, work)
+        docs = _write_segment_docs(files, offsets, out / f"{name}.docs.parquet")
+        write_array(first_word_table(np.arange(len(vocab) + 1), counts), out / f"{name}.first")
+        length = int(counts.sum())
+        width = 4 if length < 2**31 else 8
+        runs = tuple((str(f["sa"]), str(f["gfirst"]), o) for f, o in zip(files, offsets))
+        merge = MergePart(str(tokens_path), runs, width)
+        for a, b in plan_merge(counts, MERGE_PART_ENTRIES):
+            tasks.append((number, merge, Shard(name, a, b, int(counts[a:b].sum()) * width)))
+        records.append(
+            {
+                "tokens_path": f"{name}.tokens",
+                "sa_path": f"{name}.sa",
+                "docs_path": f"{name}.docs.parquet",
+                "first_path": f"{name}.first",
+                "shards": [members[0], members[-1] + 1],
+                "length": length,
+                "sa_width": width,
+                "sa_bytes": width * length,
+                "docs": docs,
+            }
+        )
+    merged = run_shards(
+        _MergeTask(tuple(t[1] for t in tasks)),
+        [Shard(f"{t[2].path}#{i}", t[2].start, t[2].stop, t[2].size) for i, t in enumerate(tasks)],
+        work / "merge",
+        execution=execution,
+        fingerprint=fingerprint + f":{segment_bytes}",
+        suffix=".sa",
+        progress=progress,
+        description="index compaction",
+    )
+    for number, record in enumerate(records):
+        parts = [r.part for r, t in zip(merged, tasks) if t[0] == number]
+        _concat_parts(parts, out / record["sa_path"])
+    return records
+
+
+@dataclass(frozen=True)
+class _MergeTask:
+    """The executor's function for step 3: the merge of the task named by the shard's number."""
+
+    merges: tuple[MergePart, ...]
+
+    def __call__(self, shard: Shard, part: Path) -> dict:
+        return self.merges[int(shard.path.rsplit("#", 1)[1])](shard, part)
 
 
 # ------------------------------------------------------------------------------------------ verify / load
@@ -367,6 +546,8 @@ def _copy(src: Path, dst: Path) -> None:
 
 @dataclass
 class LoadedShard:
+    """One segment of a loaded index (what a query searches: a token array and its suffix array)."""
+
     tokens: np.ndarray  # uint32, memory-mapped
     sa: np.ndarray  # int32/int64, memory-mapped
     starts: np.ndarray  # int64: first token of each document
@@ -380,7 +561,7 @@ class LoadedIndex:
     path: Path
     manifest: dict[str, Any]
     vocab: pa.Array
-    shards: list[LoadedShard]
+    shards: list[LoadedShard]  # the segments
 
     def spec(self, n: int) -> TokenSpec:
         return TokenSpec(n=n, **self.manifest["tokens"])
@@ -388,6 +569,10 @@ class LoadedIndex:
 
 def _bad(path: Path, message: str) -> IndexFileError:
     return IndexFileError(message + "; build it again with `lotdata index build`", path=str(path))
+
+
+class ReferenceChangedError(InputError):
+    """A reference file differs from what the index was built from (exit 3, naming it)."""
 
 
 def read_manifest(idx: str | Path) -> dict[str, Any]:
@@ -413,50 +598,76 @@ def read_manifest(idx: str | Path) -> dict[str, Any]:
     return manifest
 
 
-def verify_index(idx: str | Path, *, samples: int = 2000, seed: int = 0) -> LoadedIndex:
-    """The cheap check every query runs: manifest, sizes, sha256 of the small files, sampled sortedness."""
+def check_references(manifest: dict[str, Any], *, trust: bool = False) -> list[str]:
+    """Each reference's size and modification time against the manifest: a changed or missing one is refused
+    (exit 3, naming it), or with `trust` listed and returned (the figures then describe the indexed bytes)."""
+    changed = []
+    for source in manifest["sources"]:
+        path = Path(source["path"])
+        try:
+            stat = path.stat()
+        except OSError:
+            changed.append(f"{path}: missing (the index was built from {source['bytes']:,} bytes)")
+            continue
+        if stat.st_size != source["bytes"] or stat.st_mtime_ns != source["mtime_ns"]:
+            what = "size" if stat.st_size != source["bytes"] else "modification time"
+            changed.append(
+                f"{path}: changed since the index was built ({what}: {stat.st_size:,} bytes now, "
+                f"{source['bytes']:,} then)"
+            )
+    if changed and not trust:
+        first = changed[0].split(": ", 1)
+        more = f" (and {len(changed) - 1} more reference(s))" if len(changed) > 1 else ""
+        raise ReferenceChangedError(
+            f"{first[1]}{more}: its figures and byte offsets would describe the old text; rebuild the index, "
+            "or pass --trust-references to use it as it is",
+            path=first[0],
+        )
+    return changed
+
+
+def verify_index(
+    idx: str | Path, *, samples: int = 2000, seed: int = 0, full: bool = False, references: bool = False
+) -> LoadedIndex:
+    """The check every query runs: manifest, every file's size, the sha256 of the small files (vocabulary, first-
+    word and document tables), sampled sortedness; `full`: the sha256 of every file against the manifest;
+    `references`: each reference's size and mtime (`check_references`)."""
     idx = Path(idx)
     manifest = read_manifest(idx)
-    vocab_path = idx / manifest["vocab"]["path"]
-    _check_exists(vocab_path)
-    if sha256_file(vocab_path) != manifest["vocab"]["sha256"]:
-        raise _bad(vocab_path, "vocabulary changed since the build (sha256 differs)")
-    vocab = pq.read_table(vocab_path).column("word").combine_chunks()
+    if references:
+        check_references(manifest)
+    for rel, record in manifest["files"].items():
+        path = idx / rel
+        _check_exists(path)
+        size = path.stat().st_size
+        if size != record["bytes"]:
+            raise _bad(path, f"{size:,} bytes, the manifest says {record['bytes']:,} (truncated?)")
+        small = not rel.endswith((".tokens", ".sa"))
+        if (full or small) and sha256_file(path) != record["sha256"]:
+            raise _bad(path, "changed since the build (sha256 differs from the manifest's)")
+    vocab = pq.read_table(idx / manifest["vocab"]["path"]).column("word").combine_chunks()
     rng = np.random.default_rng(seed)
-    shards = []
-    for record in manifest["shards"]:
+    segments = []
+    for record in manifest["segments"]:
         tokens_path, sa_path, docs_path = (idx / record[k] for k in ("tokens_path", "sa_path", "docs_path"))
-        for path in (tokens_path, sa_path, docs_path):  # the first-word table: below
-            _check_exists(path)
-        if tokens_path.stat().st_size != 4 * record["length"]:
-            raise _bad(
-                tokens_path,
-                f"{tokens_path.stat().st_size:,} bytes, the manifest says {4 * record['length']:,} (truncated?)",
-            )
-        if sa_path.stat().st_size != record["sa_bytes"] or record["sa_bytes"] != record["sa_width"] * record["length"]:
-            raise _bad(
-                sa_path, f"{sa_path.stat().st_size:,} bytes, the manifest says {record['sa_bytes']:,} (truncated?)"
-            )
-        if sha256_file(docs_path) != record["docs_sha256"]:
-            raise _bad(docs_path, "document table changed since the build (sha256 differs)")
-        first_path = idx / record["first_path"]
-        _check_exists(first_path)
-        if sha256_file(first_path) != record["first_sha256"]:
-            raise _bad(first_path, "first-word table changed since the build (sha256 differs)")
-        first = np.fromfile(first_path, dtype=np.int64)
+        if record["sa_bytes"] != record["sa_width"] * record["length"]:
+            raise _bad(idx / MANIFEST, f"{sa_path.name}: the manifest's sizes disagree")
+        first = np.fromfile(idx / record["first_path"], dtype=np.int64)
         k = (len(first) - 1) // 2
         tokens = np.memmap(tokens_path, dtype=np.uint32, mode="r")
         sa = np.memmap(sa_path, dtype=np.int32 if record["sa_width"] == 4 else np.int64, mode="r")
+        if len(tokens) != record["length"] or len(sa) != record["length"]:
+            raise _bad(tokens_path, "the token and suffix-array lengths differ from the manifest's")
         if len(tokens) and int(tokens[-1]) != SEP:
             raise _bad(tokens_path, "does not end with the separator (0): truncated or overwritten")
         _check_sorted(tokens, sa, rng, samples, sa_path)
         docs = pq.read_table(docs_path)
-        shards.append(
+        segments.append(
             LoadedShard(
                 tokens, sa, docs.column("start").to_numpy(), docs.column("doc").to_pylist(), first[:k], first[k:]
             )
         )
-    return LoadedIndex(idx, manifest, vocab, shards)
+    return LoadedIndex(idx, manifest, vocab, segments)
 
 
 def _check_exists(path: Path) -> None:
@@ -467,7 +678,8 @@ def _check_exists(path: Path) -> None:
 def _check_sorted(
     tokens: np.ndarray, sa: np.ndarray, rng: np.random.Generator, samples: int, path: Path, depth: int = 32
 ) -> None:
-    """Sampled neighbours of the suffix array are in order (first `depth` words) and point inside the text."""
+    """Sampled neighbours of the suffix array are in order (first `depth` words, up to a separator: what a
+    query reads) and point inside the text."""
     length = len(sa)
     if length < 2:
         return
@@ -478,7 +690,10 @@ def _check_sorted(
     steps = np.arange(depth)
     a = tokens[np.minimum(left[:, None] + steps, length - 1)].astype(np.int64)
     b = tokens[np.minimum(right[:, None] + steps, length - 1)].astype(np.int64)
-    differ = a != b
+    ended = np.cumsum(a == SEP, axis=1) > 0  # after the separator: the key has ended (compaction's order)
+    ended[:, 1:] = ended[:, :-1].copy()
+    ended[:, 0] = False
+    differ = (a != b) & ~ended
     first = differ.argmax(axis=1)
     rows = np.flatnonzero(differ.any(axis=1))
     wrong = rows[a[rows, first[rows]] > b[rows, first[rows]]]
