@@ -140,8 +140,17 @@ def test_annotate_check_runs_the_lot_rules_on_files(tmp_path):
         app, ["annotate", "check", "story_filter", "--input", str(rewrites), "--out", str(tmp_path / "f")]
     )
     assert result.exit_code == 5, result.output  # flagged submissions, like a linter
+                {"id": "bracketed", "text": SEGMENT + "小兔子问【是谁】", "segment": SEGMENT},
     flags = {(r["id"], r["rule"]) for r in pq.read_table(tmp_path / "f" / "flags.parquet").to_pylist()}
-    assert flags == {("long", "rewrite_length"), ("quoted", "punctuation")}, flags
+    # quotes and a colon are LOT's published convention (issue 34); brackets are not
+    assert flags == {("long", "rewrite_length"), ("bracketed", "punctuation")}, flags
+    result = runner.invoke(
+        app,
+        ["annotate", "check", "story_filter", "--input", str(rewrites), "--out", str(tmp_path / "s"), "--strict-paper"],
+    )
+    assert result.exit_code == 5, result.output  # LOT appendix 1 to the letter: the quotes are refused too
+    flags = {(r["id"], r["rule"]) for r in pq.read_table(tmp_path / "s" / "flags.parquet").to_pylist()}
+    assert flags == {("long", "rewrite_length"), ("bracketed", "punctuation"), ("quoted", "punctuation")}, flags
     cases = tmp_path / "cases.jsonl"
     cases.write_text(
         "\n".join(
