@@ -149,9 +149,27 @@ diff_cmd = command_of(DIFF, _render_diff)
 # a negative --sample stays a usage error (exit 2): diff's exit 1 means "different"
 diff_cmd.__signature__.parameters["sample"].default.min = 0  # type: ignore[attr-defined]
 app.command("diff")(diff_cmd)
-card_cmd = app.command("card")(
-    command_of(CARD_COMMAND, lambda summary, params: out_console.print(f"wrote {summary['card']}"))
-)
+
+
+def _render_card(summary: dict, params: Any) -> None:
+    """What `card` wrote; with --check the report, exit 1 when a required field is missing or invalid."""
+    if "check" not in summary:
+        out_console.print(f"wrote {summary['card']} and {summary['croissant']}")
+        return
+    report = summary["check"]
+    for title, lines in (("errors", report["errors"]), ("to fill in by the authors", report["to_fill"])):
+        out_console.print(f"{title} ({len(lines)}):", markup=False, highlight=False, soft_wrap=True)
+        for line in lines:
+            out_console.print(f"  - {line}", markup=False, highlight=False, soft_wrap=True)
+    for line in report["warnings"]:
+        out_console.print(f"  warning: {line}", markup=False, highlight=False, soft_wrap=True)
+    rows = ", ".join(f"{split} {n}" for split, n in report["rows"].items())
+    out_console.print(f"croissant.json loads: {rows or 'nothing'}", markup=False, highlight=False, soft_wrap=True)
+    if report["errors"]:
+        raise typer.Exit(1)
+
+
+card_cmd = app.command("card")(command_of(CARD_COMMAND, _render_card))
 
 
 def _cells(values) -> list[str]:

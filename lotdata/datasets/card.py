@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from lotdata.datasets.inputs import open_input
 from lotdata.datasets.registry import get_task
@@ -20,25 +20,12 @@ from lotdata.schema import SPLITS
 
 CARD_NAME = "README.md"
 
-_LICENSES = {
-    "apache-2.0",
-    "mit",
-    "cc0-1.0",
-    "cc-by-4.0",
-    "cc-by-sa-4.0",
-    "cc-by-nc-4.0",
-    "cc-by-nc-sa-4.0",
-    "cc-by-nd-4.0",
-}
-
 
 def _license_tag(licenses: list[str]) -> str:
-    if not licenses:
-        return "unknown"
-    tags = {lic.strip().lower().replace(" ", "-") for lic in licenses}
-    if len(tags) == 1 and (tag := tags.pop()) in _LICENSES:
-        return tag
-    return "other"
+    """The card's `license:` tag (`lotdata.datasets.licenses`: a known corpus's terms recognised by name)."""
+    from lotdata.datasets.licenses import license_tag
+
+    return license_tag(licenses)
 
 
 def _size_category(rows: int) -> str:
@@ -48,7 +35,7 @@ def _size_category(rows: int) -> str:
     return "1M<n<10M"
 
 
-def _yaml_header(task: str, manifest: Mapping[str, Any], splits: list[str]) -> str:
+def _yaml_header(task: str, manifest: Mapping[str, Any], splits: list[str], release: Sequence[str] = ()) -> str:
     q = lambda value: json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML string
     category = get_task(task).card_category
     languages = manifest.get("languages") or ["zh"]
@@ -67,6 +54,7 @@ def _yaml_header(task: str, manifest: Mapping[str, Any], splits: list[str]) -> s
         "- lot",
         "- story",
         f"- {task}",
+        *release,  # annotations/language creators, source datasets, task ids, dataset_info (lotdata.datasets.release)
         "configs:",
         "- config_name: default",
         "  data_files:",
@@ -119,9 +107,14 @@ def card_text(
     tokenizer: str | None = None,
     *,
     stats_path: str | Path | None = None,
+    release: Mapping[str, Any] | None = None,
 ) -> str:
     """The card of a dataset folder (its manifest is read unless given); words counted with `tokenizer`. The
-    statistics it computes are saved to `stats_path` (default: the folder's `stats.json`)."""
+    statistics it computes are saved to `stats_path` (default: the folder's `stats.json`), the Croissant file to
+    `release["croissant"]` (default: the folder's `croissant.json`); `release` may hold an `audit` report, `overlaps`
+    summaries and the `authors`' answers (`lotdata.datasets.release`)."""
+    from lotdata.datasets import release as rel
+
     folder = Path(folder)
     manifest = manifest if manifest is not None else open_input(folder, expect=("dataset",)).manifest
     task = manifest["task"]
@@ -141,6 +134,15 @@ def card_text(
         or "- (none recorded)"
     )
     origin = manifest.get("split_origin")
+    release = dict(release or {})
+    facts = rel.release_facts(
+        manifest,
+        limitations=_limitations(task, rows),
+        audit=release.get("audit"),
+        overlaps=release.get("overlaps") or (),
+        authors=release.get("authors"),
+    )
+    rel.write_croissant(folder, rel.croissant_dict(manifest, facts, schema, non_empty), release.get("croissant"))
     body = [
         f"# lotdata {task}",
         "",
@@ -191,11 +193,14 @@ def card_text(
         "",
         "## Known limitations",
         "",
-        *[f"- {text}" for text in _limitations(task, rows)],
+        *[f"- {text}" for text in facts["limitations"]],
         "- Splits are grouped by story: no story is in two splits of this dataset.",
         "",
+        *rel.license_section(manifest),
+        *rel.datasheet(facts),
     ]
-    return _yaml_header(task, manifest, non_empty) + "\n\n" + "\n".join(body)
+    header = _yaml_header(task, manifest, non_empty, rel.yaml_fields(folder, manifest, facts, schema, non_empty))
+    return header + "\n\n" + "\n".join(body)
 
 
 #: the Table 3 statistics the card computed, for `lotdata stats` to read instead of tokenising every split again

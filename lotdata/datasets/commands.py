@@ -247,6 +247,24 @@ CARD = "README.md"
 @dataclass(frozen=True, kw_only=True)
 class CardParams:
     folder: str = param(help="Dataset folder (with manifest.json).")
+    check: bool = param(
+        False,
+        "Write nothing: validate FOLDER/croissant.json with mlcroissant (every split loaded) and the README's YAML "
+        "against the Hugging Face card fields, list what the authors must still fill in; exit 1 when a required "
+        "field is missing or invalid.",
+    )
+    audit: str | None = param(
+        None, "An `audit-bias` report folder of FOLDER: its verdicts and leaking tokens go into the card.", path="input"
+    )
+    overlap: list[str] | None = param(
+        None, "`overlap` output folders of FOLDER (repeatable): their figures go into the card.", path="input"
+    )
+    authors: str | None = param(
+        None,
+        "The authors' answers (JSON or TOML: name, url, creators, cite_as, version, date_published, funding, "
+        "annotator_demographics, annotator_pay, social_impact, out_of_scope_uses, maintenance, personal_information).",
+        path="input",
+    )
 
 
 def _card_inputs(p: CardParams) -> dict[str, Any]:
@@ -259,7 +277,16 @@ def _card_inputs(p: CardParams) -> dict[str, Any]:
         files += [folder / entry["file"] for entry in (manifest.get("splits") or {}).values()]
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         pass
-    return {"FOLDER": files}
+    if p.check:
+        from lotdata.datasets.release import CROISSANT_NAME
+
+        files += [folder / CARD, folder / CROISSANT_NAME]
+    return {
+        "FOLDER": files,
+        **({"--audit": [Path(p.audit) / "results.json"]} if p.audit else {}),
+        **({"--overlap": [Path(o) / "summary.json" for o in p.overlap]} if p.overlap else {}),
+        **({"--authors": p.authors} if p.authors else {}),
+    }
 
 
 def _card_check(p: CardParams) -> None:
@@ -277,11 +304,15 @@ def _card_check(p: CardParams) -> None:
 
 def _card_outputs(p: CardParams) -> list[Output]:
     from lotdata.datasets.card import STATS_CACHE
+    from lotdata.datasets.release import CROISSANT_NAME
 
+    if p.check:  # --check writes nothing
+        return []
     folder = Path(p.folder)
     return [
         Output(f"FOLDER/{CARD}", folder / CARD, into=("dataset",)),
         Output(f"FOLDER/{STATS_CACHE}", folder / STATS_CACHE, side=True, into=("dataset",)),
+        Output(f"FOLDER/{CROISSANT_NAME}", folder / CROISSANT_NAME, side=True, into=("dataset",)),
     ]
 
 
@@ -290,23 +321,32 @@ def _card(run: Run) -> dict[str, Any]:
     dataset folder: a card has no parts to resume, and FOLDER is the user's dataset."""
     import shutil
 
+    from lotdata.datasets import release as rel
     from lotdata.datasets.card import STATS_CACHE, card_text
 
     p: CardParams = run.params
+    if p.check:
+        return {"check": rel.check_release(p.folder), "folder": p.folder}
+    inputs = {
+        "audit": rel.read_audit(p.audit) if p.audit else None,
+        "overlaps": [rel.read_overlap(o) for o in p.overlap or []],
+        "authors": rel.read_authors(p.authors) if p.authors else None,
+        "croissant": run.out(f"FOLDER/{rel.CROISSANT_NAME}"),
+    }
     card = run.out(f"FOLDER/{CARD}")
     try:
-        write_text(card_text(p.folder, stats_path=run.out(f"FOLDER/{STATS_CACHE}")), card)
+        write_text(card_text(p.folder, stats_path=run.out(f"FOLDER/{STATS_CACHE}"), release=inputs), card)
     except BaseException:
         shutil.rmtree(card.parent, ignore_errors=True)
         raise
-    return {"card": str(run.final(f"FOLDER/{CARD}"))}
+    return {"card": str(run.final(f"FOLDER/{CARD}")), "croissant": str(run.final(f"FOLDER/{rel.CROISSANT_NAME}"))}
 
 
 def _card_sample(folder: Path) -> list[str]:
     from lotdata.datasets.card import STATS_CACHE
 
     dataset = sample_dataset(folder / "dataset")
-    for name in (CARD, STATS_CACHE):  # a dataset folder without its card: `card` writes it
+    for name in (CARD, STATS_CACHE, "croissant.json"):  # a dataset folder without its card: `card` writes it
         (dataset / name).unlink()
     return [str(dataset)]
 
@@ -319,7 +359,10 @@ CARD_COMMAND = register_command(
         inputs=_card_inputs,
         outputs=_card_outputs,
         check=_card_check,
-        summary="Write FOLDER/README.md, a Hugging Face dataset card (datasets.load_dataset(FOLDER) loads the splits).",
+        summary="Write FOLDER/README.md, a Hugging Face dataset card (datasets.load_dataset(FOLDER) loads the splits), "
+        "and FOLDER/croissant.json (Croissant 1.0 with the Responsible-AI fields); --check validates both.\n\n"
+        "Exit 0 written (or, with --check, valid: what the authors must still fill in is listed), 1 a required field "
+        "missing or invalid (--check), 3 bad input, 4 mlcroissant missing (--check: pip install 'lotdata[release]').",
         arguments=("folder",),
         sample=_card_sample,
     )

@@ -20,6 +20,7 @@ from lotdata.datasets.card import write_card
 from lotdata.datasets.inputs import Input, open_input
 from lotdata.datasets.lotformat import read_lot_file, split_of_file, to_lot
 from lotdata.datasets.registry import get_task, task_names
+from lotdata.datasets.release import upstream_of
 from lotdata.datasets.splits import SplitSpec
 from lotdata.datasets.stats import split_stats
 from lotdata.errors import InputError, MissingFileError
@@ -163,6 +164,9 @@ def write_dataset(
                 (to_lot(task, row) for row in rows), out / "lot" / f"{split}.jsonl"
             )
     extra = {**(extra or {}), "lot_files": {name: sha256_file(path) for name, path in lot_files.items()}}
+    upstream = upstream_of(inputs)  # the clean/crawl manifests of what was read, for the card's datasheet
+    if upstream and "upstream" not in extra:
+        extra["upstream"] = upstream
     manifest = manifest_dict(
         kind="dataset", task=task, command=command, params=params, inputs=inputs, files=files, stats=stats, extra=extra
     )

@@ -39,7 +39,11 @@ class ReadParams:
     )
     lang: str | None = param(None, "zh or en (default: detect per story).", choices=("zh", "en"))
     source: str | None = param(None, "Source name stored with every story.")
-    license: str | None = param(None, "License stored with every story.")
+    license: str | None = param(
+        None,
+        "License stored with every story (default: a known corpus's terms, by its source name: cmrc2017 and cft "
+        "CC-BY-SA-4.0, c3 non-commercial research, rocstories/storycloze, lot; else none).",
+    )
     out: str = param("stories.parquet", "stories table", cli=False)
 
 

@@ -80,15 +80,18 @@ def _undecodable(record: Record) -> str | None:
 def _story_row(
     record: Record, *, path: str, lang: str | None, source: str | None, license: str | None, default_source: str
 ) -> dict[str, Any]:
+    from lotdata.datasets.licenses import corpus_license
+
     lang = lang or record.lang
+    source = source or record.source or default_source
     row = make_story_row(
         record.text or "",
-        source=source or record.source or default_source,
+        source=source,
         title=record.title,
         lang=lang,
         source_id=record.source_id,
         url=f"{path}#{record.row}",
-        license=license,
+        license=license or corpus_license(source),  # a known corpus's terms, recognised by its name
         fetched_at=None,
     )
     if record.sentences:
@@ -137,7 +140,8 @@ def read_stories(
 
     `fmt` applies to every path (default: :func:`detect_format` per path); `lang` to every story
     (default: detected per story; CMRC/CFT documents are Chinese); `source` defaults to the corpus
-    name of the known formats or the file's stem; `license` is stored as given.
+    name of the known formats or the file's stem; `license` is stored as given, else the terms of a corpus
+    lotdata knows by that source name (`lotdata.datasets.licenses`: CMRC 2017 and CFT CC-BY-SA-4.0, C3, ...).
     """
     if fmt is not None and fmt not in format_names():
         raise InputError(

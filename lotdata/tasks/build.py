@@ -21,6 +21,7 @@ from lotdata.datasets.folder import (
     write_dataset,
 )
 from lotdata.datasets.registry import builder_tasks, get_task
+from lotdata.datasets.release import sources_by_split
 from lotdata.datasets.splits import SplitSpec, assign_splits, parse_split_spec, story_order_key, whole_stories_up_to
 from lotdata.errors import InputError, LotdataError
 from lotdata.exec import ExecSettings, Shard, read_shard_rows, run_shards, write_row_grouped
@@ -605,6 +606,7 @@ class _BuildRun:
             "split_origin": _origins(task, by_split),
             "statuses_used": inputs.taken,
             "licenses": sorted({s["license"] for s in inputs.stories if s.get("license")}),
+            "sources": sources_by_split(inputs.stories, by_split),  # per split: sources, licences, fetch dates
             "languages": sorted({ex["lang"] for rows in by_split.values() for ex in rows}),
         }
         # the files read: a clean/crawl folder's stories table, and a ClozeT folder's files
