@@ -42,8 +42,8 @@ from lotdata.text.story_split import (
 from lotdata.text.style import (
     ALLOWED_PUNCTUATION,
     ALLOWED_PUNCTUATION_SHOWN,
-    informal_lexicon,
     CONVENTION_PUNCTUATION_SHOWN,
+    informal_lexicon,
     rewrite_change,
     stray_punctuation,
 )
@@ -51,8 +51,8 @@ from lotdata.text.style import (
 __all__ = [
     # the rules and their runs
     "CHECK_RULE_REGISTRY",
-    "ENDING_RULES",
     "CONVENTION_SENTENCE_CHARS",
+    "ENDING_RULES",
     "MAX_REWRITE_CHANGE",
     "MAX_SENTENCE_CHARS",
     "NEAR_DUPLICATE_THRESHOLD",
@@ -113,11 +113,11 @@ __all__ = [
 
 #: ROCStories §3.1: "each sentence ... no longer than 70 characters" (the paper's letter: `--strict-paper`)
 MAX_SENTENCE_CHARS = 70
-STORY_SENTENCES = 5
 #: what the published data holds: the Story Cloze spring 2016 sentences run to 72 characters (71: 27, 72: 2; none
 #: longer), measured by benchmarks/conventions.py (bench/conventions.md); the default limit in English (issue 34).
 #: Chinese has no published five-sentence corpus to read a convention from: it keeps the paper's 70
 CONVENTION_SENTENCE_CHARS = {"en": 72, "zh": MAX_SENTENCE_CHARS}
+STORY_SENTENCES = 5
 #: LOT appendix 1: the rewritten story differs from the segment by at most 100 字 (characters; words in English)
 MAX_REWRITE_CHANGE = 100
 #: a submission is a near copy of another when the MinHash estimate of their Jaccard similarity reaches this
@@ -126,11 +126,11 @@ NEAR_DUPLICATE_THRESHOLD = 0.8
 
 @dataclass
 class CheckOptions:
-    lang: str = "en"
     """`strict_paper`: the papers' letter (ROCStories' 70 characters, LOT appendix 1's list of marks) instead of the
     conventions of their published data (72 characters; the marks LOT's and ROCStories' own stories use).
     `max_chars` left None is the limit of that choice in the row's language (`chars`)."""
 
+    lang: str = "en"
     max_chars: int | None = None
     sentences: int = STORY_SENTENCES
     near_duplicate: float = NEAR_DUPLICATE_THRESHOLD
@@ -139,7 +139,6 @@ class CheckOptions:
     max_rewrite_change: int = (
         MAX_REWRITE_CHANGE  # story_filter: characters (words in English) a rewrite may add or drop
     )
-
     strict_paper: bool = False
 
     def chars(self, lang: str) -> int:
@@ -147,6 +146,7 @@ class CheckOptions:
         if self.max_chars is not None:
             return self.max_chars
         return MAX_SENTENCE_CHARS if self.strict_paper else CONVENTION_SENTENCE_CHARS.get(lang, MAX_SENTENCE_CHARS)
+
 
 RULE_LEVELS = ("refuse", "warn")
 
@@ -244,9 +244,9 @@ def measured_sentences(row: Row, lang: str) -> list[str]:
 
 
 def sentence_length(row: Row, options: CheckOptions) -> list[str]:
-    return [
     lang = _lang(row, options)
     most = options.chars(lang)
+    return [
         f"sentence {k}: {len(s)} characters (at most {most})"
         for k, s in enumerate(measured_sentences(row, lang), 1)
         if len(s) > most
