@@ -28,7 +28,7 @@ def in_language(text: str, lang: str) -> bool:
 
 
 #: the ROCStories jobs (issue 24) are English by default; the LOT jobs Chinese
-ROCSTORIES_JOBS = ("story_write", "story_review", "sct_write", "story_reorder")
+ROCSTORIES_JOBS = ("story_write", "story_review", "sct_write", "story_reorder", "review")
 #: screens where the rater writes or drags, with no choice to make
 NO_CHOICES = ("story_write", "sct_write", "story_reorder")
 

@@ -32,6 +32,7 @@ def test_the_senpos_card_says_that_short_source_paragraphs_are_joined():
 # ---------------------------------------------------------------- the raters' rules (LOT appendix 1 and 2)
 
 import json  # noqa: E402
+import re  # noqa: E402
 import xml.etree.ElementTree as ET  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -40,7 +41,6 @@ import pytest  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from lotdata.annotate.jobs import get_job, wrong_candidate_problem  # noqa: E402
-from lotdata.annotate.template import InvalidResult  # noqa: E402
 from lotdata.cli import app  # noqa: E402
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "annotation_templates"
@@ -55,21 +55,31 @@ def _filter_check(rewritten: str, segment: str = SEGMENT) -> dict:
     )
 
 
+def _found(result: dict, rule: str) -> str:
+    """What the check `rule` found in a rewrite: sent back to the rater when the rule refuses, else only counted
+    (a rewrite is never quarantined for breaking a check: it goes back to its rater with the reason)."""
+    from lotdata.annotate.checks import RULES
+
+    returned, warned = (" ".join(result[k]) for k in ("returned", "warned"))
+    assert rule in (returned if RULES[rule].level == "refuse" else warned), result
+    return returned + warned
+
+
 def test_a_rewrite_150_characters_longer_is_refused_though_it_is_under_100_words_longer():
     from lotdata.text import count_words
 
     added_chars = len(LONG_REWRITE) - len(SEGMENT)
     added_words = count_words(LONG_REWRITE, "zh") - count_words(SEGMENT, "zh")
     assert added_chars > 150 and added_words < 100  # the old check (jieba words) let it through
-    with pytest.raises(InvalidResult, match=r"\d+ characters longer or shorter than the segment \(at most 100\)"):
-        _filter_check(LONG_REWRITE)
+    found = _found(_filter_check(LONG_REWRITE), "rewrite_length")
+    assert re.search(r"\d+ characters longer or shorter than the segment \(at most 100\)", found), found
     ending = "原来是田鼠一家在偷胡萝卜。小兔子很生气，把田鼠一家赶走了。"
     assert _filter_check(SEGMENT + ending)["rewritten"] == SEGMENT + ending
 
 
 def test_a_rewrite_with_quotation_marks_or_a_colon_is_refused_naming_the_marks():
-    with pytest.raises(InvalidResult, match="punctuation ： “ ” used"):
-        _filter_check(SEGMENT + "小兔子说：“是谁在偷胡萝卜？”")
+    # 【】 are outside both LOT's list and what its published stories use (the quotes and the colon are in them)
+    assert "punctuation 【 】 used" in _found(_filter_check(SEGMENT + "小兔子喊：【是谁在偷胡萝卜？】"), "punctuation")
     allowed = SEGMENT + "它看了看……原来是田鼠！它读过《田鼠的故事》；它知道该怎么办？"
     assert _filter_check(allowed)["decision"] == "rewrite"
 
@@ -130,6 +140,7 @@ def test_annotate_check_runs_the_lot_rules_on_files(tmp_path):
             for r in (
                 {"id": "long", "text": LONG_REWRITE, "segment": SEGMENT},
                 {"id": "quoted", "text": SEGMENT + "小兔子说：“是谁？”", "segment": SEGMENT},
+                {"id": "bracketed", "text": SEGMENT + "小兔子问【是谁】", "segment": SEGMENT},
                 {"id": "fine", "text": SEGMENT + "原来是田鼠。", "segment": SEGMENT},
             )
         )
@@ -140,7 +151,6 @@ def test_annotate_check_runs_the_lot_rules_on_files(tmp_path):
         app, ["annotate", "check", "story_filter", "--input", str(rewrites), "--out", str(tmp_path / "f")]
     )
     assert result.exit_code == 5, result.output  # flagged submissions, like a linter
-                {"id": "bracketed", "text": SEGMENT + "小兔子问【是谁】", "segment": SEGMENT},
     flags = {(r["id"], r["rule"]) for r in pq.read_table(tmp_path / "f" / "flags.parquet").to_pylist()}
     # quotes and a colon are LOT's published convention (issue 34); brackets are not
     assert flags == {("long", "rewrite_length"), ("bracketed", "punctuation")}, flags

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 #: (task token, case id or None): a task with no case (a gold task) goes to every rater
 Versioned = tuple[str, "str | None"]
@@ -22,9 +22,16 @@ def _rank(*parts: object) -> str:
 
 
 def extend_assignment(
-    current: dict[str, list[str]], tasks: Sequence[Versioned], raters: Sequence[str], per_task: int, seed: str
+    current: dict[str, list[str]],
+    tasks: Sequence[Versioned],
+    raters: Sequence[str],
+    per_task: int,
+    seed: str,
+    avoid: Mapping[str, str] | None = None,
 ) -> dict[str, list[str]]:
-    """`current` (rater -> tokens in the order they see them) with the `tasks` not given yet added to it."""
+    """`current` (rater -> tokens in the order they see them) with the `tasks` not given yet added to it. `avoid`:
+    token -> the rater who must not get it (a review task's writer); a task only they could take is given to nobody
+    (and tried again at the next push)."""
     given = {token for tokens in current.values() for token in tokens}
     new = [(token, case) for token, case in tasks if token not in given]
     raters = sorted(raters)
@@ -46,7 +53,7 @@ def extend_assignment(
     by_case: dict[str, dict[str, list[str]]] = {}
     for case in case_order:
         versions = sorted(cases[case], key=lambda token: _rank(seed, "version", token))
-        by_case[case] = _give_versions(case, versions, raters, per_task, load, seed)
+        by_case[case] = _give_versions(case, versions, raters, per_task, load, seed, avoid or {})
         for rater, tokens in by_case[case].items():
             received[rater].extend(tokens)
     for rater, tokens in received.items():
@@ -55,13 +62,14 @@ def extend_assignment(
 
 
 def _give_versions(
-    case: str, versions: list[str], raters: list[str], per_task: int, load: Counter, seed: str
+    case: str, versions: list[str], raters: list[str], per_task: int, load: Counter, seed: str, avoid: Mapping[str, str]
 ) -> dict[str, list[str]]:
     """rater -> the versions of `case` they get: each version to `per_task` raters, preferring a rater without another
     version of this case, then the least loaded, then a seeded draw."""
     holds: dict[str, list[str]] = defaultdict(list)
     for version in versions:
-        order = sorted(raters, key=lambda r: (len(holds[r]), load[r], _rank(seed, case, version, r)))
+        allowed = [r for r in raters if r != avoid.get(version)]
+        order = sorted(allowed, key=lambda r: (len(holds[r]), load[r], _rank(seed, case, version, r)))
         for rater in order[:per_task]:
             holds[rater].append(version)
             load[rater] += 1

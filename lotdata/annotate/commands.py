@@ -347,6 +347,7 @@ JOB_FILES = (
     "revisions.jsonl",
     "table2.json",
     "submissions.jsonl",
+    "reviews.jsonl",
 )
 
 

@@ -142,6 +142,7 @@ def push(
             targets,
             raters if job_state.mode == "per_rater" else 1,
             seed=job_state.salt,
+            avoid=authors(job_state, team) if job_state.mode == "per_rater" else None,
         )
     counts = {"tasks": 0, "already_there": 0, "imported": 0}
     _save(job_state, on_saved)  # before any import: a push cut short and run again finds the same opaque ids
@@ -158,9 +159,32 @@ def push(
         "gold": sum(t["gold"] is not None for t in job_state.tasks.values()),
         **counts,
         **({"sample": sample, "seed": p.seed} if sample is not None else {}),
+        **_unassigned(job_state),
         "state": str(job_state.path),
         "seconds": round(time.perf_counter() - started, 3),
     }
+
+
+def authors(job_state: JobState, team: Team) -> dict[str, str]:
+    """Opaque id -> the rater of the team who wrote what the task shows (its hidden `author`, an account's e-mail or
+    a rater's name): that rater is never given the task (a review of their own work)."""
+    by_email = {rater.email: name for name, rater in team.raters.items()}
+    found = {}
+    for token, entry in job_state.tasks.items():
+        author = entry["hidden"].get("author")
+        name = by_email.get(author) or (author if author in team.raters else None)
+        if name:
+            found[token] = name
+    return found
+
+
+def _unassigned(job_state: JobState) -> dict[str, int]:
+    """How many tasks no rater was given (only their author could have taken them), when there are any."""
+    if job_state.assignment is None or job_state.mode != "per_rater":
+        return {}
+    given = {token for tokens in job_state.assignment.values() for token in tokens}
+    left = sum(token not in given for token in job_state.tasks)
+    return {"unassigned": left} if left else {}
 
 
 def _save(job_state: JobState, on_saved: Saved | None) -> None:
@@ -236,7 +260,8 @@ def _new_job_state(
     """A title's first push: per rater with a team (or a quiz), else one shared project."""
     directory = state_dir(p.state)
     assign = names_of(p.assign)
-    mode = "per_rater" if (raters > 1 and team.raters) or qualified is not None else "shared"
+    own = raters > 1 or get_job(p.job).own_projects  # review: a reviewer never opens another's project
+    mode = "per_rater" if (own and team.raters) or qualified is not None else "shared"
     job_state = JobState.new(directory, conn.url, p.job, p.project, raters, mode, lang=lang, path=path)
     job_state.assigned = qualified if qualified is not None else sorted(set(assign)) if assign else None
     pushed_elsewhere = [t for t in _target_titles(job_state, team) if find_project(conn, t) is not None]

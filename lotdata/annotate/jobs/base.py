@@ -128,6 +128,9 @@ class JobSpec:
     order: int = 100
     #: `check_complete(assembled, job_state, allow_partial)`: refuses (raises) an assembly short of the push
     check_complete: Callable[[dict[str, Any], Any, bool], None] | None = None
+    #: with a team, every rater gets a project of their own even at one rater per task, and a task whose hidden
+    #: `author` is a rater of the team never goes to that rater (review: a reviewer never opens their own work)
+    own_projects: bool = False
 
     def __post_init__(self) -> None:
         if not self.templates:

@@ -1,11 +1,15 @@
 """sct_write (ROCStories 4.2): writers see a story's first four sentences and write a right and a wrong ending. The
 job's checks (each ending names a character of the four sentences, the endings differ, one sentence of bounded
-length, no quotations, no slang, language) flag a case; unflagged cases are assembled into a ClozeT dataset (four
-sentences + <mask>, the two endings in a balanced order) for `cloze_verify` (three raters, the SCT rule), whose kept
-cases `lotdata annotate sct-csv` writes in the published Story Cloze csv layout."""
+length, no quotations, no slang, language) flag a case. A flag never drops it: a case a rule of level "refuse" flags
+waits for review (`lotdata annotate push review --input` this pull's folder: a reviewer accepts it, edits it, or sends
+it back to its writer, whose new version comes back through `revisions.jsonl`); a "warn" flag is only shown. The cases
+no refuse flag holds are assembled into a ClozeT dataset (four sentences + <mask>, the two endings in a balanced order)
+for `cloze_verify` (three raters, the SCT rule), whose kept cases `lotdata annotate sct-csv` writes in the published
+Story Cloze csv layout; the cases a reviewer accepts follow in the review's own `clozet/`."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -25,6 +29,7 @@ from lotdata.annotate.jobs.base import (
 )
 from lotdata.annotate.jobs.clozet_write import balance_labels
 from lotdata.annotate.template import InvalidResult
+from lotdata.errors import InputError
 from lotdata.schema import MASK_TOKENS, SPLITS
 from lotdata.tasks.storycloze import ANSWER_COLUMN, CONTEXT_COLUMNS, ENDING_COLUMNS
 from lotdata.text import join_sentences, normalize_text, split_sentences
@@ -32,9 +37,12 @@ from lotdata.text import join_sentences, normalize_text, split_sentences
 
 def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
     """Stories of five sentences or more (approved story_write stories, ROCStories...): the first four are the
-    context; the stories are shared among `splits` (default val,test) in seeded order."""
+    context; the stories are shared among `splits` (default val,test) in seeded order. Or the `revisions.jsonl` of a
+    review pull: refused cases back to their writers."""
     from lotdata.datasets.splits import story_order_key
 
+    if path.suffix == ".jsonl":
+        return load_revisions(path)
     splits = list(splits or ("val", "test"))
     unknown = [s for s in splits if s not in SPLITS]
     if unknown:
@@ -44,24 +52,64 @@ def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
     return [{**s, "split": splits[rank[s["story_id"]] % len(splits)]} for s in stories]
 
 
+REVISION_FIELDS = ("story_id", "split", "lang", "four", "writer", "feedback", "version")
+
+
+def load_revisions(path: Path) -> list[Row]:
+    """The refused cases of a review pull (`revisions.jsonl`), each back to its writer as a new version."""
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not JSON ({exc.msg})", path=str(path), row=n) from None
+        missing = [k for k in REVISION_FIELDS if not isinstance(row, dict) or k not in row]
+        if missing:
+            raise InputError(f"a revision line of sct_write lacks {', '.join(missing)}", path=str(path), row=n)
+        rows.append(row)
+    return rows
+
+
+FEEDBACK = {
+    "en": ("Sent back to you by the reviewer: {comment}", "Your previous endings: right: {right} / wrong: {wrong}"),
+    "zh": ("审核人退回了你的结尾：{comment}", "你上次写的结尾：正确：{right} / 错误：{wrong}"),
+}
+
+
 def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "en") -> list[Task]:
     tasks = []
     for row in rows:
-        context = list(row["sentences"][:4])
+        revision = "four" in row  # a refused case back to its writer
+        context = list(row["four"] if revision else row["sentences"][:4])
+        version = int(row.get("version") or 1)
         data = {
-            "uid": opaque_uid("sct", row["story_id"]),
+            "uid": opaque_uid("sct", row["story_id"], version) if revision else opaque_uid("sct", row["story_id"]),
             "context": "\n".join(f"{k}. {s}" for k, s in enumerate(context, 1)),
+            "feedback": _feedback(row, lang) if revision else "",
         }
         hidden = {
             "story_id": row["story_id"],
             "split": row["split"],
             "lang": row["lang"],
             "four": context,
-            "original_ending": row["sentences"][4],
+            "original_ending": row.get("original_ending") if revision else row["sentences"][4],
             "license": row.get("license"),
+            "version": version,
         }
+        if revision:
+            hidden["writer"] = row["writer"]  # per rater, the task goes to its writer only
         tasks.append({"data": data, "hidden": hidden})
     return tasks
+
+
+def _feedback(row: Row, lang: str) -> str:
+    said, before = FEEDBACK.get(lang, FEEDBACK["en"])
+    lines = [said.format(comment=row["feedback"])]
+    if row.get("previous"):
+        lines.append(before.format(**row["previous"]))
+    return "\n".join(lines)
 
 
 def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, Any]) -> dict[str, Any]:
@@ -72,8 +120,8 @@ def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, 
     return {"right_ending": right, "wrong_ending": wrong}
 
 
-def assemble(annotations: list[Annotation]) -> dict[str, Any]:
-    """Every written case with its flags; the unflagged ones (the last one written per story) as ClozeT rows."""
+def case_rows(annotations: list[Annotation]) -> list[Row]:
+    """Every written case (each version of a story its own case), in the order they were written per task."""
     cases = []
     for uid, anns in sorted(by_uid(annotations).items()):
         for ann in anns:
@@ -89,17 +137,53 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
                     "wrong_ending": ann.values["wrong_ending"],
                     "writer": ann.annotator,
                     "annotation_id": str(ann.annotation_id),
+                    "version": int(h.get("version") or 1),
+                    "created_at": ann.created_at,
+                    "license": h.get("license"),
                 }
             )
+    return cases
+
+
+def check_cases(cases: list[Row]) -> list[dict[str, Any]]:
+    """The flags of the job's checks on `cases` (id, rule, detail, level), each language on its own."""
     flags = []
     for lang in sorted({c["lang"] for c in cases}):
         flags += run_checks([c for c in cases if c["lang"] == lang], ENDING_RULES, CheckOptions(lang=lang)).flags
-    flagged = {f["id"] for f in flags}
+    return flags
+
+
+def assemble(annotations: list[Annotation]) -> dict[str, Any]:
+    """Every written case with its flags; a case that a rule of level "refuse" flags waits for review (never
+    dropped); the others (the last one written per story) as ClozeT rows, their "warn" flags kept in cases.jsonl."""
+    cases = case_rows(annotations)
+    flags = check_cases(cases)
+    refusing = {f["id"] for f in flags if f.get("level", "refuse") == "refuse"}
     chosen: dict[str, Row] = {}
     for case in cases:
         case["flags"] = sorted({f["rule"] for f in flags if f["id"] == case["id"]})
-        if case["id"] not in flagged:
+        case["to_review"] = case["id"] in refusing
+    for case in sorted(cases, key=_written_order):  # the latest version of a story that no refuse flag holds
+        if not case["to_review"]:
             chosen[case["story_id"]] = case
+    examples = clozet_examples(sorted(chosen.values(), key=lambda c: c["story_id"]))
+    stats = {
+        "cases": len(cases),
+        "flagged": len({f["id"] for f in flags}),
+        "to_review": sum(c["to_review"] for c in cases),
+        "kept": len(examples),
+        "per_rule": dict(Counter(f["rule"] for f in flags)),
+        "per_level": dict(Counter(f.get("level", "refuse") for f in flags)),
+    }
+    return {"clozet": examples, "cases": cases, "flags": flags, "stats": stats}
+
+
+def _written_order(case: Row) -> tuple:
+    return (case["version"], case["created_at"], int(case["annotation_id"]) if case["annotation_id"].isdigit() else 0)
+
+
+def clozet_examples(cases: list[Row]) -> list[Row]:
+    """ClozeT rows (four sentences + <mask>, the endings in a balanced order) of cases, one per story."""
     mask = MASK_TOKENS["clozet"]
     examples = [
         {
@@ -114,26 +198,25 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
             "annotation_id": c["annotation_id"],
             "lang": c["lang"],
         }
-        for c in chosen.values()
+        for c in cases
     ]
-    stats = {
-        "cases": len(cases),
-        "flagged": len(flagged),
-        "kept": len(examples),
-        "per_rule": dict(Counter(f["rule"] for f in flags)),
-    }
-    return {"clozet": balance_labels(examples), "cases": cases, "flags": flags, "stats": stats}
+    return balance_labels(examples)
 
 
 def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
-    """`cases.jsonl` (every case with its flags), `flags.parquet` and the ClozeT dataset `clozet/` of unflagged cases."""
+    """`cases.jsonl` (every case with its flags and whether it waits for review), `flags.parquet` (id, rule, detail,
+    level) and the ClozeT dataset `clozet/` of the cases no refuse flag holds."""
     from lotdata.io import write_jsonl, write_parquet
     from lotdata.schema import CHECK_FLAGS, table_from_rows
 
     output.folder.mkdir(parents=True, exist_ok=True)
     write_jsonl(assembled["cases"], output.folder / "cases.jsonl")
     write_parquet(table_from_rows(assembled["flags"], CHECK_FLAGS), output.folder / "flags.parquet")
-    return {"clozet": output.dataset("clozet", assembled["clozet"]), "flagged": assembled["stats"]["flagged"]}
+    return {
+        "clozet": output.dataset("clozet", assembled["clozet"]),
+        "flagged": assembled["stats"]["flagged"],
+        "to_review": assembled["stats"]["to_review"],
+    }
 
 
 STORYCLOZE_HEADER = ["InputStoryid", *CONTEXT_COLUMNS, *ENDING_COLUMNS, ANSWER_COLUMN]
