@@ -32,6 +32,7 @@ from lotdata.annotate.client import (
 from lotdata.annotate.jobs import Annotation, InvalidResult, Output, get_job
 from lotdata.annotate.push import case_versions
 from lotdata.annotate.state import SHARED, JobState, Team, state_dir
+from lotdata.datasets.release import annotation_record
 from lotdata.errors import InputError, LotdataError
 from lotdata.io import write_parquet, write_text
 from lotdata.schema import ANNOTATIONS, QUARANTINE, table_from_rows
@@ -360,7 +361,12 @@ def pull(
             path=str(final),
         )
     params = {"job": job_name, "project": title, "project_ids": sorted(projects.values()), "url": conn.url}
-    datasets = write_assembled(job_name, assembled, out, params, provenance(valid, job_name, title, final))
+    origin = provenance(valid, job_name, title, final)
+    raters: dict[str, set[str]] = {}
+    for a in valid:
+        raters.setdefault(a.uid, set()).add(a.annotator)
+    origin["annotation"] = annotation_record(job_name, raters, agreement, {**gold, "dropped": p.drop_flagged})
+    datasets = write_assembled(job_name, assembled, out, params, origin)
     tasks = sum(c["tasks"] for c in found.per_project.values())
     summary = {
         "job": job_name,
@@ -416,7 +422,8 @@ def write_assembled(
         stats=assembled.get("stats", {}),
         extra={
             "licenses": origin.get("licenses", []),
-            "annotation": {"job": job_name, "sources": origin.get("inputs", [])},
+            # the card's annotation facts: raters per item, agreement, gold tasks (lotdata.datasets.release)
+            "annotation": {**origin.get("annotation", {}), "job": job_name, "sources": origin.get("inputs", [])},
         },
     )
     return get_job(job_name).write(assembled, output)

@@ -328,8 +328,24 @@ def _audit_lines(audit: Mapping[str, Any] | None) -> list[str]:
     tokens = [t for t in scan.get("tokens") or [] if t.get("significant")]
     if tokens:
         shown = ", ".join(f"{t['token']} -> {t['label']} ({t['k']}/{t['n']})" for t in tokens[:15])
-        lines.append(f"{len(tokens)} tokens predict the label (z > {scan.get('z_critical', 0):.2f}): {shown}")
+        lines.append(
+            f"{scan.get('significant', len(tokens))} of {scan.get('tested_tokens')} tested tokens predict the label "
+            f"(z > {scan.get('z_critical', 0):.2f}, alpha {scan.get('alpha')}); the strongest: {shown}"
+        )
     return lines
+
+
+def _leak_limitations(audit: Mapping[str, Any] | None) -> list[str]:
+    """The audit's summary and its strongest leak, as limitations."""
+    results = (audit or {}).get("results") or []
+    leaks = [r for r in results if r.get("verdict") == "leaks"]
+    if not leaks:
+        return [f"audit-bias: none of {len(results)} baseline results leaks the label"] if results else []
+    top = max(leaks, key=lambda r: r["accuracy"])
+    return [
+        f"audit-bias: {len(leaks)} of {len(results)} baseline results leak the label; the strongest, {top['id']}, "
+        f"reaches {_pct(top['accuracy'])} against chance {_pct(top['chance'])}"
+    ]
 
 
 def _overlap_lines(overlaps: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -414,7 +430,7 @@ def release_facts(
         "preprocessing": _preprocessing(manifest),
         "annotation": _annotation(manifest, origin, task),
         "biases": biases,
-        "limitations": list(limitations) + [b for b in _audit_lines(audit) if "leaks" in b][:3],
+        "limitations": list(limitations) + _leak_limitations(audit),
         "use_cases": [
             f"Evaluating models on LOT's {task} task: {spec.card_description}.",
             "Out of scope: " + str(known.get("out_of_scope_uses") or to_fill("out_of_scope_uses")),
@@ -551,7 +567,11 @@ def croissant_dict(
         "conformsTo": [CROISSANT_1_0, RAI_1_0],
         "name": facts["name"],
         "description": facts["description"],
-        "license": [t.url or t.name for t in licences if t is not None]
+        "license": [
+            {"@type": "sc:CreativeWork", "name": t.name, **({"url": t.url} if t.url else {})}
+            for t in licences
+            if t is not None
+        ]
         or [f"{TO_FILL} no source recorded a licence: the dataset's licence"],
         "citeAs": facts["cite_as"],
         "dateCreated": manifest.get("created_at"),

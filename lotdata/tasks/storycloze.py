@@ -12,7 +12,7 @@ import io
 import random
 from collections import Counter
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from lotdata.datasets.folder import BuildReport, write_dataset
 from lotdata.errors import InputError, LotdataError, must_exist
@@ -164,6 +164,25 @@ def check_import(val: str | Path | None, test: str | Path | None, train_from: st
         raise ValueError(f"--val-share {val_share}: a fraction in [0, 1)")
 
 
+def _provenance(by_split: Mapping[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """What the card says of an import: the corpus (Story Cloze Test, its terms recognised by name), per split."""
+    from lotdata.datasets.licenses import corpus_license
+    from lotdata.datasets.release import sources_by_split
+
+    license = corpus_license("storycloze")
+    stories = [
+        {"story_id": r["story_id"], "source": "storycloze", "license": license}
+        for rows in by_split.values()
+        for r in rows
+    ]
+    return {
+        "licenses": [license],
+        "languages": sorted({r["lang"] for rows in by_split.values() for r in rows}),
+        "source_format": "Story Cloze Test csv",
+        "sources": sources_by_split(stories, by_split),
+    }
+
+
 def import_storycloze(
     val: str | Path | None,
     out: str | Path,
@@ -213,6 +232,7 @@ def import_storycloze(
         inputs=inputs,
         stats=stats,
         lot_jsonl=False,
+        extra=_provenance(by_split),
     )
     if quarantine:
         write_parquet(table_from_rows(quarantine, QUARANTINE), Path(out) / "quarantine.parquet")
