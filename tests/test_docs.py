@@ -1,0 +1,146 @@
+"""The documentation site (issue 40): it builds with warnings as errors (every internal link and anchor checked), the
+commands its pages mark as runnable run on the sample data, the reference is made from the code, the README stays short.
+
+A page marks a fenced ```bash block as run by the line `<!-- run -->` just above it, or says why not with
+`<!-- not run: REASON -->`; in a tutorial every bash block carries one of the two. The runnable blocks of a page run
+in order, in one bash (`set -euo pipefail`), in a temp folder, with this venv's `lotdata` and `python` first on PATH.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+DOCS = REPO / "docs"
+BIN = Path(sys.executable).parent
+BLOCK = re.compile(r"(?:^<!-- (run|not run: [^\n]*?) -->\n)?^```bash\n(.*?)^```", re.M | re.S)
+
+
+def _blocks(page: Path) -> list[tuple[str | None, str]]:
+    return [(m.group(1), m.group(2)) for m in BLOCK.finditer(page.read_text(encoding="utf-8"))]
+
+
+def _pages_with_runnable_blocks() -> list[Path]:
+    return sorted(p for p in DOCS.rglob("*.md") if any(mark == "run" for mark, _ in _blocks(p)))
+
+
+def _gen_reference():
+    spec = importlib.util.spec_from_file_location("gen_reference", DOCS / "gen_reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_site_builds_strict_with_every_link_and_anchor_checked(tmp_path):
+    pytest.importorskip("material", reason="the docs extra: pip install -e '.[docs]' (make test installs it)")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    log = result.stdout + result.stderr
+    assert result.returncode == 0, log
+    assert "WARNING" not in log, log
+    site = tmp_path / "site"
+    for page in ("reference/cli/index.html", "reference/registries/index.html", "reference/schemas/index.html"):
+        assert (site / page).exists(), page
+    # no page of the built site fetches anything from the network (fonts, scripts): it reads offline
+    for html in site.rglob("*.html"):
+        text = html.read_text(encoding="utf-8")
+        assert "fonts.googleapis.com" not in text and "fonts.gstatic.com" not in text, html
+
+
+@pytest.mark.parametrize("page", _pages_with_runnable_blocks(), ids=lambda p: str(p.relative_to(DOCS)))
+def test_the_commands_a_page_marks_as_runnable_run(page, tmp_path):
+    script = "\n".join(code for mark, code in _blocks(page) if mark == "run")
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "NO_COLOR": "1", "COLUMNS": "120"}
+    result = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        env=env,
+        timeout=900,
+    )
+    assert result.returncode == 0, f"{page}:\n{script}\n--- output\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+
+
+def test_every_command_of_a_tutorial_is_run_or_says_why_not():
+    for page in sorted((DOCS / "tutorials").glob("*.md")):
+        for mark, code in _blocks(page):
+            assert mark is not None, (
+                f"{page.name}: a bash block with neither <!-- run --> nor <!-- not run: ... -->:\n{code}"
+            )
+            if mark != "run":
+                assert len(mark) > len("not run: ") + 10, f"{page.name}: say why a block is not run: {mark}"
+
+
+def test_the_tutorials_cover_both_main_jobs_with_runnable_commands():
+    runnable = {p.name for p in _pages_with_runnable_blocks()}
+    assert {"lot-from-your-corpus.md", "story-cloze-from-nothing.md"} <= runnable
+
+
+def test_the_reference_is_made_from_the_registries_and_the_cli():
+    from lotdata.registry import registries
+    from lotdata.text.tokenize import TOKENIZER_REGISTRY, TokenizerSpec
+
+    gen = _gen_reference()
+    made_up = TokenizerSpec("doc-test-tokenizer", lambda: lambda text: list(text))
+    TOKENIZER_REGISTRY.register(made_up)
+    try:
+        page = gen.registries_page()
+    finally:
+        TOKENIZER_REGISTRY.unregister("doc-test-tokenizer")
+    assert "`doc-test-tokenizer`" in page and "(plug-in)" in page  # a new record shows up with no doc edit
+    for registry in registries():
+        for name in registry.names():
+            assert f"`{name}`" in page, (registry.kind, name)
+    assert "doc-test-tokenizer" not in gen.registries_page()
+
+    import typer
+
+    from lotdata.cli import app
+
+    cli = gen.cli_page()
+    root = typer.main.get_command(app)
+    for name, command in root.commands.items():
+        assert f"## `lotdata {name}`" in cli, name
+        for param in command.params:
+            for opt in getattr(param, "opts", []):
+                if opt.startswith("--") and opt != "--help":
+                    assert f"`{opt}`" in cli, (name, opt)
+
+
+def test_no_page_types_a_list_the_reference_generates():
+    """The generated pages exist only at build time: none is kept in docs/ (it would drift)."""
+    gen = _gen_reference()
+    for path in gen.PAGES:
+        assert not (DOCS / path).exists(), f"docs/{path} is generated at build time; remove the file"
+
+
+def test_readme_is_short_and_gives_the_two_set_up_commands_of_the_makefile_and_ci():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^demo:", makefile, re.M) and re.search(r"^test:", makefile, re.M)
+    assert "make test" in (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    commands = [line for line in readme.splitlines() if line.startswith(("make demo ", "make test "))]
+    assert [c.split()[1] for c in commands] == ["demo", "test"], commands
+    for page in ("index.md", "how-to/install.md"):  # the docs say the same two commands, word for word
+        text = (DOCS / page).read_text(encoding="utf-8")
+        for command in commands:
+            assert command in text, (page, command)
+    for link in re.findall(r"\]\(((?:docs/|CHANGELOG)[^)#]*)", readme):  # the README's links into the docs resolve
+        assert (REPO / link).exists(), link
