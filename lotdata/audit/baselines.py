@@ -332,12 +332,14 @@ def _word_ngrams(tokens: list[str]) -> list[str]:
 class BaselineSpec:
     """One audit baseline. `make(cache) -> Baseline` builds its estimator (`fit(train)`, `scores(items)`);
     `shapes`: the item shapes (a task's `choice_shape`) it is defined for. A `model` baseline (BERT) has no
-    estimator here: it fine-tunes the `--model-path` checkpoint, one at a time in the caller's process."""
+    estimator here: it fine-tunes the `--model-path` checkpoint, one at a time in the caller's process.
+    `description`: one line on what it picks, shown in the documentation's registry reference."""
 
     name: str
     make: Callable[[FeatureCache], Baseline] | None
     shapes: tuple[str, ...] = (CANDIDATES, GAPS)
     model: bool = False
+    description: str = ""
 
     def __post_init__(self) -> None:
         if (self.make is None) != self.model:
@@ -388,21 +390,75 @@ def shape_problem(spec: BaselineSpec, task: str, shape: str) -> str | None:
 
 
 _CANDIDATES_ONLY = (CANDIDATES,)
+_BERT_DESCRIPTIONS = {
+    "bert_wo_context": "LOT 5.5 BERT w/o Context: a local pretrained checkpoint (--model-path) fine-tuned on the "
+    "candidates alone (SenPos: the sentence and one marker per gap)",
+    "bert_wo_long": "LOT 5.5 BERT w/o Long: a local pretrained checkpoint (--model-path) fine-tuned on the sentences "
+    "next to the gap and the candidates",
+}
 for _spec in (
-    BaselineSpec("random", Random),
-    BaselineSpec("majority", Majority),
-    BaselineSpec("constant_first", ConstantFirst),
-    BaselineSpec("length", Length),
-    BaselineSpec("bleu1", lambda c: Bleu(c, 1, "bleu1")),
-    BaselineSpec("bleu2", lambda c: Bleu(c, 2, "bleu2")),
-    BaselineSpec("sentiment", Sentiment),
-    BaselineSpec("sentiment_full", SentimentFull, _CANDIDATES_ONLY),
-    BaselineSpec("sentiment_last", SentimentLast, _CANDIDATES_ONLY),
-    BaselineSpec("discourse_markers", DiscourseMarkers),
-    BaselineSpec("frequency", Frequency, _CANDIDATES_ONLY),
-    BaselineSpec("ngram_overlap", lambda c: Bleu(c, 4, "ngram_overlap", smooth="add1")),
-    BaselineSpec("ending_only", EndingOnly),
-    *(BaselineSpec(name, None, model=True) for name in BERT_BASELINES),
+    BaselineSpec("random", Random, description="a uniform random choice (seeded, averaged over --runs)"),
+    BaselineSpec("majority", Majority, description="the option index chosen most often in the training split"),
+    BaselineSpec("constant_first", ConstantFirst, description="always option 1 (ROCStories' constant-choose-first)"),
+    BaselineSpec(
+        "length",
+        Length,
+        description="ClozeT: the candidate with more words; SenPos: the gap whose neighbours' mean length is closest "
+        "to the sentence's",
+    ),
+    BaselineSpec(
+        "bleu1",
+        lambda c: Bleu(c, 1, "bleu1"),
+        description="BLEU-1 of the candidate against the context (SenPos: the sentence against the gap's "
+        "neighbours), no brevity penalty",
+    ),
+    BaselineSpec(
+        "bleu2",
+        lambda c: Bleu(c, 2, "bleu2"),
+        description="BLEU-2 of the candidate against the context (SenPos: the sentence against the gap's "
+        "neighbours), no brevity penalty",
+    ),
+    BaselineSpec(
+        "sentiment",
+        Sentiment,
+        description="the candidate with the higher sentiment score, or the gap whose neighbours' mean score is "
+        "closest (snownlp for Chinese, VADER for English)",
+    ),
+    BaselineSpec(
+        "sentiment_full",
+        SentimentFull,
+        _CANDIDATES_ONLY,
+        description="the ending whose VADER score is closest to the context's mean (ROCStories Table 6)",
+    ),
+    BaselineSpec(
+        "sentiment_last",
+        SentimentLast,
+        _CANDIDATES_ONLY,
+        description="the ending whose VADER score is closest to the last context sentence's (ROCStories Table 6)",
+    ),
+    BaselineSpec(
+        "discourse_markers",
+        DiscourseMarkers,
+        description="an option fits when a curated marker pair (because/so, 因为/所以) spans it and a neighbour",
+    ),
+    BaselineSpec(
+        "frequency",
+        Frequency,
+        _CANDIDATES_ONLY,
+        description="the ending whose words are more frequent among the training split's right endings "
+        "(ROCStories used web hit counts)",
+    ),
+    BaselineSpec(
+        "ngram_overlap",
+        lambda c: Bleu(c, 4, "ngram_overlap", smooth="add1"),
+        description="smoothed BLEU up to 4-grams of ending against context (Lin & Och 2004), no brevity penalty",
+    ),
+    BaselineSpec(
+        "ending_only",
+        EndingOnly,
+        description="an options-only classifier (word 1-2-grams, character n-grams, length): the endings' style",
+    ),
+    *(BaselineSpec(name, None, model=True, description=_BERT_DESCRIPTIONS.get(name, "")) for name in BERT_BASELINES),
 ):
     register_baseline(_spec)
 

@@ -68,7 +68,7 @@ class ReadCommandParams(ExecSettings, ReadParams):
 
     inputs: list[str] = param(help=_help(ReadParams, "inputs"), path="input")
     out: str = param(help="stories Parquet file to write.")
-    seed: int = param(0, "Accepted as by every stage; reading draws nothing at random.")
+    seed: int = param(0, "Accepted so that a recipe may give its steps one seed; reading draws nothing at random.")
 
 
 def _read(run: Run) -> dict[str, Any]:
