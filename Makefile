@@ -13,7 +13,7 @@ DT_VENV    ?= .venv-datatrove
 DT_BIN     := $(DT_VENV)/bin/python
 DT_VERSION ?= 0.10.1
 
-.PHONY: core extras setup demo test browser-deps labelstudio labelstudio-venv build-senpos build-plotcom build-outgen build-all bench outline-agreement clean
+.PHONY: core extras setup demo test browser-deps labelstudio labelstudio-venv build-senpos build-plotcom build-outgen build-all bench outline-agreement docs docs-build docs-images clean
 
 # Two stamps: the core install (what `make demo` and the builds need: no torch, no Label Studio client)
 # and the test extras on top of it (what `make test` and `make bench` need).
@@ -106,5 +106,31 @@ labelstudio-venv: $(LS_BIN)
 labelstudio: setup $(LS_BIN)
 	exec $(BIN)/python -m lotdata.annotate.server --data-dir $(OUT)/labelstudio --port $(LS_PORT)
 
+# The documentation site (docs/, mkdocs.yml): `make docs` serves it on http://127.0.0.1:8000 and rebuilds on a change;
+# `make docs-build` builds it into site/ with warnings as errors, as tests/test_docs.py does. The reference pages are
+# made from the code at every build (docs/gen_reference.py, an MkDocs hook). Nothing is fetched at build time.
+DOCS_STAMP := $(VENV)/.lotdata-docs
+DOCS_ADDR  ?= 127.0.0.1:8000
+
+$(DOCS_STAMP): pyproject.toml $(CORE_STAMP)
+	$(BIN)/pip install --quiet -e '.[docs]'
+	touch $@
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr $(DOCS_ADDR)
+
+docs-build: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
+# The pictures of the docs: the browser tests save a screenshot of every page a rater opens (LOTDATA_BROWSER_SHOTS);
+# docs/copy_screens.py copies the chosen ones into docs/images/ and photographs an audit report of the sample.
+# Look at them before committing.
+docs-images: setup $(LS_BIN) browser-deps
+	rm -rf $(OUT)/shots $(OUT)/docs-audit && mkdir -p $(OUT)/shots
+	LOTDATA_BROWSER_SHOTS=$(abspath $(OUT))/shots $(BIN)/python -m pytest -q tests/test_story_browser.py tests/test_annotate_browser.py -k "every_screen or story"
+	$(BIN)/lotdata demo --out $(OUT)/docs-demo
+	$(BIN)/lotdata audit-bias $(OUT)/docs-demo/senpos --out $(OUT)/docs-audit
+	$(BIN)/python docs/copy_screens.py $(OUT)/shots --report $(OUT)/docs-audit
+
 clean:
-	rm -rf $(OUT) build dist *.egg-info .pytest_cache
+	rm -rf $(OUT) build dist *.egg-info .pytest_cache site
