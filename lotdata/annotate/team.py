@@ -89,7 +89,8 @@ def _give_projects(conn: Connection, job_state: JobState, report: list[dict[str,
 
 
 def status(conn: Connection, title: str, *, state: str | Path | None = None) -> dict[str, Any]:
-    """Progress of a pushed title: per rater's project (or the shared one) tasks, done, skipped, quarantined; per annotator."""
+    """Progress of a pushed title: per rater's project (or the shared one) tasks, done, skipped, quarantined; per
+    annotator; and what waits for review (or for a rater's revision)."""
     job_name, job_state, projects, found = gather(conn, None, title, state=state)
     missing: dict[str, int] = {}
     for entry in found.missing:
@@ -118,10 +119,18 @@ def status(conn: Connection, title: str, *, state: str | Path | None = None) -> 
         "not_by_the_rater": len(found.not_by_the_rater),
         "missing_tasks": len(found.missing),
         **(versions_seen(job_name, job_state, found) or {}),
+        **_waiting(conn, job_name, job_state, found, state_dir(state)),
         **_qualification(state_dir(state), job_name, conn.url),
         "projects": per_project,
         "annotators": dict(sorted(annotators.items())),
     }
+
+
+def _waiting(conn: Connection, job_name: str, job_state: JobState, found: Any, directory: Path) -> dict[str, int]:
+    """What waits for review or for a rater's revision (`lotdata.annotate.jobs.review.waiting`)."""
+    from lotdata.annotate.jobs.review import waiting
+
+    return waiting(conn, job_name, job_state, found.valid, directory)
 
 
 def _qualification(directory: Path, job_name: str, url: str) -> dict[str, Any]:

@@ -294,16 +294,21 @@ def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
 
 
 def waiting(conn: Any, job_name: str, job_state: Any, valid: list[Annotation], directory: Path) -> dict[str, int]:
-    """What waits for review, for `annotate status`: of a review title, its submissions no counted decision has
+    """What waits for someone, for `annotate status`: of a review title, its submissions no counted decision has
     settled yet; of a title of a reviewable job, the submissions its refuse flags hold, those still without a decision
-    in the review titles pushed from the same state folder, and those not pushed to review at all."""
+    in the review titles pushed from the same state folder, and those not pushed to review at all; of another job
+    with checks whose assembly sends work back (story_filter), what waits for its rater's revision."""
+    from lotdata.annotate.jobs.base import get_job
+
     if job_name == "review":
         cases = {e["hidden"]["case_id"] for e in job_state.tasks.values() if e.get("gold") is None}
         decided = set(assemble(valid)["decided"]) if valid else set()
         return {"waiting_for_review": len(cases - decided), "reviewed": len(cases & decided)}
-    if job_name not in REVIEWABLE or not valid:
+    if not valid or not get_job(job_name).checks:
         return {}
-    from lotdata.annotate.jobs.base import get_job
+    if job_name not in REVIEWABLE:
+        stats = get_job(job_name).assemble(valid).get("stats", {})
+        return {"returned_to_rater": stats["returned_to_rater"]} if "returned_to_rater" in stats else {}
 
     held = {c["id"] for c in get_job(job_name).assemble(valid)["cases"] if c.get("to_review")}
     pushed, decided = _reviews_of(conn, job_state.title, directory)
