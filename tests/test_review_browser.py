@@ -97,7 +97,7 @@ def _flagged_case_accepted_and_verified(label_studio, run, conn, team, rater, st
     _switch(rater, team["rvr"]["email"])
     rater.task_list(review.projects["rvr"], "rv-review")
     (task,) = export_tasks(conn, review.projects["rvr"])
-    rater.open_task(review.projects["rvr"], task["id"], "rv-review-en")
+    rater.open_task(review.projects["rvr"], task["id"], "review-en")
     page = rater.chrome.page_source
     assert "no_quotations (refuse)" in page and "SOLD OUT" in page and "Accept anyway" in page
     rater.choose(load_template("en/review").xml, "decision", "accept")
