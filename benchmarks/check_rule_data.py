@@ -11,8 +11,9 @@ the files are read from `../shared/data` (or `$LOTDATA_SHARED_DATA`) when this r
 | zh | tuning | CMRC 2017 validation (cloze + user, exact duplicates once); C3-M train |
 | zh | held-out | CFT (human + auto, exact duplicates once); C3-M dev + test; LOT OutGen dev (`lot_outgen_dev`) |
 
-A document is in one set only: a Chinese document that also appears (same text) in a tuning set is left out of
-the held-out sets, as the winter 2018 cases whose context is a spring case's are.
+A document is in one set only: a Chinese document that also appears in a tuning set (the same text, or the same
+first or last 30 characters: CMRC and CFT repeat a story once per blank) is left out of the held-out sets, as the
+winter 2018 cases whose context is a spring case's are.
 
 The shapes (`Row`: what `lotdata.annotate.checks` rules read):
 
@@ -179,11 +180,14 @@ def _lot_documents() -> list[Document]:
 
 
 def _unique(docs: list[Document], seen: set[str]) -> list[Document]:
+    """Each story once: CMRC and CFT give one document per blank, so a story comes back with another word filled
+    in; two documents that open or close with the same 30 characters are the same story."""
     out = []
     for doc in docs:
-        key = "".join(doc.text.split())
-        if key and key not in seen:
-            seen.add(key)
+        text = "".join(doc.text.split())
+        keys = {text, "<" + text[:30], ">" + text[-30:]}
+        if text and not keys & seen:
+            seen.update(keys)
             out.append(doc)
     return out
 

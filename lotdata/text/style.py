@@ -43,12 +43,35 @@ def informal_lexicon(lang: str) -> tuple[re.Pattern[str], frozenset[str]]:
     return pattern, frozenset(terms)
 
 
+#: a straight quote is the keyboard's form of a curly one
+_TYPED_AS = {'"': "“”", "'": "‘’"}
+#: a point or comma between digits is part of the number (3.5, 1,000)
+_IN_NUMBER = re.compile(r"(?<=[0-9])[.,](?=[0-9])")
+
+
+@lru_cache(maxsize=None)
+def _convention_allows(mark: str, lang: str) -> bool:
+    """Under the convention a mark counts as the allowed mark it is typed for: its half- or full-width form (NFKC:
+    ( for （, : for ：) or the curly quote a straight one stands for."""
+    allowed = CONVENTION_PUNCTUATION[lang]
+    if mark in allowed:
+        return True
+    forms = {unicodedata.normalize("NFKC", a) for a in allowed}
+    return unicodedata.normalize("NFKC", mark) in forms or any(q in allowed for q in _TYPED_AS.get(mark, ""))
+
+
 def stray_punctuation(text: str, lang: str, *, strict: bool = False) -> list[str]:
     """The punctuation marks of `text` outside the allowed set, in order of first use: the published data's
-    convention (`CONVENTION_PUNCTUATION`), or with `strict` LOT appendix 1's list to the letter."""
-    allowed = (ALLOWED_PUNCTUATION if strict else CONVENTION_PUNCTUATION)["zh" if lang == "zh" else "en"]
+    convention (`CONVENTION_PUNCTUATION`, a mark's other width and a straight quote for a curly one counting as the
+    mark, a point between digits as part of the number), or with `strict` LOT appendix 1's list to the letter."""
+    key = "zh" if lang == "zh" else "en"
     text = normalize_text(text, "zh") if lang == "zh" else _IN_WORD.sub("", text)
-    found = [ch for ch in text if unicodedata.category(ch)[0] in "PS" and ch not in allowed]
+    marks = [ch for ch in text if unicodedata.category(ch)[0] in "PS"]
+    if strict:
+        found = [ch for ch in marks if ch not in ALLOWED_PUNCTUATION[key]]
+    else:
+        found = [ch for ch in _IN_NUMBER.sub("", text) if unicodedata.category(ch)[0] in "PS"]
+        found = [ch for ch in found if not _convention_allows(ch, key)]
     return list(dict.fromkeys(found))
 
 

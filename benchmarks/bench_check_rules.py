@@ -1,0 +1,652 @@
+"""Every check rule's false-alarm rate on real accepted data and its recall on planted violations, on a tuning set and
+a held-out set kept apart (issue 34 item 1; DESIGN.md, "How a gate earns trust").
+
+    .venv/bin/python benchmarks/bench_check_rules.py [--out bench/check_rules.md] [--planted 300]
+
+The sets are `benchmarks/check_rule_data.py`'s (real published rows shaped as each rule's input). For each built-in
+rule (`lotdata.annotate.checks.CHECK_RULE_REGISTRY`, run as it is now: re-running picks up any change to a rule):
+
+- false alarms: the share of real rows the rule flags (every row is published, accepted data; a flag is a false
+  alarm by that convention), with the default options (the published data's conventions) and, for the rules the
+  option changes, with `strict_paper` (the papers' letter);
+- planted recall: up to `--planted` rows the rule passes, drawn with a fixed seed, each given one violation of that
+  rule by a program (`PLANTERS` below: a sentence dropped, a final mark removed, a sentence run past the limit, a
+  quotation, a word of the informal lexicon, a field in the other language, a one-word-edited copy, an ending from
+  another story, the two endings the same, an ending of two sentences, a rewrite 100+ longer, a mark outside the
+  allowed set, a role or place the story does not have), and the share the rule catches.
+
+A measure is "deciding" where the data was written under the rule's instruction (English stories and cases for the
+ROCStories / Story Cloze rules; Chinese text for language, informal and LOT's rules); the others are proxies (Chinese
+five-sentence runs of children's stories were not written under ROCStories' instructions) and are shown but do not
+set the level. A rule whose false-alarm rate on a deciding held-out set is above `WARN_ABOVE` is advised to warn
+rather than refuse; `tests/test_check_rule_figures.py` holds the registered levels to that advice.
+
+Writes `bench/check_rules.md` (the table) and `lotdata/data/check_rule_figures.json` (the figures, no text of the
+data: counts and set names), which `lotdata annotate check --rules` lists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import random
+import re
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+for path in (str(REPO), str(HERE)):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+import check_rule_data as data  # noqa: E402
+
+from lotdata.annotate.checks import RULES, CheckOptions, run_checks  # noqa: E402
+
+Row = dict[str, Any]
+
+#: a rule whose false alarms on a deciding held-out set exceed this share warns instead of refusing: one real,
+#: acceptable submission in twenty sent to review is more than a small team will keep reading
+WARN_ABOVE = 0.05
+#: the recall a rule must reach on planted violations (issue 34: "caught >= 95% each")
+RECALL_TARGET = 0.95
+FIGURES = REPO / "lotdata" / "data" / "check_rule_figures.json"
+SEED = 34
+
+
+@dataclass(frozen=True)
+class Measure:
+    lang: str
+    kind: str  # check_rule_data kind: story, case, rewrite, candidate
+    deciding: bool = True
+    note: str = ""
+
+
+_ZH_STORY = "proxy: the first five sentences of a Chinese document (no published Chinese five-sentence corpus)"
+_ZH_CASE = "proxy: sentences 1-4 of a Chinese document, sentence 5 as right and 6 as wrong ending"
+_REWRITE = "no source segments are published: the segment is the story itself (false alarms 0 by construction)"
+
+MEASURES: dict[str, tuple[Measure, ...]] = {
+    "five_sentences": (Measure("en", "story"), Measure("zh", "story", False, _ZH_STORY)),
+    "end_punctuation": (Measure("en", "story"), Measure("zh", "story", False, _ZH_STORY)),
+    "sentence_length": (Measure("en", "story"), Measure("zh", "story", False, _ZH_STORY)),
+    "title": (
+        Measure("en", "story", note="no published English titles in these sets: false alarms not measured"),
+        Measure("zh", "story", note="real titles: CFT's .auto documents only (held out)"),
+    ),
+    "no_quotations": (Measure("en", "story"), Measure("en", "case")),
+    "informal": (
+        Measure("en", "story"),
+        Measure("en", "case"),
+        Measure("zh", "story", note=_ZH_STORY.replace("proxy: ", "")),
+        Measure("zh", "case", False, _ZH_CASE),
+    ),
+    "language": (
+        Measure("en", "story"),
+        Measure("en", "case"),
+        Measure("zh", "story", note=_ZH_STORY.replace("proxy: ", "")),
+        Measure("zh", "case", note=_ZH_CASE.replace("proxy: ", "")),
+    ),
+    "near_duplicate": (Measure("en", "story"), Measure("zh", "story", False, _ZH_STORY)),
+    "shared_character": (Measure("en", "case"), Measure("zh", "case", False, _ZH_CASE)),
+    "endings_differ": (Measure("en", "case"), Measure("zh", "case", False, _ZH_CASE)),
+    "ending_length": (Measure("en", "case"), Measure("zh", "case", False, _ZH_CASE)),
+    "rewrite_length": (Measure("zh", "rewrite", note=_REWRITE), Measure("en", "rewrite", False, _REWRITE)),
+    "punctuation": (
+        Measure("zh", "rewrite", note="LOT OutGen dev set the convention: counted with the tuning data"),
+        Measure("en", "rewrite"),
+    ),
+    "context_entities": (Measure("zh", "candidate", note="a real middle sentence as the candidate"),),
+}
+#: sources that set a rule's convention (benchmarks/conventions.py) count as that rule's tuning data
+CONVENTION_SOURCES = {"punctuation": ("lot/dev",)}
+#: the rules `strict_paper` changes: their false alarms are measured both ways
+STRICT_RULES = ("sentence_length", "title", "ending_length", "punctuation")
+
+
+# ---------------------------------------------------------------- planting one violation
+
+
+_FINAL = {"en": re.compile(r"""[.!?…]+["'”’)\]]*$"""), "zh": re.compile(r"[。！？!?…]+[”’」』）)]*$")}
+_JOIN = {"en": " ", "zh": ""}
+
+
+def _split(text: str, lang: str) -> list[str]:
+    from lotdata.text import split_sentences
+
+    return [s.strip() for s in split_sentences(text, lang) if s.strip()]
+
+
+def sentences_of(row: Row, lang: str) -> list[str]:
+    return list(row["sentences"]) if row.get("sentences") is not None else _split(str(row.get("text") or ""), lang)
+
+
+def with_sentences(row: Row, sentences: list[str], lang: str) -> Row:
+    if row.get("sentences") is not None:
+        return {**row, "sentences": sentences}
+    return {**row, "text": _JOIN[lang].join(sentences)}
+
+
+def body(sentence: str, lang: str) -> tuple[str, str]:
+    """A sentence without its final marks, and those marks."""
+    m = _FINAL[lang].search(sentence)
+    return (sentence[: m.start()], m.group()) if m else (sentence, "")
+
+
+@dataclass
+class Pools:
+    """What plants borrow: other stories' sentences and endings, in each language, of the same split."""
+
+    split: str
+    _cache: dict[str, Any]
+
+    def get(self, key: str, make: Callable[[], Any]) -> Any:
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+    def sentences(self, lang: str) -> list[str]:
+        def make() -> list[str]:
+            rows = data.rows("story", lang, self.split)
+            return [s for r in rows[:2000] for s in sentences_of(r, lang) if 8 <= len(s) <= 60]
+
+        return self.get(f"sentences/{lang}", make)
+
+    def endings_naming_others(self, lang: str) -> list[tuple[str, str]]:
+        """(ending, what it names) of other cases: English endings that start with their story's protagonist and use no
+        pronoun; Chinese endings that use no pronoun."""
+        return self.get(f"endings/{lang}", lambda: _endings_naming_others(data.rows("case", lang, self.split), lang))
+
+
+_PRONOUNS_EN = set(
+    "he she they i we you him her his hers them their theirs me my mine us our ours himself herself themselves "
+    "myself ourselves yourself everyone everybody someone somebody nobody people family friends friend it its".split()
+)
+_PRONOUNS_ZH = re.compile(r"[他她它我你咱俺]")
+
+
+def _endings_naming_others(cases: list[Row], lang: str) -> list[tuple[str, str]]:
+    out = []
+    for case in cases:
+        for ending in (case["right_ending"], case["wrong_ending"]):
+            if lang == "zh":
+                if not _PRONOUNS_ZH.search(ending) and 6 <= len(ending) <= 40:
+                    out.append((ending, ""))
+                continue
+            words = re.findall(r"[A-Za-z']+", ending)
+            first = (case["context"][0].split() or [""])[0]
+            if (
+                words
+                and words[0] == first
+                and first[:1].isupper()
+                and first.lower() not in _COMMON_FIRST
+                and not any(w.lower() in _PRONOUNS_EN for w in words)
+            ):
+                out.append((ending, first))
+    return out
+
+
+_COMMON_FIRST = set(
+    "the a an i it this that there one after when then so but and finally eventually my our his her their we he she "
+    "they yesterday today last every once".split()
+)
+
+
+def _bigrams(text: str) -> set[str]:
+    return {text[i : i + 2] for i in range(len(text) - 1)}
+
+
+def plant_five_sentences(row: Row, rng: random.Random, lang: str, pools: Pools) -> Row | None:
+    sentences = sentences_of(row, lang)
+    if len(sentences) != 5:
+        return None
+    how = rng.choice(["drop", "add", "merge"] if row.get("sentences") is not None else ["drop", "add"])
+    if how == "drop":
+        sentences.pop(rng.randrange(5))
+    elif how == "add":
+        sentences.insert(rng.randrange(1, 6), rng.choice(pools.sentences(lang)))
+    else:
+        k = rng.randrange(4)
+        sentences[k : k + 2] = [_JOIN[lang].join(sentences[k : k + 2])]
+    return with_sentences(row, sentences, lang)
+
+
+def plant_end_punctuation(row: Row, rng: random.Random, lang: str, pools: Pools) -> Row | None:
+    sentences = sentences_of(row, lang)
+    k = rng.randrange(len(sentences))
+    text, marks = body(sentences[k], lang)
+    if not marks:
+        return None
+    sentences[k] = text
+    return with_sentences(row, sentences, lang)
+
+
+def _lengthen(sentence: str, others: list[str], most: int, lang: str, rng: random.Random) -> str:
+    text, marks = body(sentence, lang)
+    others = [body(s, lang)[0] for s in others if s] or [text]
+    target = most + rng.randint(1, 30)
+    while len(text) + len(marks or ".") <= target:
+        more = rng.choice(others)
+        if lang == "zh":
+            text += "，" + more
+        else:
+            more = more if more.startswith("I ") else more[:1].lower() + more[1:]
+            text += ", and " + more
+    return text + (marks or ("。" if lang == "zh" else "."))
+
+
+def plant_sentence_length(row: Row, rng: random.Random, lang: str, pools: Pools) -> Row | None:
+    sentences = sentences_of(row, lang)
+    k = rng.randrange(len(sentences))
+    most = CheckOptions(lang=lang).chars(lang)
+    sentences[k] = _lengthen(sentences[k], sentences[:k] + sentences[k + 1 :], most, lang, rng)
+    return with_sentences(row, sentences, lang)
+
+
+def plant_title(row: Row, rng: random.Random, lang: str, pools: Pools) -> Row | None:
+    if rng.random() < 0.5:
+        return {**row, "title": ""}
+    most = CheckOptions(lang=lang).chars(lang)
+    first = sentences_of(row, lang)[0]
+    return {**row, "title": body(_lengthen(first, sentences_of(row, lang), most, lang, rng), lang)[0]}
+
+
+def _ending_field(row: Row, rng: random.Random) -> str:
+    return rng.choice(["right_ending", "wrong_ending"])
+
+
+def _quote(sentence: str, lang: str, rng: random.Random) -> str | None:
+    text, marks = body(sentence, lang)
+    if lang == "zh":
+        if len(text) < 4:
+            return None
+        i = rng.randrange(0, len(text) - 2)
+        j = rng.randrange(i + 2, len(text) + 1)
+        return text[:i] + "“" + text[i:j] + "”" + text[j:] + marks
+    words = text.split()
+    if len(words) < 3:
+        return None
+    i = rng.randrange(1, len(words) - 1)
+    j = rng.randrange(i, len(words))
+    left, right = ('"', '"') if rng.random() < 0.7 else ("“", "”")
+    words[i], words[j] = left + words[i], words[j] + right
+    return " ".join(words) + marks
+
+
+def _in_a_field(row: Row, rng: random.Random, lang: str, change: Callable[[str], str | None]) -> Row | None:
+    """`change` applied to one text field: an ending of a case, a sentence of a story."""
+    if row.get("right_ending") is not None:
+        which = _ending_field(row, rng)
+        new = change(str(row[which]))
+        return None if new is None else {**row, which: new}
+    sentences = sentences_of(row, lang)
+    k = rng.randrange(len(sentences))
+    new = change(sentences[k])
+    if new is None:
+        return None
+    sentences[k] = new
+    return with_sentences(row, sentences, lang)
+
+
+def plant_no_quotations(row: Row, rng: random.Random, lang: str, pools: Pools) -> Row | None:
+    return _in_a_field(row, rng, lang, lambda s: _quote(s, lang, rng))
+
+
+def _insert_word(sentence: str, word: str, lang: str, rng: random.Random) -> str:
+    text, marks = body(sentence, lang)
+    if lang == "zh":
+        i = rng.randrange(0, len(text) + 1)
+        return text[:i] + word + text[i:] + marks
+    words = text.split()
+    words.insert(rng.randrange(1, len(words) + 1), word)
+    return " ".join(words) + marks
+
+
+def plant_informal(row: Row, rng: random.Random, lang: str, pools: Pools) -> Row | None:
+    from lotdata.text.style import informal_lexicon
+
+    terms = sorted(informal_lexicon(lang)[1])
+    return _in_a_field(row, rng, lang, lambda s: _insert_word(s, rng.choice(terms), lang, rng))
+
+
+def plant_language(row: Row, rng: random.Random, lang: str, pools: Pools) -> Row | None:
+    other = pools.sentences("zh" if lang == "en" else "en")
+    if row.get("right_ending") is not None:
+        return {**row, _ending_field(row, rng): rng.choice(other)}
+    sentences = sentences_of(row, lang)
+    start = rng.choice([0, 2])  # the whole story, or its last three sentences
+    for k in range(start, len(sentences)):
+        sentences[k] = rng.choice(other)
+    return with_sentences(row, sentences, "zh" if start == 0 and lang == "en" else lang)
+
+
+def near_copy(row: Row, rng: random.Random, lang: str) -> Row | None:
+    """The row with one word (one character in Chinese) replaced by another of the same story."""
+    sentences = sentences_of(row, lang)
+    k = rng.randrange(len(sentences))
+    if lang == "zh":
+        text = sentences[k]
+        spots = [i for i, ch in enumerate(text) if "\u4e00" <= ch <= "\u9fff"]
+        pool = [ch for s in sentences for ch in s if "\u4e00" <= ch <= "\u9fff"]
+        if not spots:
+            return None
+        i = rng.choice(spots)
+        sentences[k] = text[:i] + rng.choice(pool) + text[i + 1 :]
+    else:
+        words = sentences[k].split()
+        pool = [w for s in sentences for w in s.split()]
+        i = rng.randrange(len(words))
+        words[i] = rng.choice(pool)
+        sentences[k] = " ".join(words)
+    return {**with_sentences(row, sentences, lang), "id": f"copy-of-{row['id']}"}
+
+
+def plant_shared_character(row: Row, rng: random.Random, lang: str, pools: Pools) -> Row | None:
+    context = " ".join(row["context"])
+    pool = pools.endings_naming_others(lang)
+    for _ in range(50):
+        ending, name = rng.choice(pool)
+        if lang == "zh":
+            if ending in (row["right_ending"], row["wrong_ending"]) or _bigrams(ending) & _bigrams(context):
+                continue
+        elif re.search(rf"\b{re.escape(name)}\b", context, re.IGNORECASE):
+            continue
+        return {**row, _ending_field(row, rng): ending}
+    return None
+
+
+def plant_endings_differ(row: Row, rng: random.Random, lang: str, pools: Pools) -> Row | None:
+    right = str(row["right_ending"])
+    how = rng.choice(["same", "case", "mark", "spaces"])
+    wrong = {
+        "same": right,
+        "case": right.upper() if lang == "en" else right,
+        "mark": body(right, lang)[0],
+        "spaces": "  ".join(right.split(" ")) if lang == "en" else right,
+    }[how]
+    return {**row, "wrong_ending": wrong}
+
+
+def plant_ending_length(row: Row, rng: random.Random, lang: str, pools: Pools) -> Row | None:
+    which = _ending_field(row, rng)
+    ending = str(row[which])
+    if rng.random() < 0.5:
+        if not body(ending, lang)[1]:
+            return None
+        new = ending + _JOIN[lang] + rng.choice(row["context"])  # two sentences
+    else:
+        most = CheckOptions(lang=lang).chars(lang)
+        new = _lengthen(ending, list(row["context"]), most, lang, rng)
+    return {**row, which: new}
+
+
+def plant_rewrite_length(row: Row, rng: random.Random, lang: str, pools: Pools) -> Row | None:
+    from lotdata.text.style import rewrite_change
+
+    limit = CheckOptions(lang=lang).max_rewrite_change
+    segment = str(row["segment"])
+    sentences = _split(segment, lang)
+    target = limit + rng.randint(1, 100)
+    if lang == "zh" and rng.random() < 0.5 and len(segment) > target + 30:  # a rewrite that drops too much
+        kept = list(sentences)
+        while kept and rewrite_change(_JOIN[lang].join(kept), segment, lang) <= target:
+            kept.pop(rng.randrange(len(kept)))
+        if kept:
+            return {**row, "text": _JOIN[lang].join(kept)}
+    text = segment
+    while rewrite_change(text, segment, lang) <= target:
+        text += _JOIN[lang] + rng.choice(pools.sentences(lang))
+    return {**row, "text": text}
+
+
+_PLANT_MARKS = "【】#*@^|[]{}<>=_~\\"
+
+
+def plant_punctuation(row: Row, rng: random.Random, lang: str, pools: Pools) -> Row | None:
+    from lotdata.text.style import CONVENTION_PUNCTUATION
+
+    marks = [m for m in _PLANT_MARKS if m not in CONVENTION_PUNCTUATION[lang]]
+    text = str(row["text"])
+    i = rng.randrange(1, len(text))
+    return {**row, "text": text[:i] + rng.choice(marks) + text[i:]}
+
+
+#: roles, animals and places a plant brings into a ClozeT candidate: one list per split, so the held-out recall is
+#: on words the tuning never planted
+_NEW_ENTITIES = {
+    "tuning": "警察 医生 老师 国王 农夫 士兵 猎人 老虎 狐狸 大象 熊猫 狮子 北京 学校 医院 城堡".split(),
+    "held-out": "护士 司机 商人 皇帝 渔夫 厨师 老鹰 猴子 骆驼 企鹅 孔雀 上海 公园 超市 山洞 沙漠".split(),
+}
+_PLACES = set("北京 学校 医院 城堡 上海 公园 超市 山洞 沙漠".split())
+
+
+def plant_context_entities(row: Row, rng: random.Random, lang: str, pools: Pools) -> Row | None:
+    story = " ".join([*row["context"], str(row["candidate"])])
+    words = [w for w in _NEW_ENTITIES[pools.split] if w not in story]
+    if not words:
+        return None
+    word = rng.choice(words)
+    text, marks = body(str(row["candidate"]), lang)
+    if word in _PLACES:
+        new = f"在{word}里，{text}{marks or '。'}"
+    else:
+        new = f"{text}，{word}看到了这一切{marks or '。'}"
+    return {**row, "candidate": new}
+
+
+PLANTERS: dict[str, Callable[[Row, random.Random, str, Pools], Row | None]] = {
+    "five_sentences": plant_five_sentences,
+    "end_punctuation": plant_end_punctuation,
+    "sentence_length": plant_sentence_length,
+    "title": plant_title,
+    "no_quotations": plant_no_quotations,
+    "informal": plant_informal,
+    "language": plant_language,
+    "shared_character": plant_shared_character,
+    "endings_differ": plant_endings_differ,
+    "ending_length": plant_ending_length,
+    "rewrite_length": plant_rewrite_length,
+    "punctuation": plant_punctuation,
+    "context_entities": plant_context_entities,
+}
+
+
+# ---------------------------------------------------------------- measuring
+
+
+def real_rows(rule: str, measure: Measure, split: str) -> list[Row]:
+    moved = CONVENTION_SOURCES.get(rule, ())
+    rows = [r for r in data.rows(measure.kind, measure.lang, split) if r.get("source") not in moved]
+    if split == "tuning" and moved:
+        rows += [r for r in data.rows(measure.kind, measure.lang, "held-out") if r.get("source") in moved]
+    return rows
+
+
+def flagged_ids(rule: str, rows: list[Row], options: CheckOptions) -> dict[str, list[str]]:
+    result = run_checks(rows, [rule], options)
+    out: dict[str, list[str]] = {}
+    for flag in result.flags:
+        out.setdefault(flag["id"], []).append(flag["detail"])
+    return out
+
+
+def _detail_kind(detail: str) -> str:
+    """A flag's detail with its numbers and its quoted words taken out: what kind of flag it is."""
+    detail = re.sub(r"\d+", "N", detail)
+    return re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", detail)[:90]
+
+
+def measure(rule: str, m: Measure, split: str, planted: int) -> dict[str, Any]:
+    options = CheckOptions(lang=m.lang)
+    rows = real_rows(rule, m, split)
+    started = time.perf_counter()
+    real = [r for r in rows if r.get("title")] if rule == "title" else rows  # a title rule needs real titles
+    flags = flagged_ids(rule, real, options) if real else {}
+    out: dict[str, Any] = {
+        "lang": m.lang,
+        "input": m.kind,
+        "split": split,
+        "set": data.SET_NAMES[(m.lang, split)],
+        "deciding": m.deciding,
+        "note": m.note,
+        "rows": len(real),
+        "false_alarms": len(flags),
+        "false_alarm_rate": round(len(flags) / len(real), 4) if real else None,
+    }
+    by_source: dict[str, list[int]] = {}
+    for r in real:
+        entry = by_source.setdefault(str(r.get("source", "")), [0, 0])
+        entry[0] += 1
+        entry[1] += str(r["id"]) in flags
+    out["by_source"] = by_source
+    out["flag_kinds"] = Counter(_detail_kind(d) for details in flags.values() for d in details).most_common(4)
+    if rule in STRICT_RULES and real:
+        strict = flagged_ids(rule, real, replace(options, strict_paper=True))
+        out["false_alarms_strict"] = len(strict)
+        out["false_alarm_rate_strict"] = round(len(strict) / len(real), 4)
+    out.update(plant(rule, m, split, rows, flags, planted, options))
+    out["seconds"] = round(time.perf_counter() - started, 2)
+    return out
+
+
+def plant(rule: str, m: Measure, split: str, rows: list[Row], flags: dict, n: int, options: CheckOptions) -> dict:
+    rng = random.Random(f"{SEED}:{rule}:{m.lang}:{m.kind}:{split}")
+    passing = [r for r in rows if str(r["id"]) not in flags]
+    sample = rng.sample(passing, min(n, len(passing)))
+    pools = Pools(split, _POOL_CACHE.setdefault(split, {}))
+    if rule == "near_duplicate":
+        copies = [c for r in sample if (c := near_copy(r, rng, m.lang))]
+        found = flagged_ids(rule, [*rows, *copies], options)
+        caught = sum(str(c["id"]) in found for c in copies)
+        return {"planted": len(copies), "caught": caught, "recall": round(caught / len(copies), 4) if copies else None}
+    planter = PLANTERS[rule]
+    check = RULES[rule].row
+    planted = caught = 0
+    missed: Counter = Counter()
+    for row in sample:
+        bad = planter(dict(row), rng, m.lang, pools)
+        if bad is None:
+            continue
+        planted += 1
+        if check(bad, options):
+            caught += 1
+        else:
+            missed[str(row.get("source", "")).split("/")[0]] += 1
+    return {
+        "planted": planted,
+        "caught": caught,
+        "recall": round(caught / planted, 4) if planted else None,
+        "missed_by_source": dict(missed),
+    }
+
+
+_POOL_CACHE: dict[str, dict] = {}
+
+
+def advised_level(figures: list[dict]) -> str:
+    rates = [f["false_alarm_rate"] for f in figures if f["split"] == "held-out" and f["deciding"]]
+    return "warn" if any(r is not None and r > WARN_ABOVE for r in rates) else "refuse"
+
+
+def run(planted: int, only: list[str] | None = None) -> dict[str, Any]:
+    from lotdata.annotate.checks import check_rule_names
+
+    rules: dict[str, Any] = {}
+    for name in check_rule_names():
+        if name not in MEASURES or (only and name not in only):
+            continue
+        figures = [measure(name, m, split, planted) for m in MEASURES[name] for split in data.SPLITS]
+        rules[name] = {
+            "description": RULES[name].description,
+            "level": RULES[name].level,
+            "advised_level": advised_level(figures),
+            "figures": figures,
+        }
+        print(f"{name}: {sum(f['seconds'] for f in figures):.1f}s", file=sys.stderr)
+    return {
+        "generated": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "warn_above": WARN_ABOVE,
+        "recall_target": RECALL_TARGET,
+        "planted_per_set": planted,
+        "sets": {f"{lang} {split}": name for (lang, split), name in data.SET_NAMES.items()},
+        "convention_sources": {k: list(v) for k, v in CONVENTION_SOURCES.items()},
+        "rules": rules,
+    }
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def table(report: dict[str, Any]) -> str:
+    lines = [
+        "# Check rules: false alarms on real accepted data, recall on planted violations",
+        "",
+        f"Generated {report['generated']} by `benchmarks/bench_check_rules.py` (sets: `benchmarks/check_rule_data.py`; "
+        f"planted: up to {report['planted_per_set']} rows per set, one violation each). A rule whose false-alarm rate "
+        f"on a deciding held-out set is above {100 * report['warn_above']:.0f}% warns instead of refusing. "
+        '"strict": the false alarms with `--strict-paper` (the papers\' letter). Deciding: the data was written under '
+        "the rule's instruction; a proxy row (no) is shown, not counted for the level.",
+        "",
+        "| set | name |",
+        "| --- | --- |",
+        *(f"| {k} | {v} |" for k, v in report["sets"].items()),
+        "",
+        "| rule | level | lang | input | split | rows | false alarms | rate | strict | planted | recall | deciding |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, rule in report["rules"].items():
+        level = rule["level"] + (
+            "" if rule["level"] == rule["advised_level"] else f" (advised: {rule['advised_level']})"
+        )
+        for f in rule["figures"]:
+            strict = _pct(f["false_alarm_rate_strict"]) if "false_alarm_rate_strict" in f else ""
+            recall = f"{_pct(f['recall'])} ({f['caught']}/{f['planted']})"
+            flag = "" if f["recall"] is None or f["recall"] >= report["recall_target"] else " **below target**"
+            lines.append(
+                f"| {name} | {level} | {f['lang']} | {f['input']} | {f['split']} | {f['rows']} | {f['false_alarms']} | "
+                f"{_pct(f['false_alarm_rate'])} | {strict} | {f['planted']} | {recall}{flag} | "
+                f"{'yes' if f['deciding'] else 'no'} |"
+            )
+    lines += ["", "## Notes and flags by kind", ""]
+    for name, rule in report["rules"].items():
+        lines.append(f"### {name}: {rule['description']}")
+        lines.append("")
+        for f in rule["figures"]:
+            sources = ", ".join(f"{s} {flagged}/{n}" for s, (n, flagged) in f["by_source"].items())
+            kinds = "; ".join(f"{k} ({n})" for k, n in f["flag_kinds"])
+            lines.append(
+                f"- {f['lang']} {f['input']} {f['split']}: flagged by source: {sources or 'none'}"
+                + (f"; kinds: {kinds}" if kinds else "")
+                + (f"; {f['note']}" if f["note"] else "")
+            )
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "check_rules.md")
+    parser.add_argument("--figures", type=Path, default=FIGURES)
+    parser.add_argument("--planted", type=int, default=300, help="planted violations per rule and set")
+    parser.add_argument("--rule", action="append", help="only this rule (repeatable; figures file not written)")
+    args = parser.parse_args()
+    if not data.available():
+        raise SystemExit(f"no shared data at {data.DATA}")
+    report = run(args.planted, args.rule)
+    text = table(report)
+    print(text)
+    if args.rule:
+        return
+    args.out.write_text(text, encoding="utf-8")
+    args.figures.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
