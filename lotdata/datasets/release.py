@@ -874,22 +874,14 @@ def _markers(value: Any, where: str) -> list[str]:
     return []
 
 
-def check_release(folder: str | Path) -> dict[str, Any]:
-    """Validate `croissant.json` with mlcroissant (offline: the split files are local) and load every RecordSet,
-    comparing its rows with the manifest; check the card's YAML against the Hugging Face fields. Returns
-    {"errors": [...], "to_fill": [...], "warnings": [...], "rows": {split: n}}; errors mean exit 1."""
-    from lotdata.errors import require
-
-    folder = Path(folder)
-    errors: list[str] = []
-    warnings: list[str] = []
-    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    card = folder / "README.md"
-    meta = card_yaml(card) if card.is_file() else {}
+def _check_card(card: Path, errors: list[str]) -> list[str]:
+    """The card's YAML against the Hugging Face fields (problems go to `errors`); the answers still to fill."""
     if not card.is_file():
         errors.append("README.md: missing (run `lotdata card DIR`)")
+        return []
+    meta = card_yaml(card)
     for key in HF_REQUIRED:
-        if key not in meta or meta[key] in (None, "", []) and key != "task_ids":
+        if key not in meta or (meta[key] in (None, "", []) and key != "task_ids"):
             errors.append(f"README.md YAML: `{key}` is missing")
     if meta.get("license") == "unknown":
         errors.append("README.md YAML: `license` is unknown (pass --license to `read`, or the crawl recipe's license)")
@@ -898,37 +890,59 @@ def check_release(folder: str | Path) -> dict[str, Any]:
         bad = [v for v in values if v is not None and v not in allowed]
         if bad:
             errors.append(f"README.md YAML: `{key}` has {bad}, not one of {sorted(allowed)}")
-    to_fill = _markers(meta, "README.md YAML") + [
-        f"README.md: {line.strip()[line.strip().index(TO_FILL) :]}"
-        for line in (card.read_text(encoding="utf-8").splitlines() if card.is_file() else [])
+    lines = [line.strip() for line in card.read_text(encoding="utf-8").splitlines()]
+    return _markers(meta, "README.md YAML") + [
+        f"README.md: {line[line.index(TO_FILL) :]}"
+        for line in lines
         if TO_FILL in line and "are what lotdata cannot know" not in line
     ]
-    rows: dict[str, int] = {}
-    croissant = folder / CROISSANT_NAME
-    if not croissant.is_file():
-        errors.append(f"{CROISSANT_NAME}: missing (run `lotdata card DIR`)")
-        return {"errors": errors, "to_fill": to_fill, "warnings": warnings, "rows": rows}
-    doc = json.loads(croissant.read_text(encoding="utf-8"))
-    to_fill += _markers(doc, CROISSANT_NAME)
+
+
+def _check_croissant(path: Path, manifest: Mapping[str, Any], report: dict[str, Any]) -> None:
+    """Validate the Croissant file with mlcroissant and load every RecordSet (rows compared with the manifest)."""
+    from lotdata.errors import require
+
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    report["to_fill"] += _markers(doc, CROISSANT_NAME)
     for key in ("url", "creator", "datePublished", "version"):
         if key not in doc:
-            to_fill.append(f"{CROISSANT_NAME}: `{key}` is absent ({TO_FILL} give it in `lotdata card --authors FILE`)")
+            report["to_fill"].append(
+                f"{CROISSANT_NAME}: `{key}` is absent ({TO_FILL} give it in `lotdata card --authors FILE`)"
+            )
     mlc = require("mlcroissant", "release")
     import logging
 
     logging.getLogger("absl").setLevel(logging.ERROR)
     try:
-        dataset = mlc.Dataset(jsonld=str(croissant))
+        dataset = mlc.Dataset(jsonld=str(path))
     except mlc.ValidationError as exc:
-        errors += [f"{CROISSANT_NAME} (mlcroissant): {line}" for line in str(exc).splitlines() if line.strip()]
-        return {"errors": errors, "to_fill": to_fill, "warnings": warnings, "rows": rows}
-    warnings += [f"{CROISSANT_NAME} (mlcroissant): {w}" for w in sorted(dataset.metadata.ctx.issues.warnings)]
+        report["errors"] += [
+            f"{CROISSANT_NAME} (mlcroissant): {line}" for line in str(exc).splitlines() if line.strip()
+        ]
+        return
+    report["warnings"] += [f"{CROISSANT_NAME} (mlcroissant): {w}" for w in sorted(dataset.metadata.ctx.issues.warnings)]
     for record_set in dataset.metadata.record_sets:
         name = record_set.name
-        rows[name] = sum(1 for _ in dataset.records(record_set=record_set.uuid))
+        rows = report["rows"][name] = sum(1 for _ in dataset.records(record_set=record_set.uuid))
         expected = (manifest.get("splits") or {}).get(name, {}).get("rows")
-        if rows[name] != expected:
-            errors.append(
-                f"{CROISSANT_NAME}: record set {name!r} loads {rows[name]} records, the manifest says {expected}"
+        if rows != expected:
+            report["errors"].append(
+                f"{CROISSANT_NAME}: record set {name!r} loads {rows} records, the manifest says {expected}"
             )
-    return {"errors": errors, "to_fill": to_fill, "warnings": warnings, "rows": rows}
+
+
+def check_release(folder: str | Path) -> dict[str, Any]:
+    """Validate `croissant.json` with mlcroissant (offline: the split files are local) and load every RecordSet,
+    comparing its rows with the manifest; check the card's YAML against the Hugging Face fields. Returns
+    {"errors": [...], "to_fill": [...], "warnings": [...], "rows": {split: n}}; errors mean exit 1."""
+    folder = Path(folder)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    errors: list[str] = []
+    report: dict[str, Any] = {"errors": errors, "to_fill": [], "warnings": [], "rows": {}}
+    report["to_fill"] = _check_card(folder / "README.md", errors)
+    croissant = folder / CROISSANT_NAME
+    if not croissant.is_file():
+        errors.append(f"{CROISSANT_NAME}: missing (run `lotdata card DIR`)")
+    else:
+        _check_croissant(croissant, manifest, report)
+    return report
