@@ -39,10 +39,18 @@ _CONTRACTION = re.compile(r"['’](?:m|re|ll|ve|d|s)$")
 PRONOUNS_ZH = word_list("pronouns_zh.txt")
 #: people a Chinese story names by role rather than by name
 PEOPLE_ZH = word_set("people_zh.txt")
-#: Chinese nouns that name a role (a person or an animal) by their last character, and the animals by any
+#: Chinese words read whole (LOT 2.2a): the last characters of roles, animals and places, the words listed as
+#: each whatever their last character, and the words that end like one but name none
 ROLE_ENDINGS_ZH = word_set("role_endings_zh.txt")
 ANIMALS_ZH = word_set("animals_zh.txt")
 PLACE_ENDINGS_ZH = word_set("place_endings_zh.txt")
+ROLES_ZH = word_set("roles_zh.txt") | PEOPLE_ZH
+ANIMAL_WORDS_ZH = word_set("animal_words_zh.txt")
+PLACES_ZH = word_set("places_zh.txt")
+NOT_ENTITIES_ZH = word_set("not_entities_zh.txt")
+VERB_HEADS_ZH = word_set("verb_heads_zh.txt")
+#: role words that name the same person (妈妈 -> 母亲)
+ROLE_SYNONYMS_ZH = word_table("role_synonyms_zh.tsv")
 
 
 def role_sense_en(word: str) -> tuple[str, frozenset[str], frozenset[str]] | None:
@@ -197,26 +205,60 @@ def zh_shared(people: set[str], ending: str) -> set[str]:
     return {p for p in people if (p in words if len(p) == 1 else p in ending)}
 
 
+def entity_kind_zh(word: str, tag: str) -> str | None:
+    """What a Chinese word (one of jieba's words, with its tag) names: "role" (a person: 农夫, 猎人, 老师, 孩子们),
+    "animal" (驴子, 小马, 蝴蝶), "place" (村庄, 医院, 北京) or None. Read by the whole word, never by a character
+    inside it (产生, 现象, 吹牛, 马马虎虎 name nothing): a listed word (roles_zh.txt, animal_words_zh.txt,
+    places_zh.txt), or a noun ending like one (role_endings_zh.txt, animals_zh.txt, place_endings_zh.txt) and not
+    listed as none of them (not_entities_zh.txt). jieba tags many plain words as names or places (明白 nr, 东西
+    ns), and some roles as plain words, so its tag only says that the word is a noun."""
+    if word in NOT_ENTITIES_ZH:
+        return None
+    if word in ROLES_ZH:
+        return "role"
+    if word in ANIMAL_WORDS_ZH or _ends_in_animal(word):
+        return "animal"
+    if word in PLACES_ZH:
+        return "place"
+    if not tag.startswith("n") or len(word) < 2 or _verb_or_idiom_zh(word):
+        return None
+    stem = word[:-1] if word.endswith("们") and len(word) > 2 else word
+    if stem in ROLES_ZH or (len(stem) >= 2 and stem[-1] in ROLE_ENDINGS_ZH and stem not in NOT_ENTITIES_ZH):
+        return "role"
+    if word[-1] in PLACE_ENDINGS_ZH:
+        return "place"
+    return None
+
+
+def _verb_or_idiom_zh(word: str) -> bool:
+    """上山, 骗人, 住院 (a verb and its object: verb_heads_zh.txt), 马马虎虎, 人山人海 (an idiom repeating a character)."""
+    return (len(word) == 2 and word[0] in VERB_HEADS_ZH) or (len(word) == 4 and len(set(word)) < 4)
+
+
+def _ends_in_animal(word: str) -> bool:
+    """驴, 小驴, 狐狸, 驴子, 鸟儿, 兔子们: the last character names an animal (or the one before 子/儿/们)."""
+    stem = word.rstrip("们")
+    if len(stem) > 1 and stem[-1] in "子儿":
+        stem = stem[:-1]
+    return bool(stem) and (stem[-1] in ANIMALS_ZH or stem in ANIMAL_WORDS_ZH)
+
+
 def role_or_place_zh(word: str, tag: str) -> bool:
-    """jieba's dictionary tags many plain words as names or places (明白 nr, 东西 ns, 太阳 ns), so a tag alone
-    is not enough: a place must end like one (北京城, 村), a role like one (农夫, 猎人), and animals count by
-    any character (驴子, 马)."""
-    if not tag.startswith("n"):
-        return False
-    if any(ch in ANIMALS_ZH for ch in word):
-        return True
-    if tag in ("ns", "nt"):
-        return word[-1] in PLACE_ENDINGS_ZH
-    return len(word) >= 2 and word[-1] in ROLE_ENDINGS_ZH
+    """Whether a Chinese word names a role, an animal or a place (`entity_kind_zh`)."""
+    return entity_kind_zh(word, tag) is not None
 
 
 def core_zh(word: str) -> set[str]:
-    """What must appear for `word` to count as already there: the word, or its animals (小驴 -> 驴), or the word
-    without a diminutive or a suffix (小明 -> 明, 驴子 -> 驴)."""
-    animals = {ch for ch in word if ch in ANIMALS_ZH}
-    if animals:
-        return animals
-    return {word, word.lstrip("小老大阿").rstrip("子儿们") or word}
+    """What must appear for `word` to count as already there: the word, the word without a diminutive, a plural or
+    a suffix (小明 -> 明, 驴子 -> 驴, 孩子们 -> 孩子), the role it counts as (妈妈 -> 母亲), or its animal (小驴 -> 驴)."""
+    stem = word.rstrip("们") or word
+    found = {word, stem, stem.lstrip("小老大阿").rstrip("子儿") or stem}
+    found |= {ROLE_SYNONYMS_ZH[w] for w in found if w in ROLE_SYNONYMS_ZH}
+    found |= {k for k, v in ROLE_SYNONYMS_ZH.items() if v in found}
+    if _ends_in_animal(word):
+        bare = stem[:-1] if len(stem) > 1 and stem[-1] in "子儿" else stem
+        found |= {bare[-1]} if bare[-1] in ANIMALS_ZH else {bare.lstrip("小大老")}
+    return found
 
 
 def new_entities(candidate: str, given: str, lang: str) -> list[str]:
@@ -228,8 +270,7 @@ def new_entities(candidate: str, given: str, lang: str) -> list[str]:
     if lang == "zh":
         from lotdata.text.postag import pos_words_nohmm
 
-        found = [w for w, tag in pos_words_nohmm(candidate) if role_or_place_zh(w, tag)]
-        found += [p for p in PEOPLE_ZH if p in candidate and not any(p in w for w in found)]
+        found = [w for w, tag in pos_words_nohmm(candidate) if entity_kind_zh(w, tag)]
         return list(dict.fromkeys(w for w in found if not any(core in given for core in core_zh(w))))
     given_words = {w.lower().rstrip(".'’s") for w in WORD_EN.findall(given)}
     found = [w for w in WORD_EN.findall(candidate) if w.lower().rstrip("s") in ROLES_EN or w.lower() in ROLES_EN]
