@@ -273,8 +273,25 @@ def new_entities(candidate: str, given: str, lang: str) -> list[str]:
         found = [w for w, tag in pos_words_nohmm(candidate) if entity_kind_zh(w, tag)]
         return list(dict.fromkeys(w for w in found if not any(core in given for core in core_zh(w))))
     given_words = {w.lower().rstrip(".'’s") for w in WORD_EN.findall(given)}
-    found = [w for w in WORD_EN.findall(candidate) if w.lower().rstrip("s") in ROLES_EN or w.lower() in ROLES_EN]
-    found += [w for w in characters(candidate, "en") if w[:1].isupper()]
+    given_roles = {role for _, role in roles_in_en(given)}
+    found = [
+        w for w, role in roles_in_en(candidate, strict=True) if not any(same_role_en(role, g) for g in given_roles)
+    ]
+    found += [w for w in characters(candidate, "en") if w[:1].isupper() and not roles_in_en(w, strict=True)]
     return list(
         dict.fromkeys(w for w in found if w.lower().rstrip(".'’s") not in given_words and w.lower() not in given_words)
     )
+
+
+def roles_in_en(text: str, strict: bool = False) -> list[tuple[str, str]]:
+    """(word, role) for each word of an English text that names a role (`role_en`; the barbers -> barber);
+    `strict`: people and animals only, not the groups nor words more often verbs or adjectives."""
+    found, previous = [], ""
+    for word in WORD_EN.findall(text):
+        bare = _CONTRACTION.sub("", word.rstrip(".")).lower()
+        role = None if bare in PRONOUN_CLASS_EN else _role_in_text(word, bare, previous)
+        kind = role and (role_sense_en(role[0]) or ("",))[0]
+        if role and not (strict and kind not in ("person", "animal")):
+            found.append((_CONTRACTION.sub("", word.rstrip(".")), role[0]))
+        previous = word.lower()
+    return found
