@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import html
 import inspect
+import json
 import re
 import sys
 from pathlib import Path
@@ -294,6 +295,32 @@ def _jobs_using(rule: str) -> str:
     return ", ".join(f"`{j.name}`" for j in JOB_REGISTRY.all() if rule in (j.checks or ()))
 
 
+def _measured(name: str) -> str:
+    """A check rule's measured figures (`lotdata/data/check_rule_figures.json`, written by
+    `benchmarks/bench_check_rules.py`): false-alarm rate on real accepted rows and recall on planted violations, per
+    deciding set (written under the rule's instruction); empty when the rule has not been measured."""
+    path = ROOT / "lotdata" / "data" / "check_rule_figures.json"
+    try:
+        rule = json.loads(path.read_text(encoding="utf-8"))["rules"][name]
+        parts = []
+        for f in rule["figures"]:
+            if not f.get("deciding"):
+                continue
+            rate = f.get("false_alarm_rate")
+            recall = f.get("recall")
+            parts.append(
+                f"{f.get('lang', '')} {f.get('split', '')}: false alarms "
+                + (f"{100 * rate:.1f}%" if rate is not None else "n/a")
+                + f" of {f.get('rows', '?')}, recall "
+                + (f"{100 * recall:.0f}%" if recall is not None else "n/a")
+            )
+        if rule.get("advised_level") and rule.get("advised_level") != rule.get("level"):
+            parts.append(f"advised level: {rule['advised_level']}")
+        return md("; ".join(parts))
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+
+
 def _published(name: str) -> str:
     from lotdata.audit import papers
 
@@ -332,6 +359,7 @@ COLUMNS: dict[str, list[tuple[str, Callable[[Any], str]]]] = {
         ("level", lambda r: f"`{r.level}`"),
         ("applies when the row has", lambda r: code(r.needs) if r.needs else "always"),
         ("run by the jobs", lambda r: _jobs_using(r.name)),
+        ("measured (bench/check_rules.md)", lambda r: _measured(r.name)),
     ],
     "clean_rule": [
         ("action", lambda r: f"`{r.action}`"),
@@ -372,6 +400,16 @@ INTRO: dict[str, str] = {
 }
 
 
+#: per kind: explanation pages about its records, linked when they exist
+EXPLAINED: dict[str, tuple[tuple[str, str], ...]] = {
+    "check_rule": (
+        ("explanation/check-rules.md", "How each rule was tuned and what precision it was measured at"),
+        ("explanation/entity-checks.md", "The entity checks in detail"),
+    ),
+    "format": (("explanation/language-identification.md", "How a story's language is identified"),),
+}
+
+
 def registries_page() -> str:
     from lotdata.registry import registries
 
@@ -399,6 +437,9 @@ def registries_page() -> str:
         out += [f"## {registry.label.capitalize()}s {{ #{registry.kind.replace('_', '-')} }}", ""]
         if registry.kind in INTRO:
             out += [INTRO[registry.kind], ""]
+        for page, words in EXPLAINED.get(registry.kind, ()):
+            if (ROOT / "docs" / page).exists():  # a page written by hand, linked once it is there
+                out += [f"{words}: [{Path(page).stem.replace('-', ' ')}](../{page}).", ""]
         out += [f"Entry-point group `{registry.group}`; {len(records)} registered.", ""]
         extra = COLUMNS.get(registry.kind, [])
         rows = []
