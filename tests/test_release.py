@@ -288,3 +288,49 @@ def test_a_folder_without_croissant_fails_the_check(tmp_path: Path):
     check = CliRunner().invoke(app, ["card", "--check", str(folder)], env={"COLUMNS": "200"})
     assert check.exit_code == 1 and "croissant.json: missing" in check.output
     assert "`license` is unknown" in check.output  # lotdata's own sample corpus: no licence recorded
+
+
+def test_a_senpos_refinement_pulled_from_label_studio(label_studio, conn, annotators, shared_data, tmp_path):
+    """A SenPos build of CMRC 2017 refined on a real Label Studio by two raters: the pulled dataset (written by the
+    same writer as every build) carries Label Studio, raters per item and the agreement of its own pull."""
+    from labelstudio_support import annotate, choice, lotdata, tasks_by_uid
+
+    run("read", shared_data / CMRC, "--out", tmp_path / "stories.parquet")
+    senpos = tmp_path / "senpos"
+    run("build", "senpos", "--stories", tmp_path / "stories.parquet", "--out", senpos, "--n", "20",
+        "--split", "train=0.6,val=0.2,test=0.2")  # fmt: skip
+    pushed = lotdata(label_studio, "annotate", "push", "senpos_refine", "--input", str(senpos), "--project", "release")
+    assert pushed.exit_code == 0, pushed.output
+    tasks = tasks_by_uid(conn, "release")
+    raters = [annotators["ann1"], annotators["ann2"]]
+    items = sorted(tasks.values(), key=lambda t: t["data"]["uid"])
+    for n, task in enumerate(items):
+        gap = str(task["hidden"]["original_gap"])
+        for rater in raters:
+            if n == 0 and rater == raters[1]:  # one disagreement
+                annotate(conn, task, rater, [choice("verdict", "story", ["reject"])])
+            else:
+                annotate(conn, task, rater, [choice("gaps", "story", [gap]), choice("verdict", "story", ["keep"])])
+    out = tmp_path / "refined"
+    pulled = lotdata(label_studio, "annotate", "pull", "senpos_refine", "--project", "release", "--out", str(out))
+    assert pulled.exit_code == 0, pulled.output
+    folder = out / "senpos"
+    rows = assert_loads_everywhere(folder)
+    assert sum(rows.values()) >= 1
+    agreement = json.loads((out / "agreement.json").read_text(encoding="utf-8"))
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    doc = croissant(folder)
+    assert doc["rai:dataAnnotationPlatform"] == ["Label Studio"]
+    assert doc["rai:annotationsPerItem"] == f"2 (min 2, max 2, over {len(items)} items)"
+    gaps = agreement["questions"]["gaps"]  # what senpos_refine measures agreement on
+    assert gaps["multi_rated"] == len(items) and gaps["fleiss_kappa"] is not None
+    line = next(a for a in doc["rai:dataAnnotationAnalysis"] if a.startswith("gaps:"))
+    assert f"Fleiss' kappa {gaps['fleiss_kappa']} over {gaps['multi_rated']} items" in line
+    assert "interval: not computed by this pull" in line  # the pull measures no interval: said, not invented
+    assert f"Label Studio job `senpos_refine`: {len(items)} items, 2 raters" in doc["rai:dataAnnotationProtocol"][0]
+    assert manifest["annotation"]["raters_per_item"] == {"min": 2, "median": 2, "max": 2}
+    assert doc["license"][0]["name"] == "CC-BY-SA-4.0"  # carried from the build through the push
+    assert doc["rai:annotatorDemographics"][0].startswith(TO_FILL)
+    meta = card_yaml(folder / "README.md")
+    assert meta["annotations_creators"] == ["other"] and meta["license"] == "cc-by-sa-4.0"
+    assert_nothing_invented(doc)

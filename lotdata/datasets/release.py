@@ -124,14 +124,14 @@ def annotation_record(
     """What a pulled job's dataset card says of its annotation: raters per item, raters, agreement, gold tasks."""
     counts = [len(raters) for raters in votes_by_item.values()]
     raters = sorted({r for rs in votes_by_item.values() for r in rs})
+    median = statistics.median(counts) if counts else None
+    median = int(median) if median is not None and median == int(median) else median
     return {
         "job": job,
         "platform": "Label Studio",
         "items": len(counts),
         "raters": len(raters),
-        "raters_per_item": (
-            {"min": min(counts), "median": statistics.median(counts), "max": max(counts)} if counts else None
-        ),
+        "raters_per_item": ({"min": min(counts), "median": median, "max": max(counts)} if counts else None),
         "agreement": dict(agreement.get("questions") or {}),
         "gold": {k: gold.get(k) for k in ("min_accuracy", "flagged", "raters", "dropped") if k in gold},
     }
