@@ -211,6 +211,16 @@ def schemas_page() -> str:
 
     source = Path(schema.__file__).read_text(encoding="utf-8").splitlines()
     comments = _schema_comments(source)
+    # a column without a comment of its own: the comment the same column has in another table (a derived schema)
+    elsewhere: dict[str, str] = {}
+    for columns in comments.values():
+        for column, text in columns.items():
+            if column != "__doc__":
+                elsewhere.setdefault(column, text)
+    vocabularies = {
+        "status": "one of " + ", ".join(f"`{s}`" for s in schema.STORY_STATUSES),
+        "split": "one of " + ", ".join(f"`{s}`" for s in schema.SPLITS),
+    }
     out = [
         "# Table schemas",
         "",
@@ -236,14 +246,8 @@ def schemas_page() -> str:
             out += [md(info["__doc__"]), ""]
         rows = []
         for field in value:
-            rows.append(
-                [
-                    f"`{field.name}`",
-                    md(str(field.type)),
-                    "" if field.nullable else "required",
-                    md(info.get(field.name, "")),
-                ]
-            )
+            meaning = info.get(field.name) or vocabularies.get(field.name) or elsewhere.get(field.name, "")
+            rows.append([f"`{field.name}`", md(str(field.type)), "" if field.nullable else "required", md(meaning)])
         out.append(table(["column", "type", "", "meaning"], rows))
     return "\n".join(out)
 
@@ -253,6 +257,7 @@ def _schema_comments(lines: list[str]) -> dict[str, dict[str, str]]:
     found: dict[str, dict[str, str]] = {}
     current: str | None = None
     doc: list[str] = []
+    pending = ""
     for line in lines:
         start = re.match(r"^([A-Z][A-Z_]*) *(?::[^=]*)?= *_schema\(", line)
         if start:
@@ -268,9 +273,16 @@ def _schema_comments(lines: list[str]) -> dict[str, dict[str, str]]:
             if line.startswith(")"):
                 current = None
             continue
-        field = re.search(r'pa\.field\("([^"]+)".*?#\s*(.+)$', line)
+        stripped = line.strip()
+        if current and stripped.startswith("#"):  # a comment line inside the schema: about the field after it
+            pending = stripped.lstrip("#").strip()
+            continue
+        field = re.search(r'pa\.field\("([^"]+)"(.*?)(?:#\s*(.+))?$', line)
         if current and field:
-            found[current][field.group(1)] = field.group(2).strip()
+            comment = field.group(3) or pending
+            if comment:
+                found[current][field.group(1)] = comment.strip()
+        pending = ""
     return found
 
 
