@@ -46,12 +46,35 @@ _SECONDS = re.compile(r"\d+(\.\d+)? ?s\b|\d{4}-\d\d-\d\dT[\d:+]+|sha256 `[0-9a-f
 #: done markers compared by their fingerprint: none since issue 33 (a step's fingerprint is its command's, whose
 #: parameters hold the run's paths)
 STABLE_MARKERS: tuple[str, ...] = ()
-#: files added on purpose after commit 9f135a2 (README's changelog): `stats.json` beside every card (issue 23)
-ADDED_SINCE = ("stats.json",)
+#: files added on purpose after commit 9f135a2 (README's changelog): `stats.json` beside every card (issue 23),
+#: `croissant.json` beside every card (issue 38)
+ADDED_SINCE = ("stats.json", "croissant.json")
 #: outputs changed on purpose after commit 9f135a2 (README's changelog), compared by being there: SenPos cards'
 #: "Avg # Sent in Input Text" and their new limitation line (issue 26); the fingerprints of the done markers
 #: the golden file compared by value (issue 33: a step's fingerprint is its command's)
-CHANGED_SINCE = ("senpos/README.md", ".done/read.json", ".done/extract.json")
+CHANGED_SINCE = ("senpos/README.md", ".done/read.json", ".done/extract.json", "outgen/README.md", "plotcom/README.md")
+#: what issue 38 added on purpose (README's changelog), taken out before comparing: the manifests' `sources` and
+#: `upstream` (what the cards' datasheet and croissant.json are answered from), and the licence `read` stores for a
+#: corpus it knows by name (CMRC 2017 here: the digests were taken when it stored none). The dataset cards gained
+#: YAML fields, a licence section and a datasheet: CHANGED_SINCE compares them by being there.
+ISSUE_38_KEYS = {"sources", "upstream"}
+
+
+def _before_issue_38(value):
+    """A JSON value or Parquet rows as they were before issue 38 (see ISSUE_38_KEYS)."""
+    from lotdata.datasets.licenses import KNOWN_CORPORA, corpus_license
+
+    known = {terms.name for terms in KNOWN_CORPORA.values()}
+    if isinstance(value, dict):
+        value = {k: _before_issue_38(v) for k, v in value.items() if k not in ISSUE_38_KEYS}
+        if isinstance(value.get("licenses"), list):
+            value["licenses"] = [lic for lic in value["licenses"] if lic not in known]
+        if "license" in value and "source" in value and value["license"] == corpus_license(value["source"]):
+            value["license"] = None
+        return value
+    if isinstance(value, list):
+        return [_before_issue_38(v) for v in value]
+    return value
 
 
 def _scrub(value, roots: list[str]):
@@ -76,7 +99,7 @@ def _parquet_digest(path: Path, roots: list[str]) -> bytes:
         [meta.row_group(g).num_rows, [meta.row_group(g).column(c).compression for c in range(meta.num_columns)]]
         for g in range(meta.num_row_groups)
     ]
-    rows = _scrub(file.read().to_pylist(), roots)
+    rows = _scrub(_before_issue_38(file.read().to_pylist()), roots)
     return json.dumps([str(file.schema_arrow), layout, rows], sort_keys=True, ensure_ascii=False, default=str).encode()
 
 
@@ -90,7 +113,9 @@ def digest(path: Path, roots: list[str]) -> str:
     elif path.parent.name == ".done":
         data = b"done"
     elif path.suffix == ".json":
-        data = json.dumps(_scrub(json.loads(path.read_text(encoding="utf-8")), roots), sort_keys=True).encode()
+        data = json.dumps(
+            _scrub(_before_issue_38(json.loads(path.read_text(encoding="utf-8"))), roots), sort_keys=True
+        ).encode()
     else:  # README.md, report.md, report.html: paths and times taken out
         text = _scrub(path.read_text(encoding="utf-8"), roots)
         data = "\n".join(
