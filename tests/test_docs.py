@@ -144,3 +144,46 @@ def test_readme_is_short_and_gives_the_two_set_up_commands_of_the_makefile_and_c
             assert command in text, (page, command)
     for link in re.findall(r"\]\(((?:docs/|CHANGELOG)[^)#]*)", readme):  # the README's links into the docs resolve
         assert (REPO / link).exists(), link
+
+
+FENCE = re.compile(r"^```(?:bash|sh|console)?\n(.*?)^```", re.M | re.S)
+
+
+def _command_lines(text: str) -> list[str]:
+    """The `lotdata ...` lines of a page's shell blocks, continuations joined, comments dropped."""
+    lines = []
+    for block in FENCE.findall(text):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = re.sub(r"(^|\s)#.*$", "", line).strip()
+            for part in re.split(r"&&|;|\|\|", line):
+                part = part.strip()
+                if part.startswith("lotdata "):
+                    lines.append(part)
+    return lines
+
+
+def test_every_lotdata_command_a_page_shows_exists_with_its_options():
+    """Also the commands no test runs (those needing Label Studio, usage lines of the how-to guides): each names a real
+    command, and every --option it uses is one that command has."""
+    import typer
+
+    from lotdata.cli import app
+
+    root = typer.main.get_command(app)
+    problems = []
+    for page in sorted(DOCS.rglob("*.md")):
+        for line in _command_lines(page.read_text(encoding="utf-8")):
+            words = line.split()[1:]
+            command, path = root, ["lotdata"]
+            while getattr(command, "commands", None) and words and words[0] in command.commands:
+                command = command.commands[words[0]]
+                path.append(words.pop(0))
+            if getattr(command, "commands", None):
+                if words and not re.fullmatch(r"[A-Z_.|\[\]a-z-]*\|[A-Za-z_|.\[\]-]*|\.\.\.", words[0]):
+                    problems.append(f"{page.relative_to(DOCS)}: `{line}`: no command {' '.join(path)} {words[0]}")
+                continue
+            known = {opt for param in command.params for opt in (*param.opts, *param.secondary_opts)}
+            for option in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", line):
+                if option not in known and option != "--help":
+                    problems.append(f"{page.relative_to(DOCS)}: `{line}`: {' '.join(path)} has no {option}")
+    assert not problems, "\n".join(problems)
