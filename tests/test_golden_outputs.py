@@ -11,8 +11,8 @@ Parquet files are compared on their schema, row-group layout, codecs and rows, j
 JSON, Markdown and HTML files after taking out what changes from run to run or with the checkout's folder
 (times, package versions, paths; a story's `url` names the file it was read from). A done marker is compared
 only by being there: since issue 33 it holds its command's fingerprint, whose parameters name the run's paths
-(README's changelog: a recipe run by an older version runs each step once again).
-Regenerate only for a change of output made on purpose, and say so in README's changelog.
+(CHANGELOG.md: a recipe run by an older version runs each step once again).
+Regenerate only for a change of output made on purpose, and say so in CHANGELOG.md.
 """
 
 from __future__ import annotations
@@ -46,14 +46,14 @@ _SECONDS = re.compile(r"\d+(\.\d+)? ?s\b|\d{4}-\d\d-\d\dT[\d:+]+|sha256 `[0-9a-f
 #: done markers compared by their fingerprint: none since issue 33 (a step's fingerprint is its command's, whose
 #: parameters hold the run's paths)
 STABLE_MARKERS: tuple[str, ...] = ()
-#: files added on purpose after commit 9f135a2 (README's changelog): `stats.json` beside every card (issue 23),
+#: files added on purpose after commit 9f135a2 (CHANGELOG.md): `stats.json` beside every card (issue 23),
 #: `croissant.json` beside every card (issue 38)
 ADDED_SINCE = ("stats.json", "croissant.json")
-#: outputs changed on purpose after commit 9f135a2 (README's changelog), compared by being there: SenPos cards'
+#: outputs changed on purpose after commit 9f135a2 (CHANGELOG.md), compared by being there: SenPos cards'
 #: "Avg # Sent in Input Text" and their new limitation line (issue 26); the fingerprints of the done markers
 #: the golden file compared by value (issue 33: a step's fingerprint is its command's)
 CHANGED_SINCE = ("senpos/README.md", ".done/read.json", ".done/extract.json", "outgen/README.md", "plotcom/README.md")
-#: what issue 38 added on purpose (README's changelog), taken out before comparing: the manifests' `sources` and
+#: what issue 38 added on purpose (CHANGELOG.md), taken out before comparing: the manifests' `sources` and
 #: `upstream` (what the cards' datasheet and croissant.json are answered from), and the licence `read` stores for a
 #: corpus it knows by name (CMRC 2017 here: the digests were taken when it stored none). The dataset cards gained
 #: YAML fields, a licence section and a datasheet: CHANGED_SINCE compares them by being there.

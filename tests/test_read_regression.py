@@ -1,7 +1,7 @@
 """`read` gives the rows it gave before the formats became registered records (issue 22): a digest of the
 stories rows of the embedded sample and of the shared corpora, as the reader wrote them before the change
 (its `lotdata read` outputs, read back), with the input's path replaced by INPUT. A change to normalisation,
-splitting or a parser shows here; a deliberate one updates the digest and says so in the README's changelog.
+splitting or a parser shows here; a deliberate one updates the digest and says so in CHANGELOG.md.
 
 The large corpora are checked where test_readers.py reads them anyway (`assert_rows_as_before`)."""
 
