@@ -572,7 +572,8 @@ def check_file(path: str | Path, rules: Sequence[str], out: str | Path, options:
     from lotdata.io import write_parquet, write_text
     from lotdata.schema import CHECK_FLAGS, table_from_rows
 
-    rows = read_submissions(path)
+    # a Story Cloze csv as ending cases for rules of endings, else as the stories its writers wrote
+    rows = read_submissions(path, shape="case" if set(rules) & (set(ENDING_RULES) - set(STORY_RULES)) else "story")
     started = time.perf_counter()
     result = run_checks(rows, rules, options)
     seconds = time.perf_counter() - started

@@ -40,14 +40,20 @@ _ENDING_CSV = (
     "InputSentence4",
     "RandomFifthSentenceQuiz1",
     "RandomFifthSentenceQuiz2",
-    "AnswerRightEnding",
 )
+#: how a Story Cloze csv is read (`read_submissions`' `shape`): its cases as stories (the four sentences and the
+#: right ending, for the story rules) or as ending cases (the four sentences and the two endings, for the ending rules)
+SHAPES = ("story", "case")
 
 
-def read_submissions(path: str | Path) -> list[dict[str, Any]]:
+def read_submissions(path: str | Path, shape: str = "case") -> list[dict[str, Any]]:
     """Submissions from a file: JSON lines or Parquet (`id`, `title`, `sentences` or `sentence1..5` or `text`;
     an ending case: `context`, `right_ending`, `wrong_ending`), a ROCStories csv (storyid, storytitle,
-    sentence1..5), a Story Cloze csv, or Diffusion-LM's `["story"]` lines. Bad input: InputError naming the row."""
+    sentence1..5), a Story Cloze csv, or Diffusion-LM's `["story"]` lines. Bad input: InputError naming the row.
+
+    A Story Cloze csv is read in `shape`: "case", each row an ending case (the blind test, without
+    AnswerRightEnding, too: its first ending stands as `right_ending`, the ending rules treat both alike); "story",
+    each row the story a writer wrote: the four sentences and the right ending (the blind test has none: refused)."""
     from lotdata.errors import InputError, must_exist
 
     path = must_exist(path, "--input")
@@ -65,7 +71,7 @@ def read_submissions(path: str | Path) -> list[dict[str, Any]]:
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text (byte {exc.start})", path=str(path)) from None
     if path.suffix == ".csv":
-        return _read_csv(text, path)
+        return _read_csv(text, path, shape)
     import json
 
     rows = []
@@ -84,7 +90,7 @@ def read_submissions(path: str | Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _read_csv(text: str, path: Path) -> list[dict[str, Any]]:
+def _read_csv(text: str, path: Path, shape: str = "case") -> list[dict[str, Any]]:
     import csv
     import io
 
@@ -94,18 +100,7 @@ def _read_csv(text: str, path: Path) -> list[dict[str, Any]]:
     header = [h.strip() for h in reader.fieldnames or []]
     rows = []
     if all(c in header for c in _ENDING_CSV):
-        for n, rec in enumerate(reader, 1):
-            right = 1 if rec["AnswerRightEnding"].strip() == "1" else 2
-            rows.append(
-                {
-                    "row": n,
-                    "id": rec.get("InputStoryid") or str(n),
-                    "context": [rec[f"InputSentence{k}"] for k in range(1, 5)],
-                    "right_ending": rec[f"RandomFifthSentenceQuiz{right}"],
-                    "wrong_ending": rec[f"RandomFifthSentenceQuiz{3 - right}"],
-                }
-            )
-        return rows
+        return _storycloze_rows(reader, "AnswerRightEnding" in header, shape, path)
     if not all(c in header for c in SENTENCE_FIELDS):
         raise InputError(
             f"a csv of stories has the columns {', '.join(SENTENCE_FIELDS)} (ROCStories) or a Story Cloze "
@@ -116,6 +111,34 @@ def _read_csv(text: str, path: Path) -> list[dict[str, Any]]:
         row = {"row": n, "id": rec.get("storyid") or str(n), "sentences": [rec[c] for c in SENTENCE_FIELDS]}
         if "storytitle" in header:
             row["title"] = rec["storytitle"]
+        rows.append(row)
+    return rows
+
+
+def _storycloze_rows(reader: Any, labelled: bool, shape: str, path: Path) -> list[dict[str, Any]]:
+    """The rows of a Story Cloze csv as ending cases or as stories (`read_submissions`)."""
+    from lotdata.errors import InputError
+
+    if shape not in SHAPES:
+        raise ValueError(f"shape {shape!r}: one of {', '.join(SHAPES)}")
+    if shape == "story" and not labelled:
+        raise InputError(
+            "a Story Cloze csv without AnswerRightEnding (the blind test) has no right ending to make a story of; "
+            "its endings are checked by the ending rules (sct_write)",
+            path=str(path),
+        )
+    rows = []
+    for n, rec in enumerate(reader, 1):
+        rec = {k.strip(): (v or "") for k, v in rec.items() if k}
+        right = 2 if labelled and rec.get("AnswerRightEnding", "").strip() == "2" else 1
+        context = [rec[f"InputSentence{k}"] for k in range(1, 5)]
+        row = {"row": n, "id": rec.get("InputStoryid") or str(n)}
+        if shape == "story":
+            row["sentences"] = [*context, rec[f"RandomFifthSentenceQuiz{right}"]]
+        else:
+            row["context"] = context
+            row["right_ending"] = rec[f"RandomFifthSentenceQuiz{right}"]
+            row["wrong_ending"] = rec[f"RandomFifthSentenceQuiz{3 - right}"]
         rows.append(row)
     return rows
 

@@ -166,6 +166,21 @@ EN_ABBREVIATIONS = frozenset(
 _EN_BOUNDARY = re.compile(r"""[.!?]+["'”’)\]]*(?=\s+\S)""")
 
 
+#: words that start a sentence after a full stop even when written in lower case ("... all pulled. i had ...", a
+#: writer's slip: 31 real Story Cloze contexts), and that, capitalised, start one after an abbreviation that can end
+#: a sentence ("... at 8 P.M. He got ready", "... his iPhone X. He walked"): pronouns and determiners, which neither
+#: go on a sentence after "etc." nor follow a title ("Dr.", "St.")
+SENTENCE_STARTERS_EN = frozenset(
+    "i he she they we it you my his her their our its the this these those there then when after".split()
+)
+#: abbreviations a name follows: never the end of a sentence
+_TITLES_EN = frozenset({"mr", "mrs", "ms", "dr", "st", "mt", "prof", "sgt", "capt", "gen", "col", "lt", "vs"})
+
+
+def _starts_sentence(word: str) -> bool:
+    return word.strip("\"“'(").lower() in SENTENCE_STARTERS_EN
+
+
 def _is_abbreviation(word: str, next_char: str) -> bool:
     """Whether `word` followed by "." is an abbreviation rather than the end of a sentence.
 
@@ -190,10 +205,13 @@ def split_en(text: str) -> list[str]:
             continue  # inside a quotation
         prefix = text[start : match.start()]
         last_word = re.split(r"\s", prefix)[-1] if prefix else ""
-        nxt = text[end:].lstrip()[:1]
+        next_word = text[end:].split(maxsplit=1)[0]
+        nxt = next_word[:1]
         if match.group().startswith(".") and _is_abbreviation(last_word, nxt):
-            continue
-        if nxt.islower():
+            ends = nxt.isupper() and _starts_sentence(next_word) and last_word.lower().strip("(") not in _TITLES_EN
+            if not ends:
+                continue
+        if nxt.islower() and not (len(match.group().rstrip("\"'”’)]")) == 1 and _starts_sentence(next_word)):
             continue
         sentences.append(text[start:end])
         start = end

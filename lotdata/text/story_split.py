@@ -132,3 +132,96 @@ def missing_stops(sentences: Sequence[str], *, strong_only: bool = False) -> lis
         for k, s in enumerate(sentences, 1)
         for w in missing_stops_en(s, names, strong_only=strong_only)
     ]
+
+
+_TERMINAL_EN = re.compile(r"""[.!?]+["'”’)\]]*(?=\s)""")
+
+
+def split_exactly_en(text: str, n: int) -> list[str] | None:
+    """`text` cut into exactly `n` sentences, for a text known to hold `n` (a Story Cloze context is four) that the
+    dataset splitter cuts otherwise: its cuts first, then, a tier at a time until there are `n`, a full stop before a
+    capitalised word that it read as an abbreviation or an initial ("... make an A. Sally studied ..."), a missing
+    full stop before a sentence opener ("... of Hawaii They drove ...", `missing_stops_en`), then the weaker signs of
+    one ("... to be pink I asked ..."), then a full stop before a lower-case word. Within the tier that reaches `n`,
+    the cuts that leave the shortest piece longest are taken; too many sentences are merged, shortest pair first.
+    None when no tier reaches `n`. The pieces joined by one space are the text with its spaces normalised."""
+    from lotdata.text.sentences import split_sentences
+
+    words = text.split()
+    if len(words) < n:
+        return None
+    starts = _word_starts(words)  # character offset of each word in the normalised text
+    normal = " ".join(words)
+    cuts = {_word_at(starts, len(" ".join(s.split())), len(words)) for s in _prefixes(split_sentences(normal, "en"))}
+    cuts.discard(len(words))
+    names = story_names(_pieces(words, cuts))
+    tiers = [
+        {_word_at(starts, m.end(), len(words)) for m in _TERMINAL_EN.finditer(normal) if _upper_after(normal, m.end())},
+        {w for w in _stops(words, cuts, names, strong_only=True)},
+        {w for w in _stops(words, cuts, names, strong_only=False)},
+        {_word_at(starts, m.end(), len(words)) for m in _TERMINAL_EN.finditer(normal)},
+    ]
+    for tier in tiers:
+        if len(cuts) + 1 >= n:
+            break
+        extra = sorted(tier - cuts - {0, len(words)})
+        if len(cuts) + 1 + len(extra) <= n:
+            cuts |= set(extra)
+        else:
+            cuts |= _balanced(words, cuts, extra, n - 1 - len(cuts))
+    while len(cuts) + 1 > n:  # merge the shortest pair of neighbours
+        ordered = [0, *sorted(cuts), len(words)]
+        k = min(range(1, len(ordered) - 1), key=lambda i: ordered[i + 1] - ordered[i - 1])
+        cuts.discard(ordered[k])
+    return _pieces(words, cuts) if len(cuts) + 1 == n else None
+
+
+def _word_starts(words: list[str]) -> list[int]:
+    starts, at = [], 0
+    for word in words:
+        starts.append(at)
+        at += len(word) + 1
+    return starts
+
+
+def _word_at(starts: list[int], offset: int, count: int) -> int:
+    """The index of the first word at or after character `offset` of the normalised text."""
+    import bisect
+
+    return min(bisect.bisect_left(starts, offset), count)
+
+
+def _prefixes(sentences: list[str]) -> list[str]:
+    return [" ".join(sentences[: k + 1]) for k in range(len(sentences))]
+
+
+def _upper_after(text: str, end: int) -> bool:
+    return text[end:].lstrip()[:1].isupper()
+
+
+def _pieces(words: list[str], cuts: set[int]) -> list[str]:
+    ordered = [0, *sorted(c for c in cuts if 0 < c < len(words)), len(words)]
+    return [" ".join(words[a:b]) for a, b in zip(ordered, ordered[1:]) if b > a]
+
+
+def _stops(words: list[str], cuts: set[int], names: set[str], *, strong_only: bool) -> set[int]:
+    """Word indexes where a full stop seems missing, inside the current pieces."""
+    ordered = [0, *sorted(cuts), len(words)]
+    found = set()
+    for a, b in zip(ordered, ordered[1:]):
+        found |= {a + w for w in missing_stops_en(" ".join(words[a:b]), names, strong_only=strong_only)}
+    return found
+
+
+def _balanced(words: list[str], cuts: set[int], extra: list[int], want: int) -> set[int]:
+    """`want` of `extra` added to `cuts` one at a time, each the one that leaves the shortest piece longest."""
+    chosen: set[int] = set()
+    for _ in range(want):
+
+        def shortest(c: int) -> int:
+            ordered = [0, *sorted(cuts | chosen | {c}), len(words)]
+            return min(b - a for a, b in zip(ordered, ordered[1:]))
+
+        best = max((c for c in extra if c not in chosen), key=shortest)
+        chosen.add(best)
+    return chosen

@@ -236,7 +236,7 @@ def write_storycloze(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
     mask = MASK_TOKENS["clozet"]
     for row in rows:
         before, found, after = row["context"].partition(mask)
-        sentences = split_sentences(before.strip(), row.get("lang") or "en")  # the splitter the stories were cut with
+        sentences = _context_sentences(before.strip(), row.get("lang") or "en")
         if not found or after.strip() or len(sentences) != len(CONTEXT_COLUMNS):
             raise ValueError(
                 f"example {row['example_id']}: the context is not {len(CONTEXT_COLUMNS)} sentences and a "
@@ -245,6 +245,18 @@ def write_storycloze(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
         story_id = str(row["example_id"]).removeprefix("sct-").removeprefix(f"storycloze-{row.get('split')}-")
         writer.writerow([story_id, *sentences, *row["candidates"], int(row["label"]) + 1])
     return write_text(out.getvalue(), path)
+
+
+def _context_sentences(context: str, lang: str) -> list[str]:
+    """The four sentences of a case's context: the splitter the stories were cut with, and where it finds another
+    number (a real case's sentence without its full stop, or one starting in lower case after an abbreviation),
+    `split_exactly_en`, which recovers the four columns of every published Story Cloze case."""
+    from lotdata.text.story_split import split_exactly_en
+
+    sentences = split_sentences(context, lang)
+    if len(sentences) != len(CONTEXT_COLUMNS) and lang == "en":
+        sentences = split_exactly_en(context, len(CONTEXT_COLUMNS)) or sentences
+    return sentences
 
 
 DEMO = {
