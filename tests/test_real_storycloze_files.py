@@ -119,3 +119,23 @@ def test_a_context_is_cut_into_its_four_sentences_where_full_stops_are_missing()
     ]
     assert split_exactly_en("A b. C d. E f. G h. I j.", 4) == ["A b. C d.", "E f.", "G h.", "I j."]
     assert split_exactly_en("Tom ran. He fell.", 4) is None
+
+
+@real
+def test_a_story_cloze_csv_as_the_corpus_gives_its_stories_to_the_near_copy_rule(tmp_path):
+    """`--corpus CSV`: a submission copied from a published case (one word changed) is a near copy of that story."""
+    case = _rows(LABELLED["spring2016-val"])[7]
+    right = case[f"RandomFifthSentenceQuiz{case['AnswerRightEnding']}"]
+    sentences = [case[f"InputSentence{k}"] for k in range(1, 5)] + [right]
+    sentences[2] = sentences[2].replace(" ", " really ", 1)
+    submissions = tmp_path / "subs.jsonl"
+    submissions.write_text(json.dumps({"id": "copy", "title": "A title", "sentences": sentences}) + "\n")
+    result = CliRunner().invoke(
+        app,
+        ["annotate", "check", "story_write", "--input", str(submissions), "--out", str(tmp_path / "out")]
+        + ["--corpus", str(LABELLED["spring2016-val"])],
+    )
+    assert result.exit_code == 5, result.output
+    summary = json.loads((tmp_path / "out" / "check.json").read_text())
+    assert summary["per_rule"]["near_duplicate"] == 1
+    assert case["InputStoryid"] in result.output

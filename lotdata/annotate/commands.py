@@ -113,7 +113,7 @@ def _check(run: Run) -> dict[str, Any]:
     from lotdata.annotate.jobs import get_job
 
     p: CheckParams = run.params
-    corpus_rows = read_submissions(p.corpus) if p.corpus else []
+    corpus_rows = read_submissions(p.corpus, shape="story") if p.corpus else []  # a Story Cloze csv: its stories
     options = CheckOptions(
         lang=p.lang or get_job(p.job).lang,
         max_chars=p.max_chars,
