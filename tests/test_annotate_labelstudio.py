@@ -48,8 +48,8 @@ def test_every_template_passes_label_studios_own_config_validator():
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert (
-        done.stdout.count("valid ") == len(list((REPO / "annotation_templates").glob("*.xml"))) == 12
-    )  # 11 jobs + the quiz
+        done.stdout.count("valid ") == len(list((REPO / "annotation_templates").glob("*.xml"))) == 13
+    )  # 12 jobs + the quiz
 
 
 # ---------------------------------------------------------------- story_filter
@@ -85,7 +85,8 @@ def test_story_filter_round_trip_with_disagreement_and_a_malformed_result(
     annotate(conn, tasks[0], a2, accept)
     annotate(conn, tasks[1], a1, reject)
     annotate(conn, tasks[1], a2, reject)
-    # the appendix: a rewrite differs from the segment by at most 100 characters; ann1's two sentences break it
+    # the appendix: a rewrite differs from the segment by at most 100 characters; ann1's two sentences break it: the
+    # rewrite goes back to ann1 with the reason (revisions.jsonl), not to quarantine
     annotate(
         conn,
         tasks[2],
@@ -110,19 +111,22 @@ def test_story_filter_round_trip_with_disagreement_and_a_malformed_result(
         status.output
     )  # 4 annotations
     assert any(cells[-1] == "1" for cells in rows.values()), status.output  # one quarantined
+    assert re.search(r"returned_to_rater\s*│\s*1", status.output), status.output  # one back to its rater
 
     out = tmp_path / "pulled"
     pulled = lotdata(label_studio, "annotate", "pull", "story_filter", "--project", title, "--out", str(out))
     assert pulled.exit_code == 0, pulled.output
     annotations = read_rows(out / "annotations.parquet")
-    assert len(annotations) == 6 and {a["annotator"] for a in annotations} == {"ann1@lotdata.test", "ann2@lotdata.test"}
+    assert len(annotations) == 7 and {a["annotator"] for a in annotations} == {"ann1@lotdata.test", "ann2@lotdata.test"}
     assert all(a["uid"] and a["lead_time"] == 12.5 for a in annotations)
-    too_short, bad = sorted(read_rows(out / "quarantine.parquet"), key=lambda q: q["row"])
+    [bad] = read_rows(out / "quarantine.parquet")
     assert "not among the choices" in bad["reason"] and "maybe" in bad["raw"]
-    assert "at most 100" in too_short["reason"]
+    [too_short] = [json.loads(line) for line in (out / "revisions.jsonl").read_text().splitlines()]
+    assert too_short["writer"] == "ann1@lotdata.test" and "at most 100" in too_short["feedback"]
+    assert too_short["segment_id"] == tasks[2]["data"]["uid"] and too_short["version"] == 2
     assert bad["row"] not in {
         a["annotation_id"] for a in annotations
-    }  # valid annotations only; the two bad ones are in quarantine
+    }  # valid annotations only; the bad one quarantined
     project_id = get_project(conn, title).id
     assert (
         bad["path"] == f"{label_studio.url}/projects/{project_id}/data?task={tasks[3]['id']}"
@@ -134,13 +138,13 @@ def test_story_filter_round_trip_with_disagreement_and_a_malformed_result(
     rewritten = by_id[tasks[2]["data"]["uid"]]
     assert rewritten["text"] == rewrite and rewritten["sentences"][-1] == "最后小熊把鞋子送回了家。"
     history = read_rows(out / "story_decisions.parquet")
-    assert len(history) == 6 and sum(h["final"] for h in history) == 4
+    assert len(history) == 7 and sum(h["final"] for h in history) == 4  # the returned rewrite kept, not final
     rewrite_rows = [h for h in history if h["story_id"] == tasks[2]["data"]["uid"]]
     assert {h["old_text"] for h in rewrite_rows} == {tasks[2]["data"]["text"]} and all(
         h["new_text"] for h in rewrite_rows
     )
     agreement = json.loads((out / "agreement.json").read_text())
-    assert agreement["questions"]["decision"]["multi_rated"] == 2
+    assert agreement["questions"]["decision"]["multi_rated"] == 3  # ann1 did decide "rewrite" on the third
     assert agreement["questions"]["decision"]["fleiss_kappa"] == pytest.approx(1.0)
     assert agreement["annotators"]["ann2@lotdata.test"]["quarantined"] == 1
 

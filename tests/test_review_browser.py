@@ -147,3 +147,14 @@ def _flagged_case_accepted_and_verified(label_studio, run, conn, team, rater, st
     )
     assert csv.exit_code == 0, csv.output
     assert "SOLD OUT" in (tmp_path / "csv" / "test.csv").read_text()
+
+    # the Chinese screen of the review, opened by the reviewer
+    zh = run("annotate", "push", "review", "--input", str(tmp_path / "s"), "--project", "rv review zh", "--lang", "zh")
+    assert zh.exit_code == 0, zh.output
+    zh_state = JobState.find(state, "rv review zh", url)
+    holder = next(name for name in zh_state.projects if export_tasks(conn, zh_state.projects[name]))
+    assert holder != "rvw"  # three raters in the team: the case goes to one who did not write it
+    _switch(rater, team[holder]["email"])
+    (task,) = export_tasks(conn, zh_state.projects[holder])
+    rater.open_task(zh_state.projects[holder], task["id"], "review-zh")
+    assert "照样通过" in rater.chrome.page_source and "no_quotations (refuse)" in rater.chrome.page_source

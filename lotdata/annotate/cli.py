@@ -55,6 +55,20 @@ def _render_push(summary: dict, params) -> None:
             "warning: no team of raters (`lotdata annotate raters add`): one shared project, where raters can open each other's answers",
             highlight=False,
         )
+    from lotdata.annotate.jobs import get_job
+
+    if summary["mode"] == "shared" and get_job(params.job).own_projects:
+        console.print(
+            "warning: no team of raters: one shared project that every account can open; a decision made by the "
+            "writer of what it reviews is not counted",
+            highlight=False,
+        )
+    if summary.get("unassigned"):
+        console.print(
+            f"warning: {summary['unassigned']} task(s) given to nobody: only their writer could take them; add a "
+            "rater (`lotdata annotate raters add`) or --assign another, and push again",
+            highlight=False,
+        )
     out_console.print(summary_table(f"lotdata annotate push {params.job}", summary))
 
 
@@ -70,7 +84,8 @@ app.command("push")(_state_from_env(command_of(ANNOTATE_PUSH, _render_push)))
 
 @app.command("status")
 def status_cmd(project: str = typer.Argument(..., help="Project title."), state: Optional[Path] = _STATE) -> None:
-    """Progress of a pushed job per rater's project: tasks, done, skipped, quarantined; and per annotator."""
+    """Progress of a pushed job per rater's project: tasks, done, skipped, quarantined; per annotator; and what waits
+    for review (or for a rater's revision)."""
     from lotdata.annotate.client import connect
     from lotdata.annotate.workflow import status
 
@@ -115,7 +130,45 @@ def _render_check(summary: dict, params) -> None:
         raise typer.Exit(CHECK_FLAGGED_EXIT)
 
 
-app.command("check")(command_of(ANNOTATE_CHECK, _render_check))
+def _print_rules(value: bool) -> None:
+    if value:
+        from lotdata.annotate.rule_figures import rules_listing
+
+        console.print(rules_listing(), markup=False, highlight=False)
+        raise typer.Exit(0)
+
+
+def _with_rules_flag(command):
+    """`annotate check --rules`: list every check rule with its level and measured figures, and stop (an eager
+    flag: JOB, --input and --out are not asked for)."""
+    import functools
+    import inspect
+
+    option = inspect.Parameter(
+        "rules",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=typer.Option(
+            False,
+            "--rules",
+            is_eager=True,
+            callback=_print_rules,
+            help="List every check rule with its level (refuse or warn) and its measured false alarms and planted "
+            "recall on tuning and held-out data, then stop.",
+        ),
+        annotation=bool,
+    )
+
+    @functools.wraps(command)
+    def wrapped(*, rules: bool = False, **kwargs):
+        return command(**kwargs)
+
+    signature = inspect.signature(command)
+    wrapped.__signature__ = signature.replace(parameters=[*signature.parameters.values(), option])
+    wrapped.__annotations__ = {**command.__annotations__, "rules": bool}
+    return wrapped
+
+
+app.command("check")(_with_rules_flag(command_of(ANNOTATE_CHECK, _render_check)))
 app.command("qualify")(
     _state_from_env(
         command_of(

@@ -73,8 +73,11 @@ def load_revisions(path: Path) -> list[Row]:
 
 
 FEEDBACK = {
-    "en": ("Sent back to you by the reviewer: {comment}", "Your previous endings: right: {right} / wrong: {wrong}"),
-    "zh": ("审核人退回了你的结尾：{comment}", "你上次写的结尾：正确：{right} / 错误：{wrong}"),
+    "en": (
+        "Sent back to you ({writer}) by the reviewer: {comment}",
+        "Your previous endings: right: {right} / wrong: {wrong}",
+    ),
+    "zh": ("审核人退回了你（{writer}）的结尾：{comment}", "你上次写的结尾：正确：{right} / 错误：{wrong}"),
 }
 
 
@@ -106,7 +109,7 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "en") -> list[Task]:
 
 def _feedback(row: Row, lang: str) -> str:
     said, before = FEEDBACK.get(lang, FEEDBACK["en"])
-    lines = [said.format(comment=row["feedback"])]
+    lines = [said.format(comment=row["feedback"], writer=row["writer"])]
     if row.get("previous"):
         lines.append(before.format(**row["previous"]))
     return "\n".join(lines)
