@@ -11,7 +11,7 @@ What counts as a role: an English noun, one lowercase word, whose most frequent 
 index lists; any sense when none was counted) is a person, an animal or a social group (a hyponym of person.n.01, animal.n.01, social_group.n.01 or
 people.n.01). "barber", "squirrel", "lamb", "choir", "kid" are roles; a
 named individual (Lincoln, Aalto: a WordNet instance) is not (names are found by their capital); "fan" (the device first), "star" (the sun
-first), "date", "chicken" (the food first), "class" are not. Each word carries its most frequent role sense and
+first), "date", "head" (the body part first), "class" are not. Each word carries its most frequent role sense and
 that sense's hypernyms up to those roots, so that "the bird" can stand for a parrot of the story and "the kids" for its
 children (lotdata.text.characters.same_role_en), and
 "/other" when WordNet's tagged corpus uses it more often as a verb, adjective or adverb (cook, young, blind).

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from functools import lru_cache, partial
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -29,7 +29,9 @@ from lotdata.annotate.submissions import (
 )
 from lotdata.registry import Registry
 from lotdata.text import normalize_text
+from lotdata.text.antonyms import antonym_swaps
 from lotdata.text.characters import characters, new_entities, references_en, shares_character_en, zh_shared
+from lotdata.text.langid import fields_language_problems
 from lotdata.text.sentences import EN_ABBREVIATIONS, split_zh
 from lotdata.text.story_split import (
     missing_stops,
@@ -65,6 +67,7 @@ __all__ = [
     "builtin_sample",
     "check_file",
     "check_rule_names",
+    "antonym_swap",
     "context_entities",
     "end_punctuation",
     "ending_length",
@@ -185,8 +188,11 @@ def _lang(row: Row, options: CheckOptions) -> str:
 
 def five_sentences(row: Row, options: CheckOptions) -> list[str]:
     """Exactly five sentences. Typed in five fields: none empty, none holding two. Given as one text: counted by the
-    splitter; a text with too few whose full stops seem missing ("... the game His children ...") is left to
-    `end_punctuation` (a missing stop is not a missing sentence)."""
+    splitter; a text with too few where a full stop seems missing is left to `end_punctuation` (a missing stop is
+    not a missing sentence) when the sign is strong ("... the game His children ...") or the sentence it is in runs
+    past the sentence limit (two sentences run together). A weak sign in a sentence of ordinary length (a name or
+    "I" inside it) no longer excuses a text: 3.4-5.4% of planted four-sentence stories went through so; 3 of the
+    5,000 real ROCStories (a missing stop in short sentences) are flagged by both rules (bench/check_rules.md)."""
     lang = _lang(row, options)
     want = options.sentences
     if row.get("sentences") is not None:
@@ -202,9 +208,16 @@ def five_sentences(row: Row, options: CheckOptions) -> list[str]:
     sentences = split_submission(story_text(row), lang)
     if len(sentences) == want:
         return []
-    if len(sentences) < want and lang == "en" and missing_stops(sentences):
+    if len(sentences) < want and lang == "en" and _stop_missing(sentences, options.chars(lang)):
         return []
     return [f"{len(sentences)} sentences, expected {want}"]
+
+
+def _stop_missing(sentences: list[str], most: int) -> bool:
+    """A full stop seems missing: a strong sign, or a weak one in a sentence longer than `most` characters."""
+    return bool(missing_stops(sentences, strong_only=True)) or any(
+        len(sentences[k - 1]) > most for k, _ in missing_stops(sentences)
+    )
 
 
 _EN_FINAL = re.compile(r"""[.!?]["'”’)\]]*$""")
@@ -296,35 +309,16 @@ def no_informal(row: Row, options: CheckOptions) -> list[str]:
     return [f"informal: {', '.join(hits)}"] if hits else []
 
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_LATIN = re.compile(r"[A-Za-z]")
-
-
 def language(row: Row, options: CheckOptions) -> list[str]:
-    """English: letters all Latin (at most 5% CJK); Chinese: at least 60% of the letters CJK ideographs."""
+    """Written in the job's language, by the identifier `read` and `clean` use (lotdata.text.langid): the fields
+    joined not in another language (the model's verdict counts only when it is sure: a short ending is judged by
+    its script) nor mixing scripts beyond a small share, no field mostly in another script, and some letters."""
     lang = _lang(row, options)
-    text = " ".join(_texts(row, lang))
-    cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
-    letters = sum(ch.isalpha() for ch in text)
-    if not letters:
-        return ["no letters"]
-    if lang == "en" and (cjk / letters > 0.05 or latin / letters < 0.9):
-        return [f"not English: {latin} Latin letters of {letters}"]
-    if lang == "en":
-        words = re.findall(r"[a-z]+", text.lower())
-        common = sum(w in _english_stopwords() for w in words)
-        if len(words) >= 8 and common / len(words) < 0.15:  # Latin letters, but few English function words
-            return [f"not English: {common} of {len(words)} words are common English words"]
-    if lang == "zh" and cjk / letters < 0.6:
-        return [f"not Chinese: {cjk} Chinese characters of {letters} letters"]
-    return []
-
-
-@lru_cache(maxsize=1)
-def _english_stopwords() -> frozenset[str]:
-    from lotdata.tasks.outline import load_stopwords
-
-    return load_stopwords("en")
+    texts = _texts(row, lang)
+    ending = row.get("right_ending") is not None or row.get("wrong_ending") is not None
+    names = ["the right ending", "the wrong ending"] if ending else ["the title"]
+    names += [f"sentence {k}" for k in range(1, len(texts) - len(names) + 1)]
+    return fields_language_problems(dict(zip(names, texts)), lang)
 
 
 def near_duplicates(rows: Sequence[Row], options: CheckOptions) -> dict[int, list[str]]:
@@ -379,9 +373,12 @@ def shared_character(row: Row, options: CheckOptions) -> list[str]:
 
 
 def endings_differ(row: Row, options: CheckOptions) -> list[str]:
-    right = " ".join(str(row.get("right_ending") or "").lower().split())
-    wrong = " ".join(str(row.get("wrong_ending") or "").lower().split())
-    return ["the two endings are the same"] if right and right.rstrip(".!?。！？") == wrong.rstrip(".!?。！？") else []
+    """The two endings differ in their words: case, spaces and punctuation (a final mark, a closing quote) aside."""
+    right, wrong = ("".join(ch for ch in str(row.get(k) or "").lower() if ch.isalnum()) for k in _ENDINGS)
+    return ["the two endings are the same"] if right and right == wrong else []
+
+
+_ENDINGS = ("right_ending", "wrong_ending")
 
 
 def ending_length(row: Row, options: CheckOptions) -> list[str]:
@@ -439,6 +436,14 @@ def context_entities(row: Row, options: CheckOptions) -> list[str]:
     return [f"the candidate names {', '.join(new)}, which the story does not (LOT 2.2a)"] if new else []
 
 
+def antonym_swap(row: Row, options: CheckOptions) -> list[str]:
+    """LOT appendix 2.2d's second half on a written candidate (`candidate`) of a sentence (`original`): not the
+    original with words replaced by their antonyms and nothing else (`lotdata.text.antonyms`)."""
+    swaps = antonym_swaps(str(row.get("original") or ""), str(row.get("candidate") or ""), _lang(row, options))
+    shown = ", ".join(f"{a} -> {b}" for a, b in swaps)
+    return [f"the candidate only swaps antonyms ({shown}); rewrite it another way (LOT 2.2d)"] if swaps else []
+
+
 #: every check rule: the built-in ones (registered below), then those registered later or by a package's
 #: `lotdata.check_rules` entry point; a job names the ones it runs in `checks`
 CHECK_RULE_REGISTRY: Registry[Rule] = Registry("check_rule", modules=("annotate/checks.py",))
@@ -476,13 +481,23 @@ def builtin_sample(name: str) -> dict[str, list[Row]]:
 for _rule in (
     Rule("five_sentences", "exactly five sentences (one per field)", row=five_sentences),
     Rule("end_punctuation", "each sentence ends with . ! ? (Chinese 。！？……)", row=end_punctuation),
-    Rule("sentence_length", "each sentence at most --max-chars characters (70)", row=sentence_length),
+    Rule(
+        "sentence_length",
+        "each sentence at most --max-chars characters (English 72, the published data's longest; Chinese 70; "
+        "--strict-paper: 70, ROCStories §3.1)",
+        row=sentence_length,
+    ),
     Rule("title", "a title, at most --max-chars characters", row=has_title, needs="title"),
     Rule("no_quotations", "no quotation marks (ROCStories Table 1: no quotations)", row=no_quotations),
     Rule("informal", "no slang or informal language (our lexicon, lotdata/data/informal_LANG.txt)", row=no_informal),
     Rule("language", "written in the job's language and script", row=language),
     Rule("near_duplicate", "not a near copy of another submission or of --corpus (MinHash)", batch=near_duplicates),
-    Rule("shared_character", "each ending names a character of the first four sentences", row=shared_character),
+    Rule(
+        "shared_character",
+        "each ending names a character of the first four sentences",
+        row=shared_character,
+        level="warn",  # held-out false alarms above 5% (bench/check_rules.md)
+    ),
     Rule("endings_differ", "the right and the wrong ending differ", row=endings_differ),
     Rule("ending_length", "each ending one sentence of 2 to --max-chars characters", row=ending_length),
     Rule(
@@ -493,13 +508,21 @@ for _rule in (
     ),
     Rule(
         "punctuation",
-        "only ？。，！……；《》 as punctuation (English . , ? ! ; …; LOT appendix 1, other requirements)",
+        "only the punctuation LOT's published stories use: appendix 1's ？。，！……；《》 and “”‘’：、—·（）%- (English: "
+        "ROCStories' marks); --strict-paper: appendix 1's list only",
         row=punctuation,
     ),
     Rule(
         "context_entities",
         "every role and place of a candidate appears in the story or the original sentence (LOT 2.2a)",
         row=context_entities,
+        needs="candidate",
+        level="warn",  # held-out false alarms above 5% (bench/check_rules.md)
+    ),
+    Rule(
+        "antonym_swap",
+        "a candidate is not its original with words swapped for antonyms (LOT 2.2d)",
+        row=antonym_swap,
         needs="candidate",
     ),
 ):

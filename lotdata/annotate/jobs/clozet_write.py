@@ -311,7 +311,7 @@ SPEC = register_job(
         simulate=simulate,
         default_splits=("val", "test"),
         templates={"zh": "clozet_write", "en": "en/clozet_write"},
-        checks=("context_entities",),
+        checks=("context_entities", "antonym_swap"),
         descriptions={
             "zh": "ClozeT 构造（LOT 附录图 2）：在故事中选一句能根据上下文和常识推断出来的句子（中间或结尾，第一句除外），把它改写成违背常识的句子。每个故事一个任务。",
             "en": "ClozeT writing (LOT appendix, Figure 2): in each story choose a sentence that follows from its context and common sense (in the middle or at the end, never the first) and rewrite it so that it breaks common sense. One task per story.",

@@ -1,0 +1,224 @@
+"""Entity and role detection of the crowd-submission checks (issue 34, item 3): the Story Cloze `shared_character`
+rule's English roles (WordNet 3.0), LOT 2.2a's Chinese roles, animals and places read by whole words, and LOT 2.2d's
+antonym swaps. The real-data tests measure on the held-out sets of docs/explanation/entity-checks.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lotdata.annotate.checks import CheckOptions, get_check_rule, run_checks
+from lotdata.text.antonyms import antonym_pairs, antonym_swaps
+from lotdata.text.characters import (
+    entity_kind_zh,
+    new_entities,
+    references_en,
+    role_en,
+    same_role_en,
+    shares_character_en,
+)
+
+DATA = Path(__file__).resolve().parents[1] / "lotdata" / "data"
+
+
+# ---------------------------------------------------------------- English roles (shared_character)
+
+
+@pytest.mark.parametrize(
+    "word, role",
+    [
+        ("barber", ("barber", False)),
+        ("squirrel", ("squirrel", False)),
+        ("lamb", ("lamb", False)),
+        ("turtle", ("turtle", False)),  # no sense counted in WordNet's corpus: any sense will do
+        ("barbers", ("barber", True)),
+        ("puppies", ("puppy", True)),
+        ("wolves", ("wolf", True)),
+        ("policemen", ("policeman", True)),
+        ("children", ("child", True)),
+        ("choir", ("choir", True)),  # a group names several people
+        ("fan", None),  # the device first
+        ("star", None),
+        ("head", None),  # the body part first
+        ("date", None),
+    ],
+)
+def test_wordnet_roles(word, role):
+    assert role_en(word) == role
+
+
+def test_strict_roles_leave_out_groups_and_other_parts_of_speech():
+    assert role_en("cook") and role_en("cook", strict=True) is None  # more often a verb
+    assert role_en("choir") and role_en("choir", strict=True) is None
+    assert role_en("barber", strict=True) == ("barber", False)
+
+
+def test_same_role_by_synonym_or_more_general_word():
+    assert same_role_en("bird", "parrot") and same_role_en("kid", "child") and same_role_en("dog", "poodle")
+    assert not same_role_en("parrot", "bird")  # the parrot of an ending is not any bird of the story
+    assert not same_role_en("girl", "person") and not same_role_en("kid", "animal")
+
+
+SHARED = [
+    # (four sentences, ending, shares a character): the issue's false alarms, and new characters still caught
+    ("Tom needed a haircut. He walked to the barber downtown.", "The barber did a great job.", True),
+    ("A squirrel lived in our backyard. We caught it in a trap.", "The squirrel ran free.", True),
+    ("Mary raised a lamb for the county fair. It was not groomed.", "The lamb was disqualified.", True),
+    ("Ann bought a parrot. It talked all day.", "The bird never stopped singing.", True),
+    ("Gina and her brother hid. Their dad was angry.", "The whole family sang.", True),
+    ("Ann bought a parrot. It talked all day.", "The dog barked all night.", False),
+    ("Tim was nervous. He called a taxi.", "The whole family sang.", False),  # one person: no family
+    ("Colleen wanted a car. She saved money.", "The girl bought pancakes.", False),  # a name is no role
+    ("I had a very young puppy. I fed it.", "The kitten scratched the post.", False),  # young: an adjective here
+]
+
+
+@pytest.mark.parametrize("context, ending, shared", SHARED)
+def test_shared_character_knows_ordinary_roles(context, ending, shared):
+    assert shares_character_en(references_en(context), references_en(ending)) == shared
+    row = {"id": "x", "context": context.split(". "), "right_ending": ending, "wrong_ending": ending}
+    assert (not run_checks([row], ["shared_character"], CheckOptions(lang="en")).flags) == shared
+
+
+def test_english_candidate_entities_use_the_lexicon():
+    assert new_entities("The barber cut his hair.", "Tom went to town.", "en") == ["barber"]
+    assert new_entities("The bird flew away.", "Tom had a parrot.", "en") == []
+    assert new_entities("He wanted to cook and felt young.", "Tom was home.", "en") == []
+
+
+def test_wordnet_lists_ship_with_their_licence():
+    licence = (DATA / "roles_wordnet_en.LICENSE.txt").read_text(encoding="utf-8")
+    assert "Princeton University" in licence and "Permission to use, copy, modify and distribute" in licence
+    for name in ("roles_wordnet_en.tsv", "antonyms_en.tsv"):
+        assert "roles_wordnet_en.LICENSE.txt" in (DATA / name).read_text(encoding="utf-8")[:1000]
+
+
+# ---------------------------------------------------------------- Chinese roles, animals, places (LOT 2.2a)
+
+
+@pytest.mark.parametrize(
+    "word, kind",
+    [
+        ("农夫", "role"),
+        ("猎人", "role"),
+        ("孩子们", "role"),
+        ("学生", "role"),
+        ("校长", "role"),
+        ("驴子", "animal"),
+        ("小马", "animal"),
+        ("大象", "animal"),
+        ("狐狸", "animal"),
+        ("村庄", "place"),
+        ("北京", "place"),
+        ("巴黎", "place"),
+        ("医院", "place"),
+        # the issue's false alarms: a character inside an ordinary word
+        ("产生", None),
+        ("现象", None),
+        ("马马虎虎", None),
+        ("吹牛", None),
+        ("人生", None),
+        ("生长", None),
+        ("牛奶", None),
+        ("精神", None),
+        ("东西", None),
+        ("上山", None),
+        ("骗人", None),
+        ("大家", None),
+    ],
+)
+def test_chinese_words_are_read_whole(word, kind):
+    from lotdata.text.postag import pos_words_nohmm
+
+    tags = dict(pos_words_nohmm(word))
+    assert entity_kind_zh(word, tags.get(word, "n")) == kind
+
+
+def test_chinese_candidate_entities():
+    assert new_entities("这种摩擦力会产生一种异常现象。", "地震前动物会有反应。", "zh") == []
+    assert new_entities("他做事马马虎虎，还爱吹牛。", "小明是个学生。", "zh") == []
+    assert set(new_entities("一个农夫走进了村庄。", "小兔子在河边玩。", "zh")) == {"农夫", "村庄"}
+    assert new_entities("妈妈笑了。", "母亲给他做了饭。", "zh") == []  # 妈妈 is the story's 母亲
+    assert new_entities("小驴跑了。", "驴子在田里吃草。", "zh") == []
+
+
+# ---------------------------------------------------------------- antonym swaps (LOT 2.2d)
+
+
+def test_antonym_swaps():
+    # the appendix's own bad example, and its Chinese counterpart
+    assert (
+        antonym_swaps("The prince and princess lived happily together.", "They lived unhappily together.", "en") == []
+    )
+    assert antonym_swaps(
+        "Finally, the prince and princess lived happily together.",
+        "Finally, the prince and princess lived unhappily together.",
+        "en",
+    ) == [("happily", "unhappily")]
+    assert antonym_swaps("最后，王子和公主幸福地生活在一起。", "最后，王子和公主痛苦地生活在一起。", "zh") == [
+        ("幸福", "痛苦")
+    ]
+    assert antonym_swaps("他很开心。", "他很生气。", "zh") == []  # not listed as antonyms
+    assert antonym_swaps("不过我还是不明白。", "不过我还是不聪明。", "zh") == []  # no chains: 明白 -> 糊涂 -> 聪明
+    assert antonym_swaps("He won the game.", "He wont the game.", "en") == []
+    assert antonym_swaps("他很开心。", "他很开心。", "zh") == []
+
+
+def test_antonym_lexicons_are_symmetric():
+    for lang in ("zh", "en"):
+        pairs = antonym_pairs(lang)
+        assert len(pairs) > 200
+        assert all(word in pairs[other] for word, others in pairs.items() for other in others)
+
+
+def test_antonym_rule_is_a_clozet_write_check():
+    from lotdata.annotate.jobs.base import get_job
+
+    assert "antonym_swap" in get_job("clozet_write").checks
+    row = {
+        "id": "a",
+        "lang": "zh",
+        "context": ["王子走遍了全世界。"],
+        "original": "最后，王子和公主幸福地生活在一起。",
+        "candidate": "最后，王子和公主痛苦地生活在一起。",
+    }
+    result = run_checks([row], ["antonym_swap"], CheckOptions(lang="zh"))
+    assert [f["rule"] for f in result.flags] == ["antonym_swap"] and "幸福 -> 痛苦" in result.flags[0]["detail"]
+    assert get_check_rule("antonym_swap").needs == "candidate"
+
+
+# ---------------------------------------------------------------- held-out real data (nobody tuned on it)
+
+#: ordinary words that are no role, animal or place, which the character-inside-a-word rule flagged (issue 34)
+ORDINARY_ZH = {"产生", "现象", "马马虎虎", "吹牛", "人生", "精神", "生长", "东西", "牛奶", "对象", "个人"}
+
+
+@pytest.mark.slow
+def test_shared_character_on_held_out_story_cloze(shared_data):
+    from benchmarks import shared_character_rate as bench
+
+    cases = bench.splits(shared_data)["held out: winter 2018"]
+    assert len(cases) == 880
+    flagged = {case["id"] for case, _ in bench.flags(cases)}
+    assert len(flagged) / len(cases) <= 0.065  # 8.2% before the WordNet roles; 5.8% measured
+    for case, ending in bench.flags(cases):  # the issue's false alarms are gone
+        assert not any(word in ending.lower().split() for word in ("barber", "squirrel", "lamb")), ending
+    plants = bench.planted(cases)
+    caught = sum(bool(bench.shared_character(case, CheckOptions(lang="en"))) for case in plants)
+    assert caught / len(plants) >= 0.95
+
+
+@pytest.mark.slow
+def test_chinese_entities_on_held_out_stories(shared_data):
+    from benchmarks import clozet_entities_rate as bench
+
+    stories = bench._cft(shared_data)[:200] + (bench._c3(shared_data, "dev") + bench._c3(shared_data, "test"))[:200]
+    stories += bench._lot(shared_data)
+    total, flagged = bench.middle_flags(stories)
+    words = {w for _, _, new in flagged for w in new}
+    assert not words & ORDINARY_ZH, words & ORDINARY_ZH
+    assert len(flagged) / total <= 0.20
+    plants = bench.planted(stories)
+    caught = sum(word in new_entities(candidate, context, "zh") for context, candidate, word in plants)
+    assert caught / len(plants) >= 0.95
