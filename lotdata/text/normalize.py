@@ -20,6 +20,8 @@ import io
 import re
 import unicodedata
 
+from lotdata.text import langid
+
 _ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # CJK punctuation that Chinese text keeps in full width (NFKC would fold these to ASCII).
@@ -168,53 +170,12 @@ def normalize_text(text: str, lang: str = "zh") -> str:
     return text.strip()
 
 
-def detect_lang(text: str) -> str:
-    """'zh' when CJK ideographs make up at least 20% of the letters, else 'en'."""
-    cjk = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf")
-    letters = sum(1 for ch in text if ch.isalpha())
-    return "zh" if letters and cjk / letters >= 0.2 else "en"
-
-
+# the language of a text and whether it is the language it is stored as: one identifier (lotdata.text.langid)
+# for read, clean (verified reads) and the `language` check rule
+detect_lang = langid.detect_lang
+language_problem = langid.language_problem
 #: the languages lotdata builds benchmarks in
-LANGUAGES = ("zh", "en")
-
-#: the commonest English function words: English prose has a third of its words among them, French or
-#: German a few percent (a story is checked only from 20 Latin words on, so a short one is never judged)
-_ENGLISH_FUNCTION_WORDS = frozenset(
-    "the a an and of to in was were is are he she it his her him they them their i you we my me that this "
-    "for on with had has have at but not as be by from so then there when what one all out up".split()
-)
-_MIN_WORDS_FOR_ENGLISH_CHECK = 20
-
-
-def language_problem(text: str, lang: str | None) -> str | None:
-    """Why `text` cannot be stored with `lang` (None when it can): a language outside LANGUAGES, Japanese
-    (kana) or Korean (hangul) text, Chinese stored as en or Latin text as zh, or a long Latin text with almost
-    no English function words (French, German, ...) stored as en."""
-    if lang not in LANGUAGES:
-        return f"lang {lang!r} is not one of {', '.join(LANGUAGES)}"
-    letters = sum(1 for ch in text if ch.isalpha())
-    if not letters:
-        return None
-    kana = sum(1 for ch in text if "\u3040" <= ch <= "\u30ff")
-    if kana / letters >= 0.1:
-        return f"Japanese text (kana), stored as lang={lang}; lotdata takes {', '.join(LANGUAGES)}"
-    hangul = sum(1 for ch in text if "\uac00" <= ch <= "\ud7a3" or "\u1100" <= ch <= "\u11ff")
-    if hangul / letters >= 0.1:
-        return f"Korean text (hangul), stored as lang={lang}; lotdata takes {', '.join(LANGUAGES)}"
-    detected = detect_lang(text)
-    if detected != lang:
-        return f"{'Chinese' if detected == 'zh' else 'Latin-script'} text stored as lang={lang}"
-    if lang == "en":
-        words = re.findall(r"[^\W\d_]+", text.lower())
-        if len(words) >= _MIN_WORDS_FOR_ENGLISH_CHECK:
-            share = sum(w in _ENGLISH_FUNCTION_WORDS for w in words) / len(words)
-            if share < 0.08:
-                return (
-                    f"not English: {share:.0%} of its {len(words)} words are English function words "
-                    f"(English prose: about a third); stored as lang=en"
-                )
-    return None
+LANGUAGES = langid.LANGUAGES
 
 
 def count_chars(text: str) -> int:
