@@ -163,15 +163,15 @@ def _command_lines(text: str) -> list[str]:
 
 
 def test_every_lotdata_command_a_page_shows_exists_with_its_options():
-    """Also the commands no test runs (those needing Label Studio, usage lines of the how-to guides): each names a real
-    command, and every --option it uses is one that command has."""
+    """Also the commands no test runs (those needing Label Studio, usage lines of the how-to guides, the README's
+    tastes): each names a real command, and every --option it uses is one that command has."""
     import typer
 
     from lotdata.cli import app
 
     root = typer.main.get_command(app)
     problems = []
-    for page in sorted(DOCS.rglob("*.md")):
+    for page in [REPO / "README.md", *sorted(DOCS.rglob("*.md"))]:
         for line in _command_lines(page.read_text(encoding="utf-8")):
             words = line.split()[1:]
             command, path = root, ["lotdata"]
@@ -180,10 +180,10 @@ def test_every_lotdata_command_a_page_shows_exists_with_its_options():
                 path.append(words.pop(0))
             if getattr(command, "commands", None):
                 if words and not re.fullmatch(r"[A-Z_.|\[\]a-z-]*\|[A-Za-z_|.\[\]-]*|\.\.\.", words[0]):
-                    problems.append(f"{page.relative_to(DOCS)}: `{line}`: no command {' '.join(path)} {words[0]}")
+                    problems.append(f"{page.relative_to(REPO)}: `{line}`: no command {' '.join(path)} {words[0]}")
                 continue
             known = {opt for param in command.params for opt in (*param.opts, *param.secondary_opts)}
             for option in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", line):
                 if option not in known and option != "--help":
-                    problems.append(f"{page.relative_to(DOCS)}: `{line}`: {' '.join(path)} has no {option}")
+                    problems.append(f"{page.relative_to(REPO)}: `{line}`: {' '.join(path)} has no {option}")
     assert not problems, "\n".join(problems)
