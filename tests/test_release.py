@@ -148,6 +148,9 @@ def test_a_senpos_build_of_cmrc_gives_a_croissant_with_lotdatas_own_figures(senp
     stats = clean["stats"]
     assert f"{stats['stories_in']} stories in, {stats['kept']} kept, {stats['removed']} removed" in steps
     assert f"near_duplicate (removed): {stats['removed']}" in steps
+    assert (
+        f"`lotdata clean` removed {stats['removed']} stories: near_duplicate." in doc["rai:dataCollectionMissingData"]
+    )
     dropped = manifest["stats"]["stories_dropped"]
     assert all(f"Dropped {n} stories: {reason}" in steps for reason, n in dropped.items())
     # annotation: none, said so; biases: the overlap summary's own figures, with the reference named

@@ -249,6 +249,18 @@ def _preprocessing(manifest: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _missing(manifest: Mapping[str, Any]) -> str:
+    """rai:dataCollectionMissingData: what was left out and why (clean's removals, the build's drops, quarantine)."""
+    removed: Counter = Counter()
+    for up in manifest.get("upstream") or []:
+        for row in up.get("rules") or []:
+            if row.get("action") == "removed":
+                removed[row["rule"]] += row["stories"]
+    lines = [f"`lotdata clean` removed {n} stories: {rule}." for rule, n in sorted(removed.items())]
+    lines += [line for line in _preprocessing(manifest) if line.startswith("Dropped") or "quarantined" in line]
+    return " ".join(lines) or "no row was recorded as left out"
+
+
 def _annotation(manifest: Mapping[str, Any], origin: str, task: str) -> dict[str, Any]:
     """rai:dataAnnotationProtocol, Platform, Analysis, annotationsPerItem, machineAnnotationTools."""
     if origin == "annotation":
@@ -428,6 +440,7 @@ def release_facts(
         "raw_data": raw,
         "timeframe": _timeframe(sources),
         "preprocessing": _preprocessing(manifest),
+        "missing": _missing(manifest),
         "annotation": _annotation(manifest, origin, task),
         "biases": biases,
         "limitations": list(limitations) + _leak_limitations(audit),
@@ -582,6 +595,9 @@ def croissant_dict(
         "rai:dataCollection": facts["collection"],
         "rai:dataCollectionType": facts["collection_types"],
         "rai:dataCollectionRawData": "; ".join(facts["raw_data"]) or "not recorded",
+        "rai:dataCollectionMissingData": facts["missing"],
+        "rai:dataImputationProtocol": "none: lotdata fills in no missing value (a row it cannot use is left out and "
+        "counted, see rai:dataCollectionMissingData)",
         "rai:dataPreprocessingProtocol": facts["preprocessing"],
         "rai:dataAnnotationProtocol": ann["protocol"],
         "rai:dataAnnotationPlatform": ann["platform"],
@@ -639,7 +655,12 @@ def yaml_fields(
     sources = sorted(
         {e["source"] for entries in (manifest.get("sources") or {}).values() for e in entries if e.get("source")}
     )
-    source_datasets = ["original"] if crawled or not sources else [f"extended|{s}" for s in sources]
+    if crawled:
+        source_datasets = ["original"]
+    elif sources:
+        source_datasets = [f"extended|{s}" for s in sources]
+    else:  # read, imported or annotated from data whose corpus the manifest does not name
+        source_datasets = ["extended"] if origin in ("import", "annotation") else ["original"]
     languages = manifest.get("languages") or []
     category = get_task(manifest["task"]).card_category
     task_id = {"multiple-choice": "multiple-choice-qa", "text-generation": "language-modeling"}.get(category)
