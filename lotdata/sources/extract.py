@@ -26,6 +26,7 @@ from typing import Any, Iterable, Iterator
 
 from lotdata.errors import LotdataError, must_exist, require
 from lotdata.sources.story import make_story_row
+from lotdata.text.langid import language_problem
 
 DEFAULT_MAX_BYTES = 2_000_000
 RAW_LIMIT = 500
@@ -357,6 +358,9 @@ def story_row(page: Page, found: Extracted, decoded: Decoded, options: ExtractOp
     )
     if not row["text"]:
         raise PageError("no main text found")
+    problem = language_problem(row["text"], row["lang"])  # the identifier `read` and the checks use
+    if problem:
+        raise PageError(problem)
     row.update(
         http_status=page.status,
         content_sha256=page.sha256 or hashlib.sha256(page.body).hexdigest(),
