@@ -523,6 +523,29 @@ def on_files(files: Any, config: Any) -> Any:
     return files
 
 
+LINK = re.compile(r"\[([^\]]+)\]\(([^)\s#]+)(#[^)\s]*)?\)")
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """A link to a file of the repository outside `docs/` (`../../bench/heldout.md`) cannot be served by the site:
+    it becomes the file's path in the repository, in words. A link to a file that does not exist is left alone, so
+    the strict build still reports it."""
+    docs = Path(config["docs_dir"]).resolve()
+    page_dir = (docs / page.file.src_uri).parent
+
+    def replace(match: re.Match[str]) -> str:
+        text, target = match.group(1), match.group(2)
+        if "://" in target or target.startswith(("mailto:", "/")):
+            return match.group(0)
+        resolved = (page_dir / target).resolve()
+        if resolved.is_relative_to(docs) or not resolved.is_relative_to(ROOT) or not resolved.exists():
+            return match.group(0)
+        where = resolved.relative_to(ROOT).as_posix()
+        return text if f"`{where}`" == text else f"{text} (`{where}` in the repository)"
+
+    return LINK.sub(replace, markdown)
+
+
 if __name__ == "__main__":
     target = Path(sys.argv[1] if len(sys.argv) > 1 else "site-reference")
     for path, make in PAGES.items():
