@@ -84,6 +84,8 @@ bench: setup $(LS_BIN) $(DT_BIN)
 	$(BIN)/python benchmarks/bench_index.py --out bench/index.md --mb 1000 --peer-mb 200
 	$(BIN)/pip install -q 'datacompy>=1.1,<2'  # the peer of bench_diff, not a dependency of lotdata
 	$(BIN)/python benchmarks/bench_diff.py --out bench/diff.md
+	$(BIN)/python benchmarks/conventions.py --out bench/conventions.md  # the published data's punctuation and lengths
+	$(BIN)/python benchmarks/bench_check_rules.py --out bench/check_rules.md  # and lotdata/data/check_rule_figures.json
 
 outline-agreement: setup
 	$(BIN)/python benchmarks/outline_agreement.py

@@ -63,13 +63,14 @@ SEED = 34
 @dataclass(frozen=True)
 class Measure:
     lang: str
-    kind: str  # check_rule_data kind: story, case, rewrite, candidate
+    kind: str  # check_rule_data kind: story, case, rewrite, candidate, pair
     deciding: bool = True
     note: str = ""
 
 
 _ZH_STORY = "proxy: the first five sentences of a Chinese document (no published Chinese five-sentence corpus)"
 _ZH_CASE = "proxy: sentences 1-4 of a Chinese document, sentence 5 as right and 6 as wrong ending"
+_PAIR = "original: a real middle sentence; candidate: the story's next sentence"
 _REWRITE = "no source segments are published: the segment is the story itself (false alarms 0 by construction)"
 
 MEASURES: dict[str, tuple[Measure, ...]] = {
@@ -103,6 +104,10 @@ MEASURES: dict[str, tuple[Measure, ...]] = {
         Measure("en", "rewrite"),
     ),
     "context_entities": (Measure("zh", "candidate", note="a real middle sentence as the candidate"),),
+    "antonym_swap": (
+        Measure("zh", "pair", note=_PAIR),
+        Measure("en", "pair", note=_PAIR),
+    ),
 }
 #: sources that set a rule's convention (benchmarks/conventions.py) count as that rule's tuning data
 CONVENTION_SOURCES = {"punctuation": ("lot/dev",)}
@@ -440,7 +445,39 @@ def plant_context_entities(row: Row, rng: random.Random, lang: str, pools: Pools
     return {**row, "candidate": new}
 
 
+#: antonym pairs a plant swaps (our list, not the rule's lexicon): one list per split, so the held-out recall is on
+#: pairs the tuning never planted
+_ANTONYMS = {
+    ("zh", "tuning"): "高兴/难过 喜欢/讨厌 成功/失败 开始/结束 记得/忘记 得到/失去 安全/危险 聪明/愚蠢 同意/反对 "
+    "增加/减少 干净/肮脏 热闹/安静 快乐/痛苦 勇敢/胆小 进来/出去",
+    ("zh", "held-out"): "开心/伤心 美丽/丑陋 答应/拒绝 相信/怀疑 出发/到达 富有/贫穷 胜利/失败 热情/冷淡 "
+    "简单/复杂 容易/困难 温暖/寒冷 整齐/杂乱 诚实/虚伪 节约/浪费 上来/下去",
+    ("en", "tuning"): "happy/sad good/bad big/small hot/cold early/late first/last loved/hated won/lost "
+    "open/closed fast/slow old/new long/short easy/hard always/never win/lose",
+    ("en", "held-out"): "rich/poor strong/weak high/low loud/quiet full/empty clean/dirty safe/dangerous "
+    "light/dark young/old best/worst tall/short love/hate right/wrong cheap/expensive warm/cool",
+}
+
+
+def plant_antonym_swap(row: Row, rng: random.Random, lang: str, pools: Pools) -> Row | None:
+    original = str(row["original"])
+    swaps = []
+    for pair in _ANTONYMS[(lang, pools.split)].split():
+        a, b = pair.split("/")
+        for x, y in ((a, b), (b, a)):
+            if lang == "zh" and x in original:
+                swaps.append((x, y))
+            elif lang == "en" and re.search(rf"\b{x}\b", original):
+                swaps.append((x, y))
+    if not swaps:
+        return None
+    x, y = rng.choice(swaps)
+    new = original.replace(x, y, 1) if lang == "zh" else re.sub(rf"\b{x}\b", y, original, count=1)
+    return {**row, "candidate": new}
+
+
 PLANTERS: dict[str, Callable[[Row, random.Random, str, Pools], Row | None]] = {
+    "antonym_swap": plant_antonym_swap,
     "five_sentences": plant_five_sentences,
     "end_punctuation": plant_end_punctuation,
     "sentence_length": plant_sentence_length,
@@ -518,10 +555,10 @@ def measure(rule: str, m: Measure, split: str, planted: int) -> dict[str, Any]:
 def plant(rule: str, m: Measure, split: str, rows: list[Row], flags: dict, n: int, options: CheckOptions) -> dict:
     rng = random.Random(f"{SEED}:{rule}:{m.lang}:{m.kind}:{split}")
     passing = [r for r in rows if str(r["id"]) not in flags]
-    sample = rng.sample(passing, min(n, len(passing)))
+    rng.shuffle(passing)
     pools = Pools(split, _POOL_CACHE.setdefault(split, {}))
     if rule == "near_duplicate":
-        copies = [c for r in sample if (c := near_copy(r, rng, m.lang))]
+        copies = [c for r in passing[:n] if (c := near_copy(r, rng, m.lang))]
         found = flagged_ids(rule, [*rows, *copies], options)
         caught = sum(str(c["id"]) in found for c in copies)
         return {"planted": len(copies), "caught": caught, "recall": round(caught / len(copies), 4) if copies else None}
@@ -529,7 +566,9 @@ def plant(rule: str, m: Measure, split: str, rows: list[Row], flags: dict, n: in
     check = RULES[rule].row
     planted = caught = 0
     missed: Counter = Counter()
-    for row in sample:
+    for row in passing:  # in a random order, until `n` are planted (a row may offer no place for the violation)
+        if planted >= n:
+            break
         bad = planter(dict(row), rng, m.lang, pools)
         if bad is None:
             continue
@@ -630,6 +669,53 @@ def table(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+DOC = REPO / "docs" / "explanation" / "check-rules.md"
+_START, _END = "<!-- figures:start (written by benchmarks/bench_check_rules.py) -->", "<!-- figures:end -->"
+
+
+def doc_table(report: dict[str, Any]) -> str:
+    """The figures as the user documentation shows them: a row per rule, language and input, the two splits side by
+    side."""
+    lines = [
+        f"Measured {report['generated']}. False alarms: flagged real rows / rows (with `--strict-paper` where it "
+        "differs). Recall: planted violations caught / planted. *proxy*: shown, not deciding the level.",
+        "",
+        "| rule | level | lang | input | false alarms, tuning | false alarms, held-out | recall, tuning "
+        "| recall, held-out |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, rule in report["rules"].items():
+        seen: dict[tuple[str, str], dict[str, dict]] = {}
+        for f in rule["figures"]:
+            seen.setdefault((f["lang"], f["input"]), {})[f["split"]] = f
+        for (lang, kind), by in seen.items():
+            cells = []
+            for split in data.SPLITS:
+                f = by[split]
+                cell = f"{_pct(f['false_alarm_rate'])} ({f['false_alarms']}/{f['rows']})"
+                strict = f.get("false_alarm_rate_strict")
+                if strict is not None and strict != f["false_alarm_rate"]:
+                    cell += f"; strict {_pct(strict)}"
+                cells.append(cell)
+            for split in data.SPLITS:
+                f = by[split]
+                cells.append(f"{_pct(f['recall'])} ({f['caught']}/{f['planted']})")
+            proxy = "" if by["held-out"]["deciding"] else " *proxy*"
+            lines.append(f"| {name} | {rule['level']} | {lang} | {kind}{proxy} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def write_doc(report: dict[str, Any], path: Path = DOC) -> None:
+    if not path.is_file():
+        return
+    text = path.read_text(encoding="utf-8")
+    if _START not in text or _END not in text:
+        return
+    head, rest = text.split(_START, 1)
+    tail = rest.split(_END, 1)[1]
+    path.write_text(f"{head}{_START}\n{doc_table(report)}\n{_END}{tail}", encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "check_rules.md")
@@ -645,6 +731,10 @@ def main() -> None:
     if args.rule:
         return
     args.out.write_text(text, encoding="utf-8")
+    write_doc(report)
+    for rule in report["rules"].values():  # the figures file keeps counts and names only, no word of the data
+        for f in rule["figures"]:
+            f.pop("flag_kinds", None)
     args.figures.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 

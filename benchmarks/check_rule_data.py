@@ -31,6 +31,8 @@ The shapes (`Row`: what `lotdata.annotate.checks` rules read):
 - `candidates(lang, split)`: a ClozeT candidate (clozet_write), `context` (the story's other sentences) +
   `candidate` (the real middle sentence, one per document, chosen by a fixed seed); `original` is left empty, so the
   row asks what `benchmarks/clozet_entities_rate.py` asks: would the rule refuse a sentence a real story has?
+- `pairs(lang, split)`: a candidate beside the sentence it replaces (`original`): a real middle sentence and, as
+  the candidate, the story's next sentence (no published ClozeT candidates beyond LOT's one example).
 
     .venv/bin/python benchmarks/check_rule_data.py     # the sets and their sizes
 """
@@ -52,7 +54,7 @@ DATA = Path(os.environ.get("LOTDATA_SHARED_DATA") or REPO.parent / "shared" / "d
 Row = dict[str, Any]
 SPLITS = ("tuning", "held-out")
 LANGS = ("en", "zh")
-KINDS = ("story", "case", "rewrite", "candidate")
+KINDS = ("story", "case", "rewrite", "candidate", "pair")
 
 #: the sets, named as the table names them
 SET_NAMES = {
@@ -322,11 +324,49 @@ def candidates(lang: str, split: str, seed: int = 0) -> list[Row]:
     return out
 
 
+def pairs(lang: str, split: str, seed: int = 0) -> list[Row]:
+    """A written candidate beside the sentence it replaces (LOT 2.2d: not the original with antonyms swapped): the
+    original is a real middle sentence, the candidate the story's next sentence (a real sentence that is not a
+    rewrite of it); `context`: the story's other sentences. One per story: Chinese documents, English stories."""
+    rng = random.Random(f"{seed}:pairs:{lang}:{split}")
+    if lang == "zh":
+        stories_ = [_zh_sentences(d.text) for d in chinese_documents(split)]
+        ids = [f"{d.source}#{d.id}" for d in chinese_documents(split)]
+        sources = [d.source for d in chinese_documents(split)]
+    else:
+        rows_ = stories("en", split)
+        stories_ = [tuple(r["sentences"]) if r.get("sentences") else tuple(_en_sentences(r["text"])) for r in rows_]
+        ids, sources = [r["id"] for r in rows_], [r["source"] for r in rows_]
+    out = []
+    for sentences, id_, source in zip(stories_, ids, sources):
+        if len(sentences) < 4:
+            continue
+        i = rng.randrange(1, len(sentences) - 2)
+        out.append(
+            {
+                "id": id_,
+                "lang": lang,
+                "context": [*sentences[:i], *sentences[i + 1 :]],
+                "original": sentences[i],
+                "candidate": sentences[i + 1],
+                "source": source,
+            }
+        )
+    return out
+
+
+def _en_sentences(text: str) -> list[str]:
+    from lotdata.text import split_sentences
+
+    return [s.strip() for s in split_sentences(text, "en") if s.strip()]
+
+
 KIND_ROWS: dict[str, Callable[[str, str], list[Row]]] = {
     "story": stories,
     "case": cases,
     "rewrite": rewrites,
     "candidate": candidates,
+    "pair": pairs,
 }
 
 

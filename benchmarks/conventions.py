@@ -97,7 +97,7 @@ def derived_sentence_chars() -> int:
 
 
 def report() -> str:
-    from lotdata.text.style import ALLOWED_PUNCTUATION_SHOWN
+    from lotdata.text.style import ALLOWED_PUNCTUATION_SHOWN, stray_punctuation
 
     lines = ["# Conventions of the published data (punctuation, sentence length)", ""]
     lines += [
@@ -126,12 +126,18 @@ def report() -> str:
             listed = "yes" if mark in allowed.replace(" ", "") else "no"
             shown = mark.replace("|", "\\|").replace("`", "\\`")
             lines.append(f"| {shown} | U+{ord(mark):04X} | {n} | {uses[mark]} | {listed} |")
-        strays = sum(any(m not in allowed for m in _marks(t)) for t in texts)
-        lines += ["", f"Texts the paper's list would refuse: {strays} of {len(texts)}.", ""]
+        strict = sum(bool(stray_punctuation(t, lang, strict=True)) for t in texts)
+        convention = sum(bool(stray_punctuation(t, lang)) for t in texts)
+        lines += [
+            "",
+            f"Texts the paper's list refuses (`--strict-paper`): {strict} of {len(texts)}; texts the convention "
+            f"refuses: {convention}.",
+            "",
+        ]
     derived = derived_punctuation()
     lines += [
         "Convention (every mark these texts use, added to the paper's list): "
-        + ", ".join(f"{lang} `{marks}`" for lang, marks in derived.items()),
+        + ", ".join(f"{lang} `` {marks} ``" for lang, marks in derived.items()),
         "",
         "## Sentence length (characters)",
         "",

@@ -80,13 +80,17 @@ def test_chinese_punctuation_and_quotes_split():
 
 
 def test_real_rocstories_never_falsely_flagged_for_five_sentences(shared_data):
-    """The 5,000 real ROCStories were written under these rules: the five-sentence rule flags none of them (each
-    has five sentences; a missing full stop is flagged as such, by end_punctuation, with the place)."""
+    """The 5,000 real ROCStories were written under these rules: the five-sentence rule flags almost none of them
+    (each has five sentences; a missing full stop is flagged as such, by end_punctuation, with the place). Three
+    whose missing stop shows only by a weak sign in short sentences are flagged by both rules: the price of catching
+    a dropped sentence in a story that names its hero mid-sentence (issue 34, bench/check_rules.md)."""
     path = shared_data / "rocstories_diffusionlm_valid5k" / "datasets" / "ROCstory" / "roc_valid.json"
     rows = read_submissions(path)
     assert len(rows) == 5000
     result = run_checks(rows, STORY_RULES, CheckOptions(lang="en"))
-    assert result.counts["five_sentences"] == 0
+    assert result.counts["five_sentences"] <= 3
+    end = {f["id"] for f in result.flags if f["rule"] == "end_punctuation"}
+    assert {f["id"] for f in result.flags if f["rule"] == "five_sentences"} <= end
     assert result.counts["language"] == 0
     assert result.skipped == {"title": "no 'title' field in the input"}
     by_id = {r["id"]: r for r in rows}

@@ -1,0 +1,82 @@
+"""What each check rule is measured to do (issue 34; DESIGN.md, "How a gate earns trust"): its false-alarm rate on
+real accepted data and its recall on planted violations, on a tuning set and a held-out set kept apart.
+
+The figures are `lotdata/data/check_rule_figures.json`, written by `benchmarks/bench_check_rules.py` (which holds the
+sets and the planted violations; the table is bench/check_rules.md and docs/explanation/check-rules.md explains it).
+`lotdata annotate check --rules` prints `rules_listing()`.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+FIGURES_PATH = Path(__file__).resolve().parents[1] / "data" / "check_rule_figures.json"
+
+
+@lru_cache(maxsize=1)
+def load_figures() -> dict[str, Any]:
+    """The measured figures ({} when the file is missing: a checkout without them lists rules unmeasured)."""
+    if not FIGURES_PATH.is_file():
+        return {}
+    return json.loads(FIGURES_PATH.read_text(encoding="utf-8"))
+
+
+def rule_figures(name: str) -> list[dict[str, Any]]:
+    """The figures of rule `name`: one dict per (language, input, split); [] for a rule not measured."""
+    return list(load_figures().get("rules", {}).get(name, {}).get("figures", []))
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def figure_line(f: dict[str, Any]) -> str:
+    """One measured set as a line: rows, false alarms (and with --strict-paper), planted recall."""
+    alarms = f"false alarms {_pct(f['false_alarm_rate'])} ({f['false_alarms']}/{f['rows']})"
+    if f.get("false_alarm_rate_strict") is not None:
+        alarms += f", strict {_pct(f['false_alarm_rate_strict'])}"
+    recall = f"planted recall {_pct(f['recall'])} ({f['caught']}/{f['planted']})"
+    proxy = "" if f.get("deciding", True) else " [proxy]"
+    return f"{f['lang']} {f['input']} {f['split']}{proxy}: {alarms}; {recall}"
+
+
+def level_reason(name: str, level: str) -> str:
+    """Why a rule refuses or warns, from its held-out figures."""
+    data = load_figures()
+    limit = data.get("warn_above")
+    held = [f for f in rule_figures(name) if f["split"] == "held-out" and f.get("deciding", True)]
+    rates = [f["false_alarm_rate"] for f in held if f["false_alarm_rate"] is not None]
+    if not held or limit is None:
+        return "not measured"
+    worst = max(rates) if rates else None
+    if level == "warn":
+        return (
+            f"warns: its held-out false alarms reach {_pct(worst)} (above {_pct(limit)}), too many to hold work "
+            "back; a flag is shown to the reviewer and the writer, the work goes on"
+        )
+    return (
+        f"refuses (a flag sends the work to review): held-out false alarms at most {_pct(worst)} (limit {_pct(limit)})"
+    )
+
+
+def rules_listing() -> str:
+    """Every registered check rule: name, level, description and measured figures."""
+    from lotdata.annotate.checks import RULES
+
+    data = load_figures()
+    lines = []
+    if data:
+        lines += [
+            f"Check rules (figures of {data.get('generated', '?')}: benchmarks/bench_check_rules.py; sets: "
+            + "; ".join(f"{k}: {v}" for k, v in data.get("sets", {}).items())
+            + ")",
+            "",
+        ]
+    for name, rule in RULES.items():
+        lines.append(f"{name} [{rule.level}]: {rule.description}")
+        lines.append(f"  {level_reason(name, rule.level)}")
+        lines += [f"  {figure_line(f)}" for f in rule_figures(name)]
+    return "\n".join(lines)

@@ -1,0 +1,149 @@
+"""Every check rule has measured figures on a tuning and a held-out set, its level follows them, and the conventions
+of the published data hold (issue 34 items 1 and 5; DESIGN.md, "How a gate earns trust").
+
+The figures are `lotdata/data/check_rule_figures.json`, written by `benchmarks/bench_check_rules.py`; re-run it
+after changing a rule (make bench). The conventions are measured by `benchmarks/conventions.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from lotdata.annotate.checks import (
+    CONVENTION_SENTENCE_CHARS,
+    MAX_SENTENCE_CHARS,
+    RULES,
+    CheckOptions,
+    check_rule_names,
+    punctuation,
+    sentence_length,
+)
+from lotdata.annotate.rule_figures import load_figures, rule_figures, rules_listing
+from lotdata.cli import app
+from lotdata.text.style import ALLOWED_PUNCTUATION, CONVENTION_EXTRA_PUNCTUATION, stray_punctuation
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: rules whose planted recall is below the 95% target on some deciding set in the committed figures: each is named
+#: here so the gap is seen (a rule that reaches the target must leave the list)
+BELOW_TARGET = {"antonym_swap", "context_entities"}
+
+
+def _builtin() -> list[str]:
+    return [name for name in check_rule_names() if not name.startswith("demo_")]
+
+
+def test_every_built_in_rule_has_figures_on_a_tuning_and_a_held_out_set():
+    figures = load_figures()
+    assert figures["warn_above"] > 0 and figures["sets"]
+    for name in _builtin():
+        found = rule_figures(name)
+        assert found, f"{name}: no figures (run benchmarks/bench_check_rules.py)"
+        for split in ("tuning", "held-out"):
+            sets = [f for f in found if f["split"] == split]
+            assert sets, f"{name}: no {split} figures"
+            assert any(f["planted"] > 0 for f in sets), f"{name}: nothing planted on the {split} set"
+            assert all(f["set"] for f in sets)
+
+
+def test_a_rule_warns_exactly_when_its_held_out_false_alarms_pass_the_limit():
+    limit = load_figures()["warn_above"]
+    for name in _builtin():
+        rates = [
+            f["false_alarm_rate"]
+            for f in rule_figures(name)
+            if f["split"] == "held-out" and f["deciding"] and f["false_alarm_rate"] is not None
+        ]
+        advised = "warn" if any(r > limit for r in rates) else "refuse"
+        assert RULES[name].level == advised, (name, rates)
+
+
+def test_planted_violations_are_caught_at_the_target_or_the_gap_is_named():
+    target = load_figures()["recall_target"]
+    below = {
+        name
+        for name in _builtin()
+        for f in rule_figures(name)
+        if f["deciding"] and f["recall"] is not None and f["recall"] < target
+    }
+    assert below == BELOW_TARGET
+
+
+def test_the_figures_file_holds_counts_and_names_only():
+    text = (REPO / "lotdata" / "data" / "check_rule_figures.json").read_text(encoding="utf-8")
+    assert "flag_kinds" not in text
+    for rule in json.loads(text)["rules"].values():
+        for f in rule["figures"]:
+            assert set(f) <= {
+                *("lang", "input", "split", "set", "deciding", "note", "rows", "false_alarms", "false_alarm_rate"),
+                *("by_source", "false_alarms_strict", "false_alarm_rate_strict", "planted", "caught", "recall"),
+                *("missed_by_source", "seconds"),
+            }
+
+
+def test_annotate_check_rules_lists_each_rule_with_its_level_and_figures():
+    result = CliRunner().invoke(app, ["annotate", "check", "--rules"])
+    assert result.exit_code == 0, result.output
+    for name in _builtin():
+        assert f"{name} [{RULES[name].level}]" in result.output
+    assert "held-out" in result.output and "planted recall" in result.output
+    warned = [name for name in _builtin() if RULES[name].level == "warn"]
+    listing = rules_listing()
+    for name in warned:
+        block = listing.split(f"{name} [warn]")[1].split("\n")[1]
+        assert block.strip().startswith("warns:"), block
+
+
+# ---------------------------------------------------------------- the conventions (item 5)
+
+
+def test_the_paper_letter_is_an_option():
+    row = {"text": "小兔子说：“是谁？”", "segment": "小兔子说是谁？", "lang": "zh"}
+    assert not punctuation(row, CheckOptions(lang="zh"))
+    assert punctuation(row, CheckOptions(lang="zh", strict_paper=True))
+    long = {"sentences": ["x" * 71, "a.", "b.", "c.", "d."], "lang": "en"}
+    assert not sentence_length(long, CheckOptions(lang="en"))
+    assert sentence_length(long, CheckOptions(lang="en", strict_paper=True))
+    assert sentence_length({**long, "sentences": ["x" * 73, *long["sentences"][1:]]}, CheckOptions(lang="en"))
+    assert CheckOptions(lang="en", max_chars=50, strict_paper=True).chars("en") == 50  # given: it wins
+    assert CheckOptions().chars("zh") == MAX_SENTENCE_CHARS  # no published Chinese five-sentence corpus
+
+
+@pytest.fixture(scope="module")
+def conventions(shared_data):
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import conventions as module
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    return module
+
+
+def test_lot_own_stories_pass_the_punctuation_check(conventions):
+    stories = conventions.lot_stories()
+    assert len(stories) == 111
+    options = CheckOptions(lang="zh")
+    assert [i for i, s in enumerate(stories) if punctuation({"text": s, "segment": s}, options)] == []
+    strict = CheckOptions(lang="zh", strict_paper=True)
+    assert sum(bool(punctuation({"text": s, "segment": s}, strict)) for s in stories) == 75  # the issue's count
+
+
+def test_the_conventions_are_what_the_published_data_holds(conventions):
+    derived = conventions.derived_punctuation()
+    for lang in ("zh", "en"):
+        assert set(CONVENTION_EXTRA_PUNCTUATION[lang]) == set(derived[lang]), lang
+        assert not set(CONVENTION_EXTRA_PUNCTUATION[lang]) & ALLOWED_PUNCTUATION[lang]
+    assert CONVENTION_SENTENCE_CHARS["en"] == conventions.derived_sentence_chars() == 72
+
+
+def test_published_story_cloze_sentences_of_71_and_72_characters_pass(conventions):
+    lengths = conventions.sentence_lengths()["Story Cloze spring 2016 fields (tuning)"]
+    assert lengths[71] and lengths[72] and max(lengths) == 72
+    sentence = "x" * 72
+    assert not stray_punctuation(sentence, "en")
+    assert not sentence_length({"sentences": [sentence, "a.", "b.", "c.", "d."]}, CheckOptions(lang="en"))
