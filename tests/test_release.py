@@ -337,3 +337,21 @@ def test_a_senpos_refinement_pulled_from_label_studio(label_studio, conn, annota
     meta = card_yaml(folder / "README.md")
     assert meta["annotations_creators"] == ["other"] and meta["license"] == "cc-by-sa-4.0"
     assert_nothing_invented(doc)
+
+
+def test_an_import_of_lots_own_outgen_stories_names_lots_terms(tmp_path: Path, shared_data: Path):
+    folder = tmp_path / "outgen"
+    dev = shared_data / "lot_outgen_dev" / "dev.jsonl"
+    run("import", "lot", dev, "--task", "outgen", "--split", "val", "--license", "lot", "--out", folder)
+    assert assert_loads_everywhere(folder) == {"val": 111}
+    doc = croissant(folder)
+    assert doc["license"] == [
+        {"@type": "sc:CreativeWork", "name": "LOT terms", "url": "https://github.com/thu-coai/LOT-LongLM"}
+    ]
+    assert "from LOT jsonl: " in doc["rai:dataCollection"] and str(dev) in doc["rai:dataCollection"]
+    meta = card_yaml(folder / "README.md")
+    assert (
+        meta["license"] == "other" and meta["license_name"] == "LOT terms" and meta["source_datasets"] == ["extended"]
+    )
+    assert meta["task_ids"] == ["language-modeling"] and meta["annotations_creators"] == ["found"]
+    assert_nothing_invented(doc)

@@ -79,13 +79,20 @@ class ImportLotParams:
     )
     out: str = param(help="Dataset folder to write.")
     split: str | None = param(None, "Split of the file(s) when the name does not tell (default train).")
+    license: str | None = param(
+        None,
+        "License of the imported records, for the card (a known corpus by name: lot, cmrc2017, cft, c3, storycloze; "
+        "else as given; default: none recorded).",
+    )
 
 
 def _import_lot(run: Run) -> dict[str, Any]:
     from lotdata.datasets.folder import import_lot
 
     p: ImportLotParams = run.params
-    return import_lot(list(p.files), p.task, run.out("--out"), split=p.split, command=command_line()).summary()
+    return import_lot(
+        list(p.files), p.task, run.out("--out"), split=p.split, command=command_line(), license=p.license
+    ).summary()
 
 
 def _import_sample(folder: Path) -> list[str]:

@@ -213,9 +213,18 @@ def _dataset_files(path: Path) -> list[Path]:
 
 
 def import_lot(
-    files: Sequence[str | Path], task: str, out: str | Path, *, split: str | None = None, command: str | None = None
+    files: Sequence[str | Path],
+    task: str,
+    out: str | Path,
+    *,
+    split: str | None = None,
+    command: str | None = None,
+    license: str | None = None,
 ) -> BuildReport:
-    """Import official LOT jsonl files (a split per file: from `split` or the file name) into a dataset folder."""
+    """Import official LOT jsonl files (a split per file: from `split` or the file name) into a dataset folder;
+    `license` (a known corpus's name is recognised: `lot`, ...) goes into the manifest for the card."""
+    from lotdata.datasets.licenses import terms_of
+
     get_task(task)  # an unknown task is a ValueError naming the known ones
     if split is not None and split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; splits: {', '.join(SPLITS)}")
@@ -252,6 +261,7 @@ def import_lot(
         extra={
             "languages": sorted({r["lang"] for rows in by_split.values() for r in rows}),
             "source_format": "LOT jsonl",
+            "licenses": [terms_of(license).name] if license and terms_of(license) else [],
         },
     )
     return BuildReport(
