@@ -201,7 +201,7 @@ def test_shared_character_on_held_out_story_cloze(shared_data):
     cases = bench.splits(shared_data)["held out: winter 2018"]
     assert len(cases) == 880
     flagged = {case["id"] for case, _ in bench.flags(cases)}
-    assert len(flagged) / len(cases) <= 0.065  # 8.2% before the WordNet roles; 5.8% measured
+    assert len(flagged) / len(cases) <= 0.06  # 8.2% before the WordNet roles; 5.1% measured
     for case, ending in bench.flags(cases):  # the false alarms are gone
         assert not any(word in ending.lower().split() for word in ("barber", "squirrel", "lamb")), ending
     plants = bench.planted(cases)
@@ -222,3 +222,9 @@ def test_chinese_entities_on_held_out_stories(shared_data):
     plants = bench.planted(stories)
     caught = sum(word in new_entities(candidate, context, "zh") for context, candidate, word in plants)
     assert caught / len(plants) >= 0.95
+
+
+def test_it_stands_for_an_animal_of_the_story():
+    cat = "Al let his cat out. The cat ran after a squirrel."
+    assert shares_character_en(references_en(cat), references_en("It then ate it."))
+    assert not shares_character_en(references_en("Tom went home. He slept."), references_en("It was late."))

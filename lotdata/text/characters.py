@@ -112,6 +112,8 @@ def references_en(text: str) -> set[tuple[str, str]]:
         role = None if bare in PRONOUN_CLASS_EN else _role_in_text(word, bare, previous)
         if bare in PRONOUN_CLASS_EN:
             refs.add(("pronoun", PRONOUN_CLASS_EN[bare]))
+        elif bare in ("it", "its", "itself"):
+            refs.add(("pronoun", "it"))
         elif role:
             refs.add(("role+" if role[1] else "role", role[0]))
         previous = word.lower()
@@ -141,7 +143,7 @@ def _role_in_text(word: str, bare: str, previous: str) -> tuple[str, bool] | Non
 def shares_character_en(context: set[tuple[str, str]], ending: set[tuple[str, str]]) -> bool:
     """Whether an ending refers to someone of the four sentences: the same name, the same role or one that can
     name it (`same_role_en`: the bird for a parrot), or a pronoun that can stand for one of them (he for a name,
-    they for a plural or for two people, I for a first-person narrator); a collective noun (the kids, the family,
+    they for a plural or for two people, I for a first-person narrator, it for an animal); a collective noun (the kids, the family,
     `lotdata/data/collectives_en.txt`) stands for several of them as "they" does."""
     pronouns = {key for kind, key in context if kind == "pronoun"}
     names = {key for kind, key in context if kind == "name"}
@@ -154,7 +156,8 @@ def shares_character_en(context: set[tuple[str, str]], ending: set[tuple[str, st
         "2": "2" in pronouns,
         "3sg": "3sg" in pronouns or bool(names or roles),
         "3pl": "3pl" in pronouns or bool(plural_roles) or people >= 2,
-        "all": bool(pronouns or people),
+        "all": bool(pronouns - {"it"} or people),
+        "it": any((role_sense_en(role) or ("",))[0].startswith("animal") for role in roles),  # the cat: it
     }
     for kind, key in ending:
         if kind == "name" and key in names:
