@@ -158,3 +158,13 @@ def _flagged_case_accepted_and_verified(label_studio, run, conn, team, rater, st
     (task,) = export_tasks(conn, zh_state.projects[holder])
     rater.open_task(zh_state.projects[holder], task["id"], "review-zh")
     assert "照样通过" in rater.chrome.page_source and "no_quotations (refuse)" in rater.chrome.page_source
+    # there, the reviewer edits the right ending instead (box 1; box 2 left empty keeps the wrong ending)
+    rater.choose(load_template("review").xml, "decision", "edit")
+    edited = "Nina smiled at the sold out sign on her door."
+    _type(rater, "edit_1", edited)
+    rater.submit("review-zh-edit")
+    wait_for_annotation(conn, zh_state.projects[holder], task["id"])
+    pulled = run("annotate", "pull", "review", "--project", "rv review zh", "--out", str(tmp_path / "rz"))
+    assert pulled.exit_code == 0, pulled.output
+    [case] = pq.read_table(tmp_path / "rz" / "clozet" / "test.parquet").to_pylist()
+    assert case["candidates"][case["label"]] == edited and WRONG in case["candidates"]
