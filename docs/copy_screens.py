@@ -1,12 +1,13 @@
-"""Copy the pictures the documentation shows into docs/images/: rater screens from the browser tests, the audit report.
+"""Copy the pictures the documentation shows into docs/images/: every rater screen from the browser tests, the audit report.
 
 `make docs-images` runs the browser tests with LOTDATA_BROWSER_SHOTS=out/shots (they save a screenshot of every page a
 rater opens), then this script:
 
     python docs/copy_screens.py SHOTS_DIR [--report AUDIT_REPORT_DIR] [--out docs/images]
 
-- every `NN-<job>-<lang>-task.png` under SHOTS_DIR (the "every screen in both languages" test, and the story jobs'
-  pages) is copied as `<job>-<lang>-task.png` when its name is in WANTED (a few screens, not all: the site stays small);
+- for every registered annotation job (`lotdata.annotate.jobs.JOB_REGISTRY`, so a new job needs no edit here) and each
+  language, the first `NN-<job>-<lang>-task.png` under SHOTS_DIR (the job's name with `_` or `-`) is saved as
+  `<job>-<lang>-task.png`, at most 1000 pixels wide; the generated page "Rater screens" shows them;
 - with --report, the audit report's `report.html` is opened in headless chromium and saved as `audit-report.png`;
 - a data map (`cartography.png` of `lotdata baseline cartography`) found under SHOTS_DIR is copied as `data-map.png`.
 
@@ -22,36 +23,50 @@ import subprocess
 import sys
 from pathlib import Path
 
-#: the screens the pages show (file names in docs/images/)
-WANTED = (
-    "story_filter-zh-task.png",
-    "story_filter-en-task.png",
-    "clozet_write-zh-task.png",
-    "clozet_write-en-task.png",
-    "senpos_refine-zh-task.png",
-    "senpos_refine-en-task.png",
-    "cloze_verify-zh-task.png",
-    "cloze_verify-en-task.png",
-    "human_eval-zh-task.png",
-    "human_eval-en-task.png",
-    "story-write-en-task.png",
-    "story-review-en-task.png",
-    "sct-write-en-task.png",
-    "story-reorder-en-task.png",
-)
+LANGS = ("zh", "en")
+WIDTH = 1000
+
+
+def screen_name(path: Path, jobs: list[str]) -> str | None:
+    """`<job>-<lang>-task.png` for a browser-test screenshot of a job's task screen, else None."""
+    match = re.fullmatch(r"\d+-(.+)-(zh|en)-task\.png", path.name)
+    if match is None:
+        return None
+    job = match.group(1).replace("-", "_")
+    return f"{job}-{match.group(2)}-task.png" if job in jobs else None
+
+
+def save(source: Path, target: Path) -> None:
+    """Copy a PNG, scaled down to WIDTH pixels when wider (Pillow, when installed; else as it is)."""
+    try:
+        from PIL import Image
+    except ImportError:
+        shutil.copyfile(source, target)
+        return
+    with Image.open(source) as image:
+        if image.width > WIDTH:
+            image = image.resize((WIDTH, round(image.height * WIDTH / image.width)), Image.LANCZOS)
+        # a screenshot has few colours: a 256-colour palette keeps it sharp at a fraction of the size
+        image.convert("RGB").quantize(colors=256).save(target, optimize=True)
 
 
 def copy_screens(shots: Path, out: Path) -> list[Path]:
-    copied = []
+    from lotdata.annotate.jobs import JOB_REGISTRY
+
+    jobs = JOB_REGISTRY.names()
+    copied: dict[str, Path] = {}
     for path in sorted(shots.rglob("*.png")):
-        name = re.sub(r"^\d+-", "", path.name)
-        if name in WANTED:
-            shutil.copyfile(path, out / name)
-            copied.append(out / name)
-        elif path.name == "cartography.png":
-            shutil.copyfile(path, out / "data-map.png")
-            copied.append(out / "data-map.png")
-    return copied
+        name = screen_name(path, jobs)
+        if name is not None and name not in copied:
+            save(path, out / name)
+            copied[name] = out / name
+        elif path.name == "cartography.png" and "data-map.png" not in copied:
+            save(path, out / "data-map.png")
+            copied["data-map.png"] = out / "data-map.png"
+    missing = [f"{job}-{lang}" for job in jobs for lang in LANGS if f"{job}-{lang}-task.png" not in copied]
+    if missing:
+        print(f"no screenshot under {shots} of: {', '.join(missing)}", file=sys.stderr)
+    return list(copied.values())
 
 
 def render_report(report: Path, out: Path, chromium: str = "chromium") -> Path:
@@ -87,9 +102,6 @@ def main(argv: list[str] | None = None) -> int:
         copied.append(render_report(args.report, args.out))
     for path in copied:
         print(path)
-    missing = [name for name in WANTED if not (args.out / name).exists()]
-    if missing:
-        print(f"not found under {args.shots}: {', '.join(missing)}", file=sys.stderr)
     return 0
 
 

@@ -8,6 +8,7 @@ test) `on_files` adds these pages to the site, none of them kept in `docs/`:
 - `reference/recipes.md`: every recipe table and key, from the stage records (`lotdata.stage.steps_table`,
   `keys_table`, the same tables `pipelines/README.md` holds);
 - `reference/schemas.md`: every table schema of `lotdata/schema.py`, with the comment beside each column;
+- `reference/screens.md`: every annotation job's rater screen, in each language, from `docs/images/`;
 - `reference/registries.md`: every registry (`lotdata.registry.registries()`) and every record in it, with its
   description: formats, tasks, annotation jobs, check rules, clean rules, baselines, tokenizers, stages, commands;
 - `explanation/changelog.md`: `CHANGELOG.md` of the repository.
@@ -492,6 +493,40 @@ def _load_all_registries() -> None:
         importlib.import_module(module)
 
 
+# --------------------------------------------------------------------------------------------- rater screens
+
+
+def screens_page() -> str:
+    """Every registered annotation job's task screen, in each language it has, from `docs/images/` (the browser tests'
+    screenshots, copied by `docs/copy_screens.py`)."""
+    from lotdata.annotate.jobs import JOB_REGISTRY
+
+    images = ROOT / "docs" / "images"
+    out = [
+        "# Rater screens",
+        "",
+        GENERATED_NOTE.strip(),
+        "",
+        "What a rater sees in Label Studio for each annotation job, in Chinese and in English: screenshots the browser",
+        "tests take (`tests/test_annotate_browser.py`, `tests/test_story_browser.py`) of a task as it opens, copied by",
+        "`make docs-images`. The list of jobs is read from the registry; a job without a picture yet says so.",
+        "",
+    ]
+    for job in JOB_REGISTRY.all():
+        langs = list(job.templates or {}) or [job.lang]
+        out += [f"## `{job.name}` {{ #{job.name.replace('_', '-')} }}", "", md(job.summary), ""]
+        cells = []
+        for lang in langs:
+            name = f"{job.name}-{lang}-task.png"
+            label = {"zh": "Chinese", "en": "English"}.get(lang, lang)
+            if (images / name).exists():
+                cells.append(f"![{job.name}, {label} screen](../images/{name})")
+            else:
+                cells.append("no screenshot yet (`make docs-images`)")
+        out.append(table([{"zh": "Chinese", "en": "English"}.get(lang, lang) for lang in langs], [cells]))
+    return "\n".join(out)
+
+
 # --------------------------------------------------------------------------------------------- the changelog
 
 
@@ -505,6 +540,7 @@ PAGES: dict[str, Callable[[], str]] = {
     "reference/recipes.md": recipes_page,
     "reference/schemas.md": schemas_page,
     "reference/registries.md": registries_page,
+    "reference/screens.md": screens_page,
     "explanation/changelog.md": changelog_page,
 }
 
