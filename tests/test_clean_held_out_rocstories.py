@@ -133,9 +133,9 @@ def test_hold_out_id_names_the_column_that_holds_the_source_ids(tmp_path):
     """A corpus whose source ids sit in another column (here the title): `--hold-out-id title` matches them; the
     default (source_id) does not, and the texts are unrelated, so nothing else finds them."""
     header, cases = _cases(SPRING_VAL)
-    held_csv = _write_csv(tmp_path / "val.csv", header, cases[:3])
+    held_csv = _write_csv(tmp_path / "val.csv", header, [*cases[:2], {**cases[2], "InputStoryid": "3"}])
     texts = [" ".join(s) for s in _other_roc(6)]
-    titles = [cases[0]["InputStoryid"], cases[1]["InputStoryid"], "x", "y", "z", "w"]
+    titles = [cases[0]["InputStoryid"], cases[1]["InputStoryid"], "3", "y", "z", "w"]  # "3": a row number, no id
     stories = write_stories(tmp_path / "stories.parquet", texts, lang="en", titles=titles)
     runner = CliRunner()
     for option, expected in (([], 0), (["--hold-out-id", "source_id,title"], 2)):

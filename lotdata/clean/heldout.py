@@ -6,7 +6,8 @@ from the cleaned corpus every story that is the source of one of them, found thr
 
 1. **id**: a story's `story_id` or one of its id columns (`--hold-out-id`, default `source_id`: where `read` keeps a
    ROCStories csv's `storyid`) equals a case's story id or its csv's `InputStoryid` (the Story Cloze Test kept the
-   ROCStories id of the story a case was written from; `annotate sct-csv` writes the source's lotdata id there);
+   ROCStories id of the story a case was written from; `annotate sct-csv` writes the source's lotdata id there); an
+   id under `MIN_ID_CHARS` characters (a row number) never matches;
 2. **first sentences**: the story less its last sentence (the first four of a ROCStories story) is a near copy of
    the case's context (the four sentences a Story Cloze case shows): exact Jaccard of character 5-grams (letters and
    digits only, lower-cased) at or above `head_near`, candidates found by MinHash LSH. This finds the source whose
@@ -40,6 +41,9 @@ from lotdata.schema import MASK_TOKENS, SPLITS
 #: sources of spring 2016 val (bench/heldout.md): planted sources score 0.75-1.0, other ROCStories stories at most 0.27.
 HEAD_NEAR = 0.5
 HEAD_SHINGLE = 5
+#: an id shorter than this never matches (a row number such as "3" names many things; a ROCStories storyid is a UUID,
+#: a lotdata story_id 16 hex digits)
+MIN_ID_CHARS = 8
 #: the stories columns an id may be read from (`--hold-out-id`): the string columns a source's id can be kept in
 ID_COLUMNS = ("source_id", "story_id", "url", "title", "content_sha256")
 _NOT_ALNUM = re.compile(r"[\W_]+")  # as `dedup.shingles`: \w is str.isalnum() plus "_"
@@ -205,6 +209,7 @@ class HeldOutMatcher:
         cases = self.hold.cases
         self.by_id: dict[str, HeldCase] = {c.story_id: c for c in cases}
         self.by_id.update({c.csv_story_id: c for c in cases if c.csv_story_id})
+        self.by_id = {k: c for k, c in self.by_id.items() if len(k) >= MIN_ID_CHARS}
         self.heads = [c for c in cases if c.head]
         self.head_sets = [head_shingles(c.head or "") for c in self.heads]
         self.head_lsh = _BandIndex(self._head_signatures([c.head or "" for c in self.heads]), self.hold.head_near)
