@@ -44,6 +44,37 @@ def _render_evaluate(summary: dict, params) -> None:
         else:
             table.add_row(key, f"{value:.4f}", f"{100 * value:.2f}")
     out_console.print(table)
+    if summary.get("contamination"):
+        out_console.print(contamination_table(summary["contamination"], params.task))
+
+
+def _cell(value) -> str:
+    return "\u2013" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.4f}"
+
+
+def contamination_table(c: dict, task: str) -> Table:
+    """evaluate --contamination: each metric on the clean, suspicious and dirty items, dirty - clean, interval."""
+    items = c["items"]
+    table = Table(
+        title=f"lotdata evaluate {task} --contamination {c['report']}: clean vs dirty "
+        f"({c['confidence']:.0%} bootstrap interval, {c['resamples']} resamples)",
+        caption=c.get("note"),
+    )
+    table.add_column("metric")
+    for bucket in ("clean", "suspicious", "dirty"):
+        table.add_column(f"{bucket} ({items[bucket]})", justify="right")
+    table.add_column("dirty - clean", justify="right")
+    table.add_column("interval", justify="right")
+    names = next((list(s) for s in c["scores"].values() if s), [])
+    for key in names:
+        cells = [_cell((c["scores"][b] or {}).get(key)) for b in ("clean", "suspicious", "dirty")]
+        diff = c["difference"].get(key)
+        if diff:
+            cells += [f"{diff['dirty_minus_clean']:+.4f}", f"[{_cell(diff['low'])}, {_cell(diff['high'])}]"]
+        else:
+            cells += ["\u2013", "\u2013"]
+        table.add_row(key, *cells)
+    return table
 
 
 evaluate_cmd = command_of(EVALUATE, _render_evaluate)

@@ -61,6 +61,13 @@ class EvaluateParams:
     baseline: str | None = param(
         None, help="nlpcc2021_overall: the reference model's scores, same order (default: LongLM-small val)."
     )
+    contamination: str | None = param(
+        None,
+        help="A contamination report (`overlap TEST --index IDX --out REPORT`: the folder or its examples.parquet): "
+        "each metric on the clean, suspicious and dirty items, and dirty - clean with its bootstrap interval.",
+        path="input",
+    )
+    resamples: int = param(1000, help="--contamination: bootstrap resamples of the interval (95%).", check=">0")
 
     @property
     def to_stdout(self) -> bool:
@@ -112,16 +119,43 @@ def _evaluate(run: Run) -> dict[str, Any]:
     pred_records = metrics.align_records(p.task, pred_records, gold_records, str(p.pred), str(p.gold))
     scores = metrics.evaluate(p.task, pred_records, gold_records, p.definition, **_weights(p))
     undefined = metrics.undefined_metrics(scores)
+    written: dict[str, Any] = {k: None if k in undefined else v for k, v in scores.items()}
+    contamination = None
+    if p.contamination is not None:
+        contamination = _contamination(p, pred_records, gold_records)
+        written["contamination"] = _json_safe(contamination)
     # NaN is not JSON: an undefined metric is written as null
-    text = (
-        json.dumps(
-            {k: None if k in undefined else v for k, v in scores.items()}, ensure_ascii=False, indent=2, allow_nan=False
-        )
-        + "\n"
-    )
+    text = json.dumps(written, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     if "--json" in run.staged:
         write_text(text, run.out("--json"))
-    return {"scores": scores, "undefined": undefined, "json": text}
+    return {"scores": scores, "undefined": undefined, "json": text, "contamination": contamination}
+
+
+def _contamination(p: EvaluateParams, pred: list, gold: list) -> dict[str, Any]:
+    """evaluate --contamination: the scores per bucket of the report and dirty - clean with its interval."""
+    from lotdata import metrics
+    from lotdata.overlap.contamination import buckets_of_gold, contamination_scores, read_report
+
+    rows, summary, path = read_report(p.contamination)
+    buckets = buckets_of_gold(rows, gold, p.gold, path)
+    weights = _weights(p)
+
+    def score(items: list[int]) -> dict[str, float]:
+        return metrics.evaluate(p.task, [pred[i] for i in items], [gold[i] for i in items], p.definition, **weights)
+
+    result = contamination_scores(score, buckets, resamples=p.resamples)
+    return {"report": str(path), "thresholds": summary.get("thresholds"), **result}
+
+
+def _json_safe(value: Any) -> Any:
+    """NaN (an undefined score or interval) as null, recursively."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return value
 
 
 def _clozet_lot_lines(n: int, start: int = 0) -> str:
@@ -148,7 +182,11 @@ EVALUATE = register_command(
         name="evaluate",
         params=EvaluateParams,
         execute=_evaluate,
-        inputs=lambda p: {"--pred": p.pred, "--gold": p.gold},
+        inputs=lambda p: {
+            "--pred": p.pred,
+            "--gold": p.gold,
+            **({"--contamination": p.contamination} if p.contamination else {}),
+        },
         outputs=lambda p: [] if p.json_out is None or p.to_stdout else [Output("--json", Path(p.json_out))],
         summary="Score predictions: accuracy, BLEU-n, Distinct-n, Coverage, Order (LOT Section 5.3; LOT's Overall: `baseline table`).",
         arguments=("task",),

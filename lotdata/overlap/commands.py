@@ -149,6 +149,26 @@ class OverlapParams(ExecSettings):
         help="With --index: use the index although a reference changed (size or mtime) since it was built "
         "(refused by default, exit 3); the report lists the changed references.",
     )
+    suspicious: float = param(
+        0.1,
+        help="With --index, contamination report v2: an example whose overlap ratio is above this is 'suspicious' "
+        "(0.1: LOT's # Exam>10%).",
+    )
+    dirty: float = param(0.5, help="With --index: an example whose overlap ratio is at least this is 'dirty'.")
+    bucket_on: str = param(
+        "ratio",
+        help="With --index: the measure the buckets read: ratio (matched n-grams / all) or idf_ratio (each n-gram "
+        "weighed by the rarity of its words in the references).",
+        choices=("ratio", "idf_ratio"),
+    )
+    dirty_longest: int = param(
+        0, help="With --index: an example with a match of at least this many words is 'dirty' too (0: no such rule)."
+    )
+
+    def buckets(self):
+        from lotdata.overlap.contamination import Buckets
+
+        return Buckets(self.suspicious, self.dirty, self.bucket_on, self.dirty_longest)
 
 
 def overlap_tests(p: OverlapParams) -> list[str]:
@@ -232,6 +252,7 @@ def _overlap_check(p: OverlapParams) -> None:
     if p.index is None and not p.reference:
         raise ValueError("give the references (--reference REF...) or a built index (--index IDX)")
     check_threshold(p.threshold)
+    p.buckets().check()
     if p.index is not None and p.write_filtered is not None and len(p.paths) > 1:
         raise ValueError("--write-filtered takes one test set; give the test sets one call each")
 
@@ -321,7 +342,14 @@ def _overlap_with_index(run: Run) -> dict[str, Any]:
     out, final = run.out("--out"), run.final("--out")
     reports = []
     for test, name, result in zip(tests, names, results):
-        write_indexed(result, out / name if name else out, test_path=str(test), index=loaded)
+        write_indexed(
+            result,
+            out / name if name else out,
+            test_path=str(test),
+            index=loaded,
+            buckets=p.buckets(),
+            changed_references=changed,
+        )
         reports.append(_report(test, final / name if name else final, result))
     kept = None
     if p.write_filtered is not None:

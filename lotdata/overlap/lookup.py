@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from lotdata.errors import LotdataError
+from lotdata.overlap.contamination import Buckets
 from lotdata.overlap.index import LoadedIndex, LoadedShard
 from lotdata.overlap.measure import (
     OverlapResult,
@@ -184,6 +185,28 @@ def count_many(index: LoadedIndex, grams: list[list[str]]) -> np.ndarray:
         if len(rows):
             total[rows] += _upper(shard, ids, qpos[rows], caps[rows], lo[rows]) - lo[rows]
     return total
+
+
+def word_counts(index: LoadedIndex, ids: np.ndarray) -> np.ndarray:
+    """How often each word id occurs in the references (the size of its first-word range, over the segments)."""
+    total = np.zeros(len(ids), dtype=np.int64)
+    for seg in index.shards:
+        if not len(seg.first_ids):
+            continue
+        k = np.minimum(np.searchsorted(seg.first_ids, ids), len(seg.first_ids) - 1)
+        present = seg.first_ids[k] == ids
+        total += np.where(present, seg.first_starts[k + 1] - seg.first_starts[k], 0)
+    return total
+
+
+def gram_weights(index: LoadedIndex, q: "Queries", n: int) -> np.ndarray:
+    """Per query position, the weight of its n-gram: the mean idf of its words (`contamination.idf_of_counts`)."""
+    from lotdata.overlap.contamination import idf_of_counts
+
+    idf = idf_of_counts(word_counts(index, q.words), int(index.manifest["totals"]["tokens"]))
+    cumulative = np.concatenate(([0.0], np.cumsum(idf)))
+    end = np.minimum(q.pos + n, len(q.words))
+    return (cumulative[end] - cumulative[q.pos]) / n
 
 
 def _word_ids(index: LoadedIndex, words: list[str]) -> np.ndarray:
@@ -373,6 +396,7 @@ def measure_with_index(
         total += len(test_index.grams)
     q = _queries(index, [segs for _, segs in indexed], offsets)
     found = find_all(index, q, n)
+    weights = gram_weights(index, q, n)
     docs = {g: _doc_of(index.shards[s], off)[0] for g, (s, off) in found.first.items()}
     results = []
     position = 0
@@ -385,7 +409,7 @@ def measure_with_index(
             for ex, segs in zip(examples_of_split, segments[split]):
                 record = _example_record(ex, segs, hit_doc, spec, threshold)
                 size = sum(len(s.tokens) for s in segs)
-                record.update(_extras(index, q, found, spec, segs, position, size))
+                record.update(_extras(index, q, found, spec, segs, position, size, weights))
                 position += size
                 rows.append(record)
             examples[split] = rows
@@ -410,9 +434,17 @@ def measure_with_index(
 
 
 def _extras(
-    index: LoadedIndex, q: Queries, found: Found, spec: TokenSpec, segs: list[Segment], start: int, size: int
+    index: LoadedIndex,
+    q: Queries,
+    found: Found,
+    spec: TokenSpec,
+    segs: list[Segment],
+    start: int,
+    size: int,
+    weights: np.ndarray,
 ) -> dict[str, Any]:
-    """The longest match of one example (words, text, document, word offset) and its counts per n."""
+    """The longest match of one example (words, text, document, word offset), its counts per n and its
+    idf-weighted share of overlapped n-grams."""
     n = spec.n
     sl = slice(start, start + size)
     by_n = []
@@ -421,7 +453,18 @@ def _extras(
     for k in range(1, n + 1):
         by_n.append({"n": k, "ngrams": int((rest >= k).sum()), "overlapped": int(((prefix >= k) & (rest >= k)).sum())})
     longest = found.longest[sl]
-    record = {"longest_words": 0, "longest_text": "", "longest_doc": None, "longest_doc_word": None, "by_n": by_n}
+    valid = rest >= n
+    weight = weights[sl]
+    denominator = float(weight[valid].sum())
+    idf_ratio = float(weight[valid & (prefix >= n)].sum()) / denominator if denominator > 0 else 0.0
+    record = {
+        "idf_ratio": idf_ratio,
+        "longest_words": 0,
+        "longest_text": "",
+        "longest_doc": None,
+        "longest_doc_word": None,
+        "by_n": by_n,
+    }
     if not size or int(longest.max()) == 0:
         return record
     i = int(longest.argmax())
@@ -447,8 +490,10 @@ INDEXED_EXAMPLES = pa.schema(
         pa.field("longest_text", pa.string(), nullable=False),
         pa.field("longest_doc", pa.string()),  # the reference document holding it (streaming's document ids)
         pa.field("longest_doc_word", pa.int64()),  # its first word's offset in that document, in words
-        pa.field("by_n", pa.list_(_BY_N), nullable=False),
-    ],  # n'-grams and overlapped n'-grams for n' = 1..n
+        pa.field("by_n", pa.list_(_BY_N), nullable=False),  # n'-grams and overlapped n'-grams for n' = 1..n
+        pa.field("idf_ratio", pa.float64(), nullable=False),  # the share, n-grams weighed by rarity (v2)
+        pa.field("bucket", pa.string(), nullable=False),  # clean / suspicious / dirty (v2: --suspicious, --dirty)
+    ],
     metadata=OVERLAP_EXAMPLES.metadata,
 )
 
@@ -491,24 +536,50 @@ def longest_report(result: OverlapResult, top: int = 20) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_indexed(result: OverlapResult, out, *, test_path: str, index: LoadedIndex):
+def write_indexed(
+    result: OverlapResult,
+    out,
+    *,
+    test_path: str,
+    index: LoadedIndex,
+    buckets: Buckets | None = None,
+    changed_references: list[str] | None = None,
+):
+    """Table 14, the longest matches and the contamination report v2 (`contamination`) of one test set."""
+    from lotdata.overlap import contamination
     from lotdata.overlap.report import write_outputs
 
+    buckets = buckets or contamination.Buckets()
+    for rows in result.examples.values():
+        for row in rows:
+            row["bucket"] = buckets.of(row)
+    v2 = contamination.summarise(result.examples, buckets)
     extra = {
         "by_n": split_by_n(result),
         "longest": {
             split: max((r["longest_words"] for r in rows), default=0) for split, rows in result.examples.items()
         },
     }
+    if changed_references:
+        extra["references_changed_since_the_index"] = changed_references  # used anyway: --trust-references
     return write_outputs(
         result,
         out,
         test_path=test_path,
         references=[s["path"] for s in index.manifest["sources"]],
         schema=INDEXED_EXAMPLES,
-        extra_summary={"index": str(index.path), **extra},
-        extra_report=longest_report(result),
+        extra_summary={"index": str(index.path), **extra, "contamination": v2},
+        extra_report=contamination.render(v2, result.examples) + longest_report(result),
     )
 
 
-__all__ = ["INDEXED_EXAMPLES", "count", "count_many", "check_spec", "measure_with_index", "write_indexed"]
+__all__ = [
+    "INDEXED_EXAMPLES",
+    "count",
+    "count_many",
+    "check_spec",
+    "gram_weights",
+    "measure_with_index",
+    "word_counts",
+    "write_indexed",
+]
