@@ -332,6 +332,10 @@ def test_a_senpos_refinement_pulled_from_label_studio(label_studio, conn, annota
     assert "interval: not computed by this pull" in line  # the pull measures no interval: said, not invented
     assert f"Label Studio job `senpos_refine`: {len(items)} items, 2 raters" in doc["rai:dataAnnotationProtocol"][0]
     assert manifest["annotation"]["raters_per_item"] == {"min": 2, "median": 2, "max": 2}
+    assert (
+        "qualification quiz (`lotdata annotate qualify`): none was given for this job"
+        in (doc["rai:dataAnnotationProtocol"][1])
+    )
     assert doc["license"][0]["name"] == "CC-BY-SA-4.0"  # carried from the build through the push
     assert doc["rai:annotatorDemographics"][0].startswith(TO_FILL)
     meta = card_yaml(folder / "README.md")

@@ -365,7 +365,13 @@ def pull(
     raters: dict[str, set[str]] = {}
     for a in valid:
         raters.setdefault(a.uid, set()).add(a.annotator)
-    origin["annotation"] = annotation_record(job_name, raters, agreement, {**gold, "dropped": p.drop_flagged})
+    origin["annotation"] = annotation_record(
+        job_name,
+        raters,
+        agreement,
+        {**gold, "dropped": p.drop_flagged},
+        qualification=_quiz(p.state, job_name, conn.url),
+    )
     datasets = write_assembled(job_name, assembled, out, params, origin)
     tasks = sum(c["tasks"] for c in found.per_project.values())
     summary = {
@@ -391,6 +397,14 @@ def pull(
     }
     write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", out / "pull.json")
     return summary
+
+
+def _quiz(state: str | Path | None, job_name: str, url: str) -> dict[str, str] | None:
+    """Where each rater stands with the job's qualification quiz (`annotate qualify`), for the card; None: no quiz."""
+    from lotdata.annotate.qualify import Gate
+
+    gate = Gate.find(state_dir(state), job_name, url)
+    return {name: gate.describe(name) for name in sorted(gate.raters)} if gate else None
 
 
 def provenance(valid: list[Annotation], job_name: str, title: str, out: Path) -> dict[str, Any]:

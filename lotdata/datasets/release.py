@@ -119,9 +119,15 @@ def upstream_of(files: Iterable[str | Path]) -> list[dict[str, Any]]:
 
 
 def annotation_record(
-    job: str, votes_by_item: Mapping[Any, set[str]], agreement: Mapping[str, Any], gold: Mapping[str, Any]
+    job: str,
+    votes_by_item: Mapping[Any, set[str]],
+    agreement: Mapping[str, Any],
+    gold: Mapping[str, Any],
+    *,
+    qualification: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """What a pulled job's dataset card says of its annotation: raters per item, raters, agreement, gold tasks."""
+    """What a pulled job's dataset card says of its annotation: raters per item, raters, agreement, gold tasks and
+    where each rater stands with the qualification quiz (None: the job had none)."""
     counts = [len(raters) for raters in votes_by_item.values()]
     raters = sorted({r for rs in votes_by_item.values() for r in rs})
     median = statistics.median(counts) if counts else None
@@ -134,6 +140,7 @@ def annotation_record(
         "raters_per_item": ({"min": min(counts), "median": median, "max": max(counts)} if counts else None),
         "agreement": dict(agreement.get("questions") or {}),
         "gold": {k: gold.get(k) for k in ("min_accuracy", "flagged", "raters", "dropped") if k in gold},
+        "qualification": dict(qualification) if qualification else None,
     }
 
 
@@ -278,10 +285,13 @@ def _annotation(manifest: Mapping[str, Any], origin: str, task: str) -> dict[str
         protocol = [
             f"Label Studio job `{ann.get('job')}`: {ann.get('items')} items, {ann.get('raters')} raters; the job's "
             f"assembly decided the items ({json.dumps(manifest.get('stats') or {}, ensure_ascii=False)}).",
-            "Gold tasks: "
-            + (json.dumps(gold, ensure_ascii=False) if gold else "none recorded")
-            + "; qualification: "
-            + ("raters below the gold accuracy were flagged" if gold.get("flagged") is not None else "not recorded"),
+            "Gold tasks: " + (json.dumps(gold, ensure_ascii=False) if gold else "none recorded") + "; qualification "
+            "quiz (`lotdata annotate qualify`): "
+            + (
+                "; ".join(f"{name}: {how}" for name, how in ann["qualification"].items())
+                if ann.get("qualification")
+                else "none was given for this job"
+            ),
         ]
         per_item = (
             f"{rpi.get('median')} (min {rpi.get('min')}, max {rpi.get('max')}, over {ann.get('items')} items)"
