@@ -82,7 +82,7 @@ def test_the_figures_file_holds_counts_and_names_only():
             assert set(f) <= {
                 *("lang", "input", "split", "set", "deciding", "note", "rows", "false_alarms", "false_alarm_rate"),
                 *("by_source", "false_alarms_strict", "false_alarm_rate_strict", "planted", "caught", "recall"),
-                *("missed_by_source", "seconds"),
+                *("missed_by_source", "seconds", "probe_words", "probe_caught", "probe_missed"),
             }
 
 
