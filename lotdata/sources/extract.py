@@ -358,7 +358,7 @@ def story_row(page: Page, found: Extracted, decoded: Decoded, options: ExtractOp
     )
     if not row["text"]:
         raise PageError("no main text found")
-    problem = language_problem(row["text"], row["lang"])  # the identifier `read` and the checks use
+    problem = language_problem(found.text, row["lang"])  # as `read`: the identifier, on the text as extracted
     if problem:
         raise PageError(problem)
     row.update(

@@ -174,7 +174,9 @@ def read_stories(
             if not row["text"]:
                 record.reason = "empty story after normalisation"
             else:
-                record.reason = language_problem(row["text"], row["lang"])
+                # judged on the text as read (lotdata.text.langid): Chinese normalisation takes out the spaces
+                # between the words of a Cyrillic or Greek passage, which would hide it in a Chinese story
+                record.reason = language_problem(record.text or row["text"], row["lang"])
             if record.reason is not None:
                 quarantine.append(_quarantine_row(record_path, record))
                 counts["quarantined"] += 1

@@ -43,8 +43,6 @@ MIN_CONFIDENCE = 0.9
 MAX_FOREIGN_SHARE = 0.1
 #: the model's verdict on fewer words never counts ("OK." is Polish to it, with 0.95)
 MODEL_MIN_UNITS = 3
-#: letters of an alphabet that make one unit (about a word)
-WORD_LETTERS = 6
 #: from this share of the units on, kana make a Han text Japanese and hangul make it Korean
 KANA_SHARE = 0.1
 #: the model reads at most this many characters (the start of a long story says its language; the script
@@ -58,7 +56,15 @@ _CJK_LANGS = frozenset({*_CHINESE, "ja", "ko"})
 _CHARACTER_SCRIPTS = ("Han", "Hiragana", "Katakana", "Hangul")
 _ALPHABETS = ("Latin", "Cyrillic", "Greek", "Arabic", "Hebrew", "Thai", "Devanagari")
 _SCRIPTS = (*_CHARACTER_SCRIPTS, *_ALPHABETS)
-_RUNS = regex.compile("|".join(f"(\\p{{{s}}}+)" for s in _SCRIPTS) + r"|(\p{L}+)")
+#: a letter of each script (kana take the prolonged sound mark ー, whose script is Common, by its extensions),
+#: then a run of letters of no script named here
+_RUNS = regex.compile(
+    "|".join(f"([\\p{{scx={s}}}&&\\p{{L}}]+)" for s in _SCRIPTS)
+    + "|((?:(?!"
+    + "|".join(f"\\p{{scx={s}}}" for s in _SCRIPTS)
+    + ")\\p{L})+)",
+    regex.V1,
+)
 _ASCII_RUNS = regex.compile(r"[A-Za-z]+")
 #: the clauses whose scripts say whether a text mixes languages: split at sentence-ending punctuation
 _CLAUSE_END = regex.compile(r"[。！？!?…；;\n]+|\.(?!\d)")
@@ -148,18 +154,15 @@ def scripts_text(scripts: Scripts) -> str:
 
 
 def _unit_counts(text: str) -> dict[str, int]:
-    """Units per script: a Han, kana or hangul character is one; a run of letters of an alphabet is one per
-    WORD_LETTERS letters begun (a word, mostly; a run whose spaces Chinese normalisation took out still weighs
-    about its words)."""
+    """Units per script: a Han, kana or hangul character is one, a run of letters of an alphabet (a word) one."""
     if text.isascii():  # the common English case, without the script alternation
-        latin = sum(-(-len(run) // WORD_LETTERS) for run in _ASCII_RUNS.findall(text))
+        latin = len(_ASCII_RUNS.findall(text))
         return {"Latin": latin} if latin else {}
     counts: dict[str, int] = {}
     for match in _RUNS.finditer(text):
         index = match.lastindex or 0
         name = _SCRIPTS[index - 1] if index <= len(_SCRIPTS) else "other"
-        size = len(match.group())
-        counts[name] = counts.get(name, 0) + (size if name in _CHARACTER_SCRIPTS else -(-size // WORD_LETTERS))
+        counts[name] = counts.get(name, 0) + (len(match.group()) if name in _CHARACTER_SCRIPTS else 1)
     return counts
 
 
