@@ -187,3 +187,25 @@ def test_every_lotdata_command_a_page_shows_exists_with_its_options():
                 if option not in known and option != "--help":
                     problems.append(f"{page.relative_to(REPO)}: `{line}`: {' '.join(path)} has no {option}")
     assert not problems, "\n".join(problems)
+
+
+def test_every_page_is_in_the_nav_once():
+    """A page nobody can reach from the navigation is as good as missing; a page listed twice shows twice."""
+    import yaml
+
+    def paths(node):
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, list):
+            for item in node:
+                yield from paths(item)
+        elif isinstance(node, dict):
+            for value in node.values():
+                yield from paths(value)
+
+    config = yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))
+    listed = [p for p in paths(config["nav"]) if p.endswith(".md")]
+    assert len(listed) == len(set(listed)), sorted(p for p in listed if listed.count(p) > 1)
+    generated = set(_gen_reference().PAGES)
+    pages = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")} | generated
+    assert sorted(pages - set(listed)) == [], "pages missing from the nav of mkdocs.yml"
