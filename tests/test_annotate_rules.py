@@ -262,12 +262,12 @@ def test_clozet_write_several_raters_vote_instead_of_the_earliest_answer():
         )
 
     first = ann(task, "early", answer(1, "猫每天都怕老鼠。"), 1)  # earliest, but outvoted on the sentence
-    second = ann(task, "b", answer(2, "小明很讨厌他的猫。"), 2)
-    third = ann(task, "c", answer(2, "小明很讨厌他的猫。"), 3)
+    second = ann(task, "b", answer(2, "小明想把他的猫卖掉。"), 2)
+    third = ann(task, "c", answer(2, "小明想把他的猫卖掉。"), 3)
     [example] = job.assemble([first, second, third])["clozet"]
-    assert example["mask_sentence_index"] == 2 and "小明很讨厌他的猫。" in example["candidates"]
+    assert example["mask_sentence_index"] == 2 and "小明想把他的猫卖掉。" in example["candidates"]
     # no majority on the wording: a seeded pick, the same whichever answer came first
-    a, b = answer(2, "小明很讨厌他的猫。"), answer(2, "小明很害怕他的猫。")
+    a, b = answer(2, "小明想把他的猫卖掉。"), answer(2, "小明很害怕他的猫。")
     picks = {
         job.assemble([ann(task, "x", a, i), ann(task, "y", b, j)])["clozet"][0]["candidates"][0:2].__repr__()
         for i, j in ((1, 2), (2, 1))

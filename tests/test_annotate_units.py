@@ -248,7 +248,7 @@ def test_clozet_write_rules():
     good = [
         write,
         number,
-        text("wrong_candidate", "story", "小明很讨厌他的猫。"),
+        text("wrong_candidate", "story", "小明想把他的猫卖掉。"),  # not an antonym swap (2.2d)
         choice("policy", "story", ["reaction_intention"]),
     ]
     assert job.parse(good, data, hidden)["index"] == 2
@@ -272,7 +272,7 @@ def test_clozet_write_rules():
     [out] = assembled["clozet"]
     assert out["context"] == "小明养了一只猫。猫每天都抓老鼠。<mask>他们是好朋友。" and sorted(
         out["candidates"]
-    ) == sorted(["小明很喜欢他的猫。", "小明很讨厌他的猫。"])
+    ) == sorted(["小明很喜欢他的猫。", "小明想把他的猫卖掉。"])
     assert assembled["stats"]["policies"] == {"reaction_intention": 1}
 
 

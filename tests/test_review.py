@@ -282,3 +282,52 @@ def test_status_counts_the_cases_that_wait_for_review(label_studio, conn, tmp_pa
         assert _count(status.output, "waiting_for_review") == 0, status.output
         review_status = run("annotate", "status", "st review").output
         assert _count(review_status, "waiting_for_review") == 0 and _count(review_status, "reviewed") == 1
+
+
+CAT_STORY = ["小明养了一只猫。", "猫每天都抓老鼠。", "小明很喜欢他的猫。", "他们是好朋友。"]
+
+
+def _clozet_answer(task: dict, who: str, wrong: str, n: int) -> Annotation:
+    values = {"decision": "write", "mask_sentence": "2", "wrong_candidate": wrong, "policy": "reaction_intention"}
+    return _ann("clozet_write", task, who, values, n)
+
+
+def test_a_clozet_write_candidate_a_check_flags_is_held_for_review_not_quarantined(tmp_path):
+    job = get_job("clozet_write")
+    rows = [{"story_id": f"c{i}", "split": "test", "lang": "zh", "sentences": CAT_STORY} for i in range(2)]
+    swapped, fine = job.to_tasks(rows)
+    assert swapped["data"]["feedback"] == ""
+    with _level("antonym_swap", "refuse"):
+        answers = [
+            _clozet_answer(swapped, "w@x", "小明很讨厌他的猫。", 1),  # 喜欢 -> 讨厌 and nothing else (LOT 2.2d)
+            _clozet_answer(fine, "w@x", "小明想把他的猫卖掉。", 2),
+        ]
+        assembled = job.assemble(answers)
+    assert [r["story_id"] for r in assembled["clozet"]] == ["c1"]
+    [held] = assembled["held"]
+    assert held["story_id"] == "c0" and [f["rule"] for f in held["flag_rows"]] == ["antonym_swap"]
+    folder = tmp_path / "w"
+    write_assembled("clozet_write", assembled, folder, {"job": "clozet_write"})
+    (folder / "pull.json").write_text(json.dumps({"job": "clozet_write", "project": "cloze"}), encoding="utf-8")
+    assert [f["level"] for f in pq.read_table(folder / "flags.parquet").to_pylist()] == ["refuse"]
+    with _level("antonym_swap", "warn"):  # a warn flag: counted, the case goes on
+        assert len(job.assemble(answers)["clozet"]) == 2
+
+    review = get_job("review")
+    [task] = review.to_tasks(review.load(folder, None), lang="zh")
+    assert "antonym_swap (refuse)" in task["data"]["flags"] and "小明很讨厌他的猫。" in task["data"]["submission"]
+    edit = _ann("review", task, "r@x", {"decision": "edit", "edit_1": "小明一看见他的猫就跑。"}, 3)
+    write_assembled("review", review.assemble([edit]), tmp_path / "r", {"job": "review"})
+    [case] = pq.read_table(tmp_path / "r" / "clozet" / "test.parquet").to_pylist()
+    assert case["story_id"] == "c0" and "小明一看见他的猫就跑。" in case["candidates"]
+    assert pq.read_table(tmp_path / "r" / "plotcom" / "test.parquet").num_rows == 1
+    # refused instead: back to its rater, whose new answer replaces the old one
+    refuse = _ann("review", task, "r@x", {"decision": "refuse", "comment": "不要只换反义词。"}, 4)
+    write_assembled("review", review.assemble([refuse]), tmp_path / "r2", {"job": "review"})
+    [revision] = job.load(tmp_path / "r2" / "revisions.jsonl", None)
+    [back] = job.to_tasks([revision], lang="zh")
+    assert back["hidden"]["writer"] == "w@x" and "不要只换反义词。" in back["data"]["feedback"]
+    assert back["data"]["uid"] != swapped["data"]["uid"]
+    with _level("antonym_swap", "refuse"):
+        again = job.assemble([*answers, _clozet_answer(back, "w@x", "小明想把他的猫送给别人。", 5)])
+    assert sorted(r["story_id"] for r in again["clozet"]) == ["c0", "c1"] and again["held"] == []

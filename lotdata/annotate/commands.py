@@ -348,6 +348,7 @@ JOB_FILES = (
     "table2.json",
     "submissions.jsonl",
     "reviews.jsonl",
+    "held.jsonl",
 )
 
 

@@ -1,15 +1,22 @@
 """clozet_write (LOT appendix 2, Figure 2): choose a sentence that follows from its context and common sense, write a
-wrong one; ClozeT and PlotCom datasets."""
+wrong one; ClozeT and PlotCom datasets.
+
+The appendix's mechanical rules (empty, identical, length, off topic, negation only) refuse an answer at pull. The
+job's check rules (`CHECKS`: 2.2a's roles and places, 2.2d's antonym swap) flag the chosen wrong candidate instead: a
+flag of level "refuse" holds the case out of `clozet/` for review (`held.jsonl`; `lotdata annotate push review`), a
+"warn" flag is counted and the case goes on. A case the reviewer refuses comes back to its rater (`revisions.jsonl` of
+the review pull, pushed to clozet_write again); the rater's new answer replaces their old one."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, Hashable, Mapping, Sequence
 
 from lotdata.annotate.agreement import majority_vote
-from lotdata.annotate.checks import new_entities
+from lotdata.annotate.checks import RULES, CheckOptions, new_entities
 from lotdata.annotate.jobs.base import (
     Annotation,
     JobSpec,
@@ -69,13 +76,19 @@ def _content_words(text: str, lang: str) -> set[str]:
     return {w for w in tokenize(text, lang) if len(w) >= 2 and any(ch.isalnum() for ch in w)}
 
 
-def wrong_candidate_problem(wrong: str, original: str, context: Sequence[str], lang: str) -> str | None:
+#: the check rules the job declares (`annotate check clozet_write`); at pull they flag, they do not refuse
+CHECKS = ("context_entities", "antonym_swap")
+
+
+def wrong_candidate_problem(
+    wrong: str, original: str, context: Sequence[str], lang: str, *, entities: bool = True
+) -> str | None:
     """Which of the appendix's mechanical rules (Figure 2, 2.2) a wrong candidate breaks, or None.
 
     Not empty; not the original; 1/2 to 2 times the original's length (characters); on topic: it shares a content
     word (jieba, two characters or more) with the story; every role (person, animal) and place it names appears in the
     story or the original sentence (2.2a; things are left to the reviewers: `checks.new_entities`); not the original
-    with only negation words added or removed.
+    with only negation words added or removed. `entities=False`: 2.2a is left to the check rules (`candidate_flags`).
     """
     if not wrong:
         return "empty"
@@ -85,12 +98,27 @@ def wrong_candidate_problem(wrong: str, original: str, context: Sequence[str], l
         return f"{len(wrong)} characters, outside 1/2 to 2 times the original's {len(original)}"
     if not _content_words(wrong, lang) & _content_words(join_sentences([*context, original], lang), lang):
         return "shares no content word with the story (off topic)"
-    new = new_entities(wrong, join_sentences([*context, original], lang), lang)
+    new = new_entities(wrong, join_sentences([*context, original], lang), lang) if entities else []
     if new:
         return f"names {', '.join(new)}, which the story does not (every role and place must appear in it: LOT 2.2a)"
     if negation_only_edit(original, wrong):
         return "differs from the original only by negation words (rewrite it another way)"
     return None
+
+
+def candidate_flags(wrong: str, sentences: Sequence[str], index: int, lang: str) -> list[dict[str, str]]:
+    """The flags of the job's check rules (`CHECKS`) on a wrong candidate of sentence `index`: rule, detail, level."""
+    row = {
+        "candidate": wrong,
+        "original": sentences[index],
+        "context": [*sentences[:index], *sentences[index + 1 :]],
+        "lang": lang,
+    }
+    return [
+        {"rule": name, "detail": detail, "level": RULES[name].level}
+        for name in CHECKS
+        for detail in RULES[name].row(row, CheckOptions(lang=lang))
+    ]
 
 
 def negation_only_edit(original: str, wrong: str) -> bool:
@@ -141,6 +169,8 @@ def load(path: Path, splits: Sequence[str] | None, *, words: tuple[int, int] = S
     """
     from lotdata.datasets.splits import assign_splits, parse_split_spec, story_order_key
 
+    if path.suffix == ".jsonl":  # the revisions.jsonl of a review pull: refused cases back to their raters
+        return _revisions(path)
     splits = list(splits or ("val", "test"))
     stories = writable_stories(load_stories(path, None), words)
     if any("=" in s for s in splits):
@@ -158,14 +188,43 @@ def load(path: Path, splits: Sequence[str] | None, *, words: tuple[int, int] = S
     return [s for s in stories if s["split"]]
 
 
+def _revisions(path: Path) -> list[Row]:
+    from lotdata.errors import InputError
+
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not JSON ({exc.msg})", path=str(path), row=n) from None
+        missing = [k for k in REVISION_FIELDS if not isinstance(row, dict) or k not in row]
+        if missing:
+            raise InputError(f"a revision line of clozet_write lacks {', '.join(missing)}", path=str(path), row=n)
+        rows.append(row)
+    return rows
+
+
+REVISION_FIELDS = ("story_id", "split", "lang", "sentences", "writer", "feedback", "previous", "version")
+FEEDBACK = {
+    "zh": "审核人退回给你（{writer}）：{feedback}\n你上次选的句子：{sentence}\n你上次写的错误句子：{wrong}",
+    "en": "Sent back to you ({writer}) by the reviewer: {feedback}\nThe sentence you chose: {sentence}\n"
+    "Your wrong sentence: {wrong}",
+}
+
+
 def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
     tasks = []
     for row in rows:
         guess = mask_guess(row["sentences"])
+        revision = "feedback" in row  # a case the reviewer refused, back to its rater
+        version = int(row.get("version") or 1)
         data = {
-            "uid": f"clozet-{row['story_id']}",
+            "uid": f"clozet-{row['story_id']}" + (f"-v{version}" if revision else ""),
             "numbered": _numbered(row["sentences"]),
             "sentence_choices": numbers(1, len(row["sentences"]) - 1),
+            "feedback": FEEDBACK.get(lang, FEEDBACK["en"]).format(**row, **row["previous"]) if revision else "",
         }
         hidden = {
             "story_id": row["story_id"],
@@ -173,7 +232,10 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
             "lang": row["lang"],
             "sentences": list(row["sentences"]),
             "license": row.get("license"),
+            "version": version,
         }
+        if revision:
+            hidden["writer"] = row["writer"]  # per rater, the task goes to its rater only
         guesses = [choice("decision", "story", ["write"]), choice("mask_sentence", "story", [str(guess)])]
         tasks.append({"data": data, "hidden": hidden, "predictions": prediction("lotdata-mask-heuristic", guesses)})
     return tasks
@@ -191,13 +253,14 @@ def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, 
         raise InvalidResult(f"mask_sentence: {number} is not a sentence that may be chosen (never the first)")
     wrong = normalize_text(values.get("wrong_candidate", ""), hidden["lang"])
     problem = wrong_candidate_problem(
-        wrong, sentences[index], sentences[:index] + sentences[index + 1 :], hidden["lang"]
+        wrong, sentences[index], sentences[:index] + sentences[index + 1 :], hidden["lang"], entities=False
     )
     if problem:
         raise InvalidResult(f"wrong_candidate: {problem}")
     if "policy" not in values:
         raise InvalidResult("policy: missing")
-    return {"rejected": False, "index": index, "wrong": wrong, "policy": values["policy"]}
+    flags = candidate_flags(wrong, sentences, index, hidden["lang"])  # flagged, not refused: a reviewer decides
+    return {"rejected": False, "index": index, "wrong": wrong, "policy": values["policy"], "flags": flags}
 
 
 def votes(values: dict[str, Any]) -> list[tuple[str, Hashable]]:
@@ -222,7 +285,8 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
     """Per story, a vote: the sentence most raters chose (or "reject"); then, among the raters who chose it, the
     wrong candidate most of them wrote, else a seeded pick among theirs (never simply the earliest)."""
     examples, policies, dropped, how = [], Counter(), Counter(), Counter()
-    for uid, anns in by_uid(annotations).items():
+    held, flags, warned = [], [], Counter()
+    for uid, anns in sorted(latest_per_story(annotations).items()):
         outcome = kept_by_vote(anns, "index", dropped)
         if outcome is None:
             continue
@@ -232,29 +296,85 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
         if wrong is None:
             wrong = min((a.values["wrong"] for a in voters), key=lambda w: seeded_rank(f"{uid}:{w}"))
         ann = next(a for a in voters if a.values["wrong"] == wrong)
-        hidden, index = ann.hidden, outcome
-        sentences = list(hidden["sentences"])
         policies[ann.values["policy"]] += 1
-        examples.append(
-            {
-                "example_id": uid,
-                "story_id": hidden["story_id"],
-                "split": hidden["split"],
-                "context": join_sentences(
-                    sentences[:index] + [MASK_TOKENS["clozet"]] + sentences[index + 1 :], hidden["lang"]
-                ),
-                "_right": sentences[index],
-                "_wrong": wrong,
-                "mask_sentence_index": index,
-                "annotator": ann.annotator,
-                "annotation_id": str(ann.annotation_id),
-                "lang": hidden["lang"],
-            }
-        )
+        case = case_of(uid, ann, outcome)
+        warned.update(f["rule"] for f in case["flag_rows"] if f["level"] != "refuse")
+        flags += [{"id": case["id"], **flag} for flag in case["flag_rows"]]
+        if any(f["level"] == "refuse" for f in case["flag_rows"]):
+            held.append(case)  # not dropped: it waits for a reviewer (`held.jsonl`)
+        else:
+            examples.append(example_of(case))
+    stats = {"policies": dict(policies), "dropped": dict(dropped), "vote": dict(how), "held_for_review": len(held)}
+    if warned:
+        stats["warned"] = dict(warned)
+    return {"clozet": balance_labels(examples), "held": held, "flags": flags, "stats": stats}
+
+
+def latest_per_story(annotations: list[Annotation]) -> dict[str, list[Annotation]]:
+    """Each story's answers (its first task's and its revision tasks'), each rater's latest only (a revision replaces
+    the answer a reviewer refused), under the first task's uid."""
+    groups: dict[str, dict[str, Annotation]] = {}
+    for uid, anns in sorted(by_uid(annotations).items()):
+        for ann in anns:
+            groups.setdefault(f"clozet-{ann.hidden.get('story_id') or uid}", {})
+    for ann in sorted(annotations, key=lambda a: (a.created_at, a.annotation_id)):
+        groups[f"clozet-{ann.hidden.get('story_id') or ann.uid}"][ann.annotator] = ann
+    return {uid: sorted(last.values(), key=lambda a: (a.created_at, a.annotation_id)) for uid, last in groups.items()}
+
+
+def case_of(uid: str, ann: Annotation, index: int) -> Row:
+    """The case a chosen answer makes, with its flags (what `held.jsonl` and the review job read)."""
+    hidden = ann.hidden
     return {
-        "clozet": balance_labels(examples),
-        "stats": {"policies": dict(policies), "dropped": dict(dropped), "vote": dict(how)},
+        "id": f"{hidden['story_id']}-{ann.annotation_id}",
+        "example_id": uid,
+        "story_id": hidden["story_id"],
+        "split": hidden["split"],
+        "lang": hidden["lang"],
+        "sentences": list(hidden["sentences"]),
+        "index": index,
+        "wrong": ann.values["wrong"],
+        "policy": ann.values["policy"],
+        "writer": ann.annotator,
+        "annotation_id": str(ann.annotation_id),
+        "version": int(hidden.get("version") or 1),
+        "license": hidden.get("license"),
+        # each flag at its rule's level now (the level decides whether the case waits for review)
+        "flag_rows": [
+            {**f, "level": RULES[f["rule"]].level if f["rule"] in RULES else f["level"]}
+            for f in ann.values.get("flags") or []
+        ],
     }
+
+
+def example_of(case: Row) -> Row:
+    """A ClozeT row of a case (its candidates ordered later by `balance_labels`)."""
+    sentences, index = case["sentences"], case["index"]
+    return {
+        "example_id": case["example_id"],
+        "story_id": case["story_id"],
+        "split": case["split"],
+        "context": join_sentences(sentences[:index] + [MASK_TOKENS["clozet"]] + sentences[index + 1 :], case["lang"]),
+        "_right": sentences[index],
+        "_wrong": case["wrong"],
+        "mask_sentence_index": index,
+        "annotator": case["writer"],
+        "annotation_id": case["annotation_id"],
+        "lang": case["lang"],
+    }
+
+
+def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
+    """`held.jsonl` (cases a refuse flag holds for review), `flags.parquet` (the chosen candidates' flags, warn ones
+    too: id, rule, detail, level) and the ClozeT and PlotCom datasets of the others."""
+    from lotdata.io import write_jsonl, write_parquet
+    from lotdata.schema import CHECK_FLAGS, table_from_rows
+
+    output.folder.mkdir(parents=True, exist_ok=True)
+    held = assembled.get("held", [])
+    write_jsonl(held, output.folder / "held.jsonl")
+    write_parquet(table_from_rows(assembled.get("flags", []), CHECK_FLAGS), output.folder / "flags.parquet")
+    return {**write_clozet(assembled, output), "held_for_review": len(held)}
 
 
 def write_clozet(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
@@ -289,7 +409,7 @@ def simulate(task: Task, rater: int) -> list[dict[str, Any]]:
     return [
         choice("decision", "story", ["write"]),
         choice("mask_sentence", "story", [str(index)]),
-        textarea("wrong_candidate", "story", "小明很讨厌他的猫。"),
+        textarea("wrong_candidate", "story", "小明想把他的猫卖掉。"),
         choice("policy", "story", ["reaction_intention"]),
     ]
 
@@ -306,12 +426,12 @@ SPEC = register_job(
         check=check,
         votes=votes,
         assemble=assemble,
-        write=write_clozet,
+        write=write,
         demo_rows=demo_rows,
         simulate=simulate,
         default_splits=("val", "test"),
         templates={"zh": "clozet_write", "en": "en/clozet_write"},
-        checks=("context_entities", "antonym_swap"),
+        checks=CHECKS,
         descriptions={
             "zh": "ClozeT 构造（LOT 附录图 2）：在故事中选一句能根据上下文和常识推断出来的句子（中间或结尾，第一句除外），把它改写成违背常识的句子。每个故事一个任务。",
             "en": "ClozeT writing (LOT appendix, Figure 2): in each story choose a sentence that follows from its context and common sense (in the middle or at the end, never the first) and rewrite it so that it breaks common sense. One task per story.",

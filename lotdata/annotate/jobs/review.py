@@ -5,7 +5,8 @@ submission for review, a "warn" flag is only shown. `lotdata annotate push revie
 held submission to a reviewer with its flags (rule, level, detail). The reviewer accepts it anyway, refuses it with a
 comment that goes back to its writer, or edits it. Pull writes `reviews.jsonl` (every decision), `revisions.jsonl`
 (the refused ones, back to their writers: push it to the job again, to the same project) and the job's own tables of
-the accepted and edited submissions (sct_write: `clozet/`, for `cloze_verify` beside the pull's own `clozet/`).
+the accepted and edited submissions (sct_write: `clozet/`, for `cloze_verify` beside the pull's own `clozet/`;
+clozet_write: `clozet/` and `plotcom/`).
 
 The reviewer is never the writer: with a team, every reviewer has a project of their own and a submission is never
 given to its writer (`JobSpec.own_projects`, `hidden["author"]`); without one (one shared project, where every
@@ -136,6 +137,53 @@ def sct_revision(case: Row, comment: str) -> Row:
     }
 
 
+# ---------------------------------------------------------------- clozet_write
+
+
+def clozet_held(folder: Path) -> list[Row]:
+    """The cases of a clozet_write pull that a refuse flag holds (`held.jsonl`), each the latest of its story."""
+    file = folder / "held.jsonl"
+    if not file.exists():
+        raise InputError("expected a clozet_write pull folder (held.jsonl)", path=str(folder))
+    cases = _read_jsonl(file)
+    newest: dict[str, int] = {}
+    for case in cases:
+        newest[case["story_id"]] = max(newest.get(case["story_id"], 0), int(case.get("version") or 1))
+    return [c for c in cases if int(c.get("version") or 1) == newest[c["story_id"]]]
+
+
+CLOZET_LABELS = {"en": ("the chosen sentence", "Wrong sentence"), "zh": ("所选的句子", "错误句子")}
+
+
+def clozet_shown(case: Row, lang: str) -> str:
+    chosen, wrong = CLOZET_LABELS.get(lang, CLOZET_LABELS["en"])
+    lines = [
+        f"{k}. {s}" + (f"   <- {chosen}" if k - 1 == case["index"] else "") for k, s in enumerate(case["sentences"], 1)
+    ]
+    return "\n".join([*lines, f"{wrong}: {case['wrong']}"])
+
+
+def clozet_accepted(cases: list[Row], output: Output) -> dict[str, Any]:
+    from lotdata.annotate.jobs.clozet_write import balance_labels, example_of, write_clozet
+
+    examples = [example_of(c) for c in sorted(cases, key=lambda c: c["story_id"])]
+    return write_clozet({"clozet": balance_labels(examples)}, output)
+
+
+def clozet_revision(case: Row, comment: str) -> Row:
+    return {
+        "story_id": case["story_id"],
+        "split": case["split"],
+        "lang": case["lang"],
+        "sentences": list(case["sentences"]),
+        "writer": case["writer"],
+        "feedback": comment,
+        "previous": {"sentence": case["sentences"][case["index"]], "wrong": case["wrong"]},
+        "version": int(case.get("version") or 1) + 1,
+        "license": case.get("license"),
+    }
+
+
 REVIEWABLE: dict[str, Reviewable] = {
     "sct_write": Reviewable(
         job="sct_write",
@@ -149,7 +197,19 @@ REVIEWABLE: dict[str, Reviewable] = {
         },
         accepted=sct_accepted,
         revision=sct_revision,
-    )
+    ),
+    "clozet_write": Reviewable(
+        job="clozet_write",
+        held=clozet_held,
+        shown=clozet_shown,
+        edits=("wrong",),
+        edit_help={
+            "en": "Box 1: the wrong sentence as it should be (box 2 is not used for this job).",
+            "zh": "第一个框：改好的错误句子（这个任务不用第二个框）。",
+        },
+        accepted=clozet_accepted,
+        revision=clozet_revision,
+    ),
 }
 
 
@@ -310,7 +370,8 @@ def waiting(conn: Any, job_name: str, job_state: Any, valid: list[Annotation], d
         stats = get_job(job_name).assemble(valid).get("stats", {})
         return {"returned_to_rater": stats["returned_to_rater"]} if "returned_to_rater" in stats else {}
 
-    held = {c["id"] for c in get_job(job_name).assemble(valid)["cases"] if c.get("to_review")}
+    assembled = get_job(job_name).assemble(valid)
+    held = {c["id"] for c in assembled.get("held") or [c for c in assembled.get("cases", []) if c.get("to_review")]}
     pushed, decided = _reviews_of(conn, job_state.title, directory)
     return {
         "held_for_review": len(held),
@@ -396,8 +457,8 @@ SPEC = register_job(
         name="review",
         order=12,
         summary="review flagged submissions of a job with checks: accept anyway, edit, or refuse with a comment "
-        "back to the writer (sct_write)",
-        input_help="the folder of an sct_write pull",
+        "back to the writer (sct_write, clozet_write)",
+        input_help="the folder of an sct_write or clozet_write pull",
         load=load,
         to_tasks=to_tasks,
         check=check,
