@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lotdata.annotate.checks import CheckOptions, language
 from lotdata.sources.readers import read_stories
@@ -217,3 +219,9 @@ def test_read_keeps_every_real_story_and_no_planted_text(tmp_path):
     real_lost = {k: v for k, v in quarantined.items() if k.startswith("r") and "empty" not in v}
     assert not real_lost, list(real_lost.items())[:3]
     assert not [s for s in result.stories if str(s["source_id"]).startswith("p")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("从前有兔子㐀豈Ab z。，！？ .,!?1２_〇ー가Жあア-\n'"), max_size=40))
+def test_the_fast_paths_count_what_the_script_path_counts(text):
+    assert langid._unit_counts(text) == langid._script_unit_counts(text)

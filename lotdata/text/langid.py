@@ -23,6 +23,7 @@ an eight-word English ending is not refused because eight words leave room for d
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -66,6 +67,11 @@ _RUNS = regex.compile(
     regex.V1,
 )
 _ASCII_RUNS = regex.compile(r"[A-Za-z]+")
+#: a fast path (the standard library's re) for text whose letters are all in the main Han blocks; a text with any
+#: other letter takes the \p{Script} path above, so the blocks only decide how fast, never what is found
+_HAN_BLOCKS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_OTHER_THAN_HAN = re.compile(f"[^\\W\\d_{_HAN_BLOCKS}]")
+_HAN_RUNS = re.compile(f"[{_HAN_BLOCKS}]+")
 #: the clauses whose scripts say whether a text mixes languages: split at sentence-ending punctuation
 _CLAUSE_END = regex.compile(r"[。！？!?…；;\n]+|\.(?!\d)")
 #: a clause of fewer units ("6°C", "OK", "好") says too little to count
@@ -158,6 +164,14 @@ def _unit_counts(text: str) -> dict[str, int]:
     if text.isascii():  # the common English case, without the script alternation
         latin = len(_ASCII_RUNS.findall(text))
         return {"Latin": latin} if latin else {}
+    if _OTHER_THAN_HAN.search(text) is None:  # the common Chinese case: every letter a Han character
+        han = sum(map(len, _HAN_RUNS.findall(text)))
+        return {"Han": han} if han else {}
+    return _script_unit_counts(text)
+
+
+def _script_unit_counts(text: str) -> dict[str, int]:
+    """`_unit_counts` by the Unicode scripts alone (what the fast paths must agree with)."""
     counts: dict[str, int] = {}
     for match in _RUNS.finditer(text):
         index = match.lastindex or 0
