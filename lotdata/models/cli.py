@@ -56,9 +56,9 @@ def contamination_table(c: dict, task: str) -> Table:
     """evaluate --contamination: each metric on the clean, suspicious and dirty items, dirty - clean, interval."""
     items = c["items"]
     table = Table(
-        title=f"lotdata evaluate {task} --contamination {c['report']}: clean vs dirty "
-        f"({c['confidence']:.0%} bootstrap interval, {c['resamples']} resamples)",
-        caption=c.get("note"),
+        title=f"clean vs dirty ({task}, {c['report']})",
+        caption=f"{c['confidence']:.0%} percentile bootstrap interval of dirty - clean, {c['resamples']} resamples"
+        + (f"; {c['note']}" if c.get("note") else ""),
     )
     table.add_column("metric")
     for bucket in ("clean", "suspicious", "dirty"):

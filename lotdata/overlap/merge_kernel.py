@@ -4,7 +4,9 @@ Each run is the slice of one shard's suffix array for a range of first words, as
 token array (the shards' global word ids back to back, each shard ending with the separator 0). Suffixes are
 compared word by word up to the first separator (a query never holds one, so that order answers every
 query); equal keys keep the shard order, so the first occurrence of an n-gram is still the smallest offset.
-The first four words of each run's head are kept packed in two integers, so most comparisons read no token.
+
+A tournament (loser) tree picks the next suffix with log2(k) comparisons; the first eight words of each run's
+head are kept packed in four integers, so most comparisons read no token (one cache miss per suffix output).
 """
 
 from __future__ import annotations
@@ -12,41 +14,54 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-
-@numba.njit(cache=True, nogil=True)
-def _head(tokens, at):
-    """The first four words from `at` packed in two uint64 (zeros after a separator), and whether one was seen."""
-    words = np.zeros(4, dtype=np.uint64)
-    ended = False
-    for i in range(4):
-        t = tokens[at + i]
-        if t == 0:
-            ended = True
-            break
-        words[i] = np.uint64(t)
-    return (words[0] << np.uint64(32)) | words[1], (words[2] << np.uint64(32)) | words[3], ended
+WORDS = 8  # words of each head kept packed, two to an integer
 
 
 @numba.njit(cache=True, nogil=True)
-def _less(tokens, runs, cur, key1, key2, ended, r1, r2):
-    """Whether run r1's head sorts before run r2's (ties: the earlier run)."""
-    if key1[r1] != key1[r2]:
-        return key1[r1] < key1[r2]
-    if key2[r1] != key2[r2]:
-        return key2[r1] < key2[r2]
-    if ended[r1]:  # equal keys that both stop at a separator
-        return r1 < r2
-    a = runs[cur[r1]] + 4
-    b = runs[cur[r2]] + 4
+def _load(tokens, at, keys, ended, r):
+    """Pack the first WORDS words from `at` into keys[r] (zeros after a separator) and note if one was seen."""
+    seen = False
+    for i in range(WORDS // 2):
+        hi = np.uint64(0)
+        lo = np.uint64(0)
+        if not seen:
+            t = tokens[at + 2 * i]
+            if t == 0:
+                seen = True
+            else:
+                hi = np.uint64(t)
+                t = tokens[at + 2 * i + 1]
+                if t == 0:
+                    seen = True
+                else:
+                    lo = np.uint64(t)
+        keys[r, i] = (hi << np.uint64(32)) | lo
+    ended[r] = seen
+
+
+@numba.njit(cache=True, nogil=True)
+def _less(tokens, runs, cur, keys, ended, done, a, b):
+    """Whether run a's head sorts before run b's: an exhausted run after every other, ties by run number."""
+    if done[a]:
+        return False if not done[b] else a < b
+    if done[b]:
+        return True
+    for i in range(WORDS // 2):
+        if keys[a, i] != keys[b, i]:
+            return keys[a, i] < keys[b, i]
+    if ended[a]:  # equal keys that both stop at a separator
+        return a < b
+    x = runs[cur[a]] + WORDS
+    y = runs[cur[b]] + WORDS
     while True:
-        ta = tokens[a]
-        tb = tokens[b]
-        if ta != tb:
-            return ta < tb
-        if ta == 0:
-            return r1 < r2
-        a += 1
-        b += 1
+        tx = tokens[x]
+        ty = tokens[y]
+        if tx != ty:
+            return tx < ty
+        if tx == 0:
+            return a < b
+        x += 1
+        y += 1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -55,46 +70,46 @@ def merge_runs(tokens, runs, bounds):
     k = len(bounds) - 1
     total = bounds[k] - bounds[0]
     out = np.empty(total, dtype=np.int64)
-    cur = bounds[:k].copy()
-    key1 = np.zeros(k, dtype=np.uint64)
-    key2 = np.zeros(k, dtype=np.uint64)
-    ended = np.zeros(k, dtype=np.bool_)
-    heap = np.empty(k, dtype=np.int64)
-    size = 0
+    size = 1
+    while size < k:
+        size *= 2
+    cur = np.zeros(size, dtype=np.int64)
+    keys = np.zeros((size, WORDS // 2), dtype=np.uint64)
+    ended = np.zeros(size, dtype=np.bool_)
+    done = np.ones(size, dtype=np.bool_)
     for r in range(k):
-        if cur[r] >= bounds[r + 1]:
-            continue
-        key1[r], key2[r], ended[r] = _head(tokens, runs[cur[r]])
-        heap[size] = r
-        i = size
-        size += 1
-        while i > 0:
-            parent = (i - 1) // 2
-            if _less(tokens, runs, cur, key1, key2, ended, heap[i], heap[parent]):
-                heap[i], heap[parent] = heap[parent], heap[i]
-                i = parent
-            else:
-                break
+        cur[r] = bounds[r]
+        if bounds[r] < bounds[r + 1]:
+            done[r] = False
+            _load(tokens, runs[bounds[r]], keys, ended, r)
+    winners = np.empty(2 * size, dtype=np.int64)
+    losers = np.empty(size, dtype=np.int64)
+    for r in range(size):
+        winners[size + r] = r
+    for node in range(size - 1, 0, -1):
+        a = winners[2 * node]
+        b = winners[2 * node + 1]
+        if _less(tokens, runs, cur, keys, ended, done, a, b):
+            winners[node] = a
+            losers[node] = b
+        else:
+            winners[node] = b
+            losers[node] = a
+    winner = winners[1]
     for j in range(total):
-        r = heap[0]
+        r = winner
         out[j] = runs[cur[r]]
         cur[r] += 1
         if cur[r] == bounds[r + 1]:
-            size -= 1
-            heap[0] = heap[size]
+            done[r] = True
         else:
-            key1[r], key2[r], ended[r] = _head(tokens, runs[cur[r]])
-        i = 0
-        while True:
-            left = 2 * i + 1
-            if left >= size:
-                break
-            m = left
-            if left + 1 < size and _less(tokens, runs, cur, key1, key2, ended, heap[left + 1], heap[left]):
-                m = left + 1
-            if _less(tokens, runs, cur, key1, key2, ended, heap[m], heap[i]):
-                heap[i], heap[m] = heap[m], heap[i]
-                i = m
-            else:
-                break
+            _load(tokens, runs[cur[r]], keys, ended, r)
+        node = (size + r) // 2
+        while node >= 1:
+            other = losers[node]
+            if _less(tokens, runs, cur, keys, ended, done, other, r):
+                losers[node] = r
+                r = other
+            node //= 2
+        winner = r
     return out
