@@ -220,7 +220,9 @@ class HeldOutMatcher:
     def _head_signatures(self, heads: Sequence[str]) -> np.ndarray:
         # the Chinese shingles of `dedup.shingles` are character n-grams of the letters and digits: those of
         # `head_shingles` once lower-cased, so MinHash finds the candidates that `jaccard` then checks exactly
-        params = DedupParams(shingle=HEAD_SHINGLE, num_perm=self.params.num_perm, seed=self.params.seed)
+        params = DedupParams(
+            shingle=HEAD_SHINGLE, num_perm=self.params.num_perm, seed=self.params.seed, backend=self.params.backend
+        )
         return signatures([h.lower() for h in heads], ["zh"] * len(heads), params)
 
     def match(self, rows: dict[str, list], sigs: np.ndarray) -> dict[int, tuple[str, str]]:
