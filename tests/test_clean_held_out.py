@@ -130,3 +130,31 @@ def test_a_case_written_by_sct_write_removes_its_source_story_by_the_csv_story_i
     assert len(kept) == 4 and not any(t.startswith("Ann planted") for t in kept)
     held_out = json.loads((tmp_path / "out" / "manifest.json").read_text())["stats"]["held_out"]
     assert (held_out["by_id"], held_out["by_near_duplicate"]) == (1, 0)
+
+
+def test_the_matcher_finds_a_chinese_source_by_its_first_sentences():
+    """A Chinese case (a LOT-style clozet story, invented here) whose source ends otherwise: the story less its last
+    sentence is the case's; another story on the same theme is not removed."""
+    import numpy as np
+
+    from lotdata.clean.heldout import HeldCase, HeldOutMatcher, HoldOut
+
+    head = "小狐狸住在山脚下。它每天早上去河边喝水。有一天它掉进了河里。一只老乌龟把它驮上了岸。"
+    case = HeldCase("clozet-test-1", "x" * 16, head + "小狐狸谢谢老乌龟。", "zh", head=head)
+    source = [
+        "小狐狸住在山脚下。",
+        "它每天早上去河边喝水。",
+        "有一天它掉进了河里。",
+        "一只老乌龟把它驮上了岸。",
+        "从此它们成了好朋友。",
+    ]
+    other = [
+        "小熊住在森林里。",
+        "它每天下午去河边捉鱼。",
+        "有一天它看见一只乌龟。",
+        "乌龟请它吃了一顿饭。",
+        "它们成了好朋友。",
+    ]
+    rows = {"story_id": ["a" * 16, "b" * 16], "source_id": [None, None], "sentences": [source, other]}
+    found = HeldOutMatcher(HoldOut([case])).match(rows, np.zeros((2, 128), dtype=np.uint32))
+    assert list(found) == [0] and found[0][0] == "first_sentences"
