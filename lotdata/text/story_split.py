@@ -1,7 +1,8 @@
 """The sentences of a story a writer typed (a crowd submission), and where its full stops seem missing.
 
 Only the submission checks (`lotdata.annotate.checks`) count with these, so the word lists may grow without
-changing a built dataset's sentences (the datasets are split by `lotdata.text.sentences`). The word lists are data
+changing a built dataset's sentences (the datasets are split by `lotdata.text.sentences`); `split_exactly_en` also
+gives `annotate sct-csv` the four sentences of a context the dataset splitter finds another number in. The word lists are data
 files: `lotdata/data/sentence_openers_en.txt`, `abbreviations_extra_en.txt`, `leads_to_name_en.txt`,
 `before_i_en.txt`.
 """
