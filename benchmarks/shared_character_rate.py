@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lotdata.annotate.checks import CheckOptions, shared_character
-from lotdata.text.characters import references_en
+from lotdata.text.characters import new_entities, references_en
 
 Case = dict
 
@@ -100,6 +100,20 @@ def planted(cases: list[Case], seed: int = 0) -> list[Case]:
     return out
 
 
+def middle_entities(cases: list[Case]) -> tuple[int, list[tuple[str, list[str]]]]:
+    """LOT 2.2a on English (`new_entities`): how often a real middle sentence (2 to 4 of the five, ClozeT never masks
+    the first) names a role, an animal or a name the rest of the story does not; (sentence, new words) per flag."""
+    total, flagged = 0, []
+    for case in cases:
+        story = [*case["context"], case["right_ending"]]
+        for i in range(1, 4):
+            total += 1
+            new = new_entities(story[i], " ".join(story[:i] + story[i + 1 :]), "en")
+            if new:
+                flagged.append((story[i], new))
+    return total, flagged
+
+
 def main(data: Path, show: int = 30, seed: int = 0) -> None:
     sets = splits(data)
     for name, cases in sets.items():
@@ -110,6 +124,9 @@ def main(data: Path, show: int = 30, seed: int = 0) -> None:
             f"{name}: {flagged_cases}/{len(cases)} cases flagged ({flagged_cases / max(len(cases), 1):.1%}); "
             f"{len(found)}/{endings} endings"
         )
+    for name, cases in sets.items():
+        total, flagged = middle_entities(cases)
+        print(f"2.2a on {name}: {len(flagged)}/{total} middle sentences flagged ({len(flagged) / max(total, 1):.1%})")
     held_out = sets["held out: winter 2018"]
     plants = planted(held_out, seed)
     caught = sum(bool(shared_character(case, CheckOptions(lang="en"))) for case in plants)
@@ -119,6 +136,10 @@ def main(data: Path, show: int = 30, seed: int = 0) -> None:
         print(f"\n{min(show, len(found))} held-out flags drawn at random (seed {seed}), to read by hand:")
         for case, ending in random.Random(seed).sample(found, min(show, len(found))):
             print(f"- [{case['id']}] {' '.join(case['context'])} || {ending}")
+        _, entity_flags = middle_entities(held_out)
+        print(f"\n{min(show, len(entity_flags))} held-out 2.2a flags drawn at random (seed {seed}), to read by hand:")
+        for sentence, new in random.Random(seed).sample(entity_flags, min(show, len(entity_flags))):
+            print(f"- {'/'.join(new)}: {sentence}")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,8 @@ PLURAL_ROLES_EN = word_table("role_plurals_en.tsv")
 #: English nouns whose most frequent sense is a person, an animal or a social group (WordNet 3.0; see
 #: benchmarks/build_roles_en.py): word -> kind|senses|hypernyms, read by `role_sense_en`
 ROLES_WORDNET_EN = "roles_wordnet_en.tsv"
+#: English function words (with, during, after): a capitalised one opens a sentence, it names nobody
+STOPWORDS_EN = word_set("stopwords_en.txt")
 #: nouns that can name several people of a story together (the kids, the family), singular
 COLLECTIVES_EN = word_set("collectives_en.txt")
 #: a person pronoun's class: which references in the four sentences it can stand for
@@ -58,6 +60,8 @@ def role_sense_en(word: str) -> tuple[str, frozenset[str], frozenset[str]] | Non
     most frequent role sense, and that sense with its hypernyms (WordNet 3.0, `lotdata/data/roles_wordnet_en.tsv`);
     the hand list's roles (mom, grandma) stand for themselves; None for a word that is no role."""
     value = word_table(ROLES_WORDNET_EN).get(word)
+    if value == "none||":
+        return None
     if value is None:
         return ("person", frozenset({word}), frozenset({word})) if word in ROLES_EN else None
     kind, sense, up = value.split("|")
@@ -68,6 +72,8 @@ def role_en(word: str, strict: bool = False) -> tuple[str, bool] | None:
     """The role noun a lowercase word is, singular, and whether the word names several (a plural or a group):
     teacher -> (teacher, False), barbers -> (barber, True), choir -> (choir, True), mice -> (mouse, True).
     `strict`: people and animals only, and only nouns used more often as nouns (not cook, young, blind)."""
+    if word_table(ROLES_WORDNET_EN).get(word) == "none||":  # checkers (the game), glasses: no plural of a role
+        return None
     for form, plural in _singulars(word):
         sense = role_sense_en(form)
         if sense is None or (strict and sense[0] not in ("person", "animal")):
@@ -280,10 +286,26 @@ def new_entities(candidate: str, given: str, lang: str) -> list[str]:
     found = [
         w for w, role in roles_in_en(candidate, strict=True) if not any(same_role_en(role, g) for g in given_roles)
     ]
-    found += [w for w in characters(candidate, "en") if w[:1].isupper() and not roles_in_en(w, strict=True)]
+    found += [w for w in _names_en(candidate) if not roles_in_en(w, strict=True)]
     return list(
         dict.fromkeys(w for w in found if w.lower().rstrip(".'’s") not in given_words and w.lower() not in given_words)
     )
+
+
+def _names_en(text: str) -> list[str]:
+    """The names of an English candidate (`characters`), less what only opens it as an adverb or a preposition
+    would ("Afterward, ...", "Lately, ...", "During the summer": a first word followed by a comma, a stopword) and
+    the contractions of a pronoun (I've)."""
+    first = WORD_EN.match(text.lstrip(" \"'“‘"))
+    opener = first.group(0) if first and text.lstrip(" \"'“‘")[first.end() : first.end() + 1] == "," else None
+    return [
+        w
+        for w in characters(text, "en")
+        if w[:1].isupper()
+        and w != opener
+        and w.lower() not in STOPWORDS_EN
+        and _CONTRACTION.sub("", w).lower() not in PRONOUN_CLASS_EN
+    ]
 
 
 def roles_in_en(text: str, strict: bool = False) -> list[tuple[str, str]]:
