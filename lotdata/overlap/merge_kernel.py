@@ -65,6 +65,25 @@ def _less(tokens, runs, cur, keys, ended, done, a, b):
 
 
 @numba.njit(cache=True, nogil=True)
+def _first_round(tokens, runs, cur, keys, ended, done, size):
+    """Play the tournament once: the losers of each match (losers[node]) and the overall winner."""
+    winners = np.empty(2 * size, dtype=np.int64)
+    losers = np.empty(size, dtype=np.int64)
+    for r in range(size):
+        winners[size + r] = r
+    for node in range(size - 1, 0, -1):
+        a = winners[2 * node]
+        b = winners[2 * node + 1]
+        if _less(tokens, runs, cur, keys, ended, done, a, b):
+            winners[node] = a
+            losers[node] = b
+        else:
+            winners[node] = b
+            losers[node] = a
+    return losers, winners[1]
+
+
+@numba.njit(cache=True, nogil=True)
 def merge_runs(tokens, runs, bounds):
     """Merge the sorted runs runs[bounds[r]:bounds[r + 1]] (offsets into `tokens`) into one sorted array."""
     k = len(bounds) - 1
@@ -82,20 +101,7 @@ def merge_runs(tokens, runs, bounds):
         if bounds[r] < bounds[r + 1]:
             done[r] = False
             _load(tokens, runs[bounds[r]], keys, ended, r)
-    winners = np.empty(2 * size, dtype=np.int64)
-    losers = np.empty(size, dtype=np.int64)
-    for r in range(size):
-        winners[size + r] = r
-    for node in range(size - 1, 0, -1):
-        a = winners[2 * node]
-        b = winners[2 * node + 1]
-        if _less(tokens, runs, cur, keys, ended, done, a, b):
-            winners[node] = a
-            losers[node] = b
-        else:
-            winners[node] = b
-            losers[node] = a
-    winner = winners[1]
+    losers, winner = _first_round(tokens, runs, cur, keys, ended, done, size)
     for j in range(total):
         r = winner
         out[j] = runs[cur[r]]
