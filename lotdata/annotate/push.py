@@ -421,6 +421,9 @@ def load_gold(path: str | Path, tasks: Sequence[dict[str, Any]]) -> list[tuple[d
     """
     path = must_exist(path, "gold file")
     allowed = set().union(*(t["data"] for t in tasks)) if tasks else None
+    # a field a task may leave empty (a first task's `feedback`): a gold task without it has it empty, as the screen
+    # needs (Label Studio refuses a task without a field its screen shows)
+    blank = {k for k in allowed or () if any(t["data"].get(k) == "" for t in tasks)}
     found = []
     for n, item in iter_jsonl(path):
         if (
@@ -443,6 +446,7 @@ def load_gold(path: str | Path, tasks: Sequence[dict[str, Any]]) -> list[tuple[d
             "gold-" + hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16],
         )
         data["uid"] = str(data["uid"])
+        data.update({k: "" for k in blank if k not in data})
         task = {"data": data, "hidden": item.get("hidden") or {}}
         if item.get("predictions"):
             task["predictions"] = item["predictions"]
