@@ -319,17 +319,17 @@ def _measured(name: str) -> str:
         for f in rule["figures"]:
             if not f.get("deciding"):
                 continue
-            rate = f.get("false_alarm_rate")
-            recall = f.get("recall")
-            parts.append(
-                f"{f.get('lang', '')} {f.get('split', '')}: false alarms "
-                + (f"{100 * rate:.1f}%" if rate is not None else "n/a")
-                + f" of {f.get('rows', '?')}, recall "
-                + (f"{100 * recall:.0f}%" if recall is not None else "n/a")
-            )
+            rate, recall, rows = f.get("false_alarm_rate"), f.get("recall"), f.get("rows") or 0
+            words = []
+            if rows and rate is not None:
+                words.append(f"false alarms {100 * rate:.1f}% of {rows:,} real rows")
+            if recall is not None:
+                words.append(f"recall {100 * recall:.0f}% of {f.get('planted', '?')} planted")
+            if words:
+                parts.append(f"{f.get('lang', '')} {f.get('input', '')} ({f.get('split', '')}): {', '.join(words)}")
         if rule.get("advised_level") and rule.get("advised_level") != rule.get("level"):
             parts.append(f"advised level: {rule['advised_level']}")
-        return md("; ".join(parts))
+        return md("; ".join(parts)).replace("; ", "<br>")
     except (OSError, ValueError, KeyError, TypeError):
         return ""
 
@@ -469,7 +469,9 @@ def registries_page() -> str:
                     where,
                 ]
             )
-        out.append(table(["name", "description", *(h for h, _ in extra), "registered by"], rows))
+        header = ["name", "description", *(h for h, _ in extra), "registered by"]
+        keep = [i for i in range(len(header)) if i < 2 or any(row[i] for row in rows)]  # no all-empty column
+        out.append(table([header[i] for i in keep], [[row[i] for i in keep] for row in rows]))
     return "\n".join(out)
 
 
