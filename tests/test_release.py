@@ -87,7 +87,7 @@ def senpos_build(tmp_path_factory, shared_data: Path) -> Path:
     run("clean", root / "stories.parquet", "--out", root / "clean")
     run("build", "senpos", "--stories", root / "clean", "--out", root / "senpos")
     ref = shared_data / "lot_outgen_dev" / "dev.jsonl"
-    run("overlap", root / "senpos", "-r", ref, "--out", root / "overlap")
+    run("overlap", root / "senpos", "-r", ref, "--out", root / "overlap", "--write-filtered", root / "filtered")
     run("card", root / "senpos", "--overlap", root / "overlap")
     return root
 
@@ -359,3 +359,19 @@ def test_an_import_of_lots_own_outgen_stories_names_lots_terms(tmp_path: Path, s
     )
     assert meta["task_ids"] == ["language-modeling"] and meta["annotations_creators"] == ["found"]
     assert_nothing_invented(doc)
+
+
+def test_the_w_o_overlap_set_keeps_its_inputs_licence_and_says_it_adds_no_annotation(senpos_build: Path):
+    folder = senpos_build / "filtered"
+    overlap = json.loads((senpos_build / "overlap" / "summary.json").read_text(encoding="utf-8"))
+    rows = assert_loads_everywhere(folder)
+    assert rows == {s["split"]: s["n_examples"] - s["examples_over"] for s in overlap["splits"]}
+    doc = croissant(folder)
+    assert doc["license"][0]["name"] == "CC-BY-SA-4.0" and card_yaml(folder / "README.md")["license"] == "cc-by-sa-4.0"
+    assert (
+        doc["rai:dataAnnotationProtocol"][0].startswith("Derived with `")
+        and "added no annotation" in (doc["rai:dataAnnotationProtocol"][0])
+    )
+    removed = {s["split"]: s["examples_over"] for s in overlap["splits"]}
+    assert f"over the threshold, per split: {json.dumps(removed)}" in "\n".join(doc["rai:dataPreprocessingProtocol"])
+    assert doc["rai:annotationsPerItem"].startswith(TO_FILL)

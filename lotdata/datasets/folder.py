@@ -20,7 +20,7 @@ from lotdata.datasets.card import write_card
 from lotdata.datasets.inputs import Input, open_input
 from lotdata.datasets.lotformat import read_lot_file, split_of_file, to_lot
 from lotdata.datasets.registry import get_task, task_names
-from lotdata.datasets.release import upstream_of
+from lotdata.datasets.release import licenses_of_inputs, upstream_of
 from lotdata.datasets.splits import SplitSpec
 from lotdata.datasets.stats import split_stats
 from lotdata.errors import InputError, MissingFileError
@@ -167,6 +167,8 @@ def write_dataset(
     upstream = upstream_of(inputs)  # the clean/crawl manifests of what was read, for the card's datasheet
     if upstream and "upstream" not in extra:
         extra["upstream"] = upstream
+    if not extra.get("licenses") and (inherited := licenses_of_inputs(inputs)):  # a dataset made from datasets
+        extra["licenses"] = inherited
     manifest = manifest_dict(
         kind="dataset", task=task, command=command, params=params, inputs=inputs, files=files, stats=stats, extra=extra
     )

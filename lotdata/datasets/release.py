@@ -118,6 +118,20 @@ def upstream_of(files: Iterable[str | Path]) -> list[dict[str, Any]]:
     return found
 
 
+def licenses_of_inputs(files: Iterable[str | Path]) -> list[str]:
+    """The licences recorded by the dataset folders whose split files were read (a filtered or derived dataset keeps
+    its input's licences)."""
+    found: set[str] = set()
+    for folder in {Path(f).parent for f in files}:
+        try:
+            manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(manifest, dict) and manifest.get("kind") == "dataset":
+            found.update(lic for lic in manifest.get("licenses") or [] if isinstance(lic, str))
+    return sorted(found)
+
+
 def annotation_record(
     job: str,
     votes_by_item: Mapping[Any, set[str]],
@@ -171,7 +185,9 @@ def _origin(manifest: Mapping[str, Any]) -> str:
         manifest.get("stats") or {}
     ):
         return "import"
-    return "build"
+    if "environment" in manifest or manifest.get("sources"):
+        return "build"
+    return "derived"  # made from another dataset (overlap --write-filtered, an export): no annotation of its own
 
 
 def _collection(manifest: Mapping[str, Any], origin: str) -> tuple[str, list[str], list[str]]:
@@ -179,20 +195,20 @@ def _collection(manifest: Mapping[str, Any], origin: str) -> tuple[str, list[str
     parts, kinds = [], []
     inputs = [f"{i['path']} (sha256 {i['sha256']})" for i in manifest.get("inputs") or []]
     for up in manifest.get("upstream") or []:
-        stats = up.get("stats") or {}
+        stats = {k: v for k, v in (up.get("stats") or {}).items() if not any(t in k for t in ("second", "phase"))}
         if up.get("kind") == "crawl":
             kinds.append("Web Scraping")
             params = up.get("params") or {}
             parts.append(
                 f"Crawled with `{up.get('command')}` (sites {', '.join(params.get('sites') or [])}, recipe "
-                f"{params.get('recipe')}) on {up.get('created_at')}: robots.txt fetched per host and obeyed for the "
+                f"{params.get('recipe')}): robots.txt fetched per host and obeyed for the "
                 "crawler's user agent (RFC 9309; a 5xx or unreachable robots.txt forbids the host), a rate limit per "
                 f"host; the crawl's counts: {json.dumps(stats, ensure_ascii=False)}."
             )
         elif up.get("kind") == "clean":
             parts.append(
                 f"Read from {', '.join(up.get('inputs') or []) or 'a stories table'} and cleaned with "
-                f"`{up.get('command')}` on {up.get('created_at')}."
+                f"`{up.get('command')}`."
             )
     sources = manifest.get("sources") or {}
     if sources:
@@ -215,7 +231,7 @@ def _collection(manifest: Mapping[str, Any], origin: str) -> tuple[str, list[str
             f"Annotated on {ann.get('platform', 'Label Studio')} (job `{ann.get('job')}`) and pulled with "
             f"`{manifest.get('command')}`; the items came from {', '.join(ann.get('sources') or []) or 'the pushed input'}."
         )
-    parts.append(f"lotdata {manifest.get('lotdata_version', '')} wrote this dataset on {manifest.get('created_at')}.")
+    parts.append(f"Written by lotdata {manifest.get('lotdata_version', '')} (the date: dateCreated).")
     return " ".join(parts), sorted(set(kinds)) or ["Secondary Data Analysis"], inputs
 
 
@@ -247,6 +263,11 @@ def _preprocessing(manifest: Mapping[str, Any]) -> list[str]:
         for reason, count in (stats.get(key) or {}).items():
             rule = f" ({rules[reason]})" if reason in rules else ""
             lines.append(f"Dropped {count} {unit}: {reason}{rule}.")
+    if stats.get("removed_over_threshold"):
+        lines.append(
+            "Removed the examples whose n-gram overlap with the references is over the threshold, per split: "
+            f"{json.dumps(stats['removed_over_threshold'])}."
+        )
     if "quarantined" in stats:
         lines.append(f"{stats['quarantined']} record(s) of the input could not be read and were quarantined.")
     lines.append(
@@ -315,6 +336,18 @@ def _annotation(manifest: Mapping[str, Any], origin: str, task: str) -> dict[str
             "analysis": [f"{TO_FILL} the source corpus's agreement, if its authors report one"],
             "per_item": f"{TO_FILL} raters per item in the source corpus (not recorded by lotdata)",
             "tools": [f"lotdata {manifest.get('lotdata_version', '')} (import only)"],
+        }
+    if origin == "derived":
+        return {
+            "protocol": [
+                f"Derived with `{manifest.get('command')}` from "
+                + (", ".join(i["path"] for i in manifest.get("inputs") or []) or "another dataset")
+                + f": this step added no annotation. {TO_FILL} how the input was annotated (see the input's card)."
+            ],
+            "platform": [f"{TO_FILL} the input's annotation platform (see the input's card)"],
+            "analysis": [f"{TO_FILL} the input's agreement (see the input's card)"],
+            "per_item": f"{TO_FILL} raters per item of the input (see the input's card)",
+            "tools": [f"lotdata {manifest.get('lotdata_version', '')}"],
         }
     return {
         "protocol": [
@@ -660,7 +693,7 @@ def yaml_fields(
     from lotdata.datasets.registry import get_task
 
     origin = facts["origin"]
-    annotations = {"annotation": "other", "import": "found", "build": "machine-generated"}[origin]
+    annotations = {"annotation": "other", "import": "found", "derived": "found", "build": "machine-generated"}[origin]
     crawled = any(up.get("kind") == "crawl" for up in manifest.get("upstream") or [])
     sources = sorted(
         {e["source"] for entries in (manifest.get("sources") or {}).values() for e in entries if e.get("source")}
@@ -670,7 +703,7 @@ def yaml_fields(
     elif sources:
         source_datasets = [f"extended|{s}" for s in sources]
     else:  # read, imported or annotated from data whose corpus the manifest does not name
-        source_datasets = ["extended"] if origin in ("import", "annotation") else ["original"]
+        source_datasets = ["original"] if origin == "build" else ["extended"]
     languages = manifest.get("languages") or []
     category = get_task(manifest["task"]).card_category
     task_id = {"multiple-choice": "multiple-choice-qa", "text-generation": "language-modeling"}.get(category)
