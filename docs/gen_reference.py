@@ -13,7 +13,8 @@ test) `on_files` adds these pages to the site, none of them kept in `docs/`:
   description: formats, tasks, annotation jobs, check rules, clean rules, baselines, tokenizers, stages, commands;
 - `explanation/changelog.md`: `CHANGELOG.md` of the repository.
 
-Nothing here lists a registry's contents: a new format, job or command shows up on the next build.
+Nothing here lists a registry's contents: a new format, job or command shows up on the next build. `on_page_markdown`
+turns a page's link to a repository file outside `docs/` (`bench/*.md`) into that file's path, which a site cannot serve.
 `python docs/gen_reference.py OUT_DIR` writes the same pages into OUT_DIR, to read them without a build.
 """
 
