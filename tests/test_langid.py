@@ -181,9 +181,6 @@ def test_read_command_writes_the_reason_to_the_quarantine(tmp_path):
 
 
 def _sets():
-    from conftest import shared_data
-
-    shared_data()
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
     from benchmarks import langid_sets
@@ -192,7 +189,7 @@ def _sets():
 
 
 @pytest.mark.slow
-def test_no_false_alarm_on_real_english_and_chinese_and_planted_violations_caught():
+def test_no_false_alarm_on_real_english_and_chinese_and_planted_violations_caught(shared_data):
     sets = _sets()
     for real in sets.real_sets():
         for what in ("stories", "endings"):
@@ -206,7 +203,7 @@ def test_no_false_alarm_on_real_english_and_chinese_and_planted_violations_caugh
 
 
 @pytest.mark.slow
-def test_read_keeps_every_real_story_and_no_planted_text(tmp_path):
+def test_read_keeps_every_real_story_and_no_planted_text(shared_data, tmp_path):
     sets = _sets()
     texts = [t for real in sets.real_sets() for t in real.texts]
     planted = [t for side in ("tuning", "held-out") for p in sets.planted(side, n=60) for t in p.texts]
@@ -215,10 +212,11 @@ def test_read_keeps_every_real_story_and_no_planted_text(tmp_path):
     lines += [json.dumps({"id": f"p{i}", "text": t}, ensure_ascii=False) for i, t in enumerate(planted)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     result = read_stories([path], fmt="jsonl")
-    quarantined = {json.loads(q["raw"])["id"]: q["reason"] for q in result.quarantine}
-    real_lost = {k: v for k, v in quarantined.items() if k.startswith("r") and "empty" not in v}
-    assert not real_lost, list(real_lost.items())[:3]
+    quarantined = {q["row"]: q["reason"] for q in result.quarantine}  # the line number
+    real_lost = {n: why for n, why in quarantined.items() if n <= len(texts) and "empty" not in why}
+    assert not real_lost, [(texts[n - 1][:80], why) for n, why in list(real_lost.items())[:3]]
     assert not [s for s in result.stories if str(s["source_id"]).startswith("p")]
+    assert len(quarantined) - sum(n <= len(texts) for n in quarantined) == len(planted)
 
 
 @settings(max_examples=300, deadline=None)
