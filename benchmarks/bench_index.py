@@ -246,7 +246,7 @@ def sa_choice(idx: Path, tokens: int = 2_000_000) -> list[tuple[str, float]]:
 
     from lotdata.overlap.index import suffix_array
 
-    ids = np.fromfile(idx / "shards" / "00000.tokens", dtype=np.uint32)[:tokens].copy()
+    ids = np.fromfile(idx / "segments" / "00000.tokens", dtype=np.uint32)[:tokens].copy()
     top = int(ids.max())
 
     def doubling(t):
@@ -500,12 +500,14 @@ def render(args, ours: dict, peers: dict, sa: list, chars: int, peer_chars: int,
         shards_120 = 120e9 / (args.shard_mb << 20)
         chars_120 = chars * 120e9 / (args.mb * 1e6)
         build_120 = shards_120 * per_shard / args.workers + m["merge_seconds"] * 120e9 / (args.mb * 1e6)
-        query_120 = _med(further) * shards_120 / len(m["shards"])
+        segments_120 = max(1.0, 120e9 / m.get("segment_bytes", args.shard_mb << 20))
+        query_120 = _med(further) * segments_120 / len(m["segments"])  # a binary search per segment
         lines.append(
             f"- 120 GB, extrapolated from the shard figures: {shards_120:,.0f} shards x {per_shard:.1f} s (median shard) / "
             f"{args.workers} workers + merge {m['merge_seconds']:.1f} s scaled linearly = about {build_120 / 3600:.1f} h "
             f"to build on this machine; index about {totals['index_bytes'] / chars * chars_120 / 1e9:,.0f} GB; a LOT-size "
-            f"test set about {query_120:.0f} s (linear in the number of shards); peak RSS stays that of "
+            f"test set about {query_120:.0f} s ({segments_120:.0f} segments after compaction, linear in their number: "
+            "bench/index_scale.md measures the curve); peak RSS stays that of "
             f"{args.workers} shards plus the merged vocabulary. A streaming scan of 120 GB at the rate measured here: "
             + (
                 f"about {stream['seconds'] * 120e9 / (args.mb * 1e6) / 3600:.1f} h per test set."

@@ -38,8 +38,8 @@ class IndexBuildParams(ExecSettings):
     drop_punct: bool = param(False, help="Drop punctuation tokens (queries must then use it too).")
     shard_mb: int = param(
         64,
-        help="Shard size (MB of text) of the first step: its peak memory per worker grows with it "
-        "(measured: about 60 bytes a word, 1 GB per worker at 64 MB of Chinese text).",
+        help="Shard size (MB of text) of the first step: a worker's peak memory grows with it (measured: about 70 "
+        "bytes a word of the shard, 1.0 GB per worker at 64 MB of Chinese text; a compaction task about 0.9 GB).",
         check=">0",
     )
     segment_mb: int = param(
