@@ -1,4 +1,4 @@
-"""Language identification (issue 34, item 2): one identifier (lotdata.text.langid) for `read`, `clean`'s verified
+"""Language identification (issue 34, item 2): one identifier (lotdata.text.langid) for `read`, the verified
 reads and the `language` check rule; mixed scripts, texts without letters and short texts; on real data nobody tuned
 on (../shared/data), no false alarm, and planted violations caught."""
 

