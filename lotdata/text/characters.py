@@ -29,6 +29,9 @@ PLURAL_ROLES_EN = word_table("role_plurals_en.tsv")
 #: English nouns whose most frequent sense is a person, an animal or a social group (WordNet 3.0; see
 #: benchmarks/build_roles_en.py): word -> kind|senses|hypernyms, read by `role_sense_en`
 ROLES_WORDNET_EN = "roles_wordnet_en.tsv"
+#: two-word pronouns: "no one" as nobody (all), "each other" and "one another" as they (3pl)
+PHRASE_PRONOUNS_EN = {"no one": "all", "each other": "3pl", "one another": "3pl"}
+_PHRASE_PRONOUN = re.compile(r"\b(no one|each other|one another)\b", re.IGNORECASE)
 #: English function words (with, during, after): a capitalised one opens a sentence, it names nobody
 STOPWORDS_EN = word_set("stopwords_en.txt")
 #: nouns that can name several people of a story together (the kids, the family), singular
@@ -124,6 +127,7 @@ def references_en(text: str) -> set[tuple[str, str]]:
             refs.add(("role+" if role[1] else "role", role[0]))
         previous = word.lower()
     refs |= {("name", name.lower()) for name in characters(text, "en") if name.lower() not in PRONOUN_CLASS_EN}
+    refs |= {("pronoun", PHRASE_PRONOUNS_EN[p.lower()]) for p in _PHRASE_PRONOUN.findall(text)}
     return refs
 
 
