@@ -228,3 +228,7 @@ def test_it_stands_for_an_animal_of_the_story():
     cat = "Al let his cat out. The cat ran after a squirrel."
     assert shares_character_en(references_en(cat), references_en("It then ate it."))
     assert not shares_character_en(references_en("Tom went home. He slept."), references_en("It was late."))
+
+
+def test_irregular_plurals_of_animals():
+    assert role_en("mice") == ("mouse", True) and role_en("geese") == ("goose", True)
