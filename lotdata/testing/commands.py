@@ -88,7 +88,7 @@ def sample_params(command: Command, folder: Path) -> Any:
 
 
 _VOLATILE_KEY = re.compile(
-    r"([Cc]reated|started|finished|fetched|updated)(_at)?$|seconds|elapsed|_per_s|duration|pid|resumed|timing"
+    r"([Cc]reated|started|finished|fetched|updated)(_at)?$|seconds|elapsed|_per_s|duration|pid|resumed|timing|mtime"
 )
 _NUMBER = re.compile(r"\d+(\.\d+)?")
 
