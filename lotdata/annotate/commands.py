@@ -381,6 +381,35 @@ class PullParams:
         False, help="human_perf: write H even from fewer items or raters than pushed (marked partial)."
     )
     state: str | None = param(None, help=STATE_HELP, flag="--state-dir")
+    aggregate: str = param(
+        "majority",
+        help="How agreement.json estimates the items' labels and each rater's accuracy (raters near chance are "
+        "flagged): majority, dawid-skene or mace (crowd-kit); meant for the jobs that vote (cloze_verify, "
+        "senpos_refine, human_eval, human_perf). The job's own rule still assembles the dataset.",
+        choices=("majority", "dawid-skene", "mace"),
+    )
+
+
+SEEN_FILE = "STATE/seen/PROJECT.json"
+
+
+def _pull_inputs(p: PullParams) -> dict[str, Any]:
+    """The state files a pull reads (the team, the pushed title's hidden values, the job's quiz gate)."""
+    from lotdata.annotate.qualify import Gate
+    from lotdata.annotate.state import JobState
+
+    directory = state_dir(p.state)
+    return {
+        "STATE/team.json": directory / "team.json",
+        "STATE/jobs/PROJECT.json": JobState.path_for(directory, p.project),
+        "STATE/qualify/JOB.json": Gate.path_for(directory, p.job),
+    }
+
+
+def _seen_file(p: PullParams) -> Path:
+    from lotdata.annotate.seen import seen_path
+
+    return seen_path(state_dir(p.state), p.project)
 
 
 def _pull_check(p: PullParams) -> None:
@@ -389,19 +418,27 @@ def _pull_check(p: PullParams) -> None:
     get_job(p.job)  # an unknown job: exit 1 before connecting
     if p.min_gold_accuracy > 1:
         raise ValueError(f"--min-gold-accuracy {p.min_gold_accuracy}: a share of right answers in [0, 1]")
+    from lotdata.errors import require
+
+    require("krippendorff", "labelstudio")  # alpha in agreement.json: exit 4 with the install command, before work
+    if p.aggregate != "majority":
+        require("crowdkit", "labelstudio")
 
 
 def _pull(run: Run) -> dict[str, Any]:
     from lotdata.annotate.client import connect
     from lotdata.annotate.pull import pull
+    from lotdata.annotate.seen import StateFile
     from lotdata.progress import console
 
+    seen = published_state_file(run, SEEN_FILE)
     return pull(
         connect(),
         run.params,
         run.out("--out"),
         on_page=lambda n, k: console.print(f"page {n}: {k} tasks", highlight=False),
         published=run.final("--out"),
+        seen=StateFile(seen, on_saved=lambda _path: run.checkpoint(SEEN_FILE)),
     )
 
 
@@ -438,8 +475,12 @@ ANNOTATE_PULL = register_command(
         service="Label Studio",
         params=PullParams,
         execute=_pull,
-        inputs=lambda p: {"--state-dir": state_dir(p.state)},
-        outputs=lambda p: [Output("--out", Path(p.out), kind="folder", owned=is_pull_folder)],
+        inputs=_pull_inputs,
+        # the annotations this pull saw: the next one names those deleted since (an update output, kept whole)
+        outputs=lambda p: [
+            Output("--out", Path(p.out), kind="folder", owned=is_pull_folder),
+            Output(SEEN_FILE, _seen_file(p), update=True),
+        ],
         summary="Pull every annotation of every rater's project, validate it, score the gold tasks, measure agreement, assemble.",
         arguments=("job",),
         check=_pull_check,

@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
-from lotdata.annotate.agreement import annotator_stats, question_agreement
+from lotdata.annotate.agreement import aggregation_report, annotator_stats, question_agreement
 from lotdata.annotate.assign import raters_with_two_versions
 from lotdata.annotate.client import (
     UID,
@@ -31,6 +31,7 @@ from lotdata.annotate.client import (
 )
 from lotdata.annotate.jobs import Annotation, InvalidResult, Output, get_job
 from lotdata.annotate.push import case_versions
+from lotdata.annotate.seen import StateFile, remember, seen_path
 from lotdata.annotate.state import SHARED, JobState, Team, state_dir
 from lotdata.datasets.release import annotation_record
 from lotdata.errors import InputError, LotdataError
@@ -74,6 +75,7 @@ class Collected:
     )  # project id -> tasks, done, skipped, quarantined
     not_by_the_rater: list[dict[str, Any]] = field(default_factory=list)  # answers made or changed by another account
     missing: list[dict[str, Any]] = field(default_factory=list)  # pushed tasks the server no longer has
+    duplicates: list[dict[str, Any]] = field(default_factory=list)  # a rater's second (third...) answer on one item
 
 
 def task_url(base: str, project_id: int, task_id: int) -> str:
@@ -288,7 +290,55 @@ def gather(
             for task in job_state.tasks_for(rater)
             if task["data"][UID] not in on_server
         ]
+    one_vote(found, conn.url)
     return job_name, job_state, projects, found
+
+
+DUPLICATE_REASON = (
+    "a second answer by {rater} on this item (first answer: annotation {first}): the first submitted counts"
+)
+
+
+def one_vote(found: Collected, where: str) -> None:
+    """One rater, one vote: of a rater's valid answers on one item (a task's uid, in whichever of her projects), the
+    first submitted (the lowest annotation id) counts; every later one (Label Studio's "+" tab adds one although a
+    project allows one per task) is moved to the quarantine with the reason, and counted per project as
+    `duplicates`."""
+    first: dict[tuple[str, str], int] = {}
+    dropped: set[int] = set()
+    answers = sorted(found.valid + [a for a, _key in found.gold], key=lambda a: a.annotation_id)
+    for ann in answers:
+        key = (str(ann.uid), ann.annotator)
+        if key in first:
+            dropped.add(ann.annotation_id)
+            found.duplicates.append({"annotation_id": ann.annotation_id, "rater": ann.annotator, "first": first[key]})
+        else:
+            first[key] = ann.annotation_id
+    if not dropped:
+        return
+    found.valid = [a for a in found.valid if a.annotation_id not in dropped]
+    found.gold = [(a, key) for a, key in found.gold if a.annotation_id not in dropped]
+    kept_first = {d["annotation_id"]: d["first"] for d in found.duplicates}
+    rows = []
+    for row in found.rows:
+        if row["annotation_id"] not in dropped:
+            rows.append(row)
+            continue
+        counts = found.per_project[row["project_id"] or 0]
+        counts["done"] -= 1
+        counts["quarantined"] += 1
+        counts["duplicates"] = counts.get("duplicates", 0) + 1
+        found.quarantined_rows.append(row)
+        pid = row["project_id"]
+        found.quarantine.append(
+            {
+                "path": task_url(where, pid, row["task_id"]) if pid else f"{where}#task={row['task_id']}",
+                "row": row["annotation_id"],
+                "reason": DUPLICATE_REASON.format(rater=row["annotator"], first=kept_first[row["annotation_id"]]),
+                "raw": row["result"][:2000],
+            }
+        )
+    found.rows = rows
 
 
 def versions_seen(job_name: str, job_state: JobState, found: Collected) -> dict[str, int] | None:
@@ -320,9 +370,16 @@ def pull(
     *,
     on_page: Callable[[int, int], None] | None = None,
     published: str | Path | None = None,
+    seen: StateFile | None = None,
 ) -> dict[str, Any]:
     """Every annotation of the project(s) of `p.project` into `out`, validated, scored for agreement and assembled
     (`p`: the command's parameters, `lotdata.annotate.commands.PullParams`).
+
+    One rater, one vote: a rater's later answers on an item she already answered are quarantined (`one_vote`).
+    Every annotation read is remembered in the state folder (`STATE/seen/PROJECT.json`, or `seen.path`, then
+    `seen.on_saved(path)`), and one seen before and gone now is named in `pull.json` (`deleted_annotations`).
+    `p.aggregate` (majority, dawid-skene, mace) estimates each rater's accuracy and the items' labels
+    (`agreement.json`'s `aggregation`); the job's assembly rule still decides the dataset.
 
     The job's record may refuse an assembly short of what the push asked for (`JobSpec.check_complete`; human_perf:
     H from fewer items or raters, exit 3, unless `p.allow_partial`: then the file says `"partial": true`, and
@@ -336,6 +393,7 @@ def pull(
     started = time.perf_counter()
     _, job_state, projects, found = gather(conn, job_name, title, state=p.state, page_size=p.page_size, on_page=on_page)
     fetched = time.perf_counter() - started
+    gone = _remember(p, title, found, seen)
     gold = gold_report(job_name, found.gold, p.min_gold_accuracy)
     valid = [a for a in found.valid if not (p.drop_flagged and a.annotator in gold["flagged"])]
     votes = [(a.uid, a.annotator, question, value) for a in valid for question, value in job.votes(a.values)]
@@ -345,6 +403,7 @@ def pull(
     agreement = {
         "questions": question_agreement(votes),
         "annotators": annotator_stats((r for r in records if not r["gold"]), votes),
+        "aggregation": aggregation_report(votes, getattr(p, "aggregate", "majority")),
     }
     assembled = job.assemble(valid)
     if job.check_complete is not None:  # before anything is written: a short assembly is refused whole
@@ -387,6 +446,9 @@ def pull(
         "flagged_raters": gold["flagged"],
         "dropped_flagged": len(found.valid) - len(valid),
         "not_by_the_rater": len(found.not_by_the_rater),
+        "duplicates": len(found.duplicates),
+        "deleted_annotations": gone,
+        "near_chance_raters": agreement["aggregation"]["near_chance"],
         "missing_tasks": len(found.missing),
         **({"missing": found.missing} if found.missing else {}),
         **(versions_seen(job_name, job_state, found) or {}),
@@ -397,6 +459,54 @@ def pull(
     }
     write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", out / "pull.json")
     return summary
+
+
+def _remember(p: Any, title: str, found: Collected, seen: StateFile | None) -> list[dict[str, Any]]:
+    """Record the annotations read now; the ones a pull saw before and the server no longer has, each named."""
+    from lotdata.annotate.seen import describe
+    from lotdata.progress import console
+
+    path = Path(seen.path) if seen is not None else seen_path(state_dir(p.state), title)
+    gone = remember(path, found.rows + found.quarantined_rows)
+    if seen is not None and seen.on_saved is not None:
+        seen.on_saved(path)
+    for entry in gone:
+        console.print(f"deleted: {describe(entry)}", highlight=False)
+    return gone
+
+
+#: the jobs whose raters vote on one answer per item: `status` estimates each rater's accuracy with Dawid-Skene
+VOTING_JOBS = ("cloze_verify", "senpos_refine", "human_eval", "human_perf")
+
+
+def crowd_status(
+    job_name: str, title: str, found: Collected, state: str | Path | None, method: str = "dawid-skene"
+) -> dict[str, Any]:
+    """What `status` says of the crowd: duplicate answers quarantined, annotations deleted since the last pull
+    (named), and for a voting job each rater's estimated accuracy with the raters near chance flagged."""
+    from lotdata.annotate.seen import deleted, load_seen
+
+    report: dict[str, Any] = {
+        "duplicates": len(found.duplicates),
+        "deleted_annotations": deleted(
+            load_seen(seen_path(state_dir(state), title)), found.rows + found.quarantined_rows
+        ),
+    }
+    job = get_job(job_name)
+    votes = [(a.uid, a.annotator, q, v) for a in found.valid for q, v in job.votes(a.values)]
+    raters_per_item: dict[str, set[str]] = {}
+    for a in found.valid:
+        raters_per_item.setdefault(a.uid, set()).add(a.annotator)
+    if job_name in VOTING_JOBS and any(len(r) >= 2 for r in raters_per_item.values()):
+        crowd = aggregation_report(votes, method)
+        report["rater_accuracy"] = {
+            f"{rater} ({question})": entry["accuracy"]
+            for question, q in crowd["questions"].items()
+            for rater, entry in q["raters"].items()
+        }
+        report["near_chance_raters"] = crowd["near_chance"]
+        report["rater_accuracy_method"] = method
+    return report
 
 
 def _quiz(state: str | Path | None, job_name: str, url: str) -> dict[str, str] | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from lotdata.annotate.client import Connection
-from lotdata.annotate.pull import gather, versions_seen
+from lotdata.annotate.pull import crowd_status, gather, versions_seen
 from lotdata.annotate.push import push_to_rater
 from lotdata.annotate.state import JobState, Team, pushed_jobs, state_dir
 
@@ -103,7 +103,7 @@ def status(conn: Connection, title: str, *, state: str | Path | None = None) -> 
             "missing": missing.get(job_state.project_title(rater), 0),
             "url": f"{conn.url}/projects/{project_id}/data",
         }
-    annotators: dict[str, dict[str, int]] = {}
+    annotators: dict[str, dict[str, int]] = {}  # a rater's duplicate answers are among her quarantined ones
     for row, kind in [(r, "skipped" if r["was_cancelled"] else "done") for r in found.rows] + [
         (r, "quarantined") for r in found.quarantined_rows
     ]:
@@ -118,6 +118,7 @@ def status(conn: Connection, title: str, *, state: str | Path | None = None) -> 
         "tasks": sum(c["tasks"] for c in found.per_project.values()) // max(len(projects), 1),
         "not_by_the_rater": len(found.not_by_the_rater),
         "missing_tasks": len(found.missing),
+        **crowd_status(job_name, title, found, state),
         **(versions_seen(job_name, job_state, found) or {}),
         **_waiting(conn, job_name, job_state, found, state_dir(state)),
         **_qualification(state_dir(state), job_name, conn.url),

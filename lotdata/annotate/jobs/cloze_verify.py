@@ -44,17 +44,21 @@ def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, 
 def assemble(annotations: list[Annotation]) -> dict[str, Any]:
     """The Story Cloze Test rule under our reading (VERIFY_READING): keep a case when every rater found the story
     with the right sentence reasonable (1) and the story with the wrong one unreasonable (0), each from at least
-    as many raters as were asked for at push time. A -1 (cannot judge) on either story drops the case."""
-    ratings: dict[str, dict[str, list[int]]] = {}
+    as many raters as were asked for at push time. A -1 (cannot judge) on either story drops the case.
+    Raters are counted, not annotations: a rater's later answers on a story she already rated are left out (the pull
+    quarantines them; the first submitted counts), so two people never make a case that needs three."""
+    ratings: dict[str, dict[str, dict[str, int]]] = {}
     examples: dict[str, Row] = {}
-    for ann in annotations:
+    for ann in sorted(annotations, key=lambda a: a.annotation_id):
         example_id = ann.hidden["example_id"]
-        ratings.setdefault(example_id, {"right": [], "wrong": []})[ann.hidden["role"]].append(ann.values["rating"])
+        by_rater = ratings.setdefault(example_id, {"right": {}, "wrong": {}})[ann.hidden["role"]]
+        by_rater.setdefault(ann.annotator, ann.values["rating"])
         examples.setdefault(example_id, dict(ann.hidden["example"]))
     wanted = {ann.hidden["example_id"]: int(ann.data.get("raters", 3)) for ann in annotations}
     kept, dropped = [], Counter()
     for example_id, by_role in sorted(ratings.items()):
-        right, wrong, raters = by_role["right"], by_role["wrong"], wanted[example_id]
+        right, wrong = list(by_role["right"].values()), list(by_role["wrong"].values())
+        raters = wanted[example_id]
         if len(right) < raters or len(wrong) < raters:
             dropped["too_few_ratings"] += 1
         elif all(r == 1 for r in right) and all(r == 0 for r in wrong):
