@@ -65,10 +65,11 @@ def role_sense_en(word: str) -> tuple[str, frozenset[str], frozenset[str]] | Non
     value = word_table(ROLES_WORDNET_EN).get(word)
     if value == "none||":
         return None
+    itself = "=" + word  # the word stands for itself too; "=" keeps it apart from the synset ids (cat, ape)
     if value is None:
-        return ("person", frozenset({word}), frozenset({word})) if word in ROLES_EN else None
+        return ("person", frozenset({itself}), frozenset({itself})) if word in ROLES_EN else None
     kind, sense, up = value.split("|")
-    return kind, frozenset({sense, word}), frozenset(up.split()) | {sense, word}
+    return kind, frozenset({sense, itself}), frozenset(up.split()) | {sense, itself}
 
 
 def role_en(word: str, strict: bool = False) -> tuple[str, bool] | None:
