@@ -49,6 +49,46 @@ print(json.dumps({{"verify": verify, "verify_full": full, "rounds": rounds, "seg
 """
 
 
+_INTERLEAVED = r"""
+import json, statistics, time
+from lotdata.overlap import TokenSpec, load_test_set
+from lotdata.overlap.index import verify_index
+from lotdata.overlap.lookup import measure_with_index
+indexes = {{name: verify_index(path) for name, path in {indexes!r}.items()}}
+sets = [load_test_set(p) for p in {tests!r}]
+times = {{name: [] for name in indexes}}
+for round in range(4):
+    for name, index in indexes.items():  # interleaved: a busy moment of the machine hits both layouts
+        for s in sets:
+            t = time.perf_counter(); measure_with_index([s], index, spec=TokenSpec()); took = time.perf_counter() - t
+            if round:
+                times[name].append(took)
+print(json.dumps({{name: {{"median": statistics.median(v), "segments": len(indexes[name].shards)}}
+                  for name, v in times.items()}}))
+"""
+
+
+def compare_layouts(ref: Path, tmp: Path, tests: list[Path], workers: int, shard_mb: int) -> dict:
+    """The same reference built with one segment per shard (the layout before compaction) and compacted into one
+    segment, queried in one process, rounds interleaved."""
+    paths = {}
+    for name, segment_mb in (("per_shard", shard_mb), ("compacted", 8192)):
+        paths[name] = str(tmp / f"cmp_{name}")
+        build(ref, Path(paths[name]), workers, shard_mb, segment_mb)
+    out = subprocess.run(
+        [PY, "-c", _INTERLEAVED.format(indexes=paths, tests=[str(t) for t in tests])],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    if out.returncode:
+        raise RuntimeError(out.stderr[-3000:])
+    for path in paths.values():
+        shutil.rmtree(path)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def build(ref: Path, idx: Path, workers: int, shard_mb: int, segment_mb: int) -> dict:
     started = time.perf_counter()
     run = run_sampling_rss(
@@ -181,6 +221,15 @@ def render(args, rows: list[dict], extra: dict, tests: list[Path], note: str) ->
             f"{rows[0]['query']['median']:.2f} s compacted (build {u['seconds']:.0f} s vs "
             f"{rows[0]['build']['seconds']:.0f} s)."
         )
+    if "layouts" in extra:
+        lay = extra["layouts"]
+        a, b = lay["per_shard"], lay["compacted"]
+        lines.append(
+            f"- Compaction, same reference ({lay['mb']} MB in {args.compare_shard_mb} MB shards), both layouts queried "
+            f"in one process, rounds interleaved: {a['segments']} segments (one per shard, the layout before issue 36) "
+            f"{a['median']:.2f} s per LOT-size test set (median), {b['segments']} segment {b['median']:.2f} s: "
+            f"x{a['median'] / b['median']:.1f}."
+        )
     lines.append("")
     return "\n".join(lines)
 
@@ -196,8 +245,11 @@ def main() -> None:
     parser.add_argument("--no-stream", action="store_true", help="skip the streaming comparison")
     parser.add_argument("--no-uncompacted", action="store_true", help="skip the build without compaction")
     parser.add_argument("--tmp", type=Path, default=None)
+    parser.add_argument("--compare-mb", type=float, default=0, help="also compare the layouts on this many MB")
+    parser.add_argument("--compare-shard-mb", type=int, default=8)
     parser.add_argument("--append", action="store_true", help="add this run's section under the file's contents")
     args = parser.parse_args()
+    args.sizes_gb = [g for g in args.sizes_gb if g > 0]
     before = (
         args.out.read_text(encoding="utf-8") + "\n\n## A further run\n\n" if args.append and args.out.exists() else ""
     )
@@ -208,7 +260,15 @@ def main() -> None:
     extra: dict = {}
     try:
         tests = [LOT_DEV, *c3_test_sets(tmp, args.c3_sets)]
-        full = make_corpus(tmp / "ref_full.txt", sizes[-1] * 1000, base_texts())
+        full = make_corpus(tmp / "ref_full.txt", max(sizes[-1] * 1000 if sizes else 0, args.compare_mb), base_texts())
+        if args.compare_mb:
+            small = prefix_copy(full, tmp / "ref_compare.txt", args.compare_mb)
+            extra["layouts"] = {
+                **compare_layouts(small, tmp, tests, args.workers, args.compare_shard_mb),
+                "mb": args.compare_mb,
+            }
+            small.unlink()
+            args.out.write_text(before + render(args, rows, extra, tests, note), encoding="utf-8")
         for size in sizes:
             ref = full if size == sizes[-1] else prefix_copy(full, tmp / f"ref_{size}.txt", size * 1000)
             idx = tmp / f"idx_{size}"
