@@ -246,8 +246,9 @@ def identify(text: str) -> Identified:
 
 
 def detect_lang(text: str) -> str:
-    """Which of lotdata's two languages `text` is nearer: 'zh' when most of its units are Han, kana or hangul,
-    else 'en'. `language_problem` then says whether it really is that language."""
+    """Which of lotdata's two languages `text` is nearer (the normaliser needs one): 'zh' when most of its units
+    are Han, kana or hangul, else 'en'. It is no verdict: `language_problem` then says whether the text really is
+    that language (a text without letters, 'en' here, has none: `read` quarantines it)."""
     scripts, _ = script_shares(text)
     return "zh" if scripts and scripts[0][0] in _CHARACTER_SCRIPTS else "en"
 
