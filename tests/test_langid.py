@@ -79,7 +79,7 @@ def test_a_short_uncertain_english_text_is_not_flagged():
     found = langid.identify("Bob hates tattoos.")  # the model is unsure of three words (Spanish, 0.35)
     assert not found.reliable or found.lang == "en"
     assert language_problem("Bob hates tattoos.", "en") is None
-    assert language_problem("OK.", "en") is None
+    assert language_problem("OK.", "en") is None and language_problem("C.", "en") is None
 
 
 def test_detect_lang_is_the_script_side_and_language_problem_the_verdict():

@@ -109,6 +109,7 @@ _NAMES = {
     "he": "Hebrew",
     "th": "Thai",
     "hi": "Hindi",
+    "und": "undetermined",
 }
 
 Scripts = tuple[tuple[str, float], ...]
@@ -118,7 +119,7 @@ Scripts = tuple[tuple[str, float], ...]
 class Identified:
     """What the identifier found in one text."""
 
-    lang: str  # an ISO 639 code ('zh' for every Chinese variety), or 'und' when the text has no letter
+    lang: str  # an ISO 639 code ('zh' for every Chinese variety), or 'und' (no letter, or the model found none)
     confidence: float  # the model's probability for `lang`; 1.0 when the script decided; 0.0 for 'und'
     scripts: Scripts  # (Unicode script, share of the units), largest first
     units: int
@@ -144,7 +145,7 @@ class Identified:
 
     def describe(self) -> str:
         """'Russian (ru, model 0.97; Cyrillic 100%)', 'Chinese (zh, by script; Han 100%)'."""
-        if self.lang == "und":
+        if not self.units:
             return f"no language ({self.reason})"
         how = "by script" if self.by == "script" else f"model {self.confidence:.2f}"
         return f"{_NAMES.get(self.lang, self.lang)} ({self.lang}, {how}; {scripts_text(self.scripts)})"
@@ -241,6 +242,7 @@ def identify(text: str) -> Identified:
     guesses = model_guess(text)
     if guesses and guesses[0][0] in _CJK_LANGS:
         guesses = model_guess(text, k=3)
+    # none of the likeliest is written in an alphabet: undetermined, and not reliable (judged by script)
     lang, confidence = next(((g, p) for g, p in guesses if g not in _CJK_LANGS), ("und", 0.0))
     return Identified(lang, confidence, scripts, units, "model")
 
@@ -264,7 +266,7 @@ def language_problem(text: str, lang: str | None) -> str | None:
 
 def verdict_problem(found: Identified, lang: str) -> str | None:
     """Why what `identify` found is not `lang`: no letters, mostly another script, or surely another language."""
-    if found.lang == "und":
+    if not found.units:
         return f"no language: {found.reason}"
     if found.share(SCRIPT_OF[lang]) < 0.5 or (found.reliable and found.lang != lang):
         return f"not {language_name(lang)}: {found.describe()}"
