@@ -682,6 +682,15 @@ def _q(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML string
 
 
+#: the jobs whose raters write text that goes into the dataset (a story, a wrong candidate, an ending)
+WRITING_JOBS = ("story_write", "clozet_write", "sct_write")
+
+
+def _language_creators(manifest: Mapping[str, Any]) -> list[str]:
+    """`found` text; plus `other` where raters of a writing job wrote some of it (who they were: the authors')."""
+    return ["found", "other"] if (manifest.get("annotation") or {}).get("job") in WRITING_JOBS else ["found"]
+
+
 def yaml_fields(
     folder: Path, manifest: Mapping[str, Any], facts: Mapping[str, Any], schema: pa.Schema, splits: Sequence[str]
 ) -> list[str]:
@@ -711,7 +720,7 @@ def yaml_fields(
         "annotations_creators:",
         f"- {annotations}",
         "language_creators:",
-        f"- {'other' if manifest.get('annotation', {}).get('job') in ('story_write', 'clozet_write', 'sct_write') else 'found'}",
+        *[f"- {c}" for c in _language_creators(manifest)],
         f"multilinguality: {'multilingual' if len(languages) > 1 else 'monolingual'}",
         "source_datasets:",
         *[f"- {_q(s)}" for s in source_datasets],
