@@ -50,6 +50,7 @@ from lotdata.clean.step import (
     clean_story,
     count_story,
     deduplicate,
+    pii_stats,
     summary_rows,
 )
 from lotdata.errors import InputError, must_exist, require_all
@@ -106,9 +107,10 @@ def plan_clean_shards(paths: Sequence[str | Path], rows_per_shard: int = ROWS_PE
 def clean_shard(shard: Shard, part: Path, params: CleanParams) -> dict:
     """Phase 1 on one shard: clean each story, sign those no rule rejected."""
     rows = []
+    pii: Counter = Counter()
     table = _read_rows(Path(shard.path), shard.start, shard.stop)
     for row in table.to_pylist():
-        new, rule, evidence = clean_story(row, params)
+        new, rule, evidence = clean_story(row, params, pii)
         rows.append(
             {
                 **new,
@@ -126,7 +128,8 @@ def clean_shard(shard: Shard, part: Path, params: CleanParams) -> dict:
     signing = time.perf_counter() - signing
     write_parquet(table_of(rows, _PART), part)
     pa.default_memory_pool().release_unused()  # mimalloc keeps freed pages: a worker would hold its largest shard
-    return {"stories": len(rows), "candidates": len(candidates), "signature_seconds": round(signing, 4)}
+    stats = {"stories": len(rows), "candidates": len(candidates), "signature_seconds": round(signing, 4)}
+    return stats | {"pii": [[kind, what, n] for (kind, what), n in sorted(pii.items())]}
 
 
 def _read_rows(path: Path, start: int, stop: int) -> pa.Table:
@@ -244,6 +247,7 @@ class _CleanRun:
             "seconds": round(seconds, 3),
             "stories_per_second": round(len(keys.ids) / seconds, 1) if seconds else None,
             "phase_seconds": self.clock.phases,
+            "pii": pii_stats(_pii_counts(cleaned), self.params),
         }
         if self.held_out is not None:
             counts["held_out"] = self.held_out.stats(held_counts)
@@ -392,6 +396,15 @@ class _CleanRun:
             files=files,
             stats=counts,
         )
+
+
+def _pii_counts(cleaned: list) -> Counter:
+    """The `pii` rule's (kind, values|stories) counts of every shard of phase 1, summed."""
+    counts: Counter = Counter()
+    for result in cleaned:
+        for kind, what, n in result.stats.get("pii", []):
+            counts[(kind, what)] += n
+    return counts
 
 
 class _Clock:

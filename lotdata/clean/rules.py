@@ -289,9 +289,20 @@ BUILTIN_CLEAN_RULES = (
     CleanRule(
         "repeated_punct", "stripped", "repeated punctuation made single (。。。 -> ……, ！！ -> ！)", flag="fixed_punct"
     ),
+    CleanRule(
+        "pii",
+        "stripped",
+        "personal information masked with a typed placeholder ([PHONE] [ID] [EMAIL] [QQ] [WECHAT] [ADDRESS]), "
+        "per kind as `pii` says",
+    ),
     CleanRule("length_min", "removed", "fewer than `min_chars` characters after cleaning"),
     CleanRule("length_max", "removed", "more than `max_chars` characters"),
     CleanRule("lexicon", "removed", "a term of the lexicon occurs (evidence: the terms)"),
+    CleanRule(
+        "pii_quarantine",
+        "removed",
+        "personal information of a kind whose `pii` action is quarantine (evidence: the kinds and counts, no value)",
+    ),
     CleanRule("exact_duplicate", "removed", "the same cleaned text as a better copy"),
     CleanRule("near_duplicate", "removed", "estimated Jaccard >= `near_dup` with a better copy"),
     CleanRule("held_out", "removed", "the source story of a held-out val/test case (`hold_out`), by id or near copy"),

@@ -37,6 +37,11 @@ class CleanStepParams:
         DedupParams.cluster_threshold, "Estimated Jaccard at which kept stories share a cluster_id.", check="share"
     )
     seed: int = param(DedupParams.seed, "MinHash seed.")
+    pii: str = param(
+        CleanParams.pii,
+        "Personal information (phone, id, email, qq, wechat, address): mask (a typed placeholder such as [PHONE]), "
+        "quarantine or off, for all kinds or per kind, e.g. 'mask,id=quarantine,address=off'.",
+    )
     hold_out: str | None = param(
         None,
         "A test set (dataset folder or Story Cloze csv, labelled or blind): remove every story that is the source "
@@ -71,6 +76,9 @@ class CleanStepParams:
             raise ValueError(
                 f"need 0 < cluster (--cluster) <= near_dup (--near-dup) <= 1, not {self.cluster} and {self.near_dup}"
             )
+        from lotdata.clean.pii import parse_pii_actions
+
+        parse_pii_actions(self.pii)  # ValueError naming the kinds and actions
         unknown = [c for c in self.hold_out_id_columns() if c not in ID_COLUMNS]
         if unknown:
             raise ValueError(f"hold_out_id (--hold-out-id): {unknown} not among {', '.join(ID_COLUMNS)}")
@@ -108,6 +116,7 @@ class CleanStepParams:
             long_chars=self.long_chars,
             lexicon=load_lexicon(self.lexicon),
             dedup=DedupParams(cluster_threshold=self.cluster, reject_threshold=self.near_dup, seed=self.seed),
+            pii=self.pii,
         )
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from lotdata.clean.dedup import DedupParams, NearDuplicates, find_near_duplicates
+from lotdata.clean.pii import DEFAULT_PII, apply_pii, parse_pii_actions
 from lotdata.clean.rules import (
     JUDGEMENT_FLAGS,
     dialogue_share,
@@ -36,7 +37,7 @@ from lotdata.text import normalize_text, split_sentences
 DEFAULT_LEXICON = Path(__file__).resolve().parents[1] / "data" / "clean_lexicon_zh.txt"
 EVIDENCE_LIMIT = 300
 #: the optional modules a clean needs (MinHash signatures, traditional -> simplified Chinese), checked first
-CLEAN_NEEDS = (("rensa", "sources"), ("opencc", "sources"))
+CLEAN_NEEDS = (("rensa", "sources"), ("opencc", "sources"), ("phonenumbers", "sources"))
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class CleanParams:
     non_narrative_below: float = -1.0  # tuned on 29 hand-labelled C3 dev documents (bench/sources.md)
     lexicon: tuple[str, ...] = ()
     dedup: DedupParams = field(default_factory=DedupParams)
+    pii: str = DEFAULT_PII  # per kind: mask, quarantine or off (lotdata.clean.pii.parse_pii_actions)
 
 
 def load_lexicon(path: str | Path | None = None) -> tuple[str, ...]:
@@ -70,8 +72,11 @@ class CleanResult:
     counts: dict[str, Any]
 
 
-def clean_story(row: Mapping[str, Any], params: CleanParams) -> tuple[dict[str, Any], str | None, str | None]:
-    """Clean one story: (new row, rejecting rule or None, evidence)."""
+def clean_story(
+    row: Mapping[str, Any], params: CleanParams, pii_counts: Counter | None = None
+) -> tuple[dict[str, Any], str | None, str | None]:
+    """Clean one story: (new row, rejecting rule or None, evidence). `pii_counts` (when given) gains, per kind of
+    personal information found, ``(kind, "values")`` and ``(kind, "stories")``."""
     lang = row.get("lang") or "zh"
     text = row["text"] or ""
     if len(text) > 4 * params.max_chars:  # no cleaning shrinks a text that much: skip the work
@@ -81,6 +86,11 @@ def clean_story(row: Mapping[str, Any], params: CleanParams) -> tuple[dict[str, 
         text, title = to_simplified(text), (to_simplified(title) if title else title)
     stripped = strip_noise(text, lang)
     text = normalize_text(stripped.text, lang)
+    pii = apply_pii(text, lang, parse_pii_actions(params.pii))
+    if pii.counts:
+        text = pii.text
+        stripped.note("pii", [kind for kind in pii.counts if kind not in pii.quarantine])
+        _count_pii(pii_counts, pii.counts)
     flags = [
         f
         for f in row.get("flags") or []
@@ -101,6 +111,24 @@ def clean_story(row: Mapping[str, Any], params: CleanParams) -> tuple[dict[str, 
         "status": "clean" if row.get("status") in (None, "raw", "clean") else row["status"],
     }
     n = len(text)
+    flags += story_flags(text, title, lang, params)
+    new["flags"] = flags
+    if n < params.min_chars:
+        return new, "length_min", f"{n} characters < {params.min_chars}"
+    if n > params.max_chars:
+        return new, "length_max", f"{n} characters > {params.max_chars}"
+    hits = [term for term in params.lexicon if term in text]
+    if hits:
+        return new, "lexicon", "、".join(hits)
+    if pii.quarantine:  # the kinds and how many, never the values
+        return new, "pii_quarantine", ", ".join(f"{kind} {pii.counts[kind]}" for kind in pii.quarantine)
+    return new, None, None
+
+
+def story_flags(text: str, title: str | None, lang: str, params: CleanParams) -> list[str]:
+    """The flags annotators judge (none removes a story), in the order of the clean-rule registry."""
+    n = len(text)
+    flags = []
     share = dialogue_share(text)
     if share > 0:
         flags.append("has_dialogue")
@@ -116,15 +144,27 @@ def clean_story(row: Mapping[str, Any], params: CleanParams) -> tuple[dict[str, 
         flags.append("too_long")
     if lang == "zh" and text and glued_title(text, title):
         flags.append("title_glued")
-    new["flags"] = flags
-    if n < params.min_chars:
-        return new, "length_min", f"{n} characters < {params.min_chars}"
-    if n > params.max_chars:
-        return new, "length_max", f"{n} characters > {params.max_chars}"
-    hits = [term for term in params.lexicon if term in text]
-    if hits:
-        return new, "lexicon", "、".join(hits)
-    return new, None, None
+    return flags
+
+
+def _count_pii(counts: Counter | None, found: Mapping[str, int]) -> None:
+    if counts is not None:
+        for kind, values in found.items():
+            counts[(kind, "values")] += values
+            counts[(kind, "stories")] += 1
+
+
+def pii_stats(counts: Counter, params: CleanParams) -> dict[str, Any]:
+    """What the manifest says of the `pii` rule: the action per kind, values and stories found per kind."""
+    actions = parse_pii_actions(params.pii)
+    return {
+        "actions": actions,
+        "found": {
+            kind: {"values": counts[(kind, "values")], "stories": counts[(kind, "stories")]}
+            for kind in actions
+            if counts[(kind, "stories")]
+        },
+    }
 
 
 def count_story(summary: Counter, source: str, flags: Sequence[str], rule: str | None) -> None:
@@ -234,8 +274,9 @@ def clean_rows(rows: Iterable[Mapping[str, Any]], params: CleanParams = CleanPar
     cleaned: list[dict[str, Any]] = []
     outcomes: list[tuple[str | None, str | None]] = []
     summary: Counter = Counter()
+    pii: Counter = Counter()
     for row in rows:
-        new, rule, evidence = clean_story(row, params)
+        new, rule, evidence = clean_story(row, params, pii)
         count_story(summary, new.get("source") or "", new["flags"], rule)
         cleaned.append(new)
         outcomes.append((rule, evidence))
@@ -268,5 +309,6 @@ def clean_rows(rows: Iterable[Mapping[str, Any]], params: CleanParams = CleanPar
         "clusters": dedup.clusters,
         "seconds": round(seconds, 3),
         "stories_per_second": round(len(cleaned) / seconds, 1) if seconds else None,
+        "pii": pii_stats(pii, params),
     }
     return CleanResult(kept, quarantine, summary_rows(summary), counts)
