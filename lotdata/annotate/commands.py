@@ -166,9 +166,14 @@ ANNOTATE_CHECK = register_command(
 @dataclass(frozen=True, kw_only=True)
 class QualifyParams:
     job: str = param(help="The job the quiz gates (story_write, sct_write, any job).")
-    quiz: str = param(
-        help='Quiz: JSON lines {"id", "item", "answer": acceptable|not_acceptable}; shipped: annotation_templates/quizzes/.',
+    quiz: str | None = param(
+        None,
+        help='Quiz pool: JSON lines {"id", "item", "answer": acceptable|not_acceptable}, or the file name of a shipped '
+        "pool (story_write.en.jsonl: found from any directory); default: the shipped pool of JOB in --lang.",
         path="input",
+    )
+    items: int = param(
+        5, help="Questions per quiz, drawn per rater from the pool (a retry: items not seen).", check=">0"
     )
     pass_mark: float = param(
         0.8, help="Share of right answers a rater needs to be given the work.", flag="--pass", check="share"
@@ -185,6 +190,18 @@ def _gate_path(p: QualifyParams) -> Path:
     from lotdata.annotate.qualify import Gate
 
     return Gate.path_for(state_dir(p.state), p.job)
+
+
+def _quiz_file(p: QualifyParams) -> Path | None:
+    """The quiz the run reads: --quiz, the shipped pool it names, or the job's shipped pool (None: there is none,
+    and the run says so)."""
+    from lotdata.annotate.qualify import quiz_path
+    from lotdata.errors import LotdataError
+
+    try:
+        return quiz_path(p.quiz, p.job, p.lang)
+    except LotdataError:
+        return None
 
 
 def _qualify_check(p: QualifyParams) -> None:
@@ -211,7 +228,7 @@ def published_state_file(run: Run, label: str) -> Path:
 
 def _qualify(run: Run) -> dict[str, Any]:
     from lotdata.annotate.client import connect
-    from lotdata.annotate.qualify import GateFile, qualify
+    from lotdata.annotate.qualify import GateFile, QuizRules, qualify
 
     p: QualifyParams = run.params
     gate = published_state_file(run, "STATE/qualify/JOB.json")
@@ -219,10 +236,8 @@ def _qualify(run: Run) -> dict[str, Any]:
         connect(),
         p.job,
         p.quiz,
-        pass_mark=p.pass_mark,
+        rules=QuizRules(pass_mark=p.pass_mark, retry_after_hours=p.retry_after, items=p.items, lang=p.lang),
         raters=p.rater,
-        retry_after_hours=p.retry_after,
-        lang=p.lang,
         state=p.state,
         gate_file=GateFile(gate, on_saved=lambda _path: run.checkpoint("STATE/qualify/JOB.json")),
     )
@@ -247,7 +262,7 @@ ANNOTATE_QUALIFY = register_command(
         service="Label Studio",
         params=QualifyParams,
         execute=_qualify,
-        inputs=lambda p: {"--quiz": p.quiz, "STATE/team.json": state_dir(p.state) / "team.json"},
+        inputs=lambda p: {"--quiz": _quiz_file(p), "STATE/team.json": state_dir(p.state) / "team.json"},
         # the gate accumulates every rater's attempts: its staging copy starts from the published one (or from what a
         # run cut short after sending quizzes kept, so their projects are not sent twice)
         outputs=lambda p: [Output("STATE/qualify/JOB.json", _gate_path(p), update=True)],

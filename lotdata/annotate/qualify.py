@@ -1,14 +1,27 @@
 """The qualification gate (ROCStories 3.1 and 4.2: writers passed a test before they could work).
 
-`lotdata annotate qualify JOB --quiz FILE --pass 0.8` gives every rater of the team (or those named) an onboarding
-project `JOB quiz #K · NAME` holding the quiz; the right answers stay in the state folder (`qualify/JOB.json`), never
-in the tasks. Run again, it scores each rater's finished quiz: a rater at or above the pass mark is qualified, and
-every later push of JOB gives its project to qualified raters only (a project of their own); a rater below it is
-not, and `status` says so. With `--retry-after H` a failed rater gets a new quiz H hours after the failed one.
+`lotdata annotate qualify JOB --pass 0.8` gives every rater of the team (or those named) an onboarding project
+`JOB quiz #K · NAME` holding a quiz drawn for that rater from a pool (the shipped pool of JOB in the screen's language,
+or `--quiz FILE`); the right answers stay in the state folder (`qualify/JOB.json`), never in the tasks. Run again, it
+scores each rater's finished quiz: a rater at or above the pass mark is qualified, and every later push of JOB gives
+its project to qualified raters only (a project of their own); a rater below it is not, and `status` says so. With
+`--retry-after H` a failed rater gets a new quiz H hours after the failed one (0: at the next run; an admin resends
+one at once with `--retry-after 0 --rater NAME`, docs/how-to/qualification.md).
+
+What lotdata does about a crowd it does not know, where Label Studio OSS makes every account an admin (any account can
+open a colleague's quiz project and read her answers, and lotdata cannot prevent it):
+- each quiz holds `--items` questions drawn per rater, the least used among raters first, so raters share no item
+  while the pool lasts, and in a seeded per-rater order, so no two raters share an order to copy;
+- a retry is drawn from the items that rater has not seen (a pool too small tops it up with seen ones, counted as
+  `repeated` on the attempt);
+- task ids are salted per rater and attempt, so an id in a colleague's project says nothing about one's own;
+- answers are checked per rater: only the rater's own first answer in her own quiz project counts (an answer another
+  account gave there, or her second one, does not).
 
 A quiz file is JSON lines `{"id": ..., "item": "text shown", "answer": "acceptable" | "not_acceptable"}` (optional
-`why`, kept for the reviewer); lotdata ships quizzes for story writing and ending writing in
-`annotation_templates/quizzes/`.
+`why`, kept for the reviewer); lotdata ships a pool per job and language in `annotation_templates/quizzes/`
+(`JOB.LANG.jsonl`), found wherever lotdata is installed: `--quiz` may be left out, or name a shipped quiz by its file
+name (`story_write.en.jsonl`) from any directory.
 """
 
 from __future__ import annotations
@@ -62,6 +75,34 @@ def quiz_description(job: str, lang: str) -> str:
     )
 
 
+#: questions in one quiz unless `--items` says otherwise
+QUIZ_ITEMS = 5
+
+
+def shipped_quizzes() -> dict[str, Path]:
+    """The quizzes lotdata ships, by file name (`story_write.en.jsonl`)."""
+    from lotdata.resources import asset_dir
+
+    return {path.name: path for path in sorted((Path(asset_dir("annotation_templates")) / "quizzes").glob("*.jsonl"))}
+
+
+def quiz_path(quiz: str | Path | None, job: str, lang: str) -> Path:
+    """The quiz file to read: `quiz` where it exists; else the shipped quiz it names (its file name or `JOB.LANG`,
+    so a command copied from the docs works from any directory); None: the shipped pool of `job` in `lang`."""
+    shipped = shipped_quizzes()
+    if quiz is not None and Path(quiz).exists():
+        return Path(quiz)
+    name = f"{job}.{lang}.jsonl" if quiz is None else Path(quiz).name
+    for candidate in (name, f"{name}.jsonl"):
+        if candidate in shipped:
+            return shipped[candidate]
+    if quiz is None:
+        raise LotdataError(
+            f"lotdata ships no quiz for {job} in {lang!r} (shipped: {', '.join(shipped)}): give --quiz FILE"
+        )
+    return Path(quiz)  # load_quiz names the missing file
+
+
 def load_quiz(path: str | Path) -> list[dict[str, str]]:
     """The quiz's questions; a line without an item or a right answer is bad input naming the file and the line."""
     path = must_exist(path, "--quiz file")  # a folder is a wrong path (exit 1), not a crash reading it
@@ -92,8 +133,9 @@ class Gate:
     retry_after_hours: float | None
     lang: str
     salt: str
-    questions: dict[str, dict[str, str]] = field(default_factory=dict)  # opaque id -> {id, item, answer}
+    questions: dict[str, dict[str, str]] = field(default_factory=dict)  # opaque task id -> {id, item, answer}
     raters: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # name -> attempts
+    items: int = QUIZ_ITEMS  # questions per quiz
 
     @classmethod
     def path_for(cls, directory: Path, job: str) -> Path:
@@ -127,7 +169,8 @@ class Gate:
         if any(a.get("passed") for a in attempts):
             return f"qualified ({last['score']:.0%})"
         if last.get("score") is None:
-            return f"quiz #{len(attempts)} sent, not finished"
+            repeated = f" ({last['repeated']} item(s) seen before: grow the pool)" if last.get("repeated") else ""
+            return f"quiz #{len(attempts)} sent, not finished{repeated}"
         retry = (
             f"; a new quiz from {_retry_at(last, self.retry_after_hours)}" if self.retry_after_hours is not None else ""
         )
@@ -144,6 +187,17 @@ def _now() -> dt.datetime:
 
 
 @dataclass(frozen=True)
+class QuizRules:
+    """How a quiz is given and scored: the pass mark (a share of right answers), the hours after a failed quiz
+    when a new one is sent (None: never), questions per quiz, and the language of its screen."""
+
+    pass_mark: float = 0.8
+    retry_after_hours: float | None = None
+    items: int = QUIZ_ITEMS
+    lang: str = "en"
+
+
+@dataclass(frozen=True)
 class GateFile:
     """Where a qualify run keeps its gate instead of `STATE/qualify/JOB.json`, and `on_saved(path)` after each save."""
 
@@ -154,50 +208,41 @@ class GateFile:
 def qualify(
     conn: Connection,
     job: str,
-    quiz: str | Path,
+    quiz: str | Path | None = None,
     *,
-    pass_mark: float = 0.8,
+    rules: QuizRules = QuizRules(),
     raters: Sequence[str] | None = None,
-    retry_after_hours: float | None = None,
-    lang: str = "en",
     state: str | Path | None = None,
     gate_file: GateFile | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Send, score or re-send each rater's quiz; returns per rater the status line, the score and the quiz's page.
+    `quiz`: the pool's file (None: the shipped pool of `job` in `rules.lang`, `quiz_path`).
     `gate_file`: where the gate (`STATE/qualify/JOB.json`) is read and written instead, and what to call after each
     save (`annotate qualify` gives its staged copy and publishes it at every save: it records quizzes already sent
     to the server)."""
     from lotdata.annotate.jobs import get_job
 
     get_job(job)  # an unknown job is exit 1 before anything is created
-    if not 0 < pass_mark <= 1:
-        raise ValueError(f"--pass {pass_mark}: a share of right answers in (0, 1]")
-    questions = load_quiz(quiz)
+    if not 0 < rules.pass_mark <= 1:
+        raise ValueError(f"--pass {rules.pass_mark}: a share of right answers in (0, 1]")
+    if rules.items < 1:
+        raise ValueError(f"--items {rules.items}: at least one question per quiz")
+    pool = load_quiz(quiz_path(quiz, job, rules.lang))
     directory = state_dir(state)
     team = Team.load(directory, conn.url)
-    names = list(dict.fromkeys(raters or sorted(team.raters)))
-    unknown = [n for n in names if n not in team.raters]
-    if unknown:
-        raise LotdataError(
-            f"rater {unknown[0]!r} is not in the team ({', '.join(sorted(team.raters)) or 'none yet'}): "
-            "add them with `lotdata annotate raters add`"
-        )
-    if not names:
-        raise LotdataError("no rater in the team: add them with `lotdata annotate raters add`")
+    names = _raters(team, raters)
     path = Path(gate_file.path) if gate_file is not None else Gate.path_for(directory, job)
     gate = Gate.find(directory, job, conn.url, path=path) or Gate(
-        path, conn.url, job, pass_mark, retry_after_hours, lang, secrets.token_hex(16)
+        path, conn.url, job, rules.pass_mark, rules.retry_after_hours, rules.lang, secrets.token_hex(16)
     )
-    gate.pass_mark, gate.retry_after_hours = pass_mark, retry_after_hours
-    for q in questions:
-        gate.questions[_opaque(gate.salt, q)] = q
+    gate.pass_mark, gate.retry_after_hours, gate.items = rules.pass_mark, rules.retry_after_hours, rules.items
     report = {}
     for name in names:
         attempts = gate.raters.setdefault(name, [])
         if attempts and attempts[-1].get("score") is None:
             _score(conn, gate, name, attempts[-1], team.raters[name].user_id)
         if not attempts or _may_retry(gate, attempts):
-            attempts.append(_send(conn, gate, name, questions))
+            attempts.append(_send(conn, gate, name, draw(gate, name, pool)))
         gate.save()
         if gate_file is not None and gate_file.on_saved is not None:
             gate_file.on_saved(gate.path)
@@ -210,9 +255,47 @@ def qualify(
     return report
 
 
-def _opaque(salt: str, question: dict[str, str]) -> str:
-    key = json.dumps([question["id"], question["item"]], ensure_ascii=False)
-    return "q" + hashlib.sha256(f"{salt}:{key}".encode()).hexdigest()[:12]
+def _raters(team: Team, raters: Sequence[str] | None) -> list[str]:
+    """The raters to quiz: those named (each must be in the team), else the whole team."""
+    names = list(dict.fromkeys(raters or sorted(team.raters)))
+    unknown = [n for n in names if n not in team.raters]
+    if unknown:
+        raise LotdataError(
+            f"rater {unknown[0]!r} is not in the team ({', '.join(sorted(team.raters)) or 'none yet'}): "
+            "add them with `lotdata annotate raters add`"
+        )
+    if not names:
+        raise LotdataError("no rater in the team: add them with `lotdata annotate raters add`")
+    return names
+
+
+def _rank(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()
+
+
+def draw(gate: Gate, name: str, pool: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The questions of `name`'s next quiz, in the order she gets them.
+
+    Drawn from the items she has not seen (a retry never repeats one while the pool lasts), the items fewest other
+    raters were given first (raters share no item while the pool lasts), ties broken by a hash seeded with the gate's
+    salt, the rater and the attempt; then shuffled by another such hash, so each rater has an order of her own. A pool
+    with too few unseen items is topped up with the ones she saw least (the attempt counts them as `repeated`)."""
+    number = len(gate.raters.get(name, [])) + 1
+    seen: dict[str, int] = {}
+    used: dict[str, int] = {}
+    for rater, attempts in gate.raters.items():
+        for attempt in attempts:
+            for qid in attempt.get("items") or []:
+                counts = seen if rater == name else used
+                counts[qid] = counts.get(qid, 0) + 1
+    rank = lambda q: (seen.get(q["id"], 0), used.get(q["id"], 0), _rank(gate.salt, name, number, q["id"]))  # noqa: E731
+    chosen = sorted(pool, key=rank)[: min(gate.items, len(pool))]
+    return sorted(chosen, key=lambda q: _rank(gate.salt, name, number, "order", q["id"]))
+
+
+def _token(gate: Gate, name: str, number: int, question: dict[str, str]) -> str:
+    """A task id of one rater's attempt: salted per rater and attempt, so it means nothing in another project."""
+    return "q" + _rank(gate.salt, name, number, question["id"], question["item"])[:12]
 
 
 def _may_retry(gate: Gate, attempts: list[dict[str, Any]]) -> bool:
@@ -223,16 +306,19 @@ def _may_retry(gate: Gate, attempts: list[dict[str, Any]]) -> bool:
 
 
 def _send(conn: Connection, gate: Gate, name: str, questions: list[dict[str, str]]) -> dict[str, Any]:
+    """Create the rater's quiz project #K with `questions`, imported (and listed) in the order given."""
     number = len(gate.raters.get(name, [])) + 1
     title = f"{gate.job} quiz #{number} · {name}"
     template = load_template("quiz" if gate.lang == "zh" else "en/quiz").xml
     project, _ = ensure_project(conn, title, template, raters=1, description=quiz_description(gate.job, gate.lang))
-    tasks = [
-        {"data": {"uid": _opaque(gate.salt, q), "item": q["item"], "rules": RULES_SHOWN[gate.lang]}}
-        for q in sorted(questions, key=lambda q: _opaque(gate.salt, q))
-    ]
+    tasks = []
+    for q in questions:
+        token = _token(gate, name, number, q)
+        gate.questions[token] = q
+        tasks.append({"data": {"uid": token, "item": q["item"], "rules": RULES_SHOWN[gate.lang]}})
     ensure_task_list_view(conn, project.id, task_list_title(gate.lang), hidden_columns(tasks))
     push_tasks(conn, project.id, tasks)
+    seen = {qid for attempt in gate.raters.get(name, []) for qid in attempt.get("items") or []}
     return {
         "project_id": project.id,
         "title": title,
@@ -241,6 +327,8 @@ def _send(conn: Connection, gate: Gate, name: str, questions: list[dict[str, str
         "passed": None,
         "finished_at": None,
         "questions": len(tasks),
+        "items": [q["id"] for q in questions],
+        "repeated": sum(q["id"] in seen for q in questions),
     }
 
 
@@ -250,12 +338,15 @@ def _score(conn: Connection, gate: Gate, name: str, attempt: dict[str, Any], use
     right = answered = 0
     tasks = export_tasks(conn, attempt["project_id"])
     for task in tasks:
+        # answers are checked per rater: only her own answers count (OSS lets any account answer in her project),
+        # and of those the first submitted (one rater, one vote, as in a pull)
         mine = [a for a in task.get("annotations") or [] if _author(a) == user_id and not a.get("was_cancelled")]
         question = gate.questions.get(str(task["data"].get("uid")))
         if not mine or question is None:
             continue
         try:
-            verdict = template.parse(mine[-1].get("result"), task["data"]).get("verdict")
+            first = min(mine, key=lambda a: a["id"])
+            verdict = template.parse(first.get("result"), task["data"]).get("verdict")
         except InvalidResult:
             verdict = None
         answered += 1
