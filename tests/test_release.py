@@ -329,7 +329,10 @@ def test_a_senpos_refinement_pulled_from_label_studio(label_studio, conn, annota
     assert gaps["multi_rated"] == len(items) and gaps["fleiss_kappa"] is not None
     line = next(a for a in doc["rai:dataAnnotationAnalysis"] if a.startswith("gaps:"))
     assert f"Fleiss' kappa {gaps['fleiss_kappa']} over {gaps['multi_rated']} items" in line
-    assert "interval: not computed by this pull" in line  # the pull measures no interval: said, not invented
+    alpha = gaps["krippendorff_alpha"]  # alpha with its bootstrap interval, as the pull measured it
+    assert (
+        f"Krippendorff's alpha (nominal) {alpha['alpha']}, 95% interval {alpha['ci95'][0]}–{alpha['ci95'][1]}" in line
+    )
     assert f"Label Studio job `senpos_refine`: {len(items)} items, 2 raters" in doc["rai:dataAnnotationProtocol"][0]
     assert manifest["annotation"]["raters_per_item"] == {"min": 2, "median": 2, "max": 2}
     assert (

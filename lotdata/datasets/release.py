@@ -118,6 +118,23 @@ def upstream_of(files: Iterable[str | Path]) -> list[dict[str, Any]]:
     return found
 
 
+def _pii_checked(up: dict[str, Any]) -> list[str]:
+    """What `lotdata clean`'s `pii` rule did (its manifest's stats), in the card's words; nothing for a clean run
+    made before the rule (issue 37)."""
+    pii = (up.get("stats") or {}).get("pii")
+    if not isinstance(pii, dict):
+        return []
+    actions = pii.get("actions") or {}
+    found = pii.get("found") or {}
+    done = ", ".join(f"{kind} {action}" for kind, action in actions.items())
+    counts = ", ".join(f"{kind} {n['values']} values in {n['stories']} stories" for kind, n in found.items())
+    return [
+        f"`lotdata clean` looked for personal information (phone numbers, Chinese resident ID numbers, e-mail "
+        f"addresses, QQ and WeChat ids, street addresses; actions: {done}): " + (counts or "none found") + "; names of "
+        "people are not looked for (bench/pii.md measures the rule)"
+    ]
+
+
 def licenses_of_inputs(files: Iterable[str | Path]) -> list[str]:
     """The licences recorded by the dataset folders whose split files were read (a filtered or derived dataset keeps
     its input's licences)."""
@@ -155,6 +172,9 @@ def annotation_record(
         "agreement": dict(agreement.get("questions") or {}),
         "gold": {k: gold.get(k) for k in ("min_accuracy", "flagged", "raters", "dropped") if k in gold},
         "qualification": dict(qualification) if qualification else None,
+        "aggregation": {k: (agreement.get("aggregation") or {}).get(k) for k in ("method", "near_chance")}
+        if agreement.get("aggregation")
+        else None,
     }
 
 
@@ -289,6 +309,18 @@ def _missing(manifest: Mapping[str, Any]) -> str:
     return " ".join(lines) or "no row was recorded as left out"
 
 
+def _alpha_text(q: Mapping[str, Any]) -> str:
+    """Krippendorff's alpha of a question with its 95% bootstrap interval, as the pull's agreement.json holds it."""
+    alpha = q.get("krippendorff_alpha")
+    if not alpha:
+        return "Krippendorff's alpha and its interval: not measured by this pull"
+    ci = alpha.get("ci95")
+    boot = alpha.get("bootstrap") or {}
+    return f"Krippendorff's alpha ({alpha.get('level')}) {alpha.get('alpha')}, 95% interval " + (
+        f"{ci[0]}–{ci[1]} ({boot.get('resamples')} bootstrap resamples of the items)" if ci else "not measurable"
+    )
+
+
 def _annotation(manifest: Mapping[str, Any], origin: str, task: str) -> dict[str, Any]:
     """rai:dataAnnotationProtocol, Platform, Analysis, annotationsPerItem, machineAnnotationTools."""
     if origin == "annotation":
@@ -296,11 +328,15 @@ def _annotation(manifest: Mapping[str, Any], origin: str, task: str) -> dict[str
         rpi = ann.get("raters_per_item") or {}
         analysis = []
         for question, q in (ann.get("agreement") or {}).items():
-            interval = q.get("interval") or q.get("ci")
             analysis.append(
                 f"{question}: Fleiss' kappa {q.get('fleiss_kappa')} over {q.get('multi_rated')} items rated by two or "
-                f"more raters ({q.get('items')} items, {q.get('majority')} with a majority); interval: "
-                + (json.dumps(interval) if interval else "not computed by this pull")
+                f"more raters ({q.get('items')} items, {q.get('majority')} with a majority); " + _alpha_text(q)
+            )
+        aggregation = ann.get("aggregation") or {}
+        if aggregation:
+            analysis.append(
+                f"aggregation estimate ({aggregation.get('method')}): raters near chance: "
+                + (", ".join(map(str, aggregation.get("near_chance") or [])) or "none")
             )
         gold = ann.get("gold") or {}
         protocol = [
@@ -467,7 +503,8 @@ def release_facts(
                 "personal information): "
                 + (", ".join(f"{k} {v} stories" for k, v in lexicon.items()) or "none matched")
             )
-    checked.append("lotdata ran no detector of personal information (names, addresses, identifiers) on the text")
+    pii = [line for up in manifest.get("upstream") or [] if up.get("kind") == "clean" for line in _pii_checked(up)]
+    checked += pii or ["lotdata ran no detector of personal information (names, addresses, identifiers) on the text"]
     checked.append(known.get("personal_information") or to_fill("personal_information"))
     licences = manifest.get("licenses") or []
     return {
