@@ -446,6 +446,8 @@ def _pull(run: Run) -> dict[str, Any]:
     from lotdata.annotate.seen import StateFile
     from lotdata.progress import console
 
+    # what this pull saw is published with its tables, only when it succeeds (an observation, not a side effect on
+    # the server: a failed pull leaves the previous record, and the next pull still names what was deleted since)
     seen = published_state_file(run, SEEN_FILE)
     return pull(
         connect(),
@@ -453,7 +455,7 @@ def _pull(run: Run) -> dict[str, Any]:
         run.out("--out"),
         on_page=lambda n, k: console.print(f"page {n}: {k} tasks", highlight=False),
         published=run.final("--out"),
-        seen=StateFile(seen, on_saved=lambda _path: run.checkpoint(SEEN_FILE)),
+        seen=StateFile(seen),
     )
 
 
@@ -491,7 +493,7 @@ ANNOTATE_PULL = register_command(
         params=PullParams,
         execute=_pull,
         inputs=_pull_inputs,
-        # the annotations this pull saw: the next one names those deleted since (an update output, kept whole)
+        # the annotations this pull saw: the next one names those deleted since (an update output, published whole)
         outputs=lambda p: [
             Output("--out", Path(p.out), kind="folder", owned=is_pull_folder),
             Output(SEEN_FILE, _seen_file(p), update=True),
