@@ -266,6 +266,10 @@ from lotdata.overlap.cli import overlap_cmd  # noqa: E402
 app.command("overlap")(overlap_cmd)
 app.add_typer(_index_app, name="index")
 
+from lotdata.quality.cli import quality_app as _quality_app  # noqa: E402
+
+app.add_typer(_quality_app, name="quality")
+
 
 #: options that take several values: `--stories a.parquet b.parquet` becomes `--stories a.parquet --stories b.parquet`
 MULTI_VALUE_OPTIONS = ("--stories",)

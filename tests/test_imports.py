@@ -19,7 +19,7 @@ LAYERS = [
     {"text"},
     {"exec", "stage", "command"},
     {"datasets"},
-    {"sources", "clean", "tasks"},
+    {"sources", "clean", "tasks", "quality"},
     {"metrics"},
     {"annotate", "audit", "overlap", "models"},
     {"pipeline", "testing"},

@@ -25,6 +25,14 @@ class CleanCommandParams(ExecSettings, CleanStepParams):
 
     stories: list[str] = param(help="stories Parquet file(s); duplicates are found across all of them.", path="input")
     out: str = param(help="Folder for stories.parquet, quarantine.parquet, summary.parquet, manifest.json.")
+    quality_model: str | None = param(
+        None, "A `lotdata quality train` model folder: score the kept stories with it (see --quality).", path="input"
+    )
+    quality: str = param(
+        "order",
+        "With --quality-model: order (best score first) or drop (below its threshold, to quarantine.parquet).",
+        choices=("order", "drop"),
+    )
 
 
 def _is_clean_folder(path: Path) -> bool:
@@ -45,7 +53,12 @@ def _clean(run: Run) -> dict[str, Any]:
             f"see {out / 'quarantine.parquet'} and {out / 'summary.parquet'} ({run.final('--out')} was not touched)",
             path=", ".join(map(str, p.stories)),
         )
-    return {**result.counts, PER_SOURCE: result.summary}
+    counts = dict(result.counts)
+    if p.quality_model is not None:
+        from lotdata.quality.apply import apply_quality
+
+        counts["quality"] = apply_quality(out, p.quality_model, p.quality)
+    return {**counts, PER_SOURCE: result.summary}
 
 
 def _clean_sample(folder: Path) -> list[str]:
@@ -70,7 +83,12 @@ CLEAN = register_command(
         name="clean",
         params=CleanCommandParams,
         execute=_clean,
-        inputs=lambda p: {"STORIES": p.stories, "--lexicon": p.lexicon, "--hold-out": p.hold_out},
+        inputs=lambda p: {
+            "STORIES": p.stories,
+            "--lexicon": p.lexicon,
+            "--hold-out": p.hold_out,
+            "--quality-model": p.quality_model,
+        },
         outputs=lambda p: [Output("--out", Path(p.out), kind="clean", owned=_is_clean_folder)],
         summary="Clean stories: strip noise, flag for annotators, reject by rule, remove exact and near-duplicates.",
         arguments=("stories",),

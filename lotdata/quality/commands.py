@@ -1,0 +1,203 @@
+"""`lotdata quality train` and `lotdata quality score` as records (`lotdata.command`): a story-quality classifier
+learnt from raters' story_filter decisions (issue 39, item 3), and the scores it gives a stories table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lotdata.command import Command, Output, Run, register_command
+from lotdata.stage import param
+
+SCORE_COLUMN = "quality_score"
+SCORES_KIND = "quality-scores"
+
+
+def stories_file(path: str | Path) -> Path:
+    """A stories Parquet file, or a folder that holds one (`stories.parquet`: a clean folder, a story_filter pull)."""
+    path = Path(path)
+    return path / "stories.parquet" if path.is_dir() else path
+
+
+def read_rows(paths: list[str]) -> list[dict[str, Any]]:
+    from lotdata.errors import InputError
+    from lotdata.io import read_parquet
+
+    rows = []
+    for path in paths:
+        table = read_parquet(stories_file(path))
+        missing = [c for c in ("story_id", "text") if c not in table.column_names]
+        if missing:
+            raise InputError(f"not a stories table: no {', '.join(missing)} column", path=str(path))
+        rows += table.to_pylist()
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# lotdata quality train
+
+
+@dataclass(frozen=True, kw_only=True)
+class QualityTrainParams:
+    stories: list[str] = param(
+        help="stories tables with a `status` (a story_filter pull: accepted, rewritten, rejected), or their folders.",
+        path="input",
+    )
+    out: str = param(
+        help="Model folder to write (model.joblib, manifest.json with the threshold and held-out figures)."
+    )
+    keep_recall: float = param(
+        0.95,
+        "The proposed threshold keeps at least this share of the stories raters kept (out-of-fold on the training part).",
+        check="share",
+    )
+    held_out: float = param(
+        0.2, "Share of the decisions held out (by story id, seeded) for precision/recall.", check="share"
+    )
+    seed: int = param(0, "Seed of the held-out split and the folds.")
+
+
+def _train(run: Run) -> dict[str, Any]:
+    from lotdata.quality.model import train_quality
+
+    p: QualityTrainParams = run.params
+    model = train_quality(read_rows(p.stories), seed=p.seed, held_out_share=p.held_out, keep_recall=p.keep_recall)
+    model.info.update({"command": "quality train", "inputs": [str(s) for s in p.stories]})
+    model.save(run.out("--out"))
+    held = model.info["held_out"]
+    return {
+        "trained on": model.info["train_stories"],
+        "held out": model.info["held_out_stories"],
+        "threshold": round(model.threshold, 4),
+        "held-out reject precision": held["reject_precision"],
+        "held-out reject recall": held["reject_recall"],
+        "held-out kept lost": held["kept_lost"],
+        "held-out share skipped": held["share_skipped"],
+    }
+
+
+def decision_rows(n: int) -> list[dict[str, Any]]:
+    """Stories with a rater's decision for samples and tests: kept ones tell a story, rejected ones are minutes of a meeting."""
+    from lotdata.io import story_id_for
+
+    kept = "Tom found a lost puppy in the rain. He carried it home and dried it. The puppy slept on his bed. {i}"
+    rejected = (
+        "The committee reviewed the quarterly budget figures. The revised tax schedule was approved in session {i}."
+    )
+    rows = []
+    for i in range(n):
+        for text, status in ((kept.format(i=i), "accepted"), (rejected.format(i=i), "rejected")):
+            rows.append({"story_id": story_id_for(text), "text": text, "title": None, "status": status, "lang": "en"})
+    return rows
+
+
+def _write_rows(rows: list[dict[str, Any]], path: Path) -> Path:
+    import pyarrow as pa
+
+    from lotdata.io import write_parquet
+
+    return write_parquet(pa.Table.from_pylist(rows), path)
+
+
+def _train_sample(folder: Path) -> list[str]:
+    stories = _write_rows(decision_rows(40), folder / "decisions.parquet")
+    return [str(stories), "--out", str(folder / "quality-model")]
+
+
+QUALITY_TRAIN = register_command(
+    Command(
+        name="quality train",
+        params=QualityTrainParams,
+        execute=_train,
+        inputs=lambda p: {"STORIES": [str(stories_file(s)) for s in p.stories]},
+        outputs=lambda p: [Output("--out", Path(p.out), kind="quality-model")],
+        summary="""Learn a story-quality classifier from raters' decisions (story_filter: kept or rejected).
+
+A linear model (TF-IDF of character 1-3-grams, logistic regression) that runs on one core. It proposes the
+threshold below which a story need not reach a rater (it keeps --keep-recall of the stories raters kept) and reports
+precision and recall of that rejection on held-out decisions. Pass its folder to `quality score` or
+`clean --quality-model`.""",
+        arguments=("stories",),
+        metavars={"stories": "STORIES"},
+        sample=_train_sample,
+    )
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# lotdata quality score
+
+
+@dataclass(frozen=True, kw_only=True)
+class QualityScoreParams:
+    stories: str = param(help="stories table (or a folder holding stories.parquet) to score.", path="input")
+    model: str = param(help="Model folder written by `lotdata quality train`.", path="input")
+    out: str = param(help="Folder for stories.parquet (with a quality_score column) and manifest.json (the threshold).")
+    threshold: float | None = param(None, "Threshold written to the manifest (default: the one the model proposes).")
+
+
+def add_scores(rows: list[dict[str, Any]], model_folder: str | Path) -> tuple[list[dict[str, Any]], Any]:
+    """`rows`, each with its `quality_score` (P(a rater keeps it)); and the model."""
+    from lotdata.quality.model import load_quality, story_text
+
+    model = load_quality(model_folder)
+    scores = model.score([story_text(r) for r in rows])
+    return [{**r, SCORE_COLUMN: s} for r, s in zip(rows, scores)], model
+
+
+def _score(run: Run) -> dict[str, Any]:
+    import pyarrow as pa
+
+    from lotdata.io import read_parquet, write_manifest, write_parquet
+
+    p: QualityScoreParams = run.params
+    table = read_parquet(stories_file(p.stories))
+    scored, model = add_scores(table.to_pylist(), p.model)
+    threshold = model.threshold if p.threshold is None else p.threshold
+    out = run.out("--out")
+    out.mkdir(parents=True, exist_ok=True)
+    column = pa.array([r[SCORE_COLUMN] for r in scored], pa.float64())
+    write_parquet(table.append_column(SCORE_COLUMN, column), out / "stories.parquet")
+    below = sum(r[SCORE_COLUMN] < threshold for r in scored)
+    stats = {"stories": len(scored), "below_threshold": below}
+    write_manifest(
+        out,
+        task="stories",
+        kind=SCORES_KIND,
+        command="quality score",
+        params={"model": p.model, "threshold": p.threshold},
+        inputs=[stories_file(p.stories)],
+        files={"stories": out / "stories.parquet"},
+        stats=stats,
+        extra={
+            "score_column": SCORE_COLUMN,
+            "threshold": threshold,
+            "score_meaning": "P(a rater keeps the story), from the raters' story_filter decisions",
+            "model_held_out": model.info.get("held_out"),
+        },
+    )
+    return {**stats, "threshold": round(threshold, 4)}
+
+
+def _score_sample(folder: Path) -> list[str]:
+    from lotdata.quality.model import train_quality
+
+    train_quality(decision_rows(40)).save(folder / "quality-model")
+    stories = _write_rows(decision_rows(3), folder / "stories.parquet")
+    return [str(stories), "--model", str(folder / "quality-model"), "--out", str(folder / "scored")]
+
+
+QUALITY_SCORE = register_command(
+    Command(
+        name="quality score",
+        params=QualityScoreParams,
+        execute=_score,
+        inputs=lambda p: {"STORIES": str(stories_file(p.stories)), "--model": p.model},
+        outputs=lambda p: [Output("--out", Path(p.out), kind=SCORES_KIND)],
+        summary="Score a stories table with a `quality train` model: a quality_score column, the threshold in the manifest.",
+        arguments=("stories",),
+        metavars={"stories": "STORIES"},
+        sample=_score_sample,
+    )
+)
