@@ -116,3 +116,12 @@ def test_the_manifest_counts_what_the_rule_found(tmp_path):
     manifest = json.loads((tmp_path / "clean" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["params"]["pii"] == "mask"
     assert manifest["stats"]["pii"]["found"]["phone"] == {"values": 3, "stories": 3}
+
+
+def test_the_card_reports_what_the_rule_found():
+    from lotdata.datasets.release import _pii_checked
+
+    stats = {"pii": {"actions": {"phone": "mask", "id": "quarantine"}, "found": {"phone": {"values": 4, "stories": 3}}}}
+    (line,) = _pii_checked({"kind": "clean", "stats": stats})
+    assert "phone mask, id quarantine" in line and "phone 4 values in 3 stories" in line
+    assert _pii_checked({"kind": "clean", "stats": {}}) == []  # a clean run made before the rule

@@ -83,7 +83,7 @@ _WECHAT = re.compile(
 _ID_LIKE = re.compile(r"[\d_\-]")
 _HAN = "\u4e00-\u9fff"
 #: characters a Chinese place name does not hold (function words, verbs of going and living)
-_NOT_NAME = "的了在是住到从往向和与着去来回过把被给对说我你他她它们这那就也都又还很走搬进"
+_NOT_NAME = "的了在是住到从往向与着去回过把被给对说我你他她它们这那就也又还很走搬进寄"
 _NAME = f"(?:(?![{_NOT_NAME}])[{_HAN}])"
 _NUM = r"(?:\d{1,5}|[一二三四五六七八九十百零]{1,5})"
 _ADDRESS_ZH = re.compile(
