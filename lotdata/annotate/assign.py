@@ -30,11 +30,21 @@ def extend_assignment(
     avoid: Mapping[str, str] | None = None,
 ) -> dict[str, list[str]]:
     """`current` (rater -> tokens in the order they see them) with the `tasks` not given yet added to it. `avoid`:
-    token -> the rater who must not get it (a review task's writer); a task only they could take is given to nobody
-    (and tried again at the next push)."""
-    given = {token for tokens in current.values() for token in tokens}
-    new = [(token, case) for token, case in tasks if token not in given]
+    token -> the rater who must not get it (a review task's writer); a task only they could take is given to nobody,
+    and one that fewer raters than asked could take goes to those: each is topped up at a later push (a rater added
+    since), never given to its writer."""
+    avoid = avoid or {}
     raters = sorted(raters)
+    holders: dict[str, set[str]] = defaultdict(set)
+    for rater, tokens in current.items():
+        for token in tokens:
+            holders[token].add(rater)
+    wanted = max(1, min(per_task, len(raters)))
+    new = [
+        (token, case)
+        for token, case in tasks
+        if not holders[token] or (token in avoid and case is not None and len(holders[token]) < wanted)
+    ]
     out = {rater: list(current.get(rater, [])) for rater in raters}
     out.update({rater: list(tokens) for rater, tokens in current.items() if rater not in out})
     if not new or not raters:
@@ -49,11 +59,16 @@ def extend_assignment(
                 received[rater].append(token)
         else:
             cases[case].append(token)
+    of_case: dict[str, list[str]] = defaultdict(list)  # every task of a case, given or not
+    for token, case in tasks:
+        if case in cases:
+            of_case[case].append(token)
     case_order = sorted(cases, key=lambda case: _rank(seed, "case", case))
     by_case: dict[str, dict[str, list[str]]] = {}
     for case in case_order:
         versions = sorted(cases[case], key=lambda token: _rank(seed, "version", token))
-        by_case[case] = _give_versions(case, versions, raters, per_task, load, seed, avoid or {})
+        prior = {r: [t for t in of_case[case] if r in holders[t]] for r in raters}
+        by_case[case] = _give_versions(case, versions, raters, per_task, load, seed, avoid, prior)
         for rater, tokens in by_case[case].items():
             received[rater].extend(tokens)
     for rater, tokens in received.items():
@@ -62,18 +77,29 @@ def extend_assignment(
 
 
 def _give_versions(
-    case: str, versions: list[str], raters: list[str], per_task: int, load: Counter, seed: str, avoid: Mapping[str, str]
+    case: str,
+    versions: list[str],
+    raters: list[str],
+    per_task: int,
+    load: Counter,
+    seed: str,
+    avoid: Mapping[str, str],
+    prior: Mapping[str, list[str]],
 ) -> dict[str, list[str]]:
-    """rater -> the versions of `case` they get: each version to `per_task` raters, preferring a rater without another
-    version of this case, then the least loaded, then a seeded draw."""
-    holds: dict[str, list[str]] = defaultdict(list)
+    """rater -> the versions of `case` they get: each version to `per_task` raters (less those who hold it already:
+    `prior`, rater -> the case's versions given before), never to the rater `avoid` names for it, preferring a rater
+    without another version of this case, then the least loaded, then a seeded draw."""
+    holds: dict[str, list[str]] = defaultdict(list, {r: list(v) for r, v in prior.items() if v})
+    given: dict[str, list[str]] = defaultdict(list)
     for version in versions:
-        allowed = [r for r in raters if r != avoid.get(version)]
+        had = {r for r, held in holds.items() if version in held}
+        allowed = [r for r in raters if r != avoid.get(version) and r not in had]
         order = sorted(allowed, key=lambda r: (len(holds[r]), load[r], _rank(seed, case, version, r)))
-        for rater in order[:per_task]:
+        for rater in order[: per_task - len(had)]:
             holds[rater].append(version)
+            given[rater].append(version)
             load[rater] += 1
-    return dict(holds)
+    return dict(given)
 
 
 def _spaced(tokens: list[str], per_case: dict[str, list[str]], case_order: list[str]) -> list[str]:

@@ -69,6 +69,13 @@ def _render_push(summary: dict, params) -> None:
             "rater (`lotdata annotate raters add`) or --assign another, and push again",
             highlight=False,
         )
+    if summary.get("short_of_raters"):
+        console.print(
+            f"warning: {summary['short_of_raters']} task(s) given to fewer raters than asked: the team has too few "
+            "raters besides their writer; add a rater (`lotdata annotate raters add`) or --assign another, and push "
+            "again",
+            highlight=False,
+        )
     out_console.print(summary_table(f"lotdata annotate push {params.job}", summary))
 
 

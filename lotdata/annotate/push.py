@@ -13,6 +13,7 @@ import hashlib
 import json
 import shlex
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -179,12 +180,15 @@ def authors(job_state: JobState, team: Team) -> dict[str, str]:
 
 
 def _unassigned(job_state: JobState) -> dict[str, int]:
-    """How many tasks no rater was given (only their author could have taken them), when there are any."""
+    """How many tasks no rater was given (only their author could have taken them), and how many went to fewer raters
+    than asked for (the others were their author), when there are any: never given to the author instead."""
     if job_state.assignment is None or job_state.mode != "per_rater":
         return {}
-    given = {token for tokens in job_state.assignment.values() for token in tokens}
-    left = sum(token not in given for token in job_state.tasks)
-    return {"unassigned": left} if left else {}
+    held = Counter(token for tokens in job_state.assignment.values() for token in tokens)
+    left = sum(token not in held for token in job_state.tasks)
+    wanted = min(job_state.raters_per_task, len(job_state.assignment))
+    short = sum(0 < held[token] < wanted for token, entry in job_state.tasks.items() if entry["hidden"].get("author"))
+    return {**({"unassigned": left} if left else {}), **({"short_of_raters": short} if short else {})}
 
 
 def _save(job_state: JobState, on_saved: Saved | None) -> None:

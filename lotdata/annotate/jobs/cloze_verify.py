@@ -31,7 +31,13 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
                         "uid": opaque_uid("verify", row["example_id"], role),
                         "story": row["context"].replace(mask, candidate),
                     },
-                    "hidden": {"example_id": row["example_id"], "role": role, "example": row},
+                    # its writer (the clozet row's annotator) never verifies it: the assignment avoids her
+                    "hidden": {
+                        "example_id": row["example_id"],
+                        "role": role,
+                        "example": row,
+                        "author": row.get("annotator"),
+                    },
                 }
             )
     return tasks
@@ -46,9 +52,12 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
     with the right sentence reasonable (1) and the story with the wrong one unreasonable (0), each from at least
     as many raters as were asked for at push time. A -1 (cannot judge) on either story drops the case.
     Raters are counted, not annotations: a rater's later answers on a story she already rated are left out (the pull
-    quarantines them; the first submitted counts), so two people never make a case that needs three."""
+    quarantines them; the first submitted counts), so two people never make a case that needs three. The case's
+    writer is not a rater of it: her rating (possible only in a shared project) is counted under `by_the_writer`."""
     ratings: dict[str, dict[str, dict[str, int]]] = {}
     examples: dict[str, Row] = {}
+    own = [a for a in annotations if a.hidden.get("author") and a.annotator == a.hidden["author"]]
+    annotations = [a for a in annotations if a not in own]
     for ann in sorted(annotations, key=lambda a: a.annotation_id):
         example_id = ann.hidden["example_id"]
         by_rater = ratings.setdefault(example_id, {"right": {}, "wrong": {}})[ann.hidden["role"]]
@@ -67,7 +76,8 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
             dropped["cannot_judge"] += 1
         else:
             dropped["not_unanimous"] += 1
-    return {"clozet": kept, "stats": {"kept": len(kept), "dropped": dict(dropped)}}
+    stats = {"kept": len(kept), "dropped": dict(dropped)}
+    return {"clozet": kept, "stats": {**stats, "by_the_writer": len(own)} if own else stats}
 
 
 def demo_rows() -> list[Row]:
@@ -109,6 +119,7 @@ SPEC = register_job(
         raters=3,
         default_splits=("val", "test"),
         case_key=lambda hidden: hidden.get("example_id"),
+        own_projects=True,  # a team: a project per rater even at --raters 1, never holding a case its rater wrote
         templates={"zh": "cloze_verify", "en": "en/cloze_verify"},
         descriptions={
             "zh": "故事校验（Story Cloze Test 的规则）：每个故事单独判断是否合理。每个任务一个完整的故事。",

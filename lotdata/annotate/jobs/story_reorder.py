@@ -25,8 +25,16 @@ from lotdata.annotate.template import InvalidResult
 
 
 def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
-    """Stories of two sentences or more (ROCStories: five)."""
-    return [s for s in load_stories(path) if len(s["sentences"]) >= 2]
+    """Stories of two sentences or more (ROCStories: five), each with its writer (`_writer`) where the stories come
+    from a story_review pull (its `story_versions.jsonl`): she never reorders her own story."""
+    from lotdata.annotate.jobs.story_review import writers_of
+
+    writers = writers_of(path)
+    return [
+        {**s, "_writer": writers.get(s.get("source_id") or "")} if writers else s
+        for s in load_stories(path)
+        if len(s["sentences"]) >= 2
+    ]
 
 
 def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "en") -> list[Task]:
@@ -42,7 +50,8 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "en") -> list[Task]:
             "uid": opaque_uid("reorder", row["story_id"], seed),
             "sentences": [{"id": ids[k], "title": "", "body": sentences[k]} for k in shown],
         }
-        tasks.append({"data": data, "hidden": {"story_id": row["story_id"], "original_ids": ids, "shown": shown}})
+        hidden = {"story_id": row["story_id"], "original_ids": ids, "shown": shown, "author": row.get("_writer")}
+        tasks.append({"data": data, "hidden": hidden})
     return tasks
 
 
@@ -57,9 +66,15 @@ def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, 
 
 def assemble(annotations: list[Annotation]) -> dict[str, Any]:
     orderings: dict[str, list[list[int]]] = {}
+    own = 0
     for uid, anns in sorted(by_uid(annotations).items()):
-        orderings[anns[0].hidden["story_id"]] = [list(a.values["ordering"]) for a in anns]
+        counted = [a for a in anns if not (a.hidden.get("author") and a.annotator == a.hidden["author"])]
+        own += len(anns) - len(counted)  # the story's writer knows its order: possible only in a shared project
+        if counted:
+            orderings[anns[0].hidden["story_id"]] = [list(a.values["ordering"]) for a in counted]
     report = table3(orderings)
+    if own:
+        report["by_the_writer"] = own
     return {
         "reorder": report,
         "stats": {
@@ -119,6 +134,7 @@ SPEC = register_job(
         raters=5,
         # each story is a case of one version: with a team, K (--raters) of its raters order it, not every one of them
         case_key=lambda hidden: hidden.get("story_id"),
+        own_projects=True,  # a team: a project per rater even at --raters 1, never holding a story its rater wrote
         descriptions={
             "en": "Sentence order (ROCStories 3.3): drag the shuffled sentences of a story back into the order that tells it. One task per story.",
             "zh": "句子排序（ROCStories 3.3 打乱句序实验）：把打乱顺序的句子拖回能讲通故事的顺序。每个故事一个任务。",

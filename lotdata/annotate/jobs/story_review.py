@@ -67,6 +67,8 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "en") -> list[Task]:
             "hidden": {
                 "row": {k: v for k, v in row.items() if k != "flag_details"},
                 "flag_details": row.get("flag_details") or [],
+                # its writer never reviews it: a project per reviewer, and the assignment avoids her (push.authors)
+                "author": row.get("writer"),
             },
         }
         for row in rows
@@ -82,10 +84,17 @@ def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, 
 
 
 def assemble(annotations: list[Annotation]) -> dict[str, Any]:
-    """The last review of each submission decides it; every version of every story is kept with its decision."""
+    """The last review of each submission by anyone but its writer decides it (her own decision, possible only in a
+    shared project, is not counted); every version of every story is kept with its decision. Two approved stories of
+    the same text (one `story_id`) are one story: the first approved is kept, the others counted as duplicates."""
     versions, revisions, stories = [], [], []
+    by_writer = 0
     for uid, anns in sorted(by_uid(annotations).items()):
-        last = anns[-1]
+        counted = [a for a in anns if a.annotator != a.hidden["row"].get("writer")]
+        by_writer += len(anns) - len(counted)
+        if not counted:
+            continue
+        last = counted[-1]
         sub = dict(last.hidden["row"])
         versions.append(
             {
@@ -107,11 +116,14 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
                     "writer": row["writer"],
                     "feedback": row["comment"],
                     "previous": _shown(row),
+                    # what the revision's boxes start with: the writer edits her last version, not a blank form
+                    "last": {"title": row["title"] or "", "sentences": list(row["sentences"])},
                     "version": row["version"] + 1,
                 }
             )
         else:
             stories.append(row)
+    stories, duplicates = _one_per_text(stories)
     decisions = Counter(r["decision"] for r in versions)
     stats = {
         "versions": len(versions),
@@ -119,28 +131,68 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
         "approved": len(stories),
         "refused": decisions["refuse"],
         "to_revise": len(revisions),
+        "duplicates": len(duplicates),
+        "not_counted_by_the_writer": by_writer,
         "table2": table2(versions, approved=len(stories)),
     }
     return {
         "story_versions": sorted(versions, key=lambda r: (r["story"], r["version"])),
         "approved": stories,
         "revisions": revisions,
+        "duplicates": duplicates,
         "stats": stats,
     }
+
+
+def story_row(row: Row) -> Row:
+    """The `stories` row of an approved submission (its `story_id` a hash of the normalised text)."""
+    from lotdata.sources.story import make_story_row
+
+    return make_story_row(
+        row["text"], source="story_write", lang=row["lang"], title=row["title"] or None, source_id=row["story"]
+    )
+
+
+def _one_per_text(approved: list[Row]) -> tuple[list[Row], list[dict[str, str]]]:
+    """The approved submissions, one per `story_id` (the first approved: oldest `created_at`), and the others as
+    `{story, kept, story_id}` (a writer who sent the same story twice, two writers who wrote the same words)."""
+    kept: dict[str, Row] = {}
+    duplicates = []
+    for row in sorted(approved, key=lambda r: (r["created_at"], r["story"])):
+        story_id = story_row(row)["story_id"]
+        if story_id in kept:
+            duplicates.append({"story": row["story"], "kept": kept[story_id]["story"], "story_id": story_id})
+        else:
+            kept[story_id] = row
+    return sorted(kept.values(), key=lambda r: r["story"]), duplicates
+
+
+def writers_of(path: Path) -> dict[str, str]:
+    """The writer of each story of a story_review pull, by the stories' `source_id` (the story thread), read from the
+    `story_versions.jsonl` beside `path` (the pull's `stories.parquet` or its folder); empty when there is none.
+    Writers' accounts stay out of `stories.parquet` (a published table); the jobs that judge stories read them here
+    so that no writer judges her own story."""
+    folder = path if path.is_dir() else path.parent
+    file = folder / "story_versions.jsonl"
+    if not file.exists():
+        return {}
+    found = {}
+    for line in file.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            if row.get("story") and row.get("writer"):
+                found[str(row["story"])] = str(row["writer"])
+    return found
 
 
 def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
     from lotdata.io import write_jsonl, write_parquet, write_text
     from lotdata.schema import STORIES, table_from_rows
-    from lotdata.sources.story import make_story_row
 
     output.folder.mkdir(parents=True, exist_ok=True)
     write_jsonl(assembled["story_versions"], output.folder / "story_versions.jsonl")
     write_jsonl(assembled["revisions"], output.folder / "revisions.jsonl")
-    stories = [
-        make_story_row(r["text"], source="story_write", lang=r["lang"], title=r["title"] or None, source_id=r["story"])
-        for r in assembled["approved"]
-    ]
+    stories = [story_row(r) for r in assembled["approved"]]
     write_parquet(table_from_rows(stories, STORIES), output.folder / "stories.parquet")
     write_text(json.dumps(assembled["stats"]["table2"], indent=1) + "\n", output.folder / "table2.json")
     return {"approved": len(stories), "revisions": len(assembled["revisions"])}
@@ -197,6 +249,9 @@ SPEC = register_job(
         simulate=simulate,
         templates={"en": "en/story_review", "zh": "story_review"},
         lang="en",
+        # with a team, a project per reviewer and a submission never given to its writer (hidden "author")
+        own_projects=True,
+        case_key=lambda hidden: (hidden.get("row") or {}).get("submission_id"),
         descriptions={
             "en": "Story review: read a written story and its automatic checks; approve it, or send it back to its writer with a comment. One task per story.",
             "zh": "故事审核：阅读写好的故事和自动检查的结果，通过，或者附上意见退回给作者修改。每个故事一个任务。",
