@@ -62,6 +62,8 @@ REPEATED = [
 class Stripped:
     text: str
     removed: dict[str, list[str]] = field(default_factory=dict)  # rule -> removed snippets (evidence)
+    # the text that was split into sentences, and its sentences: a caller splitting the same text again reuses them
+    split: tuple[str, list[str]] | None = None
 
     def note(self, rule: str, snippets: list[str]) -> None:
         if snippets:
@@ -83,9 +85,13 @@ def strip_noise(text: str, lang: str = "zh") -> Stripped:
     result.text, found = _sub(EMPTY_BRACKETS, result.text)
     result.note("bracketed_noise", found)
     sentences = split_sentences(result.text, lang) if result.text else []
-    nav = [s for s in sentences if len(s) <= NAV_MAX_CHARS and NAV_AD.search(s)]
-    kept = [s for s in sentences if not (len(s) <= NAV_MAX_CHARS and NAV_AD.search(s))]
-    result.note("nav_ad", nav)
+    result.split = (result.text, sentences)
+    if NAV_AD.search(result.text):  # a segment that matches is part of the text: no match there, no segment to test
+        is_nav = [len(s) <= NAV_MAX_CHARS and NAV_AD.search(s) is not None for s in sentences]
+        result.note("nav_ad", [s for s, nav in zip(sentences, is_nav) if nav])
+        kept = [s for s, nav in zip(sentences, is_nav) if not nav]
+    else:
+        kept = sentences
     result.text = "".join(kept) if lang == "zh" else " ".join(s.strip() for s in kept)
     before = result.text
     for pattern, repl in REPEATED:
@@ -129,12 +135,18 @@ _CLASSICAL = set("之乎者也矣焉哉曰兮尔吾汝其乃遂亦皆莫弗勿�
 _MODERN = set("的了是们这那么吗呢吧着很就都没")
 
 
+_HAN_CHAR = re.compile("[\u4e00-\u9fff]")
+# every classical and modern function character is a Han character: counted in the text, they are counted in its Han
+_CLASSICAL_CHAR = re.compile("[" + "".join(sorted(_CLASSICAL)) + "]")
+_MODERN_CHAR = re.compile("[" + "".join(sorted(_MODERN)) + "]")
+
+
 def classical_score(text: str) -> tuple[float, float]:
     """(classical function characters, modern function characters) per character of Chinese text."""
-    han = [ch for ch in text if "\u4e00" <= ch <= "\u9fff"]
+    han = len(_HAN_CHAR.findall(text))
     if not han:
         return 0.0, 0.0
-    return sum(ch in _CLASSICAL for ch in han) / len(han), sum(ch in _MODERN for ch in han) / len(han)
+    return len(_CLASSICAL_CHAR.findall(text)) / han, len(_MODERN_CHAR.findall(text)) / han
 
 
 def is_classical(text: str) -> bool:

@@ -97,7 +97,7 @@ def clean_story(
         if not f.startswith("stripped_") and f not in JUDGEMENT_FLAGS and f not in ("has_dialogue", "fixed_punct")
     ]
     flags += [f"stripped_{rule}" if rule != "repeated_punct" else "fixed_punct" for rule in stripped.removed]
-    sentences = split_sentences(text, lang) if text else []
+    sentences = stripped.split[1] if stripped.split and stripped.split[0] == text else _split(text, lang)
     new = {
         **row,
         "text": text,
@@ -123,6 +123,10 @@ def clean_story(
     if pii.quarantine:  # the kinds and how many, never the values
         return new, "pii_quarantine", ", ".join(f"{kind} {pii.counts[kind]}" for kind in pii.quarantine)
     return new, None, None
+
+
+def _split(text: str, lang: str) -> list[str]:
+    return split_sentences(text, lang) if text else []
 
 
 def story_flags(text: str, title: str | None, lang: str, params: CleanParams) -> list[str]:
