@@ -56,6 +56,15 @@ REPEATED = [
     (re.compile(r"\?{2,}"), "?"),
     (re.compile(r"-{3,}|—{3,}|_{3,}|={3,}|\*{3,}"), ""),
 ]
+#: any of REPEATED: a text it does not match is left as it is by every one of them (one search, not ten)
+_ANY_REPEATED = re.compile("|".join(f"(?:{pattern.pattern})" for pattern, _ in REPEATED))
+#: what each pattern stripped by strip_noise cannot match without: a text without it skips the pattern's search
+_NEEDS = {
+    "link": re.compile(r"://|www\.", re.I),
+    "email": re.compile("@"),
+    "bracketed_noise": re.compile(r"[（(【\[［〔]"),
+    "garbled": re.compile(r"[\ufffd\ue000-\uf8ff\u25a1\u25a0锟烫屯\u00c0-\u00ff]"),
+}
 
 
 @dataclass
@@ -80,10 +89,12 @@ def strip_noise(text: str, lang: str = "zh") -> Stripped:
     punctuation. Returns the new text and what each rule removed."""
     result = Stripped(text)
     for rule, pattern in (("link", URL), ("email", EMAIL), ("bracketed_noise", BRACKETED), ("garbled", GARBLED)):
-        result.text, found = _sub(pattern, result.text)
-        result.note(rule, found)
-    result.text, found = _sub(EMPTY_BRACKETS, result.text)
-    result.note("bracketed_noise", found)
+        if _NEEDS[rule].search(result.text):
+            result.text, found = _sub(pattern, result.text)
+            result.note(rule, found)
+    if _NEEDS["bracketed_noise"].search(result.text):
+        result.text, found = _sub(EMPTY_BRACKETS, result.text)
+        result.note("bracketed_noise", found)
     sentences = split_sentences(result.text, lang) if result.text else []
     result.split = (result.text, sentences)
     if NAV_AD.search(result.text):  # a segment that matches is part of the text: no match there, no segment to test
@@ -94,7 +105,7 @@ def strip_noise(text: str, lang: str = "zh") -> Stripped:
         kept = sentences
     result.text = "".join(kept) if lang == "zh" else " ".join(s.strip() for s in kept)
     before = result.text
-    for pattern, repl in REPEATED:
+    for pattern, repl in REPEATED if _ANY_REPEATED.search(result.text) else ():
         result.text = pattern.sub(repl, result.text)
     if result.text != before:
         result.note("repeated_punct", ["fixed"])
@@ -135,7 +146,7 @@ _CLASSICAL = set("之乎者也矣焉哉曰兮尔吾汝其乃遂亦皆莫弗勿�
 _MODERN = set("的了是们这那么吗呢吧着很就都没")
 
 
-_HAN_CHAR = re.compile("[\u4e00-\u9fff]")
+_NOT_HAN = re.compile("[^\u4e00-\u9fff]+")
 # every classical and modern function character is a Han character: counted in the text, they are counted in its Han
 _CLASSICAL_CHAR = re.compile("[" + "".join(sorted(_CLASSICAL)) + "]")
 _MODERN_CHAR = re.compile("[" + "".join(sorted(_MODERN)) + "]")
@@ -143,7 +154,7 @@ _MODERN_CHAR = re.compile("[" + "".join(sorted(_MODERN)) + "]")
 
 def classical_score(text: str) -> tuple[float, float]:
     """(classical function characters, modern function characters) per character of Chinese text."""
-    han = len(_HAN_CHAR.findall(text))
+    han = len(_NOT_HAN.sub("", text))
     if not han:
         return 0.0, 0.0
     return len(_CLASSICAL_CHAR.findall(text)) / han, len(_MODERN_CHAR.findall(text)) / han
