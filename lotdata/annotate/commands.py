@@ -94,6 +94,15 @@ class CheckParams:
         None, help="An existing corpus (same formats) a submission must not nearly copy.", path="input"
     )
     near_duplicate: float = param(0.8, help="MinHash similarity from which a submission is a near copy.", check="share")
+    model: str | None = param(
+        None,
+        help="sct_write: an ending-only model folder (`lotdata quality endings`, or a pull's ending_model/): a pair it "
+        "gets right without the story with --easy-confidence or more is flagged model_easy.",
+        path="input",
+    )
+    easy_confidence: float = param(
+        0.9, help="With --model: the confidence from which a pair is model_easy.", check="share"
+    )
 
 
 def _check_check(p: CheckParams) -> None:
@@ -101,6 +110,8 @@ def _check_check(p: CheckParams) -> None:
     from lotdata.annotate.jobs import get_job
 
     job_rules(p.job)  # a job that declares no checks: ValueError naming those that do
+    if p.model is not None and p.job != "sct_write":
+        raise ValueError(f"--model: only sct_write's pairs are scored by an ending-only model, not {p.job}'s")
     lang = p.lang or get_job(p.job).lang
     if lang not in ("en", "zh"):
         raise ValueError(f"--lang {lang!r}: en or zh")
@@ -123,7 +134,12 @@ def _check(run: Run) -> dict[str, Any]:
         corpus=[story_text(r) for r in corpus_rows],
         corpus_ids=[r["id"] for r in corpus_rows],
     )
-    return check_file(p.input_path, job_rules(p.job), run.out("--out"), options)
+    summary = check_file(p.input_path, job_rules(p.job), run.out("--out"), options)
+    if p.model is not None:
+        from lotdata.annotate.jobs.sct_write import add_model_easy
+
+        summary = add_model_easy(p.input_path, run.out("--out"), p.model, p.easy_confidence, summary)
+    return summary
 
 
 def _check_sample(folder: Path) -> list[str]:
@@ -148,7 +164,7 @@ ANNOTATE_CHECK = register_command(
         name="annotate check",
         params=CheckParams,
         execute=_check,
-        inputs=lambda p: {"--input": p.input_path, "--corpus": p.corpus},
+        inputs=lambda p: {"--input": p.input_path, "--corpus": p.corpus, "--model": p.model},
         # a folder of flags.parquet and check.json, replaced whole; a folder holding other files is the user's
         outputs=lambda p: [Output("--out", Path(p.out), kind="folder", owned=_only(*CHECK_FILES))],
         summary="Run a job's automatic checks (named rules) on a file of submissions; print the counts per rule.",
@@ -402,6 +418,15 @@ class PullParams:
         "flagged): majority, dawid-skene or mace (crowd-kit); meant for the jobs that vote (cloze_verify, "
         "senpos_refine, human_eval, human_perf). The job's own rule still assembles the dataset.",
         choices=("majority", "dawid-skene", "mace"),
+    )
+    model: str | None = param(
+        None,
+        help="sct_write: the ending-only model that flags a pair it gets right without the story (model_easy): a "
+        "folder of `lotdata quality endings` or an earlier pull's ending_model/; default: one trained on this pull's "
+        "cases (each scored by a model that never saw it; from 50 cases); off: none.",
+    )
+    easy_confidence: float = param(
+        0.9, help="sct_write: the model's confidence from which a pair is flagged model_easy.", check="share"
     )
 
 

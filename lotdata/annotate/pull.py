@@ -405,7 +405,7 @@ def pull(
         "annotators": annotator_stats((r for r in records if not r["gold"]), votes),
         "aggregation": aggregation_report(votes, getattr(p, "aggregate", "majority")),
     }
-    assembled = job.assemble(valid)
+    assembled = job.assemble(valid, **{k: getattr(p, k) for k in job.assemble_options if hasattr(p, k)})
     if job.check_complete is not None:  # before anything is written: a short assembly is refused whole
         job.check_complete(assembled, job_state, p.allow_partial)
     write_parquet(table_from_rows(found.rows, ANNOTATIONS), out / "annotations.parquet")

@@ -201,3 +201,77 @@ QUALITY_SCORE = register_command(
         sample=_score_sample,
     )
 )
+
+
+# ---------------------------------------------------------------------------------------------
+# lotdata quality endings
+
+
+@dataclass(frozen=True, kw_only=True)
+class QualityEndingsParams:
+    pairs: list[str] = param(
+        help="Labelled Story Cloze csv files, or sct_write pull folders (cases.jsonl): the right and wrong endings.",
+        path="input",
+    )
+    out: str = param(help="Model folder to write (model.joblib, manifest.json).")
+    seed: int = param(0, "Seed of the model.")
+
+
+def ending_pairs(path: str | Path) -> list[tuple[str, str]]:
+    """(right, wrong) endings of a labelled Story Cloze csv, or of an sct_write pull folder's cases.jsonl."""
+    from lotdata.errors import InputError
+    from lotdata.io import iter_jsonl
+    from lotdata.tasks.storycloze import read_storycloze
+
+    path = Path(path)
+    if path.is_dir():
+        if not (path / "cases.jsonl").exists():
+            raise InputError("expected an sct_write pull folder (cases.jsonl)", path=str(path))
+        return [(c["right_ending"], c["wrong_ending"]) for _, c in iter_jsonl(path / "cases.jsonl")]
+    rows, _ = read_storycloze(path, "val")
+    return [(r["candidates"][r["label"]], r["candidates"][1 - r["label"]]) for r in rows]
+
+
+def _endings(run: Run) -> dict[str, Any]:
+    from lotdata.quality.model import train_ending
+
+    p: QualityEndingsParams = run.params
+    pairs = [pair for path in p.pairs for pair in ending_pairs(path)]
+    model = train_ending(pairs, seed=p.seed)
+    model.info.update({"command": "quality endings", "inputs": [str(x) for x in p.pairs]})
+    model.save(run.out("--out"))
+    return {"pairs": len(pairs), "model": str(run.final("--out"))}
+
+
+def _endings_sample(folder: Path) -> list[str]:
+    header = "InputStoryid,InputSentence1,InputSentence2,InputSentence3,InputSentence4,"
+    header += "RandomFifthSentenceQuiz1,RandomFifthSentenceQuiz2,AnswerRightEnding\n"
+    lines = []
+    for i in range(20):  # the right ending first in even rows, second in odd ones
+        right, wrong = f"He found it {i}.", f"He hated dogs {i}."
+        endings, answer = ((right, wrong), 1) if i % 2 == 0 else ((wrong, right), 2)
+        lines.append(
+            f"s{i},Tom had a dog {i}.,It was old.,One day it ran.,Tom looked for it.,{','.join(endings)},{answer}\n"
+        )
+    csv = folder / "sct.csv"
+    csv.write_text(header + "".join(lines), encoding="utf-8")
+    return [str(csv), "--out", str(folder / "ending-model")]
+
+
+QUALITY_ENDINGS = register_command(
+    Command(
+        name="quality endings",
+        params=QualityEndingsParams,
+        execute=_endings,
+        inputs=lambda p: {"PAIRS": [str(Path(x) / "cases.jsonl") if Path(x).is_dir() else x for x in p.pairs]},
+        outputs=lambda p: [Output("--out", Path(p.out), kind="ending-model")],
+        summary="""Train the ending-only model (no story) that flags sct_write pairs as model_easy.
+
+From right and wrong endings (labelled Story Cloze csvs, sct_write pull folders): TF-IDF of character 1-4-grams
+and logistic regression, as the ending-only baselines of the Story Cloze audits (Schwartz et al. 2017). Give its folder
+to `annotate check sct_write --model` or `annotate pull sct_write --model`.""",
+        arguments=("pairs",),
+        metavars={"pairs": "PAIRS"},
+        sample=_endings_sample,
+    )
+)

@@ -124,6 +124,8 @@ class JobSpec:
     sample_per: Callable[[Row], str] | None = None
     #: keyword arguments `load` takes beyond (path, splits), given by `annotate push` options of the same name
     load_options: tuple[str, ...] = ()
+    #: keyword arguments `assemble` takes beyond the annotations, given by `annotate pull` options of the same name
+    assemble_options: tuple[str, ...] = ()
     #: where the job comes in every listing (the CLI's help): the built-in ones in the order of the work, 1..11
     order: int = 100
     #: `check_complete(assembled, job_state, allow_partial)`: refuses (raises) an assembly short of the push

@@ -131,7 +131,12 @@ def sct_revision(case: Row, comment: str) -> Row:
         "four": list(case["context"]),
         "writer": case["writer"],
         "feedback": comment,
-        "previous": {"right": case["right_ending"], "wrong": case["wrong_ending"]},
+        "previous": {
+            "right": case["right_ending"],
+            "wrong": case["wrong_ending"],
+            # a model saw through these endings: the writer's next task says so (sct_write.SAW_THROUGH)
+            **({"model_confidence": case["model_confidence"]} if "model_easy" in case.get("flags", []) else {}),
+        },
         "version": int(case.get("version") or 1) + 1,
         "license": case.get("license"),
     }

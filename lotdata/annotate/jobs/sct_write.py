@@ -112,7 +112,19 @@ def _feedback(row: Row, lang: str) -> str:
     lines = [said.format(comment=row["feedback"], writer=row["writer"])]
     if row.get("previous"):
         lines.append(before.format(**row["previous"]))
+        if row["previous"].get("model_confidence") is not None:
+            saw = SAW_THROUGH.get(lang, SAW_THROUGH["en"])
+            lines.append(saw.format(c=row["previous"]["model_confidence"]))
     return "\n".join(lines)
+
+
+#: the line a writer's revision task shows when a model saw through her previous endings (`model_easy`)
+SAW_THROUGH = {
+    "en": "A model that never read the story picked your right ending with {c:.0%} confidence: the endings alone gave "
+    "the answer away (a length, a word, a tone). Write endings that only the story tells apart.",
+    "zh": "一个没读故事的模型以 {c:.0%} 的把握选中了你的正确结尾：只看结尾就能猜出答案（长短、用词、语气）。"
+    "请写只有读了故事才能分辨的结尾。",
+}
 
 
 def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, Any]) -> dict[str, Any]:
@@ -156,16 +168,116 @@ def check_cases(cases: list[Row]) -> list[dict[str, Any]]:
     return flags
 
 
-def assemble(annotations: list[Annotation]) -> dict[str, Any]:
+#: a pair an ending-only model gets right with at least this confidence without reading the story is `model_easy`
+EASY_CONFIDENCE = 0.9
+#: the fewest cases a pull trains its own ending-only model on (cross-fitted) when no --model is given
+MODEL_MIN_PAIRS = 50
+MODEL_EASY = "model_easy"
+MODEL_EASY_DETAIL = {
+    "en": "a model that never read the story picks the right ending with {c:.0%} confidence ({how})",
+    "zh": "一个没读故事的模型以 {c:.0%} 的把握选中了正确结尾（{how}）",
+}
+
+
+def model_easy(
+    cases: list[Row], model: str | None = None, easy_confidence: float = EASY_CONFIDENCE, seed: int = 0
+) -> dict[str, Any]:
+    """Score each case's (right, wrong) pair with an ending-only model (Schwartz et al. 2017: the endings alone give
+    the answer away): `model` a folder `lotdata quality endings` (or an earlier pull's `ending_model/`) wrote; None:
+    a model trained on these cases themselves, each case scored by one fitted on the folds without its story (needs
+    MODEL_MIN_PAIRS cases and scikit-learn); "off": none. A case scored at `easy_confidence` or more is flagged
+    `model_easy` (level refuse: it goes to review with the reason, never dropped). Returns the flags, each case's
+    confidence, the model trained on all the cases (for the next round) and the stats."""
+    from lotdata.quality.model import cross_confidence, load_ending, train_ending
+
+    pairs = [(c["right_ending"], c["wrong_ending"]) for c in cases]
+    why = _not_scored(cases, model)
+    if why:
+        return {"flags": [], "confidence": {}, "model": None, "stats": {"scored": 0, "why": why}}
+    fitted = None
+    if model is not None:
+        confidence, how = load_ending(model).confidence(pairs), f"model {Path(model).name}"
+    else:
+        keys = [str(c.get("story_id") or c["id"]) for c in cases]
+        confidence = cross_confidence(pairs, keys, folds=10, seed=seed)
+        fitted, how = train_ending(pairs, seed=seed), "trained on the other cases of this pull"
+    flags = [
+        {
+            "id": c["id"],
+            "rule": MODEL_EASY,
+            "detail": MODEL_EASY_DETAIL.get(c.get("lang") or "en", MODEL_EASY_DETAIL["en"]).format(c=conf, how=how),
+            "level": "refuse",
+        }
+        for c, conf in zip(cases, confidence)
+        if conf >= easy_confidence
+    ]
+    stats = {
+        "scored": len(cases),
+        "model_easy": len(flags),
+        "rate": len(flags) / len(cases),
+        "ending_only_accuracy": sum(c > 0.5 for c in confidence) / len(cases),
+        "easy_confidence": easy_confidence,
+        "model": how,
+    }
+    ids = [c["id"] for c in cases]
+    return {"flags": flags, "confidence": dict(zip(ids, confidence)), "model": fitted, "stats": stats}
+
+
+def _not_scored(cases: list[Row], model: str | None) -> str | None:
+    """Why no model scores `cases` (None: one does)."""
+    import importlib.util
+
+    if model == "off":
+        return "off"
+    if not cases:
+        return "no case"
+    if model is None and len(cases) < MODEL_MIN_PAIRS:
+        return f"{len(cases)} cases, fewer than {MODEL_MIN_PAIRS} to train on (give --model)"
+    if importlib.util.find_spec("sklearn") is None:
+        return "scikit-learn is not installed (pip install 'lotdata[audit]')"
+    return None
+
+
+def add_model_easy(
+    path: str | Path, out: Path, model: str, easy_confidence: float, summary: dict[str, Any]
+) -> dict[str, Any]:
+    """`annotate check sct_write --model`: the model_easy flags of the submissions of `path`, added to the flags
+    `check_file` wrote under `out` (flags.parquet, check.json); returns the summary with them."""
+    import pyarrow.parquet as pq
+
+    from lotdata.annotate.submissions import read_submissions
+    from lotdata.io import write_parquet, write_text
+    from lotdata.schema import CHECK_FLAGS, table_from_rows
+
+    rows = [r for r in read_submissions(path, shape="case") if r.get("right_ending") and r.get("wrong_ending")]
+    easy = model_easy([{**r, "id": str(r["id"])} for r in rows], model, easy_confidence)
+    flags = pq.read_table(out / "flags.parquet").to_pylist() + easy["flags"]
+    write_parquet(table_from_rows(flags, CHECK_FLAGS), out / "flags.parquet")
+    summary = {**summary, "flags": len(flags), MODEL_EASY: easy["stats"]}
+    summary["flagged"] = len({f["id"] for f in flags})
+    summary["per_rule"] = {**summary.get("per_rule", {}), MODEL_EASY: len(easy["flags"])}
+    shown = {k: v for k, v in summary.items() if k != "examples"}
+    write_text(json.dumps(shown, ensure_ascii=False, indent=1) + "\n", out / "check.json")
+    return summary
+
+
+def assemble(
+    annotations: list[Annotation], *, model: str | None = None, easy_confidence: float = EASY_CONFIDENCE
+) -> dict[str, Any]:
     """Every written case with its flags; a case that a rule of level "refuse" flags waits for review (never
-    dropped); the others (the last one written per story) as ClozeT rows, their "warn" flags kept in cases.jsonl."""
+    dropped); the others (the last one written per story) as ClozeT rows, their "warn" flags kept in cases.jsonl.
+    An ending-only model scores each pair (`model_easy`): a pair it gets right with `easy_confidence` or more without
+    the story waits for review too, and its writer's revision task says a model saw through her endings."""
     cases = case_rows(annotations)
     flags = check_cases(cases)
+    easy = model_easy(cases, model, easy_confidence)
+    flags += easy["flags"]
     refusing = {f["id"] for f in flags if f.get("level", "refuse") == "refuse"}
     chosen: dict[str, Row] = {}
     for case in cases:
         case["flags"] = sorted({f["rule"] for f in flags if f["id"] == case["id"]})
         case["to_review"] = case["id"] in refusing
+        case["model_confidence"] = easy["confidence"].get(case["id"])
     for case in sorted(cases, key=_written_order):  # the latest version of a story that no refuse flag holds
         if not case["to_review"]:
             chosen[case["story_id"]] = case
@@ -177,8 +289,9 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
         "kept": len(examples),
         "per_rule": dict(Counter(f["rule"] for f in flags)),
         "per_level": dict(Counter(f.get("level", "refuse") for f in flags)),
+        MODEL_EASY: easy["stats"],
     }
-    return {"clozet": examples, "cases": cases, "flags": flags, "stats": stats}
+    return {"clozet": examples, "cases": cases, "flags": flags, "stats": stats, "ending_model": easy["model"]}
 
 
 def _written_order(case: Row) -> tuple:
@@ -215,6 +328,8 @@ def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
     output.folder.mkdir(parents=True, exist_ok=True)
     write_jsonl(assembled["cases"], output.folder / "cases.jsonl")
     write_parquet(table_from_rows(assembled["flags"], CHECK_FLAGS), output.folder / "flags.parquet")
+    if assembled.get("ending_model") is not None:  # the data so far, for `annotate check sct_write --model`
+        assembled["ending_model"].save(output.folder / "ending_model")
     return {
         "clozet": output.dataset("clozet", assembled["clozet"]),
         "flagged": assembled["stats"]["flagged"],
@@ -305,6 +420,7 @@ SPEC = register_job(
         check=check,
         votes=lambda v: [("written", "yes")],
         assemble=assemble,
+        assemble_options=("model", "easy_confidence"),
         write=write,
         demo_rows=demo_rows,
         simulate=simulate,
