@@ -1,6 +1,5 @@
 """One rater, one vote, on a real Label Studio (issue 35, items 1 and 5): a rater's second annotation on her own task
-(what Label Studio's "+" tab sends: a new annotation by the same account, made here through the server's own API with
-her logged-in session, as the browser makes it) does not count; a Story Cloze case rated by two people is not kept
+(Label Studio's "+" tab, clicked in chromium, and the same request sent with her logged-in session) does not count; a Story Cloze case rated by two people is not kept
 although it holds three answers per story; a deleted annotation is named at pull (who, which task, when last seen)
 and in status; agreement.json holds Krippendorff's alpha with its interval beside Fleiss' kappa, and the raters'
 estimated accuracy."""
@@ -8,15 +7,15 @@ estimated accuracy."""
 from __future__ import annotations
 
 import json
+import time
 
 from labelstudio_support import RaterWeb, lotdata, read_rows
+from test_annotate_browser import PASSWORD, Rater, browser  # noqa: F401  (the module's chromium, its login)
 
 from lotdata.annotate.client import export_tasks
 from lotdata.annotate.state import JobState
 from lotdata.annotate.team import add_raters
 from lotdata.datasets.folder import write_dataset
-
-PASSWORD = "One-Vote-Rater-2026"
 
 
 def rating(code: str) -> list[dict]:
@@ -44,7 +43,26 @@ def _cases(folder, n: int = 2) -> None:
     )
 
 
-def test_two_people_do_not_make_three_raters_and_a_deleted_answer_is_named(label_studio, conn, tmp_path):
+def plus_tab(rater: Rater, project_id: int, task_id: int, code: str) -> None:
+    """In the browser, on a task the rater already answered: Label Studio's "+" (Create an annotation), the answer,
+    Submit: a second annotation by her own account, though the project allows one per task."""
+    from selenium.webdriver.common.by import By
+
+    from lotdata.annotate.jobs import get_job
+
+    rater.chrome.get(f"{rater.url}/projects/{project_id}/data?task={task_id}")
+    rater.wait("[data-testid=bottombar-update-button]")
+    time.sleep(1.5)
+    rater.chrome.find_element(By.CSS_SELECTOR, 'button[aria-label="Create an annotation"]').click()
+    rater.wait("[data-testid=bottombar-submit-button]")
+    time.sleep(1)
+    rater.choose(get_job("cloze_verify").template_for("zh").xml, "rating", code)
+    rater.keep("plus-tab-second-answer")
+    rater.chrome.find_element(By.CSS_SELECTOR, "[data-testid=bottombar-submit-button]").click()
+    time.sleep(2)
+
+
+def test_two_people_do_not_make_three_raters_and_a_deleted_answer_is_named(label_studio, conn, browser, tmp_path):  # noqa: F811
     """Three raters are asked per story; ann and bo answer every story, and bo answers each a second time. Before,
     the pull counted three answers per story and kept both cases in clozet/test.parquet; now bo's second answers are
     quarantined (the first submitted counts) and no case is kept. Cy answers: both cases are kept. One of ann's
@@ -63,7 +81,13 @@ def test_two_people_do_not_make_three_raters_and_a_deleted_answer_is_named(label
     for name in ("vote-ann", "vote-bo"):
         for task in given[name]:
             webs[name].annotate(task["id"], rating(code(task)))
-    for task in given["vote-bo"]:  # the "+" tab: a second annotation on her own task, by her own account
+    # the "+" tab: a second annotation on her own task, by her own account; in chromium on the first task, through
+    # her logged-in session (the request the page sends) on the three others
+    browser.delete_all_cookies()
+    bo = Rater(browser, label_studio.url, tmp_path)
+    bo.login(team["vote-bo"]["email"])
+    plus_tab(bo, job_state.projects["vote-bo"], given["vote-bo"][0]["id"], code(given["vote-bo"][0]))
+    for task in given["vote-bo"][1:]:
         webs["vote-bo"].annotate(task["id"], rating(code(task)))
     assert all(len(t["annotations"]) == 2 for t in export_tasks(conn, job_state.projects["vote-bo"]))
 
