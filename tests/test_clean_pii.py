@@ -125,3 +125,18 @@ def test_the_card_reports_what_the_rule_found():
     (line,) = _pii_checked({"kind": "clean", "stats": stats})
     assert "phone mask, id quarantine" in line and "phone 4 values in 3 stories" in line
     assert _pii_checked({"kind": "clean", "stats": {}}) == []  # a clean run made before the rule
+
+
+def test_clean_rejects_a_story_not_in_its_language_by_the_one_identifier():
+    """Issue 37 item 3: clean's `language` rule is lotdata.text.langid's verdict (no identifier of its own)."""
+    from lotdata.text.langid import language_problem
+
+    english = "The fox lived at the foot of the hill. Every morning it went down to the river to drink water."
+    rows = [
+        make_story_row(STORY, source="s", lang="zh"),
+        {**make_story_row(english, source="s", lang="en"), "lang": "zh"},  # stored as Chinese
+    ]
+    result = clean_rows(rows, CleanParams(short_chars=0))
+    ((rule, evidence),) = [(q["rule"], q["evidence"]) for q in result.quarantine]
+    assert rule == "language" and evidence == language_problem(result.quarantine[0]["text"], "zh")
+    assert len(clean_rows(rows, CleanParams(short_chars=0, language_check=False)).kept) == 2

@@ -322,6 +322,12 @@ BUILTIN_CLEAN_RULES = (
     CleanRule("length_max", "removed", "more than `max_chars` characters"),
     CleanRule("lexicon", "removed", "a term of the lexicon occurs (evidence: the terms)"),
     CleanRule(
+        "language",
+        "removed",
+        "the cleaned text is not in the story's `lang`, has no letters, or more than 10% of its clauses are written "
+        "in another script (lotdata.text.langid, the identifier `read` uses; `language_check`)",
+    ),
+    CleanRule(
         "pii_quarantine",
         "removed",
         "personal information of a kind whose `pii` action is quarantine (evidence: the kinds and counts, no value)",

@@ -42,6 +42,11 @@ class CleanStepParams:
         "Personal information (phone, id, email, qq, wechat, address): mask (a typed placeholder such as [PHONE]), "
         "quarantine or off, for all kinds or per kind, e.g. 'mask,id=quarantine,address=off'.",
     )
+    language_check: bool = param(
+        CleanParams.language_check,
+        "Reject a story whose cleaned text is not in its lang (or has no letters, or mixes scripts beyond 10% of its "
+        "clauses), by the identifier read uses.",
+    )
     hold_out: str | None = param(
         None,
         "A test set (dataset folder or Story Cloze csv, labelled or blind): remove every story that is the source "
@@ -117,6 +122,7 @@ class CleanStepParams:
             lexicon=load_lexicon(self.lexicon),
             dedup=DedupParams(cluster_threshold=self.cluster, reject_threshold=self.near_dup, seed=self.seed),
             pii=self.pii,
+            language_check=self.language_check,
         )
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from lotdata.clean.dedup import DedupParams, NearDuplicates, find_near_duplicates
-from lotdata.clean.pii import DEFAULT_PII, apply_pii, parse_pii_actions
+from lotdata.clean.pii import DEFAULT_PII, PiiOutcome, apply_pii, parse_pii_actions
 from lotdata.clean.rules import (
     JUDGEMENT_FLAGS,
     dialogue_share,
@@ -33,6 +33,7 @@ from lotdata.clean.rules import (
 from lotdata.errors import InputError, must_exist
 from lotdata.sources.story import story_id_for
 from lotdata.text import normalize_text, split_sentences
+from lotdata.text.langid import language_problem
 
 DEFAULT_LEXICON = Path(__file__).resolve().parents[1] / "data" / "clean_lexicon_zh.txt"
 EVIDENCE_LIMIT = 300
@@ -52,6 +53,7 @@ class CleanParams:
     lexicon: tuple[str, ...] = ()
     dedup: DedupParams = field(default_factory=DedupParams)
     pii: str = DEFAULT_PII  # per kind: mask, quarantine or off (lotdata.clean.pii.parse_pii_actions)
+    language_check: bool = True  # reject a story whose cleaned text is not in its `lang` or mixes scripts
 
 
 def load_lexicon(path: str | Path | None = None) -> tuple[str, ...]:
@@ -110,19 +112,27 @@ def clean_story(
         # an annotator's verdict (accepted, rejected, rewritten) outlives a re-clean
         "status": "clean" if row.get("status") in (None, "raw", "clean") else row["status"],
     }
+    new["flags"] = flags + story_flags(text, title, lang, params)
+    return (new, *rejection(text, lang, params, pii))
+
+
+def rejection(text: str, lang: str, params: CleanParams, pii: PiiOutcome) -> tuple[str | None, str | None]:
+    """The first rule that rejects the cleaned `text` and its evidence, in the clean-rule registry's order:
+    length, lexicon, language, personal information to quarantine; (None, None) when none does."""
     n = len(text)
-    flags += story_flags(text, title, lang, params)
-    new["flags"] = flags
     if n < params.min_chars:
-        return new, "length_min", f"{n} characters < {params.min_chars}"
+        return "length_min", f"{n} characters < {params.min_chars}"
     if n > params.max_chars:
-        return new, "length_max", f"{n} characters > {params.max_chars}"
+        return "length_max", f"{n} characters > {params.max_chars}"
     hits = [term for term in params.lexicon if term in text]
     if hits:
-        return new, "lexicon", "、".join(hits)
+        return "lexicon", "、".join(hits)
+    problem = language_problem(text, lang) if params.language_check else None
+    if problem:  # lotdata.text.langid: the one identifier read, clean and the check rules share
+        return "language", problem
     if pii.quarantine:  # the kinds and how many, never the values
-        return new, "pii_quarantine", ", ".join(f"{kind} {pii.counts[kind]}" for kind in pii.quarantine)
-    return new, None, None
+        return "pii_quarantine", ", ".join(f"{kind} {pii.counts[kind]}" for kind in pii.quarantine)
+    return None, None
 
 
 def _split(text: str, lang: str) -> list[str]:

@@ -115,10 +115,15 @@ def split_zh(text: str) -> list[str]:
                 continue
             i = j
             continue
-        special = _SPECIAL.search(text, i + 1)  # nothing between i and the next special character changes anything
-        i = special.start() if special else n
+        i = _next_special(text, i + 1)  # nothing between i and the next special character changes anything
     cut(n)
     return sentences
+
+
+def _next_special(text: str, i: int) -> int:
+    """Where the next quote, bracket, terminal mark or ellipsis is from `i` on (the end of the text if none)."""
+    special = _SPECIAL.search(text, i)
+    return special.start() if special else len(text)
 
 
 def _ends_on_terminal(text: str, start: int, close_at: int) -> bool:

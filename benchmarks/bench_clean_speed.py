@@ -1,0 +1,122 @@
+"""`lotdata clean` beside datatrove's MinHash deduplication, in one run, interleaved (issue 37, item 1).
+
+    LOTDATA_DATATROVE_PYTHON=.venv-datatrove/bin/python PYTHONPATH=. .venv/bin/python benchmarks/bench_clean_speed.py \
+        [--stories 36200] [--rounds 2] [--before DIR]          # writes bench/clean_speed.md
+
+The input is bench_sources.py's (CMRC 2017 validation + CFT and near-copies of them, the 36,200 stories issue 37
+measured). Each round runs, one after the other in this order: datatrove's four MinHash stages, `clean` as this
+checkout has it, and, with `--before DIR` (a `git archive` of an older commit), `clean` as that commit had it; at
+1 worker and then 2. Each run is a subprocess whose time is its wall clock and whose memory is the sampled peak of
+the summed RSS of it and its children (bench_sources.tree_peak_rss). Medians over the rounds; the ratios are of
+medians from this one run, the only figures that mean something on a shared, loaded machine (the load average is
+printed with them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from bench_sources import DATATROVE_PY, _last_json, run_datatrove, tree_peak_rss, write_dedup_inputs  # noqa: E402
+
+
+def run_clean_code(path: Path, workers: int, code: Path) -> dict:
+    """`clean` of the lotdata in `code` (its own benchmarks/bench_sources.py --one-clean) on `path`."""
+    out, peak = tree_peak_rss(
+        [sys.executable, str(code / "benchmarks" / "bench_sources.py"), "--one-clean", str(path), str(workers)],
+        env={**os.environ, "PYTHONPATH": str(code)},
+    )
+    return {**_last_json(out), "peak_mib": peak}
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.1f} / {five:.1f} / {fifteen:.1f} (1, 5, 15 min) on {os.cpu_count()} cores"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--stories", type=int, default=36_200)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--before", type=Path, help="an older checkout (git archive) measured in the same rounds")
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "clean_speed.md")
+    args = parser.parse_args()
+    if not DATATROVE_PY.exists():
+        sys.exit(f"no datatrove interpreter at {DATATROVE_PY} (make {DATATROVE_PY} or LOTDATA_DATATROVE_PYTHON)")
+    tools = {"datatrove MinHash (4 stages)": None, "lotdata clean (this checkout)": REPO}
+    if args.before:
+        tools["lotdata clean (before)"] = args.before.resolve()
+    runs: dict[tuple[str, int], list[dict]] = {}
+    loads = [_load()]
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = write_dedup_inputs(args.stories, Path(tmp) / "in")
+        for r in range(args.rounds):
+            for workers in (1, 2):
+                for name, code in tools.items():
+                    if code is None:
+                        run = run_datatrove(folder, workers)
+                    else:
+                        run = run_clean_code(folder / "stories.parquet", workers, code)
+                    runs.setdefault((name, workers), []).append(run)
+                    print(
+                        f"round {r + 1} {name} {workers}w: {run['seconds']:.1f} s {run['peak_mib']:.0f} MiB", flush=True
+                    )
+            loads.append(_load())
+    med = {
+        k: (statistics.median(x["seconds"] for x in v), statistics.median(x["peak_mib"] for x in v))
+        for k, v in runs.items()
+    }
+    trove = "datatrove MinHash (4 stages)"
+    lines = [
+        "# `lotdata clean` beside datatrove, one run",
+        "",
+        f"`benchmarks/bench_clean_speed.py --stories {args.stories} --rounds {args.rounds}"
+        + (" --before DIR" if args.before else "")
+        + f"`: {args.stories:,} stories (CMRC 2017 validation + CFT and near-copies, as in issue 37), {args.rounds}"
+        " interleaved rounds (datatrove, this checkout, the older checkout; 1 worker then 2), medians. `clean` runs"
+        " every rule (the `pii` rule included in this checkout) and exact + near deduplication; datatrove only its"
+        " four MinHash stages. Peak memory: sampled peak of the summed RSS of the process and its workers.",
+        "",
+        f"Machine: {os.cpu_count()} cores shared with other work; load average at the start and after each round:"
+        f" {'; '.join(loads)}. Wall {time.perf_counter() - started:.0f} s in all.",
+        "",
+        "| tool | workers | wall s (median) | runs | peak MiB (median) | time / datatrove | memory / datatrove |",
+        "| --- | ---: | ---: | --- | ---: | ---: | ---: |",
+    ]
+    for (name, workers), (seconds, peak) in med.items():
+        dt_seconds, dt_peak = med[(trove, workers)]
+        each = ", ".join(f"{x['seconds']:.1f}" for x in runs[(name, workers)])
+        lines.append(
+            f"| {name} | {workers} | {seconds:.1f} | {each} | {peak:.0f} | {seconds / dt_seconds:.2f}x |"
+            f" {peak / dt_peak:.2f}x |"
+        )
+    lines.append("")
+    for name in tools:
+        if (name, 1) in med and (name, 2) in med:
+            lines.append(f"- {name}: 2 workers {med[(name, 1)][0] / med[(name, 2)][0]:.2f}x faster than 1.")
+    if args.before:
+        now, before = "lotdata clean (this checkout)", "lotdata clean (before)"
+        for workers in (1, 2):
+            lines.append(
+                f"- this checkout against the older one, {workers} worker(s): "
+                f"{med[(before, workers)][0] / med[(now, workers)][0]:.2f}x faster."
+            )
+    phases = runs[("lotdata clean (this checkout)", 1)][-1].get("phases") or {}
+    if phases:
+        lines += ["", "Phases of the last 1-worker run of this checkout (s): " + json.dumps(phases)]
+    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
