@@ -116,6 +116,7 @@ def test_two_people_do_not_make_three_raters_and_a_deleted_answer_is_named(label
     alpha = agreement["krippendorff_alpha"]
     assert alpha["alpha"] == 1.0 and alpha["ci95"] == [1.0, 1.0] and agreement["fleiss_kappa"] == 1.0
     assert summary["deleted_annotations"] == []
+    assert summary["agreement"]["rating"].startswith("Fleiss' kappa 1.0, alpha 1.0 (95% CI [1.0, 1.0])")
 
     gone = given["vote-ann"][0]
     [annotation] = [a for a in export_tasks(conn, job_state.projects["vote-ann"]) if a["id"] == gone["id"]][0][

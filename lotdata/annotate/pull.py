@@ -448,6 +448,7 @@ def pull(
         "not_by_the_rater": len(found.not_by_the_rater),
         "duplicates": len(found.duplicates),
         "deleted_annotations": gone,
+        "agreement": _agreement_lines(agreement),
         "near_chance_raters": agreement["aggregation"]["near_chance"],
         "missing_tasks": len(found.missing),
         **({"missing": found.missing} if found.missing else {}),
@@ -459,6 +460,21 @@ def pull(
     }
     write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", out / "pull.json")
     return summary
+
+
+def _agreement_lines(agreement: dict[str, Any]) -> dict[str, str]:
+    """Per question, Fleiss' kappa and Krippendorff's alpha with its 95% interval, in one line (pull's report)."""
+    lines = {}
+    for question, q in agreement["questions"].items():
+        parts = [f"Fleiss' kappa {q['fleiss_kappa']}"]
+        for key, name in (("krippendorff_alpha", "alpha"), ("krippendorff_alpha_ordinal", "ordinal alpha")):
+            alpha = q.get(key)
+            if alpha is not None:
+                parts.append(f"{name} {alpha['alpha']} (95% CI {alpha['ci95']})")
+            elif key in q:
+                parts.append(f"{name} not measurable")
+        lines[question] = f"{', '.join(parts)}; {q['multi_rated']} of {q['items']} items rated by 2+"
+    return lines
 
 
 def _remember(p: Any, title: str, found: Collected, seen: StateFile | None) -> list[dict[str, Any]]:
