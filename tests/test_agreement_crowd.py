@@ -174,3 +174,28 @@ def test_a_pull_remembers_what_it_saw_and_names_what_is_gone(tmp_path):
     # still named at the next pull (a fact about the data), and by status without writing
     assert remember(path, [row(1, "ann1")], when="2026-01-03T00:00:00+00:00") == gone
     assert deleted(load_seen(path), [row(1, "ann1")]) == gone
+
+
+def test_drop_flagged_leaves_out_the_raters_a_skill_model_finds_near_chance():
+    """`pull --aggregate dawid-skene --drop-flagged`: the random rater's answers are left out of the assembly (with
+    majority, only the gold tasks' flags drop anyone, as before)."""
+    from types import SimpleNamespace
+
+    from lotdata.annotate.pull import _aggregation
+
+    _truth, votes = simulated_crowd()
+    valid = [
+        Annotation(uid=str(item), data={}, annotator=rater, annotation_id=n, created_at="", values={"x": value})
+        for n, (item, rater, value) in enumerate(votes)
+    ]
+    job = SimpleNamespace(votes=lambda values: [("q", values["x"])])
+    for method, drop, gold, expected in [
+        ("dawid-skene", True, [], {"random"}),
+        ("mace", True, ["r6"], {"random", "r6"}),
+        ("dawid-skene", False, [], set()),
+        ("majority", True, ["r6"], {"r6"}),
+    ]:
+        report, left_out = _aggregation(job, valid, SimpleNamespace(aggregate=method, drop_flagged=drop), gold)
+        assert left_out == expected, method
+        assert report["dropped"] == sorted(expected - set(gold))
+        assert report["near_chance"] == ([] if method == "majority" else ["random"])  # majority misses it (0.64)

@@ -416,7 +416,8 @@ class PullParams:
         "majority",
         help="How agreement.json estimates the items' labels and each rater's accuracy (raters near chance are "
         "flagged): majority, dawid-skene or mace (crowd-kit); meant for the jobs that vote (cloze_verify, "
-        "senpos_refine, human_eval, human_perf). The job's own rule still assembles the dataset.",
+        "senpos_refine, human_eval, human_perf). The job's own rule still assembles the dataset; with "
+        "--drop-flagged, dawid-skene and mace also leave out the raters they find near chance.",
         choices=("majority", "dawid-skene", "mace"),
     )
     model: str | None = param(
@@ -585,6 +586,18 @@ class PushParams:
         None,
         help="clozet_write: the stories' length in words, MIN-MAX (LOT: about 50-500, the default; 0 for no bound).",
     )
+    model: str | None = param(
+        None,
+        help="story_filter: a `lotdata quality train` model whose guess (accept or reject) and score each task shows "
+        "(never on cloze_verify: it would bias the judgement).",
+        path="input",
+    )
+    order: str = param(
+        "push",
+        help="push (the order pushed), or uncertainty (with --model: Label Studio serves the task the model is least "
+        "sure of first).",
+        choices=("push", "uncertainty"),
+    )
 
 
 def _job_file(p: PushParams) -> Path:
@@ -597,9 +610,11 @@ def _push_check(p: PushParams) -> None:
     """Before any file or connection: the input is there (a wrong path is not a server problem), the job, its
     language, splits and options exist, and the Label Studio SDK is installed (exit 4)."""
     from lotdata.annotate.push import check_push
+    from lotdata.annotate.suggest import check_suggest
     from lotdata.errors import require
 
     check_push(p)
+    check_suggest(p.job, p.model, p.order)
     require("label_studio_sdk", "labelstudio")
 
 
@@ -610,6 +625,7 @@ def _push_inputs(p: PushParams) -> dict[str, Any]:
     return {
         "--input": p.input_path,
         "--gold": p.gold,
+        "--model": p.model,
         "STATE/team.json": directory / "team.json",
         "STATE/qualify/JOB.json": Gate.path_for(directory, p.job),
     }

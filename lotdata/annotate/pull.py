@@ -395,7 +395,8 @@ def pull(
     fetched = time.perf_counter() - started
     gone = _remember(p, title, found, seen)
     gold = gold_report(job_name, found.gold, p.min_gold_accuracy)
-    valid = [a for a in found.valid if not (p.drop_flagged and a.annotator in gold["flagged"])]
+    aggregation, left_out = _aggregation(job, found.valid, p, gold["flagged"])
+    valid = [a for a in found.valid if a.annotator not in left_out]
     votes = [(a.uid, a.annotator, question, value) for a in valid for question, value in job.votes(a.values)]
     records = [{**r, "quarantined": False} for r in found.rows] + [
         {**r, "quarantined": True} for r in found.quarantined_rows
@@ -403,7 +404,7 @@ def pull(
     agreement = {
         "questions": question_agreement(votes),
         "annotators": annotator_stats((r for r in records if not r["gold"]), votes),
-        "aggregation": aggregation_report(votes, getattr(p, "aggregate", "majority")),
+        "aggregation": aggregation,
     }
     assembled = job.assemble(valid, **{k: getattr(p, k) for k in job.assemble_options if hasattr(p, k)})
     if job.check_complete is not None:  # before anything is written: a short assembly is refused whole
@@ -460,6 +461,20 @@ def pull(
     }
     write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", out / "pull.json")
     return summary
+
+
+def _aggregation(job: Any, valid: list[Annotation], p: Any, gold_flagged: list[str]) -> tuple[dict[str, Any], set[str]]:
+    """The aggregation report over every valid answer (`p.aggregate`), and the raters whose answers the assembly
+    leaves out: with `p.drop_flagged`, those flagged by the gold tasks and, under dawid-skene or mace, those the
+    model finds near chance (majority's own estimate, the share of answers equal to the majority, does not drop)."""
+    method = getattr(p, "aggregate", "majority")
+    votes = [(a.uid, a.annotator, question, value) for a in valid for question, value in job.votes(a.values)]
+    report = aggregation_report(votes, method)
+    left_out: set[str] = set()
+    if p.drop_flagged:
+        left_out = set(gold_flagged) | (set(report["near_chance"]) if method != "majority" else set())
+    report["dropped"] = sorted(left_out - set(gold_flagged))
+    return report, left_out
 
 
 def _agreement_lines(agreement: dict[str, Any]) -> dict[str, str]:
