@@ -35,16 +35,7 @@ def extend_assignment(
     since), never given to its writer."""
     avoid = avoid or {}
     raters = sorted(raters)
-    holders: dict[str, set[str]] = defaultdict(set)
-    for rater, tokens in current.items():
-        for token in tokens:
-            holders[token].add(rater)
-    wanted = max(1, min(per_task, len(raters)))
-    new = [
-        (token, case)
-        for token, case in tasks
-        if not holders[token] or (token in avoid and case is not None and len(holders[token]) < wanted)
-    ]
+    new, holders = _to_give(current, tasks, max(1, min(per_task, len(raters))), avoid)
     out = {rater: list(current.get(rater, [])) for rater in raters}
     out.update({rater: list(tokens) for rater, tokens in current.items() if rater not in out})
     if not new or not raters:
@@ -74,6 +65,23 @@ def extend_assignment(
     for rater, tokens in received.items():
         out[rater].extend(_spaced(tokens, {c: by_case[c].get(rater, []) for c in case_order}, case_order))
     return out
+
+
+def _to_give(
+    current: Mapping[str, list[str]], tasks: Sequence[Versioned], wanted: int, avoid: Mapping[str, str]
+) -> tuple[list[Versioned], dict[str, set[str]]]:
+    """The tasks to give now: those nobody holds, and those short of `wanted` raters because their writer could not
+    take them (topped up when the team has grown); and who holds each task already."""
+    holders: dict[str, set[str]] = defaultdict(set)
+    for rater, tokens in current.items():
+        for token in tokens:
+            holders[token].add(rater)
+    new = [
+        (token, case)
+        for token, case in tasks
+        if not holders[token] or (token in avoid and case is not None and len(holders[token]) < wanted)
+    ]
+    return new, holders
 
 
 def _give_versions(

@@ -185,7 +185,30 @@ def load(path: Path, splits: Sequence[str] | None, *, words: tuple[int, int] = S
         assigned = [splits[rank[s["story_id"]] % len(splits)] for s in stories]
     for story, split in zip(stories, assigned):
         story["split"] = split
+        story["sentences"] = attach_speech_tags(story["sentences"], story["lang"])
     return [s for s in stories if s["split"]]
+
+
+#: a Chinese speech tag standing alone after quoted speech (“……。”小渔说。): a speaker of a few characters, a verb of
+#: saying, maybe an adverb before it, and nothing else
+_SPEECH_TAG = re.compile(
+    r"^[^“”‘’「」，。！？]{0,8}(说|道|问|喊|叫|答|回答|嘀咕|嘟囔|补充|解释|笑道|叹道|大喊|大叫)(着|了|道)?[。！？]$"
+)
+
+
+def attach_speech_tags(sentences: Sequence[str], lang: str) -> list[str]:
+    """The story's sentences with a speech tag that the splitter left alone after quoted speech (“……。”小渔说。) put
+    back at the end of that speech: a rater is never offered “小渔说。” as a sentence to rewrite. Lossless: the joined
+    text is unchanged."""
+    if lang != "zh":
+        return list(sentences)
+    out: list[str] = []
+    for sentence in sentences:
+        if out and out[-1].endswith(("”", "」", "’")) and _SPEECH_TAG.match(sentence):
+            out[-1] += sentence
+        else:
+            out.append(sentence)
+    return out
 
 
 def _revisions(path: Path) -> list[Row]:
@@ -214,6 +237,10 @@ FEEDBACK = {
 }
 
 
+#: what Label Studio names the pre-selected answer (a prediction's model_version) on the rater's screen
+PRESELECTED = {"zh": "预选（可修改）", "en": "pre-selected (change it freely)"}
+
+
 def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
     tasks = []
     for row in rows:
@@ -237,7 +264,8 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
         if revision:
             hidden["writer"] = row["writer"]  # per rater, the task goes to its rater only
         guesses = [choice("decision", "story", ["write"]), choice("mask_sentence", "story", [str(guess)])]
-        tasks.append({"data": data, "hidden": hidden, "predictions": prediction("lotdata-mask-heuristic", guesses)})
+        # the screen shows the pre-selection's name: words for the rater, no internal name
+        tasks.append({"data": data, "hidden": hidden, "predictions": prediction(PRESELECTED[lang], guesses)})
     return tasks
 
 
@@ -433,7 +461,7 @@ SPEC = register_job(
         templates={"zh": "clozet_write", "en": "en/clozet_write"},
         checks=CHECKS,
         descriptions={
-            "zh": "ClozeT 构造（LOT 附录图 2）：在故事中选一句能根据上下文和常识推断出来的句子（中间或结尾，第一句除外），把它改写成违背常识的句子。每个故事一个任务。",
+            "zh": "改写故事中的一句（LOT 附录图 2）：在故事中选一句能根据上下文和常识推断出来的句子（中间或结尾，第一句除外），把它改写成违背常识的句子。每个故事一个任务。",
             "en": "ClozeT writing (LOT appendix, Figure 2): in each story choose a sentence that follows from its context and common sense (in the middle or at the end, never the first) and rewrite it so that it breaks common sense. One task per story.",
         },
     )

@@ -95,6 +95,7 @@ def revision_task(row: Row, lang: str) -> Task:
             "text": row["text"],
             "reference": row["reference"],
             "feedback": FEEDBACK.get(lang, FEEDBACK["en"]).format(**row),
+            "draft": str(row.get("previous") or row["text"]),  # the rewrite box starts with the last rewrite
         },
         "hidden": {
             "story": row["story"],
@@ -123,6 +124,7 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "zh") -> list[Task]:
                     "text": row["text"],
                     "reference": row["story_text"],
                     "feedback": "",
+                    "draft": row["text"],  # the rewrite box starts with the segment: a rewrite edits it
                 },
                 "hidden": {
                     "story": story,

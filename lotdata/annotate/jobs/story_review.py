@@ -46,7 +46,8 @@ def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InputError(f"not JSON ({exc.msg})", path=str(file), row=n) from None
-            rows.append({**row, "flag_details": flags.get(row["submission_id"], [])})
+            if not row.get("returned"):  # a blank title or sentence went straight back to its writer
+                rows.append({**row, "flag_details": flags.get(row["submission_id"], [])})
     return rows
 
 

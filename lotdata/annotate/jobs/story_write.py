@@ -51,6 +51,30 @@ def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
     return rows
 
 
+REVISION_PROMPTS = {
+    "en": "Revise your story (version {version}): it was sent back to you with the comment below. Your last version "
+    "is already in the boxes: change what the comment asks for, then submit. (For: {writer})",
+    "zh": "修改你的故事（第 {version} 版）：它被退回给你，意见见下方。框里已经填好你的上一版：按意见修改后提交。"
+    "（作者：{writer}）",
+}
+#: the task fields the boxes start with (`value="$last_title"` ...): the last version on a revision, empty otherwise
+LAST_FIELDS = ("last_title", *(f"last_{name}" for name in SENTENCE_FIELDS))
+
+
+def last_version(row: Row) -> dict[str, str]:
+    """The boxes' starting text of a revision task: its `last` (title, sentences), else read back from `previous`
+    (the title on the first line, then `k. sentence`, as story_review shows a submission)."""
+    last = row.get("last")
+    if isinstance(last, dict):
+        title, sentences = str(last.get("title") or ""), [str(s) for s in last.get("sentences") or []]
+    else:
+        lines = str(row.get("previous") or "").splitlines()
+        title = lines[0] if lines and lines[0] != "(no title)" else ""
+        sentences = [line.split(". ", 1)[1] if ". " in line else line for line in lines[1:]]
+    sentences = (sentences + [""] * 5)[:5]
+    return dict(zip(LAST_FIELDS, [title, *sentences]))
+
+
 def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "en") -> list[Task]:
     tasks = []
     for row in rows:
@@ -60,15 +84,17 @@ def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "en") -> list[Task]:
             uid = opaque_uid("write", story, version)
             data = {
                 "uid": uid,
-                "prompt": f"{PROMPTS[lang]} ({'for' if lang == 'en' else '作者'}: {row.get('writer') or '-'})",
+                "prompt": REVISION_PROMPTS[lang].format(version=version, writer=row.get("writer") or "-"),
                 "feedback": str(row.get("feedback") or ""),
                 "previous": str(row.get("previous") or ""),
+                **last_version(row),
             }
             hidden = {"thread": story, "version": version, "writer": row.get("writer")}
         else:
             key = row.get("slot", row.get("prompt"))
             uid = opaque_uid("write", key)
             data = {"uid": uid, "prompt": str(row.get("prompt") or PROMPTS[lang]), "feedback": "", "previous": ""}
+            data.update(dict.fromkeys(LAST_FIELDS, ""))
             hidden = {"thread": uid, "version": 1, "writer": None}
         tasks.append({"data": data, "hidden": {**hidden, "lang": lang}})
     return tasks
@@ -135,13 +161,52 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
     flagged = {f["id"] for f in flags}
     for row in rows:
         row["flags"] = sorted({f["rule"] for f in flags if f["id"] == row["submission_id"]})
+    revisions = blank_revisions(rows)
     stats = {
         "submissions": len(rows),
+        "returned_to_rater": len(revisions),
         "flagged": len(flagged),
         "per_rule": dict(Counter(f["rule"] for f in flags)),
         "table2": table2(rows, approved=None),
     }
-    return {"submissions": rows, "flags": flags, "stats": stats}
+    return {"submissions": rows, "flags": flags, "revisions": revisions, "stats": stats}
+
+
+BLANK = {
+    "en": ("The title is empty (only spaces): write a title.", "Sentence {k} is empty (only spaces): write it."),
+    "zh": ("标题是空的（只有空格）：请写标题。", "第 {k} 句是空的（只有空格）：请写这一句。"),
+}
+
+
+def blank_revisions(rows: list[Row]) -> list[Row]:
+    """A story whose latest version has a title or a sentence of only spaces (Label Studio's `required` takes a space
+    as an answer) goes straight back to its writer, with the reason, as a revision task (`revisions.jsonl`, pushed to
+    story_write like story_review's); every such version is marked `returned` and never goes to review."""
+    from lotdata.annotate.jobs.story_review import _shown
+
+    latest: dict[str, Row] = {}
+    for row in rows:
+        latest[row["story"]] = row  # rows are oldest first
+        title_blank, sentence_blank = BLANK.get(row["lang"], BLANK["en"])
+        reasons = ([title_blank] if not row["title"] else []) + [
+            sentence_blank.format(k=k) for k, sentence in enumerate(row["sentences"], 1) if not sentence
+        ]
+        if reasons:  # every blank version is marked: an old one, revised since, never goes to review either
+            row["returned"] = " ".join(reasons)
+    revisions = []
+    for story, row in sorted(latest.items()):
+        if row.get("returned"):
+            revisions.append(
+                {
+                    "story": story,
+                    "writer": row["writer"],
+                    "feedback": row["returned"],
+                    "previous": _shown(row),
+                    "last": {"title": row["title"], "sentences": list(row["sentences"])},
+                    "version": row["version"] + 1,
+                }
+            )
+    return revisions
 
 
 def table2(rows: Sequence[Row], approved: int | None) -> dict[str, Any]:
@@ -161,15 +226,21 @@ def table2(rows: Sequence[Row], approved: int | None) -> dict[str, Any]:
 
 
 def write(assembled: dict[str, Any], output: Output) -> dict[str, Any]:
-    """`submissions.jsonl` (every version, with its flags), `flags.parquet` (id, rule, detail), `table2.json`."""
+    """`submissions.jsonl` (every version, with its flags), `flags.parquet` (id, rule, detail), `table2.json` and
+    `revisions.jsonl` (stories with a blank title or sentence, straight back to their writers)."""
     from lotdata.io import write_jsonl, write_parquet, write_text
     from lotdata.schema import CHECK_FLAGS, table_from_rows
 
     output.folder.mkdir(parents=True, exist_ok=True)
     write_jsonl(assembled["submissions"], output.folder / "submissions.jsonl")
+    write_jsonl(assembled.get("revisions") or [], output.folder / "revisions.jsonl")
     write_parquet(table_from_rows(assembled["flags"], CHECK_FLAGS), output.folder / "flags.parquet")
     write_text(json.dumps(assembled["stats"]["table2"], indent=1) + "\n", output.folder / "table2.json")
-    return {"submissions": len(assembled["submissions"]), "flagged": assembled["stats"]["flagged"]}
+    return {
+        "submissions": len(assembled["submissions"]),
+        "flagged": assembled["stats"]["flagged"],
+        "returned_to_rater": len(assembled.get("revisions") or []),
+    }
 
 
 DEMO = {
