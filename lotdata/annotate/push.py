@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from lotdata.annotate import suggest
 from lotdata.annotate.assign import extend_assignment
 from lotdata.annotate.client import (
     IMPORT_BATCH_SIZE,
@@ -119,6 +120,7 @@ def push(
     raters = p.raters or job.raters
     rows, sample = _rows(job, p)
     tasks = job.to_tasks(rows, seed=p.seed, lang=lang)
+    model_version = suggest.attach(p.job, tasks, p.model, lang) if getattr(p, "model", None) else None
     source = source_info(
         p.job,
         Path(p.input_path) if p.input_path is not None else Path(f"--n {p.n}"),
@@ -151,6 +153,9 @@ def push(
         pushed = push_to_rater(conn, job_state, rater, batch_size=p.batch_size, progress=progress)
         counts = {k: counts[k] + pushed[k] for k in counts}
         _save(job_state, on_saved)
+    order = getattr(p, "order", "push")
+    if order == "uncertainty":  # Label Studio serves the lowest score first
+        suggest.set_order(conn, [job_state.projects[r] for r in targets], order, model_version)
     return {
         "job": p.job,
         "project": p.project,
@@ -159,6 +164,7 @@ def push(
         "raters": raters,
         "gold": sum(t["gold"] is not None for t in job_state.tasks.values()),
         **counts,
+        **({"suggested": len(tasks), "order": order} if model_version is not None else {}),
         **({"sample": sample, "seed": p.seed} if sample is not None else {}),
         **_unassigned(job_state),
         "state": str(job_state.path),
