@@ -121,6 +121,12 @@ def band_pairs(sigs: np.ndarray, rows: int, bands: range) -> np.ndarray:
     return pairs_of(band_pair_keys(sigs, rows, bands), len(sigs))
 
 
+@lru_cache(maxsize=256)
+def _pairs_in(length: int) -> tuple[np.ndarray, np.ndarray]:
+    """np.triu_indices(length, k=1): every pair of a bucket of `length` stories (computed once per length)."""
+    return np.triu_indices(length, k=1)
+
+
 def band_pair_keys(sigs: np.ndarray, rows: int, bands: range) -> np.ndarray:
     """`band_pairs` as sorted unique `pair_keys`, merged a band at a time: a 1-D sort, not a copy per row."""
     n = len(sigs)
@@ -142,7 +148,7 @@ def band_pair_keys(sigs: np.ndarray, rows: int, bands: range) -> np.ndarray:
         found.append(pair_keys(order[two], order[two + 1], n))
         for start, length in zip(starts[lengths > 2].tolist(), lengths[lengths > 2].tolist()):
             group = order[start : start + length]
-            i, j = np.triu_indices(length, k=1)
+            i, j = _pairs_in(length)
             found.append(pair_keys(group[i], group[j], n))
         merged = np.union1d(merged, np.concatenate(found))
     return merged

@@ -211,7 +211,7 @@ def glued_title(text: str, title: str | None = None) -> str | None:
     if title and text.startswith(title) and len(text) > len(title) and text[len(title)] not in "，。！？：；、”":
         return title
     sentence = _SENTENCE_END.split(text, maxsplit=1)[0]
-    if len(sentence) < 6:
+    if len(sentence) < 6 or not _may_glue(sentence):
         return None
     tagged = _pos_words(sentence)
     prefix = ""
@@ -237,6 +237,20 @@ def glued_title(text: str, title: str | None = None) -> str | None:
         if len(next_word) >= 2 and next_word in prefix_words and next_pos.startswith("n"):
             return prefix
     return None
+
+
+# the openers matched at a position of the sentence rather than at its start
+_OPENER_AT = re.compile(_OPENERS.pattern.removeprefix("^"))
+
+
+def _may_glue(sentence: str) -> bool:
+    """False when `glued_title` cannot find a title in `sentence` whatever its words and tags: no story opener starts
+    at characters 2-12 and no two characters starting at 0-12 repeat (a title of 2-12 characters is followed by an
+    opener or by one of its own words). Then the part-of-speech pass is skipped; the result is the same."""
+    if any(ch.isspace() for ch in sentence[:16]):  # blank words leave the tagger's words: positions would shift
+        return True
+    bigrams = [sentence[k : k + 2] for k in range(min(13, len(sentence) - 1))]
+    return len(set(bigrams)) < len(bigrams) or any(_OPENER_AT.match(sentence, k) for k in range(2, 13))
 
 
 def _pos_words(text: str) -> list[tuple[str, str]]:

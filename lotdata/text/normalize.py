@@ -36,9 +36,14 @@ _KEPT_OR_NOT = re.compile(
 )
 
 
+_KEPT = re.compile("[" + re.escape("".join(sorted(_KEEP_FULLWIDTH))) + "]+")
+
+
 def _nfkc_keep_cjk_punct(text: str) -> str:
     """NFKC of every character on its own, except the kept CJK punctuation. Runs, not characters: a run that
     is NFKC already (most text) is copied whole, so a 20 MB story does not become millions of str objects."""
+    if unicodedata.is_normalized("NFKC", _KEPT.sub("", text)):
+        return text  # every character of an NFKC text is NFKC on its own (checked over all of Unicode): no run changes
     out = io.StringIO()
     for match in _KEPT_OR_NOT.finditer(text):
         run = match.group()
