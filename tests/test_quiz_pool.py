@@ -141,3 +141,27 @@ def test_two_raters_quizzes_a_colleagues_answers_and_the_admins_resend(label_stu
     assert retry["title"] == "story_write quiz #2 · quiz-ann" and retry["repeated"] == 0
     assert not set(retry["items"]) & set(first["items"]) and not set(retry["items"]) & set(ben["items"])
     assert "quiz #2 sent, not finished" in resent.output
+
+
+def test_a_gate_written_before_the_pools_still_loads_and_draws(tmp_path):
+    """A gate file of the earlier layout (no `items` per quiz, attempts without the items drawn) is read as before."""
+    import json
+
+    path = tmp_path / "qualify" / "story_write.json"
+    path.parent.mkdir()
+    old = {
+        "url": "http://ls",
+        "job": "story_write",
+        "pass_mark": 0.8,
+        "retry_after_hours": None,
+        "lang": "en",
+        "salt": "s",
+        "questions": {"q0123": {"id": "sw1", "item": "x", "answer": "acceptable"}},
+        "raters": {
+            "ann": [{"project_id": 3, "title": "t", "score": 0.4, "passed": False, "finished_at": "2026-01-01"}]
+        },
+    }
+    path.write_text(json.dumps(old), encoding="utf-8")
+    gate = Gate.find(tmp_path, "story_write", "http://ls")
+    assert gate.items == 5 and gate.describe("ann").startswith("failed the quiz (40% < 80%)")
+    assert len(draw(gate, "ann", load_quiz(quiz_path(None, "story_write", "en")))) == 5
