@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Hashable, Mapping, Sequence
 
-from lotdata.annotate.agreement import fleiss_kappa, majority_vote
+from lotdata.annotate.agreement import fleiss_kappa, krippendorff_alpha, majority_vote
 from lotdata.annotate.jobs.base import (
     Annotation,
     JobSpec,
@@ -127,16 +127,14 @@ def assemble(annotations: list[Annotation]) -> dict[str, Any]:
                     "p_value": None if p is None else round(p, 6),
                 }
             )
-    kappa = {
-        aspect: rounded(fleiss_kappa({(s, k): v for (s, a), by in cell.items() if a == aspect for k, v in by.items()}))
-        for aspect in ASPECTS
+    ratings = {
+        aspect: {(s, k): v for (s, a), by in cell.items() if a == aspect for k, v in by.items()} for aspect in ASPECTS
     }
-    return {
-        "human_eval": items,
-        "table12": table,
-        "sign_tests": tests,
-        "stats": {"items": len(items), "inputs": len(inputs), "fleiss_kappa": kappa},
-    }
+    kappa = {aspect: rounded(fleiss_kappa(ratings[aspect])) for aspect in ASPECTS}
+    alpha = {aspect: krippendorff_alpha(ratings[aspect]) for aspect in ASPECTS}  # nominal, with its 95% interval
+    stats = {"items": len(items), "inputs": len(inputs), "fleiss_kappa": kappa}
+    stats["krippendorff_alpha"] = {a: v and {"alpha": v["alpha"], "ci95": v["ci95"]} for a, v in alpha.items()}
+    return {"human_eval": items, "table12": table, "sign_tests": tests, "stats": stats}
 
 
 def votes(values: dict[str, Any]) -> list[tuple[str, Hashable]]:

@@ -6,7 +6,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from lotdata.annotate.agreement import fleiss_kappa, majority_vote
+from lotdata.annotate.agreement import fleiss_kappa, krippendorff_alpha, majority_vote
 from lotdata.annotate.jobs.base import (
     Annotation,
     JobSpec,
@@ -93,16 +93,19 @@ def check(values: dict[str, Any], data: Mapping[str, Any], hidden: Mapping[str, 
 
 
 def _performance(items: Mapping[str, list[Annotation]]) -> dict[str, Any]:
-    """Majority vote of the raters per item (a tie counts as wrong): accuracy, Fleiss' kappa and the counts."""
+    """Majority vote of the raters per item (a tie counts as wrong): accuracy, Fleiss' kappa, Krippendorff's alpha with
+    its interval, and the counts."""
     correct = ties = 0
     for anns in items.values():
         decision = majority_vote(a.values["answer"] for a in anns)
         ties += decision is None
         correct += decision == anns[0].hidden["answer"]
-    kappa = fleiss_kappa({uid: [a.values["answer"] for a in anns] for uid, anns in items.items()})
+    answers = {uid: [a.values["answer"] for a in anns] for uid, anns in items.items()}
+    alpha = krippendorff_alpha(answers)  # nominal, with its 95% bootstrap interval (None: not measurable)
     return {
         "accuracy": round(correct / len(items), 4),
-        "fleiss_kappa": rounded(kappa),
+        "fleiss_kappa": rounded(fleiss_kappa(answers)),
+        "krippendorff_alpha": None if alpha is None else {"alpha": alpha["alpha"], "ci95": alpha["ci95"]},
         "n_items": len(items),
         "n_raters": max(len(anns) for anns in items.values()),
         "ties": ties,
