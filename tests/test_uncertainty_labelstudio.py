@@ -11,6 +11,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from labelstudio_support import PASSWORD, RaterWeb, lotdata
+from test_annotate_browser import PASSWORD as BROWSER_PASSWORD
+from test_annotate_browser import Rater, browser  # noqa: F401  (the module's chromium, its login)
 from typer.testing import CliRunner
 
 from lotdata.annotate.client import export_tasks, get_project
@@ -96,3 +98,41 @@ def test_the_next_task_served_is_the_one_the_model_is_least_sure_of(label_studio
         )
     ranked = sorted(scores, key=scores.get)
     assert served == ranked[:2], json.dumps({"served": served, "scores": scores})
+
+
+def test_a_rater_sees_the_guess_preselected_and_what_it_is(label_studio, conn, browser, tmp_path: Path):  # noqa: F811
+    """In a real browser: the story_filter task opens with the model's guess ticked, and the page says it is a guess of
+    a model (its model_version in words). Screenshots in the test's tmp dir."""
+    from selenium.webdriver.common.by import By
+
+    decisions = write_parquet(pa.Table.from_pylist(decision_rows(40)), tmp_path / "decisions.parquet")
+    assert (
+        CliRunner().invoke(app, ["quality", "train", str(decisions), "--out", str(tmp_path / "model")]).exit_code == 0
+    )
+    state = tmp_path / "state"
+    team = {e["rater"]: e for e in add_raters(conn, ["guess-bea"], state=state, password=lambda: BROWSER_PASSWORD)}
+    title = "guess on screen"
+    result = lotdata(
+        label_studio,
+        *("annotate", "push", "story_filter", "--input", str(_stories(tmp_path / "s.parquet")), "--project", title),
+        *("--lang", "en", "--model", str(tmp_path / "model"), "--order", "uncertainty", "--state-dir", str(state)),
+    )
+    assert result.exit_code == 0, result.output
+    project = get_project(conn, title)
+    task = sorted(export_tasks(conn, project.id), key=lambda t: t["id"])[0]
+    (prediction,) = conn.sdk.predictions.list(task=task["id"])
+    guess = prediction.result[0]["value"]["choices"][0]
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    rater = Rater(browser, label_studio.url, shots)
+    rater.login(team["guess-bea"]["email"])
+    rater.open_task(project.id, task["id"], "story_filter-guess")
+    ticked = [
+        i.get_attribute("value") or i.get_attribute("name")
+        for i in browser.find_elements(By.CSS_SELECTOR, "input[type=radio], input[type=checkbox]")
+        if i.is_selected()
+    ]
+    page = browser.page_source
+    assert ticked, f"no choice is pre-selected; see {shots}"
+    assert any(guess.lower() in (t or "").lower() for t in ticked) or guess.capitalize() in page, ticked
+    assert MODEL_VERSION["en"] in page, f"the prediction's tab names it; see {shots}"

@@ -14,12 +14,10 @@ from typing import Any, Callable
 
 from lotdata.annotate.jobs.base import Task, choice
 
-#: what a rater reads as the suggestion's source (Label Studio shows it with the prediction); the project's
-#: `model_version` is set to the same words, which uncertainty sampling matches
-MODEL_VERSION = {
-    "en": "Model's guess (learnt from earlier accept/reject decisions; check it)",
-    "zh": "模型的猜测（从以前的接受/拒绝决定中学来，请核对）",
-}
+#: what a rater reads as the suggestion's source: Label Studio names the prediction's tab with it (and its score as a
+#: percentage), cutting a longer name in the middle, so it stays short; the project's `model_version` is set to the
+#: same words, which uncertainty sampling matches
+MODEL_VERSION = {"en": "Model guess", "zh": "模型的猜测"}
 UNCERTAINTY = "Uncertainty sampling"
 SEQUENTIAL = "Sequential sampling"
 ORDERS = ("push", "uncertainty")
