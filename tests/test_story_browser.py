@@ -1,8 +1,12 @@
 """Building a Story Cloze test in a real browser (Debian chromium + selenium) on the real Label Studio of the session:
-a writer fails then passes the quiz, writes a story a check flags, a reviewer refuses it with a comment, the writer
-sees the comment and the old text and sends a new version, which is approved and pulled; the writer writes endings
-that three raters verify in the browser and the case is assembled into a Story Cloze csv;
-a rater reorders a shuffled story with the keyboard's drag and drop. Every new screen is also opened in Chinese.
+a writer fails then passes the quiz, writes a story with a title of one space (Label Studio takes it: the pull sends it
+straight back with the reason) and two sentences in one box (a check flags it); her revision starts with her last
+version in the boxes; a reviewer (never the writer: her own review project stays empty) refuses it with a comment, the
+writer sees the comment, edits only the box it names and sends a new version, which is approved and pulled; the writer
+writes endings that three other raters verify in the browser (none of them given to her) and the case is assembled
+into a Story Cloze csv; a rater other than the writer reorders the shuffled story with the keyboard (Space, arrows,
+Space, as the screen says). Every new screen is also opened in Chinese: clozet_write shows no internal name and keeps
+“……”小渔说。 as one sentence; story_filter's rewrite box starts with the segment.
 Screenshots: the test's tmp dir, or $LOTDATA_BROWSER_SHOTS. About a minute and a half (a browser, many pages)."""
 
 from __future__ import annotations
@@ -70,12 +74,53 @@ def _write_story(rater: Rater, title: str, sentences: list[str]) -> None:
         _type(rater, f"sentence{k}", sentence)
 
 
-def test_story_cloze_from_nothing_in_a_browser(label_studio, conn, browser, tmp_path):  # noqa: F811
+def _box(rater: Rater, name: str) -> str:
+    """What a one-line box holds before it is submitted (a pre-filled value, or what was typed)."""
+    from selenium.webdriver.common.by import By
+
+    return rater.chrome.find_element(By.CSS_SELECTOR, f'input[name="{name}"], textarea[name="{name}"]').get_attribute(
+        "value"
+    )
+
+
+def _retype(rater: Rater, name: str, value: str) -> None:
+    """Replace what a pre-filled box holds."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    box = rater.chrome.find_element(By.CSS_SELECTOR, f'input[name="{name}"], textarea[name="{name}"]')
+    rater.chrome.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+    box.click()
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(Keys.DELETE)
+    time.sleep(0.2)
+    assert _box(rater, name) == ""
+    _type(rater, name, value)
+
+
+def _holder(job_state: JobState, token: str) -> str:
+    """The one rater a task was given to."""
+    [rater] = [name for name, tokens in (job_state.assignment or {}).items() if token in tokens]
+    return rater
+
+
+def _nothing_for(rater: Rater, conn, project_id: int, name: str) -> None:
+    """The writer's own project of a judging job holds no task: her task list in the browser is empty too."""
+    assert export_tasks(conn, project_id) == []
+    rater.chrome.get(f"{rater.url}/projects/{project_id}/data")  # an empty project draws no task table
+    rater.wait("body")
+    time.sleep(2.5)
+    rater.keep(f"{name}-task-list")
+
+
+def test_story_cloze_from_nothing_in_a_browser(label_studio, conn, browser, tmp_path, stories):  # noqa: F811
+    sample_stories = stories  # the sample stories (Chinese), for the Chinese screens of clozet_write and story_filter
     state = tmp_path / "state"
     shots = Path(os.environ.get("LOTDATA_BROWSER_SHOTS") or tmp_path / "screenshots")
     shots.mkdir(parents=True, exist_ok=True)
     run = lambda *args: lotdata(label_studio, *args, "--state-dir", str(state))  # noqa: E731
-    team = {e["rater"]: e for e in add_raters(conn, ["wes", "rev", "vic"], state=state, password=lambda: PASSWORD)}
+    names = ["wes", "rev", "vic", "kim"]
+    team = {e["rater"]: e for e in add_raters(conn, names, state=state, password=lambda: PASSWORD)}
     rater = Rater(browser, label_studio.url, shots)
 
     # the quiz: wes fails it, gets a new one, passes
@@ -96,25 +141,56 @@ def test_story_cloze_from_nothing_in_a_browser(label_studio, conn, browser, tmp_
     assert run("annotate", "qualify", "story_write", "--quiz", str(QUIZ), "--rater", "wes").exit_code == 0
     assert Gate.find(state, "story_write", label_studio.url).qualified() == ["wes"]
 
-    # wes writes a story whose last box holds two sentences: the check flags it
+    # wes writes a story with a title of one space (Label Studio's `required` takes it) whose last box holds two
+    # sentences: the pull sends it straight back to her with the reason, never to review
     assert run("annotate", "push", "story_write", "--n", "1", "--project", "bw stories").exit_code == 0
     write_project = JobState.find(state, "bw stories", label_studio.url).projects["wes"]
     (task,) = export_tasks(conn, write_project)
     rater.open_task(write_project, task["id"], "story-write-en")
-    _write_story(rater, "Cookies", [*STORY[:4], STORY[4] + " Maria was proud."])
+    _write_story(rater, " ", [*STORY[:4], STORY[4] + " Maria was proud."])
     rater.submit("story-write")
     wait_for_annotation(conn, write_project, task["id"])
     assert (
         run("annotate", "pull", "story_write", "--project", "bw stories", "--out", str(tmp_path / "w")).exit_code == 0
     )
-    assert {f["rule"] for f in pq.read_table(tmp_path / "w" / "flags.parquet").to_pylist()} == {"five_sentences"}
+    [blank] = [json.loads(line) for line in (tmp_path / "w" / "revisions.jsonl").read_text().splitlines()]
+    assert blank["feedback"] == "The title is empty (only spaces): write a title."
+    assert (
+        run(
+            "annotate",
+            "push",
+            "story_write",
+            "--input",
+            str(tmp_path / "w" / "revisions.jsonl"),
+            "--project",
+            "bw stories",
+        ).exit_code
+        == 0
+    )
+    # her revision says so, shows the reason and starts with her last version: she only writes the title
+    revision = next(t for t in export_tasks(conn, write_project) if t["data"]["feedback"])
+    rater.open_task(write_project, revision["id"], "story-write-blank-title-en")
+    assert "Revise your story" in rater.chrome.page_source and "The title is empty" in rater.chrome.page_source
+    assert [_box(rater, f"sentence{k}") for k in range(1, 6)] == [*STORY[:4], STORY[4] + " Maria was proud."]
+    _type(rater, "title", "Cookies")
+    rater.submit("story-write-blank-title")
+    wait_for_annotation(conn, write_project, revision["id"])
+    assert (
+        run("annotate", "pull", "story_write", "--project", "bw stories", "--out", str(tmp_path / "w")).exit_code == 0
+    )
+    assert {f["rule"] for f in pq.read_table(tmp_path / "w" / "flags.parquet").to_pylist()} >= {"five_sentences"}
 
-    # rev refuses it with a comment
+    # the review goes to anyone but wes (her own review project stays empty); the reviewer refuses it with a comment
     assert (
         run("annotate", "push", "story_review", "--input", str(tmp_path / "w"), "--project", "bw review").exit_code == 0
     )
-    review_project = JobState.find(state, "bw review", label_studio.url).projects[""]
-    _switch(rater, team["rev"]["email"])
+    review = JobState.find(state, "bw review", label_studio.url)
+    [token] = review.tasks
+    reviewer = _holder(review, token)
+    assert reviewer != "wes"
+    _nothing_for(rater, conn, review.projects["wes"], "story-review-wes-own")
+    review_project = review.projects[reviewer]
+    _switch(rater, team[reviewer]["email"])
     (task,) = export_tasks(conn, review_project)
     rater.open_task(review_project, task["id"], "story-review-en")
     assert "five_sentences" in rater.chrome.page_source
@@ -126,7 +202,7 @@ def test_story_cloze_from_nothing_in_a_browser(label_studio, conn, browser, tmp_
         run("annotate", "pull", "story_review", "--project", "bw review", "--out", str(tmp_path / "r")).exit_code == 0
     )
 
-    # wes sees the comment and the old text, and sends a new version; rev approves it
+    # the second round: wes sees the comment, her last version is in the boxes; she edits box 5 only
     assert (
         run(
             "annotate",
@@ -140,36 +216,43 @@ def test_story_cloze_from_nothing_in_a_browser(label_studio, conn, browser, tmp_
         == 0
     )
     _switch(rater, team["wes"]["email"])
-    revision = next(t for t in export_tasks(conn, write_project) if t["data"]["feedback"])
+    revision = next(t for t in export_tasks(conn, write_project) if "Box 5" in t["data"]["feedback"])
     rater.open_task(write_project, revision["id"], "story-write-revision-en")
     assert (
         "Box 5 holds two sentences: keep one." in rater.chrome.page_source
         and "Maria was proud." in rater.chrome.page_source
     )
-    _write_story(rater, "Cookies", STORY)
+    assert _box(rater, "title") == "Cookies" and _box(rater, "sentence1") == STORY[0]
+    _retype(rater, "sentence5", STORY[4])
     rater.submit("story-write-revision")
     wait_for_annotation(conn, write_project, revision["id"])
     assert (
         run("annotate", "pull", "story_write", "--project", "bw stories", "--out", str(tmp_path / "w")).exit_code == 0
     )
+    latest = [json.loads(line) for line in (tmp_path / "w" / "submissions.jsonl").read_text().splitlines()][-1]
+    assert (latest["version"], latest["title"], latest["sentences"]) == (3, "Cookies", STORY)
     assert (
         run("annotate", "push", "story_review", "--input", str(tmp_path / "w"), "--project", "bw review").exit_code == 0
     )
-    _switch(rater, team["rev"]["email"])
-    task = next(t for t in export_tasks(conn, review_project) if not t["annotations"])
-    rater.open_task(review_project, task["id"], "story-review-approve-en")
+    review = JobState.find(state, "bw review", label_studio.url)
+    [token] = [t for t in review.tasks if t != token]
+    reviewer = _holder(review, token)
+    assert reviewer != "wes" and export_tasks(conn, review.projects["wes"]) == []
+    _switch(rater, team[reviewer]["email"])
+    task = next(t for t in export_tasks(conn, review.projects[reviewer]) if not t["annotations"])
+    rater.open_task(review.projects[reviewer], task["id"], "story-review-approve-en")
     rater.choose(load_template("en/story_review").xml, "decision", "approve")
     rater.submit("story-review-approve")
-    wait_for_annotation(conn, review_project, task["id"])
+    wait_for_annotation(conn, review.projects[reviewer], task["id"])
     assert (
         run("annotate", "pull", "story_review", "--project", "bw review", "--out", str(tmp_path / "r")).exit_code == 0
     )
     versions = [json.loads(line) for line in (tmp_path / "r" / "story_versions.jsonl").read_text().splitlines()]
-    assert [(v["version"], v["decision"]) for v in versions] == [(1, "refuse"), (2, "approve")]
+    assert [(v["version"], v["decision"]) for v in versions] == [(2, "refuse"), (3, "approve")]
     stories = tmp_path / "r" / "stories.parquet"
     assert pq.read_table(stories).num_rows == 1
 
-    # wes writes the endings; three raters verify them in their own projects
+    # wes writes the endings; three other raters verify them in their own projects, none given to her
     assert (
         run(
             "annotate", "push", "sct_write", "--input", str(stories), "--project", "bw endings", "--split", "test"
@@ -203,11 +286,9 @@ def test_story_cloze_from_nothing_in_a_browser(label_studio, conn, browser, tmp_
     )
     verify = JobState.find(state, "bw verify", label_studio.url)
     xml = load_template("en/cloze_verify").xml
-    for name in (
-        "vic",
-        "wes",
-        "rev",
-    ):  # in their own projects: an answer the admin's key wrote there would be quarantined
+    _switch(rater, team["wes"]["email"])
+    _nothing_for(rater, conn, verify.projects["wes"], "cloze-verify-wes-own")
+    for name in ("vic", "kim", "rev"):  # in their own projects: an answer the admin's key wrote there is quarantined
         _switch(rater, team[name]["email"])
         for task in export_tasks(conn, verify.projects[name]):
             rating = "1" if verify.tasks[task["data"]["uid"]]["hidden"]["role"] == "right" else "0"
@@ -259,7 +340,7 @@ def test_story_cloze_from_nothing_in_a_browser(label_studio, conn, browser, tmp_
     assert audit.exit_code == 0, audit.output
     assert "constant_first/test" in (tmp_path / "audit" / "results.json").read_text()
 
-    # a shuffled story put back in order: Ranker items moved with the keyboard (space, arrows, space)
+    # a shuffled story put back in order by a rater other than its writer: with the keyboard, as the screen says
     assert (
         run(
             "annotate", "push", "story_reorder", "--input", str(stories), "--project", "bw reorder", "--raters", "1"
@@ -267,7 +348,13 @@ def test_story_cloze_from_nothing_in_a_browser(label_studio, conn, browser, tmp_
         == 0
     )
     order_state = JobState.find(state, "bw reorder", label_studio.url)
-    order_project = order_state.projects[""]
+    [token] = order_state.tasks
+    orderer = _holder(order_state, token)
+    assert orderer != "wes" and order_state.tasks[token]["hidden"]["author"] == team["wes"]["email"]
+    _switch(rater, team["wes"]["email"])
+    _nothing_for(rater, conn, order_state.projects["wes"], "story-reorder-wes-own")
+    _switch(rater, team[orderer]["email"])
+    order_project = order_state.projects[orderer]
     (task,) = export_tasks(conn, order_project)
     rater.open_task(order_project, task["id"], "story-reorder-en")
     original = order_state.tasks[task["data"]["uid"]]["hidden"]["original_ids"]
@@ -275,7 +362,8 @@ def test_story_cloze_from_nothing_in_a_browser(label_studio, conn, browser, tmp_
 
     shown = " ".join(i.text for i in rater.chrome.find_elements(By.CSS_SELECTOR, ".htx-ranker-item"))
     assert STORY[0] in shown and not any(item_id in shown for item_id in original), shown  # sentences, not their ids
-    _reorder(rater, original)
+    assert "Space to pick it up" in rater.chrome.page_source
+    _reorder_with_keys(rater, original)
     rater.submit("story-reorder")
     wait_for_annotation(conn, order_project, task["id"])
     assert (
@@ -290,13 +378,34 @@ def test_story_cloze_from_nothing_in_a_browser(label_studio, conn, browser, tmp_
         "story_review": ["--input", str(tmp_path / "w")],
         "sct_write": ["--input", str(stories), "--split", "test"],
         "story_reorder": ["--input", str(stories), "--raters", "1"],
+        "clozet_write": ["--input", str(sample_stories)],
+        "story_filter": ["--input", str(sample_stories), "--limit", "1"],
     }.items():
         assert run("annotate", "push", job, "--project", f"zh {job}", "--lang", "zh", *args).exit_code == 0
         job_state = JobState.find(state, f"zh {job}", label_studio.url)
-        project = job_state.projects.get("wes", job_state.projects.get(""))
-        task = export_tasks(conn, project)[0]
+        project, task = next(
+            (p, t)
+            for p in [job_state.projects[r] for r in sorted(job_state.projects)]
+            for t in export_tasks(conn, p)
+            if job != "clozet_write" or "小渔说" in t["data"]["numbered"]
+        )
+        _switch(rater, team[next(r for r, p in job_state.projects.items() if p == project) or "wes"]["email"])
         rater.open_task(project, task["id"], f"{job}-zh")
         assert get_job(job).template_for("zh").xml and "lsf" in rater.chrome.page_source
+        if job == "clozet_write":  # no internal name; the speech tag stays with its speech
+            page = rater.chrome.page_source
+            assert "ClozeT" not in page and "lotdata-mask" not in page and "预选" in page
+            assert "”小渔说。" in page and "] 小渔说。" not in page
+        if job == "story_filter":  # choosing rewrite shows a box that starts with the segment
+            from selenium.webdriver.common.by import By
+
+            rater.choose(get_job(job).template_for("zh").xml, "decision", "rewrite")
+            time.sleep(0.5)
+            box = rater.chrome.find_element(By.CSS_SELECTOR, 'textarea[name="rewritten"]')
+            rater.chrome.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+            time.sleep(0.3)
+            rater.keep("story_filter-zh-rewrite-box")
+            assert box.get_attribute("value") == task["data"]["text"]
     assert (
         run(
             "annotate",
@@ -335,6 +444,34 @@ def _reorder(rater: Rater, original: list[str]) -> None:
             "drag did nothing"
         )
     rater.keep("story-reorder-ordered")
+
+
+def _reorder_with_keys(rater: Rater, original: list[str]) -> None:
+    """Move the items of the Ranker list into `original`'s order with the keys the screen names: each sentence's
+    handle takes the focus (it is in the Tab order), Space picks it up, the Up arrow moves it, Space puts it down."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    for target, item_id in enumerate(original):
+        items = rater.chrome.find_elements(By.CSS_SELECTOR, ".htx-ranker-item")
+        at = next(k for k, i in enumerate(items) if _item_id(rater, i) == item_id)
+        if at == target:
+            continue
+        handle = items[at]
+        handle = next(
+            iter(handle.find_elements(By.XPATH, "./ancestor-or-self::*[@tabindex='0']")),
+            handle.find_element(By.XPATH, "./descendant-or-self::*[@tabindex='0']"),
+        )
+        rater.chrome.execute_script("arguments[0].scrollIntoView({block: 'center'}); arguments[0].focus()", handle)
+        time.sleep(0.3)
+        keys = ActionChains(rater.chrome).send_keys(Keys.SPACE).pause(0.4)
+        for _ in range(at - target):
+            keys = keys.send_keys(Keys.ARROW_UP).pause(0.4)
+        keys.send_keys(Keys.SPACE).pause(0.6).perform()
+        now = [_item_id(rater, i) for i in rater.chrome.find_elements(By.CSS_SELECTOR, ".htx-ranker-item")]
+        assert now.index(item_id) == target, f"the keys did not move {item_id} to {target}: {now}"
+    rater.keep("story-reorder-ordered-by-keys")
 
 
 def _item_id(rater: Rater, element) -> str:
