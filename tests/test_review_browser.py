@@ -43,7 +43,9 @@ def test_a_flagged_case_is_accepted_by_a_reviewer_and_reaches_cloze_verify(label
     shots = Path(os.environ.get("LOTDATA_BROWSER_SHOTS") or tmp_path / "screenshots")
     shots.mkdir(parents=True, exist_ok=True)
     run = lambda *args: lotdata(label_studio, *args, "--state-dir", str(state))  # noqa: E731
-    team = {e["rater"]: e for e in add_raters(conn, ["rvw", "rvr", "rvv"], state=state, password=lambda: PASSWORD)}
+    team = {
+        e["rater"]: e for e in add_raters(conn, ["rvw", "rvr", "rvv", "rvx"], state=state, password=lambda: PASSWORD)
+    }
     rater = Rater(browser, label_studio.url, shots)
     stories = tmp_path / "stories.parquet"
     row = make_story_row(STORY + " Her neighbours asked her to bake twice as much.", source="test", lang="en")
@@ -113,7 +115,7 @@ def _flagged_case_accepted_and_verified(label_studio, run, conn, team, rater, st
         status = run("annotate", "status", title)
         assert _count(status.output, waiting) == 0, status.output
 
-    # the accepted case goes to cloze_verify: three raters in their own projects keep it
+    # the accepted case goes to cloze_verify: three raters in their own projects keep it, never its writer rvw
     pushed = run(
         "annotate",
         "push",
@@ -130,7 +132,8 @@ def _flagged_case_accepted_and_verified(label_studio, run, conn, team, rater, st
     assert pushed.exit_code == 0, pushed.output
     verify = JobState.find(state, "rv verify", url)
     xml = load_template("en/cloze_verify").xml
-    for name in ("rvv", "rvw", "rvr"):
+    assert export_tasks(conn, verify.projects["rvw"]) == []
+    for name in ("rvv", "rvx", "rvr"):
         _switch(rater, team[name]["email"])
         for task in export_tasks(conn, verify.projects[name]):
             rating = "1" if verify.tasks[task["data"]["uid"]]["hidden"]["role"] == "right" else "0"
@@ -153,7 +156,7 @@ def _flagged_case_accepted_and_verified(label_studio, run, conn, team, rater, st
     assert zh.exit_code == 0, zh.output
     zh_state = JobState.find(state, "rv review zh", url)
     holder = next(name for name in zh_state.projects if export_tasks(conn, zh_state.projects[name]))
-    assert holder != "rvw"  # three raters in the team: the case goes to one who did not write it
+    assert holder != "rvw"  # the team's other raters: the case goes to one who did not write it
     _switch(rater, team[holder]["email"])
     (task,) = export_tasks(conn, zh_state.projects[holder])
     rater.open_task(zh_state.projects[holder], task["id"], "review-zh")
