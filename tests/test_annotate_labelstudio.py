@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from labelstudio_support import annotate, choice, lotdata, read_rows, tasks_by_uid, text
+from labelstudio_support import PASSWORD, annotate, choice, lotdata, read_rows, tasks_by_uid, text
 from typer.testing import CliRunner
 
 from lotdata.annotate import server as ls_server
@@ -219,7 +219,14 @@ def test_clozet_write_then_cloze_verify_assemble_clozet_and_plotcom(label_studio
     vtasks = tasks_by_uid(conn, "verify cloze")
     assert len(vtasks) == 8 and get_project(conn, "verify cloze").maximum_annotations == 3
     ids = sorted(r["example_id"] for r in clozet)
-    raters = [annotators[n] for n in ("ann1", "ann2", "ann3")]
+    # ann1 wrote the cases: her ratings would not count (issue 35); three other accounts verify them
+    found = [u for u in conn.sdk.users.list() if u.username == "ann4"]
+    ann4 = (
+        found[0].id
+        if found
+        else conn.sdk.users.create(username="ann4", email="ann4@lotdata.test", password=PASSWORD).id
+    )
+    raters = [annotators["ann2"], annotators["ann3"], ann4]
     plan = {
         ids[0]: ([1, 1, 1], [0, 0, 0]),
         ids[1]: ([1, 1, 0], [0, 0, 0]),
