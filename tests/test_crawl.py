@@ -365,3 +365,65 @@ def test_sites_crawl_side_by_side_each_host_polite(site, tmp_path: Path):
     for times in (a, b):  # 10 requests/s per host, arrival jitter allowed
         assert times[-1] - times[0] >= 0.9 * 0.1 * (len(times) - 1), times
     assert summary["stories_per_site"]["fake"] >= 1 and summary["stories_per_site"]["fake-b"] >= 1
+
+
+def test_crawl_orders_or_drops_by_the_quality_model(site, tmp_path: Path):
+    """`crawl --quality-model MODEL --quality drop|order` (issue 39): the same gate as clean's, applied when the
+    stories table is written, so a budgeted crawl resumes as before and the log is never touched."""
+    pytest.importorskip("sklearn")
+    from lotdata.command import run_command
+    from lotdata.io import sha256_file, story_id_for
+    from lotdata.quality.model import train_quality
+    from lotdata.sources.commands import CRAWL, CrawlCommandParams
+
+    kept, rejected = (STORY_UTF8, STORY_GBK_NONE, STORY_FLAKY), (STORY_GBK_WRONG, STORY_BIG5)
+    decisions = [
+        {"story_id": story_id_for(f"{text}{i}"), "text": f"{text}{i}", "title": None, "status": status}
+        for i in range(20)
+        for texts, status in ((kept, "accepted"), (rejected, "rejected"))
+        for text in texts
+    ]
+    model = tmp_path / "quality-model"
+    train_quality(decisions).save(model)
+    fake, port = site
+    recipe = write_recipe(tmp_path, port, rate=50.0)
+    out = tmp_path / "crawl"
+
+    def run(**given) -> dict:
+        return run_command(
+            CRAWL, CrawlCommandParams(recipe=str(recipe), out=str(out), quality_model=str(model), **given)
+        )
+
+    run(max_pages=3, quality="drop")  # a page budget first, then the crawl resumes
+    requests = len(fake.requests)
+    summary = run(quality="drop")
+    later = Counter(p for p, _, _ in fake.requests[requests:])
+    assert later["/robots.txt"] == 0 and later["/index1.html"] == 0  # resumed: nothing fetched twice
+    urls = [e["url"] for e in read_log(out)]
+    assert len(urls) == len(set(urls)) == 11
+
+    stories = pq.read_table(out / "stories.parquet").to_pylist()
+    assert sorted(r["text"] for r in stories) == sorted(kept)
+    dropped = [
+        q
+        for q in pq.read_table(out / "quarantine.parquet").to_pylist()
+        if q["reason"].startswith("quality_below_threshold: score ")
+    ]
+    assert sorted(q["raw"] for q in dropped) == sorted(rejected)
+    assert all("< threshold" in q["reason"] and q["path"].startswith("http://127.0.0.1") for q in dropped)
+    manifest = json.loads((out / "manifest.json").read_text())
+    quality = manifest["stats"]["quality"]
+    assert quality["mode"] == "drop" and quality["dropped"] == 2 == summary["quality"]["dropped"]
+    assert quality["model"] == str(model) and quality["model_sha256"] == sha256_file(model / "model.joblib")
+    assert quality["threshold"] == json.loads((model / "manifest.json").read_text())["threshold"]
+    assert manifest["params"]["quality"] == "drop" and manifest["splits"]["stories"]["rows"] == 3
+    assert {i["path"] for i in manifest["inputs"]} >= {str(model / "model.joblib")}
+
+    # order: every story kept, best score first; the quarantine holds no quality row any more
+    run(quality="order", extract_only=True)
+    ordered = [r["text"] for r in pq.read_table(out / "stories.parquet").to_pylist()]
+    assert sorted(ordered[:3]) == sorted(kept) and sorted(ordered[3:]) == sorted(rejected)
+    assert not any(q["reason"].startswith("quality") for q in pq.read_table(out / "quarantine.parquet").to_pylist())
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["stats"]["quality"]["mode"] == "order" and manifest["stats"]["quality"]["dropped"] == 0
+    assert manifest["stats"]["quality"]["below_threshold"] == 2

@@ -55,7 +55,7 @@ def _clean(run: Run) -> dict[str, Any]:
         )
     counts = dict(result.counts)
     if p.quality_model is not None:
-        from lotdata.quality.apply import apply_quality
+        from lotdata.datasets.quality import apply_quality
 
         counts["quality"] = apply_quality(out, p.quality_model, p.quality)
     return {**counts, PER_SOURCE: result.summary}

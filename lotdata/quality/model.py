@@ -24,13 +24,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+# the model folder and the quality gate live below the stages (clean and crawl apply them); re-exported here
+from lotdata.datasets.quality import (  # noqa: F401
+    MODEL_FILE,
+    QUALITY_KIND,
+    QualityModel,
+    load_model,
+    load_quality,
+    story_text,
+)
 from lotdata.errors import InputError, require
 from lotdata.io import MANIFEST_NAME
 
 #: story statuses that are a rater's decision, and what they mean for the classifier (1 = kept)
 DECISIONS = {"accepted": 1, "kept": 1, "rewritten": 1, "rejected": 0}
-MODEL_FILE = "model.joblib"
-QUALITY_KIND = "quality-model"
 ENDING_KIND = "ending-model"
 
 
@@ -72,11 +79,6 @@ def labelled_stories(rows: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any
     return found, counts
 
 
-def story_text(row: dict[str, Any]) -> str:
-    title = str(row.get("title") or "").strip()
-    return f"{title}\n{row['text']}" if title else str(row["text"])
-
-
 def propose_threshold(scores: Sequence[float], labels: Sequence[int], keep_recall: float) -> float:
     """The highest threshold t such that at least `keep_recall` of the kept stories score >= t."""
     kept = sorted(s for s, y in zip(scores, labels) if y == 1)
@@ -104,29 +106,6 @@ def rejection_figures(scores: Sequence[float], labels: Sequence[int], threshold:
         if labels
         else None,
     }
-
-
-@dataclass
-class QualityModel:
-    pipeline: Any
-    threshold: float
-    info: dict[str, Any] = field(default_factory=dict)
-
-    def score(self, texts: Sequence[str]) -> list[float]:
-        if not texts:
-            return []
-        classes = list(self.pipeline.classes_)
-        return [float(p[classes.index(1)]) for p in self.pipeline.predict_proba(list(texts))]
-
-    def save(self, folder: Path) -> None:
-        import joblib
-
-        folder.mkdir(parents=True, exist_ok=True)
-        joblib.dump(self.pipeline, folder / MODEL_FILE)
-        (folder / MANIFEST_NAME).write_text(
-            json.dumps({"threshold": self.threshold, **self.info}, ensure_ascii=False, indent=2) + "\n",
-            encoding="utf-8",
-        )
 
 
 def train_quality(
@@ -188,26 +167,6 @@ def _out_of_fold(
         for i, p in zip(score, pipe.predict_proba([texts[i] for i in score])):
             scores[i] = float(p[col])
     return scores
-
-
-def load_model(folder: str | Path, kind: str) -> tuple[Any, dict[str, Any]]:
-    """(pipeline, model.json) of a model folder of `kind`; a folder of another kind is bad input."""
-    import joblib
-
-    folder = Path(folder)
-    try:
-        info = json.loads((folder / MANIFEST_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(f"not a lotdata model folder (manifest.json: {exc})", path=str(folder)) from None
-    if info.get("kind") != kind:
-        raise InputError(f"a {info.get('kind')!r} model, not a {kind!r} one", path=str(folder))
-    require("sklearn", "audit")
-    return joblib.load(folder / MODEL_FILE), info
-
-
-def load_quality(folder: str | Path) -> QualityModel:
-    pipeline, info = load_model(folder, QUALITY_KIND)
-    return QualityModel(pipeline, float(info["threshold"]), info)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -189,6 +189,16 @@ class CrawlCommandParams(CrawlParams):
         path="file",
     )
     out: str = param(help="Crawl folder: pages.jsonl log, raw/ pages, stories.parquet, quarantine.parquet.")
+    quality_model: str | None = param(
+        None,
+        "A `lotdata quality train` model folder: score the extracted stories with it (see --quality).",
+        path="input",
+    )
+    quality: str = param(
+        "order",
+        "With --quality-model: order (best score first) or drop (below its threshold, to quarantine.parquet).",
+        choices=("order", "drop"),
+    )
 
 
 def _recipe_path(name: str) -> Path:
@@ -204,6 +214,7 @@ def _recipe_path(name: str) -> Path:
 
 
 def _crawl(run: Run) -> dict[str, Any]:
+    from lotdata.datasets.quality import QualityGate
     from lotdata.errors import MissingFileError
     from lotdata.progress import console
     from lotdata.resources import resolve_recipe
@@ -232,8 +243,9 @@ def _crawl(run: Run) -> dict[str, Any]:
         out,
         max_pages=p.max_pages,
         extract_only=p.extract_only,
-        on_page=run.hooks.get("on_page", show),  # a recipe step's callbacks (None: quiet), else the console's
-        on_warning=run.hooks.get("on_warning", warn),
+        # a recipe step's callbacks (None: quiet), else the console's
+        hooks={"on_page": run.hooks.get("on_page", show), "on_warning": run.hooks.get("on_warning", warn)},
+        quality=None if p.quality_model is None else QualityGate(p.quality_model, p.quality),
     )
 
 
@@ -274,7 +286,7 @@ CRAWL = register_command(
         name="crawl",
         params=CrawlCommandParams,
         execute=_crawl,
-        inputs=lambda p: {"--recipe": _recipe_path(p.recipe)},
+        inputs=lambda p: {"--recipe": _recipe_path(p.recipe), "--quality-model": p.quality_model},
         outputs=lambda p: [Output("--out", Path(p.out), kind="crawl", update=True, owned=_is_crawl_folder)],
         summary="Crawl story sites politely (robots.txt, rate limit, retries), resuming from OUT; then extract stories.",
         sample=_crawl_sample,

@@ -35,10 +35,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 from lotdata import __version__
+from lotdata.datasets.quality import QualityGate
 from lotdata.errors import InputError, LotdataError, MissingFileError, must_exist, require
 from lotdata.io import check_output_dir, output_lock, raise_disk_error, write_manifest, write_parquet, write_text
 from lotdata.schema import QUARANTINE, STORIES, table_from_rows
@@ -651,8 +652,11 @@ def logged_pages(out: Path, site: SiteRecipe) -> Iterator[Page | dict[str, Any]]
         )
 
 
-def extract_crawl(out: Path, sites: list[SiteRecipe]) -> dict[str, Any]:
-    """(Re-)extract stories from the raw pages of a crawl folder: no network."""
+def extract_crawl(out: Path, sites: list[SiteRecipe], quality: QualityGate | None = None) -> dict[str, Any]:
+    """(Re-)extract stories from the raw pages of a crawl folder: no network. With a `quality` gate, the stories
+    table is ordered by the model's score or the stories below its threshold go to the quarantine
+    (`lotdata.datasets.quality`, the rule clean applies) as the table is written: the log is untouched, so a
+    resumed crawl re-extracts and scores every story again."""
     stories: list[dict] = []
     quarantine: list[dict] = []
     seen: set[str] = set()
@@ -666,9 +670,22 @@ def extract_crawl(out: Path, sites: list[SiteRecipe]) -> dict[str, Any]:
         seen.update(row["story_id"] for row in fresh)
         stories.extend(fresh)
         per_site[site.name] = len(fresh)
+    found: dict[str, Any] = {}
+    if quality is not None:
+        stories, dropped, found["quality"] = _quality_gate(stories, quality)
+        quarantine.extend(dropped)
     write_parquet(table_from_rows(stories, STORIES), out / "stories.parquet")
     write_parquet(table_from_rows(quarantine, QUARANTINE), out / "quarantine.parquet")
-    return {"stories": len(stories), "quarantine": len(quarantine), "stories_per_site": per_site}
+    return {"stories": len(stories), "quarantine": len(quarantine), "stories_per_site": per_site, **found}
+
+
+def _quality_gate(stories: list[dict], quality: QualityGate) -> tuple[list[dict], list[dict], dict[str, Any]]:
+    """(stories kept, in the gate's order; their quarantine rows: the rule and the score as the reason; counts)."""
+    from lotdata.datasets.quality import QUALITY_RULE, quality_gate
+
+    keep, dropped, counts = quality_gate(stories, quality.model, quality.mode)
+    rows = [quarantine_row(stories[i]["url"], f"{QUALITY_RULE}: {why}", stories[i]["text"]) for i, why in dropped]
+    return [stories[i] for i in keep], rows, counts
 
 
 def crawl(
@@ -680,8 +697,10 @@ def crawl(
     on_page: Callable[[dict[str, Any]], None] | None = None,
     parallel_sites: int = 8,
     on_warning: Callable[[str], None] | None = None,
+    quality: QualityGate | None = None,
 ) -> dict[str, Any]:
-    """Crawl every site of a recipe into `out` (resuming), then extract stories from the raw pages.
+    """Crawl every site of a recipe into `out` (resuming), then extract stories from the raw pages (ordered or
+    filtered by the `quality` gate, as `extract_crawl` says).
 
     Hosts whose robots.txt could not be fetched are not crawled (RFC 9309) and are listed in the
     summary (`robots_unreachable`) and through `on_warning`; a re-run asks them again. No story at
@@ -704,9 +723,9 @@ def crawl(
             out,
             max_pages=max_pages,
             extract_only=extract_only,
-            on_page=on_page,
+            hooks={"on_page": on_page, "on_warning": on_warning},
             parallel_sites=parallel_sites,
-            on_warning=on_warning,
+            quality=quality,
         )
 
 
@@ -717,12 +736,14 @@ def crawl_into(
     *,
     max_pages: int | None = None,
     extract_only: bool = False,
-    on_page: Callable[[dict[str, Any]], None] | None = None,
+    hooks: Mapping[str, Callable[[Any], None] | None] | None = None,
     parallel_sites: int = 8,
-    on_warning: Callable[[str], None] | None = None,
+    quality: QualityGate | None = None,
 ) -> dict[str, Any]:
     """The crawl itself, into `out` (resuming from what it holds), once the recipe and the output are checked
-    (`crawl`, or the `crawl` command's runner, which passes a staged copy of the crawl folder)."""
+    (`crawl`, or the `crawl` command's runner, which passes a staged copy of the crawl folder). `hooks`: the
+    `on_page(log entry)` and `on_warning(message)` callbacks (absent or None: quiet)."""
+    on_page, on_warning = (hooks or {}).get("on_page"), (hooks or {}).get("on_warning")
     out.mkdir(parents=True, exist_ok=True)
     clock = HostClock()
     summary: dict[str, Any] = {"fetched": 0, "already_fetched": 0, "disallowed_by_robots": 0, "outcomes": {}}
@@ -759,7 +780,7 @@ def crawl_into(
             f"disallowed by robots.txt: {summary['disallowed_by_robots']}); no stories.parquet written",
             path=str(out),
         )
-    summary.update(extract_crawl(out, sites))
+    summary.update(extract_crawl(out, sites, quality))
     summary["seconds"] = round(time.perf_counter() - started, 2)
     write_manifest(
         out,
@@ -771,8 +792,9 @@ def crawl_into(
             "max_pages": max_pages,
             "extract_only": extract_only,
             "sites": [s.name for s in sites],
+            **({} if quality is None else {"quality_model": str(quality.model), "quality": quality.mode}),
         },
-        inputs=[recipe],
+        inputs=[recipe] + ([quality.model] if quality is not None else []),
         files={"stories": out / "stories.parquet", "quarantine": out / "quarantine.parquet"},
         stats=summary,
     )
