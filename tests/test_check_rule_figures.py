@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 #: rules whose planted recall is below the 95% target on some deciding set in the committed figures: each is named
 #: here so the gap is seen (a rule that reaches the target must leave the list)
-BELOW_TARGET = {"antonym_swap", "context_entities"}
+BELOW_TARGET = {"context_entities"}
 
 
 def _builtin() -> list[str]:

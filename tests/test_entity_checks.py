@@ -165,6 +165,20 @@ def test_antonym_swaps():
     assert antonym_swaps("他很开心。", "他很开心。", "zh") == []
 
 
+def test_antonym_swaps_of_inflected_indirect_and_hyphenated_english_words():
+    # inflected forms (issue 34: loved / hated and won / lost were missed), paired tag by tag
+    assert antonym_swaps("She loved the new dog.", "She hated the new dog.", "en") == [("loved", "hated")]
+    assert antonym_swaps("Tom won the race.", "Tom lost the race.", "en") == [("won", "lost")]
+    assert antonym_swaps("It was a better day.", "It was a worse day.", "en") == [("better", "worse")]
+    # WordNet's indirect antonyms: hard is difficult's synonym (difficult ! easy), happy "also sees" glad (! sad)
+    assert antonym_swaps("The test was easy.", "The test was hard.", "en") == [("easy", "hard")]
+    assert antonym_swaps("Amy was happy.", "Amy was sad.", "en") == [("happy", "sad")]
+    # one part of a hyphenated word
+    assert antonym_swaps("Five first-time cavers came.", "Five last-time cavers came.", "en") == [("first", "last")]
+    assert antonym_swaps("Five first-time cavers came.", "Five last-minute cavers came.", "en") == []
+    assert antonym_swaps("Tom won the race.", "Tom lost the race again.", "en") == []
+
+
 def test_antonym_lexicons_are_symmetric():
     for lang in ("zh", "en"):
         pairs = antonym_pairs(lang)

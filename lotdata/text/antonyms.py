@@ -3,9 +3,10 @@ else (LOT appendix 2.2d: "try to rewrite the original sentence not by directly a
 antonyms"; the negation half is `lotdata.annotate.jobs.clozet_write.negation_only_edit`).
 
 The pairs are data files under `lotdata/data/`: `antonyms_zh.tsv` (written by hand for lotdata) and `antonyms_en.tsv`
-(WordNet 3.0's direct antonyms, built by benchmarks/build_antonyms_en.py). Sentences are compared word by word
-(jieba's words; English words lowercased); a changed span passes as a swap when replacing one listed word in
-it by its antonym gives the new span (开心 -> 伤心, "lived happily" -> "lived unhappily").
+(WordNet 3.0's direct and indirect antonyms with their inflected forms, built by benchmarks/build_antonyms_en.py).
+Sentences are compared word by word (jieba's words; English words lowercased); a changed span passes as a swap when
+replacing one listed word in it by its antonym gives the new span (开心 -> 伤心, "lived happily" -> "lived
+unhappily", "won" -> "lost"), or, in English, one part of a hyphenated word ("first-time" -> "last-time").
 """
 
 from __future__ import annotations
@@ -57,6 +58,22 @@ def _swaps(removed: str, added: str, pairs: Mapping[str, frozenset[str]], pad: s
     return []
 
 
+def _part_swap(removed: list[str], added: list[str], pairs: Mapping[str, frozenset[str]]) -> list[tuple[str, str]]:
+    """The swap inside one hyphenated English word ("first-time" -> "last-time"), or [] when there is none."""
+    if len(removed) != 1 or len(added) != 1:
+        return []
+    before, after = re.split(r"[-‐]", removed[0]), re.split(r"[-‐]", added[0])
+    changed = [(a, b) for a, b in zip(before, after) if a != b]
+    if (
+        len(before) > 1
+        and len(before) == len(after)
+        and len(changed) == 1
+        and changed[0][1] in pairs.get(changed[0][0], ())
+    ):
+        return changed
+    return []
+
+
 def antonym_swaps(original: str, rewritten: str, lang: str) -> list[tuple[str, str]]:
     """The (word, antonym) swaps that make `rewritten` out of `original` when they are its only change; [] when
     the two differ in anything else, or not at all."""
@@ -69,6 +86,8 @@ def antonym_swaps(original: str, rewritten: str, lang: str) -> list[tuple[str, s
             continue
         span = lambda words: pad + pad.join(words) + pad
         swaps = _swaps(span(before[i1:i2]), span(after[j1:j2]), pairs, pad) if tag == "replace" else []
+        if not swaps and tag == "replace" and lang != "zh":
+            swaps = _part_swap(before[i1:i2], after[j1:j2], pairs)
         if not swaps:
             return []
         found += swaps
