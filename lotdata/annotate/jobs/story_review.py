@@ -22,6 +22,7 @@ from lotdata.annotate.jobs.base import (
     register_job,
     textarea,
 )
+from lotdata.annotate.jobs.story_write import shown_submission as _shown
 from lotdata.annotate.jobs.story_write import table2
 from lotdata.annotate.template import InvalidResult
 from lotdata.errors import InputError, must_exist
@@ -49,11 +50,6 @@ def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
             if not row.get("returned"):  # a blank title or sentence went straight back to its writer
                 rows.append({**row, "flag_details": flags.get(row["submission_id"], [])})
     return rows
-
-
-def _shown(row: Row) -> str:
-    numbered = "\n".join(f"{k}. {s}" for k, s in enumerate(row["sentences"], 1))
-    return f"{row['title'] or '(no title)'}\n{numbered}"
 
 
 def to_tasks(rows: list[Row], *, seed: int = 0, lang: str = "en") -> list[Task]:

@@ -178,12 +178,16 @@ BLANK = {
 }
 
 
+def shown_submission(row: Row) -> str:
+    """A submission as story_review shows it: the title, then `k. sentence` per line."""
+    numbered = "\n".join(f"{k}. {s}" for k, s in enumerate(row["sentences"], 1))
+    return f"{row['title'] or '(no title)'}\n{numbered}"
+
+
 def blank_revisions(rows: list[Row]) -> list[Row]:
     """A story whose latest version has a title or a sentence of only spaces (Label Studio's `required` takes a space
     as an answer) goes straight back to its writer, with the reason, as a revision task (`revisions.jsonl`, pushed to
     story_write like story_review's); every such version is marked `returned` and never goes to review."""
-    from lotdata.annotate.jobs.story_review import _shown
-
     latest: dict[str, Row] = {}
     for row in rows:
         latest[row["story"]] = row  # rows are oldest first
@@ -201,7 +205,7 @@ def blank_revisions(rows: list[Row]) -> list[Row]:
                     "story": story,
                     "writer": row["writer"],
                     "feedback": row["returned"],
-                    "previous": _shown(row),
+                    "previous": shown_submission(row),
                     "last": {"title": row["title"], "sentences": list(row["sentences"])},
                     "version": row["version"] + 1,
                 }
