@@ -320,3 +320,17 @@ def dataset_loader(task: str) -> Callable[[Path, Sequence[str] | None], list[Row
         return [{k: v for k, v in row.items() if k != "_task"} for row in load_dataset_rows(path, splits, [task])]
 
     return load
+
+
+def read_revisions(path: Path, fields: Sequence[str], job: str) -> list[Row]:
+    """The work sent back to its writers (`revisions.jsonl` of a review pull), each line holding `fields`:
+    bad input names the file and the line."""
+    from lotdata.io import iter_jsonl
+
+    rows = []
+    for n, row in iter_jsonl(path):
+        missing = [k for k in fields if not isinstance(row, dict) or k not in row]
+        if missing:
+            raise InputError(f"a revision line of {job} lacks {', '.join(missing)}", path=str(path), row=n)
+        rows.append(row)
+    return rows

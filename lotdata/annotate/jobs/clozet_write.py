@@ -9,7 +9,6 @@ the review pull, pushed to clozet_write again); the rater's new answer replaces 
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -29,6 +28,7 @@ from lotdata.annotate.jobs.base import (
     load_stories,
     numbers,
     prediction,
+    read_revisions,
     register_job,
     seeded_rank,
     textarea,
@@ -212,21 +212,8 @@ def attach_speech_tags(sentences: Sequence[str], lang: str) -> list[str]:
 
 
 def _revisions(path: Path) -> list[Row]:
-    from lotdata.errors import InputError
-
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not JSON ({exc.msg})", path=str(path), row=n) from None
-        missing = [k for k in REVISION_FIELDS if not isinstance(row, dict) or k not in row]
-        if missing:
-            raise InputError(f"a revision line of clozet_write lacks {', '.join(missing)}", path=str(path), row=n)
-        rows.append(row)
-    return rows
+    """The refused work of a review pull (`revisions.jsonl`), each back to its writer as a new version."""
+    return read_revisions(path, REVISION_FIELDS, "clozet_write")
 
 
 REVISION_FIELDS = ("story_id", "split", "lang", "sentences", "writer", "feedback", "previous", "version")

@@ -24,12 +24,12 @@ from lotdata.annotate.jobs.base import (
     by_uid,
     load_stories,
     opaque_uid,
+    read_revisions,
     register_job,
     textarea,
 )
 from lotdata.annotate.jobs.clozet_write import balance_labels
 from lotdata.annotate.template import InvalidResult
-from lotdata.errors import InputError
 from lotdata.schema import MASK_TOKENS, SPLITS
 from lotdata.tasks.storycloze import ANSWER_COLUMN, CONTEXT_COLUMNS, ENDING_COLUMNS
 from lotdata.text import join_sentences, normalize_text, split_sentences
@@ -56,20 +56,8 @@ REVISION_FIELDS = ("story_id", "split", "lang", "four", "writer", "feedback", "v
 
 
 def load_revisions(path: Path) -> list[Row]:
-    """The refused cases of a review pull (`revisions.jsonl`), each back to its writer as a new version."""
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not JSON ({exc.msg})", path=str(path), row=n) from None
-        missing = [k for k in REVISION_FIELDS if not isinstance(row, dict) or k not in row]
-        if missing:
-            raise InputError(f"a revision line of sct_write lacks {', '.join(missing)}", path=str(path), row=n)
-        rows.append(row)
-    return rows
+    """The refused work of a review pull (`revisions.jsonl`), each back to its writer as a new version."""
+    return read_revisions(path, REVISION_FIELDS, "sct_write")
 
 
 FEEDBACK = {

@@ -7,7 +7,6 @@ only counts (`stats.warned`)."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -23,11 +22,11 @@ from lotdata.annotate.jobs.base import (
     by_uid,
     choice,
     load_stories,
+    read_revisions,
     register_job,
     textarea,
 )
 from lotdata.annotate.template import InvalidResult
-from lotdata.errors import InputError
 from lotdata.text import normalize_text, split_sentences
 from lotdata.text.sentences import paragraph_breaks
 
@@ -64,19 +63,8 @@ REVISION_FIELDS = ("segment_id", "writer", "feedback", "previous", "version", "t
 
 
 def load_revisions(path: Path) -> list[Row]:
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not JSON ({exc.msg})", path=str(path), row=n) from None
-        missing = [k for k in REVISION_FIELDS if not isinstance(row, dict) or k not in row]
-        if missing:
-            raise InputError(f"a revision line of story_filter lacks {', '.join(missing)}", path=str(path), row=n)
-        rows.append(row)
-    return rows
+    """The refused work of a review pull (`revisions.jsonl`), each back to its writer as a new version."""
+    return read_revisions(path, REVISION_FIELDS, "story_filter")
 
 
 FEEDBACK = {
