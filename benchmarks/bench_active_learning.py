@@ -15,14 +15,14 @@ Two real tasks, each with a pool the loop draws from and a held-out set it is sc
    order `annotate push story_filter --model --order uncertainty` makes Label Studio serve.
 
 Each round ("pull") adds `--batch` labelled items, refits, and scores the held-out set. The TF-IDF vocabulary is fitted
-on the pool's texts (no labels) once. Start: one random batch. Mean accuracy over `--seeds` seeds.
+on the pool's texts (no labels) once. Start: one random batch. Mean accuracy over `--seeds` seeds. The loop and the
+models are `lotdata.quality.active` (the same loop `annotate pull` runs on a pull's own decisions).
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
-import random
 import sys
 import time
 from pathlib import Path
@@ -55,85 +55,6 @@ def story_task(rows: list[dict]) -> tuple[list[str], list[int]]:
     return texts, labels
 
 
-class PairModel:
-    def __init__(self, pool):
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
-        self.vec = TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 4), min_df=2, sublinear_tf=True)
-        self.vec.fit([e for pair in pool for e in pair])
-
-    def fit(self, pairs, labels):
-        from sklearn.linear_model import LogisticRegression
-
-        texts = [e for p in pairs for e in p]
-        y = [int(k == lab) for lab in labels for k in (0, 1)]
-        self.lr = LogisticRegression(solver="liblinear", class_weight="balanced", max_iter=1000)
-        self.lr.fit(self.vec.transform(texts), y)
-        return self
-
-    def p_first_wrong(self, pairs):
-        """P(ending 1 is the right one)."""
-        import numpy as np
-
-        d = self.lr.decision_function(self.vec.transform([e for p in pairs for e in p]))
-        return 1 / (1 + np.exp(-(d[1::2] - d[0::2])))
-
-    def accuracy(self, pairs, labels):
-        p = self.p_first_wrong(pairs)
-        return float(sum((pi > 0.5) == (lab == 1) for pi, lab in zip(p, labels)) / len(labels))
-
-    def uncertainty(self, pairs):
-        return [abs(p - 0.5) for p in self.p_first_wrong(pairs)]
-
-
-class StoryModel:
-    def __init__(self, pool):
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
-        self.vec = TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 3), min_df=2, sublinear_tf=True)
-        self.vec.fit(pool)
-
-    def fit(self, texts, labels):
-        from sklearn.linear_model import LogisticRegression
-
-        self.lr = LogisticRegression(solver="liblinear", class_weight="balanced", max_iter=1000)
-        self.lr.fit(self.vec.transform(texts), labels)
-        return self
-
-    def accuracy(self, texts, labels):
-        return float((self.lr.predict(self.vec.transform(texts)) == labels).mean())
-
-    def uncertainty(self, texts):
-        return [abs(p - 0.5) for p in self.lr.predict_proba(self.vec.transform(texts))[:, 1]]
-
-
-def loop(make, pool_x, pool_y, test_x, test_y, order, batch, rounds, seed):
-    import numpy as np
-
-    rng = random.Random(seed)
-    test_y = np.array(test_y)
-    model = make(pool_x)
-    left = list(range(len(pool_x)))
-    rng.shuffle(left)
-    labelled, left = left[:batch], left[batch:]
-    curve = []
-    for _ in range(rounds):
-        if len({pool_y[i] for i in labelled}) < 2:
-            curve.append((len(labelled), float("nan")))
-        else:
-            model.fit([pool_x[i] for i in labelled], [pool_y[i] for i in labelled])
-            curve.append((len(labelled), model.accuracy(test_x, test_y)))
-        if not left:
-            break
-        if order == "uncertainty":
-            u = model.uncertainty([pool_x[i] for i in left])
-            ranked = [i for _, i in sorted(zip(u, left))]
-            labelled, left = labelled + ranked[:batch], ranked[batch:]
-        else:
-            labelled, left = labelled + left[:batch], left[batch:]
-    return curve
-
-
 def main() -> None:
     import numpy as np
 
@@ -145,6 +66,8 @@ def main() -> None:
     args = ap.parse_args()
 
     from machine import load_note
+
+    from lotdata.quality.active import PairModel, StoryModel, compare
 
     note = load_note()
     val, test = sct("val"), sct("test")
@@ -174,10 +97,7 @@ def main() -> None:
         " both orders. See the module docstring for the tasks and models.",
     ]
     for name, (make, px, py, tx, ty) in tasks.items():
-        curves = {
-            order: [loop(make, px, py, tx, ty, order, args.batch, args.rounds, seed) for seed in range(args.seeds)]
-            for order in ("random", "uncertainty")
-        }
+        curves = compare(make, (px, py), (tx, ty), batch=args.batch, rounds=args.rounds, seeds=args.seeds)
         lines += ["", f"## {name}", "", "| labelled items | random order | uncertainty order | difference |"]
         lines.append("| --- | --- | --- | --- |")
         for k in range(min(len(c) for cs in curves.values() for c in cs)):
@@ -185,7 +105,7 @@ def main() -> None:
             cells = []
             means = {}
             for order in ("random", "uncertainty"):
-                accs = [c[k][1] for c in curves[order]]
+                accs = [float("nan") if c[k][1] is None else c[k][1] for c in curves[order]]
                 means[order] = float(np.mean(accs))
                 cells.append(f"{100 * means[order]:.1f}% [{100 * min(accs):.1f}-{100 * max(accs):.1f}]")
             lines.append(

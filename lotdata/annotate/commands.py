@@ -475,7 +475,7 @@ def _pull(run: Run) -> dict[str, Any]:
     # what this pull saw is published with its tables, only when it succeeds (an observation, not a side effect on
     # the server: a failed pull leaves the previous record, and the next pull still names what was deleted since)
     seen = published_state_file(run, SEEN_FILE)
-    return pull(
+    summary = pull(
         connect(),
         run.params,
         run.out("--out"),
@@ -483,6 +483,9 @@ def _pull(run: Run) -> dict[str, Any]:
         published=run.final("--out"),
         seen=StateFile(seen),
     )
+    if "active_learning" in summary:  # a push with --order uncertainty: did the order pay on these decisions?
+        console.print(summary["active_learning"]["summary"], highlight=False)
+    return summary
 
 
 def _pull_sample(folder: Path) -> list[str]:

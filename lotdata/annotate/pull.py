@@ -456,11 +456,23 @@ def pull(
         **(versions_seen(job_name, job_state, found) or {}),
         "datasets": datasets,
         "assembly": assembled.get("stats", {}),
+        **active_learning(job_state, assembled),
         "fetch_seconds": round(fetched, 3),
         "seconds": round(time.perf_counter() - started, 3),
     }
     write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", out / "pull.json")
     return summary
+
+
+def active_learning(job_state: JobState, assembled: dict[str, Any]) -> dict[str, Any]:
+    """`active_learning` for a job pushed with `--order uncertainty` (story_filter): on this pull's final decisions,
+    held-out accuracy per labelled count in uncertainty and random order (`lotdata.quality.active.pull_report`; skipped
+    with the reason under `MIN_ITEMS` decisions); nothing for any other push."""
+    if (job_state.suggest or {}).get("order") != "uncertainty" or "story_decisions" not in assembled:
+        return {}
+    from lotdata.quality.active import pull_report
+
+    return {"active_learning": pull_report(assembled["story_decisions"])}
 
 
 def _aggregation(job: Any, valid: list[Annotation], p: Any, gold_flagged: list[str]) -> tuple[dict[str, Any], set[str]]:

@@ -137,6 +137,12 @@ def push(
     path = Path(state_file) if state_file is not None else None
     job_state, is_new = _job_state(conn, p, team, lang=lang, raters=raters, path=path)
     _add_tasks(job_state, team, tasks, gold=p.gold, raters=raters, source=source)
+    if model_version is not None:  # what the pull reads to report whether the order paid
+        job_state.suggest = {
+            "model": str(p.model),
+            "model_version": model_version,
+            "order": getattr(p, "order", "push"),
+        }
     targets = _targets(job_state, team)
     if job.case_key is not None and (is_new or job_state.assignment is not None):
         job_state.assignment = extend_assignment(

@@ -114,6 +114,9 @@ class JobState:
     assignment: dict[str, list[str]] | None = (
         None  # rater -> opaque ids in the order they get them; None: all, all raters
     )
+    #: `--model`/`--order` of the push that put a model's suggestion on the tasks ({model, model_version, order}); None:
+    #: no suggestion (a pull of an `--order uncertainty` job reports whether the order paid, lotdata.quality.active)
+    suggest: dict[str, str] | None = None
 
     @classmethod
     def path_for(cls, directory: Path, title: str) -> Path:
@@ -154,6 +157,8 @@ class JobState:
     def save(self) -> None:
         raw = asdict(self)
         raw.pop("path")
+        if raw["suggest"] is None:  # a job state without a model reads as before
+            raw.pop("suggest")
         _write_json(self.path, raw)
 
     def opaque_id(self, uid: str) -> str:
