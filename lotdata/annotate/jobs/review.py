@@ -39,6 +39,7 @@ from lotdata.annotate.jobs.base import (
 )
 from lotdata.annotate.template import InvalidResult
 from lotdata.errors import InputError, must_exist
+from lotdata.io import iter_jsonl
 
 DECISIONS = ("accept", "refuse", "edit")
 EDIT_BOXES = ("edit_1", "edit_2")
@@ -66,17 +67,6 @@ class Reviewable:
 # ---------------------------------------------------------------- sct_write
 
 
-def _read_jsonl(path: Path) -> list[Row]:
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"not JSON ({exc.msg})", path=str(path), row=n) from None
-    return rows
-
-
 def read_flags(folder: Path) -> dict[str, list[dict[str, Any]]]:
     """A pull folder's flags (`flags.parquet`) by submission id; a flag without a level is of level refuse."""
     import pyarrow.parquet as pq
@@ -94,7 +84,7 @@ def sct_held(folder: Path) -> list[Row]:
     file = folder / "cases.jsonl"
     if not file.exists():
         raise InputError("expected an sct_write pull folder (cases.jsonl)", path=str(folder))
-    cases = _read_jsonl(file)
+    cases = [row for _, row in iter_jsonl(file)]
     flags = read_flags(folder)
     newest: dict[str, int] = {}
     for case in cases:
@@ -150,7 +140,7 @@ def clozet_held(folder: Path) -> list[Row]:
     file = folder / "held.jsonl"
     if not file.exists():
         raise InputError("expected a clozet_write pull folder (held.jsonl)", path=str(folder))
-    cases = _read_jsonl(file)
+    cases = [row for _, row in iter_jsonl(file)]
     newest: dict[str, int] = {}
     for case in cases:
         newest[case["story_id"]] = max(newest.get(case["story_id"], 0), int(case.get("version") or 1))
