@@ -88,6 +88,7 @@ bench: setup $(LS_BIN) $(DT_BIN)
 	$(BIN)/python benchmarks/bench_check_rules.py --out bench/check_rules.md  # and lotdata/data/check_rule_figures.json
 	$(BIN)/pip install -q 'py3langid>=0.3' 'lingua-language-detector>=2.0'  # the identifiers bench/langid.md compares
 	$(BIN)/python benchmarks/bench_langid.py --out bench/langid.md --repeats 5
+	$(BIN)/python benchmarks/bench_aggregation.py --out bench/aggregation.md
 
 outline-agreement: setup
 	$(BIN)/python benchmarks/outline_agreement.py

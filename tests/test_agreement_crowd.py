@@ -6,7 +6,6 @@ record of what a pull saw (`lotdata.annotate.seen`)."""
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 
@@ -14,6 +13,7 @@ from lotdata.annotate.agreement import aggregate, aggregation_report, krippendor
 from lotdata.annotate.jobs import Annotation, get_job
 from lotdata.annotate.pull import DUPLICATE_REASON, Collected, one_vote
 from lotdata.annotate.seen import deleted, load_seen, remember
+from lotdata.testing.crowd import simulated_crowd
 
 NAN = None
 
@@ -72,21 +72,6 @@ def test_every_question_reports_alpha_beside_fleiss_kappa():
     assert report["krippendorff_alpha_ordinal"]["alpha"] == pytest.approx(0.815, abs=1e-3)
     labels = question_agreement([(1, "a", "q", "yes"), (1, "b", "q", "no"), (2, "a", "q", "yes"), (2, "b", "q", "yes")])
     assert "krippendorff_alpha_ordinal" not in labels["q"] and labels["q"]["krippendorff_alpha"]["level"] == "nominal"
-
-
-def simulated_crowd(seed: int = 0, items: int = 400, per_item: int = 3):
-    """A binary question: six raters of accuracy 0.9 .. 0.65 and one who answers at random; `per_item` of the seven
-    (drawn per item) rate each item. Returns the truth and the (item, rater, value) votes."""
-    rng = random.Random(seed)
-    skill = {"r1": 0.9, "r2": 0.85, "r3": 0.8, "r4": 0.75, "r5": 0.7, "r6": 0.65, "random": None}
-    truth = {i: rng.choice("ab") for i in range(items)}
-    votes = []
-    for item in range(items):
-        for rater in rng.sample(sorted(skill), per_item):
-            right = skill[rater] is not None and rng.random() < skill[rater]
-            value = truth[item] if right else ({"a": "b", "b": "a"}[truth[item]] if skill[rater] else rng.choice("ab"))
-            votes.append((item, rater, value))
-    return truth, votes
 
 
 @pytest.mark.parametrize("method", ["dawid-skene", "mace"])
