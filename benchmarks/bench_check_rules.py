@@ -483,6 +483,21 @@ _ANTONYMS = {
 }
 
 
+#: a third Chinese list for a blind held-out figure (issue 34): written on 2026-11-26 by a helper who had not read
+#: `lotdata/data/antonyms_zh.tsv` nor any antonym_swap result, and committed before it was first run; planted on a
+#: slice of the held-out documents the other lists never used (`BLIND_SEED`, chosen with the list). Never add its
+#: pairs to the lexicon by reading its misses: the figure would stop being blind (make a fourth list instead).
+BLIND_ANTONYMS_ZH = (
+    "干燥/潮湿 光明/黑暗 骄傲/谦虚 粗心/细心 懒惰/勤劳 坚强/软弱 善良/邪恶 宽阔/狭窄 明亮/昏暗 进步/退步 "
+    "轻松/紧张 快乐/悲伤 清楚/模糊 熟悉/陌生 真实/虚假 光滑/粗糙 前进/后退 上升/下降 出现/消失 提高/降低 "
+    "扩大/缩小 接受/拒绝 表扬/批评 喜爱/厌恶 高大/矮小 强大/弱小 公开/秘密 集中/分散 平静/激动 晴朗/阴沉 "
+    "出生/死亡 关心/冷漠 正确/错误 白天/黑夜 天堂/地狱 主动/被动 积极/消极 优点/缺点 里面/外面 前面/后面 "
+    "古代/现代 打开/关上 靠近/远离 甜蜜/苦涩 美好/糟糕 幸运/倒霉 热爱/憎恨 朋友/敌人 老实/狡猾 认真/马虎 "
+    "欢笑/哭泣 站着/坐着 醒来/睡着"
+)
+BLIND_SEED = "34-blind-2026-11-26"
+
+
 def plant_antonym_swap(row: Row, rng: random.Random, lang: str, pools: Pools) -> Row | None:
     original = str(row["original"])
     swaps = []
