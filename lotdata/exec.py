@@ -21,8 +21,9 @@
 - `execution=ExecSettings(executor, workers, ray_address)`: how a stage runs, one default everywhere (local,
   1 worker) and checked in one place; the bare `executor=`, `workers=`, `ray_address=` keywords remain for
   low-level callers.
-- `executor="local"`: a process pool of `workers` processes, forked where the platform can (1 worker runs
-  in this process; default: all cores);
+- `executor="local"`: a process pool of `workers` processes, forked where the platform can and no OpenMP
+  runtime is loaded in this process, else started by a fork server (`start_method`; 1 worker runs in this
+  process; default: all cores);
   `executor="ray"`: the same shards as Ray tasks (`ray.init()` is called if Ray is not running; pass
   `ray_address` to join a cluster). Parts are written where the workers run: use a shared folder on a cluster.
 - `on_error="raise"` stops at the first failing shard (its error names the shard);
@@ -339,16 +340,43 @@ def die_with_parent(parent: int | None = None) -> None:
             os._exit(1)
 
 
+#: shared libraries of OpenMP runtimes: once one has run its thread pool in a process, a child forked from that
+#: process hangs the first time it enters a parallel region (the pool's threads are not copied by fork)
+OPENMP_RUNTIMES = ("libgomp", "libomp", "libiomp")
+
+
+def openmp_loaded(maps: str | os.PathLike = "/proc/self/maps") -> bool:
+    """Whether an OpenMP runtime is mapped into this process (Linux; False where /proc cannot be read)."""
+    try:
+        text = Path(maps).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(name in text for name in OPENMP_RUNTIMES)
+
+
+def start_method() -> str:
+    """How the local pool starts its workers. Fork where there is one: workers start in milliseconds with the
+    parent's modules (a loaded tokenizer), and a script without a __main__ guard still works; the children never
+    touch the progress bar's console. Not once an OpenMP runtime is loaded here (libdivsufsort's, when a 1-worker
+    build ran in this process): then a fork server, itself started clean, forks the workers."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and not openmp_loaded():
+        return "fork"
+    return "forkserver" if "forkserver" in methods else "spawn"
+
+
 def _run_local(fn, shards, todo, out, suffix, workers, _address) -> Iterator[tuple[int, tuple[dict, float]]]:
     if workers == 1 or len(todo) == 1:
         for index in todo:
             yield index, _call(fn, shards[index], _paths(out, index, suffix)[0])
         return
-    # fork where there is one: workers start in milliseconds with the parent's modules (a loaded tokenizer),
-    # and a script without a __main__ guard still works; the children never touch the progress bar's console
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    method = start_method()
+    parent = os.getpid() if method == "fork" else None  # a forkserver's child has the server as its parent
     with ProcessPoolExecutor(
-        max_workers=min(workers, len(todo)), mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),)
+        max_workers=min(workers, len(todo)),
+        mp_context=multiprocessing.get_context(method),
+        initializer=die_with_parent,
+        initargs=(parent,),
     ) as pool:
         pending = {}
         queue = list(todo)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from lotdata.errors import InputError
-from lotdata.exec import Shard, ShardError, run_shards
+from lotdata.exec import Shard, ShardError, openmp_loaded, run_shards, start_method
 
 
 def count_words(shard: Shard, part: Path) -> dict:
@@ -38,6 +38,21 @@ def test_results_in_shard_order_and_equal_for_one_or_two_workers(tmp_path: Path)
     assert [r.stats for r in two] == [r.stats for r in one]
     assert [r.index for r in two] == [0, 1, 2, 3]
     assert [json.loads(r.part.read_text()) for r in two] == [r.stats for r in one]
+
+
+def test_workers_are_forked_unless_an_openmp_runtime_is_loaded(tmp_path: Path, monkeypatch) -> None:
+    maps = tmp_path / "maps"
+    maps.write_text("7f00-7f01 r-xp 0 08:01 1 /usr/lib/libc.so.6\n")
+    assert not openmp_loaded(maps)
+    maps.write_text("7f00-7f01 r-xp 0 08:01 1 /site-packages/pydivsufsort.libs/libgomp-e985bcbb.so.1.0.0\n")
+    assert openmp_loaded(maps)
+    assert not openmp_loaded(tmp_path / "absent")
+    monkeypatch.setattr("lotdata.exec.openmp_loaded", lambda: False)
+    assert start_method() == "fork"
+    monkeypatch.setattr("lotdata.exec.openmp_loaded", lambda: True)
+    assert start_method() == "forkserver"
+    two = run_shards(count_words, _shards(tmp_path), tmp_path / "two", workers=2)  # a pool from the fork server
+    assert [r.stats["words"] for r in two] == [10, 20, 30, 40]
 
 
 def test_done_markers_make_a_rerun_skip_and_a_new_fingerprint_rerun(tmp_path: Path) -> None:

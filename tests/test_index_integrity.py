@@ -150,8 +150,41 @@ index.build_index([sys.argv[1]], sys.argv[2], spec=TokenSpec(), execution=ExecSe
 """
 
 
+_ONE_THEN_TWO = """
+import json, sys
+from lotdata.exec import ExecSettings, start_method
+from lotdata.overlap import TokenSpec, index
+files = []
+for workers in (1, 2):  # 1 worker runs libdivsufsort (OpenMP) here; then a pool of 2 starts
+    manifest = index.build_index([sys.argv[1]], f"{sys.argv[2]}/w{workers}", spec=TokenSpec(),
+                                 execution=ExecSettings(workers=workers), shard_bytes=100_000, progress=False)
+    files.append(manifest["files"])
+print(json.dumps({"same": files[0] == files[1], "method": start_method(), "shards": len(manifest["shards"])}))
+"""
+
+
+def test_a_pool_after_a_one_worker_build_in_the_same_process_does_not_hang(tmp_path: Path) -> None:
+    # before: the pool forked after libdivsufsort's OpenMP had run here, and the first worker to sort hung for good
+    ref = _reference(tmp_path, 8000)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _ONE_THEN_TWO, str(ref), str(tmp_path)],
+            env=env,
+            timeout=180,
+            capture_output=True,
+            text=True,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise AssertionError("a 2-worker build after a 1-worker build in one process hung") from exc
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["shards"] > 3 and figures["method"] == "forkserver"
+    assert figures["same"]  # every file's sha256 equal: the start method changes nothing in the index
+
+
 def test_compaction_is_byte_identical_for_any_worker_count(tmp_path: Path) -> None:
-    # each build in a fresh process: a process pool forked after libdivsufsort's OpenMP ran in the parent hangs
+    # each build in a fresh process, so the 2-worker one forks (the test above covers the fork server)
     ref = _reference(tmp_path, 8000)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     manifests = []
