@@ -455,9 +455,15 @@ _NEW_ENTITIES = {
 _PLACES = set("北京 学校 医院 城堡 上海 公园 超市 山洞 沙漠".split())
 
 
+def _head_zh(word: str) -> str:
+    """A planted word without its affixes (猴子 -> 猴, 老鹰 -> 鹰, 大象 -> 象): a story that holds it already has that
+    animal or role (小猴, 小象), so the word would bring nothing new in."""
+    return word.lstrip("小老大阿").rstrip("子儿") or word
+
+
 def plant_context_entities(row: Row, rng: random.Random, lang: str, pools: Pools) -> Row | None:
     story = " ".join([*row["context"], str(row["candidate"])])
-    words = [w for w in _NEW_ENTITIES[pools.split] if w not in story]
+    words = [w for w in _NEW_ENTITIES[pools.split] if w not in story and _head_zh(w) not in story]
     if not words:
         return None
     word = rng.choice(words)

@@ -143,6 +143,26 @@ def test_chinese_candidate_entities():
     assert new_entities("小驴跑了。", "驴子在田里吃草。", "zh") == []
 
 
+def test_a_one_character_core_is_a_word_of_the_story_not_a_character_inside_one():
+    # issue 34: 大象 was taken as known wherever 象 stood (现象, 好象), 鲸鱼 wherever 鱼 did (鱼汤)
+    assert new_entities("大象看到了这一切。", "这是一种奇怪的现象。", "zh") == ["大象"]
+    assert new_entities("鲸鱼游了过来。", "他们喝了鱼汤。", "zh") == ["鲸鱼"]
+    assert new_entities("大象看到了这一切。", "小象在河边喝水。", "zh") == []  # the story's 小象
+    assert new_entities("小白兔跳了起来。", "兔子在草地上。", "zh") == []
+    assert new_entities("鱼游走了。", "一条鲸鱼游了过来。", "zh") == []  # the general word names the story's 鲸鱼
+
+
+def test_places_glued_to_a_locative_general_words_and_rooms():
+    assert new_entities("他们在车站里等车。", "天下雨了。", "zh") == ["车站"]
+    assert new_entities("他们来到海边。", "天晴了。", "zh") == ["海边"]
+    assert new_entities("父母都笑了。", "妈妈做了饭。", "zh") == []  # 父母 names the story's 妈妈
+    assert new_entities("妈妈笑了。", "他的父母都在家。", "zh") == ["妈妈"]  # not the other way
+    assert new_entities("他走进厨房。", "小明回到家。", "zh") == []  # a room of the story's home
+    assert new_entities("他走进厨房。", "小明在路上走。", "zh") == ["厨房"]
+    assert new_entities("那山洞里很黑。", "他们走进山里。", "zh") == []  # 那: one the story has
+    assert new_entities("他们去超市买菜。", "天晴了。", "zh") == ["超市"]  # jieba tags 超市 as a verb
+
+
 # ---------------------------------------------------------------- antonym swaps (LOT 2.2d)
 
 

@@ -7,7 +7,7 @@ groups: `roles_wordnet_en.tsv`, built by benchmarks/build_roles_en.py), Chinese 
 (`lotdata.text.postag`) and word lists. The word lists are data files under `lotdata/data/`:
 `person_pronouns_en.txt`, `pronoun_classes_en.tsv`, `roles_en.txt`, `role_plurals_en.tsv`, `roles_wordnet_en.tsv`,
 `collectives_en.txt`, `pronouns_zh.txt`, `people_zh.txt`, `role_endings_zh.txt`, `animals_zh.txt`,
-`place_endings_zh.txt`.
+`place_endings_zh.txt`, `general_words_zh.tsv`.
 """
 
 from __future__ import annotations
@@ -56,6 +56,8 @@ NOT_ENTITIES_ZH = word_set("not_entities_zh.txt")
 VERB_HEADS_ZH = word_set("verb_heads_zh.txt")
 #: role words that name the same person (妈妈 -> 母亲)
 ROLE_SYNONYMS_ZH = word_table("role_synonyms_zh.tsv")
+#: general words that can name the story's own narrower ones (父母 for its 妈妈, 城市 for its 城)
+GENERAL_WORDS_ZH = word_table("general_words_zh.tsv")
 
 
 def role_sense_en(word: str) -> tuple[str, frozenset[str], frozenset[str]] | None:
@@ -230,11 +232,11 @@ def entity_kind_zh(word: str, tag: str) -> str | None:
         return None
     if word in ROLES_ZH:
         return "role"
-    if word in ANIMAL_WORDS_ZH or _ends_in_animal(word):
+    if word in ANIMAL_WORDS_ZH or (_ends_in_animal(word) and not _verb_or_idiom_zh(word)):  # not 捕鱼, 养鸡
         return "animal"
     if word in PLACES_ZH:
         return "place"
-    if not tag.startswith("n") or len(word) < 2 or _verb_or_idiom_zh(word):
+    if not (tag[:1] in "nj" or tag == "l") or len(word) < 2 or _verb_or_idiom_zh(word):  # j, l: 工商局, 高等学校
         return None
     stem = word[:-1] if word.endswith("们") and len(word) > 2 else word
     if stem in ROLES_ZH or (len(stem) >= 2 and stem[-1] in ROLE_ENDINGS_ZH and stem not in NOT_ENTITIES_ZH):
@@ -271,8 +273,72 @@ def core_zh(word: str) -> set[str]:
     found |= {k for k, v in ROLE_SYNONYMS_ZH.items() if v in found}
     if _ends_in_animal(word):
         bare = stem[:-1] if len(stem) > 1 and stem[-1] in "子儿" else stem
-        found |= {bare[-1]} if bare[-1] in ANIMALS_ZH else {bare.lstrip("小大老")}
+        if all(ch in ANIMAL_MODIFIERS_ZH for ch in bare[:-1]) and _animal_char(bare[-1]):
+            found.add(bare[-1])  # 小白兔 -> 兔, 野牛 -> 牛; not 鲸鱼 -> 鱼 nor 孔雀 -> 雀
+        elif not _animal_char(bare[-1]):
+            found.add(bare.lstrip("小大老"))  # 大象 -> 象
     return found
+
+
+def _animal_char(ch: str) -> bool:
+    return ch in ANIMALS_ZH or ch in ANIMAL_WORDS_ZH
+
+
+#: characters before an animal's last character that only describe the animal (小白兔, 大灰狼, 老黄牛, 母鸡): such a
+#: word names the animal of its last character; after any other (鲸鱼, 企鹅, 孔雀, 猫头鹰) it names a kind of its own
+ANIMAL_MODIFIERS_ZH = frozenset("小大老白黑灰红黄花青绿金银母公野恶饿胖瘦肥丑笨馋懒")
+#: locative characters jieba glues to a place word (车站里, 城堡中); a river, sea, hill ... with 边 is a place (海边)
+LOCATIVES_ZH = "里上中内外"
+
+
+def entity_words_zh(text: str) -> list[str]:
+    """The roles, animals and places of a Chinese text (`entity_kind_zh`), each as the word that names it: a word
+    jieba glues to a locative is read without it (车站里 -> 车站), and X边 where X alone ends a place (海边, 河边) is
+    a place."""
+    from lotdata.text.postag import pos_words_nohmm
+
+    found = []
+    for word, tag in pos_words_nohmm(text):
+        if entity_kind_zh(word, tag):
+            found.append(word)
+        elif len(word) > 2 and word[-1] in LOCATIVES_ZH and tag[:1] in "ns" and entity_kind_zh(word[:-1], "n"):
+            found.append(word[:-1])
+        elif len(word) == 2 and word[1] == "边" and word[0] in PLACE_ENDINGS_ZH and word not in NOT_ENTITIES_ZH:
+            found.append(word)
+    return found
+
+
+def known_zh(word: str, given: str, given_words: set[str]) -> bool:
+    """Whether `given` already names what `word` names (`core_zh`): a core of two characters or more anywhere in
+    the text, a core of one (驴, 象, 鱼) only as a word of it or the core of one of its roles and animals
+    (`given_words_zh`): 象 is not in 现象, 虎 not in 马虎, 鱼 not in 鲸鱼."""
+    if any(core in given if len(core) > 1 else core in given_words for core in core_zh(word)):
+        return True
+    if len(word) >= 2 and word[0] in DEICTIC_ZH:
+        return True  # 那山洞, 本市, 全城: the place the story is already in or has named
+    if word[-1] in ROOM_ENDINGS_ZH and any(building in given for building in BUILDINGS_ZH):
+        return True  # a room (卧室, 厨房, 客厅) of the story's house, school or shop is no new place
+    return any(narrow in given for narrow in GENERAL_WORDS_ZH.get(word, "").split())
+
+
+#: a first character that points back at what the story has (那山洞, 这座城) or at all of its place (全城, 本市)
+DEICTIC_ZH = "那这本全整该此"
+#: the last characters of a room's name, and the words of a story that give the rooms a building to be in
+ROOM_ENDINGS_ZH = "室厅房"
+BUILDINGS_ZH = ("家", "房子", "屋", "楼", "宫", "府", "院", "店", "馆", "学校", "公司", "宿舍", "酒店", "宾馆")
+
+
+def given_words_zh(given: str) -> set[str]:
+    """The words of a Chinese text and the cores of its roles, animals and places (`known_zh`)."""
+    from lotdata.text.postag import pos_words_nohmm
+
+    words = {word for word, _ in pos_words_nohmm(given)}
+    for word in entity_words_zh(given):
+        words |= core_zh(word)
+        bare = word.rstrip("们").rstrip("子儿") or word
+        # the story's 鲸鱼 is a 鱼 too and its 狐狸 a 狐: a candidate may name them so (not the other way)
+        words |= {ch for ch in (bare[-1], bare[0] if len(bare) == 2 else "") if ch and _animal_char(ch)}
+    return words
 
 
 def new_entities(candidate: str, given: str, lang: str) -> list[str]:
@@ -282,10 +348,8 @@ def new_entities(candidate: str, given: str, lang: str) -> list[str]:
     by capitalised names and a lexicon of roles and animals. Things are not checked: a tagger cannot tell a new
     object from a part of a known one (the horse's hooves), so those stay with the reviewers."""
     if lang == "zh":
-        from lotdata.text.postag import pos_words_nohmm
-
-        found = [w for w, tag in pos_words_nohmm(candidate) if entity_kind_zh(w, tag)]
-        return list(dict.fromkeys(w for w in found if not any(core in given for core in core_zh(w))))
+        words = given_words_zh(given)
+        return list(dict.fromkeys(w for w in entity_words_zh(candidate) if not known_zh(w, given, words)))
     given_words = {w.lower().rstrip(".'’s") for w in WORD_EN.findall(given)}
     given_roles = {role for _, role in roles_in_en(given)}
     found = [
