@@ -8,10 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lotdata.clean.dedup import DedupParams
-from lotdata.clean.files import clean_files
+from lotdata.clean.files import clean_files, plan_clean_shards
 from lotdata.clean.step import CleanParams
 from lotdata.exec import ExecSettings
 from lotdata.io import write_parquet
@@ -43,7 +44,7 @@ def test_a_clean_shard_imports_no_jieba(tmp_path: Path) -> None:
         "from lotdata.clean.files import clean_shard, plan_clean_shards\n"
         "from lotdata.clean.step import CleanParams\n"
         f"shard = plan_clean_shards([{str(stories)!r}], 10)[1]\n"
-        f"stats = clean_shard(shard, Path({str(tmp_path / 'part.parquet')!r}), CleanParams(min_chars=30))\n"
+        f"stats = clean_shard(shard, Path({str(tmp_path / 'part.arrow')!r}), CleanParams(min_chars=30))\n"
         "print(json.dumps({'stats': stats, 'modules': sorted({m.split('.')[0] for m in sys.modules}),\n"
         "                  'rjieba_package': 'rjieba' in sys.modules}))\n"
     )
@@ -53,7 +54,7 @@ def test_a_clean_shard_imports_no_jieba(tmp_path: Path) -> None:
     assert "rjieba" in report["modules"]  # the POS tagger ran (glued_title) ...
     assert "jieba" not in report["modules"]  # ... without jieba
     assert not report["rjieba_package"]  # nor rjieba's default dictionary (its extension module alone)
-    flags = pq.read_table(tmp_path / "part.parquet", columns=["flags"]).column("flags").to_pylist()
+    flags = pa.ipc.open_file(tmp_path / "part.arrow").read_all().column("flags").to_pylist()
     assert any("title_glued" in f for f in flags)  # 新房子|一天，
 
 
@@ -63,6 +64,10 @@ def test_row_groups_of_the_input_change_nothing(tmp_path: Path) -> None:
     write_parquet(table, one)
     pq.write_table(table, many, row_group_size=6)  # shards of 7 rows cut across these groups
     assert pq.ParquetFile(many).metadata.num_row_groups == 7
+    # a row group larger than a shard: the file is staged as Arrow IPC, whose shards slice their rows
+    staged = plan_clean_shards([one], 7, stage=tmp_path / "stage")
+    assert {Path(s.path).suffix for s in staged} == {".arrow"} and len(staged) == 6
+    assert {s.path for s in plan_clean_shards([many], 7, stage=tmp_path / "stage")} == {str(many)}
     names = ("stories.parquet", "quarantine.parquet", "summary.parquet")
     outputs = {}
     for path, workers in ((one, 1), (many, 1), (many, 2)):

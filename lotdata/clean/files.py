@@ -55,7 +55,7 @@ from lotdata.clean.step import (
 )
 from lotdata.errors import InputError, must_exist, require_all
 from lotdata.exec import ExecSettings, Shard, run_shards
-from lotdata.io import check_output_dir, write_manifest, write_parquet, write_parquet_pieces
+from lotdata.io import atomic_path, check_output_dir, write_manifest, write_parquet, write_parquet_pieces
 from lotdata.paths import check_outputs
 from lotdata.schema import CLEAN_SUMMARY, STORIES, STORIES_QUARANTINE, check_table
 
@@ -87,8 +87,14 @@ class CleanFilesResult:
     files: dict[str, Path]
 
 
-def plan_clean_shards(paths: Sequence[str | Path], rows_per_shard: int = ROWS_PER_SHARD) -> list[Shard]:
-    """Row ranges of the stories files; a file that is not a stories table fails here, naming it."""
+def plan_clean_shards(
+    paths: Sequence[str | Path], rows_per_shard: int = ROWS_PER_SHARD, stage: Path | None = None
+) -> list[Shard]:
+    """Row ranges of the stories files; a file that is not a stories table fails here, naming it.
+
+    With `stage` (a folder), a file with a row group larger than a shard is first copied there as an Arrow IPC file
+    (`_stage`) and its shards name the copy: a shard of it reads its rows alone, where a shard of the Parquet file
+    would decode its row group from the first row (each shard of a one-group file decoding most of the file)."""
     shards = []
     for path in map(Path, paths):
         must_exist(path, "stories file")
@@ -98,10 +104,32 @@ def plan_clean_shards(paths: Sequence[str | Path], rows_per_shard: int = ROWS_PE
             raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from exc
         check_table(_empty(meta.schema.to_arrow_schema()), STORIES, str(path))
         rows, size = meta.num_rows, path.stat().st_size
+        groups = (meta.row_group(g).num_rows for g in range(meta.num_row_groups))
+        read_from = _stage(path, stage) if stage is not None and max(groups, default=0) > rows_per_shard else path
         for start in range(0, rows, rows_per_shard):
             stop = min(rows, start + rows_per_shard)
-            shards.append(Shard(str(path), start, stop, size * (stop - start) // max(rows, 1)))
+            shards.append(Shard(str(read_from), start, stop, size * (stop - start) // max(rows, 1)))
     return shards
+
+
+def _stage(path: Path, folder: Path) -> Path:
+    """`path` as an Arrow IPC file in `folder` (named by its path, size and time, so a resumed run finds it), written
+    a batch at a time; the workers map it and slice their rows without decoding anything."""
+    stat = path.stat()
+    key = hashlib.sha256(f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}".encode()).hexdigest()[:16]
+    staged = folder / f"{key}.arrow"
+    if staged.exists():
+        return staged
+    try:
+        file = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
+        with atomic_path(staged) as tmp, pa.ipc.new_file(tmp, file.schema_arrow) as writer:
+            for batch in file.iter_batches(batch_size=OUTPUT_ROWS, use_threads=False):
+                writer.write_batch(batch)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from exc
+    finally:
+        pa.default_memory_pool().release_unused()  # before the workers fork: they would inherit the pages
+    return staged
 
 
 def clean_shard(shard: Shard, part: Path, params: CleanParams) -> dict:
@@ -126,37 +154,59 @@ def clean_shard(shard: Shard, part: Path, params: CleanParams) -> dict:
     for row, sig in zip(candidates, sigs):
         row["_sig"] = sig.tobytes()
     signing = time.perf_counter() - signing
-    write_parquet(table_of(rows, _PART), part)
+    _write_part(table_of(rows, _PART), part)
     pa.default_memory_pool().release_unused()  # mimalloc keeps freed pages: a worker would hold its largest shard
     stats = {"stories": len(rows), "candidates": len(candidates), "signature_seconds": round(signing, 4)}
     return stats | {"pii": [[kind, what, n] for (kind, what), n in sorted(pii.items())]}
 
 
 def _read_rows(path: Path, start: int, stop: int) -> pa.Table:
-    """Rows [start, stop) of a stories file, decoded batch by batch from the row groups that hold them: a
-    worker never holds a whole row group (often the whole file) at once."""
+    """Rows [start, stop) of a stories file (Parquet, or its staged Arrow IPC copy)."""
     try:
-        file = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)  # not whole column chunks at once
-        groups, position, offset = [], None, 0
-        for group in range(file.metadata.num_row_groups):
-            rows = file.metadata.row_group(group).num_rows
-            if offset < stop and offset + rows > start:
-                groups.append(group)
-                position = offset if position is None else position
-            offset += rows
-        batches = []
-        for batch in (
-            file.iter_batches(batch_size=max(1, stop - start), row_groups=groups, use_threads=False) if groups else ()
-        ):
-            low, position = position, position + batch.num_rows
-            if position > start:
-                batches.append(batch.slice(max(0, start - low), min(position, stop) - max(low, start)))
-            if position >= stop:
-                break
-        table = pa.Table.from_batches(batches, schema=file.schema_arrow)
+        if path.suffix == ".arrow":
+            table = _read_part(path).slice(start, stop - start)
+        else:
+            table = _read_parquet_rows(path, start, stop)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from exc
     return check_table(table, STORIES, str(path))
+
+
+def _read_parquet_rows(path: Path, start: int, stop: int) -> pa.Table:
+    """Rows [start, stop) of a Parquet file, decoded batch by batch from the row groups that hold them: a worker
+    never holds a whole row group at once."""
+    file = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)  # not whole column chunks at once
+    groups, position, offset = [], None, 0
+    for group in range(file.metadata.num_row_groups):
+        rows = file.metadata.row_group(group).num_rows
+        if offset < stop and offset + rows > start:
+            groups.append(group)
+            position = offset if position is None else position
+        offset += rows
+    batches = []
+    for batch in (
+        file.iter_batches(batch_size=max(1, stop - start), row_groups=groups, use_threads=False) if groups else ()
+    ):
+        low, position = position, position + batch.num_rows
+        if position > start:
+            batches.append(batch.slice(max(0, start - low), min(position, stop) - max(low, start)))
+        if position >= stop:
+            break
+    return pa.Table.from_batches(batches, schema=file.schema_arrow)
+
+
+def _write_part(table: pa.Table, path: Path) -> None:
+    """A part of phase 1 as an Arrow IPC file: the driver maps it and copies out only the rows it takes (a Parquet
+    part would be decoded whole for every run of output rows)."""
+    with atomic_path(path) as tmp, pa.ipc.new_file(tmp, table.schema) as writer:
+        writer.write_table(table)
+
+
+def _read_part(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
+    """An Arrow IPC file, mapped (nothing is read until a row is used), its `columns` only when given."""
+    with pa.memory_map(str(path)) as source:
+        table = pa.ipc.open_file(source).read_all()
+    return table if columns is None else table.select(columns)
 
 
 def bucket_shard(shard: Shard, part: Path, rows: int) -> dict:
@@ -257,13 +307,14 @@ class _CleanRun:
 
     def clean(self, rows_per_shard: int) -> list:
         """Phase 1 on the executor: each shard of stories cleaned and signed into a part."""
-        shards = plan_clean_shards(self.paths, rows_per_shard)
+        shards = plan_clean_shards(self.paths, rows_per_shard, stage=self.work / "input")
         fingerprint = _fingerprint(self.params, self.paths, rows_per_shard)
         cleaned = self.run_shards(
             partial(clean_shard, params=self.params),
             shards,
             self.work / "clean",
             fingerprint=fingerprint,
+            suffix=".arrow",
             description="clean",
         )
         self.parts = [r.part for r in cleaned]
@@ -331,7 +382,7 @@ class _CleanRun:
         matcher = HeldOutMatcher(self.held_out, self.params.dedup)
         columns = ["story_id", "sentences", *(c for c in self.held_out.id_columns if c != "story_id")]
         for k, rows, slot in _by_part(self.starts, unique):
-            table = pq.ParquetFile(self.parts[k]).read(columns=columns, use_threads=False).take(indices(rows))
+            table = _read_part(self.parts[k], columns).take(indices(rows))
             for i, reason in matcher.match(table.to_pydict(), sigs[slot]).items():
                 self.held[unique[int(slot[i])]] = reason
 
@@ -419,8 +470,8 @@ class _Clock:
 
 
 def _read_parts(parts: Sequence[Path], columns: list[str]) -> pa.Table:
-    # pq.read_table would import pandas; one thread: mimalloc keeps a heap per thread
-    tables = [pq.ParquetFile(p).read(columns=columns, use_threads=False) for p in parts]
+    # the columns copied out of each mapped part (combine_chunks), so no part stays mapped
+    tables = [_read_part(p, columns).combine_chunks() for p in parts]
     return pa.concat_tables(tables) if tables else _empty(pa.schema([_PART.field(c) for c in columns]))
 
 
@@ -428,11 +479,8 @@ def _take_rows(parts: Sequence[Path], starts: np.ndarray, positions: Sequence[in
     """The stories at global row `positions`, in that order, reading one part at a time."""
     pieces, slots = [], []
     for k, rows, slot in _by_part(starts, positions):
-        file = pq.ParquetFile(parts[k], pre_buffer=False)
-        pieces.append(file.read(columns=STORIES.names, use_threads=False).take(indices(rows)))
+        pieces.append(_read_part(parts[k], STORIES.names).take(indices(rows)))  # a copy: the part is unmapped
         slots.append(slot)
-        del file
-        pa.default_memory_pool().release_unused()  # the part just read: mimalloc keeps its pages otherwise
     table = pa.concat_tables(pieces) if pieces else _empty(pa.schema([_PART.field(c) for c in STORIES.names]))
     back = np.empty(len(positions), dtype=np.int64)  # row i of the result is row back[i] of the parts' pieces
     back[np.concatenate(slots) if slots else []] = np.arange(len(positions))
@@ -480,7 +528,7 @@ def _signatures_of(parts: Sequence[Path], starts: np.ndarray, positions: list[in
     """The signatures of the stories at global `positions`, in that order, read part by part."""
     sigs = np.zeros((len(positions), num_perm), dtype=np.uint32)
     for k, rows, slot in _by_part(starts, positions):
-        column = pq.ParquetFile(parts[k]).read(columns=["_sig"], use_threads=False).column("_sig")
+        column = _read_part(parts[k], ["_sig"]).column("_sig")
         found = column.take(indices(rows)).to_pylist()
         sigs[slot] = np.frombuffer(b"".join(found), dtype=np.uint32).reshape(len(rows), num_perm)
     return sigs
