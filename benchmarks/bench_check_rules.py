@@ -521,6 +521,48 @@ def plant_antonym_swap(row: Row, rng: random.Random, lang: str, pools: Pools) ->
     return {**row, "candidate": new}
 
 
+def _swap_zh(original: str, pairs: str, rng: random.Random) -> str | None:
+    """`original` with one word of `pairs` ("a/b c/d") replaced by its antonym, or None when it holds none."""
+    swaps = [
+        (x, y) for pair in pairs.split() for a, b in [pair.split("/")] for x, y in ((a, b), (b, a)) if x in original
+    ]
+    if not swaps:
+        return None
+    x, y = rng.choice(swaps)
+    return original.replace(x, y, 1)
+
+
+def _unused_held_out_sentences() -> list[str]:
+    """The held-out documents' sentences that `check_rule_data.pairs` never made an original or a candidate of (its
+    seed and draw repeated): a slice of the held-out set no antonym figure has used."""
+    rng = random.Random("0:pairs:zh:held-out")  # check_rule_data.pairs' draw, repeated to know what it used
+    out = []
+    for doc in data.chinese_documents("held-out"):
+        sentences = data._zh_sentences(doc.text)
+        if len(sentences) < 4:
+            out += sentences
+            continue
+        i = rng.randrange(1, len(sentences) - 2)
+        out += [s for k, s in enumerate(sentences) if k not in (i, i + 1)]
+    return out
+
+
+def blind_antonym_recall(options: CheckOptions, n: int) -> dict[str, Any]:
+    """antonym_swap's blind held-out figure (issue 34): `BLIND_ANTONYMS_ZH`, a list nobody tuned the lexicon on,
+    swapped into up to `n` sentences of the unused held-out slice drawn with `BLIND_SEED`."""
+    rng = random.Random(BLIND_SEED)
+    sentences = [s for s in _unused_held_out_sentences() if _swap_zh(s, BLIND_ANTONYMS_ZH, rng)]
+    rng.shuffle(sentences)
+    check = RULES["antonym_swap"].row
+    planted = caught = 0
+    for original in sentences[:n]:
+        candidate = _swap_zh(original, BLIND_ANTONYMS_ZH, rng)
+        planted += 1
+        caught += bool(check({"original": original, "candidate": candidate, "lang": "zh"}, options))
+    recall = round(caught / planted, 4) if planted else None
+    return {"blind_planted": planted, "blind_caught": caught, "blind_recall": recall}
+
+
 PLANTERS: dict[str, Callable[[Row, random.Random, str, Pools], Row | None]] = {
     "antonym_swap": plant_antonym_swap,
     "five_sentences": plant_five_sentences,
@@ -593,6 +635,8 @@ def measure(rule: str, m: Measure, split: str, planted: int) -> dict[str, Any]:
         out["false_alarms_strict"] = len(strict)
         out["false_alarm_rate_strict"] = round(len(strict) / len(real), 4)
     out.update(plant(rule, m, split, rows, flags, planted, options))
+    if rule == "antonym_swap" and m.lang == "zh" and split == "held-out":
+        out.update(blind_antonym_recall(options, planted))
     if rule == "informal":
         out.update(informal_coverage([r for r in rows if str(r["id"]) not in flags], m.lang, split, options))
     out["seconds"] = round(time.perf_counter() - started, 2)
@@ -666,6 +710,10 @@ def run(planted: int, only: list[str] | None = None) -> dict[str, Any]:
     }
 
 
+def _blind(f: dict) -> str:
+    return f"{_pct(f['blind_recall'])} ({f['blind_caught']}/{f['blind_planted']})"
+
+
 def _pct(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:.1f}%"
 
@@ -709,6 +757,11 @@ def table(report: dict[str, Any]) -> str:
             kinds = "; ".join(f"{k} ({n})" for k, n in f["flag_kinds"])
             parts = [f"flagged by source: {sources or 'none'}"]
             parts += [f"kinds: {kinds}"] if kinds else []
+            if "blind_planted" in f:
+                parts.append(
+                    "the recall above is not blind (pairs added after its plants were read); blind held-out recall, "
+                    f"a third pair list on held-out sentences no figure used: {_blind(f)}"
+                )
             if "probe_words" in f:
                 parts.append(f"informal words not from the lexicon caught: {f['probe_caught']}/{f['probe_words']}")
             parts += [f["note"]] if f["note"] else []
@@ -747,7 +800,8 @@ def doc_table(report: dict[str, Any]) -> str:
                 cells.append(cell)
             for split in data.SPLITS:
                 f = by[split]
-                cells.append(f"{_pct(f['recall'])} ({f['caught']}/{f['planted']})")
+                blind = f"; not blind; blind: {_blind(f)}" if "blind_planted" in f else ""
+                cells.append(f"{_pct(f['recall'])} ({f['caught']}/{f['planted']}){blind}")
             proxy = "" if by["held-out"]["deciding"] else " *proxy*"
             lines.append(f"| {name} | {rule['level']} | {lang} | {kind}{proxy} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
