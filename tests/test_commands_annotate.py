@@ -239,7 +239,7 @@ def test_push_refuses_a_job_file_given_as_input_and_raters_add_waits_for_a_push(
     assert job_file.read_text() == '{"kept": true}\n'
     lock = lock_path_for(job_file)  # a push of that title is running
     lock.write_text(json.dumps({"pid": 1 if os.getpid() != 1 else os.getppid(), "host": socket.gethostname()}))
-    waits = runner.invoke(app, ["annotate", "raters", "add", "rita", "--state-dir", str(state)], env=env)
+    waits = runner.invoke(app, ["annotate", "raters", "add", "rita-waits", "--state-dir", str(state)], env=env)
     assert waits.exit_code == 1 and "another lotdata run" in waits.output, waits.output
     assert not (state / "team.json").exists() and job_file.read_text() == '{"kept": true}\n'
 

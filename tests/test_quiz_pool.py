@@ -102,11 +102,11 @@ def test_two_raters_quizzes_a_colleagues_answers_and_the_admins_resend(label_stu
     monkeypatch.chdir(tmp_path)
     state = tmp_path / "state"
     run = lambda *args: lotdata(label_studio, *args, "--state-dir", str(state))  # noqa: E731
-    team = {e["rater"]: e for e in add_raters(conn, ["quiz-ann", "quiz-ben"], state=state, password=lambda: PASSWORD)}
+    team = {e["rater"]: e for e in add_raters(conn, ["pool-ann", "pool-ben"], state=state, password=lambda: PASSWORD)}
     sent = run("annotate", "qualify", "story_write", "--pass", "0.8")  # no --quiz: the shipped pool, found from here
     assert sent.exit_code == 0, sent.output
     gate = Gate.find(state, "story_write", conn.url)
-    ann, ben = gate.raters["quiz-ann"][-1], gate.raters["quiz-ben"][-1]
+    ann, ben = gate.raters["pool-ann"][-1], gate.raters["pool-ben"][-1]
     assert len(ann["items"]) == len(ben["items"]) == 5 and not set(ann["items"]) & set(ben["items"])
     ann_tasks = sorted(export_tasks(conn, ann["project_id"]), key=lambda t: t["id"])
     ben_tasks = sorted(export_tasks(conn, ben["project_id"]), key=lambda t: t["id"])
@@ -114,31 +114,31 @@ def test_two_raters_quizzes_a_colleagues_answers_and_the_admins_resend(label_stu
     assert not {t["data"]["uid"] for t in ann_tasks} & {t["data"]["uid"] for t in ben_tasks}
 
     # what OSS cannot prevent: ben, logged in as himself, reads ann's quiz project and answers in it
-    ben_web = RaterWeb(label_studio.url, team["quiz-ben"]["email"], PASSWORD)
+    ben_web = RaterWeb(label_studio.url, team["pool-ben"]["email"], PASSWORD)
     opened = ben_web.web.get(f"{label_studio.url}/api/tasks", params={"project": ann["project_id"]})
     assert opened.status_code == 200 and len(opened.json()["tasks"]) == 5
     for task_id, result in _verdicts(gate, ann_tasks, right=True):
         ben_web.annotate(task_id, result)
-    scored = run("annotate", "qualify", "story_write", "--pass", "0.8", "--rater", "quiz-ann")
+    scored = run("annotate", "qualify", "story_write", "--pass", "0.8", "--rater", "pool-ann")
     assert scored.exit_code == 0, scored.output
-    assert Gate.find(state, "story_write", conn.url).describe("quiz-ann") == "quiz #1 sent, not finished"
+    assert Gate.find(state, "story_write", conn.url).describe("pool-ann") == "quiz #1 sent, not finished"
     # what lotdata does: only ann's own answers count (her first on each item), and hers are wrong
-    ann_web = RaterWeb(label_studio.url, team["quiz-ann"]["email"], PASSWORD)
+    ann_web = RaterWeb(label_studio.url, team["pool-ann"]["email"], PASSWORD)
     for task_id, result in _verdicts(gate, ann_tasks, right=False):
         ann_web.annotate(task_id, result)
     for task_id, result in _verdicts(gate, ann_tasks, right=True):
         ann_web.annotate(task_id, result)  # a second answer on each ("+" tab): the first submitted counts
-    failed = run("annotate", "qualify", "story_write", "--pass", "0.8", "--rater", "quiz-ann")
+    failed = run("annotate", "qualify", "story_write", "--pass", "0.8", "--rater", "pool-ann")
     assert failed.exit_code == 0, failed.output
     gate = Gate.find(state, "story_write", conn.url)
-    assert gate.raters["quiz-ann"][0]["score"] == 0.0 and len(gate.raters["quiz-ann"]) == 1  # no retry by default
+    assert gate.raters["pool-ann"][0]["score"] == 0.0 and len(gate.raters["pool-ann"]) == 1  # no retry by default
 
     # the admin resends a quiz at once, as docs/how-to/qualification.md says: new items, in an order of her own
-    resent = run("annotate", "qualify", "story_write", "--pass", "0.8", "--retry-after", "0", "--rater", "quiz-ann")
+    resent = run("annotate", "qualify", "story_write", "--pass", "0.8", "--retry-after", "0", "--rater", "pool-ann")
     assert resent.exit_code == 0, resent.output
     gate = Gate.find(state, "story_write", conn.url)
-    first, retry = gate.raters["quiz-ann"]
-    assert retry["title"] == "story_write quiz #2 · quiz-ann" and retry["repeated"] == 0
+    first, retry = gate.raters["pool-ann"]
+    assert retry["title"] == "story_write quiz #2 · pool-ann" and retry["repeated"] == 0
     assert not set(retry["items"]) & set(first["items"]) and not set(retry["items"]) & set(ben["items"])
     assert "quiz #2 sent, not finished" in resent.output
 
