@@ -92,6 +92,9 @@ def test_wordnet_lists_ship_with_their_licence():
     assert "Princeton University" in licence and "Permission to use, copy, modify and distribute" in licence
     for name in ("roles_wordnet_en.tsv", "antonyms_en.tsv"):
         assert "roles_wordnet_en.LICENSE.txt" in (DATA / name).read_text(encoding="utf-8")[:1000]
+    licence = (DATA / "words_wordnet_en.LICENSE.txt").read_text(encoding="utf-8")
+    assert "Princeton University" in licence and "Permission to use, copy, modify and distribute" in licence
+    assert "words_wordnet_en.LICENSE.txt" in (DATA / "words_wordnet_en.tsv").read_text(encoding="utf-8")[:1000]
 
 
 # ---------------------------------------------------------------- Chinese roles, animals, places (LOT 2.2a)
@@ -141,6 +144,26 @@ def test_chinese_candidate_entities():
     assert set(new_entities("一个农夫走进了村庄。", "小兔子在河边玩。", "zh")) == {"农夫", "村庄"}
     assert new_entities("妈妈笑了。", "母亲给他做了饭。", "zh") == []  # 妈妈 is the story's 母亲
     assert new_entities("小驴跑了。", "驴子在田里吃草。", "zh") == []
+
+
+def test_english_names_are_not_any_capitalised_word():
+    """issue 34: LOT 2.2a in English took every capitalised word for a name (Hanging, Determined, Right at a
+    sentence's start; Christmas, Chinese)."""
+    from lotdata.text.characters import known_names_en, names_en
+
+    def names(text: str) -> list[str]:
+        return names_en(text, known_names_en(text))
+
+    assert names("Hanging out with friends was fun.") == []
+    assert names("Determined, she tried again.") == []
+    assert names("They spent Christmas with Karen.") == ["Karen"]  # WordNet's Christmas is a time; Karen a name
+    assert names("He learned Chinese on TV.") == []
+    assert names("Bill went home.") == ["Bill"]  # a listed first name, though bill is a common word
+    assert names("Pat went home. Pat slept.") == ["Pat"]  # a common word the text capitalises twice
+    assert names("Mr. Baker smiled at Zorba.") == ["Baker", "Zorba"]  # after a title; no common word
+    assert names("It was Valentine's Day at the Frick House.") == ["Frick"]  # Day, House: common words
+    assert new_entities("Hanging out, Karen laughed.", "Tom was bored.", "en") == ["Karen"]
+    assert new_entities("Right then Tom laughed.", "Tom was bored.", "en") == []
 
 
 def test_a_one_character_core_is_a_word_of_the_story_not_a_character_inside_one():

@@ -269,6 +269,8 @@ def core_zh(word: str) -> set[str]:
     a suffix (小明 -> 明, 驴子 -> 驴, 孩子们 -> 孩子), the role it counts as (妈妈 -> 母亲), or its animal (小驴 -> 驴)."""
     stem = word.rstrip("们") or word
     found = {word, stem, stem.lstrip("小老大阿").rstrip("子儿") or stem}
+    if len(word) == 2 and word[1] == "边":
+        found.add(word[0])  # 河边: beside the story's 河
     found |= {ROLE_SYNONYMS_ZH[w] for w in found if w in ROLE_SYNONYMS_ZH}
     found |= {k for k, v in ROLE_SYNONYMS_ZH.items() if v in found}
     if _ends_in_animal(word):
@@ -355,26 +357,113 @@ def new_entities(candidate: str, given: str, lang: str) -> list[str]:
     found = [
         w for w, role in roles_in_en(candidate, strict=True) if not any(same_role_en(role, g) for g in given_roles)
     ]
-    found += [w for w in _names_en(candidate) if not roles_in_en(w, strict=True)]
+    found += [w for w in _names_en(candidate, given) if not roles_in_en(w, strict=True)]
     return list(
         dict.fromkeys(w for w in found if w.lower().rstrip(".'’s") not in given_words and w.lower() not in given_words)
     )
 
 
-def _names_en(text: str) -> list[str]:
-    """The names of an English candidate (`characters`), less what only opens it as an adverb or a preposition
-    would ("Afterward, ...", "Lately, ...", "During the summer": a first word followed by a comma, a stopword) and
-    the contractions of a pronoun (I've)."""
+def _names_en(text: str, given: str = "") -> list[str]:
+    """The names of an English candidate (`names_en`, with `given`, the rest of the story, telling which words are
+    used as names), less what only opens it as an adverb or a preposition would ("Afterward, ...", "Lately, ...",
+    "During the summer": a first word followed by a comma, a stopword) and the contractions of a pronoun (I've)."""
     first = WORD_EN.match(text.lstrip(" \"'“‘"))
     opener = first.group(0) if first and text.lstrip(" \"'“‘")[first.end() : first.end() + 1] == "," else None
     return [
         w
-        for w in characters(text, "en")
-        if w[:1].isupper()
-        and w != opener
-        and w.lower() not in STOPWORDS_EN
-        and _CONTRACTION.sub("", w).lower() not in PRONOUN_CLASS_EN
+        for w in names_en(text, known_names_en(f"{given} {text}"))
+        if w != opener and w.lower() not in STOPWORDS_EN and _CONTRACTION.sub("", w).lower() not in PRONOUN_CLASS_EN
     ]
+
+
+#: English words that tell a name from a capitalised common word (WordNet 3.0, benchmarks/build_names_en.py):
+#: word -> common (a lowercase word WordNet's tagged corpus met) or other (only capitalised, never a person or a place)
+WORDS_WORDNET_EN = "words_wordnet_en.tsv"
+#: capitalised words that name no role and no place (holidays, sites, brands) that WordNet lacks
+NOT_NAMES_EN = word_set("not_names_en.txt")
+#: common first names: a name wherever they stand (Bill, Grace, Karen)
+FIRST_NAMES_EN = word_set("first_names_en.txt")
+_QUOTES_EN = "\"'“‘”’(["
+_BASES_EN = (("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e"), ("ied", "y"), ("ies", "y"), ("es", ""), ("s", ""))
+_BASES_EN += (("ily", "y"), ("ly", ""), ("er", ""), ("est", ""))
+
+
+def _sentence_initial(text: str, start: int) -> bool:
+    """Whether the word at `start` opens a sentence (after quotes and brackets): its capital says nothing."""
+    i = start - 1
+    while i >= 0 and (text[i].isspace() or text[i] in _QUOTES_EN):
+        i -= 1
+    if i >= 0 and text[i] == "." and text[: i + 1].split()[-1].lower().rstrip(".") in _TITLES_EN:
+        return False  # Mr. Smith
+    return i < 0 or text[i] in ".!?…:;"
+
+
+#: words after which a capitalised word is a name (Mr. Baker, Aunt May, Officer Brown)
+_TITLES_EN = {"mr", "mrs", "ms", "dr", "prof", "aunt", "uncle", "officer", "coach", "grandma", "grandpa", "sir"}
+
+
+def common_word_en(word: str) -> bool:
+    """Whether a lowercase English word, or the word it is inflected from (hanging -> hang, tried -> try), is a
+    common word: WordNet writes it in lowercase and its tagged corpus met it (words_wordnet_en.tsv), or a stopword."""
+    table = word_table(WORDS_WORDNET_EN)
+    if table.get(word) == "common" or word in STOPWORDS_EN:
+        return True
+    for suffix, then in _BASES_EN:
+        if not word.endswith(suffix) or len(word) <= len(suffix) + 2:
+            continue
+        base = word[: -len(suffix)] + then
+        if table.get(base) == "common" or (not then and base[-1] == base[-2] and table.get(base[:-1]) == "common"):
+            return True  # stopped -> stop
+    return False
+
+
+def _capitalised_en(text: str) -> list[tuple[str, bool, bool]]:
+    """(word, opens a sentence, follows a title: Mr. Baker, Aunt May) for each capitalised word of an English text,
+    acronyms (TV, NA) left out."""
+    out, previous = [], ""
+    for m in WORD_EN.finditer(text):
+        word = m.group(0)
+        if word[:1].isupper() and not (len(word) > 1 and word.isupper()):
+            out.append((word, _sentence_initial(text, m.start()), previous.lower().rstrip(".") in _TITLES_EN))
+        previous = word
+    return out
+
+
+def known_names_en(text: str) -> frozenset[str]:
+    """The capitalised words a text uses as names whatever they are: those it capitalises twice or more (Bill went
+    home. ... Bill slept.), the possessive and the bare word together."""
+    counts: dict[str, int] = {}
+    for word, _, _ in _capitalised_en(text):
+        bare = _POSSESSIVE.sub("", word)
+        counts[bare] = counts.get(bare, 0) + 1
+    return frozenset(w for w, n in counts.items() if n > 1)
+
+
+def names_en(text: str, known: frozenset[str] = frozenset()) -> list[str]:
+    """The names of an English text: a capitalised word of two letters or more that is a listed first name
+    (first_names_en.txt) or follows a title (Mr., Aunt), or else is no pronoun, opener or stopword, nor a word that
+    never names a role or a place (Christmas, Chinese, Monday: WordNet's kind other; not_names_en.txt), nor a
+    common word (Hanging, Determined, Right; Valentine's Day) unless `known` (`known_names_en`: the text
+    capitalises it again). Acronyms (TV, NA) are none."""
+    found = []
+    for word, _, after_title in _capitalised_en(text):
+        bare = _CONTRACTION.sub("", word.rstrip(".")).rstrip("'’")
+        low = bare.lower()
+        if len(bare) < 2 or low in OPENERS_EN or low in PRONOUNS_EN or low in PRONOUN_CLASS_EN or low in NOT_NAMES_EN:
+            continue
+        if low in FIRST_NAMES_EN or after_title or _name_by_place(bare, _POSSESSIVE.sub("", word) in known):
+            found.append(_POSSESSIVE.sub("", word))
+    return list(dict.fromkeys(found))
+
+
+def _name_by_place(bare: str, known: bool) -> bool:
+    """Whether a capitalised word no list names is a name: not a word WordNet writes only capitalised for something
+    else (Christmas), and not a common word (Hanging, Determined, Right at a sentence's start; Valentine's Day, a T
+    Shirt inside one) unless the text capitalises it again (`known`: Bill ... Bill)."""
+    return word_table(WORDS_WORDNET_EN).get(bare) != "other" and (known or not common_word_en(bare.lower()))
+
+
+_POSSESSIVE = re.compile(r"(?:['’]s?|\.)$")
 
 
 def roles_in_en(text: str, strict: bool = False) -> list[tuple[str, str]]:
