@@ -70,3 +70,116 @@ def test_the_pos_gate_never_hides_a_glued_title(shared_data):
             finally:
                 rules._may_glue = keep
     assert all(rules._may_glue(rules._SENTENCE_END.split(t, maxsplit=1)[0]) for t in planted)
+
+
+_NAV_PIECES = [
+    "上一篇",
+    "下一",
+    "点击",
+    "查看",
+    "首页",
+    " > ",
+    "当前位置：",
+    "微信号",
+    "QQ群",
+    "qq",
+    "Qq号",
+    "qQ号",
+    "copyright",
+    "COPYRIGHT",
+    "Click here",
+    "read More",
+    "share this",
+    "ſhare this",
+    "clic\u212a here",
+    "ad",
+    "vertisement",
+    "all rights reserved",
+    "小猫",
+    "。",
+    "a",
+    "Q",
+    "群",
+    "号",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_NAV_PIECES), max_size=8).map("".join))
+def test_is_nav_ad_is_the_nav_ad_pattern(text):
+    assert rules.is_nav_ad(text) == (rules.NAV_AD.search(text) is not None)
+
+
+def test_the_two_letters_class_is_what_a_letter_matches_ignoring_case():
+    import re
+    import sys
+
+    letters = re.compile("[a-z]", re.I)
+    folding = {chr(c) for c in range(sys.maxunicode + 1) if letters.fullmatch(chr(c))}
+    assert folding == {chr(c) for c in range(sys.maxunicode + 1) if rules._TWO_LETTERS.fullmatch(chr(c) * 2)}
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from("。.…！？，、～~；!?-—_=*小猫"), max_size=30))
+def test_fix_repeated_is_every_substitution_in_turn(text):
+    long_way = text
+    for pattern, repl in rules.REPEATED:
+        long_way = pattern.sub(repl, long_way)
+    assert rules.fix_repeated(text) == long_way
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("说问道喊叫答想：:对小猫了他她研究?？%第一，比如"), max_size=40))
+def test_the_narrative_patterns_find_what_their_character_classes_found(text):
+    import re
+
+    narrative = rules._NARRATIVE.pattern.replace(
+        "|".join(c + "[：:]" for c in "说问道喊叫答想"), "[说问道喊叫答想][：:]"
+    )
+    expository = rules._EXPOSITORY.pattern.replace(r"\?|？", "[?？]")
+    assert "[说问道喊叫答想]" in narrative and "[?？]" in expository  # the replacements took
+    assert re.findall(narrative, text) == rules._NARRATIVE.findall(text)
+    assert re.findall(expository, text) == rules._EXPOSITORY.findall(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["很久很久以前，", "一天早上，", "从前,", "星期天，", "小猫", "钓", "鱼", "新房子", "，"]),
+        max_size=8,
+    ).map("".join)
+)
+def test_may_glue_searches_openers_as_the_matches_at_each_position_did(text):
+    import re
+
+    alternatives = re.sub(r"\(\?:(春\|夏\|秋\|冬)\)天", "春天", rules._OPENERS.pattern)  # the longest spellings
+    longest = max(len(a) for a in re.sub(r"星期\[[^]]*\]", "星期一", alternatives)[4:-6].split("|")) + 1
+    assert rules._OPENER_LONGEST == longest
+    if len(text) < 2 or any(ch.isspace() for ch in text[:16]):
+        return
+    bigrams = [text[k : k + 2] for k in range(min(13, len(text) - 1))]
+    long_way = len(set(bigrams)) < len(bigrams) or any(rules._OPENER_AT.match(text, k) for k in range(2, 13))
+    assert rules._may_glue(text) == long_way
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from("之乎者也曰吾的了是们这a1，。"), max_size=60))
+def test_is_classical_shortcut_gives_the_scores_verdict(text):
+    classical, modern = rules.classical_score(text)
+    assert rules.is_classical(text) == (classical >= 0.08 and modern < 0.02)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from("小猫钓鱼猫妈妈，。ab1 "), max_size=30),
+    st.sampled_from(["zh", "en"]),
+)
+def test_signatures_from_shingle_lists_are_those_of_the_shingle_sets(text, lang):
+    import rensa
+
+    from lotdata.clean.dedup import DedupParams, shingles, signatures
+
+    params = DedupParams(num_perm=16)
+    m = rensa.RMinHash(params.num_perm, params.seed)
+    m.update(list(shingles(text, lang, params.shingle)))
+    assert signatures([text], [lang], params)[0].tolist() == m.digest()
