@@ -80,6 +80,7 @@ def test_antonym_swap_has_a_blind_chinese_held_out_figure():
     held = [f for f in rule_figures("antonym_swap") if f["lang"] == "zh" and f["split"] == "held-out"]
     assert len(held) == 1 and held[0]["blind_planted"] >= 100
     assert held[0]["blind_recall"] >= load_figures()["recall_target"]
+    assert "(not blind); blind " in rules_listing().split("antonym_swap [")[1]
 
 
 def test_the_figures_file_holds_counts_and_names_only():

@@ -39,6 +39,8 @@ def figure_line(f: dict[str, Any]) -> str:
     if f.get("false_alarm_rate_strict") is not None:
         alarms += f", strict {_pct(f['false_alarm_rate_strict'])}"
     recall = f"planted recall {_pct(f['recall'])} ({f['caught']}/{f['planted']})"
+    if f.get("blind_planted"):  # the figure above was seen while the rule was tuned: its blind measure beside it
+        recall += f" (not blind); blind {_pct(f['blind_recall'])} ({f['blind_caught']}/{f['blind_planted']})"
     proxy = "" if f.get("deciding", True) else " [proxy]"
     return f"{f['lang']} {f['input']} {f['split']}{proxy}: {alarms}; {recall}"
 
