@@ -184,6 +184,8 @@ def test_places_glued_to_a_locative_general_words_and_rooms():
     assert new_entities("他走进厨房。", "小明在路上走。", "zh") == ["厨房"]
     assert new_entities("那山洞里很黑。", "他们走进山里。", "zh") == []  # 那: one the story has
     assert new_entities("他们去超市买菜。", "天晴了。", "zh") == ["超市"]  # jieba tags 超市 as a verb
+    assert new_entities("鳄鱼问：“河狸先生，你好吗？”", "河狸造了屋子。鳄鱼来了。", "zh") == []  # a title
+    assert new_entities("他的妹妹来了。", "小明在家。", "zh") == ["妹妹"]
 
 
 # ---------------------------------------------------------------- antonym swaps (LOT 2.2d)

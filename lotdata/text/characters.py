@@ -310,6 +310,26 @@ def entity_words_zh(text: str) -> list[str]:
     return found
 
 
+#: role words a story puts after a character's name to address or call it (河狸先生, 蝴蝶妹妹, 笔帽大哥, 王老师)
+TITLES_ZH = frozenset(
+    "先生 小姐 女士 夫人 太太 姐姐 妹妹 哥哥 弟弟 大哥 大姐 小弟 老弟 小妹 伯伯 大伯 大叔 叔叔 阿姨 大婶 婶婶 爷爷 奶奶 "
+    "公公 婆婆 姑姑 姑娘 大王 老师 博士 医生 大夫 师傅".split()
+)
+
+
+def _titles_of_known_zh(candidate: str, given: str, words: set[str]) -> set[str]:
+    """The title words of a candidate that follow a noun the story has (河狸先生 where the story has 河狸): they
+    name that character, not a new one."""
+    from lotdata.text.postag import pos_words_nohmm
+
+    found, previous = set(), ("", "")
+    for word, tag in pos_words_nohmm(candidate):
+        if word in TITLES_ZH and previous[1][:1] == "n" and known_zh(previous[0], given, words):
+            found.add(word)
+        previous = (word, tag)
+    return found
+
+
 def known_zh(word: str, given: str, given_words: set[str]) -> bool:
     """Whether `given` already names what `word` names (`core_zh`): a core of two characters or more anywhere in
     the text, a core of one (驴, 象, 鱼) only as a word of it or the core of one of its roles and animals
@@ -351,7 +371,10 @@ def new_entities(candidate: str, given: str, lang: str) -> list[str]:
     object from a part of a known one (the horse's hooves), so those stay with the reviewers."""
     if lang == "zh":
         words = given_words_zh(given)
-        return list(dict.fromkeys(w for w in entity_words_zh(candidate) if not known_zh(w, given, words)))
+        titles = _titles_of_known_zh(candidate, given, words)
+        return list(
+            dict.fromkeys(w for w in entity_words_zh(candidate) if w not in titles and not known_zh(w, given, words))
+        )
     given_words = {w.lower().rstrip(".'’s") for w in WORD_EN.findall(given)}
     given_roles = {role for _, role in roles_in_en(given)}
     found = [
