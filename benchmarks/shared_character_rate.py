@@ -114,6 +114,43 @@ def middle_entities(cases: list[Case]) -> tuple[int, list[tuple[str, list[str]]]
     return total, flagged
 
 
+def story_names(cases: list[Case]) -> list[str]:
+    """The protagonists' names of a set: the first word of a story that the story capitalises again further on
+    (Tom ... Tom), no opener, pronoun or stopword: real names, as the set's writers chose them."""
+    from lotdata.text.characters import PRONOUNS_EN, STOPWORDS_EN
+    from lotdata.text.story_split import OPENERS_EN
+
+    names = []
+    for case in cases:
+        first = (case["context"][0].split() or [""])[0].strip(".,'’")
+        rest = " ".join([*case["context"][1:], case.get("right_ending") or ""])
+        low = first.lower()
+        if first[:1].isupper() and first.isalpha() and f" {first}" in f" {rest}" and low not in OPENERS_EN:
+            if low not in PRONOUNS_EN and low not in STOPWORDS_EN:
+                names.append(first)
+    return names
+
+
+def planted_names(cases: list[Case], seed: int = 0) -> tuple[int, int]:
+    """LOT 2.2a in English: a real protagonist's name (`story_names`, from the same set) brought into a middle
+    sentence of a story that does not have it, at the sentence's start ("Tom was there too.", where the capital
+    says least) and inside one ("... with Tom."): (planted, caught by `new_entities`)."""
+    rng = random.Random(seed)
+    names = story_names(cases)
+    planted = caught = 0
+    for case in cases:
+        story = [*case["context"], case["right_ending"]]
+        name = rng.choice(names)
+        if name.lower() in " ".join(story).lower():
+            continue
+        i = rng.randrange(1, 4)
+        given = " ".join(story[:i] + story[i + 1 :])
+        for candidate in (f"{name} was there too.", story[i].rstrip(".!?") + f" with {name}."):
+            planted += 1
+            caught += name in new_entities(candidate, given, "en")
+    return planted, caught
+
+
 def main(data: Path, show: int = 30, seed: int = 0) -> None:
     sets = splits(data)
     for name, cases in sets.items():
@@ -127,6 +164,9 @@ def main(data: Path, show: int = 30, seed: int = 0) -> None:
     for name, cases in sets.items():
         total, flagged = middle_entities(cases)
         print(f"2.2a on {name}: {len(flagged)}/{total} middle sentences flagged ({len(flagged) / max(total, 1):.1%})")
+    for name, cases in sets.items():
+        n, caught = planted_names(cases, seed)
+        print(f"2.2a planted names on {name}: {caught}/{n} caught ({caught / max(n, 1):.1%})")
     held_out = sets["held out: winter 2018"]
     plants = planted(held_out, seed)
     caught = sum(bool(shared_character(case, CheckOptions(lang="en"))) for case in plants)
