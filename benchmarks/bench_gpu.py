@@ -117,6 +117,15 @@ class StepTimes:
         return out
 
 
+def _release() -> None:
+    """The last measurement's model gone from the GPU before the next one sizes its batch to free memory
+    (a reference cycle can keep its tensors alive until a collection)."""
+    import gc
+
+    gc.collect()
+    _cuda("empty_cache")
+
+
 def _rows(folder: Path, split: str, n: int | None = None) -> list[dict]:
     import pyarrow.parquet as pq
 
@@ -129,6 +138,7 @@ def senpos_training(data: Path, config_path: Path, gpu_batch, repeats: int, n_tr
     from lotdata.models.baseline import ChoiceBaseline
     from lotdata.models.config import load_config
 
+    _release()
     train = _rows(data, "train", n_train)
     config = load_config(config_path).with_train(epochs=1 + repeats, patience=10**6, gpu_batch_size=gpu_batch)
     model = ChoiceBaseline(config, "senpos", device=DEVICE)
@@ -160,6 +170,7 @@ def outgen_generation(data: Path, config_path: Path, gpu_batch, prompts: int, ma
     config = load_config(config_path).with_train(epochs=1).with_generate(max_new_tokens=max_new)
     if gpu_batch is not None:
         config = config.with_generate(gpu_batch_size=gpu_batch)
+    _release()
     model = GenBaseline(config, "outgen", device=DEVICE)
     with tempfile.TemporaryDirectory() as tmp:
         model.fit(_rows(data, "train", 48), out=tmp)
@@ -178,6 +189,7 @@ def outgen_generation(data: Path, config_path: Path, gpu_batch, prompts: int, ma
         "tokens": tokens,
         "seconds": end - start,
         "tokens_per_s": tokens / (end - start),
+        "batch": model.generation_batch_size,
         "busy_pct": busy.mean(start, end),
         "peak_gpu_mib": (_cuda("max_memory_allocated") or 0) / 2**20,
     }
@@ -222,6 +234,10 @@ def command_startup(senpos: Path, config_path: Path, python: str) -> dict:
     return out
 
 
+def _chosen(generation: dict) -> str:
+    return f" ({generation['batch']})" if generation.get("batch") else ""
+
+
 def render(reports: list[dict]) -> str:
     lines = ["# Model baselines on a GPU", ""]
     first = reports[0]
@@ -240,7 +256,8 @@ def render(reports: list[dict]) -> str:
         for s, g in zip(r["senpos"], r["outgen"]):
             lines.append(
                 f"| {r['label']} | {s['gpu_batch']} ({fmt(s['batch'], '.0f')}) | {fmt(s['measured_examples_per_s'])} | "
-                f"{fmt(s['busy_pct'], '.0f')} | {fmt(s['peak_gpu_mib'], '.0f')} | {g['gpu_batch']} | {fmt(g['tokens_per_s'])} | "
+                f"{fmt(s['busy_pct'], '.0f')} | {fmt(s['peak_gpu_mib'], '.0f')} | {g['gpu_batch']}{_chosen(g)} | "
+                f"{fmt(g['tokens_per_s'])} | "
                 f"{fmt(g['busy_pct'], '.0f')} | {fmt(g['peak_gpu_mib'], '.0f')} |"
             )
     return "\n".join(lines) + "\n"

@@ -491,6 +491,17 @@ def test_autocast_is_a_no_op_on_cpu_and_batch_size_for_cpu_ignores_the_gpu_batch
     assert batch_size_for(TrainSettings(batch_size=12, gpu_batch_size=64), "cuda") == 64
 
 
+def test_the_automatic_batch_never_searches_past_the_items_there_are():
+    from lotdata.models.config import TrainSettings
+    from lotdata.models.trainer import batch_size_for
+
+    tried = []
+    auto = TrainSettings(batch_size=12, gpu_batch_size="auto")
+    assert batch_size_for(auto, "cuda", probe=tried.append, most=30) == 24 and tried == [12, 24]
+    tried.clear()
+    assert batch_size_for(auto, "cuda", probe=tried.append) == 384 and tried == [12, 24, 48, 96, 192, 384]
+
+
 def test_auto_batch_size_stops_below_out_of_memory():
     from lotdata.models.trainer import auto_batch_size
 

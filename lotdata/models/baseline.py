@@ -311,6 +311,7 @@ class GenBaseline(_Baseline):
         if task not in generation_tasks():
             raise InputError(f"{task} is not a generation task {generation_tasks()}")
         super().__init__(config, task, **kwargs)
+        self.generation_batch_size: int | None = None  # the batch the last `generate` used
 
     def _wrap(self, model) -> None:
         self.model = model.to(self.device)
@@ -374,7 +375,10 @@ class GenBaseline(_Baseline):
         rows = _rows(table)
         prompts = [self.encoder().prompt(item) for item in self.encode_rows(rows)]
         self.model.eval()
-        size = batch_size or batch_size_for(self.config.generate, self.device, probe=self._generation_probe(prompts))
+        size = batch_size or batch_size_for(
+            self.config.generate, self.device, probe=self._generation_probe(prompts), most=len(prompts)
+        )
+        self.generation_batch_size = size
         texts: list[str] = [""] * len(rows)
         with progress() as bars:
             bar = bars.add_task(f"generate {self.task}", total=len(rows))

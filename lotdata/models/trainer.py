@@ -68,17 +68,24 @@ def autocast(device: str, enabled: bool):
     return torch.autocast(device_type="cuda", dtype=dtype)
 
 
-def batch_size_for(settings: Any, device: str, probe: Callable[[int], None] | None = None) -> int:
+def batch_size_for(
+    settings: Any, device: str, probe: Callable[[int], None] | None = None, most: int | None = None
+) -> int:
     """The batch for `device`: `gpu_batch_size` on CUDA (a number, or "auto": sized to free memory by
-    `probe`), else `batch_size`."""
+    `probe`, never searching past `most` items, the number there are to batch), else `batch_size`."""
     if not device.startswith("cuda") or not settings.gpu_batch_size:
         return settings.batch_size
     if settings.gpu_batch_size != "auto":
         return int(settings.gpu_batch_size)
-    return auto_batch_size(probe, settings.batch_size) if probe is not None else settings.batch_size
+    if probe is None:
+        return settings.batch_size
+    return auto_batch_size(probe, settings.batch_size, limit=min(AUTO_BATCH_LIMIT, most or AUTO_BATCH_LIMIT))
 
 
-def auto_batch_size(probe: Callable[[int], None], start: int, limit: int = 512) -> int:
+AUTO_BATCH_LIMIT = 512
+
+
+def auto_batch_size(probe: Callable[[int], None], start: int, limit: int = AUTO_BATCH_LIMIT) -> int:
     """The largest batch (doubling from `start`, at most `limit`) for which `probe(n)` (one forward and
     backward pass on the longest inputs) runs without running out of GPU memory, halved once for headroom
     when the search stopped at an out-of-memory error."""
