@@ -112,3 +112,20 @@ def test_clean_builds_its_tables_as_table_from_rows_does_and_never_imports_panda
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
     assert done.stdout.strip().splitlines()[-1] == "['rensa', 'rjieba']"
+
+
+def test_a_one_worker_clean_frees_the_tagger_and_the_language_model(tmp_path: Path) -> None:
+    """Phase 1 in this process loads the part-of-speech tagger (about 25 MiB) and the language model; the later phases
+    never use them, so the run frees them (a later tag builds the tagger again, with the same words)."""
+    from lotdata.text import langid, postag
+
+    stories = tmp_path / "stories.parquet"
+    rows = _rows() + [make_story_row("This story is written in English, not in Chinese. " * 3, source="en", lang="zh")]
+    write_parquet(table_from_rows(rows, STORIES), stories)
+    clean_files([stories], tmp_path / "out", PARAMS, execution=ExecSettings(workers=1), progress=False)
+    kept = pq.read_table(tmp_path / "out" / "stories.parquet", columns=["flags"]).column("flags").to_pylist()
+    quarantine = pq.read_table(tmp_path / "out" / "quarantine.parquet", columns=["rule", "evidence"]).to_pylist()
+    assert any("title_glued" in f for f in kept)  # the tagger ran (新房子|一天，) ...
+    assert any(r["rule"] == "language" and "(en, model" in r["evidence"] for r in quarantine)  # the model ran
+    assert postag._tagger.cache_info().currsize == 0 and langid._detector.cache_info().currsize == 0  # ... both freed
+    assert postag.pos_words_nohmm("小猫钓鱼") == [("小猫", "n"), ("钓鱼", "n")]  # built again

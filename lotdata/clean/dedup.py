@@ -137,11 +137,11 @@ def _pairs_in(length: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def band_pair_keys(sigs: np.ndarray, rows: int, bands: range) -> np.ndarray:
-    """`band_pairs` as sorted unique `pair_keys`, merged a band at a time: a 1-D sort, not a copy per row."""
+    """`band_pairs` as sorted unique `pair_keys`: a 1-D sort of every band's pairs at the end (merging a band at a
+    time sorted the growing set once a band), not a copy per row."""
     n = len(sigs)
-    merged = np.zeros(0, dtype=np.int64)
+    found: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
     for band in bands:
-        found: list[np.ndarray] = []
         # a 64-bit key per band: a collision only adds a candidate, and every candidate is checked later
         keys = np.zeros(len(sigs), dtype=np.uint64)
         for column in range(band * rows, (band + 1) * rows):
@@ -159,11 +159,10 @@ def band_pair_keys(sigs: np.ndarray, rows: int, bands: range) -> np.ndarray:
             group = order[start : start + length]
             i, j = _pairs_in(length)
             found.append(pair_keys(group[i], group[j], n))
-        merged = np.union1d(merged, np.concatenate(found))
-    return merged
+    return np.unique(np.concatenate(found))
 
 
-PAIRS_AT_ONCE = 1 << 14  # candidate pairs checked at a time: 2 x 16,384 x num_perm signature values
+PAIRS_AT_ONCE = 1 << 12  # candidate pairs checked at a time: 2 x 4,096 x num_perm signature values (4 MiB)
 
 
 def similarity(sigs: np.ndarray, i: np.ndarray | int, j: np.ndarray | int) -> np.ndarray:

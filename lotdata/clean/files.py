@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -121,9 +121,11 @@ def _stage(path: Path, folder: Path) -> Path:
     if staged.exists():
         return staged
     try:
-        file = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
+        # small reads and batches: the decoder's peak (36,200 stories: 42 MiB at 64 KiB and 500 rows, 90 at 1 MiB
+        # and 4,096)
+        file = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 16)
         with atomic_path(staged) as tmp, pa.ipc.new_file(tmp, file.schema_arrow) as writer:
-            for batch in file.iter_batches(batch_size=OUTPUT_ROWS, use_threads=False):
+            for batch in file.iter_batches(batch_size=ROWS_PER_SHARD, use_threads=False):
                 writer.write_batch(batch)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from exc
@@ -277,6 +279,7 @@ class _CleanRun:
     def run(self, rows_per_shard: int) -> CleanFilesResult:
         started = self.started
         cleaned = self.clean(rows_per_shard)
+        _release_story_models()
         self.clock.lap("clean_and_signatures")
         keys, rules, evidence = self.read_keys(cleaned)
         # phase 2 (exact duplicates), then phases 3 and 4 in find_near
@@ -325,7 +328,10 @@ class _CleanRun:
         """What the driver holds per story (id, flags, length, source, url, title or not; the rule that rejected
         it and its evidence), each story counted in the summary; the texts stay in the parts."""
         meta = _read_parts(self.parts, _META)
-        ids, flags, sources, urls = (meta.column(c).to_pylist() for c in ("story_id", "flags", "source", "url"))
+        ids, urls = (meta.column(c).to_pylist() for c in ("story_id", "url"))
+        # one object for each distinct flag list and source (a few dozen), not one a story: 7 MiB of 36,200 stories
+        flags = _shared(tuple(f) for f in meta.column("flags").to_pylist())
+        sources = _shared(meta.column("source").to_pylist())
         rules, evidence, lengths = (meta.column(c).to_pylist() for c in ("_rule", "_evidence", "_len"))
         titled = [bool((t or "").strip()) for t in meta.column("title").to_pylist()]
         del meta
@@ -349,7 +355,11 @@ class _CleanRun:
             Shard(str(sig_path), lo, min(bands, lo + BANDS_PER_SHARD), sigs.nbytes * BANDS_PER_SHARD // bands)
             for lo in range(0, bands, BANDS_PER_SHARD)
         ]
-        sig_print = hashlib.sha256(sigs.tobytes()).hexdigest()[:16]
+        sig_print = hashlib.sha256(sigs.data).hexdigest()[:16]
+        # from here the signatures are read from their file, mapped: never two copies in this process (nor one in
+        # each worker forked for the buckets)
+        del sigs
+        _trim_heap()
         pair_parts = [
             r.part
             for r in self.run_shards(
@@ -364,6 +374,7 @@ class _CleanRun:
         found = np.zeros(0, dtype=np.int64)
         for part in pair_parts:  # merged a part at a time (sorted, unique): never every band's copies at once
             found = np.union1d(found, np.load(part))
+        sigs = np.load(sig_path, mmap_mode="r")
         pairs = pairs_of(found, len(sigs))
         del found
         self.clock.lap("buckets")
@@ -413,6 +424,8 @@ class _CleanRun:
         driver's memory is bounded by the run, not by the corpus. The generators keep no reference to a run once
         it is yielded: two runs are never alive at once."""
         parts, starts, out = self.parts, self.starts, self.out
+        pa.default_memory_pool().release_unused()  # what the earlier phases freed, back to the system first
+        _trim_heap()
 
         def kept_pieces() -> Iterator[pa.Table]:
             for lo in range(0, max(len(kept), 1), OUTPUT_ROWS):  # no story kept: one empty row group
@@ -447,6 +460,12 @@ class _CleanRun:
             files=files,
             stats=counts,
         )
+
+
+def _shared(values: Iterable[Any]) -> list[Any]:
+    """`values` as a list in which equal values are one object."""
+    seen: dict[Any, Any] = {}
+    return [seen.setdefault(v, v) for v in values]
 
 
 def _pii_counts(cleaned: list) -> Counter:
@@ -485,6 +504,17 @@ def _take_rows(parts: Sequence[Path], starts: np.ndarray, positions: Sequence[in
     back = np.empty(len(positions), dtype=np.int64)  # row i of the result is row back[i] of the parts' pieces
     back[np.concatenate(slots) if slots else []] = np.arange(len(positions))
     return table.take(indices(back))
+
+
+def _release_story_models() -> None:
+    """The tagger and the language model the rules of phase 1 loaded, freed when phase 1 ran in this process (one
+    worker): no later phase uses them, and they held about 30 MiB through the rest of the run."""
+    from lotdata.text.langid import release_model
+    from lotdata.text.postag import release_tagger
+
+    release_tagger()
+    release_model()
+    _trim_heap()
 
 
 def _trim_heap() -> None:

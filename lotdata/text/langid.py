@@ -224,6 +224,11 @@ def _detector() -> Any:
     return LangDetector(LangDetectConfig(max_input_length=None, model="lite"))
 
 
+def release_model() -> None:
+    """Free the model (about 6 MiB) where a process will identify no more text for a while; the next use loads it again."""
+    _detector.cache_clear()
+
+
 def model_guess(text: str, k: int = 1) -> list[tuple[str, float]]:
     """The model's `k` likeliest languages for `text` with their probabilities (Chinese varieties as 'zh')."""
     found = _detector().detect(" ".join(text[:MODEL_CHARS].split()), model="lite", k=k)
