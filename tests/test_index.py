@@ -297,8 +297,8 @@ def test_a_full_disk_names_the_file_and_the_next_build_resumes(tmp_path: Path, m
     (tmp_path / "ref.txt").write_text(lines, encoding="utf-8")
     real, written = index_module.write_bytes, []
 
-    def fill_up(handle, array):  # the third shard's suffix array finds the disk full
-        if len(written) == 4:
+    def fill_up(handle, array):  # the third shard's suffix array finds the disk full (after 2 x sa, lcp, tokens)
+        if len(written) == 6:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         written.append(handle.name)
         real(handle, array)

@@ -8,12 +8,15 @@ separator: the streaming scan carries n-1 words across them). The build runs in 
 
 1. on the executor, each shard of the references (byte ranges, row groups, compressed files whole:
    `corpus.plan_shards`) is tokenised with a vocabulary of its own, sorted, so its suffix array over local ids
-   (libdivsufsort through `pydivsufsort`) is also the suffix array over global ids;
+   (libdivsufsort through `pydivsufsort`) is also the suffix array over global ids; with it, its LCP array
+   (`merge_kernel.lcp_array`);
 2. here, the shard vocabularies are merged into `vocab.parquet` and consecutive shards are grouped into
-   segments of about `segment_bytes` of text (8 GiB by default); each segment's token file is its shards'
-   global ids back to back;
-3. compaction, on the executor: each segment's suffix array is merged from its shards' suffix arrays, one task
-   per range of first words (`merge_kernel.merge_runs`, a compiled k-way merge), the parts joined in order.
+   segments of about `segment_bytes` of text (8 GiB by default); then one segment at a time: its token file is
+   its shards' global ids back to back;
+3. compaction, on the executor: the segment's suffix array is merged from its shards' suffix arrays, one task
+   per range of first words (`merge_kernel.merge_runs`, a compiled LCP-aware k-way merge), each task writing
+   its range in place. The segment is then checked and recorded, and its shards' files deleted (so the disk
+   never holds every shard beside every segment) before the next segment starts.
 
 An index is then a few large memory-mapped segments, whatever the shard size: a query costs one binary search
 per n-gram and segment (bench/index_scale.md). A segment is
@@ -25,8 +28,9 @@ per n-gram and segment (bench/index_scale.md). A segment is
 - `segments/NNNNN.docs.parquet`: each document's first token offset and its id as streaming `overlap` names it
   (`file@byte`, `file:line`, `file:row`, `file#N`).
 
-Steps 1 and 3 leave a done marker per task in `IDX/.build/` (a killed build resumes); the result is byte-identical
-for any worker count or executor. `manifest.json` is written last, atomically, after every file is in place, with
+Steps 1 and 3 leave a done marker per task in `IDX/.build/`, and each finished segment a record there (a killed
+build resumes, and rebuilds no shard of a finished segment); the result is byte-identical for any worker count or
+executor. `manifest.json` is written last, atomically, after every file is in place, with
 the size and sha256 of every file (`index verify --full`) and the size, mtime and sha256 of every reference (a
 query refuses a reference changed since); a folder without it is never read, and a build removes what an
 earlier build left that the manifest does not list.
@@ -108,15 +112,15 @@ def _write_table(table: pa.Table, path: Path) -> None:
 # ------------------------------------------------------------------------------------------ step 1: shards
 
 
+SHARD_PART = ".vocab.parquet"  # a shard's part (written last): kept until the build ends, the rest goes earlier
+
+
 def shard_files(part: Path) -> dict[str, Path]:
-    """The files of one built shard beside its part (`NNNNN.tokens`): local ids, suffix array, vocab, docs."""
-    stem = part.with_suffix("")
-    return {
-        "tokens": part,
-        "sa": stem.with_suffix(".sa"),
-        "vocab": stem.with_suffix(".vocab.parquet"),
-        "docs": stem.with_suffix(".docs.parquet"),
-    }
+    """The files of one built shard beside its part (`NNNNN.vocab.parquet`): local ids, suffix array, LCP array,
+    vocabulary, documents, and the first-word table in global ids that compaction writes."""
+    stem = part.parent / part.name.split(".")[0]
+    files = {key: stem.with_suffix(f".{key}") for key in ("tokens", "sa", "lcp", "gfirst")}
+    return {**files, "vocab": part, "docs": stem.with_suffix(".docs.parquet")}
 
 
 @dataclass(frozen=True)
@@ -164,10 +168,12 @@ class BuildShard:
         tokens = int(np.count_nonzero(local))
         sa = suffix_array(local, len(sorted_words))
         files = shard_files(part)
-        _write_table(pa.table({"word": sorted_words.cast(pa.string())}, schema=_VOCAB_SCHEMA), files["vocab"])
         _write_table(pa.table({"start": starts, "doc": doc_ids}, schema=_DOCS_SCHEMA), files["docs"])
         write_array(np.asarray(sa, dtype=np.int32 if len(local) < 2**31 else np.int64), files["sa"])
-        write_array(local, files["tokens"])  # last: run_shards checks this part exists
+        write_array(lcp_array(local, sa), files["lcp"])
+        write_array(local, files["tokens"])
+        # last: run_shards checks this part exists; it outlives the others, deleted once the shard's segment is built
+        _write_table(pa.table({"word": sorted_words.cast(pa.string())}, schema=_VOCAB_SCHEMA), files["vocab"])
         return {
             "docs": docs,
             "chars": chars,
@@ -195,6 +201,13 @@ def suffix_array(ids: np.ndarray, top: int) -> np.ndarray:
     sa = sa[sa % width == 0]
     sa //= width
     return sa
+
+
+def lcp_array(tokens: np.ndarray, sa: np.ndarray) -> np.ndarray:
+    """Each suffix's common prefix with the one before it (uint16, capped), for compaction's merge."""
+    from lotdata.overlap.merge_kernel import lcp_array as kernel
+
+    return kernel(tokens, sa)
 
 
 def _sorted_ids(words: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
@@ -299,47 +312,51 @@ def plan_merge(counts: np.ndarray, part_entries: int) -> list[tuple[int, int]]:
 
 @dataclass(frozen=True)
 class MergePart:
-    """Step 3 for one range of first words of one segment: the slices of the shards' suffix arrays for those
-    words, merged (`merge_kernel.merge_runs`) into that slice of the segment's suffix array."""
+    """Step 3 for one range of first words of one segment: the slices of the shards' suffix arrays (and LCP
+    arrays) for those words, merged (`merge_kernel.merge_runs`) and written in place into that range of the
+    segment's suffix array (`sa`, made at its full size beforehand): no part files to join, no second copy."""
 
     tokens: str  # the segment's token file
-    runs: tuple[tuple[str, str, int], ...]  # per shard: its suffix array, its global first-word table, its offset
+    runs: tuple[tuple[str, str, str, int], ...]  # per shard: suffix array, LCP array, global first words, offset
     width: int  # 4 or 8 bytes an entry
+    sa: str  # the segment's suffix array being written
 
     def __call__(self, shard: Shard, part: Path) -> dict:
         a, b = shard.start, shard.stop
-        pieces, bounds = [], [0]
-        for sa_path, first_path, offset in self.runs:
+        pieces, lcps, bounds, at = [], [], [0], 0
+        for sa_path, lcp_path, first_path, offset in self.runs:
             first = np.fromfile(first_path, dtype=np.int64)
             k = (len(first) - 1) // 2
             ids, starts = first[:k], first[k:]
             lo, hi = int(starts[np.searchsorted(ids, a)]), int(starts[np.searchsorted(ids, b)])
             sa = np.memmap(sa_path, dtype=np.int32 if _entry_width(sa_path, starts[-1]) == 4 else np.int64, mode="r")
             pieces.append(np.asarray(sa[lo:hi], dtype=np.int64) + offset)
+            lcps.append(np.asarray(np.memmap(lcp_path, dtype=np.uint16, mode="r")[lo:hi]))
             bounds.append(bounds[-1] + hi - lo)
+            at += lo  # the segment's entries before word a: every shard's before it
         runs = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
         if len(pieces) > 1 and len(runs):
             from lotdata.overlap.merge_kernel import merge_runs
 
             tokens = np.memmap(self.tokens, dtype=np.uint32, mode="r")
-            runs = merge_runs(tokens, runs, np.asarray(bounds, dtype=np.int64))
-        write_array(runs.astype(np.int32 if self.width == 4 else np.int64), part)
+            runs = merge_runs(tokens, runs, np.concatenate(lcps), np.asarray(bounds, dtype=np.int64))
+        _write_at(runs.astype(np.int32 if self.width == 4 else np.int64), Path(self.sa), at * self.width)
+        part.write_text(f"{len(runs)}\n", encoding="utf-8")  # run_shards' part: the entries are in `sa`
         return {"entries": int(len(runs))}
+
+
+def _write_at(array: np.ndarray, path: Path, offset: int) -> None:
+    """Write an array's bytes into an existing file at `offset` (a merge task's range); a full disk names it."""
+    try:
+        with open(path, "r+b") as handle:
+            handle.seek(offset)
+            write_bytes(handle, array)
+    except OSError as exc:
+        raise_disk_error(exc, path)
 
 
 def _entry_width(sa_path: str | Path, length: int) -> int:
     return 4 if Path(sa_path).stat().st_size == 4 * int(length) else 8
-
-
-def _concat_parts(parts: list[Path], out: Path) -> None:
-    with atomic_path(out) as tmp:
-        try:
-            with open(tmp, "wb") as handle:
-                for part in parts:
-                    with open(part, "rb") as src:
-                        shutil.copyfileobj(src, handle, 16 << 20)
-        except OSError as exc:
-            raise_disk_error(exc, out)
 
 
 # ------------------------------------------------------------------------------------------ the build
@@ -369,6 +386,19 @@ def _fingerprint(spec_fields: dict, sources: list[dict[str, Any]], shard_bytes: 
     ).hexdigest()[:16]
 
 
+def _build_shards(spec: TokenSpec, shards: list[Shard], work: Path, execution, fingerprint: str, progress):
+    return run_shards(
+        BuildShard(spec),
+        shards,
+        work,
+        execution=execution,
+        fingerprint=fingerprint,
+        suffix=SHARD_PART,
+        progress=progress,
+        description="index build",
+    )
+
+
 def build_index(
     references: list[str],
     out: str | Path,
@@ -395,16 +425,12 @@ def build_index(
     fingerprint = _fingerprint(token_spec, sources, shard_bytes)
     shards = plan_shards(expanded.files, shard_bytes)
     work = out / ".build"
-    results = run_shards(
-        BuildShard(spec),
-        shards,
-        work,
-        execution=execution,
-        fingerprint=fingerprint,
-        suffix=".tokens",
-        progress=progress,
-        description="index build",
-    )
+    results = _build_shards(spec, shards, work, execution, fingerprint, progress)
+    missing = missing_shards(results, out, work, segment_bytes, fingerprint)
+    if missing:  # deleted by a stopped build that grouped them otherwise: build them again
+        for i in missing:
+            (work / "done" / f"{i:05d}.json").unlink(missing_ok=True)
+        results = _build_shards(spec, shards, work, execution, fingerprint, progress)
     totals = {key: sum(r.stats.get(key, 0) for r in results) for key in ("docs", "chars", "tokens", "bytes")}
     if not totals["tokens"]:
         raise InputError(
@@ -482,63 +508,130 @@ def remove_stale(out: Path, manifest: dict[str, Any]) -> list[Path]:
 
 
 def _compact(results, vocab, out: Path, work: Path, execution, fingerprint: str, segment_bytes: int, progress):
-    """Steps 2 and 3: the shards grouped into segments of about `segment_bytes` of reference text; each
-    segment's token file and document table written here, its suffix array merged on the executor."""
+    """Steps 2 and 3: the shards grouped into segments of about `segment_bytes` of reference text, one segment at
+    a time: its token file and document table written here, its suffix array merged on the executor, checked,
+    recorded in `.build/segments/`; then its shards' files are deleted (a 16 GB build never holds every shard and
+    every segment at once). A resumed build skips a recorded segment and rebuilds none of its shards."""
     lengths = [int(r.stats["length"]) for r in results]
     per_byte = sum(lengths) / max(1, sum(r.shard.size for r in results))
     segment_tokens = max(1, int(segment_bytes * per_byte))
     (out / "segments").mkdir(exist_ok=True)
-    records, tasks = [], []
+    job = _Compaction(out, work, vocab, execution, fingerprint + f":{segment_bytes}", progress)
+    records = []
     for number, members in enumerate(plan_segments(lengths, segment_tokens)):
-        name = f"segments/{number:05d}"
-        files = [{**shard_files(results[i].part), "gfirst": results[i].part.with_suffix(".gfirst")} for i in members]
-        tokens_path = out / f"{name}.tokens"
-        counts, offsets = _write_segment_tokens(files, vocab, tokens_path)
-        docs = _write_segment_docs(files, offsets, out / f"{name}.docs.parquet")
-        write_array(first_word_table(np.arange(len(vocab) + 1), counts), out / f"{name}.first")
-        length = int(counts.sum())
-        width = 4 if length < 2**31 else 8
-        runs = tuple((str(f["sa"]), str(f["gfirst"]), o) for f, o in zip(files, offsets))
-        merge = MergePart(str(tokens_path), runs, width)
-        for a, b in plan_merge(counts, MERGE_PART_ENTRIES):
-            tasks.append((number, merge, Shard(name, a, b, int(counts[a:b].sum()) * width)))
-        records.append(
-            {
-                "tokens_path": f"{name}.tokens",
-                "sa_path": f"{name}.sa",
-                "docs_path": f"{name}.docs.parquet",
-                "first_path": f"{name}.first",
-                "shards": [members[0], members[-1] + 1],
-                "length": length,
-                "sa_width": width,
-                "sa_bytes": width * length,
-                "docs": docs,
-            }
-        )
-    merged = run_shards(
-        _MergeTask(tuple(t[1] for t in tasks)),
-        [Shard(f"{t[2].path}#{i}", t[2].start, t[2].stop, t[2].size) for i, t in enumerate(tasks)],
-        work / "merge",
-        execution=execution,
-        fingerprint=fingerprint + f":{segment_bytes}",
-        suffix=".sa",
-        progress=progress,
-        description="index compaction",
-    )
-    for number, record in enumerate(records):
-        parts = [r.part for r, t in zip(merged, tasks) if t[0] == number]
-        _concat_parts(parts, out / record["sa_path"])
+        record = _recorded_segment(out, work, number, members, job.stamp)
+        if record is None:
+            files = [shard_files(results[i].part) for i in members]
+            record = _build_segment(job, number, members, files)
+            for shard in files:
+                for key in ("tokens", "sa", "lcp", "gfirst", "docs"):
+                    shard[key].unlink(missing_ok=True)
+        records.append(record)
     return records
 
 
+def _segment_marker(work: Path, number: int) -> Path:
+    return work / "segments" / f"{number:05d}.json"
+
+
+def _recorded_segment(out: Path, work: Path, number: int, members: list[int], stamp: str) -> dict | None:
+    """The record of a segment an earlier run of this build finished (its files in place, their sizes right)."""
+    marker = _segment_marker(work, number)
+    try:
+        saved = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    record = saved.get("record", {})
+    if saved.get("fingerprint") != stamp or record.get("shards") != [members[0], members[-1] + 1]:
+        return None
+    sizes = {"tokens_path": 4 * record["length"], "sa_path": record["sa_bytes"]}
+    for key in ("tokens_path", "sa_path", "docs_path", "first_path"):
+        path = out / record[key]
+        if not path.is_file() or (key in sizes and path.stat().st_size != sizes[key]):
+            return None
+    return record
+
+
+def missing_shards(results, out: Path, work: Path, segment_bytes: int, fingerprint: str) -> list[int]:
+    """Shards whose files are gone although no recorded segment holds them (a segment size changed between a
+    stopped build and its resumption): their done markers must go, so step 1 builds them again."""
+    lengths = [int(r.stats["length"]) for r in results]
+    per_byte = sum(lengths) / max(1, sum(r.shard.size for r in results))
+    stamp = fingerprint + f":{segment_bytes}"
+    missing = []
+    for number, members in enumerate(plan_segments(lengths, max(1, int(segment_bytes * per_byte)))):
+        if _recorded_segment(out, work, number, members, stamp) is None:
+            missing += [i for i in members if not shard_files(results[i].part)["tokens"].exists()]
+    return missing
+
+
 @dataclass(frozen=True)
-class _MergeTask:
-    """The executor's function for step 3: the merge of the task named by the shard's number."""
+class _Compaction:
+    """What every segment of one build shares."""
 
-    merges: tuple[MergePart, ...]
+    out: Path
+    work: Path
+    vocab: pa.Array
+    execution: ExecSettings
+    stamp: str  # the build's fingerprint and segment size: what the segment records and merge markers match
+    progress: bool | None
 
-    def __call__(self, shard: Shard, part: Path) -> dict:
-        return self.merges[int(shard.path.rsplit("#", 1)[1])](shard, part)
+
+def _build_segment(job: _Compaction, number: int, members: list[int], files: list[dict[str, Path]]) -> dict:
+    out, work, vocab = job.out, job.work, job.vocab
+    name = f"segments/{number:05d}"
+    tokens_path = out / f"{name}.tokens"
+    counts, offsets = _write_segment_tokens(files, vocab, tokens_path)
+    docs = _write_segment_docs(files, offsets, out / f"{name}.docs.parquet")
+    write_array(first_word_table(np.arange(len(vocab) + 1), counts), out / f"{name}.first")
+    length = int(counts.sum())
+    width = 4 if length < 2**31 else 8
+    record = {
+        "tokens_path": f"{name}.tokens",
+        "sa_path": f"{name}.sa",
+        "docs_path": f"{name}.docs.parquet",
+        "first_path": f"{name}.first",
+        "shards": [members[0], members[-1] + 1],
+        "length": length,
+        "sa_width": width,
+        "sa_bytes": width * length,
+        "docs": docs,
+    }
+    building = out / f"{name}.sa.building"
+    merge_work = work / "merge" / f"{number:05d}"
+    if not building.is_file() or building.stat().st_size != width * length:
+        shutil.rmtree(merge_work, ignore_errors=True)  # its tasks' ranges are not in this file: redo them all
+        _allocate(building, width * length)
+    runs = tuple((str(f["sa"]), str(f["lcp"]), str(f["gfirst"]), o) for f, o in zip(files, offsets))
+    merge = MergePart(str(tokens_path), runs, width, str(building))
+    ranges = plan_merge(counts, MERGE_PART_ENTRIES)
+    run_shards(
+        merge,
+        [Shard(name, a, b, int(counts[a:b].sum()) * width) for a, b in ranges],
+        merge_work,
+        execution=job.execution,
+        fingerprint=job.stamp,
+        suffix=".entries",
+        progress=job.progress,
+        description=f"index compaction {number + 1}",
+    )
+    building.replace(out / record["sa_path"])
+    tokens = np.memmap(tokens_path, dtype=np.uint32, mode="r")
+    sa = np.memmap(out / record["sa_path"], dtype=np.int32 if width == 4 else np.int64, mode="r")
+    _check_sorted(tokens, sa, np.random.default_rng(number), 20_000, out / record["sa_path"])
+    del tokens, sa
+    _segment_marker(work, number).parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(_segment_marker(work, number)) as tmp:
+        tmp.write_text(json.dumps({"fingerprint": job.stamp, "record": record}) + "\n", encoding="utf-8")
+    return record
+
+
+def _allocate(path: Path, size: int) -> None:
+    try:
+        with open(path, "wb") as handle:
+            handle.truncate(size)
+    except OSError as exc:
+        raise_disk_error(exc, path)
 
 
 # ------------------------------------------------------------------------------------------ verify / load
