@@ -1,7 +1,7 @@
 """`lotdata clean` beside datatrove's MinHash deduplication, in one run, interleaved (issue 37, item 1).
 
     LOTDATA_DATATROVE_PYTHON=.venv-datatrove/bin/python PYTHONPATH=. .venv/bin/python benchmarks/bench_clean_speed.py \
-        [--stories 36200] [--rounds 2] [--before DIR]          # writes bench/clean_speed.md
+        [--stories 36200] [--rounds 2] [--before DIR] [--large 362000]    # writes bench/clean_speed.md
 
 The input is bench_sources.py's (CMRC 2017 validation + CFT and near-copies of them, the 36,200 stories issue 37
 measured). Each round runs, one after the other in this order: datatrove's four MinHash stages, `clean` as this
@@ -9,7 +9,8 @@ checkout has it, and, with `--before DIR` (a `git archive` of an older commit), 
 1 worker and then 2. Each run is a subprocess whose time is its wall clock and whose memory is the sampled peak of
 the summed RSS of it and its children (bench_sources.tree_peak_rss). Medians over the rounds; the ratios are of
 medians from this one run, the only figures that mean something on a shared, loaded machine (the load average is
-printed with them).
+printed with them). `--large N` adds, after the rounds, one round (`--large-rounds`) of datatrove and this checkout on
+N stories (the issue's 10x larger input); the older checkout is left out there.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from bench_sources import DATATROVE_PY, _last_json, run_datatrove, tree_peak_rss, write_dedup_inputs  # noqa: E402
+
+TROVE, NOW, BEFORE = "datatrove MinHash (4 stages)", "lotdata clean (this checkout)", "lotdata clean (before)"
 
 
 def run_clean_code(path: Path, workers: int, code: Path) -> dict:
@@ -54,7 +57,11 @@ def rule_profile(n: int = 3620) -> list[str]:
     raw = [r["text"] for r in rows]
     stripped = [rules.strip_noise(t, "zh").text for t in raw]
     texts = [normalize_text(t, "zh") for t in stripped]
-    rules.glued_title(texts[0])  # the tagger is built once per process: not a cost of one story
+    from lotdata.text.langid import model_guess
+    from lotdata.text.postag import pos_words_nohmm
+
+    pos_words_nohmm("小猫钓鱼")  # the tagger and the model are loaded once per process: not a cost of one story
+    model_guess("a story")
     actions = parse_pii_actions("mask")
     steps = {
         "strip_noise (links, e-mails, brackets, garbled, nav/ad segments, repeated punctuation)": lambda i: (
@@ -90,11 +97,89 @@ def _load() -> str:
     return f"{one:.1f} / {five:.1f} / {fifteen:.1f} (1, 5, 15 min) on {os.cpu_count()} cores"
 
 
+def run_rounds(folder: Path, tools: dict[str, Path | None], rounds: int, loads: list[str]) -> dict:
+    """`rounds` interleaved rounds of every tool at 1 then 2 workers on `folder`: (tool, workers) -> runs."""
+    runs: dict[tuple[str, int], list[dict]] = {}
+    for r in range(rounds):
+        for workers in (1, 2):
+            for name, code in tools.items():
+                if code is None:
+                    run = run_datatrove(folder, workers)
+                else:
+                    run = run_clean_code(folder / "stories.parquet", workers, code)
+                runs.setdefault((name, workers), []).append(run)
+                print(f"round {r + 1} {name} {workers}w: {run['seconds']:.1f} s {run['peak_mib']:.0f} MiB", flush=True)
+        loads.append(_load())
+    return runs
+
+
+def table_lines(runs: dict[tuple[str, int], list[dict]]) -> list[str]:
+    """The medians of `runs` as a Markdown table with the ratios to datatrove, then each tool's 2-worker speedup."""
+    med = {
+        k: (statistics.median(x["seconds"] for x in v), statistics.median(x["peak_mib"] for x in v))
+        for k, v in runs.items()
+    }
+    lines = [
+        "| tool | workers | wall s (median) | runs | peak MiB (median) | time / datatrove | memory / datatrove |",
+        "| --- | ---: | ---: | --- | ---: | ---: | ---: |",
+    ]
+    for (name, workers), (seconds, peak) in med.items():
+        dt_seconds, dt_peak = med[(TROVE, workers)]
+        each = ", ".join(f"{x['seconds']:.1f}" for x in runs[(name, workers)])
+        lines.append(
+            f"| {name} | {workers} | {seconds:.1f} | {each} | {peak:.0f} | {seconds / dt_seconds:.2f}x |"
+            f" {peak / dt_peak:.2f}x |"
+        )
+    lines.append("")
+    for name in dict.fromkeys(name for name, _ in med):
+        if (name, 1) in med and (name, 2) in med:
+            lines.append(f"- {name}: 2 workers {med[(name, 1)][0] / med[(name, 2)][0]:.2f}x faster than 1.")
+    if (BEFORE, 1) in med:
+        for workers in (1, 2):
+            lines.append(
+                f"- this checkout against the older one, {workers} worker(s): "
+                f"{med[(BEFORE, workers)][0] / med[(NOW, workers)][0]:.2f}x faster."
+            )
+    return lines
+
+
+def phase_lines(runs: dict[tuple[str, int], list[dict]]) -> list[str]:
+    """The phases of the last 1- and 2-worker runs of this checkout."""
+    lines = []
+    for workers in (1, 2):
+        phases = runs.get((NOW, workers), [{}])[-1].get("phases") or {}
+        if phases:
+            lines += ["", f"Phases of the last {workers}-worker run of this checkout (s): " + json.dumps(phases)]
+    return lines
+
+
+def large_lines(stories: int, rounds: int) -> list[str]:
+    """One or more rounds of datatrove and this checkout on `stories` stories, as lines of the report."""
+    loads = [_load()]
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = write_dedup_inputs(stories, Path(tmp) / "in")
+        runs = run_rounds(folder, {TROVE: None, NOW: REPO}, rounds, loads)
+    return [
+        "",
+        f"## {stories:,} stories",
+        "",
+        f"The same tools on {stories:,} stories (`--large {stories}`, {rounds} round(s); the older checkout left out:"
+        " its shards each decoded the one-group input from its first row). Load average at the start and after each"
+        f" round: {'; '.join(loads)}. Wall {time.perf_counter() - started:.0f} s in all.",
+        "",
+        *table_lines(runs),
+        *phase_lines(runs),
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--stories", type=int, default=36_200)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--before", type=Path, help="an older checkout (git archive) measured in the same rounds")
+    parser.add_argument("--large", type=int, default=0, help="also one round on this many stories (the 10x input)")
+    parser.add_argument("--large-rounds", type=int, default=1)
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "clean_speed.md")
     parser.add_argument("--rules-only", action="store_true", help="print the per-rule table only")
     args = parser.parse_args()
@@ -103,36 +188,17 @@ def main() -> None:
         return
     if not DATATROVE_PY.exists():
         sys.exit(f"no datatrove interpreter at {DATATROVE_PY} (make {DATATROVE_PY} or LOTDATA_DATATROVE_PYTHON)")
-    tools = {"datatrove MinHash (4 stages)": None, "lotdata clean (this checkout)": REPO}
-    if args.before:
-        tools["lotdata clean (before)"] = args.before.resolve()
-    runs: dict[tuple[str, int], list[dict]] = {}
+    tools = {TROVE: None, NOW: REPO} | ({BEFORE: args.before.resolve()} if args.before else {})
     loads = [_load()]
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        folder = write_dedup_inputs(args.stories, Path(tmp) / "in")
-        for r in range(args.rounds):
-            for workers in (1, 2):
-                for name, code in tools.items():
-                    if code is None:
-                        run = run_datatrove(folder, workers)
-                    else:
-                        run = run_clean_code(folder / "stories.parquet", workers, code)
-                    runs.setdefault((name, workers), []).append(run)
-                    print(
-                        f"round {r + 1} {name} {workers}w: {run['seconds']:.1f} s {run['peak_mib']:.0f} MiB", flush=True
-                    )
-            loads.append(_load())
-    med = {
-        k: (statistics.median(x["seconds"] for x in v), statistics.median(x["peak_mib"] for x in v))
-        for k, v in runs.items()
-    }
-    trove = "datatrove MinHash (4 stages)"
+        runs = run_rounds(write_dedup_inputs(args.stories, Path(tmp) / "in"), tools, args.rounds, loads)
     lines = [
         "# `lotdata clean` beside datatrove, one run",
         "",
         f"`benchmarks/bench_clean_speed.py --stories {args.stories} --rounds {args.rounds}"
         + (" --before DIR" if args.before else "")
+        + (f" --large {args.large}" if args.large else "")
         + f"`: {args.stories:,} stories (CMRC 2017 validation + CFT and near-copies, as in issue 37), {args.rounds}"
         " interleaved rounds (datatrove, this checkout, the older checkout; 1 worker then 2), medians. `clean` runs"
         " every rule (the `pii` rule included in this checkout) and exact + near deduplication; datatrove only its"
@@ -141,30 +207,11 @@ def main() -> None:
         f"Machine: {os.cpu_count()} cores shared with other work; load average at the start and after each round:"
         f" {'; '.join(loads)}. Wall {time.perf_counter() - started:.0f} s in all.",
         "",
-        "| tool | workers | wall s (median) | runs | peak MiB (median) | time / datatrove | memory / datatrove |",
-        "| --- | ---: | ---: | --- | ---: | ---: | ---: |",
+        *table_lines(runs),
+        *phase_lines(runs),
     ]
-    for (name, workers), (seconds, peak) in med.items():
-        dt_seconds, dt_peak = med[(trove, workers)]
-        each = ", ".join(f"{x['seconds']:.1f}" for x in runs[(name, workers)])
-        lines.append(
-            f"| {name} | {workers} | {seconds:.1f} | {each} | {peak:.0f} | {seconds / dt_seconds:.2f}x |"
-            f" {peak / dt_peak:.2f}x |"
-        )
-    lines.append("")
-    for name in tools:
-        if (name, 1) in med and (name, 2) in med:
-            lines.append(f"- {name}: 2 workers {med[(name, 1)][0] / med[(name, 2)][0]:.2f}x faster than 1.")
-    if args.before:
-        now, before = "lotdata clean (this checkout)", "lotdata clean (before)"
-        for workers in (1, 2):
-            lines.append(
-                f"- this checkout against the older one, {workers} worker(s): "
-                f"{med[(before, workers)][0] / med[(now, workers)][0]:.2f}x faster."
-            )
-    phases = runs[("lotdata clean (this checkout)", 1)][-1].get("phases") or {}
-    if phases:
-        lines += ["", "Phases of the last 1-worker run of this checkout (s): " + json.dumps(phases)]
+    if args.large:
+        lines += large_lines(args.large, args.large_rounds)
     lines += ["", *rule_profile(), "", f"Load average after the per-rule table: {_load()}."]
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
