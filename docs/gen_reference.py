@@ -326,6 +326,8 @@ def _measured(name: str) -> str:
                 words.append(f"false alarms {100 * rate:.1f}% of {rows:,} real rows")
             if recall is not None:
                 words.append(f"recall {100 * recall:.0f}% of {f.get('planted', '?')} planted")
+            if f.get("blind_recall") is not None:  # the recall above was watched while the rule was tuned
+                words.append(f"blind recall {100 * f['blind_recall']:.0f}% of {f.get('blind_planted', '?')} planted")
             if words:
                 parts.append(f"{f.get('lang', '')} {f.get('input', '')} ({f.get('split', '')}): {', '.join(words)}")
         if rule.get("advised_level") and rule.get("advised_level") != rule.get("level"):

@@ -29,9 +29,10 @@ from lotdata.text.style import ALLOWED_PUNCTUATION, CONVENTION_EXTRA_PUNCTUATION
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: rules whose planted recall is below the 95% target on some deciding set in the committed figures: each is named
-#: here so the gap is seen (a rule that reaches the target must leave the list)
-BELOW_TARGET: set[str] = set()
+#: rules whose planted recall is below the 95% target on some deciding set in the committed figures, its blind figure
+#: included where it has one: each is named here so the gap is seen (a rule that reaches the target must leave the
+#: list). context_entities: 100% held out on a word list planted while it was fixed, 75.0% blind (issue 34)
+BELOW_TARGET: set[str] = {"context_entities"}
 
 
 def _builtin() -> list[str]:
@@ -69,7 +70,9 @@ def test_planted_violations_are_caught_at_the_target_or_the_gap_is_named():
         name
         for name in _builtin()
         for f in rule_figures(name)
-        if f["deciding"] and f["recall"] is not None and f["recall"] < target
+        if f["deciding"]
+        # a blind figure counts too: where the recall above it was watched while the rule was tuned, it is the measure
+        and any(r is not None and r < target for r in (f["recall"], f.get("blind_recall")))
     }
     assert below == BELOW_TARGET
 
@@ -81,6 +84,18 @@ def test_antonym_swap_has_a_blind_chinese_held_out_figure():
     assert len(held) == 1 and held[0]["blind_planted"] >= 100
     assert held[0]["blind_recall"] >= load_figures()["recall_target"]
     assert "(not blind); blind " in rules_listing().split("antonym_swap [")[1]
+
+
+def test_context_entities_has_a_blind_chinese_held_out_figure():
+    """The held-out word list stopped being blind when it was planted on tuning documents while the detector was fixed
+    (issue 34); a list written before its only run (benchmarks/context_entities_blind_zh.txt) measures it blind, and
+    the listing shows it beside the old figure."""
+    held = [f for f in rule_figures("context_entities") if f["split"] == "held-out"]
+    assert len(held) == 1 and held[0]["blind_planted"] >= 100
+    assert held[0]["blind_caught"] <= held[0]["blind_planted"]
+    block = rules_listing().split("context_entities [")[1].split("\n")
+    held_line = next(line for line in block if line.strip().startswith("zh candidate held-out"))
+    assert "(not blind); blind " in held_line
 
 
 def test_the_figures_file_holds_counts_and_names_only():
