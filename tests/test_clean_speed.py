@@ -183,3 +183,31 @@ def test_signatures_from_shingle_lists_are_those_of_the_shingle_sets(text, lang)
     m = rensa.RMinHash(params.num_perm, params.seed)
     m.update(list(shingles(text, lang, params.shingle)))
     assert signatures([text], [lang], params)[0].tolist() == m.digest()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sets(st.integers(0, 500)), st.sets(st.integers(0, 500)))
+def test_merge_sorted_is_union1d(a, b):
+    from lotdata.clean.files import _merge_sorted
+
+    left, right = np.array(sorted(a), dtype=np.int64), np.array(sorted(b), dtype=np.int64)
+    assert np.array_equal(_merge_sorted(left, right), np.union1d(left, right))
+
+
+def test_a_cluster_filtered_at_once_keeps_what_one_copy_at_a_time_kept(monkeypatch):
+    from lotdata.clean import dedup
+
+    rng = np.random.default_rng(3)
+    base = rng.integers(0, 2**32, size=(6, 64), dtype=np.uint32)
+    sigs = np.repeat(base, 9, axis=0)  # 6 families of 9 copies, each copy changed in a few places
+    for row in range(len(sigs)):
+        sigs[row, rng.choice(64, size=int(rng.integers(0, 20)), replace=False)] = rng.integers(
+            0, 2**32, dtype=np.uint32
+        )
+    pairs = np.array([(i, j) for i in range(len(sigs)) for j in range(i + 1, len(sigs))])
+    params = dedup.DedupParams(num_perm=64, cluster_threshold=0.3, reject_threshold=0.8)
+    at_once = dedup.cluster_and_filter(sigs, pairs, lambda i: (i % 5, i), params)
+    monkeypatch.setattr(dedup, "GROUP_AT_ONCE", 0)
+    one_by_one = dedup.cluster_and_filter(sigs, pairs, lambda i: (i % 5, i), params)
+    assert at_once == one_by_one
+    assert 0 < sum(d is not None for d in at_once.duplicate_of) < len(sigs) - 6  # some copies go, some stay

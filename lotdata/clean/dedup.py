@@ -201,25 +201,35 @@ def cluster_and_filter(
     members: dict[int, list[int]] = {}
     for i in range(n):
         members.setdefault(find(i), []).append(i)
-    cluster_of = list(range(n))
-    duplicate_of: list[int | None] = [None] * n
-    sims: list[float | None] = [None] * n
+    near = NearDuplicates(list(range(n)), [None] * n, [None] * n)
     for group in members.values():
-        if len(group) == 1:
-            continue
-        ordered = sorted(group, key=rank)
-        kept = [ordered[0]]
-        for i in group:
-            cluster_of[i] = ordered[0]
-        for i in ordered[1:]:
-            # a copy goes if it is a near-copy of any better copy that stays
-            scores = similarity(sigs, i, np.asarray(kept))
-            best = int(np.argmax(scores))
-            if scores[best] >= params.reject_threshold:
-                duplicate_of[i], sims[i] = kept[best], round(float(scores[best]), 3)
-            else:
-                kept.append(i)
-    return NearDuplicates(cluster_of, duplicate_of, sims)
+        if len(group) > 1:
+            _filter_cluster(sigs, sorted(group, key=rank), params.reject_threshold, near)
+    return near
+
+
+GROUP_AT_ONCE = 256  # a cluster up to this size has its similarities computed at once (256 x 256 x num_perm bytes)
+
+
+def _filter_cluster(sigs: np.ndarray, ordered: list[int], threshold: float, near: NearDuplicates) -> None:
+    """One cluster, best copy first: each copy goes if it is a near-copy of a better copy that stays (`near` gains its
+    cluster root, and for a copy that goes, that better copy and their similarity)."""
+    # the similarities of every pair at once where the cluster is small: the values similarity() gives one by one
+    group = sigs[ordered] if len(ordered) <= GROUP_AT_ONCE else None
+    table = (group[:, None, :] == group[None, :, :]).mean(axis=-1) if group is not None else None
+    kept = [0]  # positions in `ordered`
+    for i in ordered:
+        near.cluster_of[i] = ordered[0]
+    for k in range(1, len(ordered)):
+        scores = table[k, kept] if table is not None else similarity(sigs, ordered[k], np.asarray(ordered)[kept])
+        best = int(np.argmax(scores))
+        if scores[best] >= threshold:
+            near.duplicate_of[ordered[k]], near.similarity[ordered[k]] = (
+                ordered[kept[best]],
+                round(float(scores[best]), 3),
+            )
+        else:
+            kept.append(k)
 
 
 def find_near_duplicates(
