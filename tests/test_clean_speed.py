@@ -188,10 +188,10 @@ def test_signatures_from_shingle_lists_are_those_of_the_shingle_sets(text, lang)
 @settings(max_examples=200, deadline=None)
 @given(st.sets(st.integers(0, 500)), st.sets(st.integers(0, 500)))
 def test_merge_sorted_is_union1d(a, b):
-    from lotdata.clean.files import _merge_sorted
+    from lotdata.clean.dedup import merge_sorted
 
     left, right = np.array(sorted(a), dtype=np.int64), np.array(sorted(b), dtype=np.int64)
-    assert np.array_equal(_merge_sorted(left, right), np.union1d(left, right))
+    assert np.array_equal(merge_sorted(left, right), np.union1d(left, right))
 
 
 def test_a_cluster_filtered_at_once_keeps_what_one_copy_at_a_time_kept(monkeypatch):
@@ -211,3 +211,27 @@ def test_a_cluster_filtered_at_once_keeps_what_one_copy_at_a_time_kept(monkeypat
     one_by_one = dedup.cluster_and_filter(sigs, pairs, lambda i: (i % 5, i), params)
     assert at_once == one_by_one
     assert 0 < sum(d is not None for d in at_once.duplicate_of) < len(sigs) - 6  # some copies go, some stay
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 40).flatmap(
+        lambda n: st.tuples(st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))))
+    )
+)
+def test_components_are_the_roots_of_a_union_find(graph):
+    from lotdata.clean.dedup import components
+
+    n, edges = graph
+    parent = list(range(n))
+
+    def find(i):
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for i, j in edges:
+        a, b = find(i), find(j)
+        parent[max(a, b)] = min(a, b)
+    got = components(n, np.array(edges, dtype=np.int64).reshape(-1, 2))
+    assert got.tolist() == [find(i) for i in range(n)]

@@ -137,28 +137,42 @@ def _pairs_in(length: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def band_pair_keys(sigs: np.ndarray, rows: int, bands: range) -> np.ndarray:
-    """`band_pairs` as sorted unique `pair_keys`: a 1-D sort of every band's pairs at the end (merging a band at a
-    time sorted the growing set once a band), not a copy per row."""
+    """`band_pairs` as sorted unique `pair_keys`, merged a band at a time (a 1-D sort of the band's pairs, then a
+    linear merge): never every band's copies at once, nor a copy per row."""
+    merged = np.zeros(0, dtype=np.int64)
+    for band in bands:
+        merged = merge_sorted(merged, _band_keys(sigs, rows, band))
+    return merged
+
+
+def merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.union1d of two sorted, unique arrays, in linear time: a stable sort (timsort) merges the two runs it finds."""
+    merged = np.concatenate((a, b))
+    merged.sort(kind="stable")
+    return merged[np.concatenate(([True], merged[1:] != merged[:-1]))] if len(merged) else merged
+
+
+def _band_keys(sigs: np.ndarray, rows: int, band: int) -> np.ndarray:
+    """The sorted unique `pair_keys` of the stories that share a bucket in `band`."""
     n = len(sigs)
     found: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
-    for band in bands:
-        # a 64-bit key per band: a collision only adds a candidate, and every candidate is checked later
-        keys = np.zeros(len(sigs), dtype=np.uint64)
-        for column in range(band * rows, (band + 1) * rows):
-            keys = keys * np.uint64(0x9E3779B97F4A7C15) + sigs[:, column].astype(np.uint64)
-        _, inverse, sizes = np.unique(keys, return_inverse=True, return_counts=True)
-        shared = np.flatnonzero(sizes[inverse] > 1)
-        if not len(shared):
-            continue
-        order = shared[np.argsort(inverse[shared], kind="stable")]
-        starts = np.flatnonzero(np.diff(inverse[order], prepend=-1))
-        lengths = np.diff(starts, append=len(order))
-        two = starts[lengths == 2]  # most buckets hold a pair: no loop for them
-        found.append(pair_keys(order[two], order[two + 1], n))
-        for start, length in zip(starts[lengths > 2].tolist(), lengths[lengths > 2].tolist()):
-            group = order[start : start + length]
-            i, j = _pairs_in(length)
-            found.append(pair_keys(group[i], group[j], n))
+    # a 64-bit key per band: a collision only adds a candidate, and every candidate is checked later
+    keys = np.zeros(len(sigs), dtype=np.uint64)
+    for column in range(band * rows, (band + 1) * rows):
+        keys = keys * np.uint64(0x9E3779B97F4A7C15) + sigs[:, column].astype(np.uint64)
+    _, inverse, sizes = np.unique(keys, return_inverse=True, return_counts=True)
+    shared = np.flatnonzero(sizes[inverse] > 1)
+    if not len(shared):
+        return found[0]
+    order = shared[np.argsort(inverse[shared], kind="stable")]
+    starts = np.flatnonzero(np.diff(inverse[order], prepend=-1))
+    lengths = np.diff(starts, append=len(order))
+    two = starts[lengths == 2]  # most buckets hold a pair: no loop for them
+    found.append(pair_keys(order[two], order[two + 1], n))
+    for start, length in zip(starts[lengths > 2].tolist(), lengths[lengths > 2].tolist()):
+        group = order[start : start + length]
+        i, j = _pairs_in(length)
+        found.append(pair_keys(group[i], group[j], n))
     return np.unique(np.concatenate(found))
 
 
@@ -184,28 +198,36 @@ def cluster_and_filter(
 ) -> NearDuplicates:
     """Phases 3 and 4: clusters of the checked candidate pairs; reject each copy too close to a better kept one."""
     n = len(sigs)
-    parent = list(range(n))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    checked = [np.zeros((0, 2), dtype=np.int64)]
     for lo in range(0, len(pairs), PAIRS_AT_ONCE):  # a run at a time: each pair's two signatures are gathered
         run = pairs[lo : lo + PAIRS_AT_ONCE]
-        for i, j in run[similarity(sigs, run[:, 0], run[:, 1]) >= params.cluster_threshold].tolist():
-            a, b = find(i), find(j)
-            if a != b:
-                parent[max(a, b)] = min(a, b)
+        checked.append(run[similarity(sigs, run[:, 0], run[:, 1]) >= params.cluster_threshold])
     members: dict[int, list[int]] = {}
-    for i in range(n):
-        members.setdefault(find(i), []).append(i)
+    for i, root in enumerate(components(n, np.concatenate(checked)).tolist()):
+        members.setdefault(root, []).append(i)
     near = NearDuplicates(list(range(n)), [None] * n, [None] * n)
     for group in members.values():
         if len(group) > 1:
             _filter_cluster(sigs, sorted(group, key=rank), params.reject_threshold, near)
     return near
+
+
+def components(n: int, edges: np.ndarray) -> np.ndarray:
+    """For each of `n` positions, the smallest position connected to it by `edges` (k x 2 positions): the root a
+    union-find that always hangs the larger root under the smaller finds, computed for every edge at once."""
+    labels = np.arange(n)
+    while len(edges):
+        # each position takes the smallest label among its own and its neighbours' (a label stays in the component)
+        low = np.minimum(labels[edges[:, 0]], labels[edges[:, 1]])
+        new = labels.copy()
+        np.minimum.at(new, edges[:, 0], low)
+        np.minimum.at(new, edges[:, 1], low)
+        while not np.array_equal(new[new], new):  # pointer jumping: to the label of the label
+            new = new[new]
+        if np.array_equal(new, labels):
+            break
+        labels = new
+    return labels
 
 
 GROUP_AT_ONCE = 256  # a cluster up to this size has its similarities computed at once (256 x 256 x num_perm bytes)

@@ -37,6 +37,7 @@ from lotdata.clean.dedup import (
     cluster_and_filter,
     lsh_bands,
     lsh_threshold,
+    merge_sorted,
     pairs_of,
     signatures,
 )
@@ -373,7 +374,7 @@ class _CleanRun:
         ]
         found = np.zeros(0, dtype=np.int64)
         for part in pair_parts:  # merged a part at a time (sorted, unique): never every band's copies at once
-            found = _merge_sorted(found, np.load(part))
+            found = merge_sorted(found, np.load(part))
         sigs = np.load(sig_path, mmap_mode="r")
         pairs = pairs_of(found, len(sigs))
         del found
@@ -460,13 +461,6 @@ class _CleanRun:
             files=files,
             stats=counts,
         )
-
-
-def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """np.union1d of two sorted, unique arrays, in linear time: a stable sort (timsort) merges the two runs it finds."""
-    merged = np.concatenate((a, b))
-    merged.sort(kind="stable")
-    return merged[np.concatenate(([True], merged[1:] != merged[:-1]))] if len(merged) else merged
 
 
 def _shared(values: Iterable[Any]) -> list[Any]:
