@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -328,18 +328,13 @@ class _CleanRun:
     def read_keys(self, cleaned: list) -> tuple[StoryKeys, list[str | None], list[str | None]]:
         """What the driver holds per story (id, flags, length, source, url, title or not; the rule that rejected
         it and its evidence), each story counted in the summary; the texts stay in the parts."""
-        meta = _read_parts(self.parts, _META)
-        ids, urls = (meta.column(c).to_pylist() for c in ("story_id", "url"))
-        # one object for each distinct flag list and source (a few dozen), not one a story: 7 MiB of 36,200 stories
-        flags = _shared(tuple(f) for f in meta.column("flags").to_pylist())
-        sources = _shared(meta.column("source").to_pylist())
-        rules, evidence, lengths = (meta.column(c).to_pylist() for c in ("_rule", "_evidence", "_len"))
-        titled = [bool((t or "").strip()) for t in meta.column("title").to_pylist()]
-        del meta
+        keys = _read_meta(self.parts)
+        ids, flags, lengths, sources, urls = (keys[c] for c in ("story_id", "flags", "_len", "source", "url"))
+        rules, evidence = keys["_rule"], keys["_evidence"]
         self.ids = ids
         for g in range(len(ids)):
             count_story(self.summary, sources[g] or "", flags[g], rules[g])
-        return StoryKeys(ids, flags, lengths, sources, urls, titled), rules, evidence
+        return StoryKeys(ids, flags, lengths, sources, urls, keys["title"]), rules, evidence
 
     def find_near(self, unique: list[int], rank: Callable[[int], tuple]) -> NearDuplicates:
         """Phases 3 and 4 over the unique stories: buckets of their signatures on the executor, then clusters; the
@@ -463,10 +458,24 @@ class _CleanRun:
         )
 
 
-def _shared(values: Iterable[Any]) -> list[Any]:
-    """`values` as a list in which equal values are one object."""
+def _read_meta(parts: Sequence[Path]) -> dict[str, list]:
+    """The _META columns of every part as lists, read a part at a time (never every part's Arrow columns at once);
+    one object for each distinct flag list and source (a few dozen), not one a story, and `title` as whether the
+    story has one."""
+    keys: dict[str, list] = {c: [] for c in _META}
     seen: dict[Any, Any] = {}
-    return [seen.setdefault(v, v) for v in values]
+    for part in parts:
+        meta = _read_part(part, _META)
+        for name in _META:
+            values = meta.column(name).to_pylist()
+            if name == "flags":
+                values = [seen.setdefault(v, v) for v in map(tuple, values)]
+            elif name == "source":
+                values = [seen.setdefault(v, v) for v in values]
+            elif name == "title":
+                values = [bool((t or "").strip()) for t in values]
+            keys[name] += values
+    return keys
 
 
 def _pii_counts(cleaned: list) -> Counter:
@@ -487,12 +496,6 @@ class _Clock:
     def lap(self, name: str) -> None:
         now = time.perf_counter()
         self.phases[name], self.last = round(now - self.last, 3), now
-
-
-def _read_parts(parts: Sequence[Path], columns: list[str]) -> pa.Table:
-    # the columns copied out of each mapped part (combine_chunks), so no part stays mapped
-    tables = [_read_part(p, columns).combine_chunks() for p in parts]
-    return pa.concat_tables(tables) if tables else _empty(pa.schema([_PART.field(c) for c in columns]))
 
 
 def _take_rows(parts: Sequence[Path], starts: np.ndarray, positions: Sequence[int]) -> pa.Table:
