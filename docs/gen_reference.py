@@ -328,6 +328,8 @@ def _measured(name: str) -> str:
                 words.append(f"recall {100 * recall:.0f}% of {f.get('planted', '?')} planted")
             if f.get("blind_recall") is not None:  # the recall above was watched while the rule was tuned
                 words.append(f"blind recall {100 * f['blind_recall']:.0f}% of {f.get('blind_planted', '?')} planted")
+            if f.get("blind2_recall") is not None:  # a second blind list
+                words.append(f"blind list 2 {100 * f['blind2_recall']:.0f}% of {f.get('blind2_planted', '?')} planted")
             if words:
                 parts.append(f"{f.get('lang', '')} {f.get('input', '')} ({f.get('split', '')}): {', '.join(words)}")
         if rule.get("advised_level") and rule.get("advised_level") != rule.get("level"):

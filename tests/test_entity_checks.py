@@ -90,7 +90,7 @@ def test_english_candidate_entities_use_the_lexicon():
 def test_wordnet_lists_ship_with_their_licence():
     licence = (DATA / "roles_wordnet_en.LICENSE.txt").read_text(encoding="utf-8")
     assert "Princeton University" in licence and "Permission to use, copy, modify and distribute" in licence
-    for name in ("roles_wordnet_en.tsv", "antonyms_en.tsv"):
+    for name in ("roles_wordnet_en.tsv", "antonyms_en.tsv", "places_wordnet_en.tsv"):
         assert "roles_wordnet_en.LICENSE.txt" in (DATA / name).read_text(encoding="utf-8")[:1000]
     licence = (DATA / "words_wordnet_en.LICENSE.txt").read_text(encoding="utf-8")
     assert "Princeton University" in licence and "Permission to use, copy, modify and distribute" in licence
@@ -282,6 +282,40 @@ def test_chinese_entities_on_held_out_stories(shared_data):
     plants = bench.planted(stories)
     caught = sum(word in new_entities(candidate, context, "zh") for context, candidate, word in plants)
     assert caught / len(plants) >= 0.95
+
+
+@pytest.mark.parametrize(
+    "word, kind",
+    [
+        ("信天翁", "animal"),  # albatross (family Diomedeidae): a taxonomy note keeps the sense
+        ("鼹鼠", "animal"),  # mole (zoology): the note says the animal, not the spot
+        ("瞭望塔", "place"),  # watchtower
+        ("成都", "place"),  # Chengdu subprovincial city ...: a name's head
+        ("东京", "place"),  # Tokyo, capital of Japan: a named place (WordNet instance)
+        ("花园", "place"),
+        ("朋友", "role"),
+        ("故事", None),  # old practice (CEDICT's first gloss)
+        ("东西", None),  # east and west
+        ("地方", None),  # region: too general
+        ("人物", None),  # person: too general to be a new character
+        ("尺子", None),  # ruler (measuring instrument): the note names another sense
+        ("洞口", None),  # Dongkou county in Shaoyang, Hunan: a county is too small to be sure of
+        ("气流", None),  # stream of air: a kind of something else
+    ],
+)
+def test_cedict_wordnet_classes(word, kind):
+    from lotdata.text.entity_classes import kind_zh
+
+    assert kind_zh(word) == kind
+
+
+def test_cedict_classes_in_the_chinese_check():
+    # nouns no hand list has, one that jieba splits (瞭望 + 塔上), and a -家 noun CEDICT lacks
+    assert new_entities("他站在瞭望塔上，一只鹈鹕飞过。", "小明和爸爸去海边玩。", "zh") == ["瞭望塔", "鹈鹕"]
+    assert new_entities("陶艺家看到了这一切。", "小明的房子很旧。", "zh") == ["陶艺家"]
+    # the story names the thing by another word CEDICT glosses the same (house), or it is someone's home
+    assert new_entities("他们走进屋子。", "小明的房子很旧。", "zh") == []
+    assert new_entities("他们来到邻居家。", "小明的房子很旧。", "zh") == []
 
 
 def test_it_stands_for_an_animal_of_the_story():

