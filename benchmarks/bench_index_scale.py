@@ -5,10 +5,13 @@ The reference is generated at bench time as `bench_index.py` does (CMRC 2017, CF
 with its sentences shuffled by a seeded generator; no third-party text is shipped), once at the largest size; each
 smaller size is its first N bytes, cut at a line end. Each size is built (`lotdata index build`, compaction
 included), queried in a fresh process (the LOT OutGen dev stories and C3 dev slices of about 30,000 8-grams each),
-then deleted. At the smallest size the figures are compared with streaming `overlap`, and the same reference is
-also built without compaction (one segment per 64 MB shard, as before issue 36) to show what compaction buys.
+then deleted. Up to `--stream-max-gb` the figures are compared with streaming `overlap`; with `--peer-python` (a
+venv holding tokengrams) tokengrams is built and queried on each same reference. Build times are wall and CPU
+(all processes: a build paused by someone else's benchmark keeps its CPU figure) with the load average at its start
+and end. Without `--no-uncompacted` the smallest size is also built without compaction (one segment per 64 MB
+shard, as before issue 36); the compaction figures of earlier runs (`--compare-mb`) are kept in the file.
 
-    python benchmarks/bench_index_scale.py --sizes-gb 1 4            # what bench/index_scale.md holds
+    python benchmarks/bench_index_scale.py --sizes-gb 1 4 --no-uncompacted --peer-python /tmp/tg/bin/python
     python benchmarks/bench_index_scale.py --sizes-gb 0.05 0.2 --out /tmp/scale.md   # a quick look
 """
 
@@ -16,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -89,7 +94,16 @@ def compare_layouts(ref: Path, tmp: Path, tests: list[Path], workers: int, shard
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _cpu_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def build(ref: Path, idx: Path, workers: int, shard_mb: int, segment_mb: int) -> dict:
+    """Wall and CPU time (every process of the build, reaped: a paused build's CPU time does not grow), load
+    average at the start and the end, and the sampled peak RSS."""
+    load = os.getloadavg()[0]
+    cpu = _cpu_children()
     started = time.perf_counter()
     run = run_sampling_rss(
         [
@@ -112,7 +126,76 @@ def build(ref: Path, idx: Path, workers: int, shard_mb: int, segment_mb: int) ->
     run.check(["lotdata", "index", "build"])
     seconds = time.perf_counter() - started
     manifest = json.loads((idx / "manifest.json").read_text())
-    return {"seconds": seconds, "rss": run.peak_sum, "rss_one": max(run.peak_by_pid.values()), "manifest": manifest}
+    return {
+        "seconds": seconds,
+        "cpu": _cpu_children() - cpu,
+        "load": (load, os.getloadavg()[0]),
+        "rss": run.peak_sum,
+        "rss_one": max(run.peak_by_pid.values()),
+        "manifest": manifest,
+    }
+
+
+# ------------------------------------------------------------------------------------------ the peer
+
+_TG_BUILD = r"""
+import codecs, sys, numpy as np
+from tokengrams import MemmapIndex
+ref, tokens, index = sys.argv[1:4]
+with open(ref, encoding="utf-8") as src, open(tokens, "wb") as dst:  # streamed: 4 GB of text never held at once
+    while block := src.read(1 << 24):
+        dst.write(block.encode("utf-16-le"))
+MemmapIndex.build(tokens, index, vocab=2**16, verbose=False)
+"""
+
+_TG_QUERY = r"""
+import json, statistics, sys, time
+from tokengrams import MemmapIndex
+tokens, index, grams = sys.argv[1:4]
+grams = json.load(open(grams))
+t = time.perf_counter(); engine = MemmapIndex(tokens, index, vocab=2**16); load = time.perf_counter() - t
+rounds = []
+for _ in range(3):
+    times = []
+    for gs in grams:
+        t = time.perf_counter()
+        for g in gs: engine.count(g)
+        times.append(time.perf_counter() - t)
+    rounds.append(times)
+print(json.dumps({"load": load, "rounds": rounds}))
+"""
+
+
+def peer_grams(tests: list[Path], out: Path) -> Path:
+    """Each test set's word 8-grams as UTF-16 code units (tokengrams' ids: characters), for the peer's own venv."""
+    import numpy as np
+    from bench_index import test_ngrams
+
+    grams = [
+        [np.frombuffer("".join(g).encode("utf-16-le"), dtype=np.uint16).tolist() for g in gs]
+        for gs in test_ngrams(tests)
+    ]
+    out.write_text(json.dumps(grams), encoding="utf-8")
+    return out
+
+
+def tokengrams_peer(python: str, ref: Path, tmp: Path, grams: Path) -> dict:
+    """tokengrams (characters as ids) built and queried on the same reference, in its own venv."""
+    tokens, index = tmp / "tg.tokens", tmp / "tg.idx"
+    cpu, started = _cpu_children(), time.perf_counter()
+    run = run_sampling_rss([python, "-c", _TG_BUILD, str(ref), str(tokens), str(index)], stderr=subprocess.STDOUT)
+    if run.returncode:
+        return {"error": run.stdout.strip().splitlines()[-1][:200] if run.stdout.strip() else "failed"}
+    figures = {"seconds": time.perf_counter() - started, "cpu": _cpu_children() - cpu, "rss": run.peak_sum}
+    figures["bytes"] = tokens.stat().st_size + index.stat().st_size
+    out = subprocess.run([python, "-c", _TG_QUERY, str(tokens), str(index), str(grams)], capture_output=True, text=True)
+    tokens.unlink()
+    index.unlink()
+    if out.returncode:
+        return figures | {"error": out.stderr.strip().splitlines()[-1][:200]}
+    query = json.loads(out.stdout.strip().splitlines()[-1])
+    warm = [t for r in query["rounds"][1:] for t in r]
+    return figures | {"first": query["rounds"][0][0], "median": statistics.median(warm), "load_s": query["load"]}
 
 
 def query(idx: Path, tests: list[Path]) -> dict:
@@ -175,23 +258,25 @@ def render(args, rows: list[dict], extra: dict, tests: list[Path], note: str) ->
         "its document), one test set at a time, after `verify_index`; 'first' is the first set of a fresh process "
         "(cold page cache for the segments), 'median' and 'max' are over two further rounds of every set.",
         "",
-        "| reference | words | shards | segments | build | of which compaction | peak RSS (all processes) | "
-        "peak RSS (one process) | index size | bytes / char | verify | verify --full | query: first | query: median "
-        "| query: max | CLI, one set |",
+        "| reference | words | shards | segments | build (wall) | build (CPU, all processes) | load at start / end "
+        "| of which compaction (wall) | peak RSS (all processes) | peak RSS (one process) | index size | bytes / char "
+        "| verify | verify --full | query: first | query: median | query: max | CLI, one set |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-        "| ---: |",
+        "| ---: | ---: | ---: |",
     ]
     for r in rows:
         m = r["build"]["manifest"]
         q = r["query"]
         lines.append(
             f"| {_gb(r['bytes'])} | {m['totals']['tokens']:,} | {len(m['shards'])} | {len(m['segments'])} | "
-            f"{r['build']['seconds']:.0f} s | {m['merge_seconds']:.0f} s | {_gb(r['build']['rss'])} | "
+            f"{r['build']['seconds']:.0f} s | {r['build']['cpu']:.0f} s | {r['build']['load'][0]:.1f} / "
+            f"{r['build']['load'][1]:.1f} | {m['merge_seconds']:.0f} s | {_gb(r['build']['rss'])} | "
             f"{_gb(r['build']['rss_one'])} | {_gb(m['totals']['index_bytes'])} | "
             f"{m['totals']['index_bytes'] / max(1, m['totals']['chars']):.2f} | {q['verify']:.2f} s | "
             f"{q.get('verify_full', float('nan')):.1f} s | "
             f"{q['first']:.2f} s | {q['median']:.2f} s | {q['max']:.2f} s | {r['cli']:.2f} s |"
         )
+    lines += _peer_lines(rows)
     lines += ["", "## Figures", ""]
     if len(rows) > 1:
         a, b = rows[0], rows[-1]
@@ -207,12 +292,14 @@ def render(args, rows: list[dict], extra: dict, tests: list[Path], note: str) ->
             f"{r['build']['rss_one'] / max(1, max(s['length'] for s in m['shards'])):.0f} bytes (the largest "
             "process's peak over the largest shard's words)."
         )
-    if "stream" in extra:
-        s = extra["stream"]
-        lines.append(
-            f"- Streaming `overlap` vs `overlap --index` at {_gb(rows[0]['bytes'])} on {s['test']}: "
-            f"{'identical summary and examples' if s['identical'] else 'DIFFERENT'} ({s['seconds']:.0f} s streaming)."
-        )
+    for r in rows:
+        if "stream" in r:
+            s = r["stream"]
+            lines.append(
+                f"- Streaming `overlap` vs `overlap --index` at {_gb(r['bytes'])} on {s['test']}: "
+                f"{'identical summary and examples' if s['identical'] else 'DIFFERENT'} ({s['seconds']:.0f} s "
+                f"streaming, {r['cli']:.1f} s by the CLI with the index)."
+            )
     if "uncompacted" in extra:
         u = extra["uncompacted"]
         lines.append(
@@ -230,8 +317,35 @@ def render(args, rows: list[dict], extra: dict, tests: list[Path], note: str) ->
             f"{a['median']:.2f} s per LOT-size test set (median), {b['segments']} segment {b['median']:.2f} s: "
             f"x{a['median'] / b['median']:.1f}."
         )
+    lines += [f"- {line}" for line in extra.get("earlier", [])]
     lines.append("")
     return "\n".join(lines)
+
+
+def _peer_lines(rows: list[dict]) -> list[str]:
+    peers = [r for r in rows if r.get("peer")]
+    if not peers:
+        return []
+    lines = [
+        "",
+        "Beside it, on each same reference: tokengrams 0.3 in its own venv (characters as UTF-16 ids; counts only, "
+        "each test set's 8-grams counted one by one; its build reads the text as UTF-16 then sorts). infini-gram's "
+        "query engine does not load here (bench/index.md), and its build took 14.6 min at 1 GB, so it is not run.",
+        "",
+        "| reference | tokengrams build (wall) | build (CPU) | peak RSS | index size | query: first | query: median "
+        "| lotdata query: median |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in peers:
+        p = r["peer"]
+        if "error" in p:
+            lines.append(f"| {_gb(r['bytes'])} | failed: {p['error']} | | | | | | {r['query']['median']:.2f} s |")
+            continue
+        lines.append(
+            f"| {_gb(r['bytes'])} | {p['seconds']:.0f} s | {p['cpu']:.0f} s | {_gb(p['rss'])} | {_gb(p['bytes'])} | "
+            f"{p['first']:.2f} s | {p['median']:.2f} s | {r['query']['median']:.2f} s |"
+        )
+    return lines
 
 
 def main() -> None:
@@ -248,16 +362,23 @@ def main() -> None:
     parser.add_argument("--compare-mb", type=float, default=0, help="also compare the layouts on this many MB")
     parser.add_argument("--compare-shard-mb", type=int, default=8)
     parser.add_argument("--append", action="store_true", help="add this run's section under the file's contents")
+    parser.add_argument("--peer-python", default="", help="python of a venv holding tokengrams: run it beside")
+    parser.add_argument("--stream-max-gb", type=float, default=1, help="streaming `overlap` up to this size")
     args = parser.parse_args()
     args.sizes_gb = [g for g in args.sizes_gb if g > 0]
     before = (
         args.out.read_text(encoding="utf-8") + "\n\n## A further run\n\n" if args.append and args.out.exists() else ""
     )
     note = load_note()
+    earlier = [
+        line[2:]
+        for line in (args.out.read_text(encoding="utf-8").splitlines() if args.out.exists() else [])
+        if line.startswith("- Compaction, same reference") and not args.compare_mb
+    ]
     sizes = sorted(args.sizes_gb)
     tmp = Path(tempfile.mkdtemp(prefix="bench_index_scale_", dir=args.tmp))
     rows: list[dict] = []
-    extra: dict = {}
+    extra: dict = {"earlier": [f"{e} (an earlier run, kept)" if "earlier run" not in e else e for e in earlier]}
     try:
         tests = [LOT_DEV, *c3_test_sets(tmp, args.c3_sets)]
         full = make_corpus(tmp / "ref_full.txt", max(sizes[-1] * 1000 if sizes else 0, args.compare_mb), base_texts())
@@ -277,14 +398,22 @@ def main() -> None:
             print(f"[{time.strftime('%H:%M:%S')}] built in {built['seconds']:.0f} s; querying", flush=True)
             row = {"bytes": ref.stat().st_size, "build": built, "query": query(idx, tests)}
             row["cli"] = cli_query(idx, tests[0], tmp / "cli_out")
-            if size == sizes[0] and not args.no_stream:
+            if size <= args.stream_max_gb and not args.no_stream:
                 seconds = streaming(ref, tests[0], tmp / "stream_out", args.workers)
-                extra["stream"] = {
+                row["stream"] = {
                     "seconds": seconds,
                     "test": tests[0].name,
                     "identical": same_outputs(tmp / "stream_out", tmp / "cli_out"),
                 }
+                shutil.rmtree(tmp / "stream_out")
+            shutil.rmtree(tmp / "cli_out", ignore_errors=True)
             shutil.rmtree(idx)
+            if args.peer_python:
+                grams = tmp / "grams.json"
+                if not grams.exists():
+                    peer_grams(tests, grams)
+                print(f"[{time.strftime('%H:%M:%S')}] tokengrams at {size} GB", flush=True)
+                row["peer"] = tokengrams_peer(args.peer_python, ref, tmp, grams)
             if size == sizes[0] and not args.no_uncompacted:
                 flat = tmp / "idx_flat"
                 flat_built = build(ref, flat, args.workers, args.shard_mb, args.shard_mb)
