@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from lotdata.annotate import server as ls_server
 from lotdata.annotate.client import connect, export_tasks, get_project
+from lotdata.annotate.jobs.base import Annotation
 from lotdata.annotate.state import JobState
 from lotdata.cli import app
 
@@ -118,6 +119,19 @@ def tasks_by_uid(conn, title: str, state_dir: Path | None = None) -> dict[str, d
 def annotate(conn, task: dict, user_id: int, result: list, *, skipped: bool = False, lead_time: float = 12.5) -> None:
     conn.sdk.annotations.create(
         id=task["id"], result=result, completed_by=user_id, lead_time=lead_time, was_cancelled=skipped
+    )
+
+
+def annotation(task: dict, rater: str, values: dict, n: int = 1) -> Annotation:
+    """An answer to `task` as a pull reads it (values already parsed), without a server: the n-th, at second n."""
+    return Annotation(
+        uid=task["data"]["uid"],
+        data=task["data"],
+        annotator=rater,
+        annotation_id=n,
+        created_at=f"2026-01-01T00:00:{n:02d}",
+        values=values,
+        hidden=task["hidden"],
     )
 
 

@@ -10,13 +10,13 @@ import xml.etree.ElementTree as ET
 
 import pyarrow.parquet as pq
 import pytest
+from labelstudio_support import annotation as ann
 from typer.testing import CliRunner
 
 from lotdata.annotate.agreement import fleiss_kappa
 from lotdata.annotate.jobs import (
     JOBS,
     VERIFY_READING,
-    Annotation,
     get_job,
     opaque_uid,
     sample_rows,
@@ -36,18 +36,6 @@ def choice(name, to, values):
 
 def text(name, to, value):
     return {"from_name": name, "to_name": to, "type": "textarea", "value": {"text": [value]}}
-
-
-def ann(task, who, values, n=1):
-    return Annotation(
-        uid=task["data"]["uid"],
-        data=task["data"],
-        annotator=who,
-        annotation_id=n,
-        created_at=f"2026-01-01T00:00:{n:02d}",
-        values=values,
-        hidden=task["hidden"],
-    )
 
 
 # ---------------------------------------------------------------- screens

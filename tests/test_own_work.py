@@ -12,10 +12,11 @@ import json
 from collections import Counter
 
 import pyarrow.parquet as pq
+from labelstudio_support import annotation
 
 from lotdata.annotate.assign import extend_assignment
 from lotdata.annotate.jobs import get_job
-from lotdata.annotate.jobs.base import Annotation, Output
+from lotdata.annotate.jobs.base import Output
 
 STORY = [
     "Maria signed up to bake cookies for the school sale.",
@@ -24,18 +25,6 @@ STORY = [
     "She quickly baked a second tray with a timer on.",
     "The cookies sold out before noon.",
 ]
-
-
-def _ann(job: str, task: dict, rater: str, values: dict, n: int) -> Annotation:
-    return Annotation(
-        uid=task["data"]["uid"],
-        data=task["data"],
-        annotator=rater,
-        annotation_id=n,
-        created_at=f"2026-01-01T00:00:{n:02d}",
-        values=values,
-        hidden=task["hidden"],
-    )
 
 
 def _submission(story: str, writer: str, sentences: list[str], n: int) -> dict:
@@ -98,7 +87,7 @@ def test_cloze_verify_does_not_count_the_writers_own_ratings():
     for rater in ("ann@x", "bob@x", "cat@x", "dan@x"):
         for task in tasks:
             n += 1
-            anns.append(_ann("cloze_verify", task, rater, {"rating": int(task["hidden"]["role"] == "right")}, n))
+            anns.append(annotation(task, rater, {"rating": int(task["hidden"]["role"] == "right")}, n))
     assembled = job.assemble(anns)
     assert len(assembled["clozet"]) == 1 and assembled["stats"]["by_the_writer"] == 2
     short = job.assemble([a for a in anns if a.annotator != "dan@x"])  # the writer and two others: too few
@@ -109,7 +98,7 @@ def test_story_reorder_reads_the_writers_beside_a_review_pull_and_leaves_out_her
     job = get_job("story_review")
     rows = [_submission("st0", "ann@x", STORY, 1), _submission("st1", "bob@x", [*STORY[1:], STORY[0]], 2)]
     tasks = job.to_tasks(rows, lang="en")
-    anns = [_ann("story_review", t, "cat@x", {"decision": "approve", "comment": ""}, k) for k, t in enumerate(tasks)]
+    anns = [annotation(t, "cat@x", {"decision": "approve", "comment": ""}, k) for k, t in enumerate(tasks)]
     output = Output(folder=tmp_path / "r", job="story_review", params={}, command="test")
     job.write(job.assemble(anns), output)
 
@@ -120,7 +109,7 @@ def test_story_reorder_reads_the_writers_beside_a_review_pull_and_leaves_out_her
     tasks = reorder.to_tasks(loaded, seed=0)
     assert sorted(t["hidden"]["author"] for t in tasks) == ["ann@x", "bob@x"]
     pairs = [(t, who) for t in tasks for who in ("ann@x", "cat@x")]
-    anns = [_ann("story_reorder", t, who, {"ordering": tuple(range(5))}, k) for k, (t, who) in enumerate(pairs)]
+    anns = [annotation(t, who, {"ordering": tuple(range(5))}, k) for k, (t, who) in enumerate(pairs)]
     report = reorder.assemble(anns)["reorder"]
     assert report["orderings"] == 3 and report["by_the_writer"] == 1
     # a stories file without a review pull beside it has no writers: nothing is avoided, nothing breaks
@@ -136,8 +125,8 @@ def test_story_review_does_not_count_the_writers_decision_and_keeps_one_of_two_e
         _submission("st2", "bob@x", [*STORY[:4], "Maria sold every cookie."], 3),
     ]
     tasks = job.to_tasks(rows, lang="en")
-    anns = [_ann("story_review", t, "cat@x", {"decision": "approve", "comment": ""}, k) for k, t in enumerate(tasks)]
-    own = _ann("story_review", tasks[2], "bob@x", {"decision": "refuse", "comment": "mine"}, 9)  # later, but hers
+    anns = [annotation(t, "cat@x", {"decision": "approve", "comment": ""}, k) for k, t in enumerate(tasks)]
+    own = annotation(tasks[2], "bob@x", {"decision": "refuse", "comment": "mine"}, 9)  # later, but hers
     assembled = job.assemble([*anns, own])
     assert assembled["stats"]["not_counted_by_the_writer"] == 1 and assembled["revisions"] == []
     assert assembled["stats"]["approved"] == 2 and assembled["stats"]["table2"]["approved"] == 2

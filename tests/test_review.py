@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from labelstudio_support import PASSWORD, RaterWeb, choice, lotdata, text
+from labelstudio_support import PASSWORD, RaterWeb, annotation, choice, lotdata, text
 
 from lotdata.annotate.assign import extend_assignment
 from lotdata.annotate.checks import CHECK_RULE_REGISTRY, RULES
@@ -38,15 +38,7 @@ def _level(rule: str, level: str):
 
 
 def _ann(job: str, task: dict, annotator: str, values: dict, n: int) -> Annotation:
-    return Annotation(
-        uid=task["data"]["uid"],
-        data=task["data"],
-        annotator=annotator,
-        annotation_id=n,
-        created_at=f"2026-01-01T00:00:{n:02d}",
-        values=get_job(job).check(values, task["data"], task["hidden"]),
-        hidden=task["hidden"],
-    )
+    return annotation(task, annotator, get_job(job).check(values, task["data"], task["hidden"]), n)
 
 
 def _sct_pull(folder: Path, endings: list[tuple[str, str]], writer: str = "w@x") -> dict:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from labelstudio_support import annotation
+
 from lotdata.annotate.jobs import get_job
 from lotdata.annotate.jobs.base import Annotation, Output
 from lotdata.annotate.jobs.clozet_write import PRESELECTED, attach_speech_tags
@@ -70,15 +72,7 @@ def _written(task: dict, writer: str, title: str, sentences: list[str], n: int) 
             for k, s in enumerate(sentences, 1)
         ),
     ]
-    return Annotation(
-        uid=task["data"]["uid"],
-        data=task["data"],
-        annotator=writer,
-        annotation_id=n,
-        created_at=f"2026-01-01T00:00:{n:02d}",
-        values=job.parse(result, task["data"], task["hidden"], lang="en"),
-        hidden=task["hidden"],
-    )
+    return annotation(task, writer, job.parse(result, task["data"], task["hidden"], lang="en"), n)
 
 
 def test_a_title_or_sentence_of_only_spaces_goes_back_to_its_writer_at_pull_never_to_review(tmp_path):
