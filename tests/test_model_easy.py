@@ -120,3 +120,14 @@ def test_a_pull_sends_model_easy_cases_to_review_and_keeps_the_model(tmp_path: P
     assert (tmp_path / "pull" / "ending_model" / "model.joblib").exists()
     off = sct_write.assemble(annotations, model="off")
     assert not any("model_easy" in c["flags"] for c in off["cases"])
+
+
+def test_endings_of_a_pull_folder_without_both_endings_name_the_row(tmp_path: Path):
+    pull = tmp_path / "pull"
+    pull.mkdir()
+    cases = [{"right_ending": "A.", "wrong_ending": "B."}, {"right_ending": "C."}]
+    (pull / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    result = invoke("quality", "endings", pull, "--out", tmp_path / "model")
+    assert result.exit_code == 3, result.output
+    assert "cases.jsonl, row 2" in result.output and "wrong_ending" in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "model").exists()

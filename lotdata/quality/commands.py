@@ -217,6 +217,10 @@ class QualityEndingsParams:
     seed: int = param(0, "Seed of the model.")
 
 
+#: the keys of an sct_write pull folder's case that `quality endings` learns from
+ENDING_KEYS = ("right_ending", "wrong_ending")
+
+
 def ending_pairs(path: str | Path) -> list[tuple[str, str]]:
     """(right, wrong) endings of a labelled Story Cloze csv, or of an sct_write pull folder's cases.jsonl."""
     from lotdata.errors import InputError
@@ -227,7 +231,13 @@ def ending_pairs(path: str | Path) -> list[tuple[str, str]]:
     if path.is_dir():
         if not (path / "cases.jsonl").exists():
             raise InputError("expected an sct_write pull folder (cases.jsonl)", path=str(path))
-        return [(c["right_ending"], c["wrong_ending"]) for _, c in iter_jsonl(path / "cases.jsonl")]
+        cases = path / "cases.jsonl"
+        pairs = []
+        for line, case in iter_jsonl(cases):
+            if not isinstance(case, dict) or not all(isinstance(case.get(k), str) for k in ENDING_KEYS):
+                raise InputError(f"expected a case with {' and '.join(ENDING_KEYS)} (text)", path=str(cases), row=line)
+            pairs.append((case["right_ending"], case["wrong_ending"]))
+        return pairs
     rows, _ = read_storycloze(path, "val")
     return [(r["candidates"][r["label"]], r["candidates"][1 - r["label"]]) for r in rows]
 
