@@ -91,6 +91,15 @@ def test_model_only_for_sct_write(tmp_path: Path):
     assert result.exit_code != 0 and "sct_write" in result.output
 
 
+def test_pull_refuses_a_model_off_sct_write_or_not_there_before_connecting(tmp_path: Path):
+    pull = ("annotate", "pull", "--project", "p", "--out", tmp_path / "o", "--model")
+    other = invoke(*pull[:2], "story_filter", *pull[2:], tmp_path)  # not ignored: no other job's pull takes a model
+    assert other.exit_code == 1 and "sct_write" in other.output and "Traceback" not in other.output
+    missing = invoke(*pull[:2], "sct_write", *pull[2:], tmp_path / "nowhere")
+    assert missing.exit_code == 1 and "nowhere" in missing.output and "no such folder" in missing.output
+    assert not (tmp_path / "o").exists()
+
+
 def test_a_pull_sends_model_easy_cases_to_review_and_keeps_the_model(tmp_path: Path):
     from lotdata.annotate.jobs.base import Annotation, Output
 

@@ -459,6 +459,12 @@ def _pull_check(p: PullParams) -> None:
     get_job(p.job)  # an unknown job: exit 1 before connecting
     if p.min_gold_accuracy > 1:
         raise ValueError(f"--min-gold-accuracy {p.min_gold_accuracy}: a share of right answers in [0, 1]")
+    if p.model is not None and p.job != "sct_write":  # else ignored: only sct_write's assembly takes a model
+        raise ValueError(f"--model: only sct_write's pull scores its pairs with an ending-only model, not {p.job}'s")
+    if p.model not in (None, "off") and not Path(p.model).is_dir():
+        raise ValueError(
+            f"--model {p.model}: no such folder (a `lotdata quality endings` model or a pull's ending_model/; off: none)"
+        )
     from lotdata.errors import require
 
     require("krippendorff", "labelstudio")  # alpha in agreement.json: exit 4 with the install command, before work
