@@ -99,3 +99,24 @@ def test_each_segment_deletes_its_shards_and_a_stopped_build_resumes_without_the
     assert len(one["segments"]) == 1 and 0 < one["shards_resumed"] < len(one["shards"])
     verify_index(tmp_path / "again", full=True)
     assert one["files"] == build_index([str(ref)], tmp_path / "one", segment_bytes=8 << 30, **options)["files"]
+
+
+def test_a_shard_that_lost_its_lcp_array_is_built_again_on_resume(tmp_path: Path, monkeypatch) -> None:
+    # a stopped build whose shard lacks a file compaction reads (one built before LCP arrays were, same version)
+    ref = tmp_path / "ref.txt"
+    ref.write_text("".join(_LINE.format(i=i, k=i % 7) for i in range(3000)), encoding="utf-8")
+    options = {"spec": TokenSpec(), "execution": ExecSettings(workers=1), "shard_bytes": 40_000, "progress": False}
+
+    def stop(job, number, members, files):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(index_module, "_build_segment", stop)
+    with pytest.raises(OSError):
+        build_index([str(ref)], tmp_path / "idx", **options)
+    lcps = sorted((tmp_path / "idx" / ".build" / "parts").glob("*.lcp"))
+    assert len(lcps) > 1
+    lcps[1].unlink()
+    monkeypatch.undo()
+    resumed = build_index([str(ref)], tmp_path / "idx", **options)
+    assert resumed["shards_resumed"] == len(resumed["shards"]) - 1
+    assert resumed["files"] == build_index([str(ref)], tmp_path / "fresh", **options)["files"]

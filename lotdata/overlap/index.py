@@ -552,16 +552,22 @@ def _recorded_segment(out: Path, work: Path, number: int, members: list[int], st
     return record
 
 
+#: what step 1 writes per shard beside its vocabulary and compaction reads (an earlier build's shard may lack one:
+#: built before LCP arrays were, or a file deleted), so a shard missing any of them is built again
+_STEP1_FILES = ("tokens", "sa", "lcp", "docs")
+
+
 def missing_shards(results, out: Path, work: Path, segment_bytes: int, fingerprint: str) -> list[int]:
     """Shards whose files are gone although no recorded segment holds them (a segment size changed between a
-    stopped build and its resumption): their done markers must go, so step 1 builds them again."""
+    stopped build and its resumption, or a file of the shard lost): their done markers must go, so step 1 builds
+    them again."""
     lengths = [int(r.stats["length"]) for r in results]
     per_byte = sum(lengths) / max(1, sum(r.shard.size for r in results))
     stamp = fingerprint + f":{segment_bytes}"
     missing = []
     for number, members in enumerate(plan_segments(lengths, max(1, int(segment_bytes * per_byte)))):
         if _recorded_segment(out, work, number, members, stamp) is None:
-            missing += [i for i in members if not shard_files(results[i].part)["tokens"].exists()]
+            missing += [i for i in members if not all(shard_files(results[i].part)[k].exists() for k in _STEP1_FILES)]
     return missing
 
 
