@@ -427,3 +427,19 @@ def test_crawl_orders_or_drops_by_the_quality_model(site, tmp_path: Path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["stats"]["quality"]["mode"] == "order" and manifest["stats"]["quality"]["dropped"] == 0
     assert manifest["stats"]["quality"]["below_threshold"] == 2
+
+
+def test_crawl_with_a_wrong_quality_model_fails_before_fetching(site, tmp_path: Path):
+    from lotdata.command import run_command
+    from lotdata.errors import InputError
+    from lotdata.sources.commands import CRAWL, CrawlCommandParams
+
+    model = tmp_path / "ending-model"
+    model.mkdir()
+    (model / "manifest.json").write_text(json.dumps({"kind": "ending-model"}), encoding="utf-8")
+    fake, port = site
+    recipe = write_recipe(tmp_path, port, rate=50.0)
+    params = CrawlCommandParams(recipe=str(recipe), out=str(tmp_path / "crawl"), quality_model=str(model))
+    with pytest.raises(InputError, match="'ending-model' model, not a 'quality-model' one"):
+        run_command(CRAWL, params)
+    assert not fake.requests and not (tmp_path / "crawl" / "pages.jsonl").exists()

@@ -61,19 +61,27 @@ class QualityModel:
         )
 
 
-def load_model(folder: str | Path, kind: str) -> tuple[Any, dict[str, Any]]:
-    """(pipeline, model.json) of a model folder of `kind`; a folder of another kind is bad input."""
-    import joblib
-
+def model_info(folder: str | Path, kind: str) -> dict[str, Any]:
+    """The manifest of a model folder of `kind`, sklearn there to load it: a folder of another kind is bad input
+    (cheap, no unpickling: a stage checks its model with it before its long work)."""
     folder = Path(folder)
     try:
         info = json.loads((folder / MANIFEST_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise InputError(f"not a lotdata model folder (manifest.json: {exc})", path=str(folder)) from None
-    if info.get("kind") != kind:
-        raise InputError(f"a {info.get('kind')!r} model, not a {kind!r} one", path=str(folder))
+    if not isinstance(info, dict) or info.get("kind") != kind:
+        found = info.get("kind") if isinstance(info, dict) else None
+        raise InputError(f"a {found!r} model, not a {kind!r} one", path=str(folder))
     require("sklearn", "audit")
-    return joblib.load(folder / MODEL_FILE), info
+    return info
+
+
+def load_model(folder: str | Path, kind: str) -> tuple[Any, dict[str, Any]]:
+    """(pipeline, model.json) of a model folder of `kind`; a folder of another kind is bad input."""
+    import joblib
+
+    info = model_info(folder, kind)
+    return joblib.load(Path(folder) / MODEL_FILE), info
 
 
 def load_quality(folder: str | Path) -> QualityModel:
