@@ -12,11 +12,13 @@ import json
 from collections import Counter
 
 import pyarrow.parquet as pq
+import pytest
 from labelstudio_support import annotation
 
 from lotdata.annotate.assign import extend_assignment
 from lotdata.annotate.jobs import get_job
 from lotdata.annotate.jobs.base import Output
+from lotdata.errors import InputError
 
 STORY = [
     "Maria signed up to bake cookies for the school sale.",
@@ -115,6 +117,12 @@ def test_story_reorder_reads_the_writers_beside_a_review_pull_and_leaves_out_her
     # a stories file without a review pull beside it has no writers: nothing is avoided, nothing breaks
     pq.write_table(pq.read_table(tmp_path / "r" / "stories.parquet"), tmp_path / "alone.parquet")
     assert all("_writer" not in r for r in reorder.load(tmp_path / "alone.parquet", None))
+    # a story_versions.jsonl line that is not JSON: bad input naming the file and the line, not a traceback
+    versions = tmp_path / "r" / "story_versions.jsonl"
+    versions.write_text(versions.read_text(encoding="utf-8") + "{not json\n", encoding="utf-8")
+    with pytest.raises(InputError, match="not JSON") as bad:
+        reorder.load(tmp_path / "r" / "stories.parquet", None)
+    assert bad.value.path == str(versions) and bad.value.row == 3
 
 
 def test_story_review_does_not_count_the_writers_decision_and_keeps_one_of_two_equal_stories(tmp_path):

@@ -173,12 +173,12 @@ def writers_of(path: Path) -> dict[str, str]:
     file = folder / "story_versions.jsonl"
     if not file.exists():
         return {}
+    from lotdata.io import iter_jsonl
+
     found = {}
-    for line in file.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            if row.get("story") and row.get("writer"):
-                found[str(row["story"])] = str(row["writer"])
+    for _, row in iter_jsonl(file):  # a line that is not JSON: bad input naming the file and line
+        if isinstance(row, dict) and row.get("story") and row.get("writer"):
+            found[str(row["story"])] = str(row["writer"])
     return found
 
 
