@@ -245,10 +245,11 @@ def _filter_cluster(sigs: np.ndarray, ordered: list[int], threshold: float, near
     group = sigs[ordered] if len(ordered) <= GROUP_AT_ONCE else None
     table = (group[:, None, :] == group[None, :, :]).mean(axis=-1) if group is not None else None
     kept = [0]  # positions in `ordered`
+    positions = np.asarray(ordered)  # once: a large cluster's copies index it one by one
     for i in ordered:
         near.cluster_of[i] = ordered[0]
     for k in range(1, len(ordered)):
-        scores = table[k, kept] if table is not None else similarity(sigs, ordered[k], np.asarray(ordered)[kept])
+        scores = table[k, kept] if table is not None else similarity(sigs, ordered[k], positions[kept])
         best = int(np.argmax(scores))
         if scores[best] >= threshold:
             near.duplicate_of[ordered[k]], near.similarity[ordered[k]] = (
