@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+import pytest
 from labelstudio_support import annotation
 
 from lotdata.annotate.jobs import get_job
@@ -18,6 +19,7 @@ from lotdata.annotate.jobs.base import Annotation, Output
 from lotdata.annotate.jobs.clozet_write import PRESELECTED, attach_speech_tags
 from lotdata.annotate.jobs.story_write import LAST_FIELDS
 from lotdata.annotate.template import load_template
+from lotdata.errors import InputError
 from lotdata.text import join_sentences, split_sentences
 
 STORY = [
@@ -99,6 +101,12 @@ def test_a_title_or_sentence_of_only_spaces_goes_back_to_its_writer_at_pull_neve
     assert [r["writer"] for r in again["revisions"]] == ["ann@x"]
     job.write(again, Output(folder=out, job="story_write", params={}, command="test"))
     assert [(r["writer"], r["version"]) for r in get_job("story_review").load(out, None)] == [("wes@x", 2)]
+    # a submissions.jsonl line that is not JSON: bad input naming the file and the line, not a traceback
+    subs = out / "submissions.jsonl"
+    subs.write_text(subs.read_text(encoding="utf-8") + "{not json\n", encoding="utf-8")
+    with pytest.raises(InputError, match="not JSON") as bad:
+        get_job("story_review").load(out, None)
+    assert bad.value.path == str(subs) and bad.value.row == len(again["submissions"]) + 1
 
 
 def test_story_filters_rewrite_box_starts_with_the_segment_or_the_last_rewrite():

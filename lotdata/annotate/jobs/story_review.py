@@ -40,15 +40,12 @@ def load(path: Path, splits: Sequence[str] | None) -> list[Row]:
 
         for flag in pq.read_table(file.parent / "flags.parquet").to_pylist():
             flags.setdefault(flag["id"], []).append(f"{flag['rule']}: {flag['detail']}")
+    from lotdata.io import iter_jsonl
+
     rows = []
-    for n, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"not JSON ({exc.msg})", path=str(file), row=n) from None
-            if not row.get("returned"):  # a blank title or sentence went straight back to its writer
-                rows.append({**row, "flag_details": flags.get(row["submission_id"], [])})
+    for _, row in iter_jsonl(file):  # a line that is not JSON: bad input naming the file and line
+        if not row.get("returned"):  # a blank title or sentence went straight back to its writer
+            rows.append({**row, "flag_details": flags.get(row["submission_id"], [])})
     return rows
 
 
