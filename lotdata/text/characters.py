@@ -455,19 +455,8 @@ WORDS_WORDNET_EN = "words_wordnet_en.tsv"
 NOT_NAMES_EN = word_set("not_names_en.txt")
 #: common first names: a name wherever they stand (Bill, Grace, Karen)
 FIRST_NAMES_EN = word_set("first_names_en.txt")
-_QUOTES_EN = "\"'“‘”’(["
 _BASES_EN = (("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e"), ("ied", "y"), ("ies", "y"), ("es", ""), ("s", ""))
 _BASES_EN += (("ily", "y"), ("ly", ""), ("er", ""), ("est", ""))
-
-
-def _sentence_initial(text: str, start: int) -> bool:
-    """Whether the word at `start` opens a sentence (after quotes and brackets): its capital says nothing."""
-    i = start - 1
-    while i >= 0 and (text[i].isspace() or text[i] in _QUOTES_EN):
-        i -= 1
-    if i >= 0 and text[i] == "." and text[: i + 1].split()[-1].lower().rstrip(".") in _TITLES_EN:
-        return False  # Mr. Smith
-    return i < 0 or text[i] in ".!?…:;"
 
 
 #: words after which a capitalised word is a name (Mr. Baker, Aunt May, Officer Brown)
@@ -489,14 +478,14 @@ def common_word_en(word: str) -> bool:
     return False
 
 
-def _capitalised_en(text: str) -> list[tuple[str, bool, bool]]:
-    """(word, opens a sentence, follows a title: Mr. Baker, Aunt May) for each capitalised word of an English text,
-    acronyms (TV, NA) left out."""
+def _capitalised_en(text: str) -> list[tuple[str, bool]]:
+    """(word, follows a title: Mr. Baker, Aunt May) for each capitalised word of an English text, acronyms (TV, NA)
+    left out."""
     out, previous = [], ""
     for m in WORD_EN.finditer(text):
         word = m.group(0)
         if word[:1].isupper() and not (len(word) > 1 and word.isupper()):
-            out.append((word, _sentence_initial(text, m.start()), previous.lower().rstrip(".") in _TITLES_EN))
+            out.append((word, previous.lower().rstrip(".") in _TITLES_EN))
         previous = word
     return out
 
@@ -505,7 +494,7 @@ def known_names_en(text: str) -> frozenset[str]:
     """The capitalised words a text uses as names whatever they are: those it capitalises twice or more (Bill went
     home. ... Bill slept.), the possessive and the bare word together."""
     counts: dict[str, int] = {}
-    for word, _, _ in _capitalised_en(text):
+    for word, _ in _capitalised_en(text):
         bare = _POSSESSIVE.sub("", word)
         counts[bare] = counts.get(bare, 0) + 1
     return frozenset(w for w, n in counts.items() if n > 1)
@@ -518,7 +507,7 @@ def names_en(text: str, known: frozenset[str] = frozenset()) -> list[str]:
     common word (Hanging, Determined, Right; Valentine's Day) unless `known` (`known_names_en`: the text
     capitalises it again). Acronyms (TV, NA) are none."""
     found = []
-    for word, _, after_title in _capitalised_en(text):
+    for word, after_title in _capitalised_en(text):
         bare = _CONTRACTION.sub("", word.rstrip(".")).rstrip("'’")
         low = bare.lower()
         if len(bare) < 2 or low in OPENERS_EN or low in PRONOUNS_EN or low in PRONOUN_CLASS_EN or low in NOT_NAMES_EN:
