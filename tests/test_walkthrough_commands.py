@@ -6,28 +6,20 @@ round, the revisions that a pull sends straight back."""
 
 from __future__ import annotations
 
-import re
 import shlex
 from pathlib import Path
 
 import typer
+from test_docs import _command_lines
 
 from lotdata.cli import app
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "tutorials" / "story-cloze-from-nothing.md"
-BLOCK = re.compile(r"^```bash\n(.*?)^```", re.M | re.S)
 
 
 def _commands(text: str) -> list[list[str]]:
-    """The `lotdata` commands of the page's bash blocks (comments cut, `&&` chains split, heredocs skipped)."""
-    found = []
-    for block in BLOCK.findall(text):
-        for line in block.replace("\\\n", " ").splitlines():
-            line = line.split("  #")[0].strip()
-            for part in re.split(r"&&|\|\||;", line):
-                if part.strip().startswith("lotdata "):
-                    found.append(shlex.split(part.strip(), comments=True)[1:])
-    return found
+    """The `lotdata` commands of the page's shell blocks (test_docs reads them the same way), as words."""
+    return [shlex.split(line, comments=True)[1:] for line in _command_lines(text)]
 
 
 def _parse(words: list[str]) -> None:
