@@ -512,22 +512,27 @@ def _compact(results, vocab, out: Path, work: Path, execution, fingerprint: str,
     a time: its token file and document table written here, its suffix array merged on the executor, checked,
     recorded in `.build/segments/`; then its shards' files are deleted (a 16 GB build never holds every shard and
     every segment at once). A resumed build skips a recorded segment and rebuilds none of its shards."""
-    lengths = [int(r.stats["length"]) for r in results]
-    per_byte = sum(lengths) / max(1, sum(r.shard.size for r in results))
-    segment_tokens = max(1, int(segment_bytes * per_byte))
     (out / "segments").mkdir(exist_ok=True)
     job = _Compaction(out, work, vocab, execution, fingerprint + f":{segment_bytes}", progress)
     records = []
-    for number, members in enumerate(plan_segments(lengths, segment_tokens)):
+    for number, members in enumerate(_segment_plan(results, segment_bytes)):
         record = _recorded_segment(out, work, number, members, job.stamp)
         if record is None:
             files = [shard_files(results[i].part) for i in members]
             record = _build_segment(job, number, members, files)
             for shard in files:
-                for key in ("tokens", "sa", "lcp", "gfirst", "docs"):
+                for key in (*_STEP1_FILES, "gfirst"):
                     shard[key].unlink(missing_ok=True)
         records.append(record)
     return records
+
+
+def _segment_plan(results, segment_bytes: int) -> list[list[int]]:
+    """The shards of each segment (`plan_segments`), `segment_bytes` of reference text turned into word ids at
+    the references' own rate: what compaction builds and a resumed build checks for missing shards."""
+    lengths = [int(r.stats["length"]) for r in results]
+    per_byte = sum(lengths) / max(1, sum(r.shard.size for r in results))
+    return plan_segments(lengths, max(1, int(segment_bytes * per_byte)))
 
 
 def _segment_marker(work: Path, number: int) -> Path:
@@ -561,11 +566,9 @@ def missing_shards(results, out: Path, work: Path, segment_bytes: int, fingerpri
     """Shards whose files are gone although no recorded segment holds them (a segment size changed between a
     stopped build and its resumption, or a file of the shard lost): their done markers must go, so step 1 builds
     them again."""
-    lengths = [int(r.stats["length"]) for r in results]
-    per_byte = sum(lengths) / max(1, sum(r.shard.size for r in results))
     stamp = fingerprint + f":{segment_bytes}"
     missing = []
-    for number, members in enumerate(plan_segments(lengths, max(1, int(segment_bytes * per_byte)))):
+    for number, members in enumerate(_segment_plan(results, segment_bytes)):
         if _recorded_segment(out, work, number, members, stamp) is None:
             missing += [i for i in members if not all(shard_files(results[i].part)[k].exists() for k in _STEP1_FILES)]
     return missing
