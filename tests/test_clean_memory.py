@@ -129,3 +129,13 @@ def test_a_one_worker_clean_frees_the_tagger_and_the_language_model(tmp_path: Pa
     assert any(r["rule"] == "language" and "(en, model" in r["evidence"] for r in quarantine)  # the model ran
     assert postag._tagger.cache_info().currsize == 0 and langid._detector.cache_info().currsize == 0  # ... both freed
     assert postag.pos_words_nohmm("小猫钓鱼") == [("小猫", "n"), ("钓鱼", "n")]  # built again
+
+
+def test_a_parquet_stories_file_named_arrow_is_read_as_parquet(tmp_path: Path) -> None:
+    # the staged copies are Arrow IPC files named *.arrow: an input is told apart by its bytes, not its name
+    path = tmp_path / "stories.arrow"
+    pq.write_table(table_from_rows(_rows(), STORIES), path, row_group_size=6)
+    result = clean_files(
+        [path], tmp_path / "out", PARAMS, execution=ExecSettings(workers=1), rows_per_shard=7, progress=False
+    )
+    assert result.counts["stories_in"] == 40

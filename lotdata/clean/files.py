@@ -166,13 +166,19 @@ def clean_shard(shard: Shard, part: Path, params: CleanParams) -> dict:
 def _read_rows(path: Path, start: int, stop: int) -> pa.Table:
     """Rows [start, stop) of a stories file (Parquet, or its staged Arrow IPC copy)."""
     try:
-        if path.suffix == ".arrow":
+        if _is_arrow_file(path):  # a staged copy (`_stage`); a stories file named *.arrow is Parquet still
             table = _read_part(path).slice(start, stop - start)
         else:
             table = _read_parquet_rows(path, start, stop)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(f"not a readable Parquet file ({exc})", path=str(path)) from exc
     return check_table(table, STORIES, str(path))
+
+
+def _is_arrow_file(path: Path) -> bool:
+    """Whether `path` is an Arrow IPC file (its magic bytes), not a Parquet one, whatever its name."""
+    with open(path, "rb") as handle:
+        return handle.read(6) == b"ARROW1"
 
 
 def _read_parquet_rows(path: Path, start: int, stop: int) -> pa.Table:
