@@ -98,3 +98,23 @@ def test_clean_drops_below_the_threshold_into_quarantine(tmp_path: Path):
     manifest = json.loads((tmp_path / "clean" / "manifest.json").read_text())
     assert manifest["stats"]["quality"]["dropped"] == len(dropped)
     assert manifest["splits"]["stories"]["rows"] == len(kept)
+
+
+def test_clean_refuses_a_model_folder_without_a_threshold_before_cleaning(tmp_path: Path):
+    from lotdata.quality.model import train_quality
+    from lotdata.schema import STORIES, table_from_rows
+    from lotdata.sources.story import make_story_row
+
+    train_quality(decision_rows(40)).save(tmp_path / "model")
+    manifest = tmp_path / "model" / "manifest.json"
+    info = json.loads(manifest.read_text())
+    del info["threshold"]
+    manifest.write_text(json.dumps(info))
+    stories = write_parquet(
+        table_from_rows([make_story_row("A puppy ran home. " * 5, source="t", lang="en")], STORIES),
+        tmp_path / "stories.parquet",
+    )
+    result = invoke("clean", stories, "--out", tmp_path / "clean", "--quality-model", tmp_path / "model")
+    assert result.exit_code == 3, result.output
+    assert "threshold" in result.output and "manifest.json" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "clean").exists()

@@ -46,6 +46,10 @@ def _clean(run: Run) -> dict[str, Any]:
 
     p: CleanCommandParams = run.params
     out = run.out("--out")
+    if p.quality_model is not None:  # a wrong model folder fails now, not after the whole clean
+        from lotdata.datasets.quality import quality_info
+
+        quality_info(p.quality_model)
     result = clean_files(p.stories, out, p.clean_params(), execution=execution_of(p), **p.hold_out_settings())
     if not result.kept:
         raise InputError(

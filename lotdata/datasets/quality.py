@@ -84,9 +84,26 @@ def load_model(folder: str | Path, kind: str) -> tuple[Any, dict[str, Any]]:
     return joblib.load(Path(folder) / MODEL_FILE), info
 
 
+def quality_info(folder: str | Path) -> dict[str, Any]:
+    """The manifest of a story-quality model folder with its threshold, checked without loading the model: `clean`
+    and `crawl` call it before their long work, so a wrong folder fails at once."""
+    info = model_info(folder, QUALITY_KIND)
+    try:
+        float(info["threshold"])
+    except (KeyError, TypeError, ValueError):
+        raise InputError(
+            f"no numeric threshold in the quality model's manifest ({info.get('threshold')!r}): "
+            "a model folder written by `lotdata quality train` has one",
+            path=str(Path(folder) / MANIFEST_NAME),
+        ) from None
+    return info
+
+
 def load_quality(folder: str | Path) -> QualityModel:
-    pipeline, info = load_model(folder, QUALITY_KIND)
-    return QualityModel(pipeline, float(info["threshold"]), info)
+    import joblib
+
+    info = quality_info(folder)
+    return QualityModel(joblib.load(Path(folder) / MODEL_FILE), float(info["threshold"]), info)
 
 
 def quality_gate(

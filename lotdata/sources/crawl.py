@@ -745,9 +745,9 @@ def crawl_into(
     `on_page(log entry)` and `on_warning(message)` callbacks (absent or None: quiet)."""
     on_page, on_warning = (hooks or {}).get("on_page"), (hooks or {}).get("on_warning")
     if quality is not None:  # a wrong model folder fails now, not after the whole crawl
-        from lotdata.datasets.quality import QUALITY_KIND, model_info
+        from lotdata.datasets.quality import quality_info
 
-        model_info(quality.model, QUALITY_KIND)
+        quality_info(quality.model)
     out.mkdir(parents=True, exist_ok=True)
     clock = HostClock()
     summary: dict[str, Any] = {"fetched": 0, "already_fetched": 0, "disallowed_by_robots": 0, "outcomes": {}}
