@@ -358,7 +358,9 @@ def start_method() -> str:
     """How the local pool starts its workers. Fork where there is one: workers start in milliseconds with the
     parent's modules (a loaded tokenizer), and a script without a __main__ guard still works; the children never
     touch the progress bar's console. Not once an OpenMP runtime is loaded here (libdivsufsort's, when a 1-worker
-    build ran in this process): then a fork server, itself started clean, forks the workers."""
+    build ran in this process, or torch's): then a fork server, itself started clean, forks the workers; they import
+    their modules afresh and re-import `__main__`, so a script needs the usual `if __name__ == "__main__":` guard.
+    Where /proc cannot be read (macOS, BSD) the runtime is not seen and the pool forks."""
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods and not openmp_loaded():
         return "fork"
