@@ -120,3 +120,44 @@ def test_a_shard_that_lost_its_lcp_array_is_built_again_on_resume(tmp_path: Path
     resumed = build_index([str(ref)], tmp_path / "idx", **options)
     assert resumed["shards_resumed"] == len(resumed["shards"]) - 1
     assert resumed["files"] == build_index([str(ref)], tmp_path / "fresh", **options)["files"]
+
+
+def _stop_in_the_second_merge(monkeypatch) -> None:
+    real = index_module.run_shards
+
+    def run_shards(task, shards, work, **kwargs):
+        if kwargs.get("description") == "index compaction 2":
+            raise OSError(28, "No space left on device")
+        return real(task, shards, work, **kwargs)
+
+    monkeypatch.setattr(index_module, "run_shards", run_shards)
+
+
+def test_a_segment_written_deletes_its_shards_tokens_and_a_build_stopped_in_its_merge_resumes(
+    tmp_path: Path, monkeypatch
+) -> None:
+    # the disk peak of a large build: once a segment's token file is written its shards' token files go, so a
+    # build never holds the shards' tokens twice; a build stopped in that segment's merge resumes without them
+    ref = tmp_path / "ref.txt"
+    ref.write_text("".join(_LINE.format(i=i, k=i % 7) for i in range(6000)), encoding="utf-8")
+    options = {"spec": TokenSpec(), "execution": ExecSettings(workers=1), "shard_bytes": 40_000, "progress": False}
+    fresh = build_index([str(ref)], tmp_path / "fresh", segment_bytes=120_000, **options)
+    second = range(*fresh["segments"][1]["shards"])
+    for folder in ("idx", "lost"):
+        _stop_in_the_second_merge(monkeypatch)
+        with pytest.raises(OSError):
+            build_index([str(ref)], tmp_path / folder, segment_bytes=120_000, **options)
+        monkeypatch.undo()
+    parts = tmp_path / "idx" / ".build" / "parts"
+    kinds = {p.name.split(".", 1)[1] for p in parts.iterdir() if int(p.name[:5]) in second}
+    assert kinds == {"vocab.parquet", "sa", "lcp", "gfirst"}  # no .tokens, no .docs.parquet
+    assert any(p.name.endswith(".tokens") for p in parts.iterdir() if int(p.name[:5]) > second[-1])
+    resumed = build_index([str(ref)], tmp_path / "idx", segment_bytes=120_000, **options)
+    assert resumed["shards_resumed"] == len(resumed["shards"])  # no shard built twice
+    assert resumed["files"] == fresh["files"]
+    verify_index(tmp_path / "idx", full=True)
+    # a merge file of such a shard lost by hand: the segment's shards are built again, tokens included
+    (tmp_path / "lost" / ".build" / "parts" / f"{second[0]:05d}.lcp").unlink()
+    again = build_index([str(ref)], tmp_path / "lost", segment_bytes=120_000, **options)
+    assert again["shards_resumed"] == len(again["shards"]) - len(second)
+    assert again["files"] == fresh["files"]

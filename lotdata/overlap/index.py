@@ -570,8 +570,53 @@ def missing_shards(results, out: Path, work: Path, segment_bytes: int, fingerpri
     missing = []
     for number, members in enumerate(_segment_plan(results, segment_bytes)):
         if _recorded_segment(out, work, number, members, stamp) is None:
-            missing += [i for i in members if not all(shard_files(results[i].part)[k].exists() for k in _STEP1_FILES)]
+            if _written_tokens(out, work, number, members, stamp) is not None:
+                if not [i for i in members if not _has(results[i], _MERGE_FILES)]:
+                    continue
+                # a merge file was lost: the segment's shards are built again, tokens included
+                _tokens_marker(work, number).unlink(missing_ok=True)
+            missing += [i for i in members if not _has(results[i], _STEP1_FILES)]
     return missing
+
+
+def _has(result, keys: tuple[str, ...]) -> bool:
+    files = shard_files(result.part)
+    return all(files[k].exists() for k in keys)
+
+
+#: what a shard still needs once its segment's token file is written (the merge reads the segment's tokens)
+_MERGE_FILES = ("sa", "lcp", "gfirst")
+
+
+def _tokens_marker(work: Path, number: int) -> Path:
+    return work / "segments" / f"{number:05d}.tokens.json"
+
+
+def _written_tokens(out: Path, work: Path, number: int, members: list[int], stamp: str) -> dict | None:
+    """The record of a segment whose token, document and first-word files an earlier run of this build wrote
+    (before its shards' token files were deleted): its shard offsets and length; None if they must be written."""
+    try:
+        saved = json.loads(_tokens_marker(work, number).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if saved.get("fingerprint") != stamp or saved.get("shards") != [members[0], members[-1] + 1]:
+        return None
+    name = out / "segments" / f"{number:05d}"
+    tokens = name.with_suffix(".tokens")
+    if not tokens.is_file() or tokens.stat().st_size != 4 * saved["length"]:
+        return None
+    if not (name.with_suffix(".first").is_file() and Path(f"{name}.docs.parquet").is_file()):
+        return None
+    return saved
+
+
+def _counts_from_first(path: Path, size: int) -> np.ndarray:
+    """The suffixes per first word back from a first-word table (`first_word_table`'s inverse)."""
+    table = np.fromfile(path, dtype=np.int64)
+    present = (len(table) - 1) // 2
+    counts = np.zeros(size, dtype=np.int64)
+    counts[table[:present]] = np.diff(table[present:])
+    return counts
 
 
 @dataclass(frozen=True)
@@ -587,12 +632,10 @@ class _Compaction:
 
 
 def _build_segment(job: _Compaction, number: int, members: list[int], files: list[dict[str, Path]]) -> dict:
-    out, work, vocab = job.out, job.work, job.vocab
+    out, work = job.out, job.work
     name = f"segments/{number:05d}"
     tokens_path = out / f"{name}.tokens"
-    counts, offsets = _write_segment_tokens(files, vocab, tokens_path)
-    docs = _write_segment_docs(files, offsets, out / f"{name}.docs.parquet")
-    write_array(first_word_table(np.arange(len(vocab) + 1), counts), out / f"{name}.first")
+    counts, offsets, docs = _segment_tokens(job, number, members, files)
     length = int(counts.sum())
     width = 4 if length < 2**31 else 8
     record = {
@@ -633,6 +676,39 @@ def _build_segment(job: _Compaction, number: int, members: list[int], files: lis
     with atomic_path(_segment_marker(work, number)) as tmp:
         tmp.write_text(json.dumps({"fingerprint": job.stamp, "record": record}) + "\n", encoding="utf-8")
     return record
+
+
+def _segment_tokens(
+    job: _Compaction, number: int, members: list[int], files: list[dict[str, Path]]
+) -> tuple[np.ndarray, list[int], int]:
+    """Step 2 for one segment: its token file, document table and first-word table (or those an earlier run of this
+    build wrote); then its shards' token files and document tables are deleted, since the merge reads the segment's
+    tokens. Peak disk of a build: every shard's arrays (about 10 bytes a word) plus one segment's tokens and suffix
+    array (8), not the shards' tokens twice."""
+    out, work, vocab = job.out, job.work, job.vocab
+    name = f"segments/{number:05d}"
+    written = _written_tokens(out, work, number, members, job.stamp)
+    if written is not None:
+        counts = _counts_from_first(out / f"{name}.first", len(vocab) + 1)
+        return counts, written["offsets"], written["docs"]
+    counts, offsets = _write_segment_tokens(files, vocab, out / f"{name}.tokens")
+    docs = _write_segment_docs(files, offsets, out / f"{name}.docs.parquet")
+    write_array(first_word_table(np.arange(len(vocab) + 1), counts), out / f"{name}.first")
+    marker = _tokens_marker(work, number)
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    saved = {
+        "fingerprint": job.stamp,
+        "shards": [members[0], members[-1] + 1],
+        "length": int(counts.sum()),
+        "offsets": offsets,
+        "docs": docs,
+    }
+    with atomic_path(marker) as tmp:
+        tmp.write_text(json.dumps(saved) + "\n", encoding="utf-8")
+    for shard in files:
+        shard["tokens"].unlink(missing_ok=True)
+        shard["docs"].unlink(missing_ok=True)
+    return counts, offsets, docs
 
 
 def _allocate(path: Path, size: int) -> None:
