@@ -26,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -99,12 +100,39 @@ def _cpu_children() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _disk_used(folder: Path) -> int:
+    """Bytes allocated on disk under `folder` (blocks, not sizes: a preallocated file counts as written)."""
+    total = 0
+    for root, _, names in os.walk(folder):
+        for name in names:
+            try:
+                total += os.stat(os.path.join(root, name)).st_blocks * 512
+            except OSError:  # deleted between the listing and the stat
+                pass
+    return total
+
+
+class DiskSampler(threading.Thread):
+    """The peak disk use of a folder, sampled every `every` seconds while a build runs."""
+
+    def __init__(self, folder: Path, every: float = 1.0) -> None:
+        super().__init__(daemon=True)
+        self.folder, self.every, self.peak = folder, every, 0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(self.every):
+            self.peak = max(self.peak, _disk_used(self.folder))
+
+
 def build(ref: Path, idx: Path, workers: int, shard_mb: int, segment_mb: int) -> dict:
     """Wall and CPU time (every process of the build, reaped: a paused build's CPU time does not grow), load
-    average at the start and the end, and the sampled peak RSS."""
+    average at the start and the end, the sampled peak RSS and the sampled peak disk use of the index folder."""
     load = os.getloadavg()[0]
     cpu = _cpu_children()
     started = time.perf_counter()
+    disk = DiskSampler(idx)
+    disk.start()
     run = run_sampling_rss(
         [
             *LOTDATA,
@@ -123,6 +151,8 @@ def build(ref: Path, idx: Path, workers: int, shard_mb: int, segment_mb: int) ->
         env=ENV,
         stderr=subprocess.STDOUT,
     )
+    disk.done.set()
+    disk.join()
     run.check(["lotdata", "index", "build"])
     seconds = time.perf_counter() - started
     manifest = json.loads((idx / "manifest.json").read_text())
@@ -132,6 +162,7 @@ def build(ref: Path, idx: Path, workers: int, shard_mb: int, segment_mb: int) ->
         "load": (load, os.getloadavg()[0]),
         "rss": run.peak_sum,
         "rss_one": max(run.peak_by_pid.values()),
+        "disk": disk.peak,
         "manifest": manifest,
     }
 
@@ -260,9 +291,10 @@ def render(args, rows: list[dict], extra: dict, tests: list[Path], note: str) ->
         "",
         "| reference | words | shards | segments | build (wall) | build (CPU, all processes) | load at start / end "
         "| of which compaction (wall) | peak RSS (all processes) | peak RSS (one process) | index size | bytes / char "
-        "| verify | verify --full | query: first | query: median | query: max | CLI, one set |",
+        "| peak disk (index folder, sampled) | verify | verify --full | query: first | query: median | query: max "
+        "| CLI, one set |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-        "| ---: | ---: | ---: |",
+        "| ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         m = r["build"]["manifest"]
@@ -272,7 +304,8 @@ def render(args, rows: list[dict], extra: dict, tests: list[Path], note: str) ->
             f"{r['build']['seconds']:.0f} s | {r['build']['cpu']:.0f} s | {r['build']['load'][0]:.1f} / "
             f"{r['build']['load'][1]:.1f} | {m['merge_seconds']:.0f} s | {_gb(r['build']['rss'])} | "
             f"{_gb(r['build']['rss_one'])} | {_gb(m['totals']['index_bytes'])} | "
-            f"{m['totals']['index_bytes'] / max(1, m['totals']['chars']):.2f} | {q['verify']:.2f} s | "
+            f"{m['totals']['index_bytes'] / max(1, m['totals']['chars']):.2f} | "
+            f"{_gb(r['build']['disk']) if r['build'].get('disk') else ''} | {q['verify']:.2f} s | "
             f"{q.get('verify_full', float('nan')):.1f} s | "
             f"{q['first']:.2f} s | {q['median']:.2f} s | {q['max']:.2f} s | {r['cli']:.2f} s |"
         )
