@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 from lotdata.annotate.submissions import (
     SENTENCE_FIELDS,
@@ -585,9 +585,24 @@ def flags_by_id(result: CheckResult) -> dict[str, list[dict[str, str]]]:
     return out
 
 
-def check_file(path: str | Path, rules: Sequence[str], out: str | Path, options: CheckOptions) -> dict[str, Any]:
-    """Run `rules` on the submissions of `path`; write `flags.parquet` (id, rule, detail) and `check.json` (counts
-    per rule, rules skipped) under `out`, each atomically. Returns the summary."""
+class FileCheck(Protocol):
+    """A check over the whole file rather than row by row (sct_write's ending-only model, trained on the file or
+    given): its flags join the rules' and its statistics go into the summary under its `name`."""
+
+    name: str
+
+    def __call__(self, rows: Sequence[Row]) -> tuple[list[dict[str, Any]], dict[str, Any]]: ...
+
+
+def check_file(
+    path: str | Path,
+    rules: Sequence[str],
+    out: str | Path,
+    options: CheckOptions,
+    file_checks: Sequence[FileCheck] = (),
+) -> dict[str, Any]:
+    """Run `rules` (and `file_checks`) on the submissions of `path`; write `flags.parquet` (id, rule, detail) and
+    `check.json` (counts per rule, rules skipped) under `out`, each atomically. Returns the summary."""
     import json
     import time
 
@@ -598,6 +613,11 @@ def check_file(path: str | Path, rules: Sequence[str], out: str | Path, options:
     rows = read_submissions(path, shape="case" if set(rules) & (set(ENDING_RULES) - set(STORY_RULES)) else "story")
     started = time.perf_counter()
     result = run_checks(rows, rules, options)
+    stats = {}
+    for check in file_checks:
+        flags, stats[check.name] = check(rows)
+        result.flags += flags
+        result.counts[check.name] = len(flags)
     seconds = time.perf_counter() - started
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -613,6 +633,7 @@ def check_file(path: str | Path, rules: Sequence[str], out: str | Path, options:
         "max_chars": options.chars(options.lang or "en"),
         "strict_paper": options.strict_paper,
         "seconds": round(seconds, 3),
+        **stats,
     }
     write_text(json.dumps(summary, ensure_ascii=False, indent=1) + "\n", out / "check.json")
     rows_of = {str(r["id"]): r.get("row") for r in rows}

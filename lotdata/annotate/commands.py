@@ -134,12 +134,12 @@ def _check(run: Run) -> dict[str, Any]:
         corpus=[story_text(r) for r in corpus_rows],
         corpus_ids=[r["id"] for r in corpus_rows],
     )
-    summary = check_file(p.input_path, job_rules(p.job), run.out("--out"), options)
+    file_checks = []
     if p.model is not None:
-        from lotdata.annotate.jobs.sct_write import add_model_easy
+        from lotdata.annotate.jobs.sct_write import ModelEasyCheck
 
-        summary = add_model_easy(p.input_path, run.out("--out"), p.model, p.easy_confidence, summary)
-    return summary
+        file_checks.append(ModelEasyCheck(p.model, p.easy_confidence))
+    return check_file(p.input_path, job_rules(p.job), run.out("--out"), options, file_checks)
 
 
 def _check_sample(folder: Path) -> list[str]:

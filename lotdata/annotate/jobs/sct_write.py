@@ -9,8 +9,8 @@ Story Cloze csv layout; the cases a reviewer accepts follow in the review's own 
 
 from __future__ import annotations
 
-import json
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -226,27 +226,18 @@ def _not_scored(cases: list[Row], model: str | None) -> str | None:
     return None
 
 
-def add_model_easy(
-    path: str | Path, out: Path, model: str, easy_confidence: float, summary: dict[str, Any]
-) -> dict[str, Any]:
-    """`annotate check sct_write --model`: the model_easy flags of the submissions of `path`, added to the flags
-    `check_file` wrote under `out` (flags.parquet, check.json); returns the summary with them."""
-    import pyarrow.parquet as pq
+@dataclass(frozen=True)
+class ModelEasyCheck:
+    """`annotate check sct_write --model`: the model_easy flags of a file's cases (a `checks.FileCheck`)."""
 
-    from lotdata.annotate.submissions import read_submissions
-    from lotdata.io import write_parquet, write_text
-    from lotdata.schema import CHECK_FLAGS, table_from_rows
+    model: str
+    easy_confidence: float = EASY_CONFIDENCE
+    name: str = MODEL_EASY
 
-    rows = [r for r in read_submissions(path, shape="case") if r.get("right_ending") and r.get("wrong_ending")]
-    easy = model_easy([{**r, "id": str(r["id"])} for r in rows], model, easy_confidence)
-    flags = pq.read_table(out / "flags.parquet").to_pylist() + easy["flags"]
-    write_parquet(table_from_rows(flags, CHECK_FLAGS), out / "flags.parquet")
-    summary = {**summary, "flags": len(flags), MODEL_EASY: easy["stats"]}
-    summary["flagged"] = len({f["id"] for f in flags})
-    summary["per_rule"] = {**summary.get("per_rule", {}), MODEL_EASY: len(easy["flags"])}
-    shown = {k: v for k, v in summary.items() if k != "examples"}
-    write_text(json.dumps(shown, ensure_ascii=False, indent=1) + "\n", out / "check.json")
-    return summary
+    def __call__(self, rows: Sequence[Row]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        cases = [{**r, "id": str(r["id"])} for r in rows if r.get("right_ending") and r.get("wrong_ending")]
+        easy = model_easy(cases, self.model, self.easy_confidence)
+        return easy["flags"], easy["stats"]
 
 
 def assemble(
