@@ -16,8 +16,7 @@ from __future__ import annotations
 import random
 from typing import Any, Callable, Iterable, Sequence
 
-from lotdata.errors import require
-from lotdata.quality.model import held_out
+from lotdata.quality.model import ENDING_NGRAMS, STORY_NGRAMS, held_out, logistic, vectorizer
 
 ORDERS = ("random", "uncertainty")
 #: the fewest final decisions a pull compares the orders on (below it the held-out part is too small to read)
@@ -26,24 +25,16 @@ MIN_ITEMS = 40
 HELD_OUT_SHARE = 0.25
 
 
-def _logistic():
-    from sklearn.linear_model import LogisticRegression
-
-    return LogisticRegression(solver="liblinear", class_weight="balanced", max_iter=1000)
-
-
 class StoryModel:
-    """The story-quality classifier's model (character 1-3-grams): P(kept) of a text; uncertainty = |P - 0.5|."""
+    """The story-quality classifier's model (`quality.model`'s features and classifier): P(kept) of a text;
+    uncertainty = |P - 0.5|."""
 
     def __init__(self, pool: Sequence[str]):
-        require("sklearn", "audit")
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
-        self.vec = TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 3), min_df=2, sublinear_tf=True)
+        self.vec = vectorizer(STORY_NGRAMS)
         self.vec.fit(pool)
 
     def fit(self, texts: Sequence[str], labels: Sequence[int]) -> "StoryModel":
-        self.lr = _logistic()
+        self.lr = logistic()
         self.lr.fit(self.vec.transform(texts), labels)
         return self
 
@@ -55,18 +46,16 @@ class StoryModel:
 
 
 class PairModel:
-    """The ending-only model (character 1-4-grams): each ending scored alone; P(ending 1 is the right one) of a pair."""
+    """The ending-only model (`quality.model`'s features and classifier): each ending scored alone; P(ending 1 is the
+    right one) of a pair."""
 
     def __init__(self, pool: Sequence[tuple[str, str]]):
-        require("sklearn", "audit")
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
-        self.vec = TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 4), min_df=2, sublinear_tf=True)
+        self.vec = vectorizer(ENDING_NGRAMS)
         self.vec.fit([e for pair in pool for e in pair])
 
     def fit(self, pairs: Sequence[tuple[str, str]], labels: Sequence[int]) -> "PairModel":
         y = [int(k == lab) for lab in labels for k in (0, 1)]
-        self.lr = _logistic()
+        self.lr = logistic()
         self.lr.fit(self.vec.transform([e for p in pairs for e in p]), y)
         return self
 

@@ -41,16 +41,31 @@ DECISIONS = {"accepted": 1, "kept": 1, "rewritten": 1, "rejected": 0}
 ENDING_KIND = "ending-model"
 
 
-def _pipeline(ngrams: tuple[int, int], seed: int, c: float = 1.0):
+#: the character n-grams of the story-quality classifier and of the ending-only model
+STORY_NGRAMS = (1, 3)
+ENDING_NGRAMS = (1, 4)
+
+
+def vectorizer(ngrams: tuple[int, int]):
+    """The models' features: TF-IDF of character n-grams within words (shared with `quality.active`)."""
     require("sklearn", "audit")
     from sklearn.feature_extraction.text import TfidfVectorizer
+
+    return TfidfVectorizer(analyzer="char_wb", ngram_range=ngrams, min_df=2, sublinear_tf=True, lowercase=True)
+
+
+def logistic(seed: int = 0, c: float = 1.0):
+    """The models' classifier (shared with `quality.active`)."""
+    require("sklearn", "audit")
     from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=c, solver="liblinear", class_weight="balanced", random_state=seed, max_iter=1000)
+
+
+def _pipeline(ngrams: tuple[int, int], seed: int, c: float = 1.0):
     from sklearn.pipeline import make_pipeline
 
-    return make_pipeline(
-        TfidfVectorizer(analyzer="char_wb", ngram_range=ngrams, min_df=2, sublinear_tf=True, lowercase=True),
-        LogisticRegression(C=c, solver="liblinear", class_weight="balanced", random_state=seed, max_iter=1000),
-    )
+    return make_pipeline(vectorizer(ngrams), logistic(seed, c))
 
 
 def held_out(key: str, seed: int, share: float) -> bool:
@@ -115,7 +130,7 @@ def train_quality(
     held_out_share: float = 0.2,
     keep_recall: float = 0.95,
     folds: int = 5,
-    ngrams: tuple[int, int] = (1, 3),
+    ngrams: tuple[int, int] = STORY_NGRAMS,
 ) -> QualityModel:
     """Fit on the decisions outside the held-out share; the threshold from out-of-fold scores of those; held-out
     precision/recall at that threshold. The saved model is the one the held-out figures describe."""
@@ -199,7 +214,9 @@ class EndingModel:
         (folder / MANIFEST_NAME).write_text(json.dumps(self.info, ensure_ascii=False, indent=2) + "\n", "utf-8")
 
 
-def train_ending(pairs: Sequence[tuple[str, str]], *, seed: int = 0, ngrams: tuple[int, int] = (1, 4)) -> EndingModel:
+def train_ending(
+    pairs: Sequence[tuple[str, str]], *, seed: int = 0, ngrams: tuple[int, int] = ENDING_NGRAMS
+) -> EndingModel:
     """Fit on (right, wrong) ending pairs: each right ending a positive, each wrong one a negative."""
     if not pairs:
         raise InputError("no (right, wrong) ending pair to learn from")
