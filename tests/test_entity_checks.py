@@ -422,3 +422,19 @@ def test_the_two_readings_differ_only_where_2_2a_is_precise():
 def test_a_role_of_the_story_used_as_a_modifier_is_still_no_new_character():
     assert new_entities("The dog barked at him.", "Ann bought dog food. She went home.", "en") == []
     assert new_entities("The cat hissed.", "Ann bought dog food. She went home.", "en") == ["cat"]
+
+
+@pytest.mark.parametrize(
+    "candidate, new",
+    [
+        ("Despite the rain, Ann went out.", []),  # a preposition opening a sentence is no name
+        ("Whenever he sang his sister laughed.", ["sister"]),
+        ("Beforehand my mom had told me.", ["mom"]),
+        ("Using a broom, Ann chased the cat.", ["cat"]),  # using: use's form; chased: a verb, no role
+        ("Ann chased the dog.", ["dog"]),
+        ("The accused smiled at Ann.", ["accused"]),  # after a determiner it is the role
+        ("Colby was there too.", ["Colby"]),  # a name opening a sentence still is one
+    ],
+)
+def test_an_opener_or_a_verb_in_ed_is_no_new_character(candidate, new):
+    assert new_entities(candidate, "Ann went out.", "en") == new

@@ -148,22 +148,23 @@ DETERMINERS_EN = frozenset("the a an his her my their our your its this that the
 def _role_in_text(word: str, bare: str, previous: str, precise: bool = False) -> tuple[str, bool] | None:
     """The role a word of a text names. A capitalised word is a name (Colleen, Bill) unless a plural or a group
     (People, Customers) or one of the hand list (Mom); a word more often a verb or adjective (cook, young) names a
-    role only after a determiner or a possessive (the cook, Tom's guide); `precise` (`role_en`'s, and an irregular
-    past that is a role too, dove, fed, the same way)."""
+    role only after a determiner or a possessive (the cook, Tom's guide); `precise` (`role_en`'s, and a verb's past
+    that is a role too, dove, fed, chased, the accused, the same way)."""
     role = role_en(bare, precise=precise)
     if role is None:
         return None
     kind = (role_sense_en(role[0]) or ("",))[0]
     if word[:1].isupper() and not role[1] and role[0] not in ROLES_EN:
         return None
-    verb_like = kind.endswith("/other") or (precise and bare in VERB_FORMS_EN)
+    verb_like = kind.endswith("/other") or (precise and (bare in VERB_FORMS_EN or bare.endswith("ed")))
     if verb_like and not (previous in DETERMINERS_EN or previous.endswith(("'s", "’s"))):
         return None  # she wanted to cook; Tom dove in (a dove, the dove: the bird)
     return role
 
 
 #: role nouns that are also an irregular past or participle (dove, fed, smelt, chosen): in LOT 2.2a's reading,
-#: roles only after a determiner or a possessive, as the words more often verbs are
+#: roles only after a determiner or a possessive, as the words more often verbs are and those ending in -ed (WordNet
+#: lists chased, accused, departed as nouns of their own, never met as verbs: "Ruth chased the bat")
 VERB_FORMS_EN = frozenset({"dove", "fed", "smelt", "chosen"})
 #: subject pronouns: the word after one is its verb (she dove, he fed), never a role
 SUBJECTS_EN = frozenset({"i", "he", "she", "they"})
@@ -531,9 +532,9 @@ def common_word_en(word: str) -> bool:
     if table.get(word) == "common" or word in STOPWORDS_EN:
         return True
     for suffix, then in _BASES_EN:
-        if not word.endswith(suffix) or len(word) <= len(suffix) + 2:
-            continue
         base = word[: -len(suffix)] + then
+        if not word.endswith(suffix) or len(base) < 3:  # using -> use, tried -> try; not us, be
+            continue
         if table.get(base) == "common" or (not then and base[-1] == base[-2] and table.get(base[:-1]) == "common"):
             return True  # stopped -> stop
     return False
