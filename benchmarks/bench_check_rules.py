@@ -2,6 +2,7 @@
 a held-out set kept apart (issue 34 item 1; DESIGN.md, "How a gate earns trust").
 
     .venv/bin/python benchmarks/bench_check_rules.py [--out bench/check_rules.md] [--planted 300]
+    .venv/bin/python benchmarks/bench_check_rules.py --rule context_entities [--lang en]   # printed, nothing written
 
 The sets are `benchmarks/check_rule_data.py`'s (real published rows shaped as each rule's input). For each built-in
 rule (`lotdata.annotate.checks.CHECK_RULE_REGISTRY`, run as it is now: re-running picks up any change to a rule):
@@ -13,7 +14,8 @@ rule (`lotdata.annotate.checks.CHECK_RULE_REGISTRY`, run as it is now: re-runnin
   rule by a program (`PLANTERS` below: a sentence dropped, a final mark removed, a sentence run past the limit, a
   quotation, a word of the informal lexicon, a field in the other language, a one-word-edited copy, an ending from
   another story, the two endings the same, an ending of two sentences, a rewrite 100+ longer, a mark outside the
-  allowed set, a role or place the story does not have), and the share the rule catches;
+  allowed set, a role or place the story does not have; English: a role, an animal or another case's protagonist's
+  name), and the share the rule catches;
 - blind recall, where a held-out figure stopped being blind (its plants were read or its list used while the rule was
   fixed): a list written and committed before its only run, planted on held-out rows no other figure used, shown as
   a row of its own (antonym_swap zh: `BLIND_ANTONYMS_ZH`; context_entities: `context_entities_blind_zh.txt`, and a
@@ -108,7 +110,10 @@ MEASURES: dict[str, tuple[Measure, ...]] = {
         Measure("zh", "rewrite", note="LOT OutGen dev set the convention: counted with the tuning data"),
         Measure("en", "rewrite"),
     ),
-    "context_entities": (Measure("zh", "candidate", note="a real middle sentence as the candidate"),),
+    "context_entities": (
+        Measure("zh", "candidate", note="a real middle sentence as the candidate"),
+        Measure("en", "candidate", note="sentence 2, 3 or 4 as the candidate; English reads roles and names"),
+    ),
     "antonym_swap": (
         Measure("zh", "pair", note=_PAIR),
         Measure("en", "pair", note=_PAIR),
@@ -467,7 +472,34 @@ def _head_zh(word: str) -> str:
 
 
 def plant_context_entities(row: Row, rng: random.Random, lang: str, pools: Pools) -> Row | None:
+    if lang == "en":
+        return _plant_entity_en(row, rng, pools)
     return _plant_entity(row, rng, _NEW_ENTITIES[pools.split], _PLACES)
+
+
+#: English roles and animals a plant brings into a candidate (LOT 2.2a), one list per split, written before the run
+_NEW_ROLES_EN = {
+    "tuning": "nurse farmer pilot soldier baker lawyer sheriff horse rabbit owl fox donkey".split(),
+    "held-out": "plumber dentist janitor sailor cashier librarian mechanic firefighter goat parrot tiger snake".split(),
+}
+
+
+def _plant_entity_en(row: Row, rng: random.Random, pools: Pools) -> Row | None:
+    """`row`'s candidate with a role or animal (`_NEW_ROLES_EN`) or a real protagonist's name of another case of the
+    split that the story does not hold brought in: "..., and a plumber saw it.", "... with Maria.", or a name
+    opening a sentence of its own ("Maria was there too.", where a capital says least)."""
+    story = " ".join([*row["context"], str(row["candidate"])]).lower()
+    roles = [w for w in _NEW_ROLES_EN[pools.split] if w not in story]
+    names = sorted({n for _, n in pools.endings_naming_others("en") if n.lower() not in story})
+    text, marks = body(str(row["candidate"]), "en")
+    form = rng.randrange(3)
+    if form == 0 and roles:
+        role = rng.choice(roles)
+        return {**row, "candidate": f"{text}, and {'an' if role[0] in 'aeiou' else 'a'} {role} saw it{marks or '.'}"}
+    if not names:
+        return None
+    name = rng.choice(names)
+    return {**row, "candidate": f"{text} with {name}{marks or '.'}" if form == 1 else f"{name} was there too."}
 
 
 def _plant_entity(row: Row, rng: random.Random, entities: list[str], places: set[str]) -> Row | None:
@@ -774,14 +806,15 @@ def advised_level(figures: list[dict]) -> str:
     return "warn" if any(r is not None and r > WARN_ABOVE for r in rates) else "refuse"
 
 
-def run(planted: int, only: list[str] | None = None) -> dict[str, Any]:
+def run(planted: int, only: list[str] | None = None, lang: str | None = None) -> dict[str, Any]:
     from lotdata.annotate.checks import check_rule_names
 
     rules: dict[str, Any] = {}
     for name in check_rule_names():
         if name not in MEASURES or (only and name not in only):
             continue
-        figures = [measure(name, m, split, planted) for m in MEASURES[name] for split in data.SPLITS]
+        measures = [m for m in MEASURES[name] if lang in (None, m.lang)]
+        figures = [measure(name, m, split, planted) for m in measures for split in data.SPLITS]
         rules[name] = {
             "description": RULES[name].description,
             "level": RULES[name].level,
@@ -940,14 +973,17 @@ def main() -> None:
     parser.add_argument("--planted", type=int, default=300, help="planted violations per rule and set")
     parser.add_argument("--rule", action="append", help="only this rule (repeatable; figures file not written)")
     parser.add_argument("--no-blind", action="store_true", help="plant no blind list (with --rule only)")
+    parser.add_argument("--lang", choices=("en", "zh"), help="only this language's measures (with --rule only)")
     args = parser.parse_args()
     if args.no_blind and not args.rule:
         parser.error("--no-blind measures a diagnosis: give --rule (the figures file keeps the blind rows)")
+    if args.lang and not args.rule:
+        parser.error("--lang measures part of a rule: give --rule (the figures file keeps every language)")
     global PLANT_BLIND
     PLANT_BLIND = not args.no_blind
     if not data.available():
         raise SystemExit(f"no shared data at {data.DATA}")
-    report = run(args.planted, args.rule)
+    report = run(args.planted, args.rule, args.lang)
     text = table(report)
     print(text)
     if args.rule:

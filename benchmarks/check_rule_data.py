@@ -31,6 +31,7 @@ The shapes (`Row`: what `lotdata.annotate.checks` rules read):
 - `candidates(lang, split)`: a ClozeT candidate (clozet_write), `context` (the story's other sentences) +
   `candidate` (the real middle sentence, one per document, chosen by a fixed seed); `original` is left empty, so the
   row asks what `benchmarks/clozet_entities_rate.py` asks: would the rule refuse a sentence a real story has?
+  English: sentence 2, 3 or 4 of each five-sentence story of `stories` (as `shared_character_rate.py`'s 2.2a).
 - `pairs(lang, split)`: a candidate beside the sentence it replaces (`original`): a real middle sentence and, as
   the candidate, the story's next sentence (no published ClozeT candidates beyond LOT's one example).
 
@@ -301,9 +302,9 @@ def rewrites(lang: str, split: str) -> list[Row]:
 
 def candidates(lang: str, split: str, seed: int = 0) -> list[Row]:
     """ClozeT candidates: one real middle sentence per document (never the first; the last may be chosen, as LOT
-    allows), the story's other sentences as context (module docstring). Chinese only."""
+    allows), the story's other sentences as context (module docstring). English: `candidates_en`."""
     if lang != "zh":
-        return []
+        return candidates_en(split, seed)
     rng = random.Random(f"{seed}:{split}")
     out = []
     for doc in chinese_documents(split):
@@ -321,6 +322,22 @@ def candidates(lang: str, split: str, seed: int = 0) -> list[Row]:
                 "source": doc.source,
             }
         )
+    return out
+
+
+def candidates_en(split: str, seed: int = 0) -> list[Row]:
+    """English ClozeT candidates: one of sentences 2 to 4 of each five-sentence story (`stories`), chosen by a fixed
+    seed, the other four as context."""
+    rng = random.Random(f"{seed}:candidates:en:{split}")
+    out = []
+    for r in stories("en", split):
+        sentences = r["sentences"] if r.get("sentences") else _en_sentences(r["text"])
+        if len(sentences) != 5:
+            continue
+        i = rng.randrange(1, 4)
+        context = [*sentences[:i], *sentences[i + 1 :]]
+        row = {"id": r["id"], "lang": "en", "context": context, "original": "", "candidate": sentences[i]}
+        out.append({**row, "source": r["source"]})
     return out
 
 

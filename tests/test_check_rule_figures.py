@@ -177,3 +177,36 @@ def test_published_story_cloze_sentences_of_71_and_72_characters_pass(convention
     sentence = "x" * 72
     assert not stray_punctuation(sentence, "en")
     assert not sentence_length({"sentences": [sentence, "a.", "b.", "c.", "d."]}, CheckOptions(lang="en"))
+
+
+class _Names:
+    """A stand-in for bench_check_rules.Pools: the held-out split, one protagonist's name."""
+
+    split = "held-out"
+
+    def endings_naming_others(self, lang: str) -> list[tuple[str, str]]:
+        return [("Maria smiled.", "Maria")]
+
+
+def test_english_2_2a_plants_bring_in_a_role_or_a_name_the_rule_sees():
+    import random
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import bench_check_rules as bench
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    row = {
+        "id": "x",
+        "lang": "en",
+        "context": ["Tom went out.", "He was cold."],
+        "original": "",
+        "candidate": "He ran.",
+    }
+    forms = set()
+    for seed in range(12):
+        bad = bench.plant_context_entities(dict(row), random.Random(seed), "en", _Names())
+        forms.add("saw it" in bad["candidate"] or bad["candidate"].split()[0])
+        assert RULES["context_entities"].row(bad, CheckOptions(lang="en")), bad["candidate"]
+    assert forms == {True, "He", "Maria"}  # a role, a name inside the sentence, a name opening one
+    assert any(m.lang == "en" and m.kind == "candidate" for m in bench.MEASURES["context_entities"])
