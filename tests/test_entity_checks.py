@@ -434,6 +434,7 @@ def test_a_role_of_the_story_used_as_a_modifier_is_still_no_new_character():
         ("Ann chased the dog.", ["dog"]),
         ("The accused smiled at Ann.", ["accused"]),  # after a determiner it is the role
         ("Colby was there too.", ["Colby"]),  # a name opening a sentence still is one
+        ("He read NASA's website with Colby's dad.", ["dad", "Colby"]),  # an acronym's possessive is no name
     ],
 )
 def test_an_opener_or_a_verb_in_ed_is_no_new_character(candidate, new):

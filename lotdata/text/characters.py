@@ -541,12 +541,13 @@ def common_word_en(word: str) -> bool:
 
 
 def _capitalised_en(text: str) -> list[tuple[str, bool]]:
-    """(word, follows a title: Mr. Baker, Aunt May) for each capitalised word of an English text, acronyms (TV, NA)
-    left out."""
+    """(word, follows a title: Mr. Baker, Aunt May) for each capitalised word of an English text, acronyms (TV, NA,
+    NASA's) left out."""
     out, previous = [], ""
     for m in WORD_EN.finditer(text):
         word = m.group(0)
-        if word[:1].isupper() and not (len(word) > 1 and word.isupper()):
+        bare = _POSSESSIVE.sub("", word)
+        if word[:1].isupper() and not (len(bare) > 1 and bare.isupper()):
             out.append((word, previous.lower().rstrip(".") in _TITLES_EN))
         previous = word
     return out
