@@ -353,6 +353,10 @@ def test_a_missing_cedict_file_is_a_clear_error(monkeypatch):
         ("The dog's food was gone.", ["dog"]),  # a possessive is no modifier
         ("She went to her parents house.", ["parents"]),  # a plural before a noun: a possessive without its '
         ("Ann took the dog home.", ["dog"]),  # home stands as an adverb
+        ("My son works at a bank.", ["son"]),  # a verb in -s before "at" or an object: the role stays
+        ("His mom comforts him.", ["mom"]),
+        ("She loved the monkey bars the most.", []),
+        ("He works in the same business himself.", []),
     ],
 )
 def test_a_role_noun_modifying_a_noun_is_no_new_character(candidate, new):

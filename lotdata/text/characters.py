@@ -186,14 +186,32 @@ def _role_in_candidate(word: str, bare: str, previous: str, following: str) -> t
 
 def _words_en(text: str) -> list[tuple[str, str]]:
     """(word, the next word without its full stop when only one space parts them and the word is no possessive,
-    else "") for each word of an English text."""
-    words = list(WORD_EN.finditer(text))
+    else "") for each word of an English text; "" too when the next word is a verb in -s before its object (my son
+    works at, his mom comforts him: `_VERB_OBJECTS_EN`)."""
+    found = list(WORD_EN.finditer(text))
+    words = [m.group(0) for m in found] + ["", ""]
     out = []
-    for m, n in zip(words, [*words[1:], None]):
-        word = m.group(0)
-        joined = n and text[m.end() : n.start()] == " " and not word.endswith((".", "'s", "’s", "'", "’"))
-        out.append((word, n.group(0).rstrip(".") if joined else ""))  # the dog's food: no compound
+    for i, m in enumerate(found):
+        joined = i + 1 < len(found) and text[m.end() : found[i + 1].start()] == " "
+        following = words[i + 1].rstrip(".") if joined and not words[i].endswith(_NO_MODIFIER_EN) else ""
+        if (
+            following.endswith("s")
+            and not following.endswith("ss")
+            and words[i + 2].lower().rstrip(".") in _VERB_OBJECTS_EN
+        ):
+            following = ""
+        out.append((words[i], following))
     return out
+
+
+#: a word ending so modifies nothing after it: the end of a sentence, a possessive (the dog's food)
+_NO_MODIFIER_EN = (".", "'s", "’s", "'", "’")
+
+
+#: words that follow a verb in -s and not a noun: its object or "at" (my son works at, his mom comforts him, the
+#: grandma plants a garden); after a compound's head come a verb, a preposition, a mark or "the" (baby names for,
+#: the monkey bars the most)
+_VERB_OBJECTS_EN = frozenset("him her them me us herself himself themselves myself a an his my their at".split())
 
 
 #: nouns that can head a compound (WordNet 3.0, benchmarks/build_names_en.py): more often nouns than anything else
