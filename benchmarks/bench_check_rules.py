@@ -18,9 +18,11 @@ rule (`lotdata.annotate.checks.CHECK_RULE_REGISTRY`, run as it is now: re-runnin
   name), and the share the rule catches;
 - blind recall, where a held-out figure stopped being blind (its plants were read or its list used while the rule was
   fixed): a list written and committed before its only run, planted on held-out rows no other figure used, shown as
-  a row of its own (antonym_swap zh: `BLIND_ANTONYMS_ZH`; context_entities: `context_entities_blind_zh.txt`, and a
+  a row of its own (antonym_swap zh: `BLIND_ANTONYMS_ZH`; context_entities: `context_entities_blind_zh.txt`, a
   second list, `context_entities_blind2_zh.txt`, written before the CC-CEDICT/WordNet class lexicon: fields
-  `blind2_*`). `--no-blind` (with `--rule`, nothing written) leaves the blind lists unplanted, for diagnoses.
+  `blind2_*`, and a third, `context_entities_blind3_zh.txt`, written before the noun-head change
+  (`lotdata.text.entities_zh`): fields `blind3_*`). `--no-blind` (with `--rule`, nothing written) leaves the blind
+  lists unplanted, for diagnoses.
 
 A measure is "deciding" where the data was written under the rule's instruction (English stories and cases for the
 ROCStories / Story Cloze rules; Chinese text for language, informal and LOT's rules); the others are proxies (Chinese
@@ -526,13 +528,17 @@ BLIND_ENTITIES_ZH = HERE / "context_entities_blind_zh.txt"
 #: a fourth list (issue 34), written and committed (5eb3696) before any run on it and before the detector's
 #: CC-CEDICT/WordNet class lexicon was written; planted by the same code with its own seed: fields blind2_*
 BLIND_ENTITIES_ZH_2 = HERE / "context_entities_blind2_zh.txt"
+#: a fifth list (issue 34), written and committed (630e0f1) before any run on it and before the noun-head change
+#: (`lotdata.text.entities_zh`, diagnosed on dev list 3 only); planted by the same code with its own seed: blind3_*
+BLIND_ENTITIES_ZH_3 = HERE / "context_entities_blind3_zh.txt"
 #: when each blind list was written: the label of its row ("held-out, blind list (written DATE, run once)")
 BLIND_WRITTEN = {"antonym_swap": "2026-11-26", "context_entities": "2026-11-26"}
-#: the rows' labels where a rule has two blind lists: the first was re-run after the CC-CEDICT change (its misses
-#: never read, so still blind for the detector), the second is run once
+#: the rows' labels where a rule has several blind lists: lists 1 and 2 were re-run after the noun-head change (their
+#: misses never read, so still blind for the detector), the third is run once
 BLIND_LABELS = {
-    ("context_entities", "blind"): "blind list 1 (written 2026-11-26), re-run after the CEDICT change",
-    ("context_entities", "blind2"): "blind list 2 (written 2026-11-26, before the CEDICT change, run once)",
+    ("context_entities", "blind"): "blind list 1 (written 2026-11-26), re-run after the noun-head change",
+    ("context_entities", "blind2"): "blind list 2 (written 2026-11-26), re-run after the noun-head change",
+    ("context_entities", "blind3"): "blind list 3 (written 2026-11-26, before the noun-head change, run once)",
 }
 #: whether `measure` plants the blind lists (`--no-blind`: not, so that a diagnosis never sees them)
 PLANT_BLIND = True
@@ -757,8 +763,9 @@ def measure(rule: str, m: Measure, split: str, planted: int) -> dict[str, Any]:
         out.update(blind_antonym_recall(options, planted))
     if rule == "context_entities" and m.lang == "zh" and split == "held-out" and PLANT_BLIND:
         out.update(blind_context_entities_recall(m, rows, flags, options, planted))
-        second = blind_context_entities_recall(m, rows, flags, options, planted, BLIND_ENTITIES_ZH_2)
-        out.update({k.replace("blind_", "blind2_"): v for k, v in second.items()})
+        for key, path in (("blind2", BLIND_ENTITIES_ZH_2), ("blind3", BLIND_ENTITIES_ZH_3)):
+            more = blind_context_entities_recall(m, rows, flags, options, planted, path)
+            out.update({k.replace("blind_", key + "_"): v for k, v in more.items()})
     if rule == "informal":
         out.update(informal_coverage([r for r in rows if str(r["id"]) not in flags], m.lang, split, options))
     out["seconds"] = round(time.perf_counter() - started, 2)
@@ -838,17 +845,17 @@ def _blind(f: dict, key: str = "blind") -> str:
 
 
 def _blind_keys(f: dict) -> list[str]:
-    """The blind figures a row carries: "blind", and "blind2" where a second list was planted."""
-    return [key for key in ("blind", "blind2") if key + "_planted" in f]
+    """The blind figures a row carries: "blind", and "blind2", "blind3" where more lists were planted."""
+    return [key for key in ("blind", "blind2", "blind3") if key + "_planted" in f]
 
 
 #: why a rule's held-out recall is not blind, and what its blind list is
 _BLIND_WHY = {
     "antonym_swap": "pairs added after its plants were read; the blind list: a third pair list on held-out sentences "
     "no figure used",
-    "context_entities": "its word list was planted on tuning documents while the detector was fixed; the blind list: "
-    "benchmarks/context_entities_blind_zh.txt (1) and context_entities_blind2_zh.txt (2), each planted on held-out "
-    "candidates the row above did not use",
+    "context_entities": "its word list was planted on tuning documents while the detector was fixed; the blind lists: "
+    "benchmarks/context_entities_blind_zh.txt (1), context_entities_blind2_zh.txt (2) and "
+    "context_entities_blind3_zh.txt (3), each planted on held-out candidates the row above did not use",
 }
 
 
@@ -868,7 +875,7 @@ def table(report: dict[str, Any]) -> str:
         f"planted: up to {report['planted_per_set']} rows per set, one violation each). A rule whose false-alarm rate "
         f"on a deciding held-out set is above {100 * report['warn_above']:.0f}% warns instead of refusing. "
         '"strict": the false alarms with `--strict-paper` (the papers\' letter). Deciding: the data was written under '
-        "the rule's instruction; a proxy row (no) is shown, not counted for the level.",
+        "the rule's instruction; a proxy row (no) is shown, not counted for the level." + _updated(report),
         "",
         "| set | name |",
         "| --- | --- |",
@@ -903,7 +910,7 @@ def table(report: dict[str, Any]) -> str:
         lines.append("")
         for f in rule["figures"]:
             sources = ", ".join(f"{s} {flagged}/{n}" for s, (n, flagged) in f["by_source"].items())
-            kinds = "; ".join(f"{k} ({n})" for k, n in f["flag_kinds"])
+            kinds = "; ".join(f"{k} ({n})" for k, n in f.get("flag_kinds", []))
             parts = [f"flagged by source: {sources or 'none'}"]
             parts += [f"kinds: {kinds}"] if kinds else []
             if "blind_planted" in f:
@@ -926,7 +933,8 @@ def doc_table(report: dict[str, Any]) -> str:
     side."""
     lines = [
         f"Measured {report['generated']}. False alarms: flagged real rows / rows (with `--strict-paper` where it "
-        "differs). Recall: planted violations caught / planted. *proxy*: shown, not deciding the level.",
+        "differs). Recall: planted violations caught / planted. *proxy*: shown, not deciding the level."
+        + _updated(report),
         "",
         "| rule | level | lang | input | false alarms, tuning | false alarms, held-out | recall, tuning "
         "| recall, held-out |",
@@ -966,6 +974,66 @@ def write_doc(report: dict[str, Any], path: Path = DOC) -> None:
     path.write_text(f"{head}{_START}\n{doc_table(report)}\n{_END}{tail}", encoding="utf-8")
 
 
+def _strip(report: dict[str, Any]) -> None:
+    """The figures file keeps counts and names only, no word of the data."""
+    for rule in report["rules"].values():
+        for f in rule["figures"]:
+            f.pop("flag_kinds", None)
+            f.pop("seconds", None)  # a re-run on other data changes the file, a re-run on the same does not
+
+
+def update(part: dict[str, Any], figures_path: Path = FIGURES, out: Path | None = None) -> dict[str, Any]:
+    """Put the figures of a partial run (`--rule`, maybe `--lang`) into the figures file, the table and the user
+    docs, keeping every other rule's and language's figures as they were measured; the table's head says which were
+    re-measured when. The table's notes (flags by kind: words of the data, not in the figures file) are replaced for
+    the measured rows only."""
+    report = json.loads(figures_path.read_text(encoding="utf-8"))
+    measured = {(name, f["lang"], f["input"]) for name, rule in part["rules"].items() for f in rule["figures"]}
+    for name, rule in part["rules"].items():
+        old = report["rules"].get(name, {**rule, "figures": []})
+        new = {(f["lang"], f["input"], f["split"]): f for f in rule["figures"]}
+        keys = [(f["lang"], f["input"], f["split"]) for f in old["figures"]]
+        merged = [new.pop(key, f) for key, f in zip(keys, old["figures"])] + list(new.values())
+        report["rules"][name] = {**rule, "advised_level": advised_level(merged), "figures": merged}
+        what = ", ".join(sorted({lang for n, lang, _ in measured if n == name}))
+        report.setdefault("updated", {})[name] = f"{part['generated']} ({what})"
+    if out is not None and out.is_file():
+        out.write_text(_splice_table(out.read_text(encoding="utf-8"), report, part, measured), encoding="utf-8")
+    write_doc(report)
+    _strip(report)
+    figures_path.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return report
+
+
+def _updated(report: dict[str, Any]) -> str:
+    """The head's note on rules re-measured after the full run (`update`)."""
+    done = report.get("updated") or {}
+    return "".join(f" `{name}` re-measured {when} (`--update`)." for name, when in done.items())
+
+
+def _splice_table(text: str, report: dict[str, Any], part: dict[str, Any], measured: set) -> str:
+    """The table of `text` with the rows of the updated rules written again from the merged `report` and their
+    notes for the measured (rule, language, input) replaced by `part`'s."""
+    rules = {name: report["rules"][name] for name in part["rules"]}
+    full = table({**report, "rules": rules}).splitlines()
+    notes = table(part).splitlines()
+    lines = text.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("Generated "))
+    lines[head] = next(line for line in full if line.startswith("Generated "))
+    for name in rules:
+        rows = [line for line in full if line.startswith(f"| {name} |")]
+        at = [i for i, line in enumerate(lines) if line.startswith(f"| {name} |")]
+        lines[at[0] : at[-1] + 1] = rows
+        for _, lang, kind in (key for key in measured if key[0] == name):
+            prefix = f"- {lang} {kind} "
+            new = [line for line in notes if line.startswith(prefix)]
+            start = lines.index(next(line for line in lines if line.startswith(f"### {name}:")))
+            end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("### ")), len(lines))
+            old = [i for i in range(start, end) if lines[i].startswith(prefix)]
+            lines[old[0] : old[-1] + 1] = new
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "check_rules.md")
@@ -974,7 +1042,15 @@ def main() -> None:
     parser.add_argument("--rule", action="append", help="only this rule (repeatable; figures file not written)")
     parser.add_argument("--no-blind", action="store_true", help="plant no blind list (with --rule only)")
     parser.add_argument("--lang", choices=("en", "zh"), help="only this language's measures (with --rule only)")
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="with --rule: write those rules' figures (and --lang's only) into the figures file, the table and the "
+        "docs, the other figures kept",
+    )
     args = parser.parse_args()
+    if args.update and (not args.rule or args.no_blind):
+        parser.error("--update writes a partial run: give --rule, and keep the blind lists planted")
     if args.no_blind and not args.rule:
         parser.error("--no-blind measures a diagnosis: give --rule (the figures file keeps the blind rows)")
     if args.lang and not args.rule:
@@ -986,14 +1062,13 @@ def main() -> None:
     report = run(args.planted, args.rule, args.lang)
     text = table(report)
     print(text)
+    if args.update:
+        update(report, args.figures, args.out)
     if args.rule:
         return
     args.out.write_text(text, encoding="utf-8")
     write_doc(report)
-    for rule in report["rules"].values():  # the figures file keeps counts and names only, no word of the data
-        for f in rule["figures"]:
-            f.pop("flag_kinds", None)
-            f.pop("seconds", None)  # a re-run on other data changes the file, a re-run on the same does not
+    _strip(report)
     args.figures.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 

@@ -19,9 +19,10 @@ children (lotdata.text.characters.same_role_en), and
 It also writes lotdata/data/places_wordnet_en.tsv (issue 34, the Chinese 2.2a detector's class lexicon, read with
 CC-CEDICT's English glosses by lotdata.text.entity_classes): the nouns whose most frequent sense (named places such
 as Egypt and Tokyo included) is a place: a hyponym of building, shelter, tower, bridge, monument, facility,
-establishment, geological formation, body of water, tract of land, geographical area, administrative district or
-country (the territory) (`PLACE_ROOTS`; not every structure: a window or a wall is a part of the story's house). The
-roots and their hypernyms are left out (place, area, region, location name no particular place).
+establishment, geological formation, body of water, tract of land, geographical area, administrative district,
+country (the territory), housing, district, storey, workplace, dam or defensive structure (`PLACE_ROOTS`; not every
+structure: a window or a wall is a part of the story's house; not an exchange: `PLACE_LEFT_OUT`). The roots and
+their hypernyms are left out (place, area, region, location name no particular place).
 """
 
 from __future__ import annotations
@@ -59,9 +60,20 @@ PLACE_ROOTS = {
     ("geographical_area", 1): "area",
     ("administrative_district", 1): "area",
     ("country", 2): "area",
+    # issue 34, dev list 3 of the 2.2a detector: dwellings (yurt, apartment, hut), districts (housing estate,
+    # suburb, slum), storeys (cellar, attic), workplaces (farm, workshop), dams and defensive structures
+    # (stronghold, fortress); not excavations (ditch, furrow: 渠道)
+    ("housing", 1): "structure",
+    ("district", 1): "area",
+    ("floor", 2): "structure",
+    ("workplace", 1): "structure",
+    ("dam", 1): "structure",
+    ("defensive_structure", 1): "structure",
 }
+#: kinds of a root that are no place a story's character goes to (a stock market, a telephone exchange): left out
+PLACE_LEFT_OUT = (("exchange", 6), ("central", 1))
 #: roots that name a particular kind of place themselves (the others are too general: structure, tract, area)
-PLACE_ROOTS_KEPT = {"glacier", "country", "tower", "bridge", "shelter"}
+PLACE_ROOTS_KEPT = {"glacier", "country", "tower", "bridge", "shelter", "dam"}
 PLACE_WORD = re.compile(r"^[a-z][a-z_-]*[a-z]$")
 
 
@@ -163,12 +175,15 @@ def build_places(sdist: Path) -> list[str]:
     memo: dict[str, frozenset[str]] = {}
     above = set().union(*(_ancestors(r, parents, memo) for r in roots))  # place, area, region, location ...
     above |= {senses[lemma][n - 1] for lemma, n in PLACE_ROOTS if lemma not in PLACE_ROOTS_KEPT}
+    left_out = {senses[lemma][n - 1] for lemma, n in PLACE_LEFT_OUT}
     kind_of = lambda offset: next(
         (roots[r] for r in roots if r == offset or r in _ancestors(offset, parents, memo)), None
     )
     rows = []
     for lemma, offsets in sorted(senses.items()):
         if not PLACE_WORD.match(lemma) or not offsets or offsets[0] in above:
+            continue
+        if offsets[0] in left_out or _ancestors(offsets[0], parents, memo) & left_out:
             continue
         kinds = [kind_of(o) for o in offsets]
         # no sense counted: their order says nothing, half of them must be places (as for the roles)

@@ -41,8 +41,10 @@ def figure_line(f: dict[str, Any]) -> str:
     recall = f"planted recall {_pct(f['recall'])} ({f['caught']}/{f['planted']})"
     if f.get("blind_planted"):  # the figure above was seen while the rule was tuned: its blind measure beside it
         recall += f" (not blind); blind {_pct(f['blind_recall'])} ({f['blind_caught']}/{f['blind_planted']})"
-    if f.get("blind2_planted"):  # a second blind list (context_entities: written before the CEDICT change)
-        recall += f"; blind list 2 {_pct(f['blind2_recall'])} ({f['blind2_caught']}/{f['blind2_planted']})"
+    for key in ("blind2", "blind3"):  # more lists (context_entities: before the CEDICT change, the noun-head change)
+        if f.get(key + "_planted"):
+            found = f"{_pct(f[key + '_recall'])} ({f[key + '_caught']}/{f[key + '_planted']})"
+            recall += f"; blind list {key[-1]} {found}"
     proxy = "" if f.get("deciding", True) else " [proxy]"
     return f"{f['lang']} {f['input']} {f['split']}{proxy}: {alarms}; {recall}"
 

@@ -18,6 +18,12 @@ Jiangsu" -> city; only after a name of one word: "Dongkou county in Shaoyang, Hu
 东西 is "east and west" first, 地方 "region"), and a gloss that is a verb ("to ..."), a measure word, an abbreviation, a surname
 or a variant names nothing. Social groups (people, family, team) are not roles here: they are too general to be a
 new character.
+
+A head the lists lack is read in another form (issue 34, the noun-head change): a plural's singular (丘陵 "hills",
+妯娌 "wives of brothers"), a hyphenated compound joined or in parts (重孙 "great-grandson", 巡抚
+"inspector-general"), the noun before a participle or an adjective (捕快 "bailiff responsible for ..."), or the
+kind a note gives (哈士奇 "husky (sled dog)"); a gloss marked old or literary ("(old) actor": 伶人) is read as any
+other. `verb_word_zh` and `verb_first_zh` say whether a word's first entry has a verb sense, or opens with one.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ _LINE = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
 #: glosses that name no thing of their own
 _SKIP = re.compile(
     r"^(?:CL:|abbr\.|abbr for|surname |variant of|old variant|archaic variant|see |also written|used in|erhua|"
-    r"to |\(?Tw\)|\(old\)|\(dialect\)|\(literary\)|\(classical\)|\(onom\.|\(bound form\)|lit\.|fig\.|"
+    r"to |\(?Tw\)|\(dialect\)|\(classical\)|\(onom\.|\(bound form\)|lit\.|fig\.|"
     r"\(loanword\)|Japanese variant|pr\. )",
     re.IGNORECASE,
 )
@@ -81,17 +87,52 @@ def _cedict_lines() -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _glosses() -> dict[str, tuple[str, ...]]:
-    """Simplified word -> the first `GLOSSES_READ` glosses that name something of its first CEDICT entry."""
-    found: dict[str, str] = {}
+def _cedict() -> tuple[dict[str, tuple[str, ...]], frozenset[str], frozenset[str]]:
+    """`_glosses`; the words whose first CEDICT entry has a verb sense (a gloss "to ...": `verb_word_zh`); and those
+    whose first entry's first gloss is one (`verb_first_zh`)."""
+    found: dict[str, tuple[str, ...]] = {}
+    seen: set[str] = set()
+    verbs: set[str] = set()
+    verbs_first: set[str] = set()
     for line in _cedict_lines():
         m = _LINE.match(line)
-        if not m or m.group(2) in found:
+        if not m:
+            continue
+        word = m.group(2)
+        if word not in seen:
+            seen.add(word)
+            glosses = [g.strip() for g in m.group(3).split("/") if g.strip()]
+            if any(_VERB.match(g) for g in glosses):
+                verbs.add(word)
+                if _VERB.match(glosses[0]):
+                    verbs_first.add(word)
+        if word in found:
             continue
         glosses = tuple(g for g in m.group(3).split("/") if g.strip() and not _SKIP.match(g.strip()))
         if glosses:
-            found[m.group(2)] = glosses[:GLOSSES_READ]
-    return found
+            found[word] = glosses[:GLOSSES_READ]
+    return found, frozenset(verbs), frozenset(verbs_first)
+
+
+#: a gloss of a verb sense ("to guide", "(Tw) to ...", "(literary) to ...")
+_VERB = re.compile(r"^(?:\([^)]*\)\s*)*to ")
+
+
+def _glosses() -> dict[str, tuple[str, ...]]:
+    """Simplified word -> the first `GLOSSES_READ` glosses that name something of its first CEDICT entry."""
+    return _cedict()[0]
+
+
+def verb_first_zh(word: str) -> bool:
+    """Whether the first sense of a Chinese word in CC-CEDICT is a verb's (赶 "to overtake"; not 奶 "breast; milk; to
+    breastfeed")."""
+    return word in _cedict()[2]
+
+
+def verb_word_zh(word: str) -> bool:
+    """Whether the first CC-CEDICT entry of a Chinese word has a verb sense (向导 has none; 导演 "to direct;
+    director" has)."""
+    return word in _cedict()[1]
 
 
 @lru_cache(maxsize=1)
@@ -121,7 +162,34 @@ def head_of(phrase: str, named: bool = False) -> tuple[str, str] | None:
         head = "_".join(words[-k:])
         if len(words) >= k and head in classes:  # "~": the head of a longer phrase (post office, father's mother)
             return head if k == len(words) else "~" + head, classes[head]
+    for form in _head_forms(words[-1]) if words else ():
+        if form in classes:  # the singular of a plural, the last part of a compound: "~", another word than the head
+            return "~" + form, classes[form]
+    if len(words) > 1 and _POSTMODIFIER.search(words[1]) and words[0] in classes:
+        return "~" + words[0], classes[words[0]]  # bailiff responsible for ..., worker operating a coal fire
     return None
+
+
+#: the ending of an adjective or a participle after a noun (bailiff responsible for, worker operating)
+_POSTMODIFIER = re.compile(r"(?:ing|ible|able|ent|ant)$")
+
+
+@lru_cache(maxsize=1)
+def _plural_nouns() -> frozenset[str]:
+    """Nouns of their own that look like the plural of a role (pliers, glasses: roles_wordnet_en.tsv's "none")."""
+    return frozenset(word for word, value in word_table("roles_wordnet_en.tsv").items() if value.startswith("none"))
+
+
+def _head_forms(word: str) -> list[str]:
+    """Other forms of a gloss's last word to look up: a hyphenated compound joined and its last part (ant-eater,
+    great-grandson), the singular of a plural (hills, wives, monitor lizards)."""
+    forms = [word.replace("-", ""), word.rsplit("-", 1)[1], word.split("-", 1)[0]] if "-" in word else []
+    if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word not in _plural_nouns():
+        forms += [word[:-3] + "y"] if word.endswith("ies") else []
+        forms += [word[:-3] + "f", word[:-3] + "fe"] if word.endswith("ves") else []
+        forms += [word[:-2]] if word.endswith(("ses", "xes", "zes", "ches", "shes")) else []
+        forms += [word[:-1]]
+    return forms
 
 
 #: notes on a gloss's register, age or taxonomy (jailer (old), katydid (family Tettigoniidae)): the same sense
@@ -134,28 +202,44 @@ _REGISTER = re.compile(
 _NOTED = re.compile(r"^([^(,;]+?)\s*\(([a-z][^)]*)\)")
 
 
+#: a note that says where, when or how a word is used rather than what kind of thing it names
+_NOTE_NOT_A_KIND = re.compile(
+    r"^(?:in|of|on|at|for|with|from|to|and|or|by|as|under|into|among|within|around|about|between|over|after|"
+    r"before|like|esp|e\.g|i\.e|etc|cf|see|used|lit|fig|sb|sth)\b"
+)
+
+
 def gloss_head(gloss: str) -> tuple[str, str] | None:
     """What a CEDICT gloss names, as (English head, class): its first phrase's head, or, after a name (Suzhou, ...),
-    its apposition's; a note after the head that names no role, animal or place says it is another sense of the
-    head (ruler (measuring instrument), carrier (chemistry)): nothing."""
+    its apposition's; a note after the head that names no role, animal or place, by its head or its first word, says
+    it is another sense of the head (ruler (measuring instrument), carrier (chemistry)): nothing; one that does says
+    the same sense (stoker (worker operating a coal fire)) or, where the head is in no list, the kind (husky (sled
+    dog))."""
     if _ANIMAL_NOTE.search(gloss):
         return "=animal", "animal"
     if _PLACE_NOTE.search(gloss):
         return "=place", "place"
     noted = _NOTED.match(gloss)
-    if noted and not _REGISTER.match(noted.group(2)) and head_of(_CUT.split(noted.group(2))[0]) is None:
+    note = _CUT.split(noted.group(2))[0] if noted else ""
+    if noted and not _REGISTER.match(note) and head_of(note) is None and head_of(note.split()[0]) is None:
         return None
     text = _PAREN.sub(" ", gloss).strip()
     pieces = [p for p in re.split(r"[,;]", text) if p.strip()]
     if not pieces:
         return None
     first = _CUT.split(pieces[0])[0]
+    if not first.strip() or _NOTE_NOT_A_KIND.match(first.strip()):
+        return None  # a relation, not a thing: among insiders, within the community
     named = first[:1].isupper()
     found = head_of(first, named=named)
     if found and found[1] != "role" and pieces[0][len(first) :].startswith(" of "):
         return None  # a part or a kind of something else: stream of air, field of view
     if found is None and len(first.split()) == 1 and named and len(pieces) > 1:
         found = head_of(_CUT.split(pieces[1].strip())[0], named=True)
+    if found is None and noted and not _NOTE_NOT_A_KIND.match(noted.group(2)):
+        # a note that says what kind the thing is: husky (sled dog), Trimeresurus stejnegeri (poisonous snake)
+        kind = head_of(_CUT.split(noted.group(2))[0])
+        found = ("~" + kind[0].lstrip("~"), kind[1]) if kind else None
     # a name's head is its class, not the thing itself (Suzhou and Chengdu are both a "city"): marked with "="
     return ("=" + found[0], found[1]) if found and named else found
 

@@ -1,0 +1,283 @@
+"""Chinese roles, animals and places that `lotdata.text.characters`' reader of whole words misses (issue 34, LOT
+appendix 2.2a), read by the part of speech of a word or of its pieces and by the head of the noun (its last
+character), never by a list of the words themselves:
+
+- a word jieba tags as a verb, an adjective or a phrase (搬运工 v, 伶人 a, 发明家 l, 吹鼓手 i) or as a verb and its
+  object (养父: 养 + 父) is a noun when the first CC-CEDICT entry of the word has no verb sense and its first gloss
+  names a role, an animal or a place (`lotdata.text.entity_classes`); one of two characters only where a noun
+  stands (after 的 or a measure word, before 们, between 在 and 里, a clause's subject);
+- a noun with a head (`HEADS`: 贩 户 工 匠 of people, 坊 棚 塘 亭 of places, 犬 兽 马 of animals) after a stem that
+  is a noun or a verb and its object (菜贩, 养鸡户, 伐木工, 豆腐坊, 牛棚, 腊肠犬), where no dictionary reads the word
+  otherwise;
+- a noun jieba cut into pieces: a stem and a bound head (糕点 + 师, 洗衣 + 妇, 面 + 馆里, 赶车 + 人, 送 + 奶 + 工),
+  or characters CC-CEDICT has together as a noun (大 + 副, 猎 + 隼, 树 + 屋);
+- 老/小/大 before a role or an animal (老秀才, 小伙伴, 老黄牛), -子/-儿 after an animal CC-CEDICT glosses alone (獐子);
+- a room (卧室, 手术室) is in the story's building only where a word of the story is one (家, 回家, 学校), not a
+  character inside another word (大家, 国家, 专家).
+
+`new_entities_zh` is `characters.new_entities` for Chinese with these; the check rule `context_entities` uses it.
+The rules were written from jieba's dictionary (which words it tags so, and which of them name something) and from
+dev word lists planted on tuning documents only (benchmarks/context_entities_diagnosis.py), with the tuning
+documents' real sentences watched for new flags at every step; see docs/explanation/check-rules.md.
+"""
+
+from __future__ import annotations
+
+from lotdata.text import characters as ch
+
+#: heads of a noun: the last character of a word that makes it a role, a place or an animal after a stem that is a
+#: noun (菜贩, 牛棚) or a verb and its object of two characters or more (养鸡户, 录音棚). Left out: heads more often
+#: a word of their own or a verb's object or suffix in stories (人 家 手 生 女 道 地 口 台 场: 让人, 回家, 心道,
+#: 系统地, 开口, 上台), and heads of groups and spheres (圈 库: 朋友圈, 数据库)
+HEADS = {
+    **dict.fromkeys("贩户工匠佬", "role"),
+    **dict.fromkeys("坊棚塘亭坡铺寨塔滩区营田林园馆庄口", "place"),
+    **dict.fromkeys("犬兽马牛羊猪鸡鸭鹅", "animal"),
+}
+#: heads that only name with a stem of two characters or more (the one-character stems are too often another word:
+#: 田 屯田, 营 全营, 林 护林, 区 全区, 口 开口, 马 上马, 牛 吹牛)
+LONG_HEADS = frozenset("工区营田林庄口马牛羊猪鸡鸭鹅")
+#: heads that make a role, a place or an animal of any word that ends in them, even one CC-CEDICT glosses by a word
+#: WordNet's lists lack (摊贩 stallkeeper, 柴犬 shiba inu, 凉亭 pavilion)
+STRONG_HEADS = frozenset("贩匠佬犬兽棚坊寨亭")
+#: heads jieba cuts off as a piece of its own (a bound morpheme: 糕点 + 师, 洗衣 + 妇, 采茶 + 女, 茶 + 童): the
+#: endings of characters.py's lists as well as `HEADS`, after a noun, or after a verb and its object before a
+#: role's head (人 only so: 赶车 + 人, never 欺负 + 人)
+SPLIT_HEADS = {
+    **{head: kind for head, kind in HEADS.items() if head != "田"},  # 结果 + 田忌
+    **dict.fromkeys("师匠夫妇童郎翁娘婆女人", "role"),
+    **dict.fromkeys("馆院屋厅厂店庙", "place"),
+}
+#: jieba's tags of a stem (nouns, verbs, adjectives and phrases): never a function word, a pronoun or a number
+STEM_TAGS = ("n", "v", "a", "l", "j", "b", "s", "z")
+#: prefixes that only describe a role or an animal (老秀才, 小姑子, 老黄牛)
+PREFIXES = "老小大"
+#: tags whose words a CC-CEDICT noun may correct (jieba tags many nouns as verbs: 搬运工 v, 焊工 v, 要塞 v)
+NOUN_TAGS_BY_CEDICT = ("v", "vn", "l")
+
+
+def _stem_ok(stem: str, tag: str, long_only: bool) -> bool:
+    """Whether a stem tagged `tag` can carry a head: a content word, of one character only if a noun and the head
+    is not one of `LONG_HEADS`, never an idiom."""
+    if not stem or not tag.startswith(STEM_TAGS) or stem in ch.NOT_ENTITIES_ZH:
+        return False
+    if len(stem) == 1:
+        return not long_only and tag[:1] == "n"
+    return not (len(stem) == 4 and len(set(stem)) < 4)
+
+
+def head_kind_zh(word: str, stem_tag: str, heads: dict[str, str] = HEADS) -> str | None:
+    """The class a word's head gives it (`HEADS`), where its stem (the word less its head, tagged `stem_tag` by
+    jieba) can carry one and no dictionary reads the word, nor its last two characters, as something else (加工,
+    经营: the head belongs to a word of the stem)."""
+    from lotdata.text.entity_classes import kind_zh, known_word_zh, verb_word_zh
+
+    kind = heads.get(word[-1:])
+    if kind is None or len(word) < 2 or word in ch.NOT_ENTITIES_ZH:
+        return None
+    if known_word_zh(word):
+        return kind_zh(word) or (kind if word[-1] in STRONG_HEADS else None)
+    last = word[-2:]
+    if len(word) > 2 and known_word_zh(last) and (verb_word_zh(last) or kind != "role" and not kind_zh(last)):
+        return None  # 来料加工, 个体经营: the head ends a verb; 木工 (woodwork, woodworker) may end a role
+    return kind if _stem_ok(word[:-1], stem_tag, word[-1] in LONG_HEADS) else None
+
+
+def _cedict_noun_zh(word: str, tag: str, before: tuple[str, str], after: tuple[str, str]) -> str | None:
+    """A word jieba tags as a verb, an adjective or a phrase (搬运工 v, 焊工 v, 伶人 a, 吹鼓手 i), or as a verb and
+    its object (养父: 养 + 父), that CC-CEDICT reads only as a noun naming a role, an animal or a place (not a name:
+    开封, 保定 are verbs first in jieba, cities in CC-CEDICT). A word of two characters tagged so must stand where a
+    noun stands (`_noun_place`): 拿手 in 我的拿手绝活 or 把头 in 把头一缩 is none."""
+    from lotdata.text.entity_classes import head_zh, verb_word_zh
+
+    if len(word) < 2 or word in ch.NOT_ENTITIES_ZH or verb_word_zh(word):
+        return None
+    if tag[:1] == "n":
+        if not ch._verb_or_idiom_zh(word):
+            return None
+    elif len(word) >= 3:
+        if not (tag in NOUN_TAGS_BY_CEDICT or tag == "i" and len(word) == 3):
+            return None
+    elif not (tag in ("v", "vn", "a") and _noun_place(before, after)):
+        return None
+    found = head_zh(word)
+    return found[1] if found and not found[0].startswith("=") else None
+
+
+#: words before a noun: the measure words and numerals are jieba's tags q and m
+_BEFORE_NOUN = frozenset("的 这 那 这个 那个 一个 一位 这位 那位".split())
+#: prepositions and verbs of place before a noun with a locative (在要塞里, 进了哨所)
+_BEFORE_PLACE = frozenset("在 到 进 去 从 往 向 回 离开 走进 来到 回到 住在".split())
+
+
+def _noun_place(before: tuple[str, str], after: tuple[str, str]) -> bool:
+    """Whether a word between `before` and `after` (jieba's (word, tag), ("", "") at an end) stands where a noun
+    stands: after 的, a measure word, a numeral or a demonstrative, or before 们, or between 在 and a locative, or
+    as a clause's subject (after a mark, before a verb); never before a noun (a modifier: 拿手绝活) or an aspect
+    particle (常住了)."""
+    word, tag = after
+    if tag[:1] == "n" or word in ("了", "着", "过", "一"):
+        return False
+    if word == "们" or before[0] in _BEFORE_NOUN or before[1][:1] in ("q", "m"):
+        return True
+    if before[0] in _BEFORE_PLACE and (word[:1] in ch.LOCATIVES_ZH or word == "边" or tag == "f"):
+        return True
+    return before[1] in ("", "x") and tag[:1] == "v"
+
+
+def _prefixed_zh(word: str, tag: str) -> str | None:
+    """老秀才, 小姑子, 老黄牛: a describing prefix before a noun of two characters or more that names a role or an
+    animal."""
+    from lotdata.text.entity_classes import kind_zh
+
+    if len(word) < 3 or word[0] not in PREFIXES or not tag.startswith(("n", "x")):
+        return None
+    rest = word[1:]
+    kind = ch.entity_kind_zh(rest, "n") or kind_zh(rest)
+    return kind if kind in ("role", "animal") else None
+
+
+def _diminutive_zh(word: str, tag: str) -> str | None:
+    """獐子, 麂子: an animal or a role CC-CEDICT glosses as its one character, with -子 or -儿, where CC-CEDICT lacks
+    the whole word."""
+    from lotdata.text.entity_classes import kind_zh, known_word_zh
+
+    if len(word) != 2 or word[1] not in "子儿" or not tag.startswith(("n", "x")) or known_word_zh(word):
+        return None
+    kind = kind_zh(word[0])
+    return kind if kind in ("role", "animal") else None
+
+
+def word_kind_zh(
+    word: str, tag: str, before: tuple[str, str] = ("", ""), after: tuple[str, str] = ("", "")
+) -> str | None:
+    """What one of jieba's words (between the words `before` and `after`) names by the rules of this module (None
+    where characters.py reads it already)."""
+    if ch.entity_kind_zh(word, tag):
+        return None
+    return (
+        _cedict_noun_zh(word, tag, before, after)
+        or _prefixed_zh(word, tag)
+        or _diminutive_zh(word, tag)
+        or (head_kind_zh(word, "n") if tag[:1] == "n" else None)
+    )
+
+
+def more_entity_words_zh(text: str) -> list[str]:
+    """The roles, animals and places of a Chinese text that `characters.entity_words_zh` does not read: jieba's
+    words by `word_kind_zh`, and a stem jieba cut from its head (`SPLIT_HEADS`), with a locative glued to the head
+    left out (面 + 馆里 -> 面馆)."""
+    from lotdata.text.postag import pos_words_nohmm
+
+    tokens = pos_words_nohmm(text)
+    found: list[str] = []
+    i = 0
+    while i < len(tokens):
+        word, tag = tokens[i]
+        before, after = tokens[i - 1] if i else ("", ""), tokens[i + 1] if i + 1 < len(tokens) else ("", "")
+        if word_kind_zh(word, tag, before, after):
+            found.append(word)
+        elif i + 2 < len(tokens) and (joined := _split3_noun_zh(tokens[i : i + 3])):
+            found.append(joined)
+            i += 2
+        elif i + 1 < len(tokens) and (joined := _split_noun_zh(word, tag, *tokens[i + 1])):
+            found.append(joined)
+            i += 1
+        i += 1
+    return list(dict.fromkeys(found))
+
+
+def _split3_noun_zh(tokens: list[tuple[str, str]]) -> str | None:
+    """A noun jieba cut into three characters: a verb and its object before a role's head (送 + 奶 + 工), or a word
+    CC-CEDICT has as a noun (小 + 矮 + 人)."""
+    (first, tag1), (second, tag2), (head, head_tag) = tokens
+    if len(first) != 1 or len(second) != 1 or len(head) != 1 or head_tag[:1] in "vu":
+        return None
+    if any(tag in ch._FUNCTION_TAGS for tag in (tag1, tag2, head_tag)):
+        return None
+    joined = first + second + head
+    if _known_noun_zh(joined):
+        return joined
+    return _split_noun_zh(first + second, "v", head, head_tag) if _verb_object(first + second) else None
+
+
+def _verb_object(stem: str) -> bool:
+    """赶车, 送奶, 养蜂: two characters, a verb and a noun: the first a verb by its first sense in CC-CEDICT, the second
+    a noun by its first sense and jieba's tag (刺激, 欺负: two verbs; 低于: a verb and a preposition; 聘冯: a name)."""
+    from lotdata.text.entity_classes import known_word_zh, verb_first_zh
+    from lotdata.text.postag import pos_words_nohmm
+
+    if len(stem) != 2 or not verb_first_zh(stem[0]) or not known_word_zh(stem[1]) or verb_first_zh(stem[1]):
+        return False
+    tag = pos_words_nohmm(stem[1])[0][1]
+    return tag not in ch._FUNCTION_TAGS and tag[:1] not in "vpu" and tag not in ("nr", "nrfg", "nrt")
+
+
+def _split_noun_zh(stem: str, tag: str, head: str, head_tag: str) -> str | None:
+    """A noun jieba cut into a stem and its head (糕点 + 师, 茶 + 童, 面 + 馆里): the stem a noun (or, before a role's
+    head, a verb and its object: 采茶 + 女), the head a bound character (`SPLIT_HEADS`) jieba does not read as a
+    verb (门口 + 站) or a function word; a locative glued to the head is left out."""
+    from lotdata.text.entity_classes import known_word_zh
+
+    if len(head) == 2 and head[1] in ch.LOCATIVES_ZH:
+        head = head[0]
+    if len(head) != 1 or head_tag[:1] in "vu" or head_tag in ch._FUNCTION_TAGS or tag in ch._FUNCTION_TAGS:
+        return None
+    joined = stem + head
+    if head not in SPLIT_HEADS:  # a bound character after one that CC-CEDICT has with it as a noun (大 + 副, 猎 + 隼)
+        return joined if len(stem) == 1 and head_tag in ("g", "ng", "b") and _known_noun_zh(joined) else None
+    if known_word_zh(joined) and tag not in ch._FUNCTION_TAGS:  # a word CC-CEDICT has (树 + 屋, 柴 + 犬)
+        return joined if head_kind_zh(joined, tag, SPLIT_HEADS) else None
+    nominal = tag[:1] == "n" and tag not in ("nr", "nrfg", "nrt") or tag == "j"
+    verbal = tag[:1] == "v" and len(stem) >= 2 and SPLIT_HEADS[head] == "role"
+    if head == "人":  # only after a verb and its object (赶车 + 人, 养蜂 + 人), never after a verb (欺负 + 人)
+        return joined if tag[:1] == "v" and _verb_object(stem) and not known_word_zh(joined) else None
+    if not (nominal or verbal) or ch.entity_kind_zh(stem, tag):
+        return None
+    return joined if head_kind_zh(joined, "n" if nominal else tag, SPLIT_HEADS) else None
+
+
+def _known_noun_zh(word: str) -> bool:
+    """A word CC-CEDICT has, with no verb sense, that names a role, an animal or a place by its first gloss (not a
+    name, nor a head too general: `entity_classes.GENERAL_HEADS`)."""
+    from lotdata.text.entity_classes import head_zh, verb_word_zh
+
+    found = head_zh(word)
+    return bool(found) and not found[0].startswith("=") and not verb_word_zh(word) and word not in ch.NOT_ENTITIES_ZH
+
+
+def _has_building(given: str) -> bool:
+    """Whether a story names a building its rooms can be in (characters.BUILDINGS_ZH), read by its words: 家 alone,
+    家里, 回家, 娘家, not 大家, 国家 or 专家; the longer buildings (房子, 学校) anywhere."""
+    from lotdata.text.postag import pos_words_nohmm
+
+    if any(building in given for building in ch.BUILDINGS_ZH if len(building) > 1):
+        return True
+    short = "".join(b for b in ch.BUILDINGS_ZH if len(b) == 1)
+    for word, tag in pos_words_nohmm(given):
+        bare = word[:-1] if len(word) > 1 and word[-1] in ch.LOCATIVES_ZH else word
+        if bare in short or bare[:1] in short and tag[:1] in "nsf" and not ch.entity_kind_zh(word, tag):
+            return True  # 家, 家里, 楼上, 屋子, 院子
+        if len(bare) == 2 and bare[1] in short and (tag[:1] == "v" or bare[0] in ch.VERB_HEADS_ZH or bare[0] in "在离"):
+            return True  # 回家, 到家, 在家, 进屋
+        if len(bare) >= 2 and bare[-1] in short and ch.entity_kind_zh(bare, "n") == "place":
+            return True  # 农家, 宫殿 (a place by its ending: 宾馆, 饭店)
+    return False
+
+
+def known_zh(word: str, given: str, given_words: set[str]) -> bool:
+    """`characters.known_zh` with a room's building read by the story's words (`_has_building`): 卧室 in a story
+    that says 大家 is a new place, in one that says 回家 a room of that home."""
+    if word[-1] in ch.ROOM_ENDINGS_ZH and not _has_building(given):
+        short = {building for building in ch.BUILDINGS_ZH if len(building) == 1}
+        return ch.known_zh(word, "".join(c for c in given if c not in short), given_words)
+    return ch.known_zh(word, given, given_words)
+
+
+def new_entities_zh(candidate: str, given: str) -> list[str]:
+    """`characters.new_entities` in Chinese with the words of `more_entity_words_zh` and `known_zh`: the roles,
+    animals and places of a candidate that `given` (the story and the original sentence) does not name."""
+    words = ch.given_words_zh(given)
+    titles = ch._titles_of_known_zh(candidate, given, words)
+    found = [*ch.entity_words_zh(candidate), *more_entity_words_zh(candidate)]
+    return list(dict.fromkeys(w for w in found if w not in titles and not known_zh(w, given, words)))

@@ -1,0 +1,76 @@
+"""LOT 2.2a's Chinese reader beyond whole listed words (issue 34, the noun-head change: lotdata.text.entities_zh):
+nouns jieba tags as verbs or splits, nouns no dictionary has read by their head, and the ordinary words that must
+stay unflagged (the issue's "flags contain no ordinary non-role words"). Words from the dev lists and made-up
+sentences only; the blind lists' words are never used here."""
+
+from __future__ import annotations
+
+import pytest
+
+from lotdata.annotate.checks import CheckOptions, get_check_rule
+from lotdata.text.entities_zh import new_entities_zh
+from lotdata.text.entity_classes import head_zh, kind_zh, verb_first_zh, verb_word_zh
+
+STORY = "小明在路上走。"
+
+
+@pytest.mark.parametrize(
+    "candidate, word",
+    [
+        ("搬运工看到了这一切。", "搬运工"),  # jieba: a verb; CC-CEDICT: porter, no verb sense
+        ("他的养父来了。", "养父"),  # 养 + 父 is no verb and its object
+        ("一个养鸡户来了。", "养鸡户"),  # no dictionary has it: a verb and its object before the head 户
+        ("他走进豆腐坊。", "豆腐坊"),  # a noun before the head 坊
+        ("一只腊肠犬跑了过来。", "腊肠犬"),
+        ("糕点师笑了。", "糕点师"),  # jieba: 糕点 + 师
+        ("在面馆里，他吃了饭。", "面馆"),  # jieba: 面 + 馆里
+        ("赶车人看到了这一切。", "赶车人"),  # a verb and its object before 人
+        ("送奶工来了。", "送奶工"),  # jieba: 送 + 奶 + 工
+        ("大副喊了一声。", "大副"),  # jieba: 大 + 副, one noun in CC-CEDICT
+        ("獐子跑了。", "獐子"),  # -子 after an animal CC-CEDICT glosses alone
+        ("在要塞里，他睡着了。", "要塞"),  # a verb in jieba where a noun stands
+    ],
+)
+def test_nouns_the_whole_word_reader_missed(candidate, word):
+    assert word in new_entities_zh(candidate, STORY)
+
+
+@pytest.mark.parametrize(
+    "candidate",
+    [
+        "他欺负人。",  # a verb before 人, not a verb and its object
+        "这会刺激人的胃。",
+        "他把头一缩。",  # 把头 (CC-CEDICT: a foreman) is no noun here
+        "他心道：不好。",  # 道 after a noun is "said"
+        "我们要系统地学习。",  # 地 makes an adverb
+        "海洋所能提供的粮食很多。",  # 所 before a verb
+        "我的拿手好戏。",
+        "他见证了沧桑巨变。",  # "great changes" is no Chang river
+    ],
+)
+def test_ordinary_words_stay_unflagged(candidate):
+    assert new_entities_zh(candidate, STORY) == []
+
+
+def test_a_room_needs_a_building_word_of_the_story():
+    assert new_entities_zh("他走进卧室。", "大家都笑了。") == ["卧室"]  # 大家 is no home
+    assert new_entities_zh("他走进卧室。", "他回家了。") == []  # a room of that home
+
+
+def test_gloss_heads_in_other_forms():
+    assert head_zh("丘陵")[1] == "place"  # hills
+    assert head_zh("重孙")[1] == "role"  # great-grandson
+    assert head_zh("捕快")[1] == "role"  # bailiff responsible for ...
+    assert head_zh("哈士奇")[1] == "animal"  # husky (sled dog)
+    assert kind_zh("钳子") is None  # pliers: a noun of its own, no plier
+    assert kind_zh("圈内") is None  # among insiders: a relation
+
+
+def test_verb_senses():
+    assert verb_word_zh("导演") and not verb_word_zh("向导")
+    assert verb_first_zh("赶") and not verb_first_zh("奶")
+
+
+def test_the_check_rule_reads_them():
+    row = {"context": ["小明在路上走。"], "original": "他很累。", "candidate": "搬运工看到了这一切。", "lang": "zh"}
+    assert get_check_rule("context_entities").row(row, CheckOptions(lang="zh"))
