@@ -32,7 +32,8 @@ REPO = Path(__file__).resolve().parents[1]
 #: rules whose planted recall is below the 95% target on some deciding set in the committed figures, its blind figure
 #: included where it has one: each is named here so the gap is seen (a rule that reaches the target must leave the
 #: list). context_entities: 100% held out on a word list planted while it was fixed; blind list 1 75.0% before the
-#: CC-CEDICT/WordNet class lexicon, 88.3% after it, blind list 2 (written before that change, run once) 85.7%
+#: CC-CEDICT/WordNet class lexicon, 88.3% after it, blind list 2 (written before that change) 85.7%; after the
+#: noun-head change (lotdata.text.entities_zh) 91.3% and 91.3%, and blind list 3 (written before it, run once) 88.3%
 #: (issue 34)
 BELOW_TARGET: set[str] = {"context_entities"}
 
@@ -74,7 +75,10 @@ def test_planted_violations_are_caught_at_the_target_or_the_gap_is_named():
         for f in rule_figures(name)
         if f["deciding"]
         # a blind figure counts too: where the recall above it was watched while the rule was tuned, it is the measure
-        and any(r is not None and r < target for r in (f["recall"], f.get("blind_recall"), f.get("blind2_recall")))
+        and any(
+            r is not None and r < target
+            for r in (f["recall"], f.get("blind_recall"), f.get("blind2_recall"), f.get("blind3_recall"))
+        )
     }
     assert below == BELOW_TARGET
 
@@ -101,6 +105,9 @@ def test_context_entities_has_a_blind_chinese_held_out_figure():
     # a second list, written and committed before the CC-CEDICT class lexicon and run once after it
     assert held[0]["blind2_planted"] >= 100 and held[0]["blind2_caught"] <= held[0]["blind2_planted"]
     assert "; blind list 2 " in held_line
+    # a third, written and committed before the noun-head change (lotdata.text.entities_zh) and run once after it
+    assert held[0]["blind3_planted"] >= 100 and held[0]["blind3_caught"] <= held[0]["blind3_planted"]
+    assert "; blind list 3 " in held_line
 
 
 def test_the_figures_file_holds_counts_and_names_only():
@@ -113,6 +120,7 @@ def test_the_figures_file_holds_counts_and_names_only():
                 *("by_source", "false_alarms_strict", "false_alarm_rate_strict", "planted", "caught", "recall"),
                 *("missed_by_source", "seconds", "probe_words", "probe_caught", "probe_missed"),
                 *("blind_planted", "blind_caught", "blind_recall", "blind2_planted", "blind2_caught", "blind2_recall"),
+                *("blind3_planted", "blind3_caught", "blind3_recall"),
             }
 
 
