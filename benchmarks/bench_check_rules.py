@@ -31,7 +31,8 @@ set the level. A rule whose false-alarm rate on a deciding held-out set is above
 rather than refuse; `tests/test_check_rule_figures.py` holds the registered levels to that advice.
 
 Writes `bench/check_rules.md` (the table) and `lotdata/data/check_rule_figures.json` (the figures, no text of the
-data: counts and set names), which `lotdata annotate check --rules` lists.
+data: counts and set names), which `lotdata annotate check --rules` lists. `--rule X [--lang L] --update` writes only
+those figures into both files and the docs' table (the others kept as measured; the tables' head names the update).
 """
 
 from __future__ import annotations
