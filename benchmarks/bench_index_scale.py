@@ -121,8 +121,10 @@ class DiskSampler(threading.Thread):
         self.done = threading.Event()
 
     def run(self) -> None:
+        # the build writes into a staging folder beside OUT and moves it into place at the end (lotdata's one path)
+        staging = self.folder.parent / f".{self.folder.name}.lotdata-next"
         while not self.done.wait(self.every):
-            self.peak = max(self.peak, _disk_used(self.folder))
+            self.peak = max(self.peak, _disk_used(self.folder) + _disk_used(staging))
 
 
 def build(ref: Path, idx: Path, workers: int, shard_mb: int, segment_mb: int) -> dict:
