@@ -31,7 +31,6 @@ from lotdata.registry import Registry
 from lotdata.text import normalize_text
 from lotdata.text.antonyms import antonym_swaps
 from lotdata.text.characters import characters, new_entities, references_en, shares_character_en, zh_shared
-from lotdata.text.entities_zh import new_entities_zh
 from lotdata.text.langid import fields_language_problems
 from lotdata.text.sentences import EN_ABBREVIATIONS, split_zh
 from lotdata.text.story_split import (
@@ -434,8 +433,7 @@ def context_entities(row: Row, options: CheckOptions) -> list[str]:
     lang = _lang(row, options)
     given = " ".join([*(row.get("context") or []), str(row.get("original") or "")])
     candidate = str(row.get("candidate") or "")
-    # Chinese: with the nouns jieba mis-tags or splits and those no dictionary has (lotdata.text.entities_zh)
-    new = new_entities_zh(candidate, given) if lang == "zh" else new_entities(candidate, given, lang)
+    new = new_entities(candidate, given, lang)
     return [f"the candidate names {', '.join(new)}, which the story does not (LOT 2.2a)"] if new else []
 
 
