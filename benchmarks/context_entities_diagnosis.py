@@ -56,15 +56,21 @@ DEV2_WORDS = {
 }
 
 
-def plant_on_tuning(words: list[str], places: set[str], seed: str, n: int) -> tuple[int, int, list[str]]:
-    """`words` planted into up to `n` tuning candidates the rule passes: (planted, caught, the missed candidates)."""
+def _passing_tuning(options: CheckOptions, seed: str) -> tuple[list[dict], random.Random]:
+    """The tuning candidates the rule passes, in an order seeded by `seed`, and the generator that drew it."""
     measure = bench.MEASURES["context_entities"][0]
-    options = CheckOptions(lang="zh")
     rows = bench.real_rows("context_entities", measure, "tuning")
     flagged = bench.flagged_ids("context_entities", rows, options)
     passing = [r for r in rows if str(r["id"]) not in flagged]
     rng = random.Random(seed)
     rng.shuffle(passing)
+    return passing, rng
+
+
+def plant_on_tuning(words: list[str], places: set[str], seed: str, n: int) -> tuple[int, int, list[str]]:
+    """`words` planted into up to `n` tuning candidates the rule passes: (planted, caught, the missed candidates)."""
+    options = CheckOptions(lang="zh")
+    passing, rng = _passing_tuning(options, seed)
     saved = dict(bench._NEW_ENTITIES), set(bench._PLACES)
     bench._NEW_ENTITIES["tuning"] = words
     bench._PLACES.update(places)
@@ -96,13 +102,8 @@ DEV3 = HERE / "context_entities_dev3_zh.txt"
 def plant_each_on_tuning(words: list[str], places: set[str], seed: str, times: int) -> tuple[int, int, list[str]]:
     """Each of `words` planted `times` times into tuning candidates the rule passes (taken in a seeded order, a
     candidate skipped where the story holds the word or its head): (planted, caught, the missed candidates)."""
-    measure = bench.MEASURES["context_entities"][0]
     options = CheckOptions(lang="zh")
-    rows = bench.real_rows("context_entities", measure, "tuning")
-    flagged = bench.flagged_ids("context_entities", rows, options)
-    passing = [r for r in rows if str(r["id"]) not in flagged]
-    rng = random.Random(seed)
-    rng.shuffle(passing)
+    passing, rng = _passing_tuning(options, seed)
     planted = caught = i = 0
     missed = []
     for word in words:
