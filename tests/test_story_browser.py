@@ -29,6 +29,9 @@ from lotdata.annotate.workflow import add_raters
 from lotdata.resources import asset_dir
 
 QUIZ = Path(asset_dir("annotation_templates")) / "quizzes" / "story_write.en.jsonl"
+#: a story of our own, for the Chinese screens of the ROCStories jobs (a screen in Chinese shows Chinese text)
+FIVE_ZH = "小林报名给学校义卖烤饼干。她在厨房里和面到深夜。早上第一盘饼干烤焦了。她定好闹钟又烤了一盘。中午还没到，饼干就卖光了。"
+
 STORY = [
     "Maria signed up to bake cookies for the school sale.",
     "She stayed up late mixing dough in her kitchen.",
@@ -372,12 +375,16 @@ def test_story_cloze_from_nothing_in_a_browser(label_studio, conn, browser, tmp_
     report = json.loads((tmp_path / "o" / "reorder.json").read_text())
     assert report["each_perfect"] == 1.0, report["per_ordering"]
 
-    # every new screen in Chinese
+    # every new screen in Chinese, with a Chinese five-sentence story where the job shows one
+    five_zh = tmp_path / "five_zh.jsonl"
+    five_zh.write_text(json.dumps({"title": "义卖", "text": FIVE_ZH}, ensure_ascii=False) + "\n", encoding="utf-8")
+    read = lotdata(label_studio, "read", str(five_zh), "--lang", "zh", "--out", str(tmp_path / "five_zh.parquet"))
+    assert read.exit_code == 0, read.output
     for job, args in {
         "story_write": ["--n", "1"],
         "story_review": ["--input", str(tmp_path / "w")],
-        "sct_write": ["--input", str(stories), "--split", "test"],
-        "story_reorder": ["--input", str(stories), "--raters", "1"],
+        "sct_write": ["--input", str(tmp_path / "five_zh.parquet"), "--split", "test"],
+        "story_reorder": ["--input", str(tmp_path / "five_zh.parquet"), "--raters", "1"],
         "clozet_write": ["--input", str(sample_stories)],
         "story_filter": ["--input", str(sample_stories), "--limit", "1"],
     }.items():
@@ -392,6 +399,8 @@ def test_story_cloze_from_nothing_in_a_browser(label_studio, conn, browser, tmp_
         _switch(rater, team[next(r for r, p in job_state.projects.items() if p == project) or "wes"]["email"])
         rater.open_task(project, task["id"], f"{job}-zh")
         assert get_job(job).template_for("zh").xml and "lsf" in rater.chrome.page_source
+        if job in ("sct_write", "story_reorder"):  # the story shown is Chinese too
+            assert "饼干" in rater.chrome.page_source and "Maria" not in rater.chrome.page_source
         if job == "clozet_write":  # no internal name; the speech tag stays with its speech
             page = rater.chrome.page_source
             assert "ClozeT" not in page and "lotdata-mask" not in page and "预选" in page
