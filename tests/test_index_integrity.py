@@ -196,3 +196,24 @@ def test_compaction_is_byte_identical_for_any_worker_count(tmp_path: Path) -> No
     one, two = manifests
     assert len(one["shards"]) > 3 and len(one["segments"]) == 1
     assert one["files"] == two["files"]  # every file's sha256
+
+
+def test_a_loaded_index_maps_its_arrays_for_random_reads(tmp_path: Path, monkeypatch) -> None:
+    # read-ahead on a binary search's scattered pages evicts the pages the next query needs once an index outgrows
+    # memory (measured at 16 GB: docs/how-to/index-at-scale.md); every segment's tokens and suffix array go through it
+    import mmap
+
+    from lotdata.overlap import index as index_module
+
+    advised = []
+    real = index_module.random_access
+    monkeypatch.setattr(index_module, "random_access", lambda a, advice=None: advised.append(a) or real(a, advice))
+    ref = tmp_path / "ref.txt"
+    ref.write_text("小明去学校。他遇到了老师。\n" * 50, encoding="utf-8")
+    build_index([str(ref)], tmp_path / "idx", spec=TokenSpec(), progress=False)
+    index = verify_index(tmp_path / "idx")
+    assert {id(a) for a in advised} == {id(x) for s in index.shards for x in (s.tokens, s.sa)}
+    if hasattr(mmap, "MADV_RANDOM"):  # a small index keeps the kernel's read-ahead; one larger than half of memory not
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        assert index_module.map_advice(1 << 20) is None
+        assert index_module.map_advice(int(0.6 * memory)) == mmap.MADV_RANDOM
