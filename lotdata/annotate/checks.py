@@ -28,9 +28,11 @@ from lotdata.annotate.submissions import (
     story_text,
 )
 from lotdata.registry import Registry
+from lotdata.text import characters as _characters
 from lotdata.text import normalize_text
 from lotdata.text.antonyms import antonym_swaps
-from lotdata.text.characters import characters, new_entities, references_en, shares_character_en, zh_shared
+from lotdata.text.characters import characters, references_en, shares_character_en, zh_shared
+from lotdata.text.entities_zh import new_entities_zh
 from lotdata.text.langid import fields_language_problems
 from lotdata.text.sentences import EN_ABBREVIATIONS, split_zh
 from lotdata.text.story_split import (
@@ -425,6 +427,13 @@ def punctuation(row: Row, options: CheckOptions) -> list[str]:
     return [
         f"punctuation {' '.join(stray)} used; only {allowed} are allowed (LOT appendix 1 and the published stories)"
     ]
+
+
+def new_entities(candidate: str, given: str, lang: str) -> list[str]:
+    """The roles, animals and places of a candidate that `given` does not name (LOT 2.2a): the one reader of the
+    rule, clozet_write's submission flags and the benchmarks. Chinese with the nouns jieba mis-tags or splits
+    (`entities_zh`), English by `characters.new_entities`."""
+    return new_entities_zh(candidate, given) if lang == "zh" else _characters.new_entities(candidate, given, lang)
 
 
 def context_entities(row: Row, options: CheckOptions) -> list[str]:

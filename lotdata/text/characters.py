@@ -498,10 +498,12 @@ def new_entities(candidate: str, given: str, lang: str) -> list[str]:
     jieba's part-of-speech tags, the same tagger as the Story Cloze checks, plus role words and animals; English
     by capitalised names and a lexicon of roles and animals. Things are not checked: a tagger cannot tell a new
     object from a part of a known one (the horse's hooves), so those stay with the reviewers."""
-    if lang == "zh":  # with the nouns jieba mis-tags or splits and those no dictionary has
-        from lotdata.text.entities_zh import new_entities_zh  # it builds on this module's word sets
-
-        return new_entities_zh(candidate, given)
+    if lang == "zh":
+        words = given_words_zh(given)
+        titles = _titles_of_known_zh(candidate, given, words)
+        return list(
+            dict.fromkeys(w for w in entity_words_zh(candidate) if w not in titles and not known_zh(w, given, words))
+        )
     given_words = {w.lower().rstrip(".'’s") for w in WORD_EN.findall(given)}
     given_roles = {role for _, role in roles_in_en(given)}
     found = [
