@@ -74,7 +74,13 @@ def test_the_heuristics_use_the_lists():
 def test_checks_keeps_every_name_it_had():
     for name in checks.__all__:
         assert hasattr(checks, name), name
-    assert checks.new_entities is characters.new_entities
+    # one 2.2a reader: Chinese through entities_zh (the noun-head reader), English through characters
+    from lotdata.text.entities_zh import new_entities_zh
+
+    zh = ("面馆里的糕点师看到了这一切。", "小明去买早饭。")
+    assert checks.new_entities(*zh, "zh") == new_entities_zh(*zh) and checks.new_entities(*zh, "zh")
+    en = ("The barber laughed.", "Tom went to town.")
+    assert checks.new_entities(*en, "en") == characters.new_entities(*en, "en")
     assert checks.split_submission is story_split.split_submission
     assert checks.stray_punctuation is style.stray_punctuation
     from lotdata.annotate import submissions
