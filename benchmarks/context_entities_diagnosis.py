@@ -56,6 +56,14 @@ DEV2_WORDS = {
 }
 
 
+def _caught(bad: dict, options: CheckOptions, missed: list[str]) -> bool:
+    """Whether the rule flags the planted candidate `bad`; its text joins `missed` when not."""
+    if RULES["context_entities"].row(bad, options):
+        return True
+    missed.append(str(bad["candidate"]))
+    return False
+
+
 def _passing_tuning(options: CheckOptions, seed: str) -> tuple[list[dict], random.Random]:
     """The tuning candidates the rule passes, in an order seeded by `seed`, and the generator that drew it."""
     measure = bench.MEASURES["context_entities"][0]
@@ -82,10 +90,7 @@ def plant_on_tuning(words: list[str], places: set[str], seed: str, n: int) -> tu
             if bad is None:
                 continue
             planted += 1
-            if RULES["context_entities"].row(bad, options):
-                caught += 1
-            else:
-                missed.append(str(bad["candidate"]))
+            caught += _caught(bad, options, missed)
     finally:
         bench._NEW_ENTITIES.clear()
         bench._NEW_ENTITIES.update(saved[0])
@@ -116,10 +121,7 @@ def plant_each_on_tuning(words: list[str], places: set[str], seed: str, times: i
             else:
                 continue
             planted += 1
-            if RULES["context_entities"].row(bad, options):
-                caught += 1
-            else:
-                missed.append(str(bad["candidate"]))
+            caught += _caught(bad, options, missed)
     return planted, caught, missed
 
 
