@@ -244,7 +244,7 @@ def render(reports: list[dict]) -> str:
     lines += [
         f"GPU: {first['gpu']}; torch {first['torch']}, transformers {first['transformers']}. "
         f"bert-base shape (12 layers, hidden 768) from scratch on SenPos built from the CMRC 2017 + CFT stories "
-        f"({first['senpos'][0]['examples']} training examples, length 512), measured epochs after one warm-up epoch; "
+        f"({first['senpos'][0].get('examples', '–')} training examples, length 512), measured epochs after one warm-up epoch; "
         "GPT-2 base shape (12 layers) generating OutGen stories (top-k 40, temperature 0.7). Busy: mean NVML "
         "utilisation every 50 ms between the first and last optimiser step of the measured epochs / during generation.",
         "",
@@ -281,6 +281,9 @@ def main() -> None:
     parser.add_argument(
         "--startup", action="store_true", help="also time the CLI commands' CPU before the first GPU step"
     )
+    parser.add_argument(
+        "--only", choices=("senpos", "outgen"), help="measure one of the two (the other's columns read –)"
+    )
     parser.add_argument("--json", type=Path)
     parser.add_argument("--render", nargs="*", type=Path)
     parser.add_argument("--out", type=Path)
@@ -306,12 +309,14 @@ def main() -> None:
     }
     for b in args.batches.split(","):
         batch = None if b == "none" else (b if b == "auto" else int(b))
-        s = senpos_training(args.senpos, args.configs / "bert.toml", batch, args.repeats, args.n_train)
-        s["gpu_batch"] = b
+        s = {"gpu_batch": b, "batch": None, "measured_examples_per_s": None, "busy_pct": None, "peak_gpu_mib": None}
+        if args.only != "outgen":
+            s |= senpos_training(args.senpos, args.configs / "bert.toml", batch, args.repeats, args.n_train)
         report["senpos"].append(s)
         print(json.dumps(s), flush=True)
-        g = outgen_generation(args.outgen, args.configs / "gpt2.toml", batch, args.prompts, args.max_new)
-        g["gpu_batch"] = b
+        g = {"gpu_batch": b, "tokens_per_s": None, "busy_pct": None, "peak_gpu_mib": None}
+        if args.only != "senpos":
+            g |= outgen_generation(args.outgen, args.configs / "gpt2.toml", batch, args.prompts, args.max_new)
         report["outgen"].append(g)
         print(json.dumps(g), flush=True)
         _cuda("empty_cache")

@@ -718,3 +718,19 @@ def test_storycloze_can_train_on_val(tmp_path):
         ],
     )
     assert bad.exit_code == 1 and "--train-from" in bad.stderr
+
+
+def test_generation_on_a_gpu_leaves_out_cudnn_attention_only():
+    """cuDNN's SDPA plans every new key length (18 s of CPU on a first pass at batch 96, bench/gpu.md): generation on
+    a GPU runs with the other backends; the flags come back afterwards, and a CPU run changes nothing."""
+    torch = pytest.importorskip("torch")
+    from lotdata.models.generation import _attention_without_cudnn
+
+    before = torch.backends.cuda.cudnn_sdp_enabled()
+    with _attention_without_cudnn("cuda:0"):
+        assert not torch.backends.cuda.cudnn_sdp_enabled()
+        assert torch.backends.cuda.flash_sdp_enabled() and torch.backends.cuda.mem_efficient_sdp_enabled()
+        assert torch.backends.cuda.math_sdp_enabled()
+    assert torch.backends.cuda.cudnn_sdp_enabled() == before
+    with _attention_without_cudnn("cpu"):
+        assert torch.backends.cuda.cudnn_sdp_enabled() == before

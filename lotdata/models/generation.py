@@ -111,6 +111,19 @@ def lm_loss(model, batch):
     return model(**batch).loss
 
 
+def _attention_without_cudnn(device: str):
+    """Attention kernels for generation: every backend but cuDNN's on a GPU. cuDNN's SDPA builds an execution plan for
+    each new key length, and generation grows the key length every step: the first pass at a batch shape spent 18 s
+    of CPU in those plans (benchmarks/profile_generation.py on an H200, bench/gpu.md)."""
+    import contextlib
+
+    if not str(device).startswith("cuda"):
+        return contextlib.nullcontext()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    return sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH])
+
+
 def generate_batch(
     model,
     prompts: Sequence[Sequence[int]],
@@ -129,7 +142,7 @@ def generate_batch(
         limit = getattr(model.config, "n_positions", None) or getattr(model.config, "max_position_embeddings", None)
         if limit:
             max_new_tokens = max(1, min(max_new_tokens, limit - ids.shape[1]))
-    with torch.no_grad():
+    with torch.no_grad(), _attention_without_cudnn(device):
         out = model.generate(
             input_ids=ids.to(device),
             attention_mask=mask.to(device),
