@@ -4,10 +4,12 @@ At 16 GB of Chinese text the index is 28 GB, more than this machine's 24 GiB, so
 pages in from disk. The kernel reads 32 pages ahead of each fault unless the map is advised for random reads; a
 binary search touches one page here and one there, so read-ahead reads what nobody asked for and pushes the pages
 the next query needs out of the page cache. `lotdata` advises the maps of an index larger than half of memory
-MADV_RANDOM (`index.map_advice`); this benchmark queries one existing index both ways, each way in fresh processes after the page cache is dropped (root:
-/proc/sys/vm/drop_caches), alternating, and counts major page faults beside the times.
+MADV_RANDOM (`index.map_advice`) and splits each large gather across threads (`index.gather`: numpy's take
+releases the GIL, so the disk serves many page faults at once). This benchmark queries one existing index each way
+(`WAYS`), each in fresh processes after the page cache is dropped (root: /proc/sys/vm/drop_caches), alternating, and
+counts major page faults beside the times.
 
-    python benchmarks/bench_index_pagecache.py IDX [--rounds 2] [--out bench/index_pagecache.md]
+    python benchmarks/bench_index_pagecache.py IDX [--rounds 2] [--ways normal,random,parallel] [--out bench/index_pagecache.md]
 """
 
 from __future__ import annotations
@@ -30,12 +32,13 @@ from machine import load_note  # noqa: E402
 _RUN = r"""
 import json, mmap, resource, sys, time
 from lotdata.overlap import TokenSpec, load_test_set
-from lotdata.overlap.index import random_access, verify_index
+from lotdata.overlap.index import PARALLEL_READS, random_access, verify_index
 from lotdata.overlap.lookup import measure_with_index
 index = verify_index({idx!r})
-advice = mmap.MADV_NORMAL if {advice!r} == "normal" else mmap.MADV_RANDOM  # both ways whatever lotdata chooses
+advice = mmap.MADV_NORMAL if {advice!r} == "normal" else mmap.MADV_RANDOM  # every way whatever lotdata chooses
 for seg in index.shards:
     random_access(seg.tokens, advice); random_access(seg.sa, advice)
+    seg.parallel_reads = PARALLEL_READS if {advice!r} == "parallel" else 1
 sets = [load_test_set(p) for p in {tests!r}]
 times, faults = [], []
 for _ in range({passes}):
@@ -45,6 +48,15 @@ for _ in range({passes}):
         faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_majflt - before)
 print(json.dumps({{"times": times, "faults": faults}}))
 """
+
+
+#: the ways an index can be read: the kernel's read-ahead, random reads one page fault at a time, random reads with
+#: the gathers split across threads (what lotdata does for an index larger than half of memory)
+WAYS = {
+    "normal": "MADV_NORMAL (read-ahead)",
+    "random": "MADV_RANDOM, one thread",
+    "parallel": "MADV_RANDOM, parallel reads (lotdata's choice above half of memory)",
+}
 
 
 def drop_caches() -> bool:
@@ -71,7 +83,7 @@ def table_rows(results: dict[str, list[dict]], sets: int) -> list[str]:
         cold_faults = [f for r in runs for f in r["faults"][:sets]]
         warm = [t for r in runs for t in r["times"][sets:]]
         warm_faults = [f for r in runs for f in r["faults"][sets:]]
-        name = "MADV_NORMAL (read-ahead)" if advice == "normal" else "MADV_RANDOM"
+        name = WAYS[advice]
         later = (
             f"{statistics.median(warm):.2f} s | {max(warm):.2f} s | {statistics.median(warm_faults):,.0f}"
             if warm
@@ -86,16 +98,17 @@ def main() -> None:
     parser.add_argument("idx", type=Path)
     parser.add_argument("--rounds", type=int, default=2, help="fresh processes per way, alternating")
     parser.add_argument("--passes", type=int, default=2, help="passes over the test sets in each process")
+    parser.add_argument("--ways", default="normal,random,parallel", help=f"among {', '.join(WAYS)}")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "index_pagecache.md")
     args = parser.parse_args()
     manifest = json.loads((args.idx / "manifest.json").read_text())
     note = load_note()
-    results: dict[str, list[dict]] = {"normal": [], "random": []}
+    results: dict[str, list[dict]] = {way: [] for way in args.ways.split(",")}
     with tempfile.TemporaryDirectory() as tmp:
         tests = [LOT_DEV, *c3_test_sets(Path(tmp), 2)]
         dropped = True
         for _ in range(args.rounds):
-            for advice in ("normal", "random"):
+            for advice in results:
                 dropped = drop_caches() and dropped
                 print(f"[{time.strftime('%H:%M:%S')}] {advice}", flush=True)
                 results[advice].append(one_process(args.idx, tests, advice, args.passes))

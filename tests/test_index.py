@@ -55,6 +55,35 @@ def brute_longest(test_words: list[list[str]], ref_lines: list[list[str]]) -> in
     return best
 
 
+def _with_parallel_reads(test_set, loaded, spec: TokenSpec):
+    """The figures with every gather split across threads (as for an index larger than half of memory)."""
+    for segment in loaded.shards:
+        segment.parallel_reads = 3
+    smallest = index_module.PARALLEL_GATHER_MIN
+    index_module.PARALLEL_GATHER_MIN = 1
+    try:
+        result = measure_with_index([test_set], loaded, spec=spec)[0]
+    finally:
+        index_module.PARALLEL_GATHER_MIN = smallest
+    return result.summary, result.examples
+
+
+def test_gather_splits_a_large_gather_and_keeps_its_shape_and_order() -> None:
+    array = np.arange(10_000, dtype=np.uint32)[::-1].copy()
+    idx = np.random.default_rng(0).integers(0, len(array), size=(3000, 4))
+    assert np.array_equal(index_module.gather(array, idx, threads=5), array[idx])
+    assert np.array_equal(index_module.gather(array, idx[:10], threads=5), array[idx[:10]])  # small: one thread
+
+
+def test_an_index_larger_than_half_of_memory_reads_in_parallel(tmp_path: Path, monkeypatch) -> None:
+    ref = tmp_path / "ref.txt"
+    ref.write_text("ant bee cat\ndog elk ant\n")
+    build_index([str(ref)], tmp_path / "idx", spec=TokenSpec(n=2, lang="en"), progress=False)
+    assert {s.parallel_reads for s in verify_index(tmp_path / "idx").shards} == {1}
+    monkeypatch.setattr(index_module, "map_advice", lambda size: index_module.mmap.MADV_RANDOM)
+    assert {s.parallel_reads for s in verify_index(tmp_path / "idx").shards} == {index_module.PARALLEL_READS}
+
+
 sentence = st.lists(st.sampled_from(WORDS), min_size=0, max_size=14).map(" ".join)
 
 
@@ -107,6 +136,7 @@ def test_index_equals_streaming_and_brute_force(tests, refs, n, shard_bytes, seg
         )
         indexed = measure_with_index([test_set], verify_index(tmp / "idx"), spec=spec)[0]
         assert indexed.summary == streaming.summary
+        assert _with_parallel_reads(test_set, verify_index(tmp / "idx"), spec) == (indexed.summary, indexed.examples)
         assert [_base(r) for r in indexed.examples["test"]] == [_base(r) for r in streaming.examples["test"]]
         lines = [line.split() for line in refs]
         loaded = verify_index(tmp / "idx")

@@ -44,6 +44,7 @@ import mmap
 import os
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -734,6 +735,7 @@ class LoadedShard:
     docs: list[str]
     first_ids: np.ndarray  # int64: the first words present, ascending
     first_starts: np.ndarray  # int64: sa[first_starts[i]:first_starts[i + 1]] start with first_ids[i]
+    parallel_reads: int = 1  # page faults a large gather keeps in flight (`gather`): > 1 for an index read from disk
 
 
 @dataclass
@@ -847,7 +849,13 @@ def verify_index(
         docs = pq.read_table(docs_path)
         segments.append(
             LoadedShard(
-                tokens, sa, docs.column("start").to_numpy(), docs.column("doc").to_pylist(), first[:k], first[k:]
+                tokens,
+                sa,
+                docs.column("start").to_numpy(),
+                docs.column("doc").to_pylist(),
+                first[:k],
+                first[k:],
+                PARALLEL_READS if advice is not None else 1,
             )
         )
     return LoadedIndex(idx, manifest, vocab, segments)
@@ -867,6 +875,35 @@ def map_advice(index_bytes: int) -> int | None:
     except (ValueError, OSError, AttributeError):
         return None
     return getattr(mmap, "MADV_RANDOM", None) if index_bytes > RANDOM_ABOVE_MEMORY_SHARE * memory else None
+
+
+#: page faults kept in flight by a large gather from an index mapped for random reads (`gather`)
+PARALLEL_READS = 32
+#: entries a thread of a gather gets at least (fewer threads for a smaller gather; one below twice this)
+PARALLEL_GATHER_MIN = 512
+_pools: dict[int, ThreadPoolExecutor] = {}
+
+
+def gather(array: np.ndarray, idx: np.ndarray, threads: int = 1) -> np.ndarray:
+    """`array[idx]`, a large gather split across `threads` threads. numpy's take releases the GIL, so on a map read
+    from disk the threads' page faults are served together instead of one after another: 100,000 random entries of
+    a cold 873 MB token file took 6.7 s in one thread, 1.5 s in 16 and 1.1 s in 64; the LOT dev set against a cold
+    1 GB index mapped for random reads 13.1-13.4 s in one thread, 3.1-3.3 s with 32 (0.24-0.28 s against
+    0.31-0.39 s once warm: the threads' cost, paid only by an index read from disk)."""
+    threads = min(threads, idx.size // PARALLEL_GATHER_MIN)
+    if threads <= 1:
+        return array[idx]
+    flat = idx.reshape(-1)
+    out = np.empty(flat.shape, dtype=array.dtype)
+    bounds = np.linspace(0, len(flat), threads + 1).astype(np.int64)
+
+    def part(i: int) -> None:
+        np.take(array, flat[bounds[i] : bounds[i + 1]], out=out[bounds[i] : bounds[i + 1]])
+
+    pool = _pools.get(threads) or _pools.setdefault(threads, ThreadPoolExecutor(threads, "lotdata-gather"))
+    for done in [pool.submit(part, i) for i in range(threads)]:
+        done.result()
+    return out.reshape(idx.shape)
 
 
 def random_access(array: np.memmap, advice: int | None = None) -> np.memmap:

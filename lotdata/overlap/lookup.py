@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from lotdata.errors import LotdataError
 from lotdata.overlap.contamination import Buckets
-from lotdata.overlap.index import LoadedIndex, LoadedShard
+from lotdata.overlap.index import LoadedIndex, LoadedShard, gather
 from lotdata.overlap.measure import (
     OverlapResult,
     Segment,
@@ -40,6 +40,17 @@ UNKNOWN = np.int64(1 << 33)  # a test word the references never use: it matches 
 # ------------------------------------------------------------------------------------------ searching
 
 
+def _take(shard: LoadedShard, array: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """`array[idx]` with the shard's parallel reads (an index read from disk: the gathers' page faults served
+    together)."""
+    return gather(array, idx, shard.parallel_reads)
+
+
+def _starts(shard: LoadedShard, slots: np.ndarray) -> np.ndarray:
+    """The text offsets of suffix-array `slots`."""
+    return np.asarray(_take(shard, shard.sa, slots), dtype=np.int64)
+
+
 def _compare(
     shard: LoadedShard, starts: np.ndarray, query: np.ndarray, qpos: np.ndarray, caps: np.ndarray, skip: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -54,7 +65,7 @@ def _compare(
     offset, block = skip, 2
     while len(active):
         steps = offset + np.arange(block)
-        t = tokens[np.minimum(starts[active, None] + steps, length - 1)].astype(np.int64)
+        t = _take(shard, tokens, np.minimum(starts[active, None] + steps, length - 1)).astype(np.int64)
         q = query[np.minimum(qpos[active, None] + steps, len(query) - 1)]
         valid = steps[None, :] < caps[active, None]
         differ = (t != q) & valid
@@ -98,7 +109,7 @@ def _search(
         if not len(idx):
             return lo
         mid = (lo[idx] + hi[idx]) // 2
-        sign, _ = _compare(shard, np.asarray(shard.sa[mid], dtype=np.int64), query, qpos[idx], caps[idx], skip=skip)
+        sign, _ = _compare(shard, _starts(shard, mid), query, qpos[idx], caps[idx], skip=skip)
         go_right = sign <= 0 if right else sign < 0
         lo[idx[go_right]] = mid[go_right] + 1
         hi[idx[~go_right]] = mid[~go_right]
@@ -126,7 +137,7 @@ def _upper(shard: LoadedShard, query: np.ndarray, qpos: np.ndarray, caps: np.nda
         active, probe = active[inside], probe[inside]
         if not len(active):
             break
-        sign, _ = _compare(shard, np.asarray(shard.sa[probe], dtype=np.int64), query, qpos[active], caps[active])
+        sign, _ = _compare(shard, _starts(shard, probe), query, qpos[active], caps[active])
         match = sign == 0
         good[active[match]] = probe[match]
         step[active[match]] *= 2
@@ -145,7 +156,7 @@ def _longest(
     where = np.full(len(qpos), -1, dtype=np.int64)
     for neighbour in (slot - 1, slot):
         ok = np.flatnonzero((neighbour >= 0) & (neighbour < len(shard.sa)))
-        starts = np.asarray(shard.sa[neighbour[ok]], dtype=np.int64)
+        starts = _starts(shard, neighbour[ok])
         _, lcp = _compare(shard, starts, query, qpos[ok], caps[ok])
         better = lcp > best[ok]
         best[ok[better]] = lcp[better]
@@ -160,10 +171,7 @@ def count(index: LoadedIndex, words: list[str]) -> int:
     total = 0
     for shard in index.shards:
         lo = _search(shard, ids, qpos, caps, right=False)
-        if (
-            lo[0] < len(shard.sa)
-            and _compare(shard, np.asarray(shard.sa[lo], dtype=np.int64), ids, qpos, caps)[0][0] == 0
-        ):
+        if lo[0] < len(shard.sa) and _compare(shard, _starts(shard, lo), ids, qpos, caps)[0][0] == 0:
             total += int(_upper(shard, ids, qpos, caps, lo)[0] - lo[0])
     return total
 
@@ -180,7 +188,7 @@ def count_many(index: LoadedIndex, grams: list[list[str]]) -> np.ndarray:
     for shard in index.shards:
         lo = _search(shard, ids, qpos, caps, right=False)
         inside = np.flatnonzero(lo < len(shard.sa))
-        sign, _ = _compare(shard, np.asarray(shard.sa[lo[inside]], dtype=np.int64), ids, qpos[inside], caps[inside])
+        sign, _ = _compare(shard, _starts(shard, lo[inside]), ids, qpos[inside], caps[inside])
         rows = inside[sign == 0]
         if len(rows):
             total[rows] += _upper(shard, ids, qpos[rows], caps[rows], lo[rows]) - lo[rows]
