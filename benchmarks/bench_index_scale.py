@@ -407,6 +407,9 @@ def main() -> None:
     parser.add_argument("--compare-shard-mb", type=int, default=8)
     parser.add_argument("--append", action="store_true", help="add this run's section under the file's contents")
     parser.add_argument("--peer-python", default="", help="python of a venv holding tokengrams: run it beside")
+    parser.add_argument(
+        "--keep-largest", type=Path, default=None, help="move the largest index here instead of deleting it"
+    )
     parser.add_argument("--stream-max-gb", type=float, default=1, help="streaming `overlap` up to this size")
     args = parser.parse_args()
     args.sizes_gb = [g for g in args.sizes_gb if g > 0]
@@ -451,7 +454,10 @@ def main() -> None:
                 }
                 shutil.rmtree(tmp / "stream_out")
             shutil.rmtree(tmp / "cli_out", ignore_errors=True)
-            shutil.rmtree(idx)
+            if args.keep_largest and size == sizes[-1]:
+                shutil.move(idx, args.keep_largest)
+            else:
+                shutil.rmtree(idx)
             if args.peer_python:
                 grams = tmp / "grams.json"
                 if not grams.exists():
