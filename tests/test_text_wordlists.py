@@ -22,6 +22,8 @@ LISTS = {
     "role_endings_zh.txt": "夫",
     "animals_zh.txt": "驴",
     "place_endings_zh.txt": "村",
+    "foods_wordnet_en.txt": "fish",
+    "things_wordnet_en.txt": "spaghetti",
 }
 
 

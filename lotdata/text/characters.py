@@ -6,8 +6,8 @@ English by capitalised words, word lists and a role lexicon drawn from WordNet 3
 groups: `roles_wordnet_en.tsv`, built by benchmarks/build_roles_en.py), Chinese by jieba's part-of-speech tags
 (`lotdata.text.postag`) and word lists. The word lists are data files under `lotdata/data/`:
 `person_pronouns_en.txt`, `pronoun_classes_en.tsv`, `roles_en.txt`, `role_plurals_en.tsv`, `roles_wordnet_en.tsv`,
-`collectives_en.txt`, `pronouns_zh.txt`, `people_zh.txt`, `role_endings_zh.txt`, `animals_zh.txt`,
-`place_endings_zh.txt`, `general_words_zh.tsv`.
+`collectives_en.txt`, `foods_wordnet_en.txt`, `things_wordnet_en.txt`, `pronouns_zh.txt`, `people_zh.txt`,
+`role_endings_zh.txt`, `animals_zh.txt`, `place_endings_zh.txt`, `general_words_zh.tsv`.
 """
 
 from __future__ import annotations
@@ -174,13 +174,16 @@ def _role_in_candidate(word: str, bare: str, previous: str, following: str) -> t
     """The role a word names in LOT 2.2a's precise reading (`roles_in_en`): `_role_in_text(precise=True)`, and none
     right after a subject pronoun (she dove) nor, singular, right before a noun it modifies (`following`, the next
     word when only a space parts them: baby clothes, dog food; a plural there is mostly a possessive without its
-    apostrophe: her parents house). `shared_character` keeps the plain reading (`references_en`): any word that can
-    name someone of the story lets an ending refer to them."""
+    apostrophe, her parents house, except after "a": a girls night, a beginners class). `shared_character` keeps
+    the plain reading (`references_en`): any word that can name someone of the story lets an ending refer to
+    them."""
     if previous in SUBJECTS_EN:
         return None
     role = _role_in_text(word, bare, previous, precise=True)
     if role and following and not role[1] and heads_compound_en(following):
-        return None
+        return None  # baby clothes, dog food
+    if role and role[1] and previous in ("a", "an") and (heads_compound_en(following) or following in ADVERB_NOUNS_EN):
+        return None  # a girls night, a beginners class: after "a", a plural modifies the noun after it
     return role
 
 
@@ -601,8 +604,26 @@ def names_en(text: str, known: frozenset[str] = frozenset()) -> list[str]:
 def _name_by_place(bare: str, known: bool) -> bool:
     """Whether a capitalised word no list names is a name: not a word WordNet writes only capitalised for something
     else (Christmas), and not a common word (Hanging, Determined, Right at a sentence's start; Valentine's Day, a T
-    Shirt inside one) unless the text capitalises it again (`known`: Bill ... Bill)."""
-    return word_table(WORDS_WORDNET_EN).get(bare) != "other" and (known or not common_word_en(bare.lower()))
+    Shirt inside one) nor a thing's (`thing_word_en`: Spaghetti, Novocaine) unless the text capitalises it again
+    (`known`: Bill ... Bill); a hyphenated word only when each part could be a name (Mary-Anne, not Kool-Aid)."""
+    if word_table(WORDS_WORDNET_EN).get(bare) == "other":
+        return False
+    if known:
+        return True
+    parts = bare.lower().split("-")
+    return all(len(p) > 1 and (p in FIRST_NAMES_EN or not (common_word_en(p) or thing_word_en(p))) for p in parts)
+
+
+#: lowercase words that name only things (acts, artifacts, foods, processes ...), seven letters or more, that
+#: WordNet's tagged corpus never met (benchmarks/build_things_en.py): capitalised, no name
+THINGS_WORDNET_EN = "things_wordnet_en.txt"
+
+
+def thing_word_en(word: str) -> bool:
+    """Whether a lowercase English word, or the singular of its plural, names only things in WordNet 3.0
+    (`THINGS_WORDNET_EN`: spaghetti, novocaine, lacrosse, photosynthesis)."""
+    things = word_set(THINGS_WORDNET_EN)
+    return any(form in things for form, _ in _singulars(word))
 
 
 _POSSESSIVE = re.compile(r"(?:['’]s?|\.)$")
@@ -611,13 +632,71 @@ _POSSESSIVE = re.compile(r"(?:['’]s?|\.)$")
 def roles_in_en(text: str, strict: bool = False) -> list[tuple[str, str]]:
     """(word, role) for each word of an English text that names a role (`role_en`; the barbers -> barber);
     `strict`: people and animals only, not the groups nor words more often verbs or adjectives. LOT 2.2a's reading
-    (`_role_in_candidate`): no modifier (baby clothes), no plural of a common word (cookies), no verb (she dove)."""
+    (`_role_in_candidate`): no modifier (baby clothes, a girls night), no plural of a common word (cookies), no verb
+    (she dove), no animal eaten (ate fish: `eaten_en`)."""
     found, previous = [], ""
-    for word, following in _words_en(text):
+    for (word, following), eaten in zip(_words_en(text), eaten_en(text)):
         bare = _CONTRACTION.sub("", word.rstrip(".")).lower()
-        role = None if bare in PRONOUN_CLASS_EN else _role_in_candidate(word, bare, previous, following)
+        role = None if bare in PRONOUN_CLASS_EN or eaten else _role_in_candidate(word, bare, previous, following)
         kind = role and (role_sense_en(role[0]) or ("",))[0]
         if role and not (strict and kind not in ("person", "animal")):
             found.append((_CONTRACTION.sub("", word.rstrip(".")), role[0]))
         previous = word.lower()
     return found
+
+
+#: animal words WordNet gives a food sense too (fish, beef, chicken, anchovy, turkey; benchmarks/build_things_en.py)
+FOODS_WORDNET_EN = "foods_wordnet_en.txt"
+#: words that say the food word after them is eaten: eating, cooking, serving or ordering it, and how it is cooked
+FOOD_CUES_EN = frozenset(
+    "eat eats ate eaten eating cook cooks cooked cooking fry fries fried frying grill grills grilled grilling bake "
+    "bakes baked baking roast roasts roasted roasting broil broiled barbecue barbecued smoked boiled steamed raw "
+    "canned serve serves served serving order orders ordered ordering taste tastes tasted tasting".split()
+)
+#: meals: a food word right before one is eaten (fish for dinner)
+MEALS_EN = frozenset("breakfast brunch lunch dinner supper meal".split())
+#: words that part a food word from a cue before them (cooked dinner for her mate: the mate is not cooked)
+_FOOD_STOPS_EN = frozenset("for with to by at from and or but when while who that which".split())
+_CLAUSE_END = re.compile(r"[,;:!?()\"“”]")
+
+
+def eaten_en(text: str) -> list[bool]:
+    """For each word of an English text (`WORD_EN`), whether it is an animal eaten, no role (LOT 2.2a): a word of
+    `FOODS_WORDNET_EN` (or its plural) with a cue in its clause, among the three words before it and with no
+    preposition or conjunction between (ate fish, cooking a turkey, fried chicken, ate lots of anchovies) or a meal
+    among the two after it (fish for dinner)."""
+    found = list(WORD_EN.finditer(text))
+    words = [m.group(0).lower() for m in found]
+    foods = word_set(FOODS_WORDNET_EN)
+    out = []
+    for i, word in enumerate(words):
+        bare = word.rstrip(".")
+        food = any(form in foods for form, _ in _singulars(bare))
+        out.append(food and (_cue_before(text, found, words, i) or _meal_after(text, found, words, i)))
+    return out
+
+
+def _joined(text: str, found: list[re.Match[str]], j: int) -> bool:
+    """Whether words j and j + 1 stand in one clause: no full stop after word j and no mark between them."""
+    return not found[j].group(0).endswith(".") and not _CLAUSE_END.search(text[found[j].end() : found[j + 1].start()])
+
+
+def _cue_before(text: str, found: list[re.Match[str]], words: list[str], i: int) -> bool:
+    for j in range(i - 1, max(i - 4, -1), -1):
+        if not _joined(text, found, j) or words[j] in _FOOD_STOPS_EN:
+            return False
+        if words[j] in FOOD_CUES_EN:
+            return True
+    return False
+
+
+def _meal_after(text: str, found: list[re.Match[str]], words: list[str], i: int) -> bool:
+    for k in range(i + 1, min(i + 3, len(words))):
+        if not _joined(text, found, k - 1):
+            return False
+        if words[k].rstrip(".") in MEALS_EN or (words[k - 1] in _BE_EN and words[k].rstrip(".") in FOOD_CUES_EN):
+            return True  # fish for dinner; the beef was cooked
+    return False
+
+
+_BE_EN = frozenset("is are was were be been".split())
