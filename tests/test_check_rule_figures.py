@@ -33,7 +33,8 @@ REPO = Path(__file__).resolve().parents[1]
 #: included where it has one: each is named here so the gap is seen (a rule that reaches the target must leave the
 #: list). context_entities: 100% held out on a word list planted while it was fixed; blind list 1 75.0% before the
 #: CC-CEDICT/WordNet class lexicon, 88.3% after it, blind list 2 (written before that change) 85.7%; after the
-#: noun-head change (lotdata.text.entities_zh) 91.3% and 91.3%, and blind list 3 (written before it, run once) 88.3%
+#: noun-head change (lotdata.text.entities_zh) 91.3% and 91.3%, and blind list 3 (written before it, run once) 88.3%;
+#: re-run after the ordinary-word fix, on a new draw, 90.0%, 91.3% and 86.7% (the same plants caught on either draw)
 #: (issue 34)
 BELOW_TARGET: set[str] = {"context_entities"}
 
@@ -105,7 +106,7 @@ def test_context_entities_has_a_blind_chinese_held_out_figure():
     # a second list, written and committed before the CC-CEDICT class lexicon and run once after it
     assert held[0]["blind2_planted"] >= 100 and held[0]["blind2_caught"] <= held[0]["blind2_planted"]
     assert "; blind list 2 " in held_line
-    # a third, written and committed before the noun-head change (lotdata.text.entities_zh) and run once after it
+    # a third, written and committed before the noun-head change (lotdata.text.entities_zh), first run after it
     assert held[0]["blind3_planted"] >= 100 and held[0]["blind3_caught"] <= held[0]["blind3_planted"]
     assert "; blind list 3 " in held_line
 

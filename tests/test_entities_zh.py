@@ -29,6 +29,8 @@ STORY = "小明在路上走。"
         ("大副喊了一声。", "大副"),  # jieba: 大 + 副, one noun in CC-CEDICT
         ("獐子跑了。", "獐子"),  # -子 after an animal CC-CEDICT glosses alone
         ("在要塞里，他睡着了。", "要塞"),  # a verb in jieba where a noun stands
+        ("一个采茶女走来。", "采茶女"),  # a verb and its object before a role's head
+        ("他走进了黄沙铺。", "黄沙铺"),  # the place name: 铺 followed by no verb's complement
     ],
 )
 def test_nouns_the_whole_word_reader_missed(candidate, word):
@@ -46,6 +48,10 @@ def test_nouns_the_whole_word_reader_missed(candidate, word):
         "海洋所能提供的粮食很多。",  # 所 before a verb
         "我的拿手好戏。",
         "他见证了沧桑巨变。",  # "great changes" is no Chang river
+        "村里户户通了电。",  # the head 户 after itself: a reduplication
+        "他相信师旷说的话。",  # 相信 takes a clause: no verb and its object before the head 师
+        "风吹过，黄沙铺满了整条路。",  # 铺 before a verb's complement is "to spread", not a place name's head
+        "院子里的海棠花开了。",  # crab-apple: "crab" only modifies the apple
     ],
 )
 def test_ordinary_words_stay_unflagged(candidate):
@@ -64,6 +70,15 @@ def test_gloss_heads_in_other_forms():
     assert head_zh("哈士奇")[1] == "animal"  # husky (sled dog)
     assert kind_zh("钳子") is None  # pliers: a noun of its own, no plier
     assert kind_zh("圈内") is None  # among insiders: a relation
+    assert head_zh("总司令")[1] == "role"  # commander-in-chief: the head before its postmodifier
+
+
+def test_glosses_that_name_no_role_animal_or_place():
+    assert kind_zh("海棠花") is None  # Chinese flowering crab-apple: the first part of a compound modifies
+    assert kind_zh("牛头") is None  # Ox-Head, a name
+    assert kind_zh("吃鸡") is None  # (video games) PlayerUnknown's Battlegrounds
+    assert kind_zh("风景线") is None  # a strip of scenic beauty (coast, river, road etc): examples, no kind
+    assert kind_zh("牲口") == "animal"  # animals used for their strength (mules, oxen etc): kinds of a general head
 
 
 def test_verb_senses():

@@ -13,7 +13,9 @@ character), never by a list of the words themselves:
   or characters CC-CEDICT has together as a noun (大 + 副, 猎 + 隼, 树 + 屋);
 - 老/小/大 before a role or an animal (老秀才, 小伙伴, 老黄牛), -子/-儿 after an animal CC-CEDICT glosses alone (獐子);
 - a room (卧室, 手术室) is in the story's building only where a word of the story is one (家, 回家, 学校), not a
-  character inside another word (大家, 国家, 专家).
+  character inside another word (大家, 国家, 专家);
+- never a head after itself (户户 of 家家户户), a head that is the sentence's verb (黄沙 + 铺满了), nor a whole verb
+  before a role's head (相信 + 师旷: a verb that takes a clause, no verb and its object).
 
 `new_entities_zh` is `characters.new_entities` for Chinese with these; the check rule `context_entities` uses it.
 The rules were written from jieba's dictionary (which words it tags so, and which of them name something) and from
@@ -66,6 +68,11 @@ def _stem_ok(stem: str, tag: str, long_only: bool) -> bool:
     return not (len(stem) == 4 and len(set(stem)) < 4)
 
 
+def _reduplicated(word: str) -> bool:
+    """Whether a word's head follows itself (户户 of 家家户户, 人人): an AA or AABB reduplication, no noun's head."""
+    return len(word) >= 2 and word[-1] == word[-2]
+
+
 def head_kind_zh(word: str, stem_tag: str, heads: dict[str, str] = HEADS) -> str | None:
     """The class a word's head gives it (`HEADS`), where its stem (the word less its head, tagged `stem_tag` by
     jieba) can carry one and no dictionary reads the word, nor its last two characters, as something else (加工,
@@ -73,7 +80,7 @@ def head_kind_zh(word: str, stem_tag: str, heads: dict[str, str] = HEADS) -> str
     from lotdata.text.entity_classes import kind_zh, known_word_zh, verb_word_zh
 
     kind = heads.get(word[-1:])
-    if kind is None or len(word) < 2 or word in ch.NOT_ENTITIES_ZH:
+    if kind is None or len(word) < 2 or word in ch.NOT_ENTITIES_ZH or _reduplicated(word):
         return None
     if known_word_zh(word):
         return kind_zh(word) or (kind if word[-1] in STRONG_HEADS else None)
@@ -159,8 +166,22 @@ def word_kind_zh(
         _cedict_noun_zh(word, tag, before, after)
         or _prefixed_zh(word, tag)
         or _diminutive_zh(word, tag)
-        or (head_kind_zh(word, "n") if tag[:1] == "n" else None)
+        or (head_kind_zh(word, "n") if tag[:1] == "n" and not _head_is_verb(word, after) else None)
     )
+
+
+#: what follows a verb and never a noun: aspect particles and the one-character complements of result and
+#: direction (铺满, 铺在, 铺上, 铺开)
+_AFTER_VERB = frozenset("了 着 过 满 在 上 下 成 开 到 好 完 住 遍".split())
+
+
+def _head_is_verb(word: str, after: tuple[str, str]) -> bool:
+    """Whether a word's head is a verb of the sentence rather than a noun's head: a character jieba reads alone as
+    a verb (铺 "to spread", 贩) followed by an aspect particle or a verb's complement (黄沙铺满了路: 黄沙 + 铺 满,
+    not the place name jieba's dictionary has)."""
+    from lotdata.text.postag import pos_words_nohmm
+
+    return after[0] in _AFTER_VERB and pos_words_nohmm(word[-1])[0][1][:1] == "v"
 
 
 def more_entity_words_zh(text: str) -> list[str]:
@@ -213,6 +234,15 @@ def _verb_object(stem: str) -> bool:
     return tag not in ch._FUNCTION_TAGS and tag[:1] not in "vpu" and tag not in ("nr", "nrfg", "nrt")
 
 
+def _whole_verb(stem: str) -> bool:
+    """Whether a verb stem is a whole verb rather than a verb and its object that a role's head binds (采茶 + 女,
+    洗衣 + 妇): CC-CEDICT reads it first as a verb ("to believe": 相信, 认为, 觉得, which take a clause, 相信 + 师旷)
+    and its characters are no verb and its object (`_verb_object`: 赶车 is one)."""
+    from lotdata.text.entity_classes import verb_first_zh
+
+    return verb_first_zh(stem) and not _verb_object(stem)
+
+
 def _split_noun_zh(stem: str, tag: str, head: str, head_tag: str) -> str | None:
     """A noun jieba cut into a stem and its head (糕点 + 师, 茶 + 童, 面 + 馆里): the stem a noun (or, before a role's
     head, a verb and its object: 采茶 + 女), the head a bound character (`SPLIT_HEADS`) jieba does not read as a
@@ -224,12 +254,14 @@ def _split_noun_zh(stem: str, tag: str, head: str, head_tag: str) -> str | None:
     if len(head) != 1 or head_tag[:1] in "vu" or head_tag in ch._FUNCTION_TAGS or tag in ch._FUNCTION_TAGS:
         return None
     joined = stem + head
+    if _reduplicated(joined):
+        return None
     if head not in SPLIT_HEADS:  # a bound character after one that CC-CEDICT has with it as a noun (大 + 副, 猎 + 隼)
         return joined if len(stem) == 1 and head_tag in ("g", "ng", "b") and _known_noun_zh(joined) else None
     if known_word_zh(joined) and tag not in ch._FUNCTION_TAGS:  # a word CC-CEDICT has (树 + 屋, 柴 + 犬)
         return joined if head_kind_zh(joined, tag, SPLIT_HEADS) else None
     nominal = tag[:1] == "n" and tag not in ("nr", "nrfg", "nrt") or tag == "j"
-    verbal = tag[:1] == "v" and len(stem) >= 2 and SPLIT_HEADS[head] == "role"
+    verbal = tag[:1] == "v" and len(stem) >= 2 and SPLIT_HEADS[head] == "role" and not _whole_verb(stem)
     if head == "人":  # only after a verb and its object (赶车 + 人, 养蜂 + 人), never after a verb (欺负 + 人)
         return joined if tag[:1] == "v" and _verb_object(stem) and not known_word_zh(joined) else None
     if not (nominal or verbal) or ch.entity_kind_zh(stem, tag):

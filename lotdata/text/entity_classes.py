@@ -21,9 +21,11 @@ new character.
 
 A head the lists lack is read in another form (issue 34, the noun-head change): a plural's singular (丘陵 "hills",
 妯娌 "wives of brothers"), a hyphenated compound joined or in parts (重孙 "great-grandson", 巡抚
-"inspector-general"), the noun before a participle or an adjective (捕快 "bailiff responsible for ..."), or the
-kind a note gives (哈士奇 "husky (sled dog)"); a gloss marked old or literary ("(old) actor": 伶人) is read as any
-other. `verb_word_zh` and `verb_first_zh` say whether a word's first entry has a verb sense, or opens with one.
+"inspector-general"; the first part only before a postmodifier, never the crab of "crab-apple"), the noun before a
+participle or an adjective (捕快 "bailiff responsible for ..."), or the kind a note gives (哈士奇 "husky (sled
+dog)"; not a list of examples, nor a game's name: 风景线, 吃鸡); a gloss marked old or literary ("(old) actor":
+伶人) is read as any other. `verb_word_zh` and `verb_first_zh` say whether a word's first entry has a verb sense,
+or opens with one.
 """
 
 from __future__ import annotations
@@ -180,10 +182,18 @@ def _plural_nouns() -> frozenset[str]:
     return frozenset(word for word, value in word_table("roles_wordnet_en.tsv").items() if value.startswith("none"))
 
 
+#: second parts of a hyphenated compound that follow its head (secretary-general, commander-in-chief, sister-in-law,
+#: president-elect); before any other the first part is a modifier (crab-apple, Ox-Head, fox-spirit, river-bend)
+_POSTPOSED = frozenset("general in of at on elect".split())
+
+
 def _head_forms(word: str) -> list[str]:
     """Other forms of a gloss's last word to look up: a hyphenated compound joined and its last part (ant-eater,
-    great-grandson), the singular of a plural (hills, wives, monitor lizards)."""
-    forms = [word.replace("-", ""), word.rsplit("-", 1)[1], word.split("-", 1)[0]] if "-" in word else []
+    great-grandson) or its first before a postmodifier (secretary-general), the singular of a plural (hills, wives,
+    monitor lizards)."""
+    forms = [word.replace("-", ""), word.rsplit("-", 1)[1]] if "-" in word else []
+    if "-" in word and word.split("-")[1] in _POSTPOSED:
+        forms.append(word.split("-", 1)[0])  # the head before its postmodifier: secretary-general, sister-in-law
     if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and word not in _plural_nouns():
         forms += [word[:-3] + "y"] if word.endswith("ies") else []
         forms += [word[:-3] + "f", word[:-3] + "fe"] if word.endswith("ves") else []
@@ -209,12 +219,31 @@ _NOTE_NOT_A_KIND = re.compile(
 )
 
 
+#: a note that lists examples rather than saying a kind: a strip of scenic beauty (coast, river, road etc)
+_EXAMPLES = re.compile(r",|\betc\b")
+#: a leading note that makes the gloss a game's name
+_GAME_NOTE = re.compile(r"^\((?:video |computer |online |board |card )?games?\)")
+
+
+def _kind_note(note: str, first: str) -> bool:
+    """Whether a note after a gloss's first phrase may say what kind of thing it is: not a relation (in the
+    community), nor a list of examples (a strip of scenic beauty (coast, river, road etc): where it is found) unless
+    the phrase's head is a general word the examples are kinds of (animals used for their strength (mules, oxen))."""
+    if _NOTE_NOT_A_KIND.match(note):
+        return False
+    words = [w.lower() for w in _WORD.findall(first)]
+    general = bool(words) and (words[-1] in GENERAL_HEADS or words[-1][:-1] in GENERAL_HEADS)
+    return general or not _EXAMPLES.search(note)
+
+
 def gloss_head(gloss: str) -> tuple[str, str] | None:
     """What a CEDICT gloss names, as (English head, class): its first phrase's head, or, after a name (Suzhou, ...),
     its apposition's; a note after the head that names no role, animal or place, by its head or its first word, says
     it is another sense of the head (ruler (measuring instrument), carrier (chemistry)): nothing; one that does says
     the same sense (stoker (worker operating a coal fire)) or, where the head is in no list, the kind (husky (sled
     dog))."""
+    if _GAME_NOTE.match(gloss):
+        return None  # the name of a game: 吃鸡 "(video games) PlayerUnknown's Battlegrounds"
     if _ANIMAL_NOTE.search(gloss):
         return "=animal", "animal"
     if _PLACE_NOTE.search(gloss):
@@ -236,7 +265,7 @@ def gloss_head(gloss: str) -> tuple[str, str] | None:
         return None  # a part or a kind of something else: stream of air, field of view
     if found is None and len(first.split()) == 1 and named and len(pieces) > 1:
         found = head_of(_CUT.split(pieces[1].strip())[0], named=True)
-    if found is None and noted and not _NOTE_NOT_A_KIND.match(noted.group(2)):
+    if found is None and noted and _kind_note(noted.group(2), first):
         # a note that says what kind the thing is: husky (sled dog), Trimeresurus stejnegeri (poisonous snake)
         kind = head_of(_CUT.split(noted.group(2))[0])
         found = ("~" + kind[0].lstrip("~"), kind[1]) if kind else None
