@@ -55,7 +55,7 @@ print(json.dumps({{"times": times, "faults": faults}}))
 WAYS = {
     "normal": "MADV_NORMAL (read-ahead)",
     "random": "MADV_RANDOM, one thread",
-    "parallel": "MADV_RANDOM, parallel reads (lotdata's choice above half of memory)",
+    "parallel": "MADV_RANDOM, parallel reads when a gather faults (lotdata's choice above half of memory)",
 }
 
 

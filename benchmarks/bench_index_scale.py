@@ -417,7 +417,7 @@ def main() -> None:
         args.out.read_text(encoding="utf-8") + "\n\n## A further run\n\n" if args.append and args.out.exists() else ""
     )
     note = load_note()
-    earlier = [
+    earlier = [  # each earlier figure once, however many runs the file already holds
         line[2:]
         for line in (args.out.read_text(encoding="utf-8").splitlines() if args.out.exists() else [])
         if line.startswith("- Compaction, same reference") and not args.compare_mb
@@ -425,7 +425,8 @@ def main() -> None:
     sizes = sorted(args.sizes_gb)
     tmp = Path(tempfile.mkdtemp(prefix="bench_index_scale_", dir=args.tmp))
     rows: list[dict] = []
-    extra: dict = {"earlier": [f"{e} (an earlier run, kept)" if "earlier run" not in e else e for e in earlier]}
+    kept = [f"{e} (an earlier run, kept)" if "earlier run" not in e else e for e in earlier]
+    extra: dict = {"earlier": list(dict.fromkeys(kept))}
     try:
         tests = [LOT_DEV, *c3_test_sets(tmp, args.c3_sets)]
         full = make_corpus(tmp / "ref_full.txt", max(sizes[-1] * 1000 if sizes else 0, args.compare_mb), base_texts())

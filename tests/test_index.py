@@ -4,6 +4,7 @@ counts per n, a damaged or foreign index refused, a full disk, a killed build re
 from __future__ import annotations
 
 import errno
+import itertools
 import json
 import os
 import signal
@@ -59,20 +60,39 @@ def _with_parallel_reads(test_set, loaded, spec: TokenSpec):
     """The figures with every gather split across threads (as for an index larger than half of memory)."""
     for segment in loaded.shards:
         segment.parallel_reads = 3
-    smallest = index_module.PARALLEL_GATHER_MIN
+    smallest, faults = index_module.PARALLEL_GATHER_MIN, index_module._major_faults
     index_module.PARALLEL_GATHER_MIN = 1
+    index_module._major_faults = itertools.count().__next__  # every probe "read from disk": the threads' path
     try:
         result = measure_with_index([test_set], loaded, spec=spec)[0]
     finally:
-        index_module.PARALLEL_GATHER_MIN = smallest
+        index_module.PARALLEL_GATHER_MIN, index_module._major_faults = smallest, faults
     return result.summary, result.examples
 
 
-def test_gather_splits_a_large_gather_and_keeps_its_shape_and_order() -> None:
+@pytest.mark.parametrize("from_disk", [True, False])
+def test_gather_splits_a_large_gather_and_keeps_its_shape_and_order(monkeypatch, from_disk: bool) -> None:
+    faults = itertools.count() if from_disk else itertools.repeat(0)
+    monkeypatch.setattr(index_module, "_major_faults", faults.__next__)
+    submitted = []
+    monkeypatch.setattr(index_module.ThreadPoolExecutor, "submit", _recording(submitted))
+    index_module._pools.clear()
     array = np.arange(10_000, dtype=np.uint32)[::-1].copy()
     idx = np.random.default_rng(0).integers(0, len(array), size=(3000, 4))
     assert np.array_equal(index_module.gather(array, idx, threads=5), array[idx])
+    assert len(submitted) == (4 if from_disk else 0)  # the probe slice in this thread, the rest in 4 only from disk
     assert np.array_equal(index_module.gather(array, idx[:10], threads=5), array[idx[:10]])  # small: one thread
+    index_module._pools.clear()
+
+
+def _recording(calls: list):
+    submit = index_module.ThreadPoolExecutor.submit
+
+    def record(self, fn, *args, **kwargs):
+        calls.append(args)
+        return submit(self, fn, *args, **kwargs)
+
+    return record
 
 
 def test_an_index_larger_than_half_of_memory_reads_in_parallel(tmp_path: Path, monkeypatch) -> None:

@@ -42,6 +42,7 @@ import hashlib
 import json
 import mmap
 import os
+import resource
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -885,11 +886,11 @@ _pools: dict[int, ThreadPoolExecutor] = {}
 
 
 def gather(array: np.ndarray, idx: np.ndarray, threads: int = 1) -> np.ndarray:
-    """`array[idx]`, a large gather split across `threads` threads. numpy's take releases the GIL, so on a map read
-    from disk the threads' page faults are served together instead of one after another: 100,000 random entries of
-    a cold 873 MB token file took 6.7 s in one thread, 1.5 s in 16 and 1.1 s in 64; the LOT dev set against a cold
-    1 GB index mapped for random reads 13.1-13.4 s in one thread, 3.1-3.3 s with 32 (0.24-0.28 s against
-    0.31-0.39 s once warm: the threads' cost, paid only by an index read from disk)."""
+    """`array[idx]`; a large gather that meets the disk is split across `threads` threads. numpy's take releases the
+    GIL, so the threads' page faults are served together instead of one after another (100,000 random entries of a
+    cold 873 MB token file: 6.7 s in one thread, 1.5 s in 16, 1.1 s in 64). The first slice is read in this thread
+    and the rest goes to the threads only if that slice faulted a page in: once the pages are in memory the threads
+    only cost (at 16 GB of text, 1.18 s per set against 0.82 s in one thread, bench/index_pagecache.md)."""
     threads = min(threads, idx.size // PARALLEL_GATHER_MIN)
     if threads <= 1:
         return array[idx]
@@ -900,10 +901,20 @@ def gather(array: np.ndarray, idx: np.ndarray, threads: int = 1) -> np.ndarray:
     def part(i: int) -> None:
         np.take(array, flat[bounds[i] : bounds[i + 1]], out=out[bounds[i] : bounds[i + 1]])
 
+    faults = _major_faults()
+    part(0)
+    if _major_faults() == faults:  # the probe found its pages in memory: the rest most likely too
+        np.take(array, flat[bounds[1] :], out=out[bounds[1] :])
+        return out.reshape(idx.shape)
     pool = _pools.get(threads) or _pools.setdefault(threads, ThreadPoolExecutor(threads, "lotdata-gather"))
-    for done in [pool.submit(part, i) for i in range(threads)]:
+    for done in [pool.submit(part, i) for i in range(1, threads)]:
         done.result()
     return out.reshape(idx.shape)
+
+
+def _major_faults() -> int:
+    """Page faults of this process that had to read from disk so far."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_majflt
 
 
 def random_access(array: np.memmap, advice: int | None = None) -> np.memmap:
