@@ -413,6 +413,8 @@ def main() -> None:
     parser.add_argument("--stream-max-gb", type=float, default=1, help="streaming `overlap` up to this size")
     args = parser.parse_args()
     args.sizes_gb = [g for g in args.sizes_gb if g > 0]
+    if args.keep_largest and args.keep_largest.exists():
+        parser.error(f"--keep-largest {args.keep_largest}: already exists (the index would be moved inside it)")
     before = (
         args.out.read_text(encoding="utf-8") + "\n\n## A further run\n\n" if args.append and args.out.exists() else ""
     )

@@ -882,7 +882,8 @@ def map_advice(index_bytes: int) -> int | None:
 PARALLEL_READS = 32
 #: entries a thread of a gather gets at least (fewer threads for a smaller gather; one below twice this)
 PARALLEL_GATHER_MIN = 512
-_pools: dict[int, ThreadPoolExecutor] = {}
+#: the gather threads by (process, count): a forked child gets its own, its parent's threads are not in it
+_pools: dict[tuple[int, int], ThreadPoolExecutor] = {}
 
 
 def gather(array: np.ndarray, idx: np.ndarray, threads: int = 1) -> np.ndarray:
@@ -906,7 +907,8 @@ def gather(array: np.ndarray, idx: np.ndarray, threads: int = 1) -> np.ndarray:
     if _major_faults() == faults:  # the probe found its pages in memory: the rest most likely too
         np.take(array, flat[bounds[1] :], out=out[bounds[1] :])
         return out.reshape(idx.shape)
-    pool = _pools.get(threads) or _pools.setdefault(threads, ThreadPoolExecutor(threads, "lotdata-gather"))
+    key = (os.getpid(), threads)
+    pool = _pools.get(key) or _pools.setdefault(key, ThreadPoolExecutor(threads, "lotdata-gather"))
     for done in [pool.submit(part, i) for i in range(1, threads)]:
         done.result()
     return out.reshape(idx.shape)

@@ -13,6 +13,7 @@ groups: `roles_wordnet_en.tsv`, built by benchmarks/build_roles_en.py), Chinese 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from lotdata.text.story_split import OPENERS_EN
@@ -495,18 +496,24 @@ def given_words_zh(given: str) -> set[str]:
     return words
 
 
+def unknown_entities_zh(
+    candidate: str, given: str, found: Iterable[str], known: Callable[[str, str, set[str]], bool] = known_zh
+) -> list[str]:
+    """The words of `found` (the roles, animals and places read in a Chinese `candidate`) that `given` does not name
+    (`known`), nor a title of one it names, each once in order."""
+    words = given_words_zh(given)
+    titles = _titles_of_known_zh(candidate, given, words)
+    return list(dict.fromkeys(w for w in found if w not in titles and not known(w, given, words)))
+
+
 def new_entities(candidate: str, given: str, lang: str) -> list[str]:
     """The roles (people, animals) and places a candidate names that `given` (the context, with the original
     sentence: LOT appendix 2.2a lets a candidate bring in what the original brought in) does not. Chinese by
     jieba's part-of-speech tags, the same tagger as the Story Cloze checks, plus role words and animals; English
     by capitalised names and a lexicon of roles and animals. Things are not checked: a tagger cannot tell a new
     object from a part of a known one (the horse's hooves), so those stay with the reviewers."""
-    if lang == "zh":
-        words = given_words_zh(given)
-        titles = _titles_of_known_zh(candidate, given, words)
-        return list(
-            dict.fromkeys(w for w in entity_words_zh(candidate) if w not in titles and not known_zh(w, given, words))
-        )
+    if lang == "zh":  # the rule reads Chinese with more words (`annotate.checks.new_entities`, `entities_zh`)
+        return unknown_entities_zh(candidate, given, entity_words_zh(candidate))
     given_words = {w.lower().rstrip(".'’s") for w in WORD_EN.findall(given)}
     given_roles = {role for _, role in roles_in_en(given)}
     found = [

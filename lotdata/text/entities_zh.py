@@ -309,7 +309,5 @@ def known_zh(word: str, given: str, given_words: set[str]) -> bool:
 def new_entities_zh(candidate: str, given: str) -> list[str]:
     """`characters.new_entities` in Chinese with the words of `more_entity_words_zh` and `known_zh`: the roles,
     animals and places of a candidate that `given` (the story and the original sentence) does not name."""
-    words = ch.given_words_zh(given)
-    titles = ch._titles_of_known_zh(candidate, given, words)
     found = [*ch.entity_words_zh(candidate), *more_entity_words_zh(candidate)]
-    return list(dict.fromkeys(w for w in found if w not in titles and not known_zh(w, given, words)))
+    return ch.unknown_entities_zh(candidate, given, found, known_zh)
