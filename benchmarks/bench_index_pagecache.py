@@ -101,6 +101,11 @@ def main() -> None:
     parser.add_argument("--ways", default="normal,random,parallel", help=f"among {', '.join(WAYS)}")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "index_pagecache.md")
     args = parser.parse_args()
+    unknown = [way for way in args.ways.split(",") if way not in WAYS]
+    if unknown:
+        parser.error(f"--ways: {', '.join(unknown)} unknown; choose among {', '.join(WAYS)}")
+    if not (args.idx / "manifest.json").is_file():
+        parser.error(f"{args.idx}: no manifest.json (build it with `lotdata index build`)")
     manifest = json.loads((args.idx / "manifest.json").read_text())
     note = load_note()
     results: dict[str, list[dict]] = {way: [] for way in args.ways.split(",")}
