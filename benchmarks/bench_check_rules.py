@@ -21,7 +21,8 @@ rule (`lotdata.annotate.checks.CHECK_RULE_REGISTRY`, run as it is now: re-runnin
   a row of its own (antonym_swap zh: `BLIND_ANTONYMS_ZH`; context_entities: `context_entities_blind_zh.txt`, a
   second list, `context_entities_blind2_zh.txt`, written before the CC-CEDICT/WordNet class lexicon: fields
   `blind2_*`, and a third, `context_entities_blind3_zh.txt`, written before the noun-head change
-  (`lotdata.text.entities_zh`): fields `blind3_*`). `--no-blind` (with `--rule`, nothing written) leaves the blind
+  (`lotdata.text.entities_zh`): fields `blind3_*`, and a fourth, `context_entities_blind4_zh.txt`, written before the
+  place-slot and WordNet-roots change of 2026-11-27: fields `blind4_*`). `--no-blind` (with `--rule`, nothing written) leaves the blind
   lists unplanted, for diagnoses.
 
 A measure is "deciding" where the data was written under the rule's instruction (English stories and cases for the
@@ -532,15 +533,20 @@ BLIND_ENTITIES_ZH_2 = HERE / "context_entities_blind2_zh.txt"
 #: a fifth list (issue 34), written and committed (630e0f1) before any run on it and before the noun-head change
 #: (`lotdata.text.entities_zh`, diagnosed on dev list 3 only); planted by the same code with its own seed: blind3_*
 BLIND_ENTITIES_ZH_3 = HERE / "context_entities_blind3_zh.txt"
+#: a sixth list (issue 34), written and committed (78b5ce3) before any run on it and before the change of 2026-11-27
+#: (rooms, roads, enclosures and lands as WordNet places, a place's slot, compounds ending in a role; diagnosed on
+#: dev list 3 only); planted by the same code with its own seed: blind4_*
+BLIND_ENTITIES_ZH_4 = HERE / "context_entities_blind4_zh.txt"
 #: when each blind list was written: the label of its row ("held-out, blind list (written DATE, run once)")
 BLIND_WRITTEN = {"antonym_swap": "2026-11-26", "context_entities": "2026-11-26"}
-#: the rows' labels where a rule has several blind lists: the three were re-run after the ordinary-word fix that
-#: followed the noun-head change (their misses never read, so still blind for the detector)
+#: the rows' labels where a rule has several blind lists: the first three were re-run after the place-slot change
+#: of 2026-11-27 (their misses never read, so still blind for the detector)
 BLIND_LABELS = {
-    ("context_entities", "blind"): "blind list 1 (written 2026-11-26), re-run after the ordinary-word fix",
-    ("context_entities", "blind2"): "blind list 2 (written 2026-11-26), re-run after the ordinary-word fix",
+    ("context_entities", "blind"): "blind list 1 (written 2026-11-26), re-run after the place-slot change",
+    ("context_entities", "blind2"): "blind list 2 (written 2026-11-26), re-run after the place-slot change",
     ("context_entities", "blind3"): "blind list 3 (written 2026-11-26, before the noun-head change), re-run after "
-    "the ordinary-word fix",
+    "the place-slot change",
+    ("context_entities", "blind4"): "blind list 4 (written 2026-11-27, before the place-slot change), run once",
 }
 #: whether `measure` plants the blind lists (`--no-blind`: not, so that a diagnosis never sees them)
 PLANT_BLIND = True
@@ -765,9 +771,10 @@ def measure(rule: str, m: Measure, split: str, planted: int) -> dict[str, Any]:
         out.update(blind_antonym_recall(options, planted))
     if rule == "context_entities" and m.lang == "zh" and split == "held-out" and PLANT_BLIND:
         out.update(blind_context_entities_recall(m, rows, flags, options, planted))
-        for key, path in (("blind2", BLIND_ENTITIES_ZH_2), ("blind3", BLIND_ENTITIES_ZH_3)):
-            more = blind_context_entities_recall(m, rows, flags, options, planted, path)
-            out.update({k.replace("blind_", key + "_"): v for k, v in more.items()})
+        more = (("blind2", BLIND_ENTITIES_ZH_2), ("blind3", BLIND_ENTITIES_ZH_3), ("blind4", BLIND_ENTITIES_ZH_4))
+        for key, path in more:
+            found = blind_context_entities_recall(m, rows, flags, options, planted, path)
+            out.update({k.replace("blind_", key + "_"): v for k, v in found.items()})
     if rule == "informal":
         out.update(informal_coverage([r for r in rows if str(r["id"]) not in flags], m.lang, split, options))
     out["seconds"] = round(time.perf_counter() - started, 2)
@@ -847,8 +854,8 @@ def _blind(f: dict, key: str = "blind") -> str:
 
 
 def _blind_keys(f: dict) -> list[str]:
-    """The blind figures a row carries: "blind", and "blind2", "blind3" where more lists were planted."""
-    return [key for key in ("blind", "blind2", "blind3") if key + "_planted" in f]
+    """The blind figures a row carries: "blind", and "blind2" ... "blind4" where more lists were planted."""
+    return [key for key in ("blind", "blind2", "blind3", "blind4") if key + "_planted" in f]
 
 
 #: why a rule's held-out recall is not blind, and what its blind list is
@@ -856,8 +863,9 @@ _BLIND_WHY = {
     "antonym_swap": "pairs added after its plants were read; the blind list: a third pair list on held-out sentences "
     "no figure used",
     "context_entities": "its word list was planted on tuning documents while the detector was fixed; the blind lists: "
-    "benchmarks/context_entities_blind_zh.txt (1), context_entities_blind2_zh.txt (2) and "
-    "context_entities_blind3_zh.txt (3), each planted on held-out candidates the row above did not use",
+    "benchmarks/context_entities_blind_zh.txt (1), context_entities_blind2_zh.txt (2), "
+    "context_entities_blind3_zh.txt (3) and context_entities_blind4_zh.txt (4), each planted on held-out candidates "
+    "the row above did not use",
 }
 
 

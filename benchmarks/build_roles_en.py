@@ -20,7 +20,8 @@ It also writes lotdata/data/places_wordnet_en.tsv (issue 34, the Chinese 2.2a de
 CC-CEDICT's English glosses by lotdata.text.entity_classes): the nouns whose most frequent sense (named places such
 as Egypt and Tokyo included) is a place: a hyponym of building, shelter, tower, bridge, monument, facility,
 establishment, geological formation, body of water, tract of land, geographical area, administrative district,
-country (the territory), housing, district, storey, workplace, dam or defensive structure (`PLACE_ROOTS`; not every
+country (the territory), housing, district, storey, workplace, dam, defensive structure, room, road, passageway,
+enclosure, platform, land, vegetation, nest, well, mine or pool (`PLACE_ROOTS`; not every
 structure: a window or a wall is a part of the story's house; not an exchange: `PLACE_LEFT_OUT`). The roots and
 their hypernyms are left out (place, area, region, location name no particular place).
 """
@@ -69,11 +70,37 @@ PLACE_ROOTS = {
     ("workplace", 1): "structure",
     ("dam", 1): "structure",
     ("defensive_structure", 1): "structure",
+    # issue 34, dev list 3 again (2026-11-27): rooms (kitchen, operating room), roads and passageways (expressway,
+    # street, tunnel, corridor), enclosures (pen, sty, cage, dock), platforms (pier, stage), lands (wetland,
+    # island, peninsula), vegetation (underbrush, grove, woods), nests, and of the excavations the well, the mine
+    # and the pool only (a ditch or a furrow is 渠道 "channel" first)
+    ("room", 1): "structure",
+    ("road", 1): "structure",
+    ("passageway", 1): "structure",
+    ("enclosure", 1): "structure",
+    ("platform", 1): "structure",
+    ("nest", 1): "structure",
+    ("well", 1): "structure",
+    ("mine", 1): "structure",
+    ("pool", 1): "water",
+    ("land", 4): "land",
+    ("vegetation", 1): "land",
 }
-#: kinds of a root that are no place a story's character goes to (a stock market, a telephone exchange): left out
-PLACE_LEFT_OUT = (("exchange", 6), ("central", 1))
+#: kinds of a root that are no place a story's character goes to (a stock market, a telephone exchange; a chamber, a
+#: lock or a recess of a machine, a pallet, a ship's top, a room's door or floor; surgery, an operation first in
+#: CC-CEDICT's glosses (美容手术 "cosmetic surgery"); a shortcut or a detour, most often figurative (没有别的捷径); a
+#: cage, a thing in a story rather than a place): left out
+PLACE_LEFT_OUT = (
+    ("exchange", 6),
+    ("central", 1),
+    *(("chamber", 1), ("echo_chamber", 1), ("lock", 4), ("nacelle", 1), ("plenum", 2), ("recess", 4)),
+    *(("catchall", 1), ("cargo_area", 1), ("pallet", 2), ("footboard", 1), ("footplate", 1), ("turntable", 1)),
+    *(("turntable", 3), ("top", 7), ("foretop", 1), ("scaffold", 1), ("auction_block", 1), ("compartment", 2)),
+    *(("door", 5), ("floor", 10), ("floor", 4), ("slash", 2), ("neck", 2), ("surgery", 2)),
+    *(("shortcut", 1), ("detour", 1), ("cage", 1)),
+)
 #: roots that name a particular kind of place themselves (the others are too general: structure, tract, area)
-PLACE_ROOTS_KEPT = {"glacier", "country", "tower", "bridge", "shelter", "dam"}
+PLACE_ROOTS_KEPT = {"glacier", "country", "tower", "bridge", "shelter", "dam", "nest", "well", "mine", "pool"}
 PLACE_WORD = re.compile(r"^[a-z][a-z_-]*[a-z]$")
 
 
@@ -176,8 +203,10 @@ def build_places(sdist: Path) -> list[str]:
     above = set().union(*(_ancestors(r, parents, memo) for r in roots))  # place, area, region, location ...
     above |= {senses[lemma][n - 1] for lemma, n in PLACE_ROOTS if lemma not in PLACE_ROOTS_KEPT}
     left_out = {senses[lemma][n - 1] for lemma, n in PLACE_LEFT_OUT}
-    kind_of = lambda offset: next(
-        (roots[r] for r in roots if r == offset or r in _ancestors(offset, parents, memo)), None
+    kind_of = lambda offset: (
+        None
+        if offset in left_out or _ancestors(offset, parents, memo) & left_out
+        else next((roots[r] for r in roots if r == offset or r in _ancestors(offset, parents, memo)), None)
     )
     rows = []
     for lemma, offsets in sorted(senses.items()):

@@ -31,6 +31,14 @@ STORY = "小明在路上走。"
         ("在要塞里，他睡着了。", "要塞"),  # a verb in jieba where a noun stands
         ("一个采茶女走来。", "采茶女"),  # a verb and its object before a role's head
         ("他走进了黄沙铺。", "黄沙铺"),  # the place name: 铺 followed by no verb's complement
+        ("教书先生看到了这一切。", "教书先生"),  # no dictionary has it: a noun stem before the role 先生
+        ("在水井里，他看到了月亮。", "水井"),  # "(water) well": more often an adverb, but where a place stands
+        ("在戈壁里，他走了三天。", "戈壁"),  # jieba: a name; CC-CEDICT: "Gobi (desert)", in a place's slot
+        ("在三峡里，船慢慢地走。", "三峡"),  # jieba's place name (ns) between 在 and a locative
+        ("老鼠妈妈把家搬到了猪圈里。", "猪圈"),  # "pigsty (lit. and fig.)": a note on use, not another sense
+        ("灰兔从草丛中钻出来。", "草丛"),  # underbrush: WordNet's vegetation, a place
+        ("他把船停在码头。", "码头"),  # dock: an enclosure
+        ("一个刑警走了进来。", "刑警"),  # "criminal police (abbr. for ...)": the police are persons
     ],
 )
 def test_nouns_the_whole_word_reader_missed(candidate, word):
@@ -52,6 +60,11 @@ def test_nouns_the_whole_word_reader_missed(candidate, word):
         "他相信师旷说的话。",  # 相信 takes a clause: no verb and its object before the head 师
         "风吹过，黄沙铺满了整条路。",  # 铺 before a verb's complement is "to spread", not a place name's head
         "院子里的海棠花开了。",  # crab-apple: "crab" only modifies the apple
+        "幸好没有造成人员伤亡。",  # a compound ending in a verb's noun (伤亡 "casualties")
+        "他们来这儿就像走亲戚一样。",  # a verb and its object, not a noun ending in a role
+        "熟能生巧，没有别的捷径。",  # a shortcut: most often figurative
+        "通过整形美容手术就可以。",  # cosmetic surgery: an operation, not a room
+        "我把它关进笼子里。",  # a cage is a thing of the story
     ],
 )
 def test_ordinary_words_stay_unflagged(candidate):
@@ -79,6 +92,13 @@ def test_glosses_that_name_no_role_animal_or_place():
     assert kind_zh("吃鸡") is None  # (video games) PlayerUnknown's Battlegrounds
     assert kind_zh("风景线") is None  # a strip of scenic beauty (coast, river, road etc): examples, no kind
     assert kind_zh("牲口") == "animal"  # animals used for their strength (mules, oxen etc): kinds of a general head
+
+
+def test_a_person_who_and_notes_on_use():
+    assert kind_zh("秀才") == "role"  # "a person who has passed the county level imperial exam"
+    assert kind_zh("事后诸葛亮") is None  # "person who is wise after the event": a saying, not a role
+    assert kind_zh("麒麟") == "animal"  # "qilin (mythical Chinese animal)"
+    assert kind_zh("水井") is None  # well: more often an adverb; only a place's slot reads it (above)
 
 
 def test_verb_senses():

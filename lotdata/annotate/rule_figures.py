@@ -41,7 +41,7 @@ def figure_line(f: dict[str, Any]) -> str:
     recall = f"planted recall {_pct(f['recall'])} ({f['caught']}/{f['planted']})"
     if f.get("blind_planted"):  # the figure above was seen while the rule was tuned: its blind measure beside it
         recall += f" (not blind); blind {_pct(f['blind_recall'])} ({f['blind_caught']}/{f['blind_planted']})"
-    for key in ("blind2", "blind3"):  # more lists (context_entities: before the CEDICT change, the noun-head change)
+    for key in ("blind2", "blind3", "blind4"):  # more lists (context_entities: before each change of the detector)
         if f.get(key + "_planted"):
             found = f"{_pct(f[key + '_recall'])} ({f[key + '_caught']}/{f[key + '_planted']})"
             recall += f"; blind list {key[-1]} {found}"

@@ -327,7 +327,7 @@ def entity_kind_zh(word: str, tag: str) -> str | None:
         return "role"
     if word[-1] in PLACE_ENDINGS_ZH:
         return "place"
-    return _class_zh(word, stem) if tag[:1] == "n" else None
+    return _class_zh(word, stem) if tag[:1] in "nj" else None
 
 
 #: endings left out of role_endings_zh.txt as ambiguous in two characters (国家, 对手) that name a person in a longer
@@ -407,7 +407,7 @@ def entity_words_zh(text: str) -> list[str]:
             skip = False
         elif entity_kind_zh(word, tag):
             found.append(word)
-        elif len(word) > 2 and word[-1] in LOCATIVES_ZH and tag[:1] in "ns" and entity_kind_zh(word[:-1], "n"):
+        elif len(word) > 2 and word[-1] in LOCATIVES_ZH and tag[:1] in "nsl" and entity_kind_zh(word[:-1], "n"):
             found.append(word[:-1])
         elif len(word) == 2 and word[1] == "边" and word[0] in PLACE_ENDINGS_ZH and word not in NOT_ENTITIES_ZH:
             found.append(word)

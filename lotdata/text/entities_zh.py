@@ -15,7 +15,11 @@ character), never by a list of the words themselves:
 - a room (卧室, 手术室) is in the story's building only where a word of the story is one (家, 回家, 学校), not a
   character inside another word (大家, 国家, 专家);
 - never a head after itself (户户 of 家家户户), a head that is the sentence's verb (黄沙 + 铺满了), nor a whole verb
-  before a role's head (相信 + 师旷: a verb that takes a clause, no verb and its object).
+  before a role's head (相信 + 师旷: a verb that takes a clause, no verb and its object);
+- a word between a preposition of place and a locative (在水井里, 在三峡里) is a place where jieba tags it a place
+  name or its first CC-CEDICT gloss names one read leniently (a head more often an adverb or a verb in English: well);
+- a noun no dictionary has that ends in a word of two naming a role, an animal or a place, after a stem that is no
+  verb, is that kind (教书先生; not 走亲戚).
 
 `new_entities_zh` is `characters.new_entities` for Chinese with these; the check rule `context_entities` uses it.
 The rules were written from jieba's dictionary (which words it tags so, and which of them name something) and from
@@ -167,7 +171,44 @@ def word_kind_zh(
         or _prefixed_zh(word, tag)
         or _diminutive_zh(word, tag)
         or (head_kind_zh(word, "n") if tag[:1] == "n" and not _head_is_verb(word, after) else None)
+        or _compound_zh(word, tag)
+        or _in_place_slot_zh(word, tag, before, after)
     )
+
+
+#: jieba's tags of a word that stands in a place's slot and names one: a noun, a place name, or a word jieba's
+#: dictionary lacks and guesses (首尔 d, 戈壁 nr)
+_SLOT_TAGS = ("n", "ns", "nr", "nz", "d")
+
+
+def _in_place_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple[str, str]) -> str | None:
+    """在水井里, 到三峡去, 在首尔里: a word between a preposition or verb of place and a locative is a place where
+    jieba tags it a place name (ns) or CC-CEDICT's first gloss names one, read leniently (`place_in_slot_zh`)."""
+    from lotdata.text.entity_classes import kind_in_slot_zh
+
+    if len(word) < 2 or tag not in _SLOT_TAGS or word in ch.NOT_ENTITIES_ZH or before[0] not in _BEFORE_PLACE:
+        return None
+    if not (after[0][:1] in ch.LOCATIVES_ZH or after[0] == "边" or after[1] == "f"):
+        return None
+    return "place" if tag == "ns" or kind_in_slot_zh(word) == "place" else None
+
+
+def _compound_zh(word: str, tag: str) -> str | None:
+    """教书先生, 放牛娃娃: a noun of three characters or more that no dictionary has, ending in a noun of two that
+    names a role, an animal or a place (CC-CEDICT's first gloss or characters.py's lists), after a stem that is no
+    verb (not a name either: jieba's nr is a person's)."""
+    from lotdata.text.entity_classes import kind_zh, known_word_zh
+
+    if len(word) < 3 or tag[:1] != "n" or tag in ("nr", "nrfg", "nrt") or known_word_zh(word):
+        return None
+    if word in ch.NOT_ENTITIES_ZH or _reduplicated(word):
+        return None
+    from lotdata.text.postag import pos_words_nohmm
+
+    stem, last = word[:-2], word[-2:]
+    if pos_words_nohmm(stem)[0][1][:1] == "v" or pos_words_nohmm(last)[0][1][:1] != "n":
+        return None  # a verb and its object (走亲戚, 横行乡里), or a verb's noun (人员伤亡: 伤亡 "casualties")
+    return kind_zh(last) or ch.entity_kind_zh(last, "n")
 
 
 #: what follows a verb and never a noun: aspect particles and the one-character complements of result and

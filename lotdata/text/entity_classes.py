@@ -24,8 +24,12 @@ A head the lists lack is read in another form (issue 34, the noun-head change): 
 "inspector-general"; the first part only before a postmodifier, never the crab of "crab-apple"), the noun before a
 participle or an adjective (捕快 "bailiff responsible for ..."), or the kind a note gives (哈士奇 "husky (sled
 dog)"; not a list of examples, nor a game's name: 风景线, 吃鸡); a gloss marked old or literary ("(old) actor":
-伶人) is read as any other. `verb_word_zh` and `verb_first_zh` say whether a word's first entry has a verb sense,
-or opens with one.
+伶人) is read as any other, and so is one whose note is on use or an abbreviation (猪圈 "pigsty (lit. and fig.)",
+刑警 "criminal police (abbr. for ...)"); a note of adjectives before "animal" gives the kind (麒麟 "qilin (mythical
+Chinese animal)"); "a person who ..." is a role in a word of three characters or fewer (秀才); the police are
+persons. `kind_in_slot_zh` also reads heads WordNet's tagged corpus has more often as another part of speech (水井
+"well"), for a word where a place stands. `verb_word_zh` and `verb_first_zh` say whether a word's first entry has a
+verb sense, or opens with one.
 """
 
 from __future__ import annotations
@@ -69,7 +73,9 @@ MINOR_PLACES = frozenset("county district town township village banner subdistri
 #: how many glosses of a word's first entry are read (the second drifts: 家伙 "implement" then "domestic animal")
 GLOSSES_READ = 1
 #: a gloss's domain note that makes it an animal whatever its head (鼹鼠 "mole (zoology)")
-_ANIMAL_NOTE = re.compile(r"\((?:zoology|zool\.|bird|fish|insect|animals?|mammal|reptile|ornithology|entomology)\)")
+_ANIMAL_NOTE = re.compile(
+    r"\((?:[A-Za-z]+ )*(?:zoology|zool\.|bird|fish|insect|animals?|mammal|reptile|ornithology|entomology)\)"
+)
 
 #: a gloss's domain note that makes it a place (盆地 "(geography) basin")
 _PLACE_NOTE = re.compile(r"^\((?:geography|geology)\)")
@@ -137,21 +143,28 @@ def verb_word_zh(word: str) -> bool:
     return word in _cedict()[1]
 
 
-@lru_cache(maxsize=1)
-def _classes() -> dict[str, str]:
-    """English noun (lowercase, multi-word joined by _) -> role, animal or place (WordNet 3.0 lists)."""
+@lru_cache(maxsize=2)
+def _classes(lenient: bool = False) -> dict[str, str]:
+    """English noun (lowercase, multi-word joined by _) -> role, animal or place (WordNet 3.0 lists); `lenient`:
+    with the nouns more often another part of speech (well, tunnel), for a word that stands where a place does."""
     classes = {}
     for word, value in word_table("places_wordnet_en.tsv").items():
-        if not value.endswith("/other"):  # base, common: more often something else
+        if lenient or not value.endswith("/other"):  # base, common: more often something else
             classes[word] = "place"
     for word, value in word_table("roles_wordnet_en.tsv").items():
-        kind = value.split("|")[0]
+        kind = value.split("|")[0].removesuffix("/other") if lenient else value.split("|")[0]
         if kind in ("person", "animal"):  # not person/other (white, steady, cook)
             classes[word] = "role" if kind == "person" else "animal"
+        elif word in PERSON_GROUPS:
+            classes[word] = "role"
     return {word: kind for word, kind in classes.items() if word not in GENERAL_HEADS}
 
 
-def head_of(phrase: str, named: bool = False) -> tuple[str, str] | None:
+#: social groups English speaks of as the persons in them ("the police are here"): a new one is a new character
+PERSON_GROUPS = frozenset({"police"})
+
+
+def head_of(phrase: str, named: bool = False, lenient: bool = False) -> tuple[str, str] | None:
     """A gloss phrase's head noun and its class: its last three, two or one words in the WordNet lists (`named`: the
     apposition of a name, whose minor places do not count)."""
     words = [w.lower() for w in _WORD.findall(phrase)]
@@ -159,7 +172,7 @@ def head_of(phrase: str, named: bool = False) -> tuple[str, str] | None:
         return None
     while words and words[0] in _ARTICLES:
         words.pop(0)
-    classes = _classes()
+    classes = _classes(lenient)
     for k in (3, 2, 1):
         head = "_".join(words[-k:])
         if len(words) >= k and head in classes:  # "~": the head of a longer phrase (post office, father's mother)
@@ -206,7 +219,7 @@ def _head_forms(word: str) -> list[str]:
 _REGISTER = re.compile(
     r"^(?:old|archaic|coll|colloquial|dialect|literary|formal|informal|polite|honorific|humble|respectful|familiar|"
     r"derog|slang|Internet slang|Cantonese|loanword|euphemism|family|genus|species|order|subfamily|Latin|esp|usually|"
-    r"also|i\.e|e\.g)\b"
+    r"also|i\.e|e\.g|lit|fig|abbr)\b"
 )
 #: the first phrase of a gloss and a note in parentheses right after it ("ruler (measuring instrument)")
 _NOTED = re.compile(r"^([^(,;]+?)\s*\(([a-z][^)]*)\)")
@@ -236,7 +249,15 @@ def _kind_note(note: str, first: str) -> bool:
     return general or not _EXAMPLES.search(note)
 
 
-def gloss_head(gloss: str) -> tuple[str, str] | None:
+def _another_sense(note: str, lenient: bool) -> bool:
+    """Whether a note after a gloss's head says it is another sense of the head (ruler (measuring instrument)): not
+    a note on register or use (old, lit. and fig., abbr. for ...), and naming no role, animal or place."""
+    if _REGISTER.match(note) or head_of(note, lenient=lenient) is not None:
+        return False
+    return head_of(note.split()[0], lenient=lenient) is None
+
+
+def gloss_head(gloss: str, lenient: bool = False) -> tuple[str, str] | None:
     """What a CEDICT gloss names, as (English head, class): its first phrase's head, or, after a name (Suzhou, ...),
     its apposition's; a note after the head that names no role, animal or place, by its head or its first word, says
     it is another sense of the head (ruler (measuring instrument), carrier (chemistry)): nothing; one that does says
@@ -249,8 +270,7 @@ def gloss_head(gloss: str) -> tuple[str, str] | None:
     if _PLACE_NOTE.search(gloss):
         return "=place", "place"
     noted = _NOTED.match(gloss)
-    note = _CUT.split(noted.group(2))[0] if noted else ""
-    if noted and not _REGISTER.match(note) and head_of(note) is None and head_of(note.split()[0]) is None:
+    if noted and _another_sense(_CUT.split(noted.group(2))[0], lenient):
         return None
     text = _PAREN.sub(" ", gloss).strip()
     pieces = [p for p in re.split(r"[,;]", text) if p.strip()]
@@ -260,14 +280,14 @@ def gloss_head(gloss: str) -> tuple[str, str] | None:
     if not first.strip() or _NOTE_NOT_A_KIND.match(first.strip()):
         return None  # a relation, not a thing: among insiders, within the community
     named = first[:1].isupper()
-    found = head_of(first, named=named)
+    found = head_of(first, named=named, lenient=lenient)
     if found and found[1] != "role" and pieces[0][len(first) :].startswith(" of "):
         return None  # a part or a kind of something else: stream of air, field of view
     if found is None and len(first.split()) == 1 and named and len(pieces) > 1:
         found = head_of(_CUT.split(pieces[1].strip())[0], named=True)
     if found is None and noted and _kind_note(noted.group(2), first):
         # a note that says what kind the thing is: husky (sled dog), Trimeresurus stejnegeri (poisonous snake)
-        kind = head_of(_CUT.split(noted.group(2))[0])
+        kind = head_of(_CUT.split(noted.group(2))[0], lenient=lenient)
         found = ("~" + kind[0].lstrip("~"), kind[1]) if kind else None
     # a name's head is its class, not the thing itself (Suzhou and Chengdu are both a "city"): marked with "="
     return ("=" + found[0], found[1]) if found and named else found
@@ -279,10 +299,29 @@ def gloss_kind(gloss: str) -> str | None:
     return found[1] if found else None
 
 
+#: a gloss that defines a role by what the person does or did: "a person who has passed the county level imperial
+#: exam" (秀才), "person who harbors criminals" (窝主); the general head alone names nobody in particular
+_PERSON_WHO = re.compile(r"^(?:an? |the )?(?:person|man|woman|someone|one) who ")
+
+
 @lru_cache(maxsize=65536)
 def head_zh(word: str) -> tuple[str, str] | None:
-    """(English head, class) of a Chinese word whose first CEDICT gloss names a role, an animal or a place."""
-    return next(filter(None, map(gloss_head, _glosses().get(word, ()))), None)
+    """(English head, class) of a Chinese word whose first CEDICT gloss names a role, an animal or a place; a word
+    of three characters or fewer whose gloss is "a person who ..." is a role (longer ones are sayings: 事后诸葛亮)."""
+    glosses = _glosses().get(word, ())
+    found = next(filter(None, map(gloss_head, glosses)), None)
+    if found is None and len(word) <= 3 and glosses and _PERSON_WHO.match(glosses[0]):
+        return "~person", "role"
+    return found
+
+
+def kind_in_slot_zh(word: str) -> str | None:
+    """The class of a word standing where a noun stands (在水井里) by its first CEDICT gloss, the head read
+    leniently: a noun WordNet's tagged corpus has more often as another part of speech counts (水井 "(water) well",
+    地道 "tunnel")."""
+    glosses = _glosses().get(word, ())
+    found = next(filter(None, (gloss_head(g, lenient=True) for g in glosses)), None)
+    return found[1] if found else None
 
 
 def same_thing_zh(word: str, others: set[str]) -> bool:
