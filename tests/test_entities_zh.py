@@ -92,6 +92,8 @@ def test_glosses_that_name_no_role_animal_or_place():
     assert kind_zh("吃鸡") is None  # (video games) PlayerUnknown's Battlegrounds
     assert kind_zh("风景线") is None  # a strip of scenic beauty (coast, river, road etc): examples, no kind
     assert kind_zh("牲口") == "animal"  # animals used for their strength (mules, oxen etc): kinds of a general head
+    assert kind_zh("毛色") is None  # "(of an animal) appearance or color of coat": a relation, no animal
+    assert kind_zh("羽冠") is None  # "feathered crest (of bird)": a part of one
 
 
 def test_a_person_who_and_notes_on_use():

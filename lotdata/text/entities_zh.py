@@ -131,9 +131,14 @@ def _noun_place(before: tuple[str, str], after: tuple[str, str]) -> bool:
         return False
     if word == "们" or before[0] in _BEFORE_NOUN or before[1][:1] in ("q", "m"):
         return True
-    if before[0] in _BEFORE_PLACE and (word[:1] in ch.LOCATIVES_ZH or word == "边" or tag == "f"):
-        return True
-    return before[1] in ("", "x") and tag[:1] == "v"
+    return _place_slot(before, after) or before[1] in ("", "x") and tag[:1] == "v"
+
+
+def _place_slot(before: tuple[str, str], after: tuple[str, str]) -> bool:
+    """Whether a word between `before` and `after` stands where a place does: after a preposition or verb of place
+    and before a locative (在要塞里, 走进哨所中, 在河边)."""
+    word, tag = after
+    return before[0] in _BEFORE_PLACE and (word[:1] in ch.LOCATIVES_ZH or word == "边" or tag == "f")
 
 
 def _prefixed_zh(word: str, tag: str) -> str | None:
@@ -182,29 +187,26 @@ _SLOT_TAGS = ("n", "ns", "nr", "nz", "d")
 
 
 def _in_place_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple[str, str]) -> str | None:
-    """在水井里, 到三峡去, 在首尔里: a word between a preposition or verb of place and a locative is a place where
-    jieba tags it a place name (ns) or CC-CEDICT's first gloss names one, read leniently (`place_in_slot_zh`)."""
-    from lotdata.text.entity_classes import kind_in_slot_zh
+    """在水井里, 在三峡里, 在首尔里: a word in a place's slot (`_place_slot`) is a place where jieba tags it a place
+    name (ns) or CC-CEDICT's first gloss names one, read leniently (`entity_classes.place_in_slot_zh`)."""
+    from lotdata.text.entity_classes import place_in_slot_zh
 
-    if len(word) < 2 or tag not in _SLOT_TAGS or word in ch.NOT_ENTITIES_ZH or before[0] not in _BEFORE_PLACE:
+    if len(word) < 2 or tag not in _SLOT_TAGS or word in ch.NOT_ENTITIES_ZH or not _place_slot(before, after):
         return None
-    if not (after[0][:1] in ch.LOCATIVES_ZH or after[0] == "边" or after[1] == "f"):
-        return None
-    return "place" if tag == "ns" or kind_in_slot_zh(word) == "place" else None
+    return "place" if tag == "ns" or place_in_slot_zh(word) else None
 
 
 def _compound_zh(word: str, tag: str) -> str | None:
-    """教书先生, 放牛娃娃: a noun of three characters or more that no dictionary has, ending in a noun of two that
-    names a role, an animal or a place (CC-CEDICT's first gloss or characters.py's lists), after a stem that is no
-    verb (not a name either: jieba's nr is a person's)."""
+    """教书先生: a noun of three characters or more that no dictionary has, ending in a noun of two that names a
+    role, an animal or a place (CC-CEDICT's first gloss or characters.py's lists), after a stem that is no verb (not
+    a name either: jieba's nr is a person's)."""
     from lotdata.text.entity_classes import kind_zh, known_word_zh
+    from lotdata.text.postag import pos_words_nohmm
 
     if len(word) < 3 or tag[:1] != "n" or tag in ("nr", "nrfg", "nrt") or known_word_zh(word):
         return None
     if word in ch.NOT_ENTITIES_ZH or _reduplicated(word):
         return None
-    from lotdata.text.postag import pos_words_nohmm
-
     stem, last = word[:-2], word[-2:]
     if pos_words_nohmm(stem)[0][1][:1] == "v" or pos_words_nohmm(last)[0][1][:1] != "n":
         return None  # a verb and its object (走亲戚, 横行乡里), or a verb's noun (人员伤亡: 伤亡 "casualties")

@@ -27,7 +27,7 @@ dog)"; not a list of examples, nor a game's name: 风景线, 吃鸡); a gloss ma
 伶人) is read as any other, and so is one whose note is on use or an abbreviation (猪圈 "pigsty (lit. and fig.)",
 刑警 "criminal police (abbr. for ...)"); a note of adjectives before "animal" gives the kind (麒麟 "qilin (mythical
 Chinese animal)"); "a person who ..." is a role in a word of three characters or fewer (秀才); the police are
-persons. `kind_in_slot_zh` also reads heads WordNet's tagged corpus has more often as another part of speech (水井
+persons. `place_in_slot_zh` also reads heads WordNet's tagged corpus has more often as another part of speech (水井
 "well"), for a word where a place stands. `verb_word_zh` and `verb_first_zh` say whether a word's first entry has a
 verb sense, or opens with one.
 """
@@ -72,9 +72,12 @@ MINOR_PLACES = frozenset("county district town township village banner subdistri
 
 #: how many glosses of a word's first entry are read (the second drifts: 家伙 "implement" then "domestic animal")
 GLOSSES_READ = 1
-#: a gloss's domain note that makes it an animal whatever its head (鼹鼠 "mole (zoology)")
+#: a gloss's domain note that makes it an animal whatever its head (鼹鼠 "mole (zoology)"), or a kind of animal
+#: with its describing words (麒麟 "qilin (mythical Chinese animal)"); never a relation to one (毛色 "(of an animal)
+#: appearance", 羽冠 "feathered crest (of bird)": a part or an act of the animal)
 _ANIMAL_NOTE = re.compile(
-    r"\((?:[A-Za-z]+ )*(?:zoology|zool\.|bird|fish|insect|animals?|mammal|reptile|ornithology|entomology)\)"
+    r"\((?:zoology|zool\.|ornithology|entomology)\)"
+    r"|\((?!(?:of|for|on|in|at|with|from|by|as|used)\b)(?:[A-Za-z-]+ )*(?:bird|fish|insect|animals?|mammal|reptile)\)"
 )
 
 #: a gloss's domain note that makes it a place (盆地 "(geography) basin")
@@ -146,13 +149,13 @@ def verb_word_zh(word: str) -> bool:
 @lru_cache(maxsize=2)
 def _classes(lenient: bool = False) -> dict[str, str]:
     """English noun (lowercase, multi-word joined by _) -> role, animal or place (WordNet 3.0 lists); `lenient`:
-    with the nouns more often another part of speech (well, tunnel), for a word that stands where a place does."""
+    with the places more often another part of speech (well, tunnel), for a word that stands where a place does."""
     classes = {}
     for word, value in word_table("places_wordnet_en.tsv").items():
         if lenient or not value.endswith("/other"):  # base, common: more often something else
             classes[word] = "place"
     for word, value in word_table("roles_wordnet_en.tsv").items():
-        kind = value.split("|")[0].removesuffix("/other") if lenient else value.split("|")[0]
+        kind = value.split("|")[0]
         if kind in ("person", "animal"):  # not person/other (white, steady, cook)
             classes[word] = "role" if kind == "person" else "animal"
         elif word in PERSON_GROUPS:
@@ -315,13 +318,13 @@ def head_zh(word: str) -> tuple[str, str] | None:
     return found
 
 
-def kind_in_slot_zh(word: str) -> str | None:
-    """The class of a word standing where a noun stands (在水井里) by its first CEDICT gloss, the head read
-    leniently: a noun WordNet's tagged corpus has more often as another part of speech counts (水井 "(water) well",
+def place_in_slot_zh(word: str) -> bool:
+    """Whether a word standing where a place stands (在水井里) names one by its first CEDICT gloss, the head read
+    leniently: a place WordNet's tagged corpus has more often as another part of speech counts (水井 "(water) well",
     地道 "tunnel")."""
     glosses = _glosses().get(word, ())
     found = next(filter(None, (gloss_head(g, lenient=True) for g in glosses)), None)
-    return found[1] if found else None
+    return found is not None and found[1] == "place"
 
 
 def same_thing_zh(word: str, others: set[str]) -> bool:
