@@ -546,10 +546,8 @@ BLIND_LABELS = {
     ("context_entities", "blind2"): "blind list 2 (written 2026-11-26), re-run after the place-slot change",
     ("context_entities", "blind3"): "blind list 3 (written 2026-11-26, before the noun-head change), re-run after "
     "the place-slot change",
-    (
-        "context_entities",
-        "blind4",
-    ): "blind list 4 (written 2026-11-27, before the place-slot change), first run after it",
+    ("context_entities", "blind4"): "blind list 4 (written 2026-11-27, before the place-slot change), first run "
+    "after it",
 }
 #: whether `measure` plants the blind lists (`--no-blind`: not, so that a diagnosis never sees them)
 PLANT_BLIND = True
