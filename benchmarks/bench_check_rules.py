@@ -22,8 +22,8 @@ rule (`lotdata.annotate.checks.CHECK_RULE_REGISTRY`, run as it is now: re-runnin
   second list, `context_entities_blind2_zh.txt`, written before the CC-CEDICT/WordNet class lexicon: fields
   `blind2_*`, and a third, `context_entities_blind3_zh.txt`, written before the noun-head change
   (`lotdata.text.entities_zh`): fields `blind3_*`, and a fourth, `context_entities_blind4_zh.txt`, written before the
-  place-slot and WordNet-roots change of 2026-11-27: fields `blind4_*`). `--no-blind` (with `--rule`, nothing written) leaves the blind
-  lists unplanted, for diagnoses.
+  place-slot and WordNet-roots change of 2026-11-27: fields `blind4_*`). `--no-blind` (with `--rule`, nothing
+  written) leaves the blind lists unplanted, for diagnoses.
 
 A measure is "deciding" where the data was written under the rule's instruction (English stories and cases for the
 ROCStories / Story Cloze rules; Chinese text for language, informal and LOT's rules); the others are proxies (Chinese
@@ -537,6 +537,8 @@ BLIND_ENTITIES_ZH_3 = HERE / "context_entities_blind3_zh.txt"
 #: (rooms, roads, enclosures and lands as WordNet places, a place's slot, compounds ending in a role; diagnosed on
 #: dev list 3 only); planted by the same code with its own seed: blind4_*
 BLIND_ENTITIES_ZH_4 = HERE / "context_entities_blind4_zh.txt"
+#: the lists after the first, by the prefix of their fields
+MORE_BLIND_ENTITIES_ZH = {"blind2": BLIND_ENTITIES_ZH_2, "blind3": BLIND_ENTITIES_ZH_3, "blind4": BLIND_ENTITIES_ZH_4}
 #: when each blind list was written: the label of its row ("held-out, blind list (written DATE, run once)")
 BLIND_WRITTEN = {"antonym_swap": "2026-11-26", "context_entities": "2026-11-26"}
 #: the rows' labels where a rule has several blind lists: the first three were re-run after the place-slot change
@@ -772,8 +774,7 @@ def measure(rule: str, m: Measure, split: str, planted: int) -> dict[str, Any]:
         out.update(blind_antonym_recall(options, planted))
     if rule == "context_entities" and m.lang == "zh" and split == "held-out" and PLANT_BLIND:
         out.update(blind_context_entities_recall(m, rows, flags, options, planted))
-        more = (("blind2", BLIND_ENTITIES_ZH_2), ("blind3", BLIND_ENTITIES_ZH_3), ("blind4", BLIND_ENTITIES_ZH_4))
-        for key, path in more:
+        for key, path in MORE_BLIND_ENTITIES_ZH.items():
             found = blind_context_entities_recall(m, rows, flags, options, planted, path)
             out.update({k.replace("blind_", key + "_"): v for k, v in found.items()})
     if rule == "informal":
@@ -855,8 +856,9 @@ def _blind(f: dict, key: str = "blind") -> str:
 
 
 def _blind_keys(f: dict) -> list[str]:
-    """The blind figures a row carries: "blind", and "blind2" ... "blind4" where more lists were planted."""
-    return [key for key in ("blind", "blind2", "blind3", "blind4") if key + "_planted" in f]
+    """The blind figures a row carries: "blind", and those of `MORE_BLIND_ENTITIES_ZH` where more lists were
+    planted."""
+    return [key for key in ("blind", *MORE_BLIND_ENTITIES_ZH) if key + "_planted" in f]
 
 
 #: why a rule's held-out recall is not blind, and what its blind list is
