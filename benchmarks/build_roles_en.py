@@ -99,6 +99,13 @@ PLACE_LEFT_OUT = (
     *(("door", 5), ("floor", 10), ("floor", 4), ("slash", 2), ("neck", 2), ("surgery", 2)),
     *(("shortcut", 1), ("detour", 1), ("cage", 1)),
 )
+#: roots of the wider places a word standing where a place does may name (在院子里, 在阳台上; issue 34, dev list 4):
+#: any structure (a courtyard, a balcony, a monument), any artificial way (a staircase, a chimney) and a topographic
+#: point (a hilltop), as (lemma, sense number)
+WIDE_ROOTS = (("structure", 1), ("way", 6), ("topographic_point", 1))
+#: structures that are parts of the story's own building rather than places to go to (a door, a window, a wall, a
+#: floor or a roof): left out of the wider places too
+WIDE_LEFT_OUT = (("barrier", 1), ("supporting_structure", 1), ("partition", 1), ("surface", 1), ("covering", 2))
 #: roots that name a particular kind of place themselves (the others are too general: structure, tract, area)
 PLACE_ROOTS_KEPT = {"glacier", "country", "tower", "bridge", "shelter", "dam", "nest", "well", "mine", "pool"}
 PLACE_WORD = re.compile(r"^[a-z][a-z_-]*[a-z]$")
@@ -219,6 +226,30 @@ def build_places(sdist: Path) -> list[str]:
         kind = (kinds[0] if lemma not in untagged else _half(kinds)) or None
         if kind:
             rows.append(f"{lemma}\t{kind}{'' if mostly_noun(lemma) else '/other'}")
+    listed = {row.split("\t")[0] for row in rows}
+    return rows + _wide_places(senses, parents, memo, listed, (roots, above, left_out))
+
+
+def _wide_places(senses, parents, memo, listed, strict) -> list[str]:  # noqa: ANN001 - build_places' own tables
+    """The "/wide" rows: lemmas the list above lacks that a word standing where a place does may name (read only
+    there, `entity_classes.place_in_slot_zh`): a root of PLACE_ROOTS itself (room, road), a lemma whose first sense
+    is under WIDE_ROOTS (courtyard, balcony, staircase, hilltop; not WIDE_LEFT_OUT), or one whose second sense is a
+    place of the list's roots (school: the institution first, the building second)."""
+    roots, above, left_out = strict
+    wide = {senses[lemma][n - 1] for lemma, n in WIDE_ROOTS}
+    out = left_out | {senses[lemma][n - 1] for lemma, n in WIDE_LEFT_OUT}
+    up = lambda offset: _ancestors(offset, parents, memo)
+    place = lambda offset: (
+        offset not in left_out and not up(offset) & left_out and bool(({offset} | up(offset)) & set(roots))
+    )
+    rows = []
+    for lemma, offsets in sorted(senses.items()):
+        if lemma in listed or not PLACE_WORD.match(lemma) or not offsets:
+            continue
+        first = offsets[0]
+        under_wide = first not in wide and up(first) & wide and not ({first} | up(first)) & out
+        if first in roots or first not in above and (under_wide or len(offsets) > 1 and place(offsets[1])):
+            rows.append(f"{lemma}\t{roots.get(first, 'structure')}/wide")
     return rows
 
 
@@ -298,7 +329,8 @@ def main() -> None:
     print(f"{len(lines)} roles -> {TARGET}")
     about = [
         "# English nouns whose most frequent sense is a place (WordNet 3.0): word<TAB>kind (structure, land,",
-        "# water, area; /other: more often a verb or adjective). Multi-word lemmas joined by _, lowercase.",
+        "# water, area; /other: more often a verb or adjective; /wide: a place only where a place stands, see",
+        "# _wide_places). Multi-word lemmas joined by _, lowercase.",
     ]
     places = build_places(args.sdist)
     write_wordnet_table(PLACES, LICENSE, about, places, digest)

@@ -106,6 +106,8 @@ def plant_on_tuning(words: list[str], places: set[str], seed: str, n: int) -> tu
 #: dev list 3 (issue 34, the noun-head change): roles, animals and places written for this diagnosis, in the blind
 #: lists' format, none of the other lists (checked by script); its misses may be read
 DEV3 = HERE / "context_entities_dev3_zh.txt"
+#: dev list 4 (written 2026-11-27 after blind list 5, none of any blind list): diagnosed the radical change
+DEV4 = HERE / "context_entities_dev4_zh.txt"
 
 
 def plant_each_on_tuning(words: list[str], places: set[str], seed: str, times: int) -> tuple[int, int, list[str]]:
@@ -150,11 +152,13 @@ def main() -> None:
         print(f"{name}: {caught}/{planted} caught ({caught / max(planted, 1):.1%})")
         for candidate in missed if args.show else []:
             print(f"  - {candidate}")
-    words, places, seed = bench.blind_entities_zh(DEV3)
-    planted, caught, missed = plant_each_on_tuning(words, places, seed, 2)
-    print(f"dev list 3 ({DEV3.name}), each word twice, seed {seed}: {caught}/{planted} caught ({caught / planted:.1%})")
-    for candidate in missed if args.show else []:
-        print(f"  - {candidate}")
+    for number, path in ((3, DEV3), (4, DEV4)):
+        words, places, seed = bench.blind_entities_zh(path)
+        planted, caught, missed = plant_each_on_tuning(words, places, seed, 2)
+        share = f"{caught}/{planted} caught ({caught / planted:.1%})"
+        print(f"dev list {number} ({path.name}), each word twice, seed {seed}: {share}")
+        for candidate in missed if args.show else []:
+            print(f"  - {candidate}")
 
 
 if __name__ == "__main__":

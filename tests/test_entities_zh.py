@@ -9,7 +9,15 @@ import pytest
 
 from lotdata.annotate.checks import CheckOptions, get_check_rule
 from lotdata.text.entities_zh import new_entities_zh
-from lotdata.text.entity_classes import head_zh, kind_zh, verb_first_zh, verb_word_zh
+from lotdata.text.entity_classes import (
+    animal_char_zh,
+    cedict_heads_zh,
+    head_zh,
+    kind_zh,
+    place_in_slot_zh,
+    verb_first_zh,
+    verb_word_zh,
+)
 
 STORY = "小明在路上走。"
 
@@ -111,3 +119,42 @@ def test_verb_senses():
 def test_the_check_rule_reads_them():
     row = {"context": ["小明在路上走。"], "original": "他很累。", "candidate": "搬运工看到了这一切。", "lang": "zh"}
     assert get_check_rule("context_entities").row(row, CheckOptions(lang="zh"))
+
+
+def test_animal_characters_by_radical_and_gloss():
+    assert animal_char_zh("鹬") and animal_char_zh("獐")  # 鸟 "snipe", 犭 "river deer"
+    assert not animal_char_zh("胎") and not animal_char_zh("独")  # "fetus" (月), 犭 with no animal gloss
+    assert not animal_char_zh("象")  # ambiguous: 现象, 印象
+    assert new_entities_zh("一只黑尾鹬飞过。", STORY) == ["鹬"]  # jieba leaves the rare character alone
+    assert new_entities_zh("他的样子很狼狈。", STORY) == []  # a word CC-CEDICT has reads by its own gloss
+
+
+def test_heads_read_from_the_dictionary():
+    heads = cedict_heads_zh()
+    assert heads["臣"] == "role" and heads["郊"] == "place" and heads["鹭"] == "animal"
+    assert "家" not in heads  # a home (朋友家) as often as a person (专家)
+    assert "州" not in heads  # the places ending in it are names (苏州): a name's class does not count
+    assert new_entities_zh("一位年轻的书商迎了上来。", STORY) == ["书商"]  # a noun CC-CEDICT lacks, head 商
+    assert new_entities_zh("他骑车回家了。", STORY) == []  # a verb and its object is no noun with a head
+    assert new_entities_zh("那天在朋友家，我们玩得很高兴。", STORY) == []
+
+
+def test_places_cut_into_pieces_in_a_place_slot():
+    assert new_entities_zh("在唐山里，他们笑了。", STORY) == ["唐山"]  # 唐 + 山里
+    assert new_entities_zh("他们在高铁站里等车。", STORY) == ["高铁站"]  # 高铁 + 站: a head CC-CEDICT's nouns give
+    assert new_entities_zh("他来到保定里的小村子。", STORY)[:1] == ["保定"]  # a city jieba tags a verb
+    assert new_entities_zh("在这种情况下，他们笑了。", STORY) == []
+
+
+def test_wider_places_only_where_a_place_stands():
+    assert place_in_slot_zh("院子") and kind_zh("院子") is None  # courtyard: a structure, read in a slot only
+    assert new_entities_zh("他跳到院子里。", STORY) == ["院子"]
+    assert new_entities_zh("墙上挂着一幅画。", STORY) == []  # a wall is a part of the story's own building
+
+
+def test_glosses_of_dialect_words_and_mythical_beasts():
+    assert kind_zh("耗子") == "animal"  # "(dialect) mouse; rat"
+    assert kind_zh("貔貅") == "animal"  # "mythical animal that brings luck ..."
+    assert kind_zh("网吧") == "place"  # "Internet café": accented letters read plain
+    assert kind_zh("更夫") == "role"  # "night watchman (in former times)": a date of the same sense
+    assert kind_zh("导体") is None  # "conductor (of electricity or heat)": a domain says another sense

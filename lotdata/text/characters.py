@@ -318,6 +318,8 @@ def entity_kind_zh(word: str, tag: str) -> str | None:
         return "role"
     if word in ANIMAL_WORDS_ZH or (_ends_in_animal(word) and not _verb_or_idiom_zh(word)):  # not 捕鱼, 养鸡
         return "animal"
+    if _ends_in_rare_animal(word, tag):
+        return "animal"
     if word in PLACES_ZH:
         return "place"
     if not (tag[:1] in "nj" or tag == "l") or len(word) < 2 or _verb_or_idiom_zh(word):  # j, l: 工商局, 高等学校
@@ -351,12 +353,28 @@ def _verb_or_idiom_zh(word: str) -> bool:
     return (len(word) == 2 and word[0] in VERB_HEADS_ZH) or (len(word) == 4 and len(set(word)) < 4)
 
 
+def _animal_stem(word: str) -> str:
+    """A word without the 们, 子 or 儿 after an animal (兔子们 -> 兔, 鸟儿 -> 鸟)."""
+    stem = word.rstrip("们")
+    return stem[:-1] if len(stem) > 1 and stem[-1] in "子儿" else stem
+
+
 def _ends_in_animal(word: str) -> bool:
     """驴, 小驴, 狐狸, 驴子, 鸟儿, 兔子们: the last character names an animal (or the one before 子/儿/们)."""
-    stem = word.rstrip("们")
-    if len(stem) > 1 and stem[-1] in "子儿":
-        stem = stem[:-1]
+    stem = _animal_stem(word)
     return bool(stem) and (stem[-1] in ANIMALS_ZH or stem in ANIMAL_WORDS_ZH)
+
+
+def _ends_in_rare_animal(word: str, tag: str) -> bool:
+    """黑尾鹬 (jieba's 鹬 alone), 赤麂, 蝾螈们: a character that names an animal by its radical and its gloss
+    (`entity_classes.animal_char_zh`: 鹬 "snipe", 麂 "muntjac") ends a noun CC-CEDICT lacks, or stands alone; a
+    word CC-CEDICT has is read by its own gloss (狼狈 "in a difficult situation")."""
+    from lotdata.text.entity_classes import animal_char_zh, known_word_zh
+
+    stem = _animal_stem(word)
+    if not stem or tag[:1] == "v" or not animal_char_zh(stem[-1]):
+        return False
+    return len(word) == 1 or (tag[:1] in "nj" and not known_word_zh(word) and not _verb_or_idiom_zh(word))
 
 
 def role_or_place_zh(word: str, tag: str) -> bool:
@@ -374,7 +392,7 @@ def core_zh(word: str) -> set[str]:
     found |= {ROLE_SYNONYMS_ZH[w] for w in found if w in ROLE_SYNONYMS_ZH}
     found |= {k for k, v in ROLE_SYNONYMS_ZH.items() if v in found}
     if _ends_in_animal(word):
-        bare = stem[:-1] if len(stem) > 1 and stem[-1] in "子儿" else stem
+        bare = _animal_stem(word)
         if all(ch in ANIMAL_MODIFIERS_ZH for ch in bare[:-1]) and _animal_char(bare[-1]):
             found.add(bare[-1])  # 小白兔 -> 兔, 野牛 -> 牛; not 鲸鱼 -> 鱼 nor 孔雀 -> 雀
         elif not _animal_char(bare[-1]):

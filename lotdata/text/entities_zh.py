@@ -176,22 +176,57 @@ def word_kind_zh(
         or _prefixed_zh(word, tag)
         or _diminutive_zh(word, tag)
         or (head_kind_zh(word, "n") if tag[:1] == "n" and not _head_is_verb(word, after) else None)
+        or _cedict_head_zh(word, tag, after)
         or _compound_zh(word, tag)
         or _in_place_slot_zh(word, tag, before, after)
     )
 
 
-#: jieba's tags of a word that stands in a place's slot and names one: a noun, a place name, or a word jieba's
-#: dictionary lacks and guesses (首尔 d, 戈壁 nr)
-_SLOT_TAGS = ("n", "ns", "nr", "nz", "d")
+def _cedict_head_zh(word: str, tag: str, after: tuple[str, str]) -> str | None:
+    """盐商? 使臣, 村医, 军医: a noun CC-CEDICT lacks that ends in a character most of CC-CEDICT's nouns ending in it
+    are of a kind (`entity_classes.cedict_heads_zh`: 臣 of roles, 郊 of places), after a stem that can carry it
+    (`head_kind_zh`)."""
+    from lotdata.text.entity_classes import cedict_heads_zh, known_word_zh, verb_word_zh
+
+    kind = cedict_heads_zh().get(word[-1:])
+    if kind is None or tag[:1] != "n" or not 2 <= len(word) <= 4 or word in ch.NOT_ENTITIES_ZH:
+        return None
+    if known_word_zh(word) or verb_word_zh(word) or _reduplicated(word) or _head_is_verb(word, after):
+        return None
+    return kind if _noun_stem_zh(word[:-1]) else None
+
+
+#: jieba's tags of a character alone that may still be a noun's stem: a measure word (堂), a morpheme, a modifier
+_ODD_NOUN_TAGS = ("q", "g", "ng", "b")
+
+
+def _noun_stem_zh(stem: str) -> bool:
+    """Whether a stem is nouns only: jieba's (not a name's) or, for one character, one jieba tags a noun (a
+    surname's tag included: 布 nr) or a measure word or a bound morpheme where CC-CEDICT reads it first as a noun
+    (堂 q "hall"; never a verb: 当, 刨, 游)."""
+    from lotdata.text.entity_classes import known_word_zh, verb_first_zh
+    from lotdata.text.postag import pos_words_nohmm
+
+    tags = [t for _, t in pos_words_nohmm(stem)]
+    if len(stem) == 1:
+        return tags[0][:1] == "n" or tags[0] in _ODD_NOUN_TAGS and known_word_zh(stem) and not verb_first_zh(stem)
+    return all(t[:1] == "n" and t not in ("nr", "nrfg", "nrt") for t in tags)
+
+
+#: jieba's tags of a word that stands in a place's slot and names one: a noun, a place name, a place word (城郊 s),
+#: or a word jieba's dictionary lacks and guesses (首尔 d, 戈壁 nr); any other tag where CC-CEDICT's first entry has
+#: no verb sense (保定 v, 平遥 a: cities)
+_SLOT_TAGS = ("n", "ns", "nr", "nz", "d", "s")
 
 
 def _in_place_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple[str, str]) -> str | None:
     """在水井里, 在三峡里, 在首尔里: a word in a place's slot (`_place_slot`) is a place where jieba tags it a place
     name (ns) or CC-CEDICT's first gloss names one, read leniently (`entity_classes.place_in_slot_zh`)."""
-    from lotdata.text.entity_classes import place_in_slot_zh
+    from lotdata.text.entity_classes import place_in_slot_zh, verb_word_zh
 
-    if len(word) < 2 or tag not in _SLOT_TAGS or word in ch.NOT_ENTITIES_ZH or not _place_slot(before, after):
+    if len(word) < 2 or word in ch.NOT_ENTITIES_ZH or not _place_slot(before, after):
+        return None
+    if tag not in _SLOT_TAGS and (tag in ch._FUNCTION_TAGS or verb_word_zh(word)):
         return None
     return "place" if tag == "ns" or place_in_slot_zh(word) else None
 
@@ -241,6 +276,9 @@ def more_entity_words_zh(text: str) -> list[str]:
         before, after = tokens[i - 1] if i else ("", ""), tokens[i + 1] if i + 1 < len(tokens) else ("", "")
         if word_kind_zh(word, tag, before, after):
             found.append(word)
+        elif span := _place_span_zh(tokens, i):
+            found.append(span[0])
+            i += span[1] - 1
         elif i + 2 < len(tokens) and (joined := _split3_noun_zh(tokens[i : i + 3])):
             found.append(joined)
             i += 2
@@ -249,6 +287,46 @@ def more_entity_words_zh(text: str) -> list[str]:
             i += 1
         i += 1
     return list(dict.fromkeys(found))
+
+
+#: jieba's tags that end a place's span: marks, prepositions, conjunctions, particles, pronouns, numerals and measure
+#: words (an adverb, a locative or a verb may be a piece jieba cut: 都 + 城里, 前 + 院里, 高铁 + 站)
+_SPAN_STOP_TAGS = ("x", "p", "c", "r", "m", "q", "y", "e", "o", "u", "uj", "ul", "uv", "ud", "ug", "uz")
+
+
+def _place_span_zh(tokens: list[tuple[str, str]], i: int) -> tuple[str, int] | None:
+    """A place jieba cut into pieces in a place's slot (`_place_slot`): 在 + 唐 + 山里, 在 + 偏 + 房里, 在 + 岳 + 阳 +
+    里: the pieces from `tokens[i]` up to the locative (glued to the last piece or not), two or three of them, joined
+    into a word CC-CEDICT has whose first gloss names a place read leniently (`entity_classes.place_in_slot_zh`).
+    Returns (the place, how many tokens it took)."""
+    if not i or tokens[i - 1][0] not in _BEFORE_PLACE:
+        return None
+    span = ""
+    for k in range(i, min(i + 3, len(tokens))):
+        word, tag = tokens[k]
+        if k > i and (tag == "f" or word in ch.LOCATIVES_ZH):
+            return (span, k - i) if k - i >= 2 and _slot_place_zh(span) else None
+        if word in ch.LOCATIVES_ZH:
+            return None
+        if len(word) >= 2 and word[-1] in ch.LOCATIVES_ZH and tag[:1] == "s":  # 山里, 房里: the locative glued
+            span += word[:-1]
+            return (span, k - i + 1) if k > i and _slot_place_zh(span) else None
+        if tag in _SPAN_STOP_TAGS:
+            return None
+        span += word
+    return None
+
+
+def _slot_place_zh(span: str) -> bool:
+    """Whether the joined pieces of `_place_span_zh` are one place: one CC-CEDICT has (a name of two characters or
+    more), or a word it lacks ending in a place's head after nouns (高铁 + 站: `_cedict_head_zh`)."""
+    from lotdata.text.entity_classes import cedict_heads_zh, known_word_zh, place_in_slot_zh, verb_word_zh
+
+    if not 2 <= len(span) <= 4 or span in ch.NOT_ENTITIES_ZH:
+        return False
+    if known_word_zh(span) or verb_word_zh(span):
+        return place_in_slot_zh(span)
+    return cedict_heads_zh().get(span[-1]) == "place" and _noun_stem_zh(span[:-1])
 
 
 def _split3_noun_zh(tokens: list[tuple[str, str]]) -> str | None:
@@ -300,7 +378,7 @@ def _split_noun_zh(stem: str, tag: str, head: str, head_tag: str) -> str | None:
     if _reduplicated(joined):
         return None
     if head not in SPLIT_HEADS:  # a bound character after one that CC-CEDICT has with it as a noun (大 + 副, 猎 + 隼)
-        return joined if len(stem) == 1 and head_tag in ("g", "ng", "b") and _known_noun_zh(joined) else None
+        return joined if len(stem) == 1 and _bound_pair(tag, head_tag) and _known_noun_zh(joined) else None
     if known_word_zh(joined) and tag not in ch._FUNCTION_TAGS:  # a word CC-CEDICT has (树 + 屋, 柴 + 犬)
         return joined if head_kind_zh(joined, tag, SPLIT_HEADS) else None
     nominal = tag[:1] == "n" and tag not in ("nr", "nrfg", "nrt") or tag == "j"
@@ -310,6 +388,17 @@ def _split_noun_zh(stem: str, tag: str, head: str, head_tag: str) -> str | None:
     if not (nominal or verbal) or ch.entity_kind_zh(stem, tag):
         return None
     return joined if head_kind_zh(joined, "n" if nominal else tag, SPLIT_HEADS) else None
+
+
+#: jieba's tags of a character it cut off a word it does not know: a morpheme, a name's or a noun's (闺 + 蜜, 阿 + 嬷,
+#: 鮟 + 鱇); not an adjective before a noun, most often a phrase of two words (大 + 汗 "heavy sweat")
+_PIECE_TAGS = ("g", "ng", "b", "zg", "n", "nr", "j")
+
+
+def _bound_pair(tag: str, head_tag: str) -> bool:
+    """Whether two characters jieba cut apart may be one word: the head a bound morpheme (大 + 副, 猎 + 隼), or both
+    pieces of the kinds jieba gives the characters of a word it does not know (`_PIECE_TAGS`)."""
+    return head_tag in ("g", "ng", "b") or tag in _PIECE_TAGS and head_tag in _PIECE_TAGS
 
 
 def _known_noun_zh(word: str) -> bool:

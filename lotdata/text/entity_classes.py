@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import gzip
 import re
+import unicodedata
+from collections import Counter
 from functools import lru_cache
 from importlib import resources
 
@@ -48,7 +50,7 @@ _LINE = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
 #: glosses that name no thing of their own
 _SKIP = re.compile(
     r"^(?:CL:|abbr\.|abbr for|surname |variant of|old variant|archaic variant|see |also written|used in|erhua|"
-    r"to |\(?Tw\)|\(dialect\)|\(classical\)|\(onom\.|\(bound form\)|lit\.|fig\.|"
+    r"to |\(?Tw\)|\(classical\)|\(onom\.|\(bound form\)|lit\.|fig\.|"
     r"\(loanword\)|Japanese variant|pr\. )",
     re.IGNORECASE,
 )
@@ -78,6 +80,8 @@ GLOSSES_READ = 1
 _ANIMAL_NOTE = re.compile(
     r"\((?:zoology|zool\.|ornithology|entomology)\)"
     r"|\((?!(?:of|for|on|in|at|with|from|by|as|used)\b)(?:[A-Za-z-]+ )*(?:bird|fish|insect|animals?|mammal|reptile)\)"
+    r"|^(?:an? |the )?(?:[a-z-]+ )?(?:mythical|mythological|legendary|fabulous|fabled)(?: [a-z-]+)? "
+    r"(?:animals?|beasts?|creatures?|birds?)\b"
 )
 
 #: a gloss's domain note that makes it a place (盆地 "(geography) basin")
@@ -152,7 +156,7 @@ def _classes(lenient: bool = False) -> dict[str, str]:
     with the places more often another part of speech (well, tunnel), for a word that stands where a place does."""
     classes = {}
     for word, value in word_table("places_wordnet_en.tsv").items():
-        if lenient or not value.endswith("/other"):  # base, common: more often something else
+        if lenient or "/" not in value:  # /other: more often something else (base); /wide: a place second (school)
             classes[word] = "place"
     for word, value in word_table("roles_wordnet_en.tsv").items():
         kind = value.split("|")[0]
@@ -170,7 +174,7 @@ PERSON_GROUPS = frozenset({"police"})
 def head_of(phrase: str, named: bool = False, lenient: bool = False) -> tuple[str, str] | None:
     """A gloss phrase's head noun and its class: its last three, two or one words in the WordNet lists (`named`: the
     apposition of a name, whose minor places do not count)."""
-    words = [w.lower() for w in _WORD.findall(phrase)]
+    words = [w.lower() for w in _WORD.findall(_plain_letters(phrase))]
     if named and words and words[-1] in MINOR_PLACES:
         return None
     while words and words[0] in _ARTICLES:
@@ -186,6 +190,13 @@ def head_of(phrase: str, named: bool = False, lenient: bool = False) -> tuple[st
     if len(words) > 1 and _POSTMODIFIER.search(words[1]) and words[0] in classes:
         return "~" + words[0], classes[words[0]]  # bailiff responsible for ..., worker operating a coal fire
     return None
+
+
+def _plain_letters(text: str) -> str:
+    """`text` with its accented Latin letters plain (Internet café -> cafe, Pokémon -> Pokemon)."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 #: the ending of an adjective or a participle after a noun (bailiff responsible for, worker operating)
@@ -252,10 +263,16 @@ def _kind_note(note: str, first: str) -> bool:
     return general or not _EXAMPLES.search(note)
 
 
+#: a note that describes a person of the head's own sense (migrant worker (who moved from a rural area ...)) or
+#: dates it (detective (in former times)); a note naming a domain says another sense (conductor (of electricity),
+#: classifier (in Chinese grammar))
+_SAME_SENSE_NOTE = re.compile(r"^(?:who|whose|in (?:former|ancient|olden|old|imperial) (?:times|days|China))\b")
+
+
 def _another_sense(note: str, lenient: bool) -> bool:
     """Whether a note after a gloss's head says it is another sense of the head (ruler (measuring instrument)): not
     a note on register or use (old, lit. and fig., abbr. for ...), and naming no role, animal or place."""
-    if _REGISTER.match(note) or head_of(note, lenient=lenient) is not None:
+    if _REGISTER.match(note) or _SAME_SENSE_NOTE.match(note) or head_of(note, lenient=lenient) is not None:
         return False
     return head_of(note.split()[0], lenient=lenient) is None
 
@@ -342,6 +359,72 @@ def kind_zh(word: str) -> str | None:
     """The class ("role", "animal" or "place") of a Chinese word whose first CEDICT gloss names one, else None."""
     found = head_zh(word)
     return found[1] if found else None
+
+
+#: radicals of characters that name animals (虫 insects, worms and shellfish; 鱼 fish; 鸟 隹 birds; 犭 豸 beasts; 马
+#: 鹿 鼠 羊 牛 豕 黽), in their simplified and traditional forms
+ANIMAL_RADICALS = frozenset("虫鱼魚鸟鳥隹犭豸马馬鹿鼠黽羊牛牜豕")
+#: animal characters more often part of another word's sense (现象, 人马, 吹牛, 龙头; see animals_zh.txt's header)
+AMBIGUOUS_ANIMAL_CHARS = frozenset("象马牛龙")
+
+
+@lru_cache(maxsize=1)
+def _radicals():  # noqa: ANN202 - cnradical's Radical has no type hints
+    from cnradical import Radical, RunOption
+
+    return Radical(RunOption.Radical)
+
+
+def radical_zh(char: str) -> str | None:
+    """A Chinese character's radical (the kept package cnradical's table: 鹬 -> 鸟, 螈 -> 虫, 獐 -> 犭)."""
+    return _radicals().trans_ch(char) if len(char) == 1 else None
+
+
+@lru_cache(maxsize=8192)
+def animal_char_zh(char: str) -> bool:
+    """Whether a character names an animal by its radical and its first CC-CEDICT gloss together: 鹬 (鸟, "common
+    snipe"), 螈 (虫, "salamander"), 獐 (犭, "river deer"), 鳜 (鱼, "mandarin fish"); not 胎 "fetus" (月), 读 (a gloss
+    "comma"), nor the ambiguous 象 马 牛 龙. The radical keeps a gloss's odd first sense from making an animal of an
+    ordinary character; the gloss keeps a radical's ordinary characters (独, 蛮, 鲜, 驾) out."""
+    if len(char) != 1 or char in AMBIGUOUS_ANIMAL_CHARS or radical_zh(char) not in ANIMAL_RADICALS:
+        return False
+    return kind_zh(char) == "animal"
+
+
+#: a character is a head of a kind (`cedict_heads_zh`) where at least this share of CC-CEDICT's nouns of two to four
+#: characters that end in it are of that kind, out of at least `HEAD_MIN_WORDS` such nouns
+HEAD_SHARE = 0.45
+HEAD_MIN_WORDS = 8
+#: heads CC-CEDICT's nouns give a kind that name another as often in a word no dictionary has: 家 a home (朋友家,
+#: 外婆家) as well as a person (专家)
+AMBIGUOUS_HEADS = frozenset("家")
+
+
+@lru_cache(maxsize=1)
+def cedict_heads_zh() -> dict[str, str]:
+    """The characters that make a word of a kind by ending it, read from CC-CEDICT's nouns (`HEAD_SHARE`): 臣 (大臣,
+    忠臣 ...: roles), 医 (军医, 兽医), 郊 (近郊, 西郊: places), 鹭 (白鹭: animals). A name's class does not count
+    (苏州, 伦敦 are cities by name: 州 and 敦 make no place); a character of an animal's radical names an animal or
+    nothing (杜鹃 "cuckoo", 黄莺 "warbler" are persons in WordNet first)."""
+    words: Counter[str] = Counter()
+    kinds: dict[str, Counter[str]] = {}
+    for word in _glosses():
+        if 2 <= len(word) <= 4 and all("\u4e00" <= c <= "\u9fff" for c in word) and not verb_word_zh(word):
+            words[word[-1]] += 1
+            found = head_zh(word)
+            if found and not found[0].startswith("="):
+                kinds.setdefault(word[-1], Counter())[found[1]] += 1
+    heads = {}
+    for char, counted in kinds.items():
+        kind, n = counted.most_common(1)[0]
+        if words[char] >= HEAD_MIN_WORDS and n >= HEAD_SHARE * words[char]:
+            if char in AMBIGUOUS_HEADS:
+                continue
+            if kind_zh(char) == "animal":
+                heads[char] = "animal"  # 莺 "oriole": its words' glosses name a singer first (warbler)
+            elif kind == "animal" or radical_zh(char) not in ANIMAL_RADICALS:
+                heads[char] = kind
+    return heads
 
 
 def known_word_zh(word: str) -> bool:
