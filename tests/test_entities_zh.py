@@ -15,6 +15,7 @@ from lotdata.text.entity_classes import (
     head_zh,
     kind_zh,
     place_in_slot_zh,
+    role_in_slot_zh,
     verb_first_zh,
     verb_word_zh,
 )
@@ -158,3 +159,25 @@ def test_glosses_of_dialect_words_and_mythical_beasts():
     assert kind_zh("网吧") == "place"  # "Internet café": accented letters read plain
     assert kind_zh("更夫") == "role"  # "night watchman (in former times)": a date of the same sense
     assert kind_zh("导体") is None  # "conductor (of electricity or heat)": a domain says another sense
+
+
+def test_persons_wordnet_has_more_often_as_verbs_only_where_a_noun_stands():
+    assert kind_zh("间谍") is None and role_in_slot_zh("间谍")  # "spy": more often a verb in English
+    assert new_entities_zh("那天，间谍看到了这一切。", STORY) == ["间谍"]
+    assert not role_in_slot_zh("白色") and not role_in_slot_zh("幼小")  # white, young: adjectives' glosses
+
+
+def test_tales_beings_and_young_animals():
+    assert kind_zh("独角兽") == "role" and kind_zh("山神") == "role"  # unicorn, mountain god: a tale's characters
+    assert new_entities_zh("一只猪仔跑了过来。", STORY) == ["猪仔"]  # -仔 after an animal
+    assert new_entities_zh("牛仔们骑着马。", STORY)[:1] == ["牛仔"]  # a cowboy CC-CEDICT has: a role, no calf
+    assert new_entities_zh("他的哥们儿来了。", STORY) == ["哥们儿"]  # erhua of a role CC-CEDICT has
+    assert new_entities_zh("一头亚洲象走过来。", STORY) == ["亚洲象"]  # 象 after a noun of two characters
+    assert new_entities_zh("这种现象很常见。", STORY) == []
+
+
+def test_gloss_heads_after_or_and_latin_names():
+    assert kind_zh("学长") == "role"  # "senior or older male schoolmate"
+    assert kind_zh("海蜇") == "animal"  # "Rhopilema esculenta, an edible jellyfish"
+    assert kind_zh("大树") is None  # "Tashu township in Kaohsiung county": a minor place's name, no Latin one
+    assert kind_zh("病态") is None  # "morbid or abnormal state": only a role or an animal is read after "or"

@@ -62,12 +62,15 @@ GENERAL_WORDS_ZH = word_table("general_words_zh.tsv")
 
 
 def role_sense_en(word: str) -> tuple[str, frozenset[str], frozenset[str]] | None:
-    """A singular role noun's kind (person, animal, group; "/other" when it is more often a verb or adjective), its
+    """A singular role noun's kind (person, animal, group; "/verb" or "/other" when it is more often a verb, or an
+    adjective or adverb), its
     most frequent role sense, and that sense with its hypernyms (WordNet 3.0, `lotdata/data/roles_wordnet_en.tsv`);
     the hand list's roles (mom, grandma) stand for themselves; None for a word that is no role."""
     value = word_table(ROLES_WORDNET_EN).get(word)
     if value == "none||":
         return None
+    if value is not None and value.startswith("being"):  # dragon, fairy: the Chinese 2.2a rule's only
+        value = None
     itself = "=" + word  # the word stands for itself too; "=" keeps it apart from the synset ids (cat, ape)
     if value is None:
         return ("person", frozenset({itself}), frozenset({itself})) if word in ROLES_EN else None
@@ -157,7 +160,7 @@ def _role_in_text(word: str, bare: str, previous: str, precise: bool = False) ->
     kind = (role_sense_en(role[0]) or ("",))[0]
     if word[:1].isupper() and not role[1] and role[0] not in ROLES_EN:
         return None
-    verb_like = kind.endswith("/other") or (precise and (bare in VERB_FORMS_EN or bare.endswith("ed")))
+    verb_like = kind.endswith(("/other", "/verb")) or (precise and (bare in VERB_FORMS_EN or bare.endswith("ed")))
     if verb_like and not (previous in DETERMINERS_EN or previous.endswith(("'s", "’s"))):
         return None  # she wanted to cook; Tom dove in (a dove, the dove: the bird)
     return role
@@ -365,16 +368,29 @@ def _ends_in_animal(word: str) -> bool:
     return bool(stem) and (stem[-1] in ANIMALS_ZH or stem in ANIMAL_WORDS_ZH)
 
 
+def _pos_nohmm(text: str) -> list[tuple[str, str]]:
+    from lotdata.text.postag import pos_words_nohmm
+
+    return pos_words_nohmm(text)
+
+
 def _ends_in_rare_animal(word: str, tag: str) -> bool:
     """黑尾鹬 (jieba's 鹬 alone), 赤麂, 蝾螈们: a character that names an animal by its radical and its gloss
-    (`entity_classes.animal_char_zh`: 鹬 "snipe", 麂 "muntjac") ends a noun CC-CEDICT lacks, or stands alone; a
-    word CC-CEDICT has is read by its own gloss (狼狈 "in a difficult situation")."""
-    from lotdata.text.entity_classes import animal_char_zh, known_word_zh
+    (`entity_classes.animal_char_zh`: 鹬 "snipe", 麂 "muntjac") ends a noun, or stands alone; a noun CC-CEDICT has
+    counts where its gloss names nothing of the lists (锦鲤 "koi"; 狼狈 "in a difficult situation" is no noun), and
+    an ambiguous animal's character (象) after a noun of two characters (亚洲象)."""
+    from lotdata.text.entity_classes import AMBIGUOUS_ANIMAL_CHARS, animal_char_zh, kind_zh, known_word_zh, verb_word_zh
 
     stem = _animal_stem(word)
-    if not stem or tag[:1] == "v" or not animal_char_zh(stem[-1]):
+    if not stem or tag[:1] == "v" or len(word) > 1 and (tag[:1] not in "nj" or _verb_or_idiom_zh(word)):
         return False
-    return len(word) == 1 or (tag[:1] in "nj" and not known_word_zh(word) and not _verb_or_idiom_zh(word))
+    if len(word) == 1:
+        return animal_char_zh(word)
+    if known_word_zh(word) or verb_word_zh(word):  # read by its gloss where that names something (狼狈: no)
+        return kind_zh(word) is None and not verb_word_zh(word) and animal_char_zh(stem[-1])
+    if stem[-1] in AMBIGUOUS_ANIMAL_CHARS:  # 亚洲象, 猛犸象: after a noun of two characters, never 现象's 象
+        return len(stem) >= 3 and all(t[:1] == "n" for _, t in _pos_nohmm(stem[:-1]))
+    return animal_char_zh(stem[-1])
 
 
 def role_or_place_zh(word: str, tag: str) -> bool:

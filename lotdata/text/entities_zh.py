@@ -99,10 +99,12 @@ def _cedict_noun_zh(word: str, tag: str, before: tuple[str, str], after: tuple[s
     its object (养父: 养 + 父), that CC-CEDICT reads only as a noun naming a role, an animal or a place (not a name:
     开封, 保定 are verbs first in jieba, cities in CC-CEDICT). A word of two characters tagged so must stand where a
     noun stands (`_noun_place`): 拿手 in 我的拿手绝活 or 把头 in 把头一缩 is none."""
-    from lotdata.text.entity_classes import head_zh, verb_word_zh
+    from lotdata.text.entity_classes import head_zh, role_in_slot_zh, verb_first_zh, verb_word_zh
 
-    if len(word) < 2 or word in ch.NOT_ENTITIES_ZH or verb_word_zh(word):
+    if len(word) < 2 or word in ch.NOT_ENTITIES_ZH or verb_first_zh(word):
         return None
+    if verb_word_zh(word) and not (tag[:1] != "n" and _noun_place(before, after)):
+        return None  # a noun first with a verb sense after (参谋 "staff officer; to give advice") where a noun stands
     if tag[:1] == "n":
         if not ch._verb_or_idiom_zh(word):
             return None
@@ -112,6 +114,8 @@ def _cedict_noun_zh(word: str, tag: str, before: tuple[str, str], after: tuple[s
     elif not (tag in ("v", "vn", "a") and _noun_place(before, after)):
         return None
     found = head_zh(word)
+    if found is None and role_in_slot_zh(word):
+        return "role"  # 向导 "guide", a person WordNet has more often as a verb
     return found[1] if found and not found[0].startswith("=") else None
 
 
@@ -155,13 +159,25 @@ def _prefixed_zh(word: str, tag: str) -> str | None:
 
 def _diminutive_zh(word: str, tag: str) -> str | None:
     """獐子, 麂子: an animal or a role CC-CEDICT glosses as its one character, with -子 or -儿, where CC-CEDICT lacks
-    the whole word."""
+    the whole word; 猪仔, 狗崽: an animal with -仔 or -崽 ("young animal"; not 牛仔, a cowboy CC-CEDICT has)."""
     from lotdata.text.entity_classes import kind_zh, known_word_zh
 
-    if len(word) != 2 or word[1] not in "子儿" or not tag.startswith(("n", "x")) or known_word_zh(word):
+    if len(word) < 2 or word[-1] not in "子儿仔崽" or not tag.startswith(("n", "x")) or known_word_zh(word):
         return None
-    kind = kind_zh(word[0])
+    stem = word[:-1]
+    if word[-1] in "仔崽":
+        return "animal" if (ch.entity_kind_zh(stem, "n") or kind_zh(stem)) == "animal" else None
+    kind = kind_zh(stem) if len(stem) == 1 else None
     return kind if kind in ("role", "animal") else None
+
+
+def _erhua_zh(word: str, tag: str) -> str | None:
+    """哥们儿, 老伴儿: a word CC-CEDICT lacks with 儿 after one that names a role, an animal or a place."""
+    from lotdata.text.entity_classes import kind_zh, known_word_zh
+
+    if len(word) < 3 or word[-1] != "儿" or not tag.startswith(("n", "x")) or known_word_zh(word):
+        return None
+    return ch.entity_kind_zh(word[:-1], "n") or kind_zh(word[:-1])
 
 
 def word_kind_zh(
@@ -175,11 +191,19 @@ def word_kind_zh(
         _cedict_noun_zh(word, tag, before, after)
         or _prefixed_zh(word, tag)
         or _diminutive_zh(word, tag)
-        or (head_kind_zh(word, "n") if tag[:1] == "n" and not _head_is_verb(word, after) else None)
+        or _erhua_zh(word, tag)
+        or (head_kind_zh(word, "n") if _head_tag(word, tag) and not _head_is_verb(word, after) else None)
         or _cedict_head_zh(word, tag, after)
         or _compound_zh(word, tag)
         or _in_place_slot_zh(word, tag, before, after)
+        or _in_noun_slot_zh(word, tag, before, after)
     )
+
+
+def _head_tag(word: str, tag: str) -> bool:
+    """Whether jieba's tag lets a word's head make it a noun: a noun's, or a phrase's of three characters ending in
+    a strong head (斗牛犬 i)."""
+    return tag[:1] == "n" or tag in ("i", "l") and len(word) == 3 and word[-1] in STRONG_HEADS
 
 
 def _cedict_head_zh(word: str, tag: str, after: tuple[str, str]) -> str | None:
@@ -229,6 +253,16 @@ def _in_place_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple
     if tag not in _SLOT_TAGS and (tag in ch._FUNCTION_TAGS or verb_word_zh(word)):
         return None
     return "place" if tag == "ns" or place_in_slot_zh(word) else None
+
+
+def _in_noun_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple[str, str]) -> str | None:
+    """间谍看到了, 一个向导: a noun with no verb sense where a noun stands (`_noun_place`) is a role where
+    CC-CEDICT's first gloss names a person read leniently (`entity_classes.role_in_slot_zh`: "spy", "guide")."""
+    from lotdata.text.entity_classes import role_in_slot_zh, verb_word_zh
+
+    if tag[:1] != "n" or len(word) < 2 or word in ch.NOT_ENTITIES_ZH or verb_word_zh(word):
+        return None
+    return "role" if _noun_place(before, after) and role_in_slot_zh(word) else None
 
 
 def _compound_zh(word: str, tag: str) -> str | None:
@@ -377,8 +411,8 @@ def _split_noun_zh(stem: str, tag: str, head: str, head_tag: str) -> str | None:
     joined = stem + head
     if _reduplicated(joined):
         return None
-    if head not in SPLIT_HEADS:  # a bound character after one that CC-CEDICT has with it as a noun (大 + 副, 猎 + 隼)
-        return joined if len(stem) == 1 and _bound_pair(tag, head_tag) and _known_noun_zh(joined) else None
+    if head not in SPLIT_HEADS:
+        return joined if len(stem) == 1 and _bound_pair(tag, head_tag) and _bound_noun_zh(joined) else None
     if known_word_zh(joined) and tag not in ch._FUNCTION_TAGS:  # a word CC-CEDICT has (树 + 屋, 柴 + 犬)
         return joined if head_kind_zh(joined, tag, SPLIT_HEADS) else None
     nominal = tag[:1] == "n" and tag not in ("nr", "nrfg", "nrt") or tag == "j"
@@ -399,6 +433,17 @@ def _bound_pair(tag: str, head_tag: str) -> bool:
     """Whether two characters jieba cut apart may be one word: the head a bound morpheme (大 + 副, 猎 + 隼), or both
     pieces of the kinds jieba gives the characters of a word it does not know (`_PIECE_TAGS`)."""
     return head_tag in ("g", "ng", "b") or tag in _PIECE_TAGS and head_tag in _PIECE_TAGS
+
+
+def _bound_noun_zh(joined: str) -> bool:
+    """Whether two characters jieba cut apart are one noun naming a role, an animal or a place: one CC-CEDICT has
+    (大 + 副, 猎 + 隼, 闺 + 蜜), or one it lacks ending in a role's or a place's head CC-CEDICT's nouns give (众 +
+    臣, 翼 + 楼: `_cedict_head_zh`; an animal's character names one alone, and joins words that are two: 猴哥 + 猴)."""
+    from lotdata.text.entity_classes import cedict_heads_zh, known_word_zh, verb_word_zh
+
+    if known_word_zh(joined) or verb_word_zh(joined):
+        return _known_noun_zh(joined)
+    return cedict_heads_zh().get(joined[-1]) in ("role", "place") and _noun_stem_zh(joined[:-1])
 
 
 def _known_noun_zh(word: str) -> bool:

