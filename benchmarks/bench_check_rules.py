@@ -22,7 +22,8 @@ rule (`lotdata.annotate.checks.CHECK_RULE_REGISTRY`, run as it is now: re-runnin
   second list, `context_entities_blind2_zh.txt`, written before the CC-CEDICT/WordNet class lexicon: fields
   `blind2_*`, and a third, `context_entities_blind3_zh.txt`, written before the noun-head change
   (`lotdata.text.entities_zh`): fields `blind3_*`, and a fourth, `context_entities_blind4_zh.txt`, written before the
-  place-slot and WordNet-roots change of 2026-11-27: fields `blind4_*`). `--no-blind` (with `--rule`, nothing
+  place-slot and WordNet-roots change of 2026-11-27: fields `blind4_*`, and a fifth, `context_entities_blind5_zh.txt`,
+  written before the radical change of 2026-11-27: fields `blind5_*`). `--no-blind` (with `--rule`, nothing
   written) leaves the blind lists unplanted, for diagnoses.
 
 A measure is "deciding" where the data was written under the rule's instruction (English stories and cases for the
@@ -537,19 +538,27 @@ BLIND_ENTITIES_ZH_3 = HERE / "context_entities_blind3_zh.txt"
 #: (rooms, roads, enclosures and lands as WordNet places, a place's slot, compounds ending in a role; diagnosed on
 #: dev list 3 only); planted by the same code with its own seed: blind4_*
 BLIND_ENTITIES_ZH_4 = HERE / "context_entities_blind4_zh.txt"
+#: a seventh list (issue 34), written and committed (71e63df) before any run on it and before the radical change of
+#: 2026-11-27 (animals by radical, heads read from CC-CEDICT's nouns, places cut apart in a slot, WordNet's wider
+#: places, persons more often verbs, supernatural beings; diagnosed on dev list 4 only): blind5_*
+BLIND_ENTITIES_ZH_5 = HERE / "context_entities_blind5_zh.txt"
 #: the lists after the first, by the prefix of their fields
-MORE_BLIND_ENTITIES_ZH = {"blind2": BLIND_ENTITIES_ZH_2, "blind3": BLIND_ENTITIES_ZH_3, "blind4": BLIND_ENTITIES_ZH_4}
+MORE_BLIND_ENTITIES_ZH = {
+    **{"blind2": BLIND_ENTITIES_ZH_2, "blind3": BLIND_ENTITIES_ZH_3},
+    **{"blind4": BLIND_ENTITIES_ZH_4, "blind5": BLIND_ENTITIES_ZH_5},
+}
 #: when each blind list was written: the label of its row ("held-out, blind list (written DATE, run once)")
 BLIND_WRITTEN = {"antonym_swap": "2026-11-26", "context_entities": "2026-11-26"}
-#: the rows' labels where a rule has several blind lists: the first three were re-run after the place-slot change
-#: of 2026-11-27 (their misses never read, so still blind for the detector)
+#: the rows' labels where a rule has several blind lists: the first four were re-run after the radical change of
+#: 2026-11-27 (their misses never read, so still blind for the detector)
 BLIND_LABELS = {
-    ("context_entities", "blind"): "blind list 1 (written 2026-11-26), re-run after the place-slot change",
-    ("context_entities", "blind2"): "blind list 2 (written 2026-11-26), re-run after the place-slot change",
+    ("context_entities", "blind"): "blind list 1 (written 2026-11-26), re-run after the radical change",
+    ("context_entities", "blind2"): "blind list 2 (written 2026-11-26), re-run after the radical change",
     ("context_entities", "blind3"): "blind list 3 (written 2026-11-26, before the noun-head change), re-run after "
-    "the place-slot change",
-    ("context_entities", "blind4"): "blind list 4 (written 2026-11-27, before the place-slot change), first run "
-    "after it",
+    "the radical change",
+    ("context_entities", "blind4"): "blind list 4 (written 2026-11-27, before the place-slot change), re-run after "
+    "the radical change",
+    ("context_entities", "blind5"): "blind list 5 (written 2026-11-27, before the radical change), run after it",
 }
 #: whether `measure` plants the blind lists (`--no-blind`: not, so that a diagnosis never sees them)
 PLANT_BLIND = True
@@ -867,7 +876,8 @@ _BLIND_WHY = {
     "no figure used",
     "context_entities": "its word list was planted on tuning documents while the detector was fixed; the blind lists: "
     "benchmarks/context_entities_blind_zh.txt (1), context_entities_blind2_zh.txt (2), "
-    "context_entities_blind3_zh.txt (3) and context_entities_blind4_zh.txt (4), each planted on held-out candidates "
+    "context_entities_blind3_zh.txt (3), context_entities_blind4_zh.txt (4) and context_entities_blind5_zh.txt (5), "
+    "each planted on held-out candidates "
     "the row above did not use",
 }
 

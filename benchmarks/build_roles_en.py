@@ -237,10 +237,12 @@ def build_places(sdist: Path) -> list[str]:
 def _wide_places(senses, parents, memo, listed, strict) -> list[str]:  # noqa: ANN001 - build_places' own tables
     """The "/wide" rows: lemmas the list above lacks that a word standing where a place does may name (read only
     there, `entity_classes.place_in_slot_zh`): a root of PLACE_ROOTS itself (room, road), a lemma whose first sense
-    is under WIDE_ROOTS (courtyard, balcony, staircase, hilltop; not WIDE_LEFT_OUT), or one whose second sense is a
-    place of the list's roots (school: the institution first, the building second)."""
+    is under WIDE_ROOTS (courtyard, balcony, staircase, hilltop; not WIDE_LEFT_OUT), or an institution first whose
+    second sense is a place of the list's roots (school, church: the building; not a shelf, a floor or a joint, things
+    first whose second sense happens to be a place)."""
     roots, above, left_out = strict
     wide = {senses[lemma][n - 1] for lemma, n in WIDE_ROOTS}
+    institution = {senses["organization"][0]}
     out = left_out | {senses[lemma][n - 1] for lemma, n in WIDE_LEFT_OUT}
     up = lambda offset: _ancestors(offset, parents, memo)
     place = lambda offset: (
@@ -252,7 +254,8 @@ def _wide_places(senses, parents, memo, listed, strict) -> list[str]:  # noqa: A
             continue
         first = offsets[0]
         under_wide = first not in wide and up(first) & wide and not ({first} | up(first)) & out
-        if first in roots or first not in above and (under_wide or len(offsets) > 1 and place(offsets[1])):
+        housed = len(offsets) > 1 and up(first) & institution and place(offsets[1])  # school, church
+        if first in roots or first not in above and (under_wide or housed):
             rows.append(f"{lemma}\t{roots.get(first, 'structure')}/wide")
     return rows
 

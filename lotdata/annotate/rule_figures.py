@@ -9,6 +9,7 @@ sets and the planted violations; the table is bench/check_rules.md and docs/expl
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,12 @@ def _pct(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:.1f}%"
 
 
+def _more_blind_keys(f: dict[str, Any]) -> list[str]:
+    """The prefixes of a figure's numbered blind lists (blind2, blind3, ...), in their order."""
+    keys = {key.removesuffix("_planted") for key in f if re.fullmatch(r"blind\d+_planted", key)}
+    return sorted(keys, key=lambda key: int(key[5:]))
+
+
 def figure_line(f: dict[str, Any]) -> str:
     """One measured set as a line: rows, false alarms (and with --strict-paper), planted recall."""
     alarms = f"false alarms {_pct(f['false_alarm_rate'])} ({f['false_alarms']}/{f['rows']})"
@@ -41,7 +48,7 @@ def figure_line(f: dict[str, Any]) -> str:
     recall = f"planted recall {_pct(f['recall'])} ({f['caught']}/{f['planted']})"
     if f.get("blind_planted"):  # the figure above was seen while the rule was tuned: its blind measure beside it
         recall += f" (not blind); blind {_pct(f['blind_recall'])} ({f['blind_caught']}/{f['blind_planted']})"
-    for key in ("blind2", "blind3", "blind4"):  # more lists (context_entities: before each change of the detector)
+    for key in _more_blind_keys(f):  # more lists (context_entities: one before each change of the detector)
         if f.get(key + "_planted"):
             found = f"{_pct(f[key + '_recall'])} ({f[key + '_caught']}/{f[key + '_planted']})"
             recall += f"; blind list {key[-1]} {found}"

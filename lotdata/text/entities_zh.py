@@ -207,9 +207,10 @@ def _head_tag(word: str, tag: str) -> bool:
 
 
 def _cedict_head_zh(word: str, tag: str, after: tuple[str, str]) -> str | None:
-    """盐商? 使臣, 村医, 军医: a noun CC-CEDICT lacks that ends in a character most of CC-CEDICT's nouns ending in it
-    are of a kind (`entity_classes.cedict_heads_zh`: 臣 of roles, 郊 of places), after a stem that can carry it
-    (`head_kind_zh`)."""
+    """盐商, 堂主, 书商: a noun CC-CEDICT lacks that ends in a character most of CC-CEDICT's nouns ending in it are of
+    a kind (`entity_classes.cedict_heads_zh`: 商 臣 of roles, 郊 of places), after nouns; a role's head also after one
+    character jieba keeps in a noun with it (漆工, 使臣: jieba's dictionary has the word as a noun, CC-CEDICT no verb
+    of it), never a verb's head before its object (当官)."""
     from lotdata.text.entity_classes import cedict_heads_zh, known_word_zh, verb_word_zh
 
     kind = cedict_heads_zh().get(word[-1:])
@@ -217,11 +218,13 @@ def _cedict_head_zh(word: str, tag: str, after: tuple[str, str]) -> str | None:
         return None
     if known_word_zh(word) or verb_word_zh(word) or _reduplicated(word) or _head_is_verb(word, after):
         return None
+    if kind == "role" and len(word) == 2 and word[0] not in ch.VERB_HEADS_ZH:
+        return kind  # not a verb and its object (当官)
     return kind if _noun_stem_zh(word[:-1]) else None
 
 
 #: jieba's tags of a character alone that may still be a noun's stem: a measure word (堂), a morpheme, a modifier
-_ODD_NOUN_TAGS = ("q", "g", "ng", "b")
+_ODD_NOUN_TAGS = ("q", "g", "ng", "zg", "b")
 
 
 def _noun_stem_zh(stem: str) -> bool:

@@ -192,7 +192,25 @@ def head_of(phrase: str, named: bool = False, lenient: bool = False) -> tuple[st
             return "~" + form, classes[form]
     if len(words) > 1 and _POSTMODIFIER.search(words[1]) and words[0] in classes:
         return "~" + words[0], classes[words[0]]  # bailiff responsible for ..., worker operating a coal fire
+    if len(words) > 1 and words[-2] in _compound_nouns() and words[-1] in _verb_persons():
+        return "~" + words[-1], "role"  # enemy spy, tour guide, trial judge: a noun before it makes the head a noun
     return None
+
+
+@lru_cache(maxsize=1)
+def _compound_nouns() -> frozenset[str]:
+    from lotdata.text.wordlists import word_set
+
+    return frozenset(word_set("nouns_wordnet_en.txt"))
+
+
+@lru_cache(maxsize=1)
+def _verb_persons() -> frozenset[str]:
+    """The persons WordNet's tagged corpus has more often as verbs (spy, guide, cook; not those more often
+    adjectives: white, drunk, chief)."""
+    return frozenset(
+        word for word, value in word_table("roles_wordnet_en.tsv").items() if value.startswith("person/verb")
+    )
 
 
 def _plain_letters(text: str) -> str:
@@ -403,9 +421,9 @@ def kind_zh(word: str) -> str | None:
     return found[1] if found else None
 
 
-#: radicals of characters that name animals (虫 insects, worms and shellfish; 鱼 fish; 鸟 隹 birds; 犭 豸 beasts; 马
-#: 鹿 鼠 羊 牛 豕 黽), in their simplified and traditional forms
-ANIMAL_RADICALS = frozenset("虫鱼魚鸟鳥隹犭豸马馬鹿鼠黽羊牛牜豕")
+#: radicals of characters that name animals (虫 insects, worms and shellfish; 鱼 fish; 鸟 隹 birds; 犭 豸 虍 beasts;
+#: 马 鹿 鼠 羊 牛 豕 黽), in their simplified and traditional forms
+ANIMAL_RADICALS = frozenset("虫鱼魚鸟鳥隹犭豸马馬鹿鼠黽羊牛牜豕虍")
 #: animal characters more often part of another word's sense (现象, 人马, 吹牛, 龙头; see animals_zh.txt's header)
 AMBIGUOUS_ANIMAL_CHARS = frozenset("象马牛龙")
 
@@ -459,13 +477,12 @@ def cedict_heads_zh() -> dict[str, str]:
     heads = {}
     for char, counted in kinds.items():
         kind, n = counted.most_common(1)[0]
-        if words[char] >= HEAD_MIN_WORDS and n >= HEAD_SHARE * words[char]:
-            if char in AMBIGUOUS_HEADS:
-                continue
-            if kind_zh(char) == "animal":
-                heads[char] = "animal"  # 莺 "oriole": its words' glosses name a singer first (warbler)
-            elif kind == "animal" or radical_zh(char) not in ANIMAL_RADICALS:
-                heads[char] = kind
+        if char in AMBIGUOUS_HEADS or words[char] < HEAD_MIN_WORDS or n < HEAD_SHARE * words[char]:
+            continue
+        if kind_zh(char) == "animal":
+            heads[char] = "animal"  # 莺 "oriole": its words' glosses name a singer first (warbler)
+        elif kind == "animal" or radical_zh(char) not in ANIMAL_RADICALS:
+            heads[char] = kind
     return heads
 
 
