@@ -19,7 +19,12 @@ character), never by a list of the words themselves:
 - a word between a preposition of place and a locative (在水井里, 在三峡里) is a place where jieba tags it a place
   name or its first CC-CEDICT gloss names one read leniently (a head more often an adverb or a verb in English: well);
 - a noun no dictionary has that ends in a word of two naming a role, an animal or a place, after a stem that is no
-  verb, is that kind (教书先生; not 走亲戚).
+  verb, is that kind (教书先生; not 走亲戚);
+- a noun CC-CEDICT lacks ending in a character most of CC-CEDICT's nouns ending in it are of a kind is that kind
+  (盐商, 漆工: `entity_classes.cedict_heads_zh`), also where jieba cut it apart (众 + 臣, 高铁 + 站 in a place's slot);
+  a place jieba cut apart in a place's slot is the word CC-CEDICT has (在 + 唐 + 山里);
+- where a noun stands, a person WordNet has more often as a verb is a role (间谍 "spy", 向导 "guide"); a noun first
+  with a verb sense after is read there (参谋); erhua and -仔/-崽 after a role or an animal (哥们儿, 猪仔).
 
 `new_entities_zh` is `characters.new_entities` for Chinese with these; the check rule `context_entities` uses it.
 The rules were written from jieba's dictionary (which words it tags so, and which of them name something) and from

@@ -28,7 +28,10 @@ dog)"; not a list of examples, nor a game's name: 风景线, 吃鸡); a gloss ma
 刑警 "criminal police (abbr. for ...)"); a note of adjectives before "animal" gives the kind (麒麟 "qilin (mythical
 Chinese animal)"); "a person who ..." is a role in a word of three characters or fewer (秀才); the police are
 persons. `place_in_slot_zh` also reads heads WordNet's tagged corpus has more often as another part of speech (水井
-"well"), for a word where a place stands. `verb_word_zh` and `verb_first_zh` say whether a word's first entry has a
+"well") and WordNet's wider places (院子 "courtyard": "/wide"), for a word where a place stands; `role_in_slot_zh`
+the persons more often verbs (间谍 "spy": "/verb"), where a noun stands. Supernatural beings (独角兽 "unicorn", 山神
+"mountain god") are roles: a tale's characters. `animal_char_zh` reads a rare character's animal by its radical
+(the kept package cnradical) and its gloss; `cedict_heads_zh` the characters that make a word of a kind by ending it. `verb_word_zh` and `verb_first_zh` say whether a word's first entry has a
 verb sense, or opens with one.
 """
 
