@@ -14,7 +14,10 @@ named individual (Lincoln, Aalto: a WordNet instance) is not (names are found by
 first), "date", "head" (the body part first), "class" are not. Each word carries its most frequent role sense and
 that sense's hypernyms up to those roots, so that "the bird" can stand for a parrot of the story and "the kids" for its
 children (lotdata.text.characters.same_role_en), and
-"/other" when WordNet's tagged corpus uses it more often as a verb, adjective or adverb (cook, young, blind).
+"/verb" when WordNet's tagged corpus uses it more often as a verb (cook, spy, guide), "/other" as an adjective or an
+adverb (young, blind). The supernatural beings (imaginary_being.n.01, spiritual_being.n.01: dragon, fairy, god) are
+kind "being", for the Chinese 2.2a rule only, and only where the other roots give a lemma nothing (the English rules
+read the list as before: `characters.role_sense_en` skips them).
 
 It also writes lotdata/data/places_wordnet_en.tsv (issue 34, the Chinese 2.2a detector's class lexicon, read with
 CC-CEDICT's English glosses by lotdata.text.entity_classes): the nouns whose most frequent sense (named places such
@@ -44,6 +47,8 @@ ROOTS = (
     *(("person", 1), ("animal", 1), ("social_group", 1), ("people", 1)),
     *(("imaginary_being", 1), ("spiritual_being", 1)),
 )
+#: the roots of the beings, read after the others (a lemma they give a person, an animal or a group keeps it)
+BEING_ROOTS = ("imaginary_being", "spiritual_being")
 #: what each root's words are called in the list (people.n.01 is a social group too); the supernatural beings
 #: (dragon, mermaid, fairy, demon: characters of a tale) are read by the Chinese 2.2a rule only (issue 34, dev list 4)
 KINDS = ("person", "animal", "group", "group", "being", "being")
@@ -171,8 +176,28 @@ def build(sdist: Path) -> tuple[list[str], str]:
         senses, untagged = _index(read_dict(tar, "index.noun"))
         licence = read_dict(tar, "LICENSE.txt")
         mostly_noun = _mostly_noun(read_dict(tar, "index.sense"))
-    roots = {senses[lemma][n - 1] for lemma, n in ROOTS}
     memo: dict[str, frozenset[str]] = {}
+    roots = {senses[lemma][n - 1] for lemma, n in ROOTS}
+    kept = {senses[lemma][n - 1] for lemma, n in ROOTS if lemma not in BEING_ROOTS}
+    rows = _role_rows(senses, untagged, instances, parents, memo, kept)
+    # the beings after: a lemma the person, animal and group roots read keeps that reading (the English rules' own)
+    listed = {lemma for lemma, _, _ in rows}
+    beings = _role_rows(senses, untagged, instances, parents, memo, roots - kept)
+    rows = sorted(rows + [row for row in beings if row[0] not in listed])
+    # a short id per synset (base 36, in offset order) keeps the file small; the offsets are WordNet's own
+    used = sorted({o for _, own, up in rows for o in own + up})
+    short = {offset: _base36(i) for i, offset in enumerate(used)}
+    ids = lambda offsets: " ".join(short[o] for o in offsets)
+    kinds = dict(zip(sorted(roots, key=[senses[lemma][n - 1] for lemma, n in ROOTS].index), KINDS))
+    kind = lambda offset: next(kinds[r] for r in kinds if r == offset or r in _ancestors(offset, parents, memo))
+    tag = lambda lemma, own: kind(own[0]) + ("" if mostly_noun(lemma) else _other(mostly_noun, lemma))
+    lines = [f"{lemma}\t{tag(lemma, own)}|{ids(own)}|{ids(up)}" for lemma, own, up in rows]
+    return lines + _plural_nouns(senses, listed), licence
+
+
+def _role_rows(senses, untagged, instances, parents, memo, roots) -> list[tuple[str, list[str], list[str]]]:  # noqa: ANN001
+    """(lemma, its most frequent sense under `roots`, that sense's hypernyms under them) for each lemma whose most
+    frequent sense is under `roots` (when none was counted: at least half of its senses)."""
     in_scope = lambda offset: (
         offset not in instances and (offset in roots or bool(_ancestors(offset, parents, memo) & roots))
     )
@@ -191,15 +216,7 @@ def build(sdist: Path) -> tuple[list[str], str]:
             # the roots themselves are left out: "people" and "the animal" are too general to name the story's own
             up = sorted(a for a in _ancestors(own[0], parents, memo) if in_scope(a) and a not in roots)
             rows.append((lemma, own, up))
-    # a short id per synset (base 36, in offset order) keeps the file small; the offsets are WordNet's own
-    used = sorted({o for _, own, up in rows for o in own + up})
-    short = {offset: _base36(i) for i, offset in enumerate(used)}
-    ids = lambda offsets: " ".join(short[o] for o in offsets)
-    kinds = dict(zip(sorted(roots, key=[senses[lemma][n - 1] for lemma, n in ROOTS].index), KINDS))
-    kind = lambda offset: next(kinds[r] for r in kinds if r == offset or r in _ancestors(offset, parents, memo))
-    tag = lambda lemma, own: kind(own[0]) + ("" if mostly_noun(lemma) else _other(mostly_noun, lemma))
-    lines = [f"{lemma}\t{tag(lemma, own)}|{ids(own)}|{ids(up)}" for lemma, own, up in rows]
-    return lines + _plural_nouns(senses, {lemma for lemma, _, _ in rows}), licence
+    return rows
 
 
 def build_places(sdist: Path) -> list[str]:

@@ -181,3 +181,10 @@ def test_gloss_heads_after_or_and_latin_names():
     assert kind_zh("海蜇") == "animal"  # "Rhopilema esculenta, an edible jellyfish"
     assert kind_zh("大树") is None  # "Tashu township in Kaohsiung county": a minor place's name, no Latin one
     assert kind_zh("病态") is None  # "morbid or abnormal state": only a role or an animal is read after "or"
+
+
+def test_beings_are_the_chinese_rules_only():
+    from lotdata.text.characters import role_en, role_sense_en
+
+    assert role_sense_en("dragon") is None and role_en("dragons") is None  # English reads the list as before
+    assert kind_zh("独角兽") == "role"  # unicorn: a tale's character for LOT 2.2a

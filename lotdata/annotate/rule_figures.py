@@ -51,7 +51,7 @@ def figure_line(f: dict[str, Any]) -> str:
     for key in _more_blind_keys(f):  # more lists (context_entities: one before each change of the detector)
         if f.get(key + "_planted"):
             found = f"{_pct(f[key + '_recall'])} ({f[key + '_caught']}/{f[key + '_planted']})"
-            recall += f"; blind list {key[-1]} {found}"
+            recall += f"; blind list {key[5:]} {found}"
     proxy = "" if f.get("deciding", True) else " [proxy]"
     return f"{f['lang']} {f['input']} {f['split']}{proxy}: {alarms}; {recall}"
 

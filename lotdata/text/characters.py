@@ -379,14 +379,14 @@ def _ends_in_rare_animal(word: str, tag: str) -> bool:
     (`entity_classes.animal_char_zh`: 鹬 "snipe", 麂 "muntjac") ends a noun, or stands alone; a noun CC-CEDICT has
     counts where its gloss names nothing of the lists (锦鲤 "koi"; 狼狈 "in a difficult situation" is no noun), and
     an ambiguous animal's character (象) after a noun of two characters (亚洲象)."""
-    from lotdata.text.entity_classes import AMBIGUOUS_ANIMAL_CHARS, animal_char_zh, kind_zh, known_word_zh, verb_word_zh
+    from lotdata.text.entity_classes import AMBIGUOUS_ANIMAL_CHARS, animal_char_zh, in_cedict_zh, kind_zh, verb_word_zh
 
     stem = _animal_stem(word)
-    if not stem or tag[:1] == "v" or len(word) > 1 and (tag[:1] not in "nj" or _verb_or_idiom_zh(word)):
+    if not stem or not tag or tag[0] == "v" or len(word) > 1 and (tag[0] not in "nj" or _verb_or_idiom_zh(word)):
         return False
     if len(word) == 1:
         return animal_char_zh(word)
-    if known_word_zh(word) or verb_word_zh(word):  # read by its gloss where that names something (狼狈: no)
+    if in_cedict_zh(word):  # read by its gloss where that names something (狼狈: no noun)
         return kind_zh(word) is None and not verb_word_zh(word) and animal_char_zh(stem[-1])
     if stem[-1] in AMBIGUOUS_ANIMAL_CHARS:  # 亚洲象, 猛犸象: after a noun of two characters, never 现象's 象
         return len(stem) >= 3 and all(t[:1] == "n" for _, t in _pos_nohmm(stem[:-1]))

@@ -24,7 +24,8 @@ character), never by a list of the words themselves:
   (盐商, 漆工: `entity_classes.cedict_heads_zh`), also where jieba cut it apart (众 + 臣, 高铁 + 站 in a place's slot);
   a place jieba cut apart in a place's slot is the word CC-CEDICT has (在 + 唐 + 山里);
 - where a noun stands, a person WordNet has more often as a verb is a role (间谍 "spy", 向导 "guide"); a noun first
-  with a verb sense after is read there (参谋); erhua and -仔/-崽 after a role or an animal (哥们儿, 猪仔).
+  with a verb sense as well is read there (参谋, 侍从); erhua after a role, an animal or a place (哥们儿), -仔/-崽 after
+  an animal (猪仔).
 
 `new_entities_zh` is `characters.new_entities` for Chinese with these; the check rule `context_entities` uses it.
 The rules were written from jieba's dictionary (which words it tags so, and which of them name something) and from
@@ -101,15 +102,16 @@ def head_kind_zh(word: str, stem_tag: str, heads: dict[str, str] = HEADS) -> str
 
 def _cedict_noun_zh(word: str, tag: str, before: tuple[str, str], after: tuple[str, str]) -> str | None:
     """A word jieba tags as a verb, an adjective or a phrase (搬运工 v, 焊工 v, 伶人 a, 吹鼓手 i), or as a verb and
-    its object (养父: 养 + 父), that CC-CEDICT reads only as a noun naming a role, an animal or a place (not a name:
-    开封, 保定 are verbs first in jieba, cities in CC-CEDICT). A word of two characters tagged so must stand where a
-    noun stands (`_noun_place`): 拿手 in 我的拿手绝活 or 把头 in 把头一缩 is none."""
-    from lotdata.text.entity_classes import head_zh, role_in_slot_zh, verb_first_zh, verb_word_zh
+    its object (养父: 养 + 父), whose CC-CEDICT gloss names a role, an animal or a place (not a name: 开封, 保定 are
+    verbs first in jieba, cities in CC-CEDICT; a person WordNet has more often as a verb counts: 向导 "guide"). A
+    word of two characters tagged so, and any word CC-CEDICT has a verb sense of as well (参谋 "staff officer; to give
+    advice", 侍从), must stand where a noun stands (`_noun_place`): 拿手 in 我的拿手绝活 or 把头 in 把头一缩 is none."""
+    from lotdata.text.entity_classes import head_zh, role_in_slot_zh, verb_word_zh
 
-    if len(word) < 2 or word in ch.NOT_ENTITIES_ZH or verb_first_zh(word):
+    if len(word) < 2 or word in ch.NOT_ENTITIES_ZH:
         return None
     if verb_word_zh(word) and not (tag[:1] != "n" and _noun_place(before, after)):
-        return None  # a noun first with a verb sense after (参谋 "staff officer; to give advice") where a noun stands
+        return None  # a verb sense as well (参谋 "staff officer; to give advice", 侍从): read only where a noun stands
     if tag[:1] == "n":
         if not ch._verb_or_idiom_zh(word):
             return None
@@ -153,12 +155,10 @@ def _place_slot(before: tuple[str, str], after: tuple[str, str]) -> bool:
 def _prefixed_zh(word: str, tag: str) -> str | None:
     """老秀才, 小姑子, 老黄牛: a describing prefix before a noun of two characters or more that names a role or an
     animal."""
-    from lotdata.text.entity_classes import kind_zh
 
     if len(word) < 3 or word[0] not in PREFIXES or not tag.startswith(("n", "x")):
         return None
-    rest = word[1:]
-    kind = ch.entity_kind_zh(rest, "n") or kind_zh(rest)
+    kind = _kind_of_zh(word[1:])
     return kind if kind in ("role", "animal") else None
 
 
@@ -171,18 +171,25 @@ def _diminutive_zh(word: str, tag: str) -> str | None:
         return None
     stem = word[:-1]
     if word[-1] in "仔崽":
-        return "animal" if (ch.entity_kind_zh(stem, "n") or kind_zh(stem)) == "animal" else None
+        return "animal" if _kind_of_zh(stem) == "animal" else None
     kind = kind_zh(stem) if len(stem) == 1 else None
     return kind if kind in ("role", "animal") else None
 
 
 def _erhua_zh(word: str, tag: str) -> str | None:
     """哥们儿, 老伴儿: a word CC-CEDICT lacks with 儿 after one that names a role, an animal or a place."""
-    from lotdata.text.entity_classes import kind_zh, known_word_zh
+    from lotdata.text.entity_classes import known_word_zh
 
     if len(word) < 3 or word[-1] != "儿" or not tag.startswith(("n", "x")) or known_word_zh(word):
         return None
-    return ch.entity_kind_zh(word[:-1], "n") or kind_zh(word[:-1])
+    return _kind_of_zh(word[:-1])
+
+
+def _kind_of_zh(word: str) -> str | None:
+    """What a word names read as a noun: by characters.py's lists and endings, else by its CC-CEDICT gloss."""
+    from lotdata.text.entity_classes import kind_zh
+
+    return ch.entity_kind_zh(word, "n") or kind_zh(word)
 
 
 def word_kind_zh(
@@ -216,20 +223,29 @@ def _cedict_head_zh(word: str, tag: str, after: tuple[str, str]) -> str | None:
     a kind (`entity_classes.cedict_heads_zh`: 商 臣 of roles, 郊 of places), after nouns; a role's head also after one
     character jieba keeps in a noun with it (漆工, 使臣: jieba's dictionary has the word as a noun, CC-CEDICT no verb
     of it), never a verb's head before its object (当官)."""
-    from lotdata.text.entity_classes import cedict_heads_zh, known_word_zh, verb_word_zh
+    from lotdata.text.entity_classes import cedict_heads_zh, in_cedict_zh
 
     kind = cedict_heads_zh().get(word[-1:])
     if kind is None or tag[:1] != "n" or not 2 <= len(word) <= 4 or word in ch.NOT_ENTITIES_ZH:
         return None
-    if known_word_zh(word) or verb_word_zh(word) or _reduplicated(word) or _head_is_verb(word, after):
+    if in_cedict_zh(word) or _reduplicated(word) or _head_is_verb(word, after):
         return None
     if kind == "role" and len(word) == 2 and word[0] not in ch.VERB_HEADS_ZH:
         return kind  # not a verb and its object (当官)
-    return kind if _noun_stem_zh(word[:-1]) else None
+    return _head_after_nouns(word, (kind,))
 
 
 #: jieba's tags of a character alone that may still be a noun's stem: a measure word (堂), a morpheme, a modifier
 _ODD_NOUN_TAGS = ("q", "g", "ng", "zg", "b")
+
+
+def _head_after_nouns(word: str, kinds: tuple[str, ...]) -> str | None:
+    """The kind of a word CC-CEDICT lacks whose last character is a head of one of `kinds` (`cedict_heads_zh`) after
+    nouns (`_noun_stem_zh`): 盐商, 高铁站."""
+    from lotdata.text.entity_classes import cedict_heads_zh
+
+    kind = cedict_heads_zh().get(word[-1:])
+    return kind if kind in kinds and len(word) >= 2 and _noun_stem_zh(word[:-1]) else None
 
 
 def _noun_stem_zh(stem: str) -> bool:
@@ -239,7 +255,9 @@ def _noun_stem_zh(stem: str) -> bool:
     from lotdata.text.entity_classes import known_word_zh, verb_first_zh
     from lotdata.text.postag import pos_words_nohmm
 
-    tags = [t for _, t in pos_words_nohmm(stem)]
+    tags = [t for _, t in pos_words_nohmm(stem)] if stem else []
+    if not tags:
+        return False
     if len(stem) == 1:
         return tags[0][:1] == "n" or tags[0] in _ODD_NOUN_TAGS and known_word_zh(stem) and not verb_first_zh(stem)
     return all(t[:1] == "n" and t not in ("nr", "nrfg", "nrt") for t in tags)
@@ -338,7 +356,8 @@ _SPAN_STOP_TAGS = ("x", "p", "c", "r", "m", "q", "y", "e", "o", "u", "uj", "ul",
 
 def _place_span_zh(tokens: list[tuple[str, str]], i: int) -> tuple[str, int] | None:
     """A place jieba cut into pieces in a place's slot (`_place_slot`): 在 + 唐 + 山里, 在 + 偏 + 房里, 在 + 岳 + 阳 +
-    里: the pieces from `tokens[i]` up to the locative (glued to the last piece or not), two or three of them, joined
+    里: the pieces from `tokens[i]` up to the locative, two before a locative of its own, two or three where jieba
+    glued the locative to the last, joined
     into a word CC-CEDICT has whose first gloss names a place read leniently (`entity_classes.place_in_slot_zh`).
     Returns (the place, how many tokens it took)."""
     if not i or tokens[i - 1][0] not in _BEFORE_PLACE:
@@ -362,13 +381,11 @@ def _place_span_zh(tokens: list[tuple[str, str]], i: int) -> tuple[str, int] | N
 def _slot_place_zh(span: str) -> bool:
     """Whether the joined pieces of `_place_span_zh` are one place: one CC-CEDICT has (a name of two characters or
     more), or a word it lacks ending in a place's head after nouns (高铁 + 站: `_cedict_head_zh`)."""
-    from lotdata.text.entity_classes import cedict_heads_zh, known_word_zh, place_in_slot_zh, verb_word_zh
+    from lotdata.text.entity_classes import in_cedict_zh, place_in_slot_zh
 
     if not 2 <= len(span) <= 4 or span in ch.NOT_ENTITIES_ZH:
         return False
-    if known_word_zh(span) or verb_word_zh(span):
-        return place_in_slot_zh(span)
-    return cedict_heads_zh().get(span[-1]) == "place" and _noun_stem_zh(span[:-1])
+    return place_in_slot_zh(span) if in_cedict_zh(span) else bool(_head_after_nouns(span, ("place",)))
 
 
 def _split3_noun_zh(tokens: list[tuple[str, str]]) -> str | None:
@@ -447,11 +464,9 @@ def _bound_noun_zh(joined: str) -> bool:
     """Whether two characters jieba cut apart are one noun naming a role, an animal or a place: one CC-CEDICT has
     (大 + 副, 猎 + 隼, 闺 + 蜜), or one it lacks ending in a role's or a place's head CC-CEDICT's nouns give (众 +
     臣, 翼 + 楼: `_cedict_head_zh`; an animal's character names one alone, and joins words that are two: 猴哥 + 猴)."""
-    from lotdata.text.entity_classes import cedict_heads_zh, known_word_zh, verb_word_zh
+    from lotdata.text.entity_classes import in_cedict_zh
 
-    if known_word_zh(joined) or verb_word_zh(joined):
-        return _known_noun_zh(joined)
-    return cedict_heads_zh().get(joined[-1]) in ("role", "place") and _noun_stem_zh(joined[:-1])
+    return _known_noun_zh(joined) if in_cedict_zh(joined) else bool(_head_after_nouns(joined, ("role", "place")))
 
 
 def _known_noun_zh(word: str) -> bool:

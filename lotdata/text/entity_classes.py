@@ -195,7 +195,7 @@ def head_of(phrase: str, named: bool = False, lenient: bool = False) -> tuple[st
             return "~" + form, classes[form]
     if len(words) > 1 and _POSTMODIFIER.search(words[1]) and words[0] in classes:
         return "~" + words[0], classes[words[0]]  # bailiff responsible for ..., worker operating a coal fire
-    if len(words) > 1 and words[-2] in _compound_nouns() and words[-1] in _verb_persons():
+    if lenient and not named and len(words) > 1 and words[-2] in _compound_nouns() and words[-1] in _verb_persons():
         return "~" + words[-1], "role"  # enemy spy, tour guide, trial judge: a noun before it makes the head a noun
     return None
 
@@ -270,8 +270,9 @@ _NOTE_NOT_A_KIND = re.compile(
 )
 
 
-#: a note that lists examples rather than saying a kind: a strip of scenic beauty (coast, river, road etc)
-_EXAMPLES = re.compile(r",|\betc\b")
+#: a note that lists examples or alternatives rather than saying a kind: a strip of scenic beauty (coast, river, road
+#: etc), an attack (terrorist or military)
+_EXAMPLES = re.compile(r",|\betc\b|\bor\b")
 #: a leading note that makes the gloss a game's name
 _GAME_NOTE = re.compile(r"^\((?:video |computer |online |board |card )?games?\)")
 
@@ -354,8 +355,8 @@ def _head_elsewhere(
     (sled dog), Trimeresurus stejnegeri (poisonous snake)). Returns (the head, whether it is a name's)."""
     named = first[:1].isupper()
     apposition = _CUT.split(pieces[1].strip())[0] if len(pieces) > 1 else ""
-    if apposition and named and len(first.split()) == 1:
-        return head_of(apposition, named=True), True
+    if apposition and named and len(first.split()) == 1 and (found := head_of(apposition, named=True)):
+        return found, True
     if apposition and _latin_name(first.strip()) and (found := head_of(apposition)) and found[1] == "animal":
         return found, False
     whole = _CUT_BUT_OR.split(pieces[0])[0]
@@ -399,9 +400,10 @@ def place_in_slot_zh(word: str) -> bool:
 
 
 def role_in_slot_zh(word: str) -> bool:
-    """Whether a word standing where a noun stands (a clause's subject, after 的 or a measure word) names a person
-    by its first CEDICT gloss, the head read leniently: a role WordNet's tagged corpus has more often as a verb
-    counts (间谍 "spy", 厨子 "cook"; never one more often an adjective: 白色 "white", 幼小 "young")."""
+    """Whether a word its caller reads as a noun (`entities_zh`: where a noun stands, or a noun CC-CEDICT reads so)
+    names a person by its first CEDICT gloss, the head read leniently: a role WordNet's tagged corpus has more often
+    as a verb counts (间谍 "spy", 厨子 "cook", "enemy spy"; never one more often an adjective: 白色 "white", 幼小
+    "young")."""
     glosses = _glosses().get(word, ())
     found = next(filter(None, (gloss_head(g, lenient=True) for g in glosses)), None)
     return found is not None and found[1] == "role" and not found[0].startswith("=")
@@ -480,7 +482,9 @@ def cedict_heads_zh() -> dict[str, str]:
     heads = {}
     for char, counted in kinds.items():
         kind, n = counted.most_common(1)[0]
-        if char in AMBIGUOUS_HEADS or words[char] < HEAD_MIN_WORDS or n < HEAD_SHARE * words[char]:
+        if char in AMBIGUOUS_HEADS or char in AMBIGUOUS_ANIMAL_CHARS or n < HEAD_SHARE * words[char]:
+            continue  # 牛 马: `entities_zh.HEADS` reads them after stems of two characters only
+        if words[char] < HEAD_MIN_WORDS:
             continue
         if kind_zh(char) == "animal":
             heads[char] = "animal"  # 莺 "oriole": its words' glosses name a singer first (warbler)
@@ -490,5 +494,10 @@ def cedict_heads_zh() -> dict[str, str]:
 
 
 def known_word_zh(word: str) -> bool:
-    """Whether CC-CEDICT has the word (simplified)."""
+    """Whether CC-CEDICT has the word (simplified) with a gloss that can name something (not a verb's only)."""
     return word in _glosses()
+
+
+def in_cedict_zh(word: str) -> bool:
+    """Whether CC-CEDICT has the word at all: a gloss that can name something, or a verb's (回家 "to return home")."""
+    return known_word_zh(word) or verb_word_zh(word)
