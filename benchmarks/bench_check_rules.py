@@ -544,8 +544,10 @@ BLIND_ENTITIES_ZH_4 = HERE / "context_entities_blind4_zh.txt"
 BLIND_ENTITIES_ZH_5 = HERE / "context_entities_blind5_zh.txt"
 #: the lists after the first, by the prefix of their fields
 MORE_BLIND_ENTITIES_ZH = {
-    **{"blind2": BLIND_ENTITIES_ZH_2, "blind3": BLIND_ENTITIES_ZH_3},
-    **{"blind4": BLIND_ENTITIES_ZH_4, "blind5": BLIND_ENTITIES_ZH_5},
+    "blind2": BLIND_ENTITIES_ZH_2,
+    "blind3": BLIND_ENTITIES_ZH_3,
+    "blind4": BLIND_ENTITIES_ZH_4,
+    "blind5": BLIND_ENTITIES_ZH_5,
 }
 #: when each blind list was written: the label of its row ("held-out, blind list (written DATE, run once)")
 BLIND_WRITTEN = {"antonym_swap": "2026-11-26", "context_entities": "2026-11-26"}
@@ -877,8 +879,7 @@ _BLIND_WHY = {
     "context_entities": "its word list was planted on tuning documents while the detector was fixed; the blind lists: "
     "benchmarks/context_entities_blind_zh.txt (1), context_entities_blind2_zh.txt (2), "
     "context_entities_blind3_zh.txt (3), context_entities_blind4_zh.txt (4) and context_entities_blind5_zh.txt (5), "
-    "each planted on held-out candidates "
-    "the row above did not use",
+    "each planted on held-out candidates the row above did not use",
 }
 
 

@@ -63,9 +63,9 @@ GENERAL_WORDS_ZH = word_table("general_words_zh.tsv")
 
 def role_sense_en(word: str) -> tuple[str, frozenset[str], frozenset[str]] | None:
     """A singular role noun's kind (person, animal, group; "/verb" or "/other" when it is more often a verb, or an
-    adjective or adverb), its
-    most frequent role sense, and that sense with its hypernyms (WordNet 3.0, `lotdata/data/roles_wordnet_en.tsv`);
-    the hand list's roles (mom, grandma) stand for themselves; None for a word that is no role."""
+    adjective or adverb), its most frequent role sense, and that sense with its hypernyms (WordNet 3.0,
+    `lotdata/data/roles_wordnet_en.tsv`); the hand list's roles (mom, grandma) stand for themselves; None for a word
+    that is no role, and for the beings the list holds for the Chinese rule only (dragon, fairy)."""
     value = word_table(ROLES_WORDNET_EN).get(word)
     if value == "none||":
         return None
@@ -368,18 +368,13 @@ def _ends_in_animal(word: str) -> bool:
     return bool(stem) and (stem[-1] in ANIMALS_ZH or stem in ANIMAL_WORDS_ZH)
 
 
-def _pos_nohmm(text: str) -> list[tuple[str, str]]:
-    from lotdata.text.postag import pos_words_nohmm
-
-    return pos_words_nohmm(text)
-
-
 def _ends_in_rare_animal(word: str, tag: str) -> bool:
     """黑尾鹬 (jieba's 鹬 alone), 赤麂, 蝾螈们: a character that names an animal by its radical and its gloss
     (`entity_classes.animal_char_zh`: 鹬 "snipe", 麂 "muntjac") ends a noun, or stands alone; a noun CC-CEDICT has
     counts where its gloss names nothing of the lists (锦鲤 "koi"; 狼狈 "in a difficult situation" is no noun), and
     an ambiguous animal's character (象) after a noun of two characters (亚洲象)."""
     from lotdata.text.entity_classes import AMBIGUOUS_ANIMAL_CHARS, animal_char_zh, in_cedict_zh, kind_zh, verb_word_zh
+    from lotdata.text.postag import pos_words_nohmm
 
     stem = _animal_stem(word)
     if not stem or not tag or tag[0] == "v" or len(word) > 1 and (tag[0] not in "nj" or _verb_or_idiom_zh(word)):
@@ -389,7 +384,7 @@ def _ends_in_rare_animal(word: str, tag: str) -> bool:
     if in_cedict_zh(word):  # read by its gloss where that names something (狼狈: no noun)
         return kind_zh(word) is None and not verb_word_zh(word) and animal_char_zh(stem[-1])
     if stem[-1] in AMBIGUOUS_ANIMAL_CHARS:  # 亚洲象, 猛犸象: after a noun of two characters, never 现象's 象
-        return len(stem) >= 3 and all(t[:1] == "n" for _, t in _pos_nohmm(stem[:-1]))
+        return len(stem) >= 3 and all(t[:1] == "n" for _, t in pos_words_nohmm(stem[:-1]))
     return animal_char_zh(stem[-1])
 
 

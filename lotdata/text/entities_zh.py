@@ -357,9 +357,8 @@ _SPAN_STOP_TAGS = ("x", "p", "c", "r", "m", "q", "y", "e", "o", "u", "uj", "ul",
 def _place_span_zh(tokens: list[tuple[str, str]], i: int) -> tuple[str, int] | None:
     """A place jieba cut into pieces in a place's slot (`_place_slot`): 在 + 唐 + 山里, 在 + 偏 + 房里, 在 + 岳 + 阳 +
     里: the pieces from `tokens[i]` up to the locative, two before a locative of its own, two or three where jieba
-    glued the locative to the last, joined
-    into a word CC-CEDICT has whose first gloss names a place read leniently (`entity_classes.place_in_slot_zh`).
-    Returns (the place, how many tokens it took)."""
+    glued the locative to the last, joined into one place (`_slot_place_zh`). Returns (the place, how many tokens
+    it took)."""
     if not i or tokens[i - 1][0] not in _BEFORE_PLACE:
         return None
     span = ""
@@ -380,7 +379,8 @@ def _place_span_zh(tokens: list[tuple[str, str]], i: int) -> tuple[str, int] | N
 
 def _slot_place_zh(span: str) -> bool:
     """Whether the joined pieces of `_place_span_zh` are one place: one CC-CEDICT has (a name of two characters or
-    more), or a word it lacks ending in a place's head after nouns (高铁 + 站: `_cedict_head_zh`)."""
+    more) whose first gloss names a place read leniently, or a word it lacks ending in a place's head after nouns
+    (高铁 + 站: `_head_after_nouns`)."""
     from lotdata.text.entity_classes import in_cedict_zh, place_in_slot_zh
 
     if not 2 <= len(span) <= 4 or span in ch.NOT_ENTITIES_ZH:
@@ -463,7 +463,8 @@ def _bound_pair(tag: str, head_tag: str) -> bool:
 def _bound_noun_zh(joined: str) -> bool:
     """Whether two characters jieba cut apart are one noun naming a role, an animal or a place: one CC-CEDICT has
     (大 + 副, 猎 + 隼, 闺 + 蜜), or one it lacks ending in a role's or a place's head CC-CEDICT's nouns give (众 +
-    臣, 翼 + 楼: `_cedict_head_zh`; an animal's character names one alone, and joins words that are two: 猴哥 + 猴)."""
+    臣, 翼 + 楼: `_head_after_nouns`; an animal's character names one alone, and joins words that are two: 猴哥 +
+    猴)."""
     from lotdata.text.entity_classes import in_cedict_zh
 
     return _known_noun_zh(joined) if in_cedict_zh(joined) else bool(_head_after_nouns(joined, ("role", "place")))

