@@ -35,8 +35,8 @@ REPO = Path(__file__).resolve().parents[1]
 #: list). context_entities: 100% held out on a word list planted while it was fixed; blind list 1 75.0% before the
 #: CC-CEDICT/WordNet class lexicon, 88.3% after it, blind list 2 (written before that change) 85.7%; after the
 #: noun-head change (lotdata.text.entities_zh) 91.3% and 91.3%, and blind list 3 (written before it, run once) 88.3%;
-#: re-run after the ordinary-word fix, on a new draw, 90.0%, 91.3% and 86.7% (the same plants caught on either draw)
-#: (issue 34)
+#: re-run after the ordinary-word fix, on a new draw, 90.0%, 91.3% and 86.7% (the same plants caught on either draw);
+#: lists 4 to 6 written before the later changes are below it too (bench/check_rules.md) (issue 34)
 BELOW_TARGET: set[str] = {"context_entities"}
 
 
@@ -79,7 +79,7 @@ def test_planted_violations_are_caught_at_the_target_or_the_gap_is_named():
         # a blind figure counts too: where the recall above it was watched while the rule was tuned, it is the measure
         and any(
             r is not None and r < target
-            for r in (f["recall"], *(f.get(f"blind{k}_recall") for k in ("", "2", "3", "4")))
+            for r in (f["recall"], *(v for k, v in f.items() if re.fullmatch(r"blind\d*_recall", k)))
         )
     }
     assert below == BELOW_TARGET
@@ -116,6 +116,9 @@ def test_context_entities_has_a_blind_chinese_held_out_figure():
     # a fifth, written and committed before the radical change of 2026-11-27 (dev list 4), first run after it
     assert held[0]["blind5_planted"] >= 100 and held[0]["blind5_caught"] <= held[0]["blind5_planted"]
     assert "; blind list 5 " in held_line
+    # a sixth, written and committed before the Cilin change of 2026-11-27 (dev lists), first run after it
+    assert held[0]["blind6_planted"] >= 100 and held[0]["blind6_caught"] <= held[0]["blind6_planted"]
+    assert "; blind list 6 " in held_line
 
 
 def test_the_figures_file_holds_counts_and_names_only():

