@@ -28,6 +28,11 @@ After blind list 5 (`context_entities_blind5_zh.txt`) was committed, dev list 4 
 written for this diagnosis, none of any blind list) drove the radical change of 2026-11-27 (animals by radical and
 gloss, heads read from CC-CEDICT's nouns, places cut apart in a slot, WordNet's wider places and persons more often
 verbs, supernatural beings): dev list 4 80.7% -> 91.1%, dev list 3 92.7% -> 94.0%, tuning false alarms 21.3% -> 21.7%.
+
+After blind list 6 was committed, the dev lists drove the Cilin change (classes from the thesaurus Tongyici Cilin):
+dev list 4 91.1% -> 94.4%, dev list 3 94.0% -> 96.3%, tuning false alarms 21.7% -> 22.0%. Dev list 5
+(`context_entities_dev5_zh.txt`, drawn from blind list 8's draft of rarer words after its draw) drove the slot-head
+change: dev list 5 72.1% -> 76.2%, dev list 4 94.4% -> 94.8%, tuning false alarms 22.0% -> 22.1%.
 """
 
 from __future__ import annotations
@@ -113,6 +118,8 @@ def plant_on_tuning(words: list[str], places: set[str], seed: str, n: int) -> tu
 DEV3 = HERE / "context_entities_dev3_zh.txt"
 #: dev list 4 (written 2026-11-27 after blind list 5, none of any blind list): diagnosed the radical change
 DEV4 = HERE / "context_entities_dev4_zh.txt"
+#: dev list 5 (written 2026-11-27 from blind list 8's draft after its draw, rarer words): diagnoses the next change
+DEV5 = HERE / "context_entities_dev5_zh.txt"
 
 
 def plant_each_on_tuning(words: list[str], places: set[str], seed: str, times: int) -> tuple[int, int, list[str]]:
@@ -157,7 +164,7 @@ def main() -> None:
         print(f"{name}: {caught}/{planted} caught ({caught / max(planted, 1):.1%})")
         for candidate in missed if args.show else []:
             print(f"  - {candidate}")
-    for number, path in ((3, DEV3), (4, DEV4)):
+    for number, path in ((3, DEV3), (4, DEV4), (5, DEV5)):
         words, places, seed = bench.blind_entities_zh(path)
         planted, caught, missed = plant_each_on_tuning(words, places, seed, 2)
         share = f"{caught}/{planted} caught ({caught / planted:.1%})"

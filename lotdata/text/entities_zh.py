@@ -27,7 +27,11 @@ character), never by a list of the words themselves:
   with a verb sense as well is read there (参谋, 侍从); erhua after a role, an animal or a place (哥们儿), -仔/-崽 after
   an animal (猪仔);
 - a word whose every sense in the thesaurus Tongyici Cilin is of one kind (`lotdata.text.thesaurus_zh`): a place in
-  a place's slot (在水渠里), a role or an animal where a noun stands (凤凰看到了).
+  a place's slot (在水渠里), a role or an animal where a noun stands (凤凰看到了), two pieces Cilin has whole (阿 + 姐);
+- a word no dictionary has in a place's slot ending in a place's head after any stem that is no verb (金 + 店里,
+  在碧潭里); pieces of a role or an animal no dictionary has, as a clause's subject, ending in a role's or an
+  animal's head (妖 + 王看到了); an animal with 群 (鹿群); a word CC-CEDICT glosses with a domain note of its kind
+  (鼩 + 鼱 "shrew (zoology)").
 
 `new_entities_zh` is `characters.new_entities` for Chinese with these; the check rule `context_entities` uses it.
 The rules were written from jieba's dictionary (which words it tags so, and which of them name something) and from
@@ -187,6 +191,18 @@ def _erhua_zh(word: str, tag: str) -> str | None:
     return _kind_of_zh(word[:-1])
 
 
+def _herd_zh(word: str, tag: str) -> str | None:
+    """兽群, 鹿群, 狼群: a noun CC-CEDICT lacks, an animal with 群 ("herd, flock"): the animals are new to a story
+    that has none of them."""
+    from lotdata.text.entity_classes import known_word_zh
+
+    if len(word) < 2 or word[-1] != "群" or not tag.startswith("n") or known_word_zh(word):
+        return None
+    stem = word[:-1]
+    animal = _kind_of_zh(stem) == "animal" or len(stem) == 1 and stem in ch.ANIMALS_ZH
+    return "animal" if animal else None
+
+
 def _kind_of_zh(word: str) -> str | None:
     """What a word names read as a noun: by characters.py's lists and endings, else by its CC-CEDICT gloss."""
     from lotdata.text.entity_classes import kind_zh
@@ -206,6 +222,7 @@ def word_kind_zh(
         or _prefixed_zh(word, tag)
         or _diminutive_zh(word, tag)
         or _erhua_zh(word, tag)
+        or _herd_zh(word, tag)
         or (head_kind_zh(word, "n") if _head_tag(word, tag) and not _head_is_verb(word, after) else None)
         or _cedict_head_zh(word, tag, after)
         or _compound_zh(word, tag)
@@ -281,7 +298,9 @@ def _in_place_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple
         return None
     if tag not in _SLOT_TAGS and (tag in ch._FUNCTION_TAGS or verb_word_zh(word)):
         return None
-    return "place" if tag == "ns" or place_in_slot_zh(word) or cilin_kind_zh(word, slot=True) == "place" else None
+    if tag == "ns" or place_in_slot_zh(word) or cilin_kind_zh(word, slot=True) == "place":
+        return "place"
+    return "place" if _slot_head_place_zh(word) else None
 
 
 def _in_noun_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple[str, str]) -> str | None:
@@ -345,7 +364,7 @@ def more_entity_words_zh(text: str) -> list[str]:
         before, after = tokens[i - 1] if i else ("", ""), tokens[i + 1] if i + 1 < len(tokens) else ("", "")
         if word_kind_zh(word, tag, before, after):
             found.append(word)
-        elif span := _place_span_zh(tokens, i):
+        elif span := _place_span_zh(tokens, i) or _subject_span_zh(tokens, i):
             found.append(span[0])
             i += span[1] - 1
         elif i + 2 < len(tokens) and (joined := _split3_noun_zh(tokens[i : i + 3])):
@@ -373,28 +392,57 @@ def _place_span_zh(tokens: list[tuple[str, str]], i: int) -> tuple[str, int] | N
     span = ""
     for k in range(i, min(i + 3, len(tokens))):
         word, tag = tokens[k]
+        first = tokens[i]
         if k > i and (tag == "f" or word in ch.LOCATIVES_ZH):
-            return (span, k - i) if k - i >= 2 and _slot_place_zh(span) else None
+            return (span, k - i) if k - i >= 2 and _slot_place_zh(span, first) else None
         if word in ch.LOCATIVES_ZH:
             return None
-        if len(word) >= 2 and word[-1] in ch.LOCATIVES_ZH and tag[:1] == "s":  # 山里, 房里: the locative glued
+        if len(word) >= 2 and word[-1] in ch.LOCATIVES_ZH and tag[:1] in "sn":  # 山里, 房里, 店里: the locative glued
             span += word[:-1]
-            return (span, k - i + 1) if k > i and _slot_place_zh(span) else None
+            return (span, k - i + 1) if k > i and _slot_place_zh(span, first) else None
         if tag in _SPAN_STOP_TAGS:
             return None
         span += word
     return None
 
 
-def _slot_place_zh(span: str) -> bool:
+def _slot_place_zh(span: str, first: tuple[str, str]) -> bool:
     """Whether the joined pieces of `_place_span_zh` are one place: one CC-CEDICT has (a name of two characters or
-    more) whose first gloss names a place read leniently, or a word it lacks ending in a place's head after nouns
-    (高铁 + 站: `_head_after_nouns`)."""
-    from lotdata.text.entity_classes import in_cedict_zh, place_in_slot_zh
+    more) whose first gloss names a place read leniently, one Cilin reads as a place, or a word neither has ending
+    in a place's head after nouns (高铁 + 站: `_head_after_nouns`) or, where the first piece (`first`: jieba's word
+    and tag) is no verb by jieba's tag or CC-CEDICT's first sense, after any stem (金 + 店里, `_slot_head_place_zh`;
+    not 问 + 森林)."""
+    from lotdata.text.entity_classes import in_cedict_zh, place_in_slot_zh, verb_first_zh
+    from lotdata.text.thesaurus_zh import cilin_codes_zh, cilin_kind_zh
 
     if not 2 <= len(span) <= 4 or span in ch.NOT_ENTITIES_ZH:
         return False
-    return place_in_slot_zh(span) if in_cedict_zh(span) else bool(_head_after_nouns(span, ("place",)))
+    if in_cedict_zh(span):
+        return place_in_slot_zh(span)
+    if span in cilin_codes_zh():
+        return cilin_kind_zh(span, slot=True) == "place"
+    if _head_after_nouns(span, ("place",)):
+        return True
+    return not (first[1].startswith("v") or verb_first_zh(first[0])) and _slot_head_place_zh(span)
+
+
+def _slot_head_place_zh(word: str) -> bool:
+    """Whether a word no dictionary has, standing where a place stands (在碧潭里, 在灵 + 泉里), ends in a place's
+    head: a character CC-CEDICT glosses alone as a place, read leniently (泉 "spring", 池, 潭, 道 "road"), or one most
+    of CC-CEDICT's nouns ending in it are places (`entity_classes.cedict_heads_zh`: 店, 馆), or a place's ending of
+    characters.py's lists (城, 堂). The slot is the evidence a stem of any kind may carry it (a name's, a morpheme's)."""
+    from lotdata.text.entity_classes import cedict_heads_zh, in_cedict_zh, place_in_slot_zh
+    from lotdata.text.thesaurus_zh import cilin_codes_zh
+
+    if not 2 <= len(word) <= 5 or word in ch.NOT_ENTITIES_ZH or _reduplicated(word):
+        return False
+    if in_cedict_zh(word) or word in cilin_codes_zh():
+        return False  # a dictionary's reading of the whole word decides (`_in_place_slot_zh`)
+    last = word[-2:]
+    if len(word) > 2 and in_cedict_zh(last) and not place_in_slot_zh(last):
+        return False  # the head ends another word (新闻 + 报道, 消化 + 管道)
+    head = word[-1]
+    return place_in_slot_zh(head) or cedict_heads_zh().get(head) == "place" or head in ch.PLACE_ENDINGS_ZH
 
 
 def _split3_noun_zh(tokens: list[tuple[str, str]]) -> str | None:
@@ -471,12 +519,15 @@ def _bound_pair(tag: str, head_tag: str) -> bool:
 
 def _bound_noun_zh(joined: str) -> bool:
     """Whether two characters jieba cut apart are one noun naming a role, an animal or a place: one CC-CEDICT has
-    (大 + 副, 猎 + 隼, 闺 + 蜜), or one it lacks ending in a role's or a place's head CC-CEDICT's nouns give (众 +
+    (大 + 副, 猎 + 隼, 闺 + 蜜, 鼩 + 鼱 "shrew (zoology)"), one it lacks that Cilin reads so (阿 + 姐), or one it lacks ending in a role's or a place's head CC-CEDICT's nouns give (众 +
     臣, 翼 + 楼: `_head_after_nouns`; an animal's character names one alone, and joins words that are two: 猴哥 +
     猴)."""
     from lotdata.text.entity_classes import in_cedict_zh
+    from lotdata.text.thesaurus_zh import cilin_kind_zh
 
-    return _known_noun_zh(joined) if in_cedict_zh(joined) else bool(_head_after_nouns(joined, ("role", "place")))
+    if in_cedict_zh(joined):
+        return _known_noun_zh(joined)
+    return cilin_kind_zh(joined) is not None or bool(_head_after_nouns(joined, ("role", "place")))
 
 
 def _known_noun_zh(word: str) -> bool:
@@ -485,7 +536,13 @@ def _known_noun_zh(word: str) -> bool:
     from lotdata.text.entity_classes import head_zh, verb_word_zh
 
     found = head_zh(word)
-    return bool(found) and not found[0].startswith("=") and not verb_word_zh(word) and word not in ch.NOT_ENTITIES_ZH
+    if not found or found[0].startswith("=") and found[0] not in _NOTE_KINDS:
+        return False
+    return not verb_word_zh(word) and word not in ch.NOT_ENTITIES_ZH
+
+
+#: what `entity_classes.gloss_head` gives a gloss whose domain note says the kind (鼩鼱 "shrew (zoology)"): no name
+_NOTE_KINDS = frozenset({"=animal", "=place"})
 
 
 def _has_building(given: str) -> bool:
@@ -521,3 +578,37 @@ def new_entities_zh(candidate: str, given: str) -> list[str]:
     animals and places of a candidate that `given` (the story and the original sentence) does not name."""
     found = [*ch.entity_words_zh(candidate), *more_entity_words_zh(candidate)]
     return ch.unknown_entities_zh(candidate, given, found, known_zh)
+
+
+def _subject_span_zh(tokens: list[tuple[str, str]], i: int) -> tuple[str, int] | None:
+    """A role or an animal no dictionary has that jieba cut into pieces, standing as a clause's subject (after a
+    mark, before a verb): 妖 + 王看到了, 楼 + 长说, 穿越 + 者来了. Two or three pieces from `tokens[i]`, the last one
+    character that heads roles or animals (characters.py's role endings, `entity_classes.cedict_heads_zh`'s role
+    and animal heads), none a function word. Returns (the word, how many tokens it took)."""
+    from lotdata.text.entity_classes import cedict_heads_zh, in_cedict_zh, verb_first_zh
+    from lotdata.text.thesaurus_zh import cilin_codes_zh
+
+    if i and tokens[i - 1][1] != "x":
+        return None
+    for n in (2, 3):
+        pieces, after = tokens[i : i + n], tokens[i + n] if i + n < len(tokens) else ("", "")
+        if len(pieces) < n or not after[1].startswith("v") or not all(t.startswith(_SUBJECT_TAGS) for _, t in pieces):
+            continue
+        head = pieces[-1][0]
+        joined = "".join(w for w, _ in pieces)
+        if len(head) != 1 or not 2 <= len(joined) <= 4 or joined in ch.NOT_ENTITIES_ZH or _reduplicated(joined):
+            continue
+        if in_cedict_zh(joined) or joined in cilin_codes_zh():
+            continue  # a dictionary's reading decides
+        if head in _COMMON_HEADS or verb_first_zh(head):
+            continue  # 没 + 人, 让 + 人, 一旦 + 使: a word of its own
+        if head in ch.ROLE_ENDINGS_ZH or cedict_heads_zh().get(head) in ("role", "animal"):
+            return joined, n
+    return None
+
+
+#: jieba's tags of a subject's pieces (`_subject_span_zh`): nouns, morphemes, adjectives and modifiers, never a verb
+#: or an adverb before a head (派 + 人, 太 + 让人)
+_SUBJECT_TAGS = ("n", "g", "zg", "j", "b", "a", "k")
+#: heads too often a word of their own after a subject's modifier: 人 (没人, 有人), 者 (小者 "the small ones")
+_COMMON_HEADS = frozenset("人者")
