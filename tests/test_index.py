@@ -407,7 +407,8 @@ def test_a_killed_build_resumes(tmp_path: Path) -> None:
     staging = tmp_path / ".idx.lotdata-next" / "idx"  # a build writes beside its output, swapped in when complete
     done = staging / ".build" / "done"
     deadline = time.time() + 60
-    while time.time() < deadline and not (done.exists() and any(done.iterdir())):
+    # a finished shard's marker (00000.json), not the temporary file its atomic write renames into place
+    while time.time() < deadline and not (done.exists() and any(done.glob("[0-9]*.json"))):
         time.sleep(0.02)
     process.send_signal(signal.SIGKILL)
     process.wait()
