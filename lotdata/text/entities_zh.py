@@ -29,7 +29,7 @@ character), never by a list of the words themselves:
 - a word whose every sense in the thesaurus Tongyici Cilin is of one kind (`lotdata.text.thesaurus_zh`): a place in
   a place's slot (在水渠里), a role or an animal where a noun stands (凤凰看到了), two pieces Cilin has whole (阿 + 姐);
 - a word no dictionary has in a place's slot ending in a place's head after any stem that is no verb (金 + 店里,
-  在碧潭里); pieces of a role or an animal no dictionary has, as a clause's subject, ending in a role's or an
+  在莲池里); pieces of a role or an animal no dictionary has, as a clause's subject, ending in a role's or an
   animal's head (妖 + 王看到了); an animal with 群 (鹿群); a word CC-CEDICT glosses with a domain note of its kind
   (鼩 + 鼱 "shrew (zoology)").
 
@@ -293,7 +293,7 @@ _SLOT_TAGS = ("n", "ns", "nr", "nz", "d", "s")
 
 
 def _in_place_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple[str, str]) -> str | None:
-    """在水井里, 在三峡里, 在首尔里, 在水渠里, 在碧潭里: a word in a place's slot (`_place_slot`) is a place where
+    """在水井里, 在三峡里, 在首尔里, 在水渠里, 在莲池里: a word in a place's slot (`_place_slot`) is a place where
     jieba tags it a place name (ns), CC-CEDICT's first gloss names one read leniently
     (`entity_classes.place_in_slot_zh`), Cilin reads it as one (`thesaurus_zh.cilin_kind_zh`), or, where neither
     has it, it ends in a place's head (`_slot_head_place_zh`)."""
@@ -430,7 +430,7 @@ def _slot_place_zh(span: str, first: tuple[str, str]) -> bool:
 
 
 def _slot_head_place_zh(word: str) -> bool:
-    """Whether a word no dictionary has, standing where a place stands (在碧潭里, 在灵 + 泉里), ends in a place's
+    """Whether a word no dictionary has, standing where a place stands (在莲池里, 在灵 + 泉里), ends in a place's
     head: a character CC-CEDICT glosses alone as a place, read leniently (泉 "spring", 池, 潭, 道 "road"), or one most
     of CC-CEDICT's nouns ending in it are places (`entity_classes.cedict_heads_zh`: 店, 馆), or a place's ending of
     characters.py's lists (城, 堂). The slot is the evidence a stem of any kind may carry it (a name's, a morpheme's)."""

@@ -105,20 +105,21 @@ def _cedict_lines() -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _cedict() -> tuple[dict[str, tuple[str, ...]], frozenset[str], frozenset[str], dict[str, list[str]]]:
+def _cedict() -> tuple[dict[str, tuple[str, ...]], frozenset[str], frozenset[str], dict[str, str]]:
     """`_glosses`; the words whose first CEDICT entry has a verb sense (a gloss "to ...": `verb_word_zh`); those
-    whose first entry's first gloss is one (`verb_first_zh`); and every gloss of every entry (`_all_glosses`)."""
+    whose first entry's first gloss is one (`verb_first_zh`); and every entry's glosses, as the file has them
+    (`_all_glosses`: split only for the words asked about)."""
     found: dict[str, tuple[str, ...]] = {}
     seen: set[str] = set()
     verbs: set[str] = set()
     verbs_first: set[str] = set()
-    every: dict[str, list[str]] = {}
+    every: dict[str, str] = {}
     for line in _cedict_lines():
         m = _LINE.match(line)
         if not m:
             continue
         word = m.group(2)
-        every.setdefault(word, []).extend(g for g in m.group(3).split("/") if g.strip())
+        every[word] = f"{every[word]}/{m.group(3)}" if word in every else m.group(3)
         if word not in seen:
             seen.add(word)
             glosses = [g.strip() for g in m.group(3).split("/") if g.strip()]
@@ -507,8 +508,9 @@ def in_cedict_zh(word: str) -> bool:
     return known_word_zh(word) or verb_word_zh(word)
 
 
-def _all_glosses() -> dict[str, list[str]]:
-    """Simplified word -> every gloss of every CC-CEDICT entry of it (verbs' and later senses' included)."""
+def _all_glosses() -> dict[str, str]:
+    """Simplified word -> every gloss of every CC-CEDICT entry of it, "/" between them (verbs' and later senses'
+    included)."""
     return _cedict()[3]
 
 
@@ -525,7 +527,7 @@ def cedict_may_name_zh(word: str) -> bool:
     can name a person, an animal, a being, a group or a place (乡长 "village chief", 海参 "sea cucumber"; not 行李
     "luggage", 媒体 "media", 特技 "stunt"): another source's class of the word does not go against CC-CEDICT's."""
     glosses = _all_glosses().get(word)
-    return glosses is None or any(map(_gloss_may_name, glosses))
+    return glosses is None or any(map(_gloss_may_name, glosses.split("/")))
 
 
 def _gloss_may_name(gloss: str) -> bool:

