@@ -1,0 +1,249 @@
+"""The Chinese entity reader (LOT 2.2a) against a hand annotation of real held-out sentences (issue 34).
+
+    .venv/bin/python benchmarks/entity_gold_zh.py sample OUT_DIR     # write the sentences to annotate (not in the repo)
+    .venv/bin/python benchmarks/entity_gold_zh.py import GOLD_TSV... # word annotations -> offsets (the committed file)
+    .venv/bin/python benchmarks/entity_gold_zh.py [--show-dev]       # precision and recall, per half and kind
+
+The planted blind lists (`context_entities_blind*_zh.txt`) measure recall on words a helper recalled, each list
+drawn after removing every earlier list's words, so each list is rarer than the last. This measures the reader on
+the words real stories use: a seeded sample of the held-out ClozeT candidates (`check_rule_data.candidates("zh",
+"held-out")`, real middle sentences of CFT, C3 and LOT documents) was annotated by a helper who had not read the
+detector or its lexicons: every word naming a role (a person by occupation, title, kinship or kind), a being (god,
+ghost, fairy, monster), an animal, a place, or a person's name.
+
+The annotation is committed as offsets only (`context_entities_gold_zh.tsv`: id, a hash of the sentence, start,
+end, kind), so no text of the data enters the project; the words are read from `../shared/data` at run time.
+
+The sample has two halves. The **dev** half's misses and false readings may be read to improve the reader; the
+**blind** half's are counted only (`--show-dev` prints the dev half's, never the blind half's).
+
+Scoring, per sentence: the reader's words are `characters.entity_words_zh` + `entities_zh.more_entity_words_zh`, the
+words `context_entities` compares with the story. A gold word is found where a read word equals it, contains it or
+is contained in it (老猎人 for 猎人, 猎人 for 老猎人); a read word is right where it so matches a gold word. Names are
+reported apart: the Chinese reader does not read new names (a person's name is an entity for LOT 2.2a all the same).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+for path in (str(HERE.parent), str(HERE)):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+import check_rule_data as data  # noqa: E402
+
+GOLD = HERE / "context_entities_gold_zh.tsv"
+SEED = "34-entity-gold-2026-11-27"
+SIZE = 400  # sentences: the first half of the draw is the dev half, the second the blind half
+KINDS = ("role", "being", "animal", "place", "name")
+ENTITY_KINDS = ("role", "being", "animal", "place")  # what the reader is meant to read
+
+
+def sample() -> list[tuple[str, str, str]]:
+    """(half, id, sentence): a seeded draw of `SIZE` held-out candidates, dev half first."""
+    rows = sorted(data.candidates("zh", "held-out"), key=lambda r: r["id"])
+    drawn = random.Random(SEED).sample(rows, SIZE)
+    return [("dev" if i < SIZE // 2 else "blind", r["id"], r["candidate"]) for i, r in enumerate(drawn)]
+
+
+def sentence_hash(sentence: str) -> str:
+    return hashlib.sha1(sentence.encode("utf-8")).hexdigest()[:10]
+
+
+def write_sample(out: Path) -> None:
+    """One file per half (id TAB sentence), for the annotators: outside the repository."""
+    out.mkdir(parents=True, exist_ok=True)
+    for half in ("dev", "blind"):
+        lines = [f"{id_}\t{s}" for h, id_, s in sample() if h == half]
+        (out / f"{half}.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        print(f"{out / f'{half}.tsv'}: {len(lines)} sentences")
+
+
+def import_words(specs: list[str]) -> None:
+    """Annotations as words (LABEL=PATH, each line id TAB kind TAB word) -> offsets in the committed file."""
+    by_id = {id_: s for _, id_, s in sample()}
+    out, problems = [], []
+    for spec in specs:
+        label, _, name = spec.partition("=")
+        path = Path(name)
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            parts = line.split("\t")
+            if len(parts) != 3 or parts[0] not in by_id or parts[1] not in KINDS:
+                problems.append(f"{path}:{n}: {line!r}")
+                continue
+            id_, kind, word = parts
+            sentence = by_id[id_]
+            start = sentence.find(word.strip())
+            if start < 0:
+                problems.append(f"{path}:{n}: {word!r} is not in the sentence")
+                continue
+            out.append((label, id_, sentence_hash(sentence), start, start + len(word.strip()), kind))
+    if problems:
+        sys.exit("annotation lines not imported:\n" + "\n".join(problems))
+    order = {id_: i for i, (_, id_, _) in enumerate(sample())}
+    out = sorted(set(out), key=lambda r: (r[0], order[r[1]], r[3], r[4]))
+    header = f"# {__doc__.splitlines()[0]}\n# seed {SEED}; columns: annotator, id, sha1[:10] of the sentence, start, end, kind\n"
+    header += (
+        f"# every one of the {SIZE} sentences was annotated by each annotator; a sentence with no entity has no line\n"
+    )
+    GOLD.write_text(header + "".join("\t".join(map(str, r)) + "\n" for r in out), encoding="utf-8")
+    print(f"{GOLD}: {Counter(r[0] for r in out)} annotations")
+
+
+Marks = dict[str, list[tuple[str, str]]]
+
+
+def gold() -> dict[str, Marks]:
+    """annotator -> id -> [(word, kind)], read from the offsets and the data; a changed sentence is an error."""
+    by_id = {id_: s for _, id_, s in sample()}
+    out: dict[str, Marks] = {}
+    for n, line in enumerate(GOLD.read_text(encoding="utf-8").splitlines(), 1):
+        if line.startswith("#") or not line.strip():
+            continue
+        label, id_, digest, start, end, kind = line.split("\t")
+        sentence = by_id.get(id_)
+        if sentence is None or sentence_hash(sentence) != digest:
+            sys.exit(f"{GOLD}:{n}: sentence {id_} is not the one annotated (the data or the draw changed)")
+        marks = out.setdefault(label, {i: [] for i in by_id})
+        marks[id_].append((sentence[int(start) : int(end)], kind))
+    return out
+
+
+def read_words(sentence: str) -> list[str]:
+    """The words the rule's Chinese reader reads as roles, animals and places."""
+    from lotdata.text import characters, entities_zh
+
+    return list(dict.fromkeys([*characters.entity_words_zh(sentence), *entities_zh.more_entity_words_zh(sentence)]))
+
+
+def _match(a: str, b: str) -> bool:
+    return a == b or a in b or b in a
+
+
+def consensus(marks: dict[str, Marks]) -> Marks:
+    """The words both annotators marked (matched as the reader's words are), with the first annotator's kind."""
+    first, *others = sorted(marks)
+    return {
+        id_: [(w, k) for w, k in words if all(any(_match(w, o) for o, _ in marks[other][id_]) for other in others)]
+        for id_, words in marks[first].items()
+    }
+
+
+def either(marks: dict[str, Marks]) -> Marks:
+    """Every word either annotator marked."""
+    return {id_: [m for label in sorted(marks) for m in marks[label][id_]] for id_ in next(iter(marks.values()))}
+
+
+def score(half: str, recall_marks: Marks, precision_marks: Marks, read: dict[str, list[str]]) -> dict[str, object]:
+    """Recall of `recall_marks` (per kind) and precision against `precision_marks`, with the misses and wrong reads."""
+    found: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    right = read_n = 0
+    misses, wrong = [], []
+    for h, id_, _ in sample():
+        if h != half:
+            continue
+        words = read[id_]
+        for word, kind in recall_marks[id_]:
+            total[kind] += 1
+            if any(_match(word, w) for w in words):
+                found[kind] += 1
+            elif kind in ENTITY_KINDS:
+                misses.append((id_, kind, word))
+        for w in words:
+            read_n += 1
+            if any(_match(w, g) for g, _ in precision_marks[id_]):
+                right += 1
+            else:
+                wrong.append((id_, w))
+    return {
+        "recall": (sum(found[k] for k in ENTITY_KINDS), sum(total[k] for k in ENTITY_KINDS)),
+        "by_kind": {k: (found[k], total[k]) for k in KINDS},
+        "precision": (right, read_n),
+        "misses": misses,
+        "wrong": wrong,
+    }
+
+
+def agreement(half: str, a: Marks, b: Marks) -> tuple[int, int, int]:
+    """(a's words b marked too, a's words, b's words) over roles, beings, animals and places."""
+    ids = [id_ for h, id_, _ in sample() if h == half]
+    a_words = [(id_, w) for id_ in ids for w, k in a[id_] if k in ENTITY_KINDS]
+    b_words = [(id_, w) for id_ in ids for w, k in b[id_] if k in ENTITY_KINDS]
+    shared = sum(1 for id_, w in a_words if any(_match(w, o) for o, _ in b[id_]))
+    return shared, len(a_words), len(b_words)
+
+
+def _pct(pair: tuple[int, int]) -> str:
+    n, d = pair
+    return f"{100 * n / d:.1f}% ({n}/{d})" if d else "n/a"
+
+
+def table(show_dev: bool = False) -> str:
+    """The figures as a markdown table and the annotators' agreement; `show_dev` adds the dev half's errors."""
+    marks = gold()
+    read = {id_: read_words(sentence) for _, id_, sentence in sample()}
+    out = [
+        "| half | gold | recall (roles, beings, animals, places) | role | being | animal | place | name | precision |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    shown: list[str] = []
+    rows = [(label, marks[label], marks[label]) for label in sorted(marks)]
+    rows.append(("both (recall) / either (precision)", consensus(marks), either(marks)))
+    for half in ("dev", "blind"):
+        for label, recall_marks, precision_marks in rows:
+            s = score(half, recall_marks, precision_marks, read)
+            cells = " | ".join(_pct(s["by_kind"][k]) for k in KINDS)
+            out.append(f"| {half} | {label} | {_pct(s['recall'])} | {cells} | {_pct(s['precision'])} |")
+            if show_dev and half == "dev" and label.startswith("both"):
+                shown.extend(f"  missed {kind}: {word}  ({id_})" for id_, kind, word in s["misses"])
+                shown.extend(f"  read, marked by neither: {word}  ({id_})" for id_, word in s["wrong"])
+    a, b = sorted(marks)
+    out.append(f"\nAnnotator agreement ({a} vs {b}; roles, beings, animals and places, matched as the reader's are):\n")
+    for half in ("dev", "blind"):
+        shared, n_a, n_b = agreement(half, marks[a], marks[b])
+        out.append(f"- {half}: {shared} of {a}'s {n_a} words marked by {b} too ({b} marked {n_b})")
+    return "\n".join(out + ([""] + shown if shown else []))
+
+
+REPORT = HERE.parent / "bench" / "entity_gold_zh.md"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", nargs="?", default="score", choices=("score", "sample", "import"))
+    parser.add_argument("paths", nargs="*", type=Path)
+    parser.add_argument("--show-dev", action="store_true", help="print the dev half's misses and false readings")
+    parser.add_argument("--update", action="store_true", help=f"write the table to {REPORT.relative_to(HERE.parent)}")
+    args = parser.parse_args()
+    if not data.available():
+        sys.exit(f"the shared data is not at {data.DATA}")
+    if args.command == "sample":
+        write_sample(args.paths[0] if args.paths else Path("/tmp/entity_gold_zh"))
+        return
+    if args.command == "import":
+        import_words([str(p) for p in args.paths])
+        return
+    text = table(show_dev=args.show_dev)
+    print(text)
+    if args.update:
+        head = REPORT.read_text(encoding="utf-8").split(MARKER)[0] if REPORT.exists() else DEFAULT_HEAD
+        REPORT.write_text(f"{head}{MARKER}\n\n{table()}\n", encoding="utf-8")
+        print(f"wrote {REPORT}")
+
+
+MARKER = "<!-- figures: written by benchmarks/entity_gold_zh.py --update -->"
+DEFAULT_HEAD = "# The Chinese entity reader on a hand annotation of real held-out sentences\n\n"
+
+
+if __name__ == "__main__":
+    main()
