@@ -65,7 +65,7 @@ def test_nouns_the_whole_word_reader_missed(candidate, word):
         "海洋所能提供的粮食很多。",  # 所 before a verb
         "我的拿手好戏。",
         "他见证了沧桑巨变。",  # "great changes" is no Chang river
-        "村里户户通了电。",  # the head 户 after itself: a reduplication
+        "这里户户通了电。",  # the head 户 after itself: a reduplication
         "他相信师旷说的话。",  # 相信 takes a clause: no verb and its object before the head 师
         "风吹过，黄沙铺满了整条路。",  # 铺 before a verb's complement is "to spread", not a place name's head
         "院子里的海棠花开了。",  # crab-apple: "crab" only modifies the apple
@@ -136,7 +136,7 @@ def test_heads_read_from_the_dictionary():
     assert "家" not in heads  # a home (朋友家) as often as a person (专家)
     assert "州" not in heads  # the places ending in it are names (苏州): a name's class does not count
     assert new_entities_zh("一位年轻的书商迎了上来。", STORY) == ["书商"]  # a noun CC-CEDICT lacks, head 商
-    assert new_entities_zh("他骑车回家了。", STORY) == []  # a verb and its object is no noun with a head
+    assert new_entities_zh("他骑车回家了。", STORY) == ["家"]  # the home, not 回家 as a noun with the head 家
     assert new_entities_zh("那天在朋友家，我们玩得很高兴。", STORY) == []
 
 
@@ -262,3 +262,49 @@ def test_slot_and_head_readers_at_their_edges():
     assert more_entity_words_zh("他觉得母土很好。") == []  # a place Cilin has, jieba cut apart, no place's slot
     assert _herd_zh("羊群", "n") is None and _herd_zh("鸟群", "n") == "animal"  # CC-CEDICT glosses 羊群: it decides
     assert new_entities_zh("，大灰王看到了这一切。", STORY) == ["大灰王"]  # three pieces as a subject
+
+
+@pytest.mark.parametrize(
+    "candidate, word",
+    [
+        ("他跳到河里，游到了对岸。", "河"),  # a place glued to a locative
+        ("王二回到自己的家里。", "家"),
+        ("小狗又上山去玩。", "山"),  # a verb of motion and its place in one word
+        ("老虎进城了。", "城"),
+        ("你好好在家等我。", "家"),
+        ("小熊在桥上遇见了山羊。", "桥"),  # alone, before a locative
+        ("它扶着山羊过了桥。", "桥"),  # after a verb of place and 了
+        ("这条街可逛的地方少。", "街"),  # a demonstrative and a place's measure word
+        ("大家回到田里。", "田"),
+    ],
+)
+def test_a_place_of_one_character_where_a_place_stands(candidate, word):
+    assert word in new_entities_zh(candidate, STORY)
+
+
+@pytest.mark.parametrize(
+    "candidate, given",
+    [
+        ("他跳到河里。", "小河弯弯的。"),  # the story has the river (its characters, not its words)
+        ("他回家了。", "他的家在村东头。"),
+        ("这一场雨下得很大。", "天很黑。"),  # 场 is a measure word
+        ("他下海经商了。", "他很穷。"),  # go into business, no sea
+        ("他出家当了和尚。", "他很穷。"),
+        ("国内的事情很多。", "他很穷。"),
+    ],
+)
+def test_no_place_of_one_character_where_none_is_new_or_named(candidate, given):
+    assert not {"河", "家", "场", "海", "国"} & set(new_entities_zh(candidate, given))
+
+
+def test_a_place_of_one_character_gives_way_to_the_word_that_holds_it():
+    assert new_entities_zh("她掉进了一个地洞，掉入地洞的那一刻。", STORY) == ["地洞"]
+    assert new_entities_zh("现在上海才漂亮呢。", STORY) == ["上海"]  # a name read whole, not a verb and the sea
+
+
+def test_words_read_as_places_by_mistake_on_the_gold_annotations_dev_half():
+    # 雨水: CC-CEDICT's "Yushui, 2nd of the 24 solar terms" read "nd" as a named place; 夸海口 "to boast" is a verb
+    assert head_zh("雨水") is None
+    assert not new_entities_zh("小嘴喝着雨水。", STORY)
+    assert not new_entities_zh("它讨厌这个爱夸海口的家伙。", STORY)
+    assert new_entities_zh("马路像披了一件滚烫的外衣。", STORY) == ["马路"]  # a street, once listed as none

@@ -41,6 +41,8 @@ documents' real sentences watched for new flags at every step; see docs/explanat
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from lotdata.text import characters as ch
 
 #: heads of a noun: the last character of a word that makes it a role, a place or an animal after a stem that is a
@@ -100,6 +102,8 @@ def head_kind_zh(word: str, stem_tag: str, heads: dict[str, str] = HEADS) -> str
         return None
     if known_word_zh(word):
         return kind_zh(word) or (kind if word[-1] in STRONG_HEADS else None)
+    if verb_word_zh(word):
+        return None  # 夸海口 "to boast": a verb of CC-CEDICT's, not a noun with a head
     last = word[-2:]
     if len(word) > 2 and known_word_zh(last) and (verb_word_zh(last) or kind != "role" and not kind_zh(last)):
         return None  # 来料加工, 个体经营: the head ends a verb; 木工 (woodwork, woodworker) may end a role
@@ -368,6 +372,8 @@ def more_entity_words_zh(text: str) -> list[str]:
         before, after = tokens[i - 1] if i else ("", ""), tokens[i + 1] if i + 1 < len(tokens) else ("", "")
         if word_kind_zh(word, tag, before, after):
             found.append(word)
+        elif single := _single_place_zh(tokens, i):
+            found.append(single)
         elif span := _place_span_zh(tokens, i) or _subject_span_zh(tokens, i):
             found.append(span[0])
             i += span[1] - 1
@@ -379,6 +385,53 @@ def more_entity_words_zh(text: str) -> list[str]:
             i += 1
         i += 1
     return list(dict.fromkeys(found))
+
+
+@lru_cache(maxsize=1)
+def single_places_zh() -> frozenset[str]:
+    """Characters that are a place of their own where a place stands (`_single_place_zh`): the endings and heads of
+    places (place_endings_zh.txt, `HEADS`) that CC-CEDICT's first gloss names a place (河 "river", 桥 "bridge", 田
+    "field") or that are a story's building (家, 屋, 院), and 村 and 城 (WordNet's first "village" is its people,
+    CC-CEDICT's first 城 the city walls); not those more often a measure word, a sphere or a unit (场 一场, 国 国内,
+    局, 省, 州, 洲, 室, 区, 口)."""
+    from lotdata.text.entity_classes import place_in_slot_zh
+
+    places = {c for c in ch.PLACE_ENDINGS_ZH if len(c) == 1} | {h for h, kind in HEADS.items() if kind == "place"}
+    found = {c for c in places if place_in_slot_zh(c)} | {b for b in ch.BUILDINGS_ZH if len(b) == 1}
+    return frozenset((found | set("村城")) - set("场国局省州洲室区口"))
+
+
+#: verbs of motion (and 在) that take a place as their object in one of jieba's words (上山, 回家, 进城, 过河,
+#: 在家; not 出家 "become a monk" nor 下海 "go into business": 出 and 海 after 下 are left out)
+_MOTION_HEADS = "上下进回到过入在"
+#: measure words of places after a demonstrative or a numeral (这条街, 一座山, 那间屋)
+_PLACE_MEASURES = "座条间片所栋幢"
+
+
+def _single_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
+    """A place of one character (`single_places_zh`) where a place stands: glued to a locative (河里, 家里, 街上),
+    with its noun suffix (村子, 院子),
+    after a verb of motion in one word (上山, 回家, 进城), alone before a locative (桥 + 上), after a preposition or
+    verb of place (在/到/过了 + 桥), or after a demonstrative or a numeral and a place's measure word (这条 + 街)."""
+    word, tag = tokens[i]
+    places = single_places_zh()
+    if ch.entity_kind_zh(word, tag):
+        return None  # 上海, 河里 of a word read whole
+    if len(word) == 2 and tag[:1] in "nsf" and word[0] in places and word[1] in "里上中内":
+        return word[0]
+    if len(word) == 2 and word[1] == "子" and word[0] in places and tag[:1] == "n":
+        return word  # 村子, 院子, 铺子: the place with its noun suffix
+    if len(word) == 2 and word[1] in places and word[0] in _MOTION_HEADS and word != "下海":
+        return word[1]
+    if len(word) != 1 or word not in places or tag[:1] not in "ns":
+        return None
+    after = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
+    j = i - 1 if i and tokens[i - 1][0] != "了" else i - 2
+    before = tokens[j] if j >= 0 else ("", "")
+    measure = before[0] in _PLACE_MEASURES and j >= 1 and tokens[j - 1][1][:1] in "rm"
+    if after[1] == "f" or after[0] in ("里", "上", "中", "边") or measure:
+        return word
+    return word if before[0] in _BEFORE_PLACE or before[0] == "过" else None
 
 
 #: jieba's tags that end a place's span: marks, prepositions, conjunctions, particles, pronouns, numerals and measure
@@ -615,6 +668,8 @@ def _has_building(given: str) -> bool:
 def known_zh(word: str, given: str, given_words: set[str]) -> bool:
     """`characters.known_zh` with a room's building read by the story's words (`_has_building`): 卧室 in a story
     that says 大家 is a new place, in one that says 回家 a room of that home."""
+    if word in single_places_zh():
+        return word in given  # 河 is there where the story says 小河, 河水 or 河边 (its characters, not its words)
     if word[-1] in ch.ROOM_ENDINGS_ZH and not _has_building(given):
         short = {building for building in ch.BUILDINGS_ZH if len(building) == 1}
         return ch.known_zh(word, "".join(c for c in given if c not in short), given_words)
@@ -625,4 +680,6 @@ def new_entities_zh(candidate: str, given: str) -> list[str]:
     """`characters.new_entities` in Chinese with the words of `more_entity_words_zh` and `known_zh`: the roles,
     animals and places of a candidate that `given` (the story and the original sentence) does not name."""
     found = [*ch.entity_words_zh(candidate), *more_entity_words_zh(candidate)]
+    places = single_places_zh()
+    found = [w for w in found if w not in places or not any(w in other for other in found if other != w)]  # 地洞
     return ch.unknown_entities_zh(candidate, given, found, known_zh)

@@ -356,6 +356,8 @@ def _head_elsewhere(
     (sled dog), Trimeresurus stejnegeri (poisonous snake)). Returns (the head, whether it is a name's)."""
     named = first[:1].isupper()
     apposition = _CUT.split(pieces[1].strip())[0] if len(pieces) > 1 else ""
+    if apposition[:1].isdigit():
+        apposition = ""  # an ordinal or a count says which one, not what: 雨水 "Yushui, 2nd of the solar terms"
     if apposition and named and len(first.split()) == 1 and (found := head_of(apposition, named=True)):
         return found, True
     if apposition and _latin_name(first.strip()) and (found := head_of(apposition)) and found[1] == "animal":
