@@ -68,7 +68,7 @@ def test_nouns_the_whole_word_reader_missed(candidate, word):
         "这里户户通了电。",  # the head 户 after itself: a reduplication
         "他相信师旷说的话。",  # 相信 takes a clause: no verb and its object before the head 师
         "风吹过，黄沙铺满了整条路。",  # 铺 before a verb's complement is "to spread", not a place name's head
-        "院子里的海棠花开了。",  # crab-apple: "crab" only modifies the apple
+        "窗外的海棠花开了。",  # crab-apple: "crab" only modifies the apple
         "幸好没有造成人员伤亡。",  # a compound ending in a verb's noun (伤亡 "casualties")
         "他们来这儿就像走亲戚一样。",  # a verb and its object, not a noun ending in a role
         "熟能生巧，没有别的捷径。",  # a shortcut: most often figurative
