@@ -308,3 +308,52 @@ def test_words_read_as_places_by_mistake_on_the_gold_annotations_dev_half():
     assert not new_entities_zh("小嘴喝着雨水。", STORY)
     assert not new_entities_zh("它讨厌这个爱夸海口的家伙。", STORY)
     assert new_entities_zh("马路像披了一件滚烫的外衣。", STORY) == ["马路"]  # a street, once listed as none
+
+
+def test_people_and_animals_in_general_are_new_only_to_a_story_without_any():
+    assert new_entities_zh("人们都来看热闹。", "狐狸饿了。") == ["人们"]  # LOT 2.2a: "all the ... roles"
+    assert new_entities_zh("人们都来看热闹。", "村民们很开心。") == []  # the story's people
+    assert new_entities_zh("人们都来看热闹。", "一个人走过来。") == []
+    assert new_entities_zh("动物们都笑了。", "小明饿了。") == ["动物"]
+    assert new_entities_zh("动物们都笑了。", "狐狸饿了。") == []  # the story's animals
+    assert new_entities_zh("大家都笑了。", "狐狸饿了。") == []  # a pronoun stays none
+
+
+@pytest.mark.parametrize(
+    "candidate, word",
+    [
+        ("他虽是名正言顺的看门者。", "看门者"),  # one who does it: jieba's suffix 者 after a verb
+        ("这会使游戏者模糊道德认知。", "游戏者"),
+        ("妈妈站在门口欢迎他。", "门口"),  # jieba's place word after 在, no locative needed
+        ("在路上，小白兔遇见小山羊。", "路"),  # a road where one is, glued to its locative
+    ],
+)
+def test_more_roles_and_places_from_the_gold_annotations_dev_half(candidate, word):
+    assert word in new_entities_zh(candidate, STORY)
+
+
+@pytest.mark.parametrize(
+    "candidate",
+    [
+        "你不能不帮别人做事情。",  # 别人 is a pronoun, not a role's 人
+        "不下苦功夫的人，是永远不会有成就的。",  # 功夫, not a role's 夫
+        "买房是投资行为。",  # a verb and its object
+        "银色雪花落下来。",  # snowflake, not the snow bunting
+        "小嘴喝着雨水。",  # rainwater, not the solar term
+        "不要扫老子的兴。",  # "your father" as a pronoun
+        "没有出路了，他想到回头。",  # a way out, not a road
+    ],
+)
+def test_ordinary_words_of_the_dev_half_stay_unflagged(candidate):
+    assert new_entities_zh(candidate, STORY) == []
+
+
+def test_personnel_of_a_field_stay_roles():
+    assert new_entities_zh("植物园的科技人员培育出许多品种。", STORY) == ["植物园", "科技人员"]
+
+
+def test_a_common_words_entry_after_a_names_entry_gives_its_class():
+    # CC-CEDICT lists 布袋 "Budai (the Laughing Buddha)" before "cloth sack", 大学 "the Great Learning" before
+    # "university": the common word's entry is read (a name alone keeps its own: 北京)
+    assert "布袋" not in new_entities_zh("小熊的大布袋里掉出几个苹果。", STORY)
+    assert head_zh("孙子") == ("grandson", "role") and kind_zh("北京") == "place"

@@ -328,11 +328,27 @@ def entity_kind_zh(word: str, tag: str) -> str | None:
     if not (tag[:1] in "nj" or tag == "l") or len(word) < 2 or _verb_or_idiom_zh(word):  # j, l: 工商局, 高等学校
         return None
     stem = word[:-1] if word.endswith("们") and len(word) > 2 else word
-    if stem in ROLES_ZH or (len(stem) >= 2 and stem[-1] in ROLE_ENDINGS_ZH and stem not in NOT_ENTITIES_ZH):
+    if stem in ROLES_ZH or (len(stem) >= 2 and stem[-1] in ROLE_ENDINGS_ZH and not _ends_in_none_zh(stem)):
         return "role"
-    if word[-1] in PLACE_ENDINGS_ZH:
+    if word[-1] in PLACE_ENDINGS_ZH and not _verb_and_its_place_zh(word):
         return "place"
     return _class_zh(word, stem, tag) if tag[:1] in "nj" else None
+
+
+def _ends_in_none_zh(word: str) -> bool:
+    """Whether a word is, or ends in, a word of not_entities_zh.txt: its ending then belongs to that word (帮别人,
+    下苦功夫: 别人 and 功夫, not a role's 人 and 夫); not 人员 and 人士, which make the personnel of a field (科技人员,
+    饮酒人士)."""
+    last = word[-2:]
+    return word in NOT_ENTITIES_ZH or len(word) > 2 and last in NOT_ENTITIES_ZH and last not in ("人员", "人士")
+
+
+def _verb_and_its_place_zh(word: str) -> bool:
+    """Whether a word of two characters CC-CEDICT has no noun of is a verb and its object: its first character's
+    first CC-CEDICT gloss is a verb's (买房 "to buy a house"; 牢房 and 住房 are CC-CEDICT's nouns)."""
+    from lotdata.text.entity_classes import known_word_zh, verb_first_zh
+
+    return len(word) == 2 and not known_word_zh(word) and verb_first_zh(word[0])
 
 
 #: endings left out of role_endings_zh.txt as ambiguous in two characters (国家, 对手) that name a person in a longer

