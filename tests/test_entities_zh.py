@@ -357,3 +357,14 @@ def test_a_common_words_entry_after_a_names_entry_gives_its_class():
     # "university": the common word's entry is read (a name alone keeps its own: 北京)
     assert "布袋" not in new_entities_zh("小熊的大布袋里掉出几个苹果。", STORY)
     assert head_zh("孙子") == ("grandson", "role") and kind_zh("北京") == "place"
+
+
+def test_cilins_concrete_places_are_read_wherever_they_stand():
+    from lotdata.text.thesaurus_zh import cilin_concrete_place_zh
+
+    assert cilin_concrete_place_zh("房间") == "place" and cilin_concrete_place_zh("坟墓") == "place"
+    assert cilin_concrete_place_zh("地区") is None  # a general place of Cb: only in a place's slot
+    assert cilin_concrete_place_zh("河水") is None  # the water of a river (Be05)
+    assert new_entities_zh("他们掘开了坟墓。", STORY) == ["坟墓"]
+    assert new_entities_zh("他走出房间。", "大家都笑了。") == ["房间"]  # 大家 is no home
+    assert new_entities_zh("他走出房间。", "他回家了。") == []  # a room (-间 too) of the story's home

@@ -365,11 +365,13 @@ def _class_zh(word: str, stem: str, tag: str) -> str | None:
     """The class CC-CEDICT's first gloss and WordNet give a noun no list has (`lotdata.text.entity_classes`), else
     the role or animal Cilin gives it (`lotdata.text.thesaurus_zh`: 羊倌, 跳鼠) where jieba's tag is no name's."""
     from lotdata.text.entity_classes import kind_zh, known_word_zh
-    from lotdata.text.thesaurus_zh import cilin_role_or_animal_zh
+    from lotdata.text.thesaurus_zh import cilin_concrete_place_zh, cilin_role_or_animal_zh
 
     kind = kind_zh(word) or (kind_zh(stem) if stem != word else None)
     if kind is None and tag in CILIN_TAGS_ZH and (found := cilin_role_or_animal_zh(stem)):
-        return found  # 羊倌, 跳鼠: Cilin's places are read only where a place stands (entities_zh)
+        return found  # 羊倌, 跳鼠: Cilin's general places are read only where a place stands (entities_zh)
+    if kind is None and tag in CILIN_TAGS_ZH and (found := cilin_concrete_place_zh(stem)):
+        return found  # 房间, 坟墓, 人行道: a building, a land or a road of Cilin's
     if kind is None and len(stem) >= 3 and stem[-1] in LONG_ROLE_ENDINGS_ZH and not known_word_zh(stem):
         field = stem[:-1]  # 陶艺 of 陶艺家: a thing CEDICT glosses, not a person (邻居家) nor a verb (带回家)
         return "role" if known_word_zh(field) and not kind_zh(field) and field not in ROLES_ZH else None
@@ -533,7 +535,7 @@ def known_zh(word: str, given: str, given_words: set[str]) -> bool:
 #: a first character that points back at what the story has (那山洞, 这座城) or at all of its place (全城, 本市)
 DEICTIC_ZH = "那这本全整该此"
 #: the last characters of a room's name, and the words of a story that give the rooms a building to be in
-ROOM_ENDINGS_ZH = "室厅房"
+ROOM_ENDINGS_ZH = "室厅房间"
 BUILDINGS_ZH = ("家", "房子", "屋", "楼", "宫", "府", "院", "店", "馆", "学校", "公司", "宿舍", "酒店", "宾馆")
 
 

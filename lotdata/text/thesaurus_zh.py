@@ -114,3 +114,18 @@ def cilin_role_or_animal_zh(word: str) -> str | None:
     general words: 地区, 场合)."""
     kind = cilin_kind_zh(word)
     return kind if kind in ("role", "animal") else None
+
+
+#: Cilin's places that are somewhere one can be wherever the word stands: lands and mountains (Be01-Be04: 陆地, 沼泽,
+#: 山顶), buildings, rooms and their grounds (Bn01-Bn03: 住宅, 房间), roads and bridges (Bn11: 人行道, 隧道),
+#: gardens and fields (Bn12), greens (Bn20), towers and platforms of a building (Bn21: 楼阁, 讲台) and graves (Bn22A-B);
+#: not waters (Be05-Be07: 河水, 泉水 are the water), nor the regions, institutions and general places of Cb, Di, Dm
+CONCRETE_PLACE_CLASSES = tuple("Be01 Be02 Be03 Be04 Bn01 Bn02 Bn03 Bn11 Bn12 Bn20 Bn21 Bn22A Bn22B".split())
+
+
+def cilin_concrete_place_zh(word: str) -> str | None:
+    """ "place" for a word `cilin_kind_zh` reads as a place (CC-CEDICT agreeing) all of whose Cilin senses are
+    `CONCRETE_PLACE_CLASSES`: read as a place wherever it stands (房间, 坟墓, 人行道), unlike Cilin's general places."""
+    codes = cilin_codes_zh().get(word, ())
+    concrete = bool(codes) and all(code.startswith(CONCRETE_PLACE_CLASSES) for code in codes)
+    return "place" if concrete and cilin_kind_zh(word) == "place" else None
