@@ -30,6 +30,7 @@ import hashlib
 import random
 import sys
 from collections import Counter
+from functools import lru_cache
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -41,16 +42,27 @@ import check_rule_data as data  # noqa: E402
 
 GOLD = HERE / "context_entities_gold_zh.tsv"
 SEED = "34-entity-gold-2026-11-27"
-SIZE = 400  # sentences: the first half of the draw is the dev half, the second the blind half
+#: a second sample, drawn from the held-out candidates the first did not draw, annotated after the first's dev half
+#: had been used: its own dev half (dev2) and a blind half (blind2) nobody had looked at
+SEED_2 = "34-entity-gold-2-2026-11-27"
+SIZE = 400  # sentences per sample: the first half of a draw is its dev half, the second its blind half
+HALVES = ("dev", "blind", "dev2", "blind2")
 KINDS = ("role", "being", "animal", "place", "name")
 ENTITY_KINDS = ("role", "being", "animal", "place")  # what the reader is meant to read
 
 
+@lru_cache(maxsize=1)
 def sample() -> list[tuple[str, str, str]]:
-    """(half, id, sentence): a seeded draw of `SIZE` held-out candidates, dev half first."""
+    """(half, id, sentence): a seeded draw of `SIZE` held-out candidates, dev half first, then a second draw of
+    `SIZE` from the rest (`SEED_2`)."""
     rows = sorted(data.candidates("zh", "held-out"), key=lambda r: r["id"])
-    drawn = random.Random(SEED).sample(rows, SIZE)
-    return [("dev" if i < SIZE // 2 else "blind", r["id"], r["candidate"]) for i, r in enumerate(drawn)]
+    first = random.Random(SEED).sample(rows, SIZE)
+    taken = {r["id"] for r in first}
+    second = random.Random(SEED_2).sample([r for r in rows if r["id"] not in taken], SIZE)
+    out = []
+    for suffix, drawn in (("", first), ("2", second)):
+        out += [("dev" if i < SIZE // 2 else "blind") + suffix for i in range(SIZE)]
+    return [(half, r["id"], r["candidate"]) for half, r in zip(out, [*first, *second])]
 
 
 def sentence_hash(sentence: str) -> str:
@@ -60,7 +72,7 @@ def sentence_hash(sentence: str) -> str:
 def write_sample(out: Path) -> None:
     """One file per half (id TAB sentence), for the annotators: outside the repository."""
     out.mkdir(parents=True, exist_ok=True)
-    for half in ("dev", "blind"):
+    for half in HALVES:
         lines = [f"{id_}\t{s}" for h, id_, s in sample() if h == half]
         (out / f"{half}.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
         print(f"{out / f'{half}.tsv'}: {len(lines)} sentences")
@@ -89,17 +101,28 @@ def import_words(specs: list[str]) -> None:
             out.append((label, id_, sentence_hash(sentence), start, start + len(word.strip()), kind))
     if problems:
         sys.exit("annotation lines not imported:\n" + "\n".join(problems))
+    halves = {half for half, id_, _ in sample() if id_ in {r[1] for r in out}}
+    replaced = {id_ for half, id_, _ in sample() if half in halves}
+    out += [r for r in _gold_rows() if r[1] not in replaced]  # the other sample's lines stay
     order = {id_: i for i, (_, id_, _) in enumerate(sample())}
     out = sorted(set(out), key=lambda r: (r[0], order[r[1]], r[3], r[4]))
-    header = f"# {__doc__.splitlines()[0]}\n# seed {SEED}; columns: annotator, id, sha1[:10] of the sentence, start, end, kind\n"
-    header += (
-        f"# every one of the {SIZE} sentences was annotated by each annotator; a sentence with no entity has no line\n"
+    header = (
+        f"# {__doc__.splitlines()[0]}\n# seeds {SEED}, {SEED_2}; columns: annotator, id, sha1[:10], start, end, kind\n"
     )
+    header += "# every sentence of a sample was annotated by each of two annotators (A, B); a sentence with no entity has no line\n"
     GOLD.write_text(header + "".join("\t".join(map(str, r)) + "\n" for r in out), encoding="utf-8")
     print(f"{GOLD}: {Counter(r[0] for r in out)} annotations")
 
 
 Marks = dict[str, list[tuple[str, str]]]
+
+
+def _gold_rows() -> list[tuple[str, str, str, int, int, str]]:
+    """The committed file's lines: (annotator, id, hash, start, end, kind)."""
+    if not GOLD.exists():
+        return []
+    rows = [line.split("\t") for line in GOLD.read_text(encoding="utf-8").splitlines() if line and line[0] != "#"]
+    return [(a, i, h, int(start), int(end), k) for a, i, h, start, end, k in rows]
 
 
 def gold() -> dict[str, Marks]:
@@ -205,17 +228,19 @@ def table(show_dev: bool = False) -> str:
     shown: list[str] = []
     rows = [(label, marks[label], marks[label]) for label in sorted(marks)]
     rows.append(("both (recall) / either (precision)", consensus(marks), either(marks)))
-    for half in ("dev", "blind"):
+    annotated = {id_ for by_id in marks.values() for id_, found in by_id.items() if found}
+    halves = [h for h in HALVES if any(id_ in annotated for half, id_, _ in sample() if half == h)]
+    for half in halves:
         for label, recall_marks, precision_marks in rows:
             s = score(half, recall_marks, precision_marks, read)
             cells = " | ".join(_pct(s["by_kind"][k]) for k in KINDS)
             out.append(f"| {half} | {label} | {_pct(s['recall'])} | {cells} | {_pct(s['precision'])} |")
-            if show_dev and half == "dev" and label.startswith("both"):
+            if show_dev and half.startswith("dev") and label.startswith("both"):
                 shown.extend(f"  missed {kind}: {word}  ({id_})" for id_, kind, word in s["misses"])
                 shown.extend(f"  read, marked by neither: {word}  ({id_})" for id_, word in s["wrong"])
     a, b = sorted(marks)
     out.append(f"\nAnnotator agreement ({a} vs {b}; roles, beings, animals and places, matched as the reader's are):\n")
-    for half in ("dev", "blind"):
+    for half in halves:
         shared, n_a, n_b = agreement(half, marks[a], marks[b])
         out.append(f"- {half}: {shared} of {a}'s {n_a} words marked by {b} too ({b} marked {n_b})")
     return "\n".join(out + ([""] + shown if shown else []))

@@ -18,10 +18,11 @@ import entity_gold_zh as gold_zh  # noqa: E402
 pytestmark = pytest.mark.skipif(not check_rule_data.available(), reason="needs ../shared/data")
 
 
-def test_the_sample_has_a_dev_and_a_blind_half_of_held_out_candidates():
+def test_two_samples_each_with_a_dev_and_a_blind_half_of_held_out_candidates():
     drawn = gold_zh.sample()
-    assert len(drawn) == gold_zh.SIZE == len({id_ for _, id_, _ in drawn})
-    assert [h for h, _, _ in drawn].count("dev") == [h for h, _, _ in drawn].count("blind") == gold_zh.SIZE // 2
+    assert len(drawn) == 2 * gold_zh.SIZE == len({id_ for _, id_, _ in drawn})
+    halves = [h for h, _, _ in drawn]
+    assert all(halves.count(half) == gold_zh.SIZE // 2 for half in gold_zh.HALVES)
     tuning = {r["id"] for r in check_rule_data.candidates("zh", "tuning")}
     assert not tuning & {id_ for _, id_, _ in drawn}
 
