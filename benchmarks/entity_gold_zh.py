@@ -217,7 +217,7 @@ def _pct(pair: tuple[int, int]) -> str:
     return f"{100 * n / d:.1f}% ({n}/{d})" if d else "n/a"
 
 
-def table(show_dev: bool = False) -> str:
+def table(show_dev: bool = False, only: tuple[str, ...] = HALVES) -> str:
     """The figures as a markdown table and the annotators' agreement; `show_dev` adds the dev half's errors."""
     marks = gold()
     read = {id_: read_words(sentence) for _, id_, sentence in sample()}
@@ -229,7 +229,7 @@ def table(show_dev: bool = False) -> str:
     rows = [(label, marks[label], marks[label]) for label in sorted(marks)]
     rows.append(("both (recall) / either (precision)", consensus(marks), either(marks)))
     annotated = {id_ for by_id in marks.values() for id_, found in by_id.items() if found}
-    halves = [h for h in HALVES if any(id_ in annotated for half, id_, _ in sample() if half == h)]
+    halves = [h for h in only if any(id_ in annotated for half, id_, _ in sample() if half == h)]
     for half in halves:
         for label, recall_marks, precision_marks in rows:
             s = score(half, recall_marks, precision_marks, read)
@@ -254,6 +254,7 @@ def main() -> None:
     parser.add_argument("command", nargs="?", default="score", choices=("score", "sample", "import"))
     parser.add_argument("paths", nargs="*", type=Path)
     parser.add_argument("--show-dev", action="store_true", help="print the dev half's misses and false readings")
+    parser.add_argument("--only", nargs="+", choices=HALVES, default=HALVES, help="score these halves only")
     parser.add_argument("--update", action="store_true", help=f"write the table to {REPORT.relative_to(HERE.parent)}")
     args = parser.parse_args()
     if not data.available():
@@ -264,7 +265,7 @@ def main() -> None:
     if args.command == "import":
         import_words([str(p) for p in args.paths])
         return
-    text = table(show_dev=args.show_dev)
+    text = table(show_dev=args.show_dev, only=tuple(args.only))
     print(text)
     if args.update:
         head = REPORT.read_text(encoding="utf-8").split(MARKER)[0] if REPORT.exists() else DEFAULT_HEAD

@@ -368,3 +368,24 @@ def test_cilins_concrete_places_are_read_wherever_they_stand():
     assert new_entities_zh("他们掘开了坟墓。", STORY) == ["坟墓"]
     assert new_entities_zh("他走出房间。", "大家都笑了。") == ["房间"]  # 大家 is no home
     assert new_entities_zh("他走出房间。", "他回家了。") == []  # a room (-间 too) of the story's home
+
+
+@pytest.mark.parametrize(
+    "candidate, word",
+    [
+        ("去年我们在北京郊区种了一些树。", "北京"),  # a place's name glued to a general word of an area
+        ("村头的水沟涨满了水。", "村头"),  # the end or the way into a place
+        ("有时候还让孩子在她家吃晚饭。", "家"),  # the home of a person a pronoun names
+        ("我爱我的家，我爱爸爸和妈妈。", "家"),
+        ("服务中心的刘小梅主任接受了采访。", "主任"),  # a title after a person's name (jieba: b)
+    ],
+)
+def test_places_and_titles_of_the_second_dev_half(candidate, word):
+    assert word in new_entities_zh(candidate, STORY)
+
+
+def test_a_named_area_is_known_by_its_name_and_a_long_verb_phrase_is_no_place():
+    assert new_entities_zh("从周代到唐代有12个王朝建都西安地区。", "西安古称长安。") == []
+    assert new_entities_zh("周报面向全国及海内外公开发行。", STORY) == []  # 面向 "to face" + 全国
+    assert "教育局" in new_entities_zh("他去了教育局。", STORY)  # a bureau named by what it does
+    assert new_entities_zh("不管她在刷子上涂点肥皂。", STORY) == []  # Cilin files the brush with tools only

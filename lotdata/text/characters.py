@@ -344,11 +344,14 @@ def _ends_in_none_zh(word: str) -> bool:
 
 
 def _verb_and_its_place_zh(word: str) -> bool:
-    """Whether a word of two characters CC-CEDICT has no noun of is a verb and its object: its first character's
-    first CC-CEDICT gloss is a verb's (买房 "to buy a house"; 牢房 and 住房 are CC-CEDICT's nouns)."""
+    """Whether a word CC-CEDICT has no noun of is a verb and its object: its first character's (two characters) or
+    its first two characters' (four or more) first CC-CEDICT gloss is a verb's (买房 "to buy a house", 面向 + 全国;
+    牢房 and 住房 are CC-CEDICT's nouns; 教育局 of three is a bureau named by what it does)."""
     from lotdata.text.entity_classes import known_word_zh, verb_first_zh
 
-    return len(word) == 2 and not known_word_zh(word) and verb_first_zh(word[0])
+    if known_word_zh(word) or len(word) < 2:
+        return False
+    return verb_first_zh(word[0]) if len(word) == 2 else len(word) >= 4 and verb_first_zh(word[:2])
 
 
 #: endings left out of role_endings_zh.txt as ambiguous in two characters (国家, 对手) that name a person in a longer

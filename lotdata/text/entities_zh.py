@@ -128,8 +128,8 @@ def _cedict_noun_zh(word: str, tag: str, before: tuple[str, str], after: tuple[s
     elif len(word) >= 3:
         if not (tag in NOUN_TAGS_BY_CEDICT or tag == "i" and len(word) == 3):
             return None
-    elif not (tag in ("v", "vn", "a") and _noun_place(before, after)):
-        return None
+    elif not (tag in ("v", "vn", "a", "b") and _noun_place(before, after)):
+        return None  # 主任 b after a name: 刘小梅主任
     found = head_zh(word)
     if found is None and role_in_slot_zh(word):
         return "role"  # 向导 "guide", a person WordNet has more often as a verb
@@ -150,8 +150,8 @@ def _noun_place(before: tuple[str, str], after: tuple[str, str]) -> bool:
     word, tag = after
     if tag[:1] == "n" or word in ("了", "着", "过", "一"):
         return False
-    if word == "们" or before[0] in _BEFORE_NOUN or before[1][:1] in ("q", "m"):
-        return True
+    if word == "们" or before[0] in _BEFORE_NOUN or before[1][:1] in ("q", "m") or before[1] in ("nr", "nrt"):
+        return True  # after a person's name: a title (刘小梅 + 主任)
     return _place_slot(before, after) or _subject_slot(before, after)
 
 
@@ -312,9 +312,23 @@ def _in_place_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple
         return None
     if tag not in _SLOT_TAGS and (tag in ch._FUNCTION_TAGS or verb_word_zh(word)):
         return None
+    if _cilin_no_place(word):
+        return None  # 在刷子上: Cilin files the brush with tools only (WordNet's first "brush" is a thicket)
     if tag == "ns" or place_in_slot_zh(word) or cilin_kind_zh(word, slot=True) == "place":
         return "place"
     return "place" if _slot_head_place_zh(word) else None
+
+
+#: Cilin's classes of made things (Bo machines and tools, Bp utensils, Bq clothing, Br food and drink): no place
+_CILIN_ARTEFACTS = ("Bo", "Bp", "Bq", "Br")
+
+
+def _cilin_no_place(word: str) -> bool:
+    """Whether Cilin files every sense of a word under made things (`_CILIN_ARTEFACTS`: 刷子 "brush" is a tool)."""
+    from lotdata.text.thesaurus_zh import cilin_codes_zh
+
+    codes = cilin_codes_zh().get(word, ())
+    return bool(codes) and all(code.startswith(_CILIN_ARTEFACTS) for code in codes)
 
 
 def _in_noun_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple[str, str]) -> str | None:
@@ -376,6 +390,8 @@ def more_entity_words_zh(text: str) -> list[str]:
         before, after = tokens[i - 1] if i else ("", ""), tokens[i + 1] if i + 1 < len(tokens) else ("", "")
         if word_kind_zh(word, tag, before, after) or word in GENERAL_PEOPLE_ZH or word in GENERAL_ANIMALS_ZH:
             found.append(word)
+        elif area := _named_area_zh(word, tag):
+            found.append(area)
         elif single := _single_place_zh(tokens, i):
             found.append(single)
         elif i + 1 < len(tokens) and tokens[i + 1] == ("者", "k") and len(word) >= 2 and tag[:1] in "nvlab":
@@ -428,6 +444,12 @@ def _single_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
         return None  # 上海, 河里 of a word read whole
     if len(word) == 2 and tag[:1] in "nsf" and word[0] in places and word[1] in "里上中内":
         return word[0]
+    if len(word) == 2 and tag[:1] in "nsf" and word[0] in places and word[1] in "头口尾" and word[0] != "家":
+        return word  # 村头, 村口, 桥头: the end or the way into a place (not 家口 "family members")
+    if len(word) == 2 and word[1] == "家" and word[0] in "我你他她咱" and tag == "r":
+        return "家"  # 在她家吃饭: the home of a person the pronoun names
+    if word == "家" and tag in ("q", "n") and i and tokens[i - 1][0] == "的":
+        return "家"  # 我爱我的家
     if len(word) == 2 and tag[:1] in "nsf" and word[0] in _GLUED_PLACES and word[1] in "上边旁":
         return word[0]  # 路上, 路边: the road where one is, not the way of 无路, 出路, 人生的路
     if len(word) == 2 and word[1] == "子" and word[0] in places and tag[:1] == "n":
@@ -443,6 +465,18 @@ def _single_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
     if after[1] == "f" or after[0] in ("里", "上", "中", "边") or measure:
         return word
     return word if before[0] in _BEFORE_PLACE or before[0] == "过" else None
+
+
+#: general words of an area jieba glues to a place's name (北京地区, 北京郊区, 长江一带)
+_AREA_SUFFIXES = ("地区", "郊区", "市区", "城区", "一带", "境内", "附近")
+
+
+def _named_area_zh(word: str, tag: str) -> str | None:
+    """北京地区, 北京郊区 -> 北京: a place name jieba keeps whole with a general word of an area after it, where the
+    name alone is read as a place (the name is what a story would have named)."""
+    suffix = next((end for end in _AREA_SUFFIXES if word.endswith(end) and len(word) > len(end)), None)
+    name = word[: -len(suffix)] if suffix else ""
+    return name if name and tag[:1] in "ns" and ch.entity_kind_zh(name, "ns") == "place" else None
 
 
 #: jieba's tags that end a place's span: marks, prepositions, conjunctions, particles, pronouns, numerals and measure
