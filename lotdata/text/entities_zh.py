@@ -434,29 +434,18 @@ _PLACE_MEASURES = "座条间片所栋幢"
 
 
 def _single_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
-    """A place of one character (`single_places_zh`) where a place stands: glued to a locative (河里, 家里, 街上),
-    with its noun suffix (村子, 院子),
-    after a verb of motion in one word (上山, 回家, 进城), alone before a locative (桥 + 上), after a preposition or
-    verb of place (在/到/过了 + 桥), or after a demonstrative or a numeral and a place's measure word (这条 + 街)."""
+    """A place of one character (`single_places_zh`) where a place stands: in one of jieba's words
+    (`_place_in_word_zh`: 河里, 村子, 上山, 她家), after 的 (我的家), alone before a locative (桥 + 上), after a
+    preposition or verb of place (在/到/过了 + 桥), or after a demonstrative or a numeral and a place's measure word
+    (这条 + 街)."""
     word, tag = tokens[i]
-    places = single_places_zh()
     if ch.entity_kind_zh(word, tag):
         return None  # 上海, 河里 of a word read whole
-    if len(word) == 2 and tag[:1] in "nsf" and word[0] in places and word[1] in "里上中内":
-        return word[0]
-    if len(word) == 2 and tag[:1] in "nsf" and word[0] in places and word[1] in "头口尾" and word[0] != "家":
-        return word  # 村头, 村口, 桥头: the end or the way into a place (not 家口 "family members")
-    if len(word) == 2 and word[1] == "家" and word[0] in "我你他她咱" and tag == "r":
-        return "家"  # 在她家吃饭: the home of a person the pronoun names
+    if len(word) == 2:
+        return _place_in_word_zh(word, tag)
     if word == "家" and tag in ("q", "n") and i and tokens[i - 1][0] == "的":
         return "家"  # 我爱我的家
-    if len(word) == 2 and tag[:1] in "nsf" and word[0] in _GLUED_PLACES and word[1] in "上边旁":
-        return word[0]  # 路上, 路边: the road where one is, not the way of 无路, 出路, 人生的路
-    if len(word) == 2 and word[1] == "子" and word[0] in places and tag[:1] == "n":
-        return word  # 村子, 院子, 铺子: the place with its noun suffix
-    if len(word) == 2 and word[1] in places and word[0] in _MOTION_HEADS and word != "下海":
-        return word[1]
-    if len(word) != 1 or word not in places or tag[:1] not in "ns":
+    if len(word) != 1 or word not in single_places_zh() or tag[:1] not in "ns":
         return None
     after = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
     j = i - 1 if i and tokens[i - 1][0] != "了" else i - 2
@@ -465,6 +454,27 @@ def _single_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
     if after[1] == "f" or after[0] in ("里", "上", "中", "边") or measure:
         return word
     return word if before[0] in _BEFORE_PLACE or before[0] == "过" else None
+
+
+def _place_in_word_zh(word: str, tag: str) -> str | None:
+    """A place of one character inside one of jieba's words of two: glued to a locative (河里, 家里, 街上), its end
+    or the way into it (村头, 洞口), with its noun suffix (村子, 院子), after a verb of motion (上山, 回家, 进城), a
+    person's home (她家), the road where one is (路上, 路边)."""
+    places = single_places_zh()
+    noun = tag[:1] in "nsf"
+    if noun and word[0] in places and word[1] in "里上中内":
+        return word[0]
+    if noun and word[0] in places and word[1] in "头口尾" and word[0] != "家":
+        return word  # 村头, 村口, 桥头 (not 家口 "family members")
+    if word[1] == "家" and word[0] in "我你他她咱" and tag == "r":
+        return "家"  # 在她家吃饭: the home of a person the pronoun names
+    if noun and word[0] in _GLUED_PLACES and word[1] in "上边旁":
+        return word[0]  # 路上, 路边: the road where one is, not the way of 无路, 出路, 人生的路
+    if word[1] == "子" and word[0] in places and tag[:1] == "n":
+        return word  # 村子, 院子, 铺子
+    if word[1] in places and word[0] in _MOTION_HEADS and word != "下海":
+        return word[1]
+    return None
 
 
 #: general words of an area jieba glues to a place's name (北京地区, 北京郊区, 长江一带)
