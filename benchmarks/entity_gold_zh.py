@@ -17,9 +17,10 @@ end, kind), so no text of the data enters the project; the words are read from `
 The sample has two halves. The **dev** half's misses and false readings may be read to improve the reader; the
 **blind** half's are counted only (`--show-dev` prints the dev half's, never the blind half's).
 
-Scoring, per sentence: the reader's words are `characters.entity_words_zh` + `entities_zh.more_entity_words_zh`, the
-words `context_entities` compares with the story. A gold word is found where a read word equals it, contains it or
-is contained in it (老猎人 for 猎人, 猎人 for 老猎人); a read word is right where it so matches a gold word. Names are
+Scoring, per sentence: the reader's words are `entities_zh.entity_words_in_zh`, the words `context_entities`
+compares with the story. A gold word is found where a read word stands at the same place, holding it or held in it
+(老猎人 for 猎人, 猎人 for 老猎人); a read word is right where it so matches a gold word, or where it is the role word
+right after a marked animal (兔妈妈: the guide marks the animal for the character). Names are
 reported apart: the Chinese reader does not read new names (a person's name is an entity for LOT 2.2a all the same).
 """
 
@@ -101,9 +102,9 @@ def import_words(specs: list[str]) -> None:
             out.append((label, id_, sentence_hash(sentence), start, start + len(word.strip()), kind))
     if problems:
         sys.exit("annotation lines not imported:\n" + "\n".join(problems))
-    halves = {half for half, id_, _ in sample() if id_ in {r[1] for r in out}}
-    replaced = {id_ for half, id_, _ in sample() if half in halves}
-    out += [r for r in _gold_rows() if r[1] not in replaced]  # the other sample's lines stay
+    imported = {(r[0], half) for r in out for half, id_, _ in sample() if id_ == r[1]}
+    halves = {id_: half for half, id_, _ in sample()}
+    out += [r for r in _gold_rows() if (r[0], halves.get(r[1])) not in imported]  # other annotators' and halves' lines
     order = {id_: i for i, (_, id_, _) in enumerate(sample())}
     out = sorted(set(out), key=lambda r: (r[0], order[r[1]], r[3], r[4]))
     header = (
@@ -114,7 +115,9 @@ def import_words(specs: list[str]) -> None:
     print(f"{GOLD}: {Counter(r[0] for r in out)} annotations")
 
 
-Marks = dict[str, list[tuple[str, str]]]
+#: a marked word: (word, kind, start, end) in its sentence
+Mark = tuple[str, str, int, int]
+Marks = dict[str, list[Mark]]
 
 
 def _gold_rows() -> list[tuple[str, str, str, int, int, str]]:
@@ -126,7 +129,8 @@ def _gold_rows() -> list[tuple[str, str, str, int, int, str]]:
 
 
 def gold() -> dict[str, Marks]:
-    """annotator -> id -> [(word, kind)], read from the offsets and the data; a changed sentence is an error."""
+    """annotator -> id -> [(word, kind, start, end)], read from the offsets and the data; a changed sentence is an
+    error."""
     by_id = {id_: s for _, id_, s in sample()}
     out: dict[str, Marks] = {}
     for n, line in enumerate(GOLD.read_text(encoding="utf-8").splitlines(), 1):
@@ -137,32 +141,50 @@ def gold() -> dict[str, Marks]:
         if sentence is None or sentence_hash(sentence) != digest:
             sys.exit(f"{GOLD}:{n}: sentence {id_} is not the one annotated (the data or the draw changed)")
         marks = out.setdefault(label, {i: [] for i in by_id})
-        marks[id_].append((sentence[int(start) : int(end)], kind))
+        marks[id_].append((sentence[int(start) : int(end)], kind, int(start), int(end)))
     return out
 
 
 def read_words(sentence: str) -> list[str]:
-    """The words the rule's Chinese reader reads as roles, animals and places."""
-    from lotdata.text import characters, entities_zh
+    """The words the rule's Chinese reader reads as roles, animals and places (`entities_zh.entity_words_in_zh`)."""
+    from lotdata.text.entities_zh import entity_words_in_zh
 
-    return list(dict.fromkeys([*characters.entity_words_zh(sentence), *entities_zh.more_entity_words_zh(sentence)]))
-
-
-def _match(a: str, b: str) -> bool:
-    return a == b or a in b or b in a
+    return list(dict.fromkeys(entity_words_in_zh(sentence)))
 
 
-def _animal_title(gold_word: str, kind: str, read: str, sentence: str) -> bool:
-    """Whether a read word is the title of a marked animal character (狐狸先生, 兔妈妈): the guide has the animal
-    marked for the character, and the reader reads the title as the same character's role."""
-    return kind == "animal" and gold_word + read in sentence
+def _spans(sentence: str, word: str) -> list[tuple[int, int]]:
+    """Where a word stands in a sentence, every time."""
+    found, at = [], sentence.find(word)
+    while word and at >= 0:
+        found.append((at, at + len(word)))
+        at = sentence.find(word, at + 1)
+    return found
+
+
+def _nested(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Whether one span holds the other (老猎人 and its 猎人, at the same place)."""
+    return a[0] <= b[0] and b[1] <= a[1] or b[0] <= a[0] and a[1] <= b[1]
+
+
+def _match(read: str, mark: Mark, sentence: str) -> bool:
+    """Whether a read word stands where a marked word does, holding it or held in it."""
+    return any(_nested(span, mark[2:]) for span in _spans(sentence, read))
+
+
+def _animal_title(read: str, mark: Mark, sentence: str) -> bool:
+    """Whether a read word is the title of a marked animal character (狐狸先生, 兔妈妈): it is a role word right after
+    the animal the guide has marked for the character."""
+    from lotdata.text.characters import entity_kind_zh
+
+    after = sentence[mark[3] : mark[3] + len(read)]
+    return mark[1] == "animal" and after == read and entity_kind_zh(read, "n") == "role"
 
 
 def consensus(marks: dict[str, Marks]) -> Marks:
-    """The words both annotators marked (matched as the reader's words are), with the first annotator's kind."""
+    """The words both annotators marked (at nested spans), with the first annotator's kind."""
     first, *others = sorted(marks)
     return {
-        id_: [(w, k) for w, k in words if all(any(_match(w, o) for o, _ in marks[other][id_]) for other in others)]
+        id_: [m for m in words if all(any(_nested(m[2:], o[2:]) for o in marks[other][id_]) for other in others)]
         for id_, words in marks[first].items()
     }
 
@@ -182,15 +204,16 @@ def score(half: str, recall_marks: Marks, precision_marks: Marks, read: dict[str
         if h != half:
             continue
         words = read[id_]
-        for word, kind in recall_marks[id_]:
-            total[kind] += 1
-            if any(_match(word, w) for w in words):
-                found[kind] += 1
-            elif kind in ENTITY_KINDS:
-                misses.append((id_, kind, word))
+        for mark in recall_marks[id_]:
+            total[mark[1]] += 1
+            if any(_match(w, mark, sentence) for w in words):
+                found[mark[1]] += 1
+            elif mark[1] in ENTITY_KINDS:
+                misses.append((id_, mark[1], mark[0]))
         for w in words:
             read_n += 1
-            if any(_match(w, g) or _animal_title(g, k, w, sentence) for g, k in precision_marks[id_]):
+            marks = precision_marks[id_]
+            if any(_match(w, m, sentence) or _animal_title(w, m, sentence) for m in marks):
                 right += 1
             else:
                 wrong.append((id_, w))
@@ -204,12 +227,12 @@ def score(half: str, recall_marks: Marks, precision_marks: Marks, read: dict[str
 
 
 def agreement(half: str, a: Marks, b: Marks) -> tuple[int, int, int]:
-    """(a's words b marked too, a's words, b's words) over roles, beings, animals and places."""
+    """(a's words b marked too, at nested spans, a's words, b's words) over roles, beings, animals and places."""
     ids = [id_ for h, id_, _ in sample() if h == half]
-    a_words = [(id_, w) for id_ in ids for w, k in a[id_] if k in ENTITY_KINDS]
-    b_words = [(id_, w) for id_ in ids for w, k in b[id_] if k in ENTITY_KINDS]
-    shared = sum(1 for id_, w in a_words if any(_match(w, o) for o, _ in b[id_]))
-    return shared, len(a_words), len(b_words)
+    a_marks = [(id_, m) for id_ in ids for m in a[id_] if m[1] in ENTITY_KINDS]
+    b_count = sum(1 for id_ in ids for m in b[id_] if m[1] in ENTITY_KINDS)
+    shared = sum(1 for id_, m in a_marks if any(_nested(m[2:], o[2:]) for o in b[id_]))
+    return shared, len(a_marks), b_count
 
 
 def _pct(pair: tuple[int, int]) -> str:

@@ -389,3 +389,29 @@ def test_a_named_area_is_known_by_its_name_and_a_long_verb_phrase_is_no_place():
     assert new_entities_zh("周报面向全国及海内外公开发行。", STORY) == []  # 面向 "to face" + 全国
     assert "教育局" in new_entities_zh("他去了教育局。", STORY)  # a bureau named by what it does
     assert new_entities_zh("不管她在刷子上涂点肥皂。", STORY) == []  # Cilin files the brush with tools only
+
+
+@pytest.mark.parametrize(
+    "candidate, given, expected",
+    [
+        ("远处有一座山。", STORY, ["山"]),  # jieba's 一座 (m) before the place
+        ("他回家找家长。", "他们在学校上课。", ["家长", "家"]),  # the home beside a role holding 家
+        ("他回家了。", "大家在学校上课。", ["家"]),  # 大家 is no home of the story
+        ("他回家了。", "他的家人很好。", []),  # a family has a home
+        ("他回家了。", "专家来了。", ["家"]),  # the role ending of 专家
+        ("动物们都笑了。", "他做事很马虎。", ["动物"]),  # 马虎 names no tiger
+        ("他去了河内。", STORY, []),  # Hanoi: a name, not a river
+        ("他是上家，我是下家。", STORY, []),  # the previous and the next player
+        ("鲁迅翻译这本书。", STORY, ["鲁迅"]),  # a verb after a name is no title (鲁迅 is read by its gloss)
+    ],
+)
+def test_edges_found_in_review(candidate, given, expected):
+    assert new_entities_zh(candidate, given) == expected
+
+
+def test_a_holder_and_a_verb_of_a_surnames_entry():
+    from lotdata.text.characters import entity_kind_zh
+    from lotdata.text.entity_classes import verb_first_zh
+
+    assert entity_kind_zh("持有人", "n") == "role"  # 有人 ends it, but it is a holder
+    assert verb_first_zh("过") and verb_first_zh("归")  # CC-CEDICT's first entries are surnames

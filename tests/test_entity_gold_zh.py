@@ -32,7 +32,7 @@ def test_every_annotation_reads_back_a_word_of_its_sentence_for_both_annotators(
     assert sorted(marks) == ["A", "B"]
     sentences = {id_: s for _, id_, s in gold_zh.sample()}
     for label, by_id in marks.items():
-        words = [(id_, w, k) for id_, found in by_id.items() for w, k in found]
+        words = [(id_, w, k) for id_, found in by_id.items() for w, k, *_ in found]
         assert len(words) > 400, label
         assert all(w and w in sentences[id_] and k in gold_zh.KINDS for id_, w, k in words)
 
@@ -56,3 +56,23 @@ def test_the_published_figures_are_the_readers_figures_now():
         if line.startswith("| dev") or line.startswith("| blind"):
             assert line in published, f"bench/entity_gold_zh.md is out of date (re-run with --update): {line}"
     assert re.search(r"\| blind \| both .*\| \d+\.\d% \(\d+/\d+\) \|", table)
+
+
+def test_importing_one_annotators_half_keeps_the_others_lines(tmp_path, monkeypatch):
+    copy = tmp_path / "gold.tsv"
+    copy.write_text(gold_zh.GOLD.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(gold_zh, "GOLD", copy)
+    before = gold_zh._gold_rows()
+    half, id_, sentence = next(row for row in gold_zh.sample() if row[0] == "dev2")
+    words = tmp_path / "a.tsv"
+    words.write_text(f"{id_}\tplace\t{sentence[:1]}\n", encoding="utf-8")
+    gold_zh.import_words([f"A={words}"])
+    after = gold_zh._gold_rows()
+    halves = {i: h for h, i, _ in gold_zh.sample()}
+    assert [r for r in after if r[0] == "B"] == [r for r in before if r[0] == "B"]
+    assert [r for r in after if r[0] == "A" and halves[r[1]] == "dev2"] == [
+        ("A", id_, gold_zh.sentence_hash(sentence), 0, 1, "place")
+    ]
+    assert [r for r in after if r[0] == "A" and halves[r[1]] != "dev2"] == [
+        r for r in before if r[0] == "A" and halves[r[1]] != "dev2"
+    ]

@@ -338,9 +338,14 @@ def entity_kind_zh(word: str, tag: str) -> str | None:
 def _ends_in_none_zh(word: str) -> bool:
     """Whether a word is, or ends in, a word of not_entities_zh.txt: its ending then belongs to that word (帮别人,
     下苦功夫: 别人 and 功夫, not a role's 人 and 夫); not 人员 and 人士, which make the personnel of a field (科技人员,
-    饮酒人士)."""
+    饮酒人士), 有人 and 二人 (持有人 "holder"), nor a word CC-CEDICT reads as one."""
+    from lotdata.text.entity_classes import kind_zh
+
     last = word[-2:]
-    return word in NOT_ENTITIES_ZH or len(word) > 2 and last in NOT_ENTITIES_ZH and last not in ("人员", "人士")
+    if word in NOT_ENTITIES_ZH:
+        return True
+    kept = ("人员", "人士", "有人", "二人")  # 科技人员, 饮酒人士, 持有人 "holder", not 帮别人
+    return len(word) > 2 and last in NOT_ENTITIES_ZH and last not in kept and kind_zh(word) is None
 
 
 def _verb_and_its_place_zh(word: str) -> bool:

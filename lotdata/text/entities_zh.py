@@ -128,8 +128,8 @@ def _cedict_noun_zh(word: str, tag: str, before: tuple[str, str], after: tuple[s
     elif len(word) >= 3:
         if not (tag in NOUN_TAGS_BY_CEDICT or tag == "i" and len(word) == 3):
             return None
-    elif not (tag in ("v", "vn", "a", "b") and _noun_place(before, after)):
-        return None  # 主任 b after a name: 刘小梅主任
+    elif not (tag in ("v", "vn", "a", "b") and _noun_place(before, after) or tag == "b" and before[1] in ("nr", "nrt")):
+        return None  # 主任 (b) after a person's name is a title: 刘小梅主任; not 鲁迅 + 翻译 (v) a book
     found = head_zh(word)
     if found is None and role_in_slot_zh(word):
         return "role"  # 向导 "guide", a person WordNet has more often as a verb
@@ -150,8 +150,8 @@ def _noun_place(before: tuple[str, str], after: tuple[str, str]) -> bool:
     word, tag = after
     if tag[:1] == "n" or word in ("了", "着", "过", "一"):
         return False
-    if word == "们" or before[0] in _BEFORE_NOUN or before[1][:1] in ("q", "m") or before[1] in ("nr", "nrt"):
-        return True  # after a person's name: a title (刘小梅 + 主任)
+    if word == "们" or before[0] in _BEFORE_NOUN or before[1][:1] in ("q", "m"):
+        return True
     return _place_slot(before, after) or _subject_slot(before, after)
 
 
@@ -451,6 +451,7 @@ def _single_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
     j = i - 1 if i and tokens[i - 1][0] != "了" else i - 2
     before = tokens[j] if j >= 0 else ("", "")
     measure = before[0] in _PLACE_MEASURES and j >= 1 and tokens[j - 1][1][:1] in "rm"
+    measure = measure or before[1][:1] == "m" and before[0][-1:] in _PLACE_MEASURES  # jieba's 一座 (m) + 山
     if after[1] == "f" or after[0] in ("里", "上", "中", "边") or measure:
         return word
     return word if before[0] in _BEFORE_PLACE or before[0] == "过" else None
@@ -460,7 +461,11 @@ def _place_in_word_zh(word: str, tag: str) -> str | None:
     """A place of one character inside one of jieba's words of two: glued to a locative (河里, 家里, 街上), its end
     or the way into it (村头, 洞口), with its noun suffix (村子, 院子), after a verb of motion (上山, 回家, 进城), a
     person's home (她家), the road where one is (路上, 路边)."""
+    from lotdata.text.entity_classes import head_zh
+
     places = single_places_zh()
+    if tag in ("nr", "nrt", "nz") or (head_zh(word) or ("",))[0].startswith("="):
+        return None  # a name: 河内 Hanoi, 村上 Murakami
     noun = tag[:1] in "nsf"
     if noun and word[0] in places and word[1] in "里上中内":
         return word[0]
@@ -472,8 +477,8 @@ def _place_in_word_zh(word: str, tag: str) -> str | None:
         return word[0]  # 路上, 路边: the road where one is, not the way of 无路, 出路, 人生的路
     if word[1] == "子" and word[0] in places and tag[:1] == "n":
         return word  # 村子, 院子, 铺子
-    if word[1] in places and word[0] in _MOTION_HEADS and word != "下海":
-        return word[1]
+    if word[1] in places and word[0] in _MOTION_HEADS and word not in ("下海", "上家", "下家", "上铺", "下铺"):
+        return word[1]  # not 下海 "go into business", 上家 "the previous player", 上铺 "the upper bunk"
     return None
 
 
@@ -727,6 +732,23 @@ GENERAL_PEOPLE_ZH = frozenset("人们 人类 百姓 老百姓 人民 群众 人�
 GENERAL_ANIMALS_ZH = frozenset({"动物"})
 
 
+def _names_building_zh(given: str, char: str) -> bool:
+    """Whether a story has a building's character (家, 屋) in a word that is not a pronoun's, a country's, nor the
+    ending of a role: 回家, 家里, 家人, 邻居家, 屋顶 count; 大家, 人家, 专家, 作家, 国家 do not."""
+    from lotdata.text.postag import pos_words_nohmm
+
+    for word, tag in pos_words_nohmm(given):
+        if char not in word or word in ch.NOT_ENTITIES_ZH or word in _NOT_A_HOME:
+            continue
+        if not (word.endswith(char) and len(word) > 1 and ch.entity_kind_zh(word, tag) == "role"):
+            return True  # not the role ending of 专家, 作家 (家人 and 家长 have a home)
+    return False
+
+
+#: words with 家 that name no home of the story (a country: 国家)
+_NOT_A_HOME = frozenset({"国家", "家伙"})
+
+
 def known_zh(word: str, given: str, given_words: set[str]) -> bool:
     """`characters.known_zh` with a room's building read by the story's words (`_has_building`): 卧室 in a story
     that says 大家 is a new place, in one that says 回家 a room of that home. People in general are known to a story
@@ -734,7 +756,9 @@ def known_zh(word: str, given: str, given_words: set[str]) -> bool:
     if word in GENERAL_PEOPLE_ZH:
         return "人" in given or "们" in given or any(other in given for other in GENERAL_PEOPLE_ZH)
     if word in GENERAL_ANIMALS_ZH:
-        return word in given or any(ch._ends_in_animal(w) for w in given_words if len(w) > 1 or ch._animal_char(w))
+        return word in given or any(ch._ends_in_animal(w) for w in ch.entity_words_zh(given))  # not 马虎's 虎
+    if word in single_places_zh() and word in ch.BUILDINGS_ZH:
+        return _names_building_zh(given, word)  # 家 is the story's where it says 回家 or 家里, not 大家 or 国家
     if word in single_places_zh():
         return word in given  # 河 is there where the story says 小河, 河水 or 河边 (its characters, not its words)
     if word[-1] in ch.ROOM_ENDINGS_ZH and not _has_building(given):
@@ -743,10 +767,18 @@ def known_zh(word: str, given: str, given_words: set[str]) -> bool:
     return ch.known_zh(word, given, given_words)
 
 
+def entity_words_in_zh(text: str) -> list[str]:
+    """The roles, animals and places the rule reads in a Chinese text: `characters.entity_words_zh` and
+    `more_entity_words_zh`, a place of one character left out where a place read with it holds it (地洞 and 洞口, not
+    洞; but 家 beside the role 家长, 河 beside the animal 河马)."""
+    found = [*ch.entity_words_zh(text), *more_entity_words_zh(text)]
+    places = single_places_zh()
+    held = {w for w in found if any(w in o and _kind_of_zh(o) not in ("role", "animal") for o in found if o != w)}
+    return [w for w in found if w not in places or w not in held]
+
+
 def new_entities_zh(candidate: str, given: str) -> list[str]:
     """`characters.new_entities` in Chinese with the words of `more_entity_words_zh` and `known_zh`: the roles,
     animals and places of a candidate that `given` (the story and the original sentence) does not name."""
-    found = [*ch.entity_words_zh(candidate), *more_entity_words_zh(candidate)]
-    places = single_places_zh()
-    found = [w for w in found if w not in places or not any(w in other for other in found if other != w)]  # 地洞
+    found = entity_words_in_zh(candidate)
     return ch.unknown_entities_zh(candidate, given, found, known_zh)

@@ -108,11 +108,10 @@ def _cedict_lines() -> list[str]:
 def _cedict() -> tuple[dict[str, tuple[str, ...]], frozenset[str], frozenset[str], dict[str, str]]:
     """`_glosses`; the words whose first CEDICT entry has a verb sense (a gloss "to ...": `verb_word_zh`); those
     whose first entry's first gloss is one (`verb_first_zh`); and every entry's glosses, as the file has them
-    (`_all_glosses`: split only for the words asked about)."""
+    (`_all_glosses`: split only for the words asked about). A common word's entry after a name's is the first
+    entry for all of these (大学 "university", not "the Great Learning"; 过 "to cross", not "surname Guo")."""
     found: dict[str, tuple[str, ...]] = {}
-    seen: set[str] = set()
-    verbs: set[str] = set()
-    verbs_first: set[str] = set()
+    verb_senses: dict[str, tuple[bool, bool, bool]] = {}  # (a verb sense, the first gloss a verb's, a name's entry)
     every: dict[str, str] = {}
     named: set[str] = set()  # words whose glosses come from a name's entry (pinyin capitalised: 大学 [Da4 xue2])
     for line in _cedict_lines():
@@ -121,13 +120,12 @@ def _cedict() -> tuple[dict[str, tuple[str, ...]], frozenset[str], frozenset[str
             continue
         word, pinyin, text = m.group(2), m.group(3), m.group(4)
         every[word] = f"{every[word]}/{text}" if word in every else text
-        if word not in seen:
-            seen.add(word)
+        if word not in verb_senses or verb_senses[word][2] and not pinyin[:1].isupper():
+            # the first entry, or the first common word's after a name's (过 "surname Guo", then "to cross")
             glosses = [g.strip() for g in text.split("/") if g.strip()]
-            if any(_VERB.match(g) for g in glosses):
-                verbs.add(word)
-                if _VERB.match(glosses[0]):
-                    verbs_first.add(word)
+            is_verb = [bool(_VERB.match(g)) for g in glosses]
+            first_entry = word not in verb_senses
+            verb_senses[word] = (any(is_verb), bool(is_verb) and is_verb[0], first_entry and pinyin[:1].isupper())
         if word in found and (word not in named or pinyin[:1].isupper()):
             continue
         glosses = tuple(g for g in text.split("/") if g.strip() and not _SKIP.match(g.strip()))
@@ -135,7 +133,9 @@ def _cedict() -> tuple[dict[str, tuple[str, ...]], frozenset[str], frozenset[str
             # a common word's entry after a name's is the word's sense (大学 "university", not "the Great Learning")
             named.discard(word) if word in found else named.add(word) if pinyin[:1].isupper() else None
             found[word] = glosses[:GLOSSES_READ]
-    return found, frozenset(verbs), frozenset(verbs_first), every
+    verbs = frozenset(w for w, (verb, _, _) in verb_senses.items() if verb)
+    verbs_first = frozenset(w for w, (_, first, _) in verb_senses.items() if first)
+    return found, verbs, verbs_first, every
 
 
 #: a gloss of a verb sense ("to guide", "(Tw) to ...", "(literary) to ...")
