@@ -76,3 +76,18 @@ def test_importing_one_annotators_half_keeps_the_others_lines(tmp_path, monkeypa
     assert [r for r in after if r[0] == "A" and halves[r[1]] != "dev2"] == [
         r for r in before if r[0] == "A" and halves[r[1]] != "dev2"
     ]
+
+
+def test_the_rule_listing_shows_the_blind_halves_figures_as_measured_now():
+    import json
+
+    from lotdata.annotate.rule_figures import REAL_TEXT_PATH, real_text_figures, rules_listing
+
+    stored = json.loads(REAL_TEXT_PATH.read_text(encoding="utf-8"))
+    assert stored == json.loads(json.dumps(gold_zh.real_text_figures())), "re-run entity_gold_zh.py --update"
+    halves = real_text_figures("context_entities")
+    assert [f["half"] for f in halves] == ["blind", "blind2"]
+    listing = rules_listing()
+    found, marked = halves[1]["recall"]
+    assert "zh real held-out sentences, blind2 half" in listing and f"({found}/{marked})" in listing
+    assert real_text_figures("five_sentences") == []

@@ -3,7 +3,9 @@ real accepted data and its recall on planted violations, on a tuning set and a h
 
 The figures are `lotdata/data/check_rule_figures.json`, written by `benchmarks/bench_check_rules.py` (which holds the
 sets and the planted violations; the table is bench/check_rules.md and docs/explanation/check-rules.md explains it).
-`lotdata annotate check --rules` prints `rules_listing()`.
+`lotdata annotate check --rules` prints `rules_listing()`, with, for the Chinese `context_entities`, its reader's
+figures on a hand annotation of real held-out sentences (`lotdata/data/real_text_figures.json`, written by
+`benchmarks/entity_gold_zh.py`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from pathlib import Path
 from typing import Any
 
 FIGURES_PATH = Path(__file__).resolve().parents[1] / "data" / "check_rule_figures.json"
+#: a rule's reader measured on a hand annotation of real held-out text (context_entities in Chinese), written by
+#: `benchmarks/entity_gold_zh.py --update` (bench/entity_gold_zh.md)
+REAL_TEXT_PATH = Path(__file__).resolve().parents[1] / "data" / "real_text_figures.json"
 
 
 @lru_cache(maxsize=1)
@@ -23,6 +28,25 @@ def load_figures() -> dict[str, Any]:
     if not FIGURES_PATH.is_file():
         return {}
     return json.loads(FIGURES_PATH.read_text(encoding="utf-8"))
+
+
+def real_text_figures(name: str) -> list[dict[str, Any]]:
+    """The figures of rule `name`'s reader on hand-annotated real text: one dict per half ([] where not measured)."""
+    if not REAL_TEXT_PATH.is_file():
+        return []
+    return list(json.loads(REAL_TEXT_PATH.read_text(encoding="utf-8")).get("rules", {}).get(name, []))
+
+
+def real_text_line(f: dict[str, Any]) -> str:
+    """One annotated half as a line: the words both annotators marked that the reader reads, and its readings that
+    either marked."""
+    (found, marked), (right, read) = f["recall"], f["precision"]
+    recall = f"{_pct(found / marked if marked else None)} ({found}/{marked})"
+    precision = f"{_pct(right / read if read else None)} ({right}/{read})"
+    return (
+        f"{f['lang']} real held-out sentences, {f['half']} half ({f['note']}): words read {recall}; "
+        f"readings right {precision} (bench/entity_gold_zh.md)"
+    )
 
 
 def rule_figures(name: str) -> list[dict[str, Any]]:
@@ -92,4 +116,5 @@ def rules_listing() -> str:
         lines.append(f"{name} [{rule.level}]: {rule.description}")
         lines.append(f"  {level_reason(name, rule.level)}")
         lines += [f"  {figure_line(f)}" for f in rule_figures(name)]
+        lines += [f"  {real_text_line(f)}" for f in real_text_figures(name)]
     return "\n".join(lines)
