@@ -42,6 +42,15 @@ for path in (str(HERE.parent), str(HERE)):
 
 import check_rule_data as data  # noqa: E402
 
+from lotdata.io import atomic_path  # noqa: E402
+
+
+def _write(path: Path, text: str) -> None:
+    """Write a committed file whole or not at all (lotdata.io.atomic_path)."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
 GOLD = HERE / "context_entities_gold_zh.tsv"
 SEED = "34-entity-gold-2026-11-27"
 #: a second sample, drawn from the held-out candidates the first did not draw, annotated after the first's dev half
@@ -80,14 +89,30 @@ def write_sample(out: Path) -> None:
         print(f"{out / f'{half}.tsv'}: {len(lines)} sentences")
 
 
+def _read_spec(spec: str) -> tuple[str, list[str] | None]:
+    """(label, the file's lines) of LABEL=PATH, or (what is wrong with it, None)."""
+    label, _, name = spec.partition("=")
+    if not label or not name:
+        return f"{spec!r}: expected LABEL=PATH (A=/tmp/gold/annotator_A.tsv)", None
+    try:
+        return label, Path(name).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"{spec}: cannot read {name} ({type(exc).__name__})", None
+
+
 def import_words(specs: list[str]) -> None:
     """Annotations as words (LABEL=PATH, each line id TAB kind TAB word) -> offsets in the committed file."""
+    if not specs:
+        sys.exit("import needs LABEL=PATH for each annotator's file (A=/tmp/gold/annotator_A.tsv)")
     by_id = {id_: s for _, id_, s in sample()}
     out, problems = [], []
     for spec in specs:
-        label, _, name = spec.partition("=")
-        path = Path(name)
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        label, lines = _read_spec(spec)
+        if lines is None:
+            problems.append(label)
+            continue
+        path = spec.partition("=")[2]
+        for n, line in enumerate(lines, 1):
             if not line.strip() or line.startswith("#"):
                 continue
             parts = line.split("\t")
@@ -112,7 +137,7 @@ def import_words(specs: list[str]) -> None:
         f"# {__doc__.splitlines()[0]}\n# seeds {SEED}, {SEED_2}; columns: annotator, id, sha1[:10], start, end, kind\n"
     )
     header += "# every sentence of a sample was annotated by each of two annotators (A, B); a sentence with no entity has no line\n"
-    GOLD.write_text(header + "".join("\t".join(map(str, r)) + "\n" for r in out), encoding="utf-8")
+    _write(GOLD, header + "".join("\t".join(map(str, r)) + "\n" for r in out))
     print(f"{GOLD}: {Counter(r[0] for r in out)} annotations")
 
 
@@ -146,11 +171,13 @@ def gold() -> dict[str, Marks]:
     return out
 
 
-def read_words(sentence: str) -> list[str]:
-    """The words the rule's Chinese reader reads as roles, animals and places (`entities_zh.entity_words_in_zh`)."""
+@lru_cache(maxsize=None)
+def read_words(sentence: str) -> tuple[str, ...]:
+    """The words the rule's Chinese reader reads as roles, animals and places (`entities_zh.entity_words_in_zh`),
+    once per sentence in a run (the report, the table and the listing's figures read them alike)."""
     from lotdata.text.entities_zh import entity_words_in_zh
 
-    return list(dict.fromkeys(entity_words_in_zh(sentence)))
+    return tuple(dict.fromkeys(entity_words_in_zh(sentence)))
 
 
 def _spans(sentence: str, word: str) -> list[tuple[int, int]]:
@@ -195,7 +222,9 @@ def either(marks: dict[str, Marks]) -> Marks:
     return {id_: [m for label in sorted(marks) for m in marks[label][id_]] for id_ in next(iter(marks.values()))}
 
 
-def score(half: str, recall_marks: Marks, precision_marks: Marks, read: dict[str, list[str]]) -> dict[str, object]:
+def score(
+    half: str, recall_marks: Marks, precision_marks: Marks, read: dict[str, tuple[str, ...]]
+) -> dict[str, object]:
     """Recall of `recall_marks` (per kind) and precision against `precision_marks`, with the misses and wrong reads."""
     found: Counter[str] = Counter()
     total: Counter[str] = Counter()
@@ -309,10 +338,11 @@ def main() -> None:
         return
     text = table(show_dev=args.show_dev, only=tuple(args.only))
     print(text)
-    if args.update:
+    if args.update:  # the report holds every half, without the dev halves' errors
+        full = text if not args.show_dev and tuple(args.only) == HALVES else table()
         head = REPORT.read_text(encoding="utf-8").split(MARKER)[0] if REPORT.exists() else DEFAULT_HEAD
-        REPORT.write_text(f"{head}{MARKER}\n\n{table()}\n", encoding="utf-8")
-        REAL_TEXT.write_text(json.dumps(real_text_figures(), indent=1) + "\n", encoding="utf-8")
+        _write(REPORT, f"{head}{MARKER}\n\n{full}\n")
+        _write(REAL_TEXT, json.dumps(real_text_figures(), indent=1) + "\n")
         print(f"wrote {REPORT} and {REAL_TEXT}")
 
 

@@ -91,3 +91,23 @@ def test_the_rule_listing_shows_the_blind_halves_figures_as_measured_now():
     found, marked = halves[1]["recall"]
     assert "zh real held-out sentences, blind2 half" in listing and f"({found}/{marked})" in listing
     assert real_text_figures("five_sentences") == []
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("A", r"'A': expected LABEL=PATH"),
+        ("A=/nonexistent/annotator.tsv", r"A=/nonexistent/annotator.tsv: cannot read /nonexistent/annotator.tsv"),
+    ],
+)
+def test_a_bad_import_spec_is_named_and_nothing_is_written(spec, message, tmp_path, monkeypatch):
+    copy = tmp_path / "gold.tsv"
+    copy.write_text(gold_zh.GOLD.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(gold_zh, "GOLD", copy)
+    with pytest.raises(SystemExit, match=message):
+        gold_zh.import_words([spec])
+    assert copy.read_text(encoding="utf-8") == (gold_zh.HERE / "context_entities_gold_zh.tsv").read_text(
+        encoding="utf-8"
+    )
+    with pytest.raises(SystemExit, match="import needs LABEL=PATH"):
+        gold_zh.import_words([])

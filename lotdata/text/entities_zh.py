@@ -302,7 +302,7 @@ def _in_place_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple
     (`entity_classes.place_in_slot_zh`), Cilin reads it as one (`thesaurus_zh.cilin_kind_zh`), or, where neither
     has it, it ends in a place's head (`_slot_head_place_zh`)."""
     from lotdata.text.entity_classes import place_in_slot_zh, verb_word_zh
-    from lotdata.text.thesaurus_zh import cilin_kind_zh
+    from lotdata.text.thesaurus_zh import cilin_artefact_zh, cilin_kind_zh
 
     if len(word) < 2 or word in ch.NOT_ENTITIES_ZH:
         return None
@@ -312,23 +312,11 @@ def _in_place_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple
         return None
     if tag not in _SLOT_TAGS and (tag in ch._FUNCTION_TAGS or verb_word_zh(word)):
         return None
-    if _cilin_no_place(word):
+    if cilin_artefact_zh(word):
         return None  # 在刷子上: Cilin files the brush with tools only (WordNet's first "brush" is a thicket)
     if tag == "ns" or place_in_slot_zh(word) or cilin_kind_zh(word, slot=True) == "place":
         return "place"
     return "place" if _slot_head_place_zh(word) else None
-
-
-#: Cilin's classes of made things (Bo machines and tools, Bp utensils, Bq clothing, Br food and drink): no place
-_CILIN_ARTEFACTS = ("Bo", "Bp", "Bq", "Br")
-
-
-def _cilin_no_place(word: str) -> bool:
-    """Whether Cilin files every sense of a word under made things (`_CILIN_ARTEFACTS`: 刷子 "brush" is a tool)."""
-    from lotdata.text.thesaurus_zh import cilin_codes_zh
-
-    codes = cilin_codes_zh().get(word, ())
-    return bool(codes) and all(code.startswith(_CILIN_ARTEFACTS) for code in codes)
 
 
 def _in_noun_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple[str, str]) -> str | None:
@@ -732,15 +720,14 @@ GENERAL_PEOPLE_ZH = frozenset("人们 人类 百姓 老百姓 人民 群众 人�
 GENERAL_ANIMALS_ZH = frozenset({"动物"})
 
 
-def _names_building_zh(given: str, char: str) -> bool:
-    """Whether a story has a building's character (家, 屋) in a word that is not a pronoun's, a country's, nor the
-    ending of a role: 回家, 家里, 家人, 邻居家, 屋顶 count; 大家, 人家, 专家, 作家, 国家 do not."""
-    from lotdata.text.postag import pos_words_nohmm
-
-    for word, tag in pos_words_nohmm(given):
+def _names_building_zh(given_words: set[str], char: str) -> bool:
+    """Whether a story's words (`characters.given_words_zh`) hold a building's character (家, 屋) in a word that is
+    not a pronoun's, a country's, nor the ending of a role: 回家, 家里, 家人, 邻居家, 屋顶 count; 大家, 人家, 专家,
+    作家, 国家 do not."""
+    for word in given_words:
         if char not in word or word in ch.NOT_ENTITIES_ZH or word in _NOT_A_HOME:
             continue
-        if not (word.endswith(char) and len(word) > 1 and ch.entity_kind_zh(word, tag) == "role"):
+        if not (word.endswith(char) and len(word) > 1 and ch.entity_kind_zh(word, "n") == "role"):
             return True  # not the role ending of 专家, 作家 (家人 and 家长 have a home)
     return False
 
@@ -755,12 +742,10 @@ def known_zh(word: str, given: str, given_words: set[str]) -> bool:
     with 人 or a plural 们 in it, animals in general to one with an animal."""
     if word in GENERAL_PEOPLE_ZH:
         return "人" in given or "们" in given or any(other in given for other in GENERAL_PEOPLE_ZH)
-    if word in GENERAL_ANIMALS_ZH:
-        return word in given or any(ch._ends_in_animal(w) for w in ch.entity_words_zh(given))  # not 马虎's 虎
-    if word in single_places_zh() and word in ch.BUILDINGS_ZH:
-        return _names_building_zh(given, word)  # 家 is the story's where it says 回家 or 家里, not 大家 or 国家
-    if word in single_places_zh():
-        return word in given  # 河 is there where the story says 小河, 河水 or 河边 (its characters, not its words)
+    if word in GENERAL_ANIMALS_ZH:  # the story's animals are in its words by their character (马虎 is one word)
+        return word in given or any(len(w) == 1 and ch._animal_char(w) for w in given_words)
+    if word in single_places_zh():  # 家 where the story says 回家 or 家里, not 大家; 河 where it says 小河 or 河水
+        return _names_building_zh(given_words, word) if word in ch.BUILDINGS_ZH else word in given
     if word[-1] in ch.ROOM_ENDINGS_ZH and not _has_building(given):
         short = {building for building in ch.BUILDINGS_ZH if len(building) == 1}
         return ch.known_zh(word, "".join(c for c in given if c not in short), given_words)

@@ -129,3 +129,14 @@ def cilin_concrete_place_zh(word: str) -> str | None:
     codes = cilin_codes_zh().get(word, ())
     concrete = bool(codes) and all(code.startswith(CONCRETE_PLACE_CLASSES) for code in codes)
     return "place" if concrete and cilin_kind_zh(word) == "place" else None
+
+
+#: Cilin's classes of made things (Bo machines and tools, Bp utensils, Bq clothing, Br food and drink)
+ARTEFACT_CLASSES = ("Bo", "Bp", "Bq", "Br")
+
+
+def cilin_artefact_zh(word: str) -> bool:
+    """Whether Cilin files every sense of a word under made things (`ARTEFACT_CLASSES`): no place, wherever it
+    stands (刷子 "brush" is a tool; WordNet's first "brush" is a thicket)."""
+    codes = cilin_codes_zh().get(word, ())
+    return bool(codes) and all(code.startswith(ARTEFACT_CLASSES) for code in codes)
