@@ -56,24 +56,28 @@ SEED = "34-entity-gold-2026-11-27"
 #: a second sample, drawn from the held-out candidates the first did not draw, annotated after the first's dev half
 #: had been used: its own dev half (dev2) and a blind half (blind2) nobody had looked at
 SEED_2 = "34-entity-gold-2-2026-11-27"
+#: a third sample, drawn from the candidates neither earlier sample drew, before the changes its dev half drove: its
+#: blind half (blind3) is counted once, after them
+SEED_3 = "34-entity-gold-3-2026-11-27"
+SEEDS = (SEED, SEED_2, SEED_3)
 SIZE = 400  # sentences per sample: the first half of a draw is its dev half, the second its blind half
-HALVES = ("dev", "blind", "dev2", "blind2")
+HALVES = ("dev", "blind", "dev2", "blind2", "dev3", "blind3")
 KINDS = ("role", "being", "animal", "place", "name")
 ENTITY_KINDS = ("role", "being", "animal", "place")  # what the reader is meant to read
 
 
 @lru_cache(maxsize=1)
 def sample() -> list[tuple[str, str, str]]:
-    """(half, id, sentence): a seeded draw of `SIZE` held-out candidates, dev half first, then a second draw of
-    `SIZE` from the rest (`SEED_2`)."""
+    """(half, id, sentence): a seeded draw of `SIZE` held-out candidates for each of `SEEDS`, each from the candidates
+    the earlier draws did not take; the first half of a draw is its dev half."""
     rows = sorted(data.candidates("zh", "held-out"), key=lambda r: r["id"])
-    first = random.Random(SEED).sample(rows, SIZE)
-    taken = {r["id"] for r in first}
-    second = random.Random(SEED_2).sample([r for r in rows if r["id"] not in taken], SIZE)
-    out = []
-    for suffix, drawn in (("", first), ("2", second)):
-        out += [("dev" if i < SIZE // 2 else "blind") + suffix for i in range(SIZE)]
-    return [(half, r["id"], r["candidate"]) for half, r in zip(out, [*first, *second])]
+    out: list[tuple[str, str, str]] = []
+    for n, seed in enumerate(SEEDS):
+        taken = {id_ for _, id_, _ in out}
+        drawn = random.Random(seed).sample([r for r in rows if r["id"] not in taken], SIZE)
+        suffix = str(n + 1) if n else ""
+        out += [(("dev" if i < SIZE // 2 else "blind") + suffix, r["id"], r["candidate"]) for i, r in enumerate(drawn)]
+    return out
 
 
 def sentence_hash(sentence: str) -> str:
@@ -134,7 +138,7 @@ def import_words(specs: list[str]) -> None:
     order = {id_: i for i, (_, id_, _) in enumerate(sample())}
     out = sorted(set(out), key=lambda r: (r[0], order[r[1]], r[3], r[4]))
     header = (
-        f"# {__doc__.splitlines()[0]}\n# seeds {SEED}, {SEED_2}; columns: annotator, id, sha1[:10], start, end, kind\n"
+        f"# {__doc__.splitlines()[0]}\n# seeds {', '.join(SEEDS)}; columns: annotator, id, sha1[:10], start, end, kind\n"
     )
     header += "# every sentence of a sample was annotated by each of two annotators (A, B); a sentence with no entity has no line\n"
     _write(GOLD, header + "".join("\t".join(map(str, r)) + "\n" for r in out))
@@ -306,6 +310,7 @@ REAL_TEXT = HERE.parent / "lotdata" / "data" / "real_text_figures.json"
 BLIND_NOTES = {
     "blind": "sample 1, counted after each of four rounds of changes",
     "blind2": "sample 2, counted only after the changes",
+    "blind3": "sample 3, counted before the changes its dev half drove and once after them",
 }
 
 
