@@ -313,12 +313,15 @@ def entity_kind_zh(word: str, tag: str) -> str | None:
     "animal" (驴子, 小马, 蝴蝶), "place" (村庄, 医院, 北京) or None. Read by the whole word, never by a character
     inside it (产生, 现象, 吹牛, 马马虎虎 name nothing): a listed word (roles_zh.txt, animal_words_zh.txt,
     places_zh.txt), or a noun ending like one (role_endings_zh.txt, animals_zh.txt, place_endings_zh.txt) and not
-    listed as none of them (not_entities_zh.txt). jieba tags many plain words as names or places (明白 nr, 东西
-    ns), and some roles as plain words, so its tag only says that the word is a noun."""
+    listed as none of them (not_entities_zh.txt), nor filed by Cilin as a made thing or a shape only
+    (`made_thing_zh`). jieba tags many plain words as names or places (明白 nr, 东西 ns), and some roles as plain
+    words, so its tag only says that the word is a noun."""
     if word in NOT_ENTITIES_ZH:
         return None
     if word in ROLES_ZH:
         return "role"
+    if made_thing_zh(word):
+        return None  # 烤鸭 "roast duck", 棉被 "comforter": Cilin files every sense under made things or shapes
     if word in ANIMAL_WORDS_ZH or (_ends_in_animal(word) and not _verb_or_idiom_zh(word)):  # not 捕鱼, 养鸡
         return "animal"
     if _ends_in_rare_animal(word, tag):
@@ -328,11 +331,43 @@ def entity_kind_zh(word: str, tag: str) -> str | None:
     if not (tag[:1] in "nj" or tag == "l") or len(word) < 2 or _verb_or_idiom_zh(word):  # j, l: 工商局, 高等学校
         return None
     stem = word[:-1] if word.endswith("们") and len(word) > 2 else word
-    if stem in ROLES_ZH or (len(stem) >= 2 and stem[-1] in ROLE_ENDINGS_ZH and not _ends_in_none_zh(stem)):
+    if stem in ROLES_ZH:
         return "role"
+    return _kind_by_ending_zh(word, stem) or (_class_zh(word, stem, tag) if tag[:1] in "nj" else None)
+
+
+def _kind_by_ending_zh(word: str, stem: str) -> str | None:
+    """The role or the place a noun's last character makes it (猎人, 村庄), unless CC-CEDICT's gloss says it is no
+    noun (`_no_noun_gloss_zh`: 亮堂 "bright", 宜人 "nice", 春秋战国 "... periods") or it is a verb and its object
+    (`_verb_and_its_place_zh`: 裁员 "to lay off staff", 买房)."""
+    if _no_noun_gloss_zh(word):
+        return None
+    if len(stem) >= 2 and stem[-1] in ROLE_ENDINGS_ZH and not _ends_in_none_zh(stem):
+        return None if len(stem) == 2 and _verb_and_its_place_zh(stem) else "role"
     if word[-1] in PLACE_ENDINGS_ZH and not _verb_and_its_place_zh(word):
         return "place"
-    return _class_zh(word, stem, tag) if tag[:1] in "nj" else None
+    return None
+
+
+def _no_noun_gloss_zh(word: str) -> bool:
+    """Whether CC-CEDICT's first gloss says a word is no noun of a character or a place, whatever its ending: a time
+    (春秋战国 "... periods"), or an adjective's or a verb's one word (亮堂 "bright", 宜人 "nice") where Cilin files
+    the word only under properties, acts and states too (not 乡村 "rustic", 马夫 "groom")."""
+    from lotdata.text.entity_classes import adjective_gloss_zh, time_gloss_zh
+    from lotdata.text.thesaurus_zh import cilin_no_noun_zh
+
+    return time_gloss_zh(word) or adjective_gloss_zh(word) and cilin_no_noun_zh(word)
+
+
+def made_thing_zh(word: str) -> bool:
+    """Whether a word of two characters or more names a made thing or a shape, whatever its ending or its English
+    gloss: Cilin files every sense of it so (`thesaurus_zh.cilin_thing_zh`: 烤鸭, 棉被, 五边形); not a figure of a
+    person (机器人, 雪人, 稻草人) nor an animal with a describing character (大鱼, 小鸡: Cilin's food)."""
+    from lotdata.text.thesaurus_zh import cilin_thing_zh
+
+    if len(word) < 2 or not cilin_thing_zh(word):
+        return False
+    return not (word[-1] == "人" or len(word) == 2 and word[0] in ANIMAL_MODIFIERS_ZH and _animal_char(word[1]))
 
 
 def _ends_in_none_zh(word: str) -> bool:
@@ -378,12 +413,23 @@ def _class_zh(word: str, stem: str, tag: str) -> str | None:
     kind = kind_zh(word) or (kind_zh(stem) if stem != word else None)
     if kind is None and tag in CILIN_TAGS_ZH and (found := cilin_role_or_animal_zh(stem)):
         return found  # 羊倌, 跳鼠: Cilin's general places are read only where a place stands (entities_zh)
-    if kind is None and tag in CILIN_TAGS_ZH and (found := cilin_concrete_place_zh(stem)):
+    cilin_tag = tag in CILIN_TAGS_ZH or _place_tagged_name_zh(word, tag)  # 麦田 nr
+    if kind is None and cilin_tag and (found := cilin_concrete_place_zh(stem)):
         return found  # 房间, 坟墓, 人行道: a building, a land or a road of Cilin's
     if kind is None and len(stem) >= 3 and stem[-1] in LONG_ROLE_ENDINGS_ZH and not known_word_zh(stem):
         field = stem[:-1]  # 陶艺 of 陶艺家: a thing CEDICT glosses, not a person (邻居家) nor a verb (带回家)
         return "role" if known_word_zh(field) and not kind_zh(field) and field not in ROLES_ZH else None
     return kind
+
+
+def _place_tagged_name_zh(word: str, tag: str) -> bool:
+    """Whether a word jieba tags as a person's name is a place's common noun: Cilin files it, and only under lands,
+    buildings, places and times (麦田 "wheat field", Bn12), and CC-CEDICT has no name's entry of it."""
+    from lotdata.text.entity_classes import cedict_name_zh
+    from lotdata.text.thesaurus_zh import cilin_codes_zh
+
+    codes = cilin_codes_zh().get(word, ()) if tag in ("nr", "nrt", "nrfg") and len(word) > 1 else ()
+    return bool(codes) and all(code.startswith(("Bn", "Be", "C")) for code in codes) and not cedict_name_zh(word)
 
 
 def _verb_or_idiom_zh(word: str) -> bool:

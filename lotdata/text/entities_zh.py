@@ -51,7 +51,7 @@ from lotdata.text import characters as ch
 #: 系统地, 开口, 上台), and heads of groups and spheres (圈 库: 朋友圈, 数据库)
 HEADS = {
     **dict.fromkeys("贩户工匠佬", "role"),
-    **dict.fromkeys("坊棚塘亭坡铺寨塔滩区营田林园馆庄口", "place"),
+    **dict.fromkeys("坊棚塘亭坡铺寨塔滩区营田林园馆庄口井", "place"),
     **dict.fromkeys("犬兽马牛羊猪鸡鸭鹅", "animal"),
 }
 #: heads that only name with a stem of two characters or more (the one-character stems are too often another word:
@@ -70,8 +70,8 @@ SPLIT_HEADS = {
 }
 #: jieba's tags of a stem (nouns, verbs, adjectives and phrases): never a function word, a pronoun or a number
 STEM_TAGS = ("n", "v", "a", "l", "j", "b", "s", "z")
-#: prefixes that only describe a role or an animal (老秀才, 小姑子, 老黄牛)
-PREFIXES = "老小大"
+#: prefixes that only describe a role or an animal (老秀才, 小姑子, 老黄牛, 新警察)
+PREFIXES = "老小大新"
 #: tags whose words a CC-CEDICT noun may correct (jieba tags many nouns as verbs: 搬运工 v, 焊工 v, 要塞 v)
 NOUN_TAGS_BY_CEDICT = ("v", "vn", "l")
 
@@ -222,8 +222,8 @@ def word_kind_zh(
     word: str, tag: str, before: tuple[str, str] = ("", ""), after: tuple[str, str] = ("", "")
 ) -> str | None:
     """What one of jieba's words (between the words `before` and `after`) names by the rules of this module (None
-    where characters.py reads it already)."""
-    if ch.entity_kind_zh(word, tag):
+    where characters.py reads it already, or a made thing: `characters.made_thing_zh`)."""
+    if ch.entity_kind_zh(word, tag) or ch.made_thing_zh(word):
         return None
     return (
         _cedict_noun_zh(word, tag, before, after)
@@ -376,7 +376,7 @@ def more_entity_words_zh(text: str) -> list[str]:
     while i < len(tokens):
         word, tag = tokens[i]
         before, after = tokens[i - 1] if i else ("", ""), tokens[i + 1] if i + 1 < len(tokens) else ("", "")
-        if word_kind_zh(word, tag, before, after) or word in GENERAL_PEOPLE_ZH or word in GENERAL_ANIMALS_ZH:
+        if word_kind_zh(word, tag, before, after) or word in GENERAL_PEOPLE_ZH or general_animal_zh(word):
             found.append(word)
         elif area := _named_area_zh(word, tag):
             found.append(area)
@@ -414,9 +414,10 @@ def single_places_zh() -> frozenset[str]:
 
 #: verbs of motion (and 在) that take a place as their object in one of jieba's words (上山, 回家, 进城, 过河,
 #: 在家; not 出家 "become a monk" nor 下海 "go into business": 出 and 海 after 下 are left out)
-_MOTION_HEADS = "上下进回到过入在"
-#: places of one character read only glued to a locative (路上, 路边): alone the word is as often a way or a means
-_GLUED_PLACES = "路"
+_MOTION_HEADS = "上下进回到过入在爬登"
+#: places of one character read only glued to a locative (路上, 路边, 地里), with those locatives: alone the word is
+#: as often a way or a means (路) or the ground (地上)
+_GLUED_PLACES = {"路": "上边旁", "地": "里"}
 #: measure words of places after a demonstrative or a numeral (这条街, 一座山, 那间屋)
 _PLACE_MEASURES = "座条间片所栋幢"
 
@@ -431,8 +432,10 @@ def _single_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
         return None  # 上海, 河里 of a word read whole
     if len(word) == 2:
         return _place_in_word_zh(word, tag)
-    if word == "家" and tag in ("q", "n") and i and tokens[i - 1][0] == "的":
-        return "家"  # 我爱我的家
+    if word == "家" and tag in ("q", "n") and i and (tokens[i - 1][0] == "的" or _home_holder_zh(*tokens[i - 1])):
+        return "家"  # 我爱我的家, 往小猪家打电话
+    if word in single_places_zh() and tag in _BOUND_TAGS and i and tokens[i - 1][0] in _PLACE_MODIFIERS:
+        return word  # 老 + 村 (jieba's bound 村 zg): the old village
     if len(word) != 1 or word not in single_places_zh() or tag[:1] not in "ns":
         return None
     after = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
@@ -445,6 +448,18 @@ def _single_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
     return word if before[0] in _BEFORE_PLACE or before[0] == "过" else None
 
 
+#: jieba's tags of a bound character (a morpheme)
+_BOUND_TAGS = ("zg", "g", "ng")
+#: characters that only describe a place of one character before it (老村, 新村, 古城)
+_PLACE_MODIFIERS = frozenset("老新古旧")
+
+
+def _home_holder_zh(word: str, tag: str) -> bool:
+    """Whether a word before 家 is whose home it is: a role or an animal (小猪 + 家, 农民 + 家) or a person's name of
+    two characters or more."""
+    return ch.entity_kind_zh(word, tag) in ("role", "animal") or tag in ("nr", "nrt") and len(word) >= 2
+
+
 def _place_in_word_zh(word: str, tag: str) -> str | None:
     """A place of one character inside one of jieba's words of two: glued to a locative (河里, 家里, 街上), its end
     or the way into it (村头, 洞口), with its noun suffix (村子, 院子), after a verb of motion (上山, 回家, 进城), a
@@ -455,14 +470,16 @@ def _place_in_word_zh(word: str, tag: str) -> str | None:
     if tag in ("nr", "nrt", "nz") or (head_zh(word) or ("",))[0].startswith("="):
         return None  # a name: 河内 Hanoi, 村上 Murakami
     noun = tag[:1] in "nsf"
-    if noun and word[0] in places and word[1] in "里上中内":
-        return word[0]
+    if noun and word[0] in places and word[1] in "里上中内边旁":
+        return word[0]  # 河里, 井边
     if noun and word[0] in places and word[1] in "头口尾" and word[0] != "家":
         return word  # 村头, 村口, 桥头 (not 家口 "family members")
     if word[1] == "家" and word[0] in "我你他她咱" and tag == "r":
         return "家"  # 在她家吃饭: the home of a person the pronoun names
-    if noun and word[0] in _GLUED_PLACES and word[1] in "上边旁":
-        return word[0]  # 路上, 路边: the road where one is, not the way of 无路, 出路, 人生的路
+    if noun and word[1] in _GLUED_PLACES.get(word[0], ""):
+        return word[0]  # 路上, 路边, 地里: the road where one is, not the way of 无路, 出路, 人生的路
+    if word[0] == "满" and word[1] in places and tag[:1] in "nsa":
+        return word[1]  # 满屋, 满山: the whole room, the whole hill
     if word[1] == "子" and word[0] in places and tag[:1] == "n":
         return word  # 村子, 院子, 铺子
     if word[1] in places and word[0] in _MOTION_HEADS and word not in ("下海", "上家", "下家", "上铺", "下铺"):
@@ -628,12 +645,21 @@ def _whole_verb(stem: str) -> bool:
     return verb_first_zh(stem) and not _verb_object(stem)
 
 
+#: words of people that make a role after the field they work in (科技人员 is jieba's one word, 医疗 + 人员 two)
+_PERSONNEL = ("人员", "人士")
+#: jieba's tags of a field: a noun, a verb's noun (服务 vn), an abbreviation (环保 j)
+_FIELD_TAGS = ("n", "vn", "nz", "j")
+
+
 def _split_noun_zh(stem: str, tag: str, head: str, head_tag: str) -> str | None:
     """A noun jieba cut into a stem and its head (糕点 + 师, 茶 + 童, 面 + 馆里): the stem a noun (or, before a role's
     head, a verb and its object: 采茶 + 女), the head a bound character (`SPLIT_HEADS`) jieba does not read as a
-    verb (门口 + 站) or a function word; a locative glued to the head is left out."""
+    verb (门口 + 站) or a function word; a locative glued to the head is left out. 人员 and 人士 after a field
+    make its personnel (`_PERSONNEL`)."""
     from lotdata.text.entity_classes import known_word_zh
 
+    if head in _PERSONNEL:  # 医疗 + 人员, 服务 + 人员, 环保 + 人士: the personnel of a field (not 造成 + 人员伤亡)
+        return stem + head if tag in _FIELD_TAGS and stem not in ch.NOT_ENTITIES_ZH else None
     if len(head) == 2 and head[1] in ch.LOCATIVES_ZH:
         head = head[0]
     if len(head) != 1 or head_tag[:1] in "vu" or head_tag in ch._FUNCTION_TAGS or tag in ch._FUNCTION_TAGS:
@@ -715,9 +741,19 @@ def _has_building(given: str) -> bool:
 
 #: people in general, nouns all the same (LOT 2.2a: "all the things, roles, and places" of a candidate are in the
 #: story): new only to a story that names no people (`known_zh`); 大家, 别人, 有人 are pronouns (not_entities_zh.txt)
-GENERAL_PEOPLE_ZH = frozenset("人们 人类 百姓 老百姓 人民 群众 人群 民众 公众 世人 众人".split())
+GENERAL_PEOPLE_ZH = frozenset("人们 人类 百姓 老百姓 人民 群众 人群 民众 公众 世人 众人 民族 中华民族".split())
 #: animals in general: new only to a story that names no animal
 GENERAL_ANIMALS_ZH = frozenset({"动物"})
+#: CC-CEDICT's glosses of animals in general (哺乳动物 "mammal", 爬行动物 "reptile")
+_GENERAL_ANIMAL_GLOSSES = frozenset("animal animals mammal mammals reptile reptiles amphibian amphibians".split())
+
+
+def general_animal_zh(word: str) -> bool:
+    """Whether a word names animals in general: 动物, or a word of two characters or more whose first CC-CEDICT gloss
+    is a class of them (哺乳动物 "mammal")."""
+    from lotdata.text.entity_classes import first_gloss_zh
+
+    return word in GENERAL_ANIMALS_ZH or len(word) > 1 and first_gloss_zh(word).lower() in _GENERAL_ANIMAL_GLOSSES
 
 
 def _names_building_zh(given_words: set[str], char: str) -> bool:
@@ -742,7 +778,7 @@ def known_zh(word: str, given: str, given_words: set[str]) -> bool:
     with 人 or a plural 们 in it, animals in general to one with an animal."""
     if word in GENERAL_PEOPLE_ZH:
         return "人" in given or "们" in given or any(other in given for other in GENERAL_PEOPLE_ZH)
-    if word in GENERAL_ANIMALS_ZH:  # the story's animals are in its words by their character (马虎 is one word)
+    if general_animal_zh(word):  # the story's animals are in its words by their character (马虎 is one word)
         return word in given or any(len(w) == 1 and ch._animal_char(w) for w in given_words)
     if word in single_places_zh():  # 家 where the story says 回家 or 家里, not 大家; 河 where it says 小河 or 河水
         return _names_building_zh(given_words, word) if word in ch.BUILDINGS_ZH else word in given

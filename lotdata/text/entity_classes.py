@@ -105,21 +105,25 @@ def _cedict_lines() -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _cedict() -> tuple[dict[str, tuple[str, ...]], frozenset[str], frozenset[str], dict[str, str]]:
+def _cedict() -> tuple[dict[str, tuple[str, ...]], frozenset[str], frozenset[str], dict[str, str], frozenset[str]]:
     """`_glosses`; the words whose first CEDICT entry has a verb sense (a gloss "to ...": `verb_word_zh`); those
     whose first entry's first gloss is one (`verb_first_zh`); and every entry's glosses, as the file has them
     (`_all_glosses`: split only for the words asked about). A common word's entry after a name's is the first
-    entry for all of these (大学 "university", not "the Great Learning"; 过 "to cross", not "surname Guo")."""
+    entry for all of these (大学 "university", not "the Great Learning"; 过 "to cross", not "surname Guo"); and the
+    words with a name's entry (`cedict_name_zh`)."""
     found: dict[str, tuple[str, ...]] = {}
     verb_senses: dict[str, tuple[bool, bool, bool]] = {}  # (a verb sense, the first gloss a verb's, a name's entry)
     every: dict[str, str] = {}
     named: set[str] = set()  # words whose glosses come from a name's entry (pinyin capitalised: 大学 [Da4 xue2])
+    any_name: set[str] = set()
     for line in _cedict_lines():
         m = _LINE.match(line)
         if not m:
             continue
         word, pinyin, text = m.group(2), m.group(3), m.group(4)
         every[word] = f"{every[word]}/{text}" if word in every else text
+        if pinyin[:1].isupper():
+            any_name.add(word)
         if word not in verb_senses or verb_senses[word][2] and not pinyin[:1].isupper():
             # the first entry, or the first common word's after a name's (过 "surname Guo", then "to cross")
             glosses = [g.strip() for g in text.split("/") if g.strip()]
@@ -135,7 +139,7 @@ def _cedict() -> tuple[dict[str, tuple[str, ...]], frozenset[str], frozenset[str
             found[word] = glosses[:GLOSSES_READ]
     verbs = frozenset(w for w, (verb, _, _) in verb_senses.items() if verb)
     verbs_first = frozenset(w for w, (_, first, _) in verb_senses.items() if first)
-    return found, verbs, verbs_first, every
+    return found, verbs, verbs_first, every, frozenset(any_name)
 
 
 #: a gloss of a verb sense ("to guide", "(Tw) to ...", "(literary) to ...")
@@ -145,6 +149,17 @@ _VERB = re.compile(r"^(?:\([^)]*\)\s*)*to ")
 def _glosses() -> dict[str, tuple[str, ...]]:
     """Simplified word -> the first `GLOSSES_READ` glosses that name something of its first CEDICT entry."""
     return _cedict()[0]
+
+
+def cedict_name_zh(word: str) -> bool:
+    """Whether CC-CEDICT has a name's entry of a Chinese word (its pinyin capitalised: 马丁 Martin, 大学 the Great
+    Learning)."""
+    return word in _cedict()[4]
+
+
+def first_gloss_zh(word: str) -> str:
+    """The first gloss of a Chinese word's first CC-CEDICT entry that names something, or "" (哺乳动物 "mammal")."""
+    return next(iter(_glosses().get(word, ())), "").strip()
 
 
 def verb_first_zh(word: str) -> bool:
@@ -209,6 +224,31 @@ def head_of(phrase: str, named: bool = False, lenient: bool = False) -> tuple[st
 @lru_cache(maxsize=1)
 def _compound_nouns() -> frozenset[str]:
     return frozenset(word_set("nouns_wordnet_en.txt"))
+
+
+#: heads of a gloss that name a time (春秋战国 "the Spring and Autumn ... and Warring States ... periods")
+_TIME_HEADS = frozenset("period periods era eras dynasty dynasties age ages reign reigns".split())
+
+
+@lru_cache(maxsize=65536)
+def adjective_gloss_zh(word: str) -> bool:
+    """Whether CC-CEDICT's first gloss of a word is one English word WordNet's tagged corpus meets more often as
+    another part of speech than as a noun (亮堂 "bright", 宜人 "nice"; also 乡村 "rustic", 马夫 "groom")."""
+    words = _WORD.findall(_gloss_phrase(word))
+    return len(words) == 1 and words[0] in word_table("words_wordnet_en.tsv") and words[0] not in _compound_nouns()
+
+
+def time_gloss_zh(word: str) -> bool:
+    """Whether CC-CEDICT's first gloss of a word names a time (春秋战国 "the Spring and Autumn ... periods"; not 汉武帝
+    "Emperor Wu of the Han dynasty")."""
+    phrase = _gloss_phrase(word)
+    words = _WORD.findall(phrase)
+    return bool(words) and words[-1] in _TIME_HEADS and " of " not in f" {phrase} "
+
+
+def _gloss_phrase(word: str) -> str:
+    """The first gloss of a word's first CC-CEDICT entry in lowercase, without notes, up to a comma or semicolon."""
+    return re.split(r"[,;]", re.sub(r"\([^()]*\)", " ", first_gloss_zh(word)).lower())[0]
 
 
 @lru_cache(maxsize=1)

@@ -135,6 +135,30 @@ def cilin_concrete_place_zh(word: str) -> str | None:
 ARTEFACT_CLASSES = ("Bo", "Bp", "Bq", "Br")
 
 
+#: Cilin's classes of what no English gloss can make a role, an animal or a place: made things and shapes (Dc01:
+#: 五边形 "pentagon", which WordNet has first as the building)
+THING_CLASSES = (*ARTEFACT_CLASSES, "Dc01")
+
+
+def cilin_thing_zh(word: str) -> bool:
+    """Whether Cilin files every sense of a word under made things or shapes (`THING_CLASSES`): 棉被 "comforter" is a
+    quilt, 烤鸭 roast duck, 五边形 a pentagon, whatever WordNet's first sense of the English gloss."""
+    codes = cilin_codes_zh().get(word, ())
+    return bool(codes) and all(code.startswith(THING_CLASSES) for code in codes)
+
+
+#: Cilin's top classes of what is no noun of a thing: properties, acts, mind, activities, states, relations and
+#: function words (E to L)
+NO_NOUN_CLASSES = tuple("EFGHIJKL")
+
+
+def cilin_no_noun_zh(word: str) -> bool:
+    """Whether Cilin has a word and files every sense of it under properties, acts or states (`NO_NOUN_CLASSES`:
+    亮堂 "bright", 宜人 "pleasant"), never under people, things, times, places or abstract things."""
+    codes = cilin_codes_zh().get(word, ())
+    return bool(codes) and all(code.startswith(NO_NOUN_CLASSES) for code in codes)
+
+
 def cilin_artefact_zh(word: str) -> bool:
     """Whether Cilin files every sense of a word under made things (`ARTEFACT_CLASSES`): no place, wherever it
     stands (刷子 "brush" is a tool; WordNet's first "brush" is a thicket)."""
