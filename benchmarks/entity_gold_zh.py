@@ -137,9 +137,7 @@ def import_words(specs: list[str]) -> None:
     out += [r for r in _gold_rows() if (r[0], halves.get(r[1])) not in imported]  # other annotators' and halves' lines
     order = {id_: i for i, (_, id_, _) in enumerate(sample())}
     out = sorted(set(out), key=lambda r: (r[0], order[r[1]], r[3], r[4]))
-    header = (
-        f"# {__doc__.splitlines()[0]}\n# seeds {', '.join(SEEDS)}; columns: annotator, id, sha1[:10], start, end, kind\n"
-    )
+    header = f"# {__doc__.splitlines()[0]}\n# seeds {', '.join(SEEDS)}; columns: annotator, id, sha1[:10], start, end, kind\n"
     header += "# every sentence of a sample was annotated by each of two annotators (A, B); a sentence with no entity has no line\n"
     _write(GOLD, header + "".join("\t".join(map(str, r)) + "\n" for r in out))
     print(f"{GOLD}: {Counter(r[0] for r in out)} annotations")
