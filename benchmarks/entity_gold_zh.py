@@ -258,6 +258,41 @@ def score(
     }
 
 
+@lru_cache(maxsize=1)
+def _givens() -> dict[str, str]:
+    """id -> what the rule compares a sampled sentence with: its story's other sentences (`check_rule_data`)."""
+    rows = data.candidates("zh", "held-out")
+    return {r["id"]: " ".join([*(r.get("context") or []), str(r.get("original") or "")]) for r in rows}
+
+
+@lru_cache(maxsize=None)
+def flagged_words(id_: str, sentence: str) -> tuple[str, ...]:
+    """The words `context_entities` reports as new when the sentence is the candidate of its own story
+    (`lotdata.annotate.checks.new_entities`), once per sentence in a run."""
+    from lotdata.annotate.checks import new_entities
+
+    return tuple(dict.fromkeys(new_entities(sentence, _givens()[id_], "zh")))
+
+
+def flag_score(half: str, precision_marks: Marks) -> dict[str, object]:
+    """Of the words the rule flags on a half's sentences (each against its own story), how many an annotator marked
+    as a role, a being, an animal, a place or a name: the rule's flags on real text, word by word."""
+    right = flagged = rows = 0
+    wrong = []
+    for h, id_, sentence in sample():
+        if h != half:
+            continue
+        words = flagged_words(id_, sentence)
+        rows += bool(words)
+        for w in words:
+            flagged += 1
+            if any(_match(w, m, sentence) or _animal_title(w, m, sentence) for m in precision_marks[id_]):
+                right += 1
+            else:
+                wrong.append((id_, w))
+    return {"rows": rows, "precision": (right, flagged), "wrong": wrong}
+
+
 def agreement(half: str, a: Marks, b: Marks) -> tuple[int, int, int]:
     """(a's words b marked too, at nested spans, a's words, b's words) over roles, beings, animals and places."""
     ids = [id_ for h, id_, _ in sample() if h == half]
@@ -293,6 +328,18 @@ def table(show_dev: bool = False, only: tuple[str, ...] = HALVES) -> str:
             if show_dev and half.startswith("dev") and label.startswith("both"):
                 shown.extend(f"  missed {kind}: {word}  ({id_})" for id_, kind, word in s["misses"])
                 shown.extend(f"  read, marked by neither: {word}  ({id_})" for id_, word in s["wrong"])
+    out += [
+        "\nThe rule's flags on these sentences, each the candidate of its own story (`context_entities`): of the words"
+        " it reports as new, those an annotator marked (either):\n",
+        "| half | sentences | flagged | flagged words marked |",
+        "| --- | --- | --- | --- |",
+    ]
+    everyone = either(marks)
+    for half in halves:
+        f = flag_score(half, everyone)
+        out.append(f"| {half} | {SIZE // 2} | {f['rows']} | {_pct(f['precision'])} |")
+        if show_dev and half.startswith("dev"):
+            shown.extend(f"  flagged, marked by neither: {word}  ({id_})" for id_, word in f["wrong"])
     a, b = sorted(marks)
     out.append(f"\nAnnotator agreement ({a} vs {b}; roles, beings, animals and places, matched as the reader's are):\n")
     for half in halves:
@@ -319,7 +366,17 @@ def real_text_figures() -> dict[str, object]:
     rows = []
     for half, note in BLIND_NOTES.items():
         s = score(half, consensus(marks), either(marks), read)
-        rows.append({"lang": "zh", "half": half, "note": note, "recall": s["recall"], "precision": s["precision"]})
+        flags = flag_score(half, either(marks))["precision"]
+        rows.append(
+            {
+                "lang": "zh",
+                "half": half,
+                "note": note,
+                "recall": s["recall"],
+                "precision": s["precision"],
+                "flags": flags,
+            }
+        )
     return {"source": "benchmarks/entity_gold_zh.py", "rules": {"context_entities": rows}}
 
 

@@ -415,3 +415,53 @@ def test_a_holder_and_a_verb_of_a_surnames_entry():
 
     assert entity_kind_zh("持有人", "n") == "role"  # 有人 ends it, but it is a holder
     assert verb_first_zh("过") and verb_first_zh("归")  # CC-CEDICT's first entries are surnames
+
+
+@pytest.mark.parametrize(
+    "candidate",
+    [
+        "小麦苗盖上了雪白的棉被。",  # "comforter": Cilin files it with utensils only, WordNet's first is a person
+        "有人建议用电子烤炉来制作烤鸭。",  # roast duck: Cilin's food, not the animal of its ending
+        "它的壳中间有五边形鳞片。",  # a shape (Cilin), not WordNet's Pentagon building
+        "阳光照得屋里亮堂堂的，十分亮堂。",  # "bright": an adjective's gloss and Cilin's properties, not a hall
+        "这里气候宜人。",  # "pleasant", not a role's 人
+        "春秋战国时期出现了很多思想家的学说。",  # periods, not a country
+        "公司决定裁员。",  # to lay off staff: a verb and its object
+        "责任是道德的化身。",  # an embodiment (not_entities_zh.txt)
+    ],
+)
+def test_ordinary_words_of_the_third_dev_half_stay_unflagged(candidate):
+    ordinary = {"棉被", "烤鸭", "五边形", "亮堂", "宜人", "春秋战国", "裁员", "化身"}
+    assert not ordinary & set(new_entities_zh(candidate, STORY))
+
+
+@pytest.mark.parametrize(
+    "candidate, word",
+    [
+        ("机器人走进了教室。", "机器人"),  # a made thing in Cilin, still a figure of a person
+        ("河里有一条大鱼。", "大鱼"),  # Cilin's food, still an animal with a describing character
+        ("他来到乡村。", "乡村"),  # "rustic" is an adjective's gloss, but Cilin files it with places
+        ("下岗工人找到了新工作。", "下岗工人"),  # four characters: not a verb and its object
+        ("医疗人员在手术房工作。", "医疗人员"),  # jieba's 医疗 + 人员: the personnel of a field
+        ("新警察不假思索地答应了。", "新警察"),  # 新 only describes the role
+        ("我和爸爸赶紧去爬山。", "山"),  # a verb of motion and its place
+        ("他把扁担举到一口井边。", "井"),
+        ("农民把花生种在地里。", "地"),  # the field, glued to its locative
+        ("照得满屋亮堂堂的。", "屋"),  # the whole room
+        ("老村虽仅有一百户。", "村"),  # jieba's bound 村 after 老
+        ("他又往小猪家打电话。", "家"),  # the home of an animal character
+        ("绿的树、绿的麦田、绿的茶叶。", "麦田"),  # jieba tags it a name; Cilin files it with fields
+        ("南方的燕子飞来了。", "南方"),
+        ("通常是从芙蓉路或韶山路走。", "芙蓉路"),  # a road's name jieba tags as a place's
+    ],
+)
+def test_roles_and_places_of_the_third_dev_half(candidate, word):
+    assert word in new_entities_zh(candidate, STORY)
+
+
+def test_nations_and_mammals_are_people_and_animals_in_general():
+    assert new_entities_zh("中国有五十六个民族。", "狐狸饿了。") == ["中国", "民族"]
+    assert "民族" not in new_entities_zh("中国有五十六个民族。", "村民们很开心。")  # the story's people
+    assert new_entities_zh("哺乳动物的大脑很相似。", "小明饿了。") == ["哺乳动物"]
+    assert new_entities_zh("哺乳动物的大脑很相似。", "狐狸饿了。") == []  # the story's animals
+    assert new_entities_zh("造成人员伤亡。", STORY) == []  # 人员 after a verb makes no personnel

@@ -91,7 +91,19 @@ def test_the_rule_listing_shows_the_blind_halves_figures_as_measured_now():
     listing = rules_listing()
     found, marked = halves[1]["recall"]
     assert "zh real held-out sentences, blind2 half" in listing and f"({found}/{marked})" in listing
+    right, flagged = halves[2]["flags"]
+    assert f"flagged words right {100 * right / flagged:.1f}% ({right}/{flagged})" in listing
     assert real_text_figures("five_sentences") == []
+
+
+def test_a_flagged_word_counts_right_only_where_an_annotator_marked_it(monkeypatch):
+    half, id_, sentence = next(row for row in gold_zh.sample() if row[0] == "dev" and "狼" in row[2])
+    monkeypatch.setattr(gold_zh, "flagged_words", lambda i, s: ("狼", "惩罚") if i == id_ else ())
+    marks = {i: [] for _, i, _ in gold_zh.sample()}
+    at = sentence.index("狼")
+    marks[id_] = [("狼", "animal", at, at + 1)]
+    score = gold_zh.flag_score("dev", marks)
+    assert score["rows"] == 1 and score["precision"] == (1, 2) and score["wrong"] == [(id_, "惩罚")]
 
 
 @pytest.mark.parametrize(

@@ -38,14 +38,18 @@ def real_text_figures(name: str) -> list[dict[str, Any]]:
 
 
 def real_text_line(f: dict[str, Any]) -> str:
-    """One annotated half as a line: the words both annotators marked that the reader reads, and its readings that
-    either marked."""
+    """One annotated half as a line: the words both annotators marked that the reader reads, its readings that
+    either marked, and the words the rule flags on the half's sentences that either marked."""
     (found, marked), (right, read) = f["recall"], f["precision"]
     recall = f"{_pct(found / marked if marked else None)} ({found}/{marked})"
     precision = f"{_pct(right / read if read else None)} ({right}/{read})"
+    flags = ""
+    if f.get("flags"):
+        flag_right, flagged = f["flags"]
+        flags = f"; flagged words right {_pct(flag_right / flagged if flagged else None)} ({flag_right}/{flagged})"
     return (
         f"{f['lang']} real held-out sentences, {f['half']} half ({f['note']}): words read {recall}; "
-        f"readings right {precision} (bench/entity_gold_zh.md)"
+        f"readings right {precision}{flags} (bench/entity_gold_zh.md)"
     )
 
 

@@ -326,8 +326,8 @@ def entity_kind_zh(word: str, tag: str) -> str | None:
         return "animal"
     if _ends_in_rare_animal(word, tag):
         return "animal"
-    if word in PLACES_ZH:
-        return "place"
+    if word in PLACES_ZH or tag == "ns" and len(word) >= 3 and word[-1] in ROAD_ENDINGS_ZH:
+        return "place"  # 北京; 芙蓉路, 韶山路 (a road's name: 路 alone ends 出路 and 思路 too)
     if not (tag[:1] in "nj" or tag == "l") or len(word) < 2 or _verb_or_idiom_zh(word):  # j, l: 工商局, 高等学校
         return None
     stem = word[:-1] if word.endswith("们") and len(word) > 2 else word
@@ -394,6 +394,8 @@ def _verb_and_its_place_zh(word: str) -> bool:
     return verb_first_zh(word[0]) if len(word) == 2 else len(word) >= 4 and verb_first_zh(word[:2])
 
 
+#: endings of a road's name, read where jieba tags the word a place's name (芙蓉路, 王府井大街)
+ROAD_ENDINGS_ZH = "路街巷"
 #: endings left out of role_endings_zh.txt as ambiguous in two characters (国家, 对手) that name a person in a longer
 #: noun CC-CEDICT does not gloss otherwise (陶艺家, 小号手)
 LONG_ROLE_ENDINGS_ZH = "家手"

@@ -790,12 +790,28 @@ def known_zh(word: str, given: str, given_words: set[str]) -> bool:
 
 def entity_words_in_zh(text: str) -> list[str]:
     """The roles, animals and places the rule reads in a Chinese text: `characters.entity_words_zh` and
-    `more_entity_words_zh`, a place of one character left out where a place read with it holds it (地洞 and 洞口, not
-    洞; but 家 beside the role 家长, 河 beside the animal 河马)."""
+    `more_entity_words_zh`, a place of one character left out where places read with it hold it wherever it stands
+    (地洞 and 洞口, not 洞; but 家 beside the role 家长, 河 beside the animal 河马)."""
     found = [*ch.entity_words_zh(text), *more_entity_words_zh(text)]
     places = single_places_zh()
-    held = {w for w in found if any(w in o and _kind_of_zh(o) not in ("role", "animal") for o in found if o != w)}
-    return [w for w in found if w not in places or w not in held]
+    holders = [o for o in found if len(o) > 1 and _kind_of_zh(o) not in ("role", "animal")]
+    return [w for w in found if w not in places or not _always_held(text, w, holders)]
+
+
+def _always_held(text: str, word: str, holders: list[str]) -> bool:
+    """Whether every place `word` stands in `text` is inside one of `holders` (洞 of 地洞 and 洞口; not 村 of 新村 where
+    the text also says 老 + 村)."""
+    covered = {k for h in holders if word in h for at in _starts(text, h) for k in range(at, at + len(h))}
+    return all(at in covered for at in _starts(text, word))
+
+
+def _starts(text: str, word: str) -> list[int]:
+    """Where a word starts in a text, every time."""
+    found, at = [], text.find(word)
+    while at >= 0:
+        found.append(at)
+        at = text.find(word, at + 1)
+    return found
 
 
 def new_entities_zh(candidate: str, given: str) -> list[str]:
