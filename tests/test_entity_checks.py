@@ -500,3 +500,20 @@ def test_the_food_and_thing_lists_ship_with_their_licence():
     assert "Princeton University" in licence and "Permission to use, copy, modify and distribute" in licence
     for name in ("foods_wordnet_en.txt", "things_wordnet_en.txt"):
         assert "things_wordnet_en.LICENSE.txt" in (DATA / name).read_text(encoding="utf-8")[:1000]
+
+
+def test_indefinite_pronouns_are_no_new_roles_of_english_2_2a():
+    # someone, somebody: WordNet's persons, but nobody in particular (as 有人 in Chinese); a stranger is a role
+    story = "Tom was home. He read a book."
+    assert new_entities("Someone knocked on the door.", story, "en") == []
+    assert new_entities("Somebody called him.", story, "en") == []
+    assert new_entities("A stranger knocked on the door.", story, "en") == ["stranger"]
+
+
+def test_a_name_glued_to_a_word_by_a_hyphen_is_still_the_name():
+    # the winter 2018 test set's "Tory-backed out of his driveway" (a typo): the endings naming Tory share him
+    context = ["It had rained all week.", "Tory-backed out of his driveway.", "His car rolled onto the grass."]
+    row = {"id": "x", "context": context, "right_ending": "Tory felt proud.", "wrong_ending": "Tory got stuck."}
+    assert not run_checks([row], ["shared_character"], CheckOptions(lang="en")).flags
+    assert ("name", "jean-luc") in references_en("Jean-Luc drank Coca-Cola.")  # a name of two names stays whole
+    assert ("name", "jean") not in references_en("Jean-Luc drank Coca-Cola.")

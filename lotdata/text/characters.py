@@ -140,9 +140,18 @@ def references_en(text: str) -> set[tuple[str, str]]:
         elif role:
             refs.add(("role+" if role[1] else "role", role[0]))
         previous = word.lower()
-    refs |= {("name", name.lower()) for name in characters(text, "en") if name.lower() not in PRONOUN_CLASS_EN}
+    names = [name for name in characters(text, "en") if name.lower() not in PRONOUN_CLASS_EN]
+    refs |= {("name", name.lower()) for name in names}
+    refs |= {("name", name.split("-")[0].lower()) for name in names if _hyphen_glued(name)}  # "Tory-backed out"
     refs |= {("pronoun", PHRASE_PRONOUNS_EN[p.lower()]) for p in _PHRASE_PRONOUN.findall(text)}
     return refs
+
+
+def _hyphen_glued(name: str) -> bool:
+    """Whether a capitalised word is a name glued to a lowercase word by a hyphen, as a typo does ("Tory-backed out
+    of his driveway"): the name is its first part (Jean-Luc and Coca-Cola stay whole)."""
+    first, _, rest = name.partition("-")
+    return len(first) >= 2 and rest.isalpha() and rest.islower()
 
 
 #: words after which a noun is used as a noun: "the cook", "her guide" (not "to cook", "a young age")
@@ -713,7 +722,8 @@ def names_en(text: str, known: frozenset[str] = frozenset()) -> list[str]:
     for word, after_title in _capitalised_en(text):
         bare = _CONTRACTION.sub("", word.rstrip(".")).rstrip("'’")
         low = bare.lower()
-        if len(bare) < 2 or low in OPENERS_EN or low in PRONOUNS_EN or low in PRONOUN_CLASS_EN or low in NOT_NAMES_EN:
+        pronoun = low in PRONOUNS_EN or low in PRONOUN_CLASS_EN or low in INDEFINITE_PRONOUNS_EN
+        if len(bare) < 2 or low in OPENERS_EN or pronoun or low in NOT_NAMES_EN:
             continue
         if low in FIRST_NAMES_EN or after_title or _name_by_place(bare, _POSSESSIVE.sub("", word) in known):
             found.append(_POSSESSIVE.sub("", word))
@@ -748,6 +758,10 @@ def thing_word_en(word: str) -> bool:
 _POSSESSIVE = re.compile(r"(?:['’]s?|\.)$")
 
 
+#: indefinite pronouns WordNet has as persons: never a role of a story (as 有人 and 别人 are not in Chinese)
+INDEFINITE_PRONOUNS_EN = frozenset("someone somebody anyone anybody".split())
+
+
 def roles_in_en(text: str, strict: bool = False) -> list[tuple[str, str]]:
     """(word, role) for each word of an English text that names a role (`role_en`; the barbers -> barber);
     `strict`: people and animals only, not the groups nor words more often verbs or adjectives. LOT 2.2a's reading
@@ -756,7 +770,8 @@ def roles_in_en(text: str, strict: bool = False) -> list[tuple[str, str]]:
     found, previous = [], ""
     for (word, following), eaten in zip(_words_en(text), eaten_en(text)):
         bare = _CONTRACTION.sub("", word.rstrip(".")).lower()
-        role = None if bare in PRONOUN_CLASS_EN or eaten else _role_in_candidate(word, bare, previous, following)
+        pronoun = bare in PRONOUN_CLASS_EN or bare in INDEFINITE_PRONOUNS_EN  # someone: nobody in particular
+        role = None if pronoun or eaten else _role_in_candidate(word, bare, previous, following)
         kind = role and (role_sense_en(role[0]) or ("",))[0]
         if role and not (strict and kind not in ("person", "animal")):
             found.append((_CONTRACTION.sub("", word.rstrip(".")), role[0]))
