@@ -59,9 +59,12 @@ SEED_2 = "34-entity-gold-2-2026-11-27"
 #: a third sample, drawn from the candidates neither earlier sample drew, before the changes its dev half drove: its
 #: blind half (blind3) is counted once, after them
 SEED_3 = "34-entity-gold-3-2026-11-27"
-SEEDS = (SEED, SEED_2, SEED_3)
+#: a fourth, drawn likewise after the third's changes and the adjudication of the blind halves' flags: its blind half
+#: (blind4) counted once, on the code it was drawn for
+SEED_4 = "34-entity-gold-4-2026-11-27"
+SEEDS = (SEED, SEED_2, SEED_3, SEED_4)
 SIZE = 400  # sentences per sample: the first half of a draw is its dev half, the second its blind half
-HALVES = ("dev", "blind", "dev2", "blind2", "dev3", "blind3")
+HALVES = ("dev", "blind", "dev2", "blind2", "dev3", "blind3", "dev4", "blind4")
 KINDS = ("role", "being", "animal", "place", "name")
 ENTITY_KINDS = ("role", "being", "animal", "place")  # what the reader is meant to read
 

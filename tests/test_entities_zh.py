@@ -465,3 +465,10 @@ def test_nations_and_mammals_are_people_and_animals_in_general():
     assert new_entities_zh("哺乳动物的大脑很相似。", "小明饿了。") == ["哺乳动物"]
     assert new_entities_zh("哺乳动物的大脑很相似。", "狐狸饿了。") == []  # the story's animals
     assert new_entities_zh("造成人员伤亡。", STORY) == []  # 人员 after a verb makes no personnel
+
+
+def test_cilins_substances_and_body_are_no_places_whatever_the_english_gloss():
+    # found by the adjudication of the blind halves' flags (read after their count): WordNet's facility and cavity
+    assert "暖气" not in new_entities_zh("屋里的暖气很足。", STORY)  # "central heating": Cilin's gases and heat
+    assert "胸腔" not in new_entities_zh("他的胸腔里好像着了火。", STORY)  # "thoracic cavity": the body
+    assert new_entities_zh("他们走进一个洞窟。", STORY) == ["洞窟"]  # a cave: Cilin's holes (Bb) are not left out

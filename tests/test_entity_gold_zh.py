@@ -18,9 +18,9 @@ import entity_gold_zh as gold_zh  # noqa: E402
 pytestmark = pytest.mark.skipif(not check_rule_data.available(), reason="needs ../shared/data")
 
 
-def test_three_samples_each_with_a_dev_and_a_blind_half_of_held_out_candidates():
+def test_four_samples_each_with_a_dev_and_a_blind_half_of_held_out_candidates():
     drawn = gold_zh.sample()
-    assert len(gold_zh.SEEDS) == 3
+    assert len(gold_zh.SEEDS) == 4
     assert len(drawn) == len(gold_zh.SEEDS) * gold_zh.SIZE == len({id_ for _, id_, _ in drawn})
     halves = [h for h, _, _ in drawn]
     assert all(halves.count(half) == gold_zh.SIZE // 2 for half in gold_zh.HALVES)

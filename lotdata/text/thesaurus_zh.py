@@ -135,14 +135,17 @@ def cilin_concrete_place_zh(word: str) -> str | None:
 ARTEFACT_CLASSES = ("Bo", "Bp", "Bq", "Br")
 
 
-#: Cilin's classes of what no English gloss can make a role, an animal or a place: made things and shapes (Dc01:
-#: 五边形 "pentagon", which WordNet has first as the building)
-THING_CLASSES = (*ARTEFACT_CLASSES, "Dc01")
+#: Cilin's classes of what no English gloss can make a role, an animal or a place: made things, weather, natural
+#: substances, microbes, the body, secretions and materials (Bf Bg Bj Bk Bl Bm: 暖气 "central heating", 胸腔
+#: "thoracic cavity"), and shapes (Dc01: 五边形 "pentagon", which WordNet has first as the building); not Bb, whose
+#: holes include caves (洞窟)
+THING_CLASSES = (*ARTEFACT_CLASSES, *"Bf Bg Bj Bk Bl Bm Dc01".split())
 
 
 def cilin_thing_zh(word: str) -> bool:
-    """Whether Cilin files every sense of a word under made things or shapes (`THING_CLASSES`): 棉被 "comforter" is a
-    quilt, 烤鸭 roast duck, 五边形 a pentagon, whatever WordNet's first sense of the English gloss."""
+    """Whether Cilin files every sense of a word under things, abstract things or properties that are no role, animal
+    or place (`THING_CLASSES`): 棉被 "comforter" is a quilt, 烤鸭 roast duck, 五边形 a pentagon, 暖气 "central
+    heating" a gas, whatever WordNet's first sense of the English gloss."""
     codes = cilin_codes_zh().get(word, ())
     return bool(codes) and all(code.startswith(THING_CLASSES) for code in codes)
 
