@@ -359,6 +359,7 @@ BLIND_NOTES = {
     "blind": "sample 1, counted after each of four rounds of changes",
     "blind2": "sample 2, counted only after the changes",
     "blind3": "sample 3, counted before the changes its dev half drove and once after them",
+    "blind4": "sample 4, drawn after every change and counted once",
 }
 
 
