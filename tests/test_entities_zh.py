@@ -472,3 +472,28 @@ def test_cilins_substances_and_body_are_no_places_whatever_the_english_gloss():
     assert "暖气" not in new_entities_zh("屋里的暖气很足。", STORY)  # "central heating": Cilin's gases and heat
     assert "胸腔" not in new_entities_zh("他的胸腔里好像着了火。", STORY)  # "thoracic cavity": the body
     assert new_entities_zh("他们走进一个洞窟。", STORY) == ["洞窟"]  # a cave: Cilin's holes (Bb) are not left out
+
+
+@pytest.mark.parametrize(
+    "candidate, word",
+    [
+        ("车辆来来往往地通过十字路口。", "十字路口"),  # jieba: l; Cilin's crossroads, a concrete place
+        ("正点到达终点站上海。", "终点站"),  # jieba: m; Cilin's stations
+        ("松鼠把栗子储藏在窝里。", "窝"),  # an animal's nest, glued to its locative
+        ("能打败大老虎，真是个英雄。", "英雄"),  # a role (once listed as none, as jieba's place name)
+    ],
+)
+def test_roles_and_places_of_the_fourth_dev_half(candidate, word):
+    assert word in new_entities_zh(candidate, STORY)
+
+
+def test_hometowns_and_people_by_sex_are_read_and_known_as_general_words():
+    from lotdata.text.entities_zh import entity_words_in_zh
+
+    assert "家乡" in entity_words_in_zh("他很想念家乡。") and "故乡" in entity_words_in_zh("他回到了故乡。")
+    assert new_entities_zh("他回到了故乡。", "狐狸饿了。") == []  # every story's people have a home
+    assert new_entities_zh("女性更加注重外表。", "狐狸饿了。") == ["女性"]
+    assert new_entities_zh("女性更加注重外表。", "村民们很开心。") == []  # the story's people
+    assert new_entities_zh("冷血动物怕冷。", "小明饿了。") == ["冷血动物"]  # "cold-blooded animal": in general
+    assert "山上" not in new_entities_zh("他们爬到山上。", STORY)  # the place is 山, read without its position
+    assert new_entities_zh("相传三国时曹操曾遭遇兵败。", STORY) == []  # "Three Kingdoms period ... in history"

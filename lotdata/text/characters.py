@@ -325,6 +325,8 @@ def entity_kind_zh(word: str, tag: str) -> str | None:
     listed as none of them (not_entities_zh.txt), nor filed by Cilin as a made thing or a shape only
     (`made_thing_zh`). jieba tags many plain words as names or places (明白 nr, 东西 ns), and some roles as plain
     words, so its tag only says that the word is a noun."""
+    from lotdata.text.thesaurus_zh import cilin_concrete_place_zh
+
     if word in NOT_ENTITIES_ZH:
         return None
     if word in ROLES_ZH:
@@ -337,12 +339,20 @@ def entity_kind_zh(word: str, tag: str) -> str | None:
         return "animal"
     if word in PLACES_ZH or tag == "ns" and len(word) >= 3 and word[-1] in ROAD_ENDINGS_ZH:
         return "place"  # 北京; 芙蓉路, 韶山路 (a road's name: 路 alone ends 出路 and 思路 too)
+    if tag in _ODD_PLACE_TAGS and len(word) >= 2 and word[-1] not in _POSITIONS and cilin_concrete_place_zh(word):
+        return "place"  # 十字路口 l, 终点站 m: Cilin's concrete places whatever jieba's tag (not 山上, 水边: their 山)
     if not (tag[:1] in "nj" or tag == "l") or len(word) < 2 or _verb_or_idiom_zh(word):  # j, l: 工商局, 高等学校
         return None
     stem = word[:-1] if word.endswith("们") and len(word) > 2 else word
     if stem in ROLES_ZH:
         return "role"
     return _kind_by_ending_zh(word, stem) or (_class_zh(word, stem, tag) if tag[:1] in "nj" else None)
+
+
+#: jieba's tags of a word that is no noun's but may be a place's all the same (十字路口 l, 终点站 m)
+_ODD_PLACE_TAGS = ("l", "m", "s")
+#: characters of a position after a place (山上, 山下, 水边, 岸旁): the place is read without them
+_POSITIONS = "上下里中内外边旁前后"
 
 
 def _kind_by_ending_zh(word: str, stem: str) -> str | None:

@@ -51,7 +51,7 @@ from lotdata.text import characters as ch
 #: 系统地, 开口, 上台), and heads of groups and spheres (圈 库: 朋友圈, 数据库)
 HEADS = {
     **dict.fromkeys("贩户工匠佬", "role"),
-    **dict.fromkeys("坊棚塘亭坡铺寨塔滩区营田林园馆庄口井", "place"),
+    **dict.fromkeys("坊棚塘亭坡铺寨塔滩区营田林园馆庄口井窝", "place"),
     **dict.fromkeys("犬兽马牛羊猪鸡鸭鹅", "animal"),
 }
 #: heads that only name with a stem of two characters or more (the one-character stems are too often another word:
@@ -741,7 +741,9 @@ def _has_building(given: str) -> bool:
 
 #: people in general, nouns all the same (LOT 2.2a: "all the things, roles, and places" of a candidate are in the
 #: story): new only to a story that names no people (`known_zh`); 大家, 别人, 有人 are pronouns (not_entities_zh.txt)
-GENERAL_PEOPLE_ZH = frozenset("人们 人类 百姓 老百姓 人民 群众 人群 民众 公众 世人 众人 民族 中华民族".split())
+GENERAL_PEOPLE_ZH = frozenset(
+    "人们 人类 百姓 老百姓 人民 群众 人群 民众 公众 世人 众人 民族 中华民族 女性 男性".split()
+)
 #: animals in general: new only to a story that names no animal
 GENERAL_ANIMALS_ZH = frozenset({"动物"})
 #: CC-CEDICT's glosses of animals in general (哺乳动物 "mammal", 爬行动物 "reptile")
@@ -750,10 +752,15 @@ _GENERAL_ANIMAL_GLOSSES = frozenset("animal animals mammal mammals reptile repti
 
 def general_animal_zh(word: str) -> bool:
     """Whether a word names animals in general: 动物, or a word of two characters or more whose first CC-CEDICT gloss
-    is a class of them (哺乳动物 "mammal")."""
+    is a class of them in one or two words (哺乳动物 "mammal", 冷血动物 "cold-blooded animal")."""
     from lotdata.text.entity_classes import first_gloss_zh
 
-    return word in GENERAL_ANIMALS_ZH or len(word) > 1 and first_gloss_zh(word).lower() in _GENERAL_ANIMAL_GLOSSES
+    gloss = first_gloss_zh(word).lower().split() if len(word) > 1 else []
+    return word in GENERAL_ANIMALS_ZH or 0 < len(gloss) <= 2 and gloss[-1] in _GENERAL_ANIMAL_GLOSSES
+
+
+#: where a story's people come from (家乡 "hometown", 故乡, 家园): a place, but one every story has (its people's home)
+HOMELANDS_ZH = frozenset("家乡 故乡 家园".split())
 
 
 def _names_building_zh(given_words: set[str], char: str) -> bool:
@@ -775,7 +782,9 @@ _NOT_A_HOME = frozenset({"国家", "家伙"})
 def known_zh(word: str, given: str, given_words: set[str]) -> bool:
     """`characters.known_zh` with a room's building read by the story's words (`_has_building`): 卧室 in a story
     that says 大家 is a new place, in one that says 回家 a room of that home. People in general are known to a story
-    with 人 or a plural 们 in it, animals in general to one with an animal."""
+    with 人 or a plural 们 in it, animals in general to one with an animal, its people's home to every story."""
+    if word in HOMELANDS_ZH:
+        return True
     if word in GENERAL_PEOPLE_ZH:
         return "人" in given or "们" in given or any(other in given for other in GENERAL_PEOPLE_ZH)
     if general_animal_zh(word):  # the story's animals are in its words by their character (马虎 is one word)

@@ -239,11 +239,12 @@ def adjective_gloss_zh(word: str) -> bool:
 
 
 def time_gloss_zh(word: str) -> bool:
-    """Whether CC-CEDICT's first gloss of a word names a time (春秋战国 "the Spring and Autumn ... periods"; not 汉武帝
+    """Whether CC-CEDICT's first gloss of a word names a time by its head, the words before "of", "in", "from" ...
+    (春秋战国 "the Spring and Autumn ... periods", 三国 "Three Kingdoms period ... in Chinese history"; not 汉武帝
     "Emperor Wu of the Han dynasty")."""
-    phrase = _gloss_phrase(word)
-    words = _WORD.findall(phrase)
-    return bool(words) and words[-1] in _TIME_HEADS and " of " not in f" {phrase} "
+    head = re.split(r" (?:of|in|from|for|under|during|at|by)\b", _gloss_phrase(word))[0]
+    words = _WORD.findall(head)
+    return bool(words) and words[-1] in _TIME_HEADS
 
 
 def _gloss_phrase(word: str) -> str:

@@ -118,9 +118,12 @@ def cilin_role_or_animal_zh(word: str) -> str | None:
 
 #: Cilin's places that are somewhere one can be wherever the word stands: lands and mountains (Be01-Be04: 陆地, 沼泽,
 #: 山顶), buildings, rooms and their grounds (Bn01-Bn03: 住宅, 房间), roads and bridges (Bn11: 人行道, 隧道),
-#: gardens and fields (Bn12), greens (Bn20), towers and platforms of a building (Bn21: 楼阁, 讲台) and graves (Bn22A-B);
-#: not waters (Be05-Be07: 河水, 泉水 are the water), nor the regions, institutions and general places of Cb, Di, Dm
-CONCRETE_PLACE_CLASSES = tuple("Be01 Be02 Be03 Be04 Bn01 Bn02 Bn03 Bn11 Bn12 Bn20 Bn21 Bn22A Bn22B".split())
+#: gardens and fields (Bn12), greens (Bn20), towers and platforms of a building (Bn21: 楼阁, 讲台), graves (Bn22A-B),
+#: ferries, crossroads and stations (Cb20B, Cb20C, Cb26A: 渡口, 十字路口, 终点站); not waters (Be05-Be07: 河水, 泉水
+#: are the water), nor the regions, institutions and general places of Cb, Di, Dm, nor Cb20D's openings (出口, 进口)
+CONCRETE_PLACE_CLASSES = tuple(
+    "Be01 Be02 Be03 Be04 Bn01 Bn02 Bn03 Bn11 Bn12 Bn20 Bn21 Bn22A Bn22B Cb20B Cb20C Cb26A".split()
+)
 
 
 def cilin_concrete_place_zh(word: str) -> str | None:
