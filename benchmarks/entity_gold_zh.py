@@ -64,9 +64,24 @@ SEED_3 = "34-entity-gold-3-2026-11-27"
 SEED_4 = "34-entity-gold-4-2026-11-27"
 #: a fifth, drawn after the fourth's dev half had driven its changes: its blind half (blind5) counted once, after them
 SEED_5 = "34-entity-gold-5-2026-11-27"
-SEEDS = (SEED, SEED_2, SEED_3, SEED_4, SEED_5)
+#: a sixth, drawn after the fifth's dev half had driven its changes: its blind half (blind6) counted once, after them
+SEED_6 = "34-entity-gold-6-2026-11-27"
+SEEDS = (SEED, SEED_2, SEED_3, SEED_4, SEED_5, SEED_6)
 SIZE = 400  # sentences per sample: the first half of a draw is its dev half, the second its blind half
-HALVES = ("dev", "blind", "dev2", "blind2", "dev3", "blind3", "dev4", "blind4", "dev5", "blind5")
+HALVES = (
+    "dev",
+    "blind",
+    "dev2",
+    "blind2",
+    "dev3",
+    "blind3",
+    "dev4",
+    "blind4",
+    "dev5",
+    "blind5",
+    "dev6",
+    "blind6",
+)
 KINDS = ("role", "being", "animal", "place", "name")
 ENTITY_KINDS = ("role", "being", "animal", "place")  # what the reader is meant to read
 
@@ -362,7 +377,8 @@ BLIND_NOTES = {
     "blind2": "sample 2, counted only after the changes",
     "blind3": "sample 3, counted before the changes its dev half drove and once after them",
     "blind4": "sample 4, counted once after the third sample's changes and once after its own dev half's",
-    "blind5": "sample 5, drawn after every change and counted once",
+    "blind5": "sample 5, counted once after the fourth sample's changes and once after its own dev half's",
+    "blind6": "sample 6, drawn after every change and counted once",
 }
 
 

@@ -497,3 +497,9 @@ def test_hometowns_and_people_by_sex_are_read_and_known_as_general_words():
     assert new_entities_zh("冷血动物怕冷。", "小明饿了。") == ["冷血动物"]  # "cold-blooded animal": in general
     assert "山上" not in new_entities_zh("他们爬到山上。", STORY)  # the place is 山, read without its position
     assert new_entities_zh("相传三国时曹操曾遭遇兵败。", STORY) == []  # "Three Kingdoms period ... in history"
+
+
+def test_places_cilin_files_as_divisions_and_more_people_in_general():
+    assert "广西" in new_entities_zh("广西的壮锦很有名。", STORY)  # CC-CEDICT's long gloss names no head; Cilin's Di02
+    assert new_entities_zh("这里住着很多少数民族。", "狐狸饿了。") == ["少数民族"]
+    assert new_entities_zh("这里住着很多少数民族。", "村民们很开心。") == []

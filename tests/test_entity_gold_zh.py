@@ -18,9 +18,9 @@ import entity_gold_zh as gold_zh  # noqa: E402
 pytestmark = pytest.mark.skipif(not check_rule_data.available(), reason="needs ../shared/data")
 
 
-def test_five_samples_each_with_a_dev_and_a_blind_half_of_held_out_candidates():
+def test_six_samples_each_with_a_dev_and_a_blind_half_of_held_out_candidates():
     drawn = gold_zh.sample()
-    assert len(gold_zh.SEEDS) == 5
+    assert len(gold_zh.SEEDS) == 6
     assert len(drawn) == len(gold_zh.SEEDS) * gold_zh.SIZE == len({id_ for _, id_, _ in drawn})
     halves = [h for h, _, _ in drawn]
     assert all(halves.count(half) == gold_zh.SIZE // 2 for half in gold_zh.HALVES)
@@ -87,7 +87,7 @@ def test_the_rule_listing_shows_the_blind_halves_figures_as_measured_now():
     stored = json.loads(REAL_TEXT_PATH.read_text(encoding="utf-8"))
     assert stored == json.loads(json.dumps(gold_zh.real_text_figures())), "re-run entity_gold_zh.py --update"
     halves = real_text_figures("context_entities")
-    assert [f["half"] for f in halves] == ["blind", "blind2", "blind3", "blind4", "blind5"]
+    assert [f["half"] for f in halves] == ["blind", "blind2", "blind3", "blind4", "blind5", "blind6"]
     listing = rules_listing()
     found, marked = halves[1]["recall"]
     assert "zh real held-out sentences, blind2 half" in listing and f"({found}/{marked})" in listing

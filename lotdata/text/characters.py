@@ -429,11 +429,13 @@ def _class_zh(word: str, stem: str, tag: str) -> str | None:
     """The class CC-CEDICT's first gloss and WordNet give a noun no list has (`lotdata.text.entity_classes`), else
     the role or animal Cilin gives it (`lotdata.text.thesaurus_zh`: 羊倌, 跳鼠) where jieba's tag is no name's."""
     from lotdata.text.entity_classes import kind_zh, known_word_zh
-    from lotdata.text.thesaurus_zh import cilin_concrete_place_zh, cilin_role_or_animal_zh
+    from lotdata.text.thesaurus_zh import cilin_concrete_place_zh, cilin_division_zh, cilin_role_or_animal_zh
 
     kind = kind_zh(word) or (kind_zh(stem) if stem != word else None)
     if kind is None and tag in CILIN_TAGS_ZH and (found := cilin_role_or_animal_zh(stem)):
         return found  # 羊倌, 跳鼠: Cilin's general places are read only where a place stands (entities_zh)
+    if kind is None and tag == "ns" and cilin_division_zh(word):
+        return "place"  # 广西: a place's name Cilin files with provinces, counties and cities only
     cilin_tag = tag in CILIN_TAGS_ZH or _place_tagged_name_zh(word, tag)  # 麦田 nr
     if kind is None and cilin_tag and (found := cilin_concrete_place_zh(stem)):
         return found  # 房间, 坟墓, 人行道: a building, a land or a road of Cilin's

@@ -134,6 +134,17 @@ def cilin_concrete_place_zh(word: str) -> str | None:
     return "place" if concrete and cilin_kind_zh(word) == "place" else None
 
 
+#: Cilin's administrative divisions and cities (Di02: 广西, 广东, 县城; Cb25A: 苏州, 城市)
+DIVISION_CLASSES = ("Di02", "Cb25A")
+
+
+def cilin_division_zh(word: str) -> bool:
+    """Whether a word of two characters or more is one Cilin files only as a province, a county or a city
+    (`DIVISION_CLASSES`): read as a place where jieba tags it a place's name, whatever CC-CEDICT's long gloss."""
+    codes = cilin_codes_zh().get(word, ()) if len(word) >= 2 else ()
+    return bool(codes) and all(code.startswith(DIVISION_CLASSES) for code in codes)
+
+
 #: Cilin's classes of made things (Bo machines and tools, Bp utensils, Bq clothing, Br food and drink)
 ARTEFACT_CLASSES = ("Bo", "Bp", "Bq", "Br")
 
@@ -146,9 +157,9 @@ THING_CLASSES = (*ARTEFACT_CLASSES, *"Bf Bg Bj Bk Bl Bm Dc01".split())
 
 
 def cilin_thing_zh(word: str) -> bool:
-    """Whether Cilin files every sense of a word under things, abstract things or properties that are no role, animal
-    or place (`THING_CLASSES`): 棉被 "comforter" is a quilt, 烤鸭 roast duck, 五边形 a pentagon, 暖气 "central
-    heating" a gas, whatever WordNet's first sense of the English gloss."""
+    """Whether Cilin files every sense of a word under things or shapes that are no role, animal or place
+    (`THING_CLASSES`): 棉被 "comforter" is a quilt, 烤鸭 roast duck, 五边形 a pentagon, 暖气 "central heating" a
+    gas, whatever WordNet's first sense of the English gloss."""
     codes = cilin_codes_zh().get(word, ())
     return bool(codes) and all(code.startswith(THING_CLASSES) for code in codes)
 
