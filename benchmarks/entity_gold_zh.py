@@ -64,24 +64,14 @@ SEED_3 = "34-entity-gold-3-2026-11-27"
 SEED_4 = "34-entity-gold-4-2026-11-27"
 #: a fifth, drawn after the fourth's dev half had driven its changes: its blind half (blind5) counted once, after them
 SEED_5 = "34-entity-gold-5-2026-11-27"
-#: a sixth, drawn after the fifth's dev half had driven its changes: its blind half (blind6) counted once, after them
+#: a sixth, drawn after the fifth's dev half had driven its changes: every held-out candidate no earlier sample drew,
+#: all of them a blind half (blind6) counted once, after those changes
 SEED_6 = "34-entity-gold-6-2026-11-27"
 SEEDS = (SEED, SEED_2, SEED_3, SEED_4, SEED_5, SEED_6)
 SIZE = 400  # sentences per sample: the first half of a draw is its dev half, the second its blind half
-HALVES = (
-    "dev",
-    "blind",
-    "dev2",
-    "blind2",
-    "dev3",
-    "blind3",
-    "dev4",
-    "blind4",
-    "dev5",
-    "blind5",
-    "dev6",
-    "blind6",
-)
+#: the sample that takes the rest of the candidates (fewer than `SIZE`), all of it blind
+LAST_SEED = SEED_6
+HALVES = ("dev", "blind", "dev2", "blind2", "dev3", "blind3", "dev4", "blind4", "dev5", "blind5", "blind6")
 KINDS = ("role", "being", "animal", "place", "name")
 ENTITY_KINDS = ("role", "being", "animal", "place")  # what the reader is meant to read
 
@@ -89,14 +79,17 @@ ENTITY_KINDS = ("role", "being", "animal", "place")  # what the reader is meant 
 @lru_cache(maxsize=1)
 def sample() -> list[tuple[str, str, str]]:
     """(half, id, sentence): a seeded draw of `SIZE` held-out candidates for each of `SEEDS`, each from the candidates
-    the earlier draws did not take; the first half of a draw is its dev half."""
+    the earlier draws did not take; the first half of a draw is its dev half. The last (`LAST_SEED`) takes all the
+    candidates left, in its seed's order, as a blind half."""
     rows = sorted(data.candidates("zh", "held-out"), key=lambda r: r["id"])
     out: list[tuple[str, str, str]] = []
     for n, seed in enumerate(SEEDS):
         taken = {id_ for _, id_, _ in out}
-        drawn = random.Random(seed).sample([r for r in rows if r["id"] not in taken], SIZE)
+        rest = [r for r in rows if r["id"] not in taken]
+        drawn = random.Random(seed).sample(rest, len(rest) if seed == LAST_SEED else SIZE)
+        dev = 0 if seed == LAST_SEED else SIZE // 2
         suffix = str(n + 1) if n else ""
-        out += [(("dev" if i < SIZE // 2 else "blind") + suffix, r["id"], r["candidate"]) for i, r in enumerate(drawn)]
+        out += [(("dev" if i < dev else "blind") + suffix, r["id"], r["candidate"]) for i, r in enumerate(drawn)]
     return out
 
 
@@ -357,7 +350,7 @@ def table(show_dev: bool = False, only: tuple[str, ...] = HALVES) -> str:
     everyone = either(marks)
     for half in halves:
         f = flag_score(half, everyone)
-        out.append(f"| {half} | {SIZE // 2} | {f['rows']} | {_pct(f['precision'])} |")
+        out.append(f"| {half} | {sum(1 for h, _, _ in sample() if h == half)} | {f['rows']} | {_pct(f['precision'])} |")
         if show_dev and half.startswith("dev"):
             shown.extend(f"  flagged, marked by neither: {word}  ({id_})" for id_, word in f["wrong"])
     a, b = sorted(marks)
