@@ -503,3 +503,10 @@ def test_places_cilin_files_as_divisions_and_more_people_in_general():
     assert "广西" in new_entities_zh("广西的壮锦很有名。", STORY)  # CC-CEDICT's long gloss names no head; Cilin's Di02
     assert new_entities_zh("这里住着很多少数民族。", "狐狸饿了。") == ["少数民族"]
     assert new_entities_zh("这里住着很多少数民族。", "村民们很开心。") == []
+
+
+def test_made_things_and_substances_are_still_places_where_a_place_stands():
+    # Cilin's natural substances (礁石 "reef") and tents (蒙古包) in a place's slot: found on the planted dev lists
+    assert new_entities_zh("在礁石里，他笑了。", STORY) == ["礁石"]
+    assert new_entities_zh("在蒙古包里，他笑了。", STORY) == ["蒙古包"]
+    assert new_entities_zh("在刷子上涂点肥皂。", STORY) == []  # a tool is still no place

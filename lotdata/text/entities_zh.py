@@ -222,9 +222,12 @@ def word_kind_zh(
     word: str, tag: str, before: tuple[str, str] = ("", ""), after: tuple[str, str] = ("", "")
 ) -> str | None:
     """What one of jieba's words (between the words `before` and `after`) names by the rules of this module (None
-    where characters.py reads it already, or a made thing: `characters.made_thing_zh`)."""
-    if ch.entity_kind_zh(word, tag) or ch.made_thing_zh(word):
+    where characters.py reads it already); a made thing or a substance (`characters.made_thing_zh`) only where a
+    place stands (在礁石里)."""
+    if ch.entity_kind_zh(word, tag):
         return None
+    if ch.made_thing_zh(word):
+        return _in_place_slot_zh(word, tag, before, after)
     return (
         _cedict_noun_zh(word, tag, before, after)
         or _prefixed_zh(word, tag)

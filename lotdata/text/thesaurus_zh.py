@@ -154,6 +154,8 @@ ARTEFACT_CLASSES = ("Bo", "Bp", "Bq", "Br")
 #: "thoracic cavity"), and shapes (Dc01: 五边形 "pentagon", which WordNet has first as the building); not Bb, whose
 #: holes include caves (洞窟)
 THING_CLASSES = (*ARTEFACT_CLASSES, *"Bf Bg Bj Bk Bl Bm Dc01".split())
+#: Cilin's tents among its utensils (Bp29D: 帐篷, 蒙古包): shelters one can be in
+SHELTER_CLASSES = ("Bp29D",)
 
 
 def cilin_thing_zh(word: str) -> bool:
@@ -161,7 +163,9 @@ def cilin_thing_zh(word: str) -> bool:
     (`THING_CLASSES`): 棉被 "comforter" is a quilt, 烤鸭 roast duck, 五边形 a pentagon, 暖气 "central heating" a
     gas, whatever WordNet's first sense of the English gloss."""
     codes = cilin_codes_zh().get(word, ())
-    return bool(codes) and all(code.startswith(THING_CLASSES) for code in codes)
+    return bool(codes) and all(
+        code.startswith(THING_CLASSES) and not code.startswith(SHELTER_CLASSES) for code in codes
+    )
 
 
 #: Cilin's top classes of what is no noun of a thing: properties, acts, mind, activities, states, relations and
