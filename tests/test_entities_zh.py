@@ -491,7 +491,8 @@ def test_hometowns_and_people_by_sex_are_read_and_known_as_general_words():
     from lotdata.text.entities_zh import entity_words_in_zh
 
     assert "家乡" in entity_words_in_zh("他很想念家乡。") and "故乡" in entity_words_in_zh("他回到了故乡。")
-    assert new_entities_zh("他回到了故乡。", "狐狸饿了。") == []  # every story's people have a home
+    assert new_entities_zh("他回到了家乡。", "狐狸饿了。") == []  # every story's people have a home
+    assert new_entities_zh("他回到了故乡。", "狐狸饿了。") == ["故乡"]  # flagged as before
     assert new_entities_zh("女性更加注重外表。", "狐狸饿了。") == ["女性"]
     assert new_entities_zh("女性更加注重外表。", "村民们很开心。") == []  # the story's people
     assert new_entities_zh("冷血动物怕冷。", "小明饿了。") == ["冷血动物"]  # "cold-blooded animal": in general

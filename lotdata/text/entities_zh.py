@@ -748,22 +748,22 @@ GENERAL_PEOPLE_ZH = frozenset(
     "人们 人类 百姓 老百姓 人民 群众 人群 民众 公众 世人 众人 民族 中华民族 少数民族 女性 男性".split()
 )
 #: animals in general: new only to a story that names no animal
-GENERAL_ANIMALS_ZH = frozenset({"动物"})
+GENERAL_ANIMALS_ZH = frozenset({"动物", "冷血动物", "温血动物"})
 #: CC-CEDICT's glosses of animals in general (哺乳动物 "mammal", 爬行动物 "reptile")
 _GENERAL_ANIMAL_GLOSSES = frozenset("animal animals mammal mammals reptile reptiles amphibian amphibians".split())
 
 
 def general_animal_zh(word: str) -> bool:
-    """Whether a word names animals in general: 动物, or a word of two characters or more whose first CC-CEDICT gloss
-    is a class of them in one or two words (哺乳动物 "mammal", 冷血动物 "cold-blooded animal")."""
+    """Whether a word names animals in general: 动物 and 冷血动物, or a word of two characters or more whose first
+    CC-CEDICT gloss is a class of them in one word (哺乳动物 "mammal"; not 海兽 "sea animal", a kind of its own)."""
     from lotdata.text.entity_classes import first_gloss_zh
 
-    gloss = first_gloss_zh(word).lower().split() if len(word) > 1 else []
-    return word in GENERAL_ANIMALS_ZH or 0 < len(gloss) <= 2 and gloss[-1] in _GENERAL_ANIMAL_GLOSSES
+    return word in GENERAL_ANIMALS_ZH or len(word) > 1 and first_gloss_zh(word).lower() in _GENERAL_ANIMAL_GLOSSES
 
 
-#: where a story's people come from (家乡 "hometown", 故乡, 家园): a place, but one every story has (its people's home)
-HOMELANDS_ZH = frozenset("家乡 故乡 家园".split())
+#: where a story's people come from (家乡 "hometown", 家园 "homeland"): a place, but one every story has (its people's
+#: home); they were listed as none before they were read (故乡 stays a place a story may lack, as before)
+HOMELANDS_ZH = frozenset("家乡 家园".split())
 
 
 def _names_building_zh(given_words: set[str], char: str) -> bool:
