@@ -366,12 +366,12 @@ REPORT = HERE.parent / "bench" / "entity_gold_zh.md"
 REAL_TEXT = HERE.parent / "lotdata" / "data" / "real_text_figures.json"
 #: how often each blind half was counted, as the listing says it
 BLIND_NOTES = {
-    "blind": "sample 1, counted after each of four rounds of changes",
-    "blind2": "sample 2, counted only after the changes",
-    "blind3": "sample 3, counted before the changes its dev half drove and once after them",
-    "blind4": "sample 4, counted once after the third sample's changes and once after its own dev half's",
-    "blind5": "sample 5, counted once after the fourth sample's changes and once after its own dev half's",
-    "blind6": "sample 6, drawn after every change and counted once",
+    "blind": "sample 1, counted after every round of changes",
+    "blind2": "sample 2, counted after every round since it was drawn",
+    "blind3": "sample 3, counted before the changes its dev half drove and after every round since",
+    "blind4": "sample 4, drawn before the fourth sample's changes, first counted after the third's",
+    "blind5": "sample 5, drawn before the fifth sample's changes, first counted after the fourth's",
+    "blind6": "sample 6, drawn after the fifth sample's changes; recounted after two small fixes, unchanged",
 }
 
 
