@@ -1024,15 +1024,53 @@ def doc_table(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+README = REPO / "README.md"
+_README_START = "<!-- rule-figures:start (written by benchmarks/bench_check_rules.py) -->"
+_README_END = "<!-- rule-figures:end -->"
+
+
+def readme_table(report: dict[str, Any]) -> str:
+    """One row per rule for the README: its level, and per language the held-out false alarms and planted recall of
+    the sets written under its instruction (the highest rate and the lowest recall where it checks several inputs;
+    the range of its blind lists beside; proxies: the docs)."""
+    lines = [
+        "| rule | level | false alarms, held out (en / zh) | planted caught, held out (en / zh) |",
+        "| --- | --- | --- | --- |",
+    ]
+    for name, rule in report["rules"].items():
+        rates, recalls = [], []
+        for lang in ("en", "zh"):
+            held = [f for f in rule["figures"] if f["lang"] == lang and f["split"] == "held-out" and f["deciding"]]
+            rated = [f["false_alarm_rate"] for f in held if f["false_alarm_rate"] is not None]
+            caught = [f["recall"] for f in held if f["recall"] is not None]
+            blind = [f[key + "_recall"] for f in held for key in _blind_keys(f) if f[key + "_recall"] is not None]
+            rates.append(_pct(max(rated)) if rated else "–")
+            recall = _pct(min(caught)) if caught else "–"
+            recalls.append(f"{recall} (blind {_span(blind)})" if blind else recall)
+        lines.append(f"| {name} | {rule['level']} | {' / '.join(rates)} | {' / '.join(recalls)} |")
+    return "\n".join(lines)
+
+
+def _span(values: list[float]) -> str:
+    """The lowest and the highest of some rates, or the one rate."""
+    low, high = _pct(min(values)), _pct(max(values))
+    return low if low == high else f"{low}-{high}"
+
+
 def write_doc(report: dict[str, Any], path: Path = DOC) -> None:
-    if not path.is_file():
-        return
-    text = path.read_text(encoding="utf-8")
-    if _START not in text or _END not in text:
-        return
-    head, rest = text.split(_START, 1)
-    tail = rest.split(_END, 1)[1]
-    path.write_text(f"{head}{_START}\n{doc_table(report)}\n{_END}{tail}", encoding="utf-8")
+    """The figures into the user docs and the README, between their markers (a file without them is left alone)."""
+    for where, start, end, text_of in (
+        (path, _START, _END, doc_table),
+        (README, _README_START, _README_END, readme_table),
+    ):
+        if not where.is_file():
+            continue
+        text = where.read_text(encoding="utf-8")
+        if start not in text or end not in text:
+            continue
+        head, rest = text.split(start, 1)
+        tail = rest.split(end, 1)[1]
+        where.write_text(f"{head}{start}\n{text_of(report)}\n{end}{tail}", encoding="utf-8")
 
 
 def _strip(report: dict[str, Any]) -> None:

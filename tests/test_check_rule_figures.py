@@ -222,3 +222,19 @@ def test_english_2_2a_plants_bring_in_a_role_or_a_name_the_rule_sees():
         assert RULES["context_entities"].row(bad, CheckOptions(lang="en")), bad["candidate"]
     assert forms == {True, "He", "Maria"}  # a role, a name inside the sentence, a name opening one
     assert any(m.lang == "en" and m.kind == "candidate" for m in bench.MEASURES["context_entities"])
+
+
+def test_the_readme_and_the_docs_show_the_figures_file_as_it_is():
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import bench_check_rules as bench
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    report = load_figures()
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    docs = (REPO / "docs" / "explanation" / "check-rules.md").read_text(encoding="utf-8")
+    stale = "out of date: re-run benchmarks/bench_check_rules.py (its --update writes both)"
+    assert f"{bench._README_START}\n{bench.readme_table(report)}\n{bench._README_END}" in readme, stale
+    assert f"{bench._START}\n{bench.doc_table(report)}\n{bench._END}" in docs, stale
+    row = next(line for line in readme.splitlines() if line.startswith("| context_entities |"))
+    assert "warn" in row and "blind" in row  # the blind lists' range is shown beside the non-blind recall
