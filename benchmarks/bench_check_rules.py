@@ -1057,11 +1057,11 @@ def _span(values: list[float]) -> str:
     return low if low == high else f"{low}-{high}"
 
 
-def write_doc(report: dict[str, Any], path: Path = DOC) -> None:
+def write_doc(report: dict[str, Any], path: Path = DOC, readme: Path = README) -> None:
     """The figures into the user docs and the README, between their markers (a file without them is left alone)."""
     for where, start, end, text_of in (
         (path, _START, _END, doc_table),
-        (README, _README_START, _README_END, readme_table),
+        (readme, _README_START, _README_END, readme_table),
     ):
         if not where.is_file():
             continue

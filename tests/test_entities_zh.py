@@ -511,3 +511,19 @@ def test_made_things_and_substances_are_still_places_where_a_place_stands():
     assert new_entities_zh("在礁石里，他笑了。", STORY) == ["礁石"]
     assert new_entities_zh("在蒙古包里，他笑了。", STORY) == ["蒙古包"]
     assert new_entities_zh("在刷子上涂点肥皂。", STORY) == []  # a tool is still no place
+
+
+@pytest.mark.parametrize(
+    "candidate, given, expected",
+    [
+        ("新警察来了。", "警察在路上，老师在学校。", []),  # 新 only describes the story's role
+        ("他看见了死者。", STORY, ["死者"]),  # one who is: Cilin files the dead with the body
+        ("他们爬上了沙丘。", STORY, ["沙丘"]),  # Cilin's sands are land
+        ("他们住在营帐里。", STORY, ["营帐"]),  # Cilin's tents are shelters
+        ("他坐在河岸上。", "他在河里游泳。", []),  # a bank (岸) is a position, not a new place of its own
+        ("女性也可以当兵。", "小红和妈妈在家。", []),  # the story names people by name and role
+        ("败者哭了。", STORY, ["败者"]),  # one who is beaten, not a verb and its object
+    ],
+)
+def test_edges_found_in_the_second_review(candidate, given, expected):
+    assert new_entities_zh(candidate, given) == expected

@@ -517,3 +517,8 @@ def test_a_name_glued_to_a_word_by_a_hyphen_is_still_the_name():
     assert not run_checks([row], ["shared_character"], CheckOptions(lang="en")).flags
     assert ("name", "jean-luc") in references_en("Jean-Luc drank Coca-Cola.")  # a name of two names stays whole
     assert ("name", "jean") not in references_en("Jean-Luc drank Coca-Cola.")
+    glued = references_en("Tory-backed out of the driveway. The car stalled.")
+    assert ("name", "tory") in glued and ("name", "tory-backed") not in glued  # one person, not two
+    assert not shares_character_en(glued, references_en("They laughed about it later."))
+    assert ("name", "anti") not in references_en("Anti-war songs played.")  # an English word's prefix is no name
+    assert ("name", "somebody") not in references_en("Somebody called Anna.")

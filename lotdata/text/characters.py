@@ -132,7 +132,8 @@ def references_en(text: str) -> set[tuple[str, str]]:
     previous = ""
     for word in WORD_EN.findall(text):
         bare = _CONTRACTION.sub("", word.rstrip(".")).lower()
-        role = None if bare in PRONOUN_CLASS_EN else _role_in_text(word, bare, previous)
+        none = bare in PRONOUN_CLASS_EN or bare in INDEFINITE_PRONOUNS_EN
+        role = None if none else _role_in_text(word, bare, previous)
         if bare in PRONOUN_CLASS_EN:
             refs.add(("pronoun", PRONOUN_CLASS_EN[bare]))
         elif bare in ("it", "its", "itself"):
@@ -141,17 +142,20 @@ def references_en(text: str) -> set[tuple[str, str]]:
             refs.add(("role+" if role[1] else "role", role[0]))
         previous = word.lower()
     names = [name for name in characters(text, "en") if name.lower() not in PRONOUN_CLASS_EN]
-    refs |= {("name", name.lower()) for name in names}
-    refs |= {("name", name.split("-")[0].lower()) for name in names if _hyphen_glued(name)}  # "Tory-backed out"
+    names = [name for name in names if name.lower() not in INDEFINITE_PRONOUNS_EN]  # Somebody: nobody in particular
+    refs |= {("name", (name.split("-")[0] if _hyphen_glued(name) else name).lower()) for name in names}
     refs |= {("pronoun", PHRASE_PRONOUNS_EN[p.lower()]) for p in _PHRASE_PRONOUN.findall(text)}
     return refs
 
 
 def _hyphen_glued(name: str) -> bool:
     """Whether a capitalised word is a name glued to a lowercase word by a hyphen, as a typo does ("Tory-backed out
-    of his driveway"): the name is its first part (Jean-Luc and Coca-Cola stay whole)."""
+    of his driveway"): the name is its first part, a listed first name or a word of four letters or more that is no
+    English word WordNet has (not Half-asleep, Well-known, Anti-war, Pre-dawn; Jean-Luc and Coca-Cola stay whole)."""
     first, _, rest = name.partition("-")
-    return len(first) >= 2 and rest.isalpha() and rest.islower()
+    if not (rest.isalpha() and rest.islower()):
+        return False
+    return first.lower() in FIRST_NAMES_EN or len(first) >= 4 and first.lower() not in word_table(WORDS_WORDNET_EN)
 
 
 #: words after which a noun is used as a noun: "the cook", "her guide" (not "to cook", "a young age")
@@ -351,8 +355,8 @@ def entity_kind_zh(word: str, tag: str) -> str | None:
 
 #: jieba's tags of a word that is no noun's but may be a place's all the same (十字路口 l, 终点站 m)
 _ODD_PLACE_TAGS = ("l", "m", "s")
-#: characters of a position after a place (山上, 山下, 水边, 岸旁): the place is read without them
-_POSITIONS = "上下里中内外边旁前后"
+#: characters of a position after a place (山上, 山下, 水边, 河岸, 桥堍): the place is read without them
+_POSITIONS = "上下里中内外边旁前后岸沿畔堍"
 
 
 def _kind_by_ending_zh(word: str, stem: str) -> str | None:
@@ -362,10 +366,20 @@ def _kind_by_ending_zh(word: str, stem: str) -> str | None:
     if _no_noun_gloss_zh(word):
         return None
     if len(stem) >= 2 and stem[-1] in ROLE_ENDINGS_ZH and not _ends_in_none_zh(stem):
-        return None if len(stem) == 2 and _verb_and_its_place_zh(stem) else "role"
+        return None if _verb_and_its_role_zh(stem) else "role"
     if word[-1] in PLACE_ENDINGS_ZH and not _verb_and_its_place_zh(word):
         return "place"
     return None
+
+
+def _verb_and_its_role_zh(word: str) -> bool:
+    """Whether a word of two characters CC-CEDICT lacks is a verb and its object (裁员 "to lay off staff"), not one who
+    does it (败者) nor a person Cilin has (伤兵, 学友)."""
+    from lotdata.text.thesaurus_zh import cilin_kind_zh
+
+    if len(word) != 2 or word[1] == "者" or not _verb_and_its_place_zh(word):
+        return False
+    return cilin_kind_zh(word, slot=True) != "role"
 
 
 def _no_noun_gloss_zh(word: str) -> bool:
@@ -381,12 +395,13 @@ def _no_noun_gloss_zh(word: str) -> bool:
 def made_thing_zh(word: str) -> bool:
     """Whether a word of two characters or more names a made thing or a shape, whatever its ending or its English
     gloss: Cilin files every sense of it so (`thesaurus_zh.cilin_thing_zh`: 烤鸭, 棉被, 五边形); not a figure of a
-    person (机器人, 雪人, 稻草人) nor an animal with a describing character (大鱼, 小鸡: Cilin's food)."""
+    person or one who is (机器人, 雪人, 稻草人; 死者, which Cilin files with the body) nor an animal with a describing
+    character (大鱼, 小鸡: Cilin's food)."""
     from lotdata.text.thesaurus_zh import cilin_thing_zh
 
     if len(word) < 2 or not cilin_thing_zh(word):
         return False
-    return not (word[-1] == "人" or len(word) == 2 and word[0] in ANIMAL_MODIFIERS_ZH and _animal_char(word[1]))
+    return not (word[-1] in "人者" or len(word) == 2 and word[0] in ANIMAL_MODIFIERS_ZH and _animal_char(word[1]))
 
 
 def _ends_in_none_zh(word: str) -> bool:
@@ -498,10 +513,10 @@ def role_or_place_zh(word: str, tag: str) -> bool:
 
 
 def core_zh(word: str) -> set[str]:
-    """What must appear for `word` to count as already there: the word, the word without a diminutive, a plural or
-    a suffix (小明 -> 明, 驴子 -> 驴, 孩子们 -> 孩子), the role it counts as (妈妈 -> 母亲), or its animal (小驴 -> 驴)."""
+    """What must appear for `word` to count as already there: the word, the word without a diminutive, a describing
+    prefix, a plural or a suffix (小明 -> 明, 新警察 -> 警察, 驴子 -> 驴, 孩子们 -> 孩子), the role it counts as (妈妈 -> 母亲), or its animal (小驴 -> 驴)."""
     stem = word.rstrip("们") or word
-    found = {word, stem, stem.lstrip("小老大阿").rstrip("子儿") or stem}
+    found = {word, stem, stem.lstrip("小老大阿新").rstrip("子儿") or stem}
     if len(word) == 2 and word[1] == "边":
         found.add(word[0])  # 河边: beside the story's 河
     found |= {ROLE_SYNONYMS_ZH[w] for w in found if w in ROLE_SYNONYMS_ZH}

@@ -222,8 +222,8 @@ def word_kind_zh(
     word: str, tag: str, before: tuple[str, str] = ("", ""), after: tuple[str, str] = ("", "")
 ) -> str | None:
     """What one of jieba's words (between the words `before` and `after`) names by the rules of this module (None
-    where characters.py reads it already); a made thing or a substance (`characters.made_thing_zh`) only where a
-    place stands (在礁石里)."""
+    where characters.py reads it already); a substance, a part of the body or a shape (`characters.made_thing_zh`)
+    only where a place stands (在礁石里), a made thing never (`_in_place_slot_zh`: 在刷子上)."""
     if ch.entity_kind_zh(word, tag):
         return None
     if ch.made_thing_zh(word):
@@ -789,7 +789,9 @@ def known_zh(word: str, given: str, given_words: set[str]) -> bool:
     if word in HOMELANDS_ZH:
         return True
     if word in GENERAL_PEOPLE_ZH:
-        return "人" in given or "们" in given or any(other in given for other in GENERAL_PEOPLE_ZH)
+        if "人" in given or "们" in given or any(other in given for other in GENERAL_PEOPLE_ZH):
+            return True
+        return bool(ch.zh_names(given)) or any(ch.entity_kind_zh(w, "n") == "role" for w in given_words)
     if general_animal_zh(word):  # the story's animals are in its words by their character (马虎 is one word)
         return word in given or any(len(w) == 1 and ch._animal_char(w) for w in given_words)
     if word in single_places_zh():  # 家 where the story says 回家 or 家里, not 大家; 河 where it says 小河 or 河水

@@ -154,8 +154,9 @@ ARTEFACT_CLASSES = ("Bo", "Bp", "Bq", "Br")
 #: "thoracic cavity"), and shapes (Dc01: 五边形 "pentagon", which WordNet has first as the building); not Bb, whose
 #: holes include caves (洞窟)
 THING_CLASSES = (*ARTEFACT_CLASSES, *"Bf Bg Bj Bk Bl Bm Dc01".split())
-#: Cilin's tents among its utensils (Bp29D: 帐篷, 蒙古包): shelters one can be in
-SHELTER_CLASSES = ("Bp29D",)
+#: what those classes hold that one can be in or on: Cilin's tents and canopies among its utensils (Bp29A, Bp29D: 营帐,
+#: 帐篷, 蒙古包) and its sands among materials (Bm04D: 沙丘; its rocks, 礁石, are read where a place stands)
+SHELTER_CLASSES = ("Bp29A", "Bp29D", "Bm04D")
 
 
 def cilin_thing_zh(word: str) -> bool:
