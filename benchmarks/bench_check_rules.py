@@ -64,6 +64,7 @@ for path in (str(REPO), str(HERE)):
 import check_rule_data as data  # noqa: E402
 
 from lotdata.annotate.checks import RULES, CheckOptions, run_checks  # noqa: E402
+from lotdata.io import atomic_path  # noqa: E402
 
 Row = dict[str, Any]
 
@@ -1070,7 +1071,8 @@ def write_doc(report: dict[str, Any], path: Path = DOC, readme: Path = README) -
             continue
         head, rest = text.split(start, 1)
         tail = rest.split(end, 1)[1]
-        where.write_text(f"{head}{start}\n{text_of(report)}\n{end}{tail}", encoding="utf-8")
+        with atomic_path(where) as tmp:  # a committed file, whole or not at all
+            tmp.write_text(f"{head}{start}\n{text_of(report)}\n{end}{tail}", encoding="utf-8")
 
 
 def _strip(report: dict[str, Any]) -> None:

@@ -196,12 +196,10 @@ def read_words(sentence: str) -> tuple[str, ...]:
 
 
 def _spans(sentence: str, word: str) -> list[tuple[int, int]]:
-    """Where a word stands in a sentence, every time."""
-    found, at = [], sentence.find(word)
-    while word and at >= 0:
-        found.append((at, at + len(word)))
-        at = sentence.find(word, at + 1)
-    return found
+    """Where a word stands in a sentence, every time (`entities_zh.word_starts`)."""
+    from lotdata.text.entities_zh import word_starts
+
+    return [(at, at + len(word)) for at in word_starts(sentence, word)]
 
 
 def _nested(a: tuple[int, int], b: tuple[int, int]) -> bool:
@@ -221,6 +219,11 @@ def _animal_title(read: str, mark: Mark, sentence: str) -> bool:
 
     after = sentence[mark[3] : mark[3] + len(read)]
     return mark[1] == "animal" and after == read and entity_kind_zh(read, "n") == "role"
+
+
+def _marked(read: str, marks: list[Mark], sentence: str) -> bool:
+    """Whether a read or flagged word is one an annotator marked (`_match`), or a marked animal's title."""
+    return any(_match(read, m, sentence) or _animal_title(read, m, sentence) for m in marks)
 
 
 def consensus(marks: dict[str, Marks]) -> Marks:
@@ -257,8 +260,7 @@ def score(
                 misses.append((id_, mark[1], mark[0]))
         for w in words:
             read_n += 1
-            marks = precision_marks[id_]
-            if any(_match(w, m, sentence) or _animal_title(w, m, sentence) for m in marks):
+            if _marked(w, precision_marks[id_], sentence):
                 right += 1
             else:
                 wrong.append((id_, w))
@@ -299,7 +301,7 @@ def flag_score(half: str, precision_marks: Marks) -> dict[str, object]:
         rows += bool(words)
         for w in words:
             flagged += 1
-            if any(_match(w, m, sentence) or _animal_title(w, m, sentence) for m in precision_marks[id_]):
+            if _marked(w, precision_marks[id_], sentence):
                 right += 1
             else:
                 wrong.append((id_, w))

@@ -464,10 +464,11 @@ def _place_tagged_name_zh(word: str, tag: str) -> bool:
     """Whether a word jieba tags as a person's name is a place's common noun: Cilin files it, and only under lands,
     buildings, places and times (麦田 "wheat field", Bn12), and CC-CEDICT has no name's entry of it."""
     from lotdata.text.entity_classes import cedict_name_zh
-    from lotdata.text.thesaurus_zh import cilin_codes_zh
+    from lotdata.text.thesaurus_zh import cilin_only_in
 
-    codes = cilin_codes_zh().get(word, ()) if tag in ("nr", "nrt", "nrfg") and len(word) > 1 else ()
-    return bool(codes) and all(code.startswith(("Bn", "Be", "C")) for code in codes) and not cedict_name_zh(word)
+    if tag not in ("nr", "nrt", "nrfg") or len(word) < 2:
+        return False
+    return cilin_only_in(word, ("Bn", "Be", "C")) and not cedict_name_zh(word)
 
 
 def _verb_or_idiom_zh(word: str) -> bool:
@@ -514,7 +515,8 @@ def role_or_place_zh(word: str, tag: str) -> bool:
 
 def core_zh(word: str) -> set[str]:
     """What must appear for `word` to count as already there: the word, the word without a diminutive, a describing
-    prefix, a plural or a suffix (小明 -> 明, 新警察 -> 警察, 驴子 -> 驴, 孩子们 -> 孩子), the role it counts as (妈妈 -> 母亲), or its animal (小驴 -> 驴)."""
+    prefix, a plural or a suffix (小明 -> 明, 新警察 -> 警察, 驴子 -> 驴, 孩子们 -> 孩子), the role it counts as (妈妈 ->
+    母亲), or its animal (小驴 -> 驴)."""
     stem = word.rstrip("们") or word
     found = {word, stem, stem.lstrip("小老大阿新").rstrip("子儿") or stem}
     if len(word) == 2 and word[1] == "边":

@@ -815,13 +815,13 @@ def entity_words_in_zh(text: str) -> list[str]:
 def _always_held(text: str, word: str, holders: list[str]) -> bool:
     """Whether every place `word` stands in `text` is inside one of `holders` (洞 of 地洞 and 洞口; not 村 of 新村 where
     the text also says 老 + 村)."""
-    covered = {k for h in holders if word in h for at in _starts(text, h) for k in range(at, at + len(h))}
-    return all(at in covered for at in _starts(text, word))
+    covered = {k for h in holders if word in h for at in word_starts(text, h) for k in range(at, at + len(h))}
+    return all(at in covered for at in word_starts(text, word))
 
 
-def _starts(text: str, word: str) -> list[int]:
-    """Where a word starts in a text, every time."""
-    found, at = [], text.find(word)
+def word_starts(text: str, word: str) -> list[int]:
+    """Where a word starts in a text, every time (none for an empty word)."""
+    found, at = [], text.find(word) if word else -1
     while at >= 0:
         found.append(at)
         at = text.find(word, at + 1)

@@ -135,7 +135,10 @@ def _cedict() -> tuple[dict[str, tuple[str, ...]], frozenset[str], frozenset[str
         glosses = tuple(g for g in text.split("/") if g.strip() and not _SKIP.match(g.strip()))
         if glosses:
             # a common word's entry after a name's is the word's sense (大学 "university", not "the Great Learning")
-            named.discard(word) if word in found else named.add(word) if pinyin[:1].isupper() else None
+            if word in found:
+                named.discard(word)
+            elif pinyin[:1].isupper():
+                named.add(word)
             found[word] = glosses[:GLOSSES_READ]
     verbs = frozenset(w for w, (verb, _, _) in verb_senses.items() if verb)
     verbs_first = frozenset(w for w, (_, first, _) in verb_senses.items() if first)
@@ -238,6 +241,7 @@ def adjective_gloss_zh(word: str) -> bool:
     return len(words) == 1 and words[0] in word_table("words_wordnet_en.tsv") and words[0] not in _compound_nouns()
 
 
+@lru_cache(maxsize=65536)
 def time_gloss_zh(word: str) -> bool:
     """Whether CC-CEDICT's first gloss of a word names a time by its head, the words before "of", "in", "from" ...
     (春秋战国 "the Spring and Autumn ... periods", 三国 "Three Kingdoms period ... in Chinese history"; not 汉武帝

@@ -116,6 +116,12 @@ def cilin_role_or_animal_zh(word: str) -> str | None:
     return kind if kind in ("role", "animal") else None
 
 
+def cilin_only_in(word: str, classes: tuple[str, ...], but: tuple[str, ...] = ()) -> bool:
+    """Whether Cilin has a word and files every sense of it under `classes` (code prefixes), none under `but`."""
+    codes = cilin_codes_zh().get(word, ())
+    return bool(codes) and all(code.startswith(classes) and not code.startswith(but) for code in codes)
+
+
 #: Cilin's places that are somewhere one can be wherever the word stands: lands and mountains (Be01-Be04: 陆地, 沼泽,
 #: 山顶), buildings, rooms and their grounds (Bn01-Bn03: 住宅, 房间), roads and bridges (Bn11: 人行道, 隧道),
 #: gardens and fields (Bn12), greens (Bn20), towers and platforms of a building (Bn21: 楼阁, 讲台), graves (Bn22A-B),
@@ -129,8 +135,7 @@ CONCRETE_PLACE_CLASSES = tuple(
 def cilin_concrete_place_zh(word: str) -> str | None:
     """ "place" for a word `cilin_kind_zh` reads as a place (CC-CEDICT agreeing) all of whose Cilin senses are
     `CONCRETE_PLACE_CLASSES`: read as a place wherever it stands (房间, 坟墓, 人行道), unlike Cilin's general places."""
-    codes = cilin_codes_zh().get(word, ())
-    concrete = bool(codes) and all(code.startswith(CONCRETE_PLACE_CLASSES) for code in codes)
+    concrete = cilin_only_in(word, CONCRETE_PLACE_CLASSES)
     return "place" if concrete and cilin_kind_zh(word) == "place" else None
 
 
@@ -141,8 +146,7 @@ DIVISION_CLASSES = ("Di02", "Cb25A")
 def cilin_division_zh(word: str) -> bool:
     """Whether a word of two characters or more is one Cilin files only as a province, a county or a city
     (`DIVISION_CLASSES`): read as a place where jieba tags it a place's name, whatever CC-CEDICT's long gloss."""
-    codes = cilin_codes_zh().get(word, ()) if len(word) >= 2 else ()
-    return bool(codes) and all(code.startswith(DIVISION_CLASSES) for code in codes)
+    return len(word) >= 2 and cilin_only_in(word, DIVISION_CLASSES)
 
 
 #: Cilin's classes of made things (Bo machines and tools, Bp utensils, Bq clothing, Br food and drink)
@@ -163,10 +167,7 @@ def cilin_thing_zh(word: str) -> bool:
     """Whether Cilin files every sense of a word under things or shapes that are no role, animal or place
     (`THING_CLASSES`): 棉被 "comforter" is a quilt, 烤鸭 roast duck, 五边形 a pentagon, 暖气 "central heating" a
     gas, whatever WordNet's first sense of the English gloss."""
-    codes = cilin_codes_zh().get(word, ())
-    return bool(codes) and all(
-        code.startswith(THING_CLASSES) and not code.startswith(SHELTER_CLASSES) for code in codes
-    )
+    return cilin_only_in(word, THING_CLASSES, but=SHELTER_CLASSES)
 
 
 #: Cilin's top classes of what is no noun of a thing: properties, acts, mind, activities, states, relations and
@@ -177,12 +178,10 @@ NO_NOUN_CLASSES = tuple("EFGHIJKL")
 def cilin_no_noun_zh(word: str) -> bool:
     """Whether Cilin has a word and files every sense of it under properties, acts or states (`NO_NOUN_CLASSES`:
     亮堂 "bright", 宜人 "pleasant"), never under people, things, times, places or abstract things."""
-    codes = cilin_codes_zh().get(word, ())
-    return bool(codes) and all(code.startswith(NO_NOUN_CLASSES) for code in codes)
+    return cilin_only_in(word, NO_NOUN_CLASSES)
 
 
 def cilin_artefact_zh(word: str) -> bool:
     """Whether Cilin files every sense of a word under made things (`ARTEFACT_CLASSES`): no place, wherever it
     stands (刷子 "brush" is a tool; WordNet's first "brush" is a thicket)."""
-    codes = cilin_codes_zh().get(word, ())
-    return bool(codes) and all(code.startswith(ARTEFACT_CLASSES) for code in codes)
+    return cilin_only_in(word, ARTEFACT_CLASSES)
