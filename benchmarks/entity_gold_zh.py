@@ -156,6 +156,33 @@ def import_words(specs: list[str]) -> None:
     print(f"{GOLD}: {Counter(r[0] for r in out)} annotations")
 
 
+#: the flagged words neither annotator marked, adjudicated by a helper after a count (entity, name or ordinary)
+VERDICTS = HERE / "context_entities_flag_verdicts_zh.tsv"
+VERDICT_KINDS = ("entity", "name", "ordinary")
+
+
+def flag_verdicts() -> dict[tuple[str, str], str]:
+    """(id, word) -> the adjudicator's verdict on a flagged word neither annotator marked, read from the offsets and
+    the data; a changed sentence or an unknown verdict is an error naming the line."""
+    by_id = {id_: s for _, id_, s in sample()}
+    out: dict[tuple[str, str], str] = {}
+    for n, line in enumerate(VERDICTS.read_text(encoding="utf-8").splitlines(), 1):
+        if line.startswith("#") or not line.strip():
+            continue
+        id_, digest, start, end, verdict = line.split("\t")
+        sentence = by_id.get(id_)
+        if sentence is None or sentence_hash(sentence) != digest or verdict not in VERDICT_KINDS:
+            sys.exit(f"{VERDICTS}:{n}: not a verdict on a sampled sentence as it stands: {line!r}")
+        out[(id_, sentence[int(start) : int(end)])] = verdict
+    return out
+
+
+def adjudicated(wrong: list[tuple[str, str]], verdicts: dict[tuple[str, str], str]) -> str:
+    """The verdicts on a half's unmarked flagged words, as a cell: ordinary, entity or name, and not yet read."""
+    counts = Counter(verdicts.get(key, "not adjudicated") for key in wrong)
+    return ", ".join(f"{counts[k]} {k}" for k in (*VERDICT_KINDS, "not adjudicated") if counts[k]) or "none"
+
+
 #: a marked word: (word, kind, start, end) in its sentence
 Mark = tuple[str, str, int, int]
 Marks = dict[str, list[Mark]]
@@ -346,13 +373,16 @@ def table(show_dev: bool = False, only: tuple[str, ...] = HALVES) -> str:
     out += [
         "\nThe rule's flags on these sentences, each the candidate of its own story (`context_entities`): of the words"
         " it reports as new, those an annotator marked (either):\n",
-        "| half | sentences | flagged | flagged words marked |",
-        "| --- | --- | --- | --- |",
+        "| half | sentences | flagged | flagged words marked | the others, adjudicated (`" + VERDICTS.name + "`) |",
+        "| --- | --- | --- | --- | --- |",
     ]
     everyone = either(marks)
+    verdicts = flag_verdicts()
     for half in halves:
         f = flag_score(half, everyone)
-        out.append(f"| {half} | {sum(1 for h, _, _ in sample() if h == half)} | {f['rows']} | {_pct(f['precision'])} |")
+        size = sum(1 for h, _, _ in sample() if h == half)
+        cells = f"{size} | {f['rows']} | {_pct(f['precision'])} | {adjudicated(f['wrong'], verdicts)}"
+        out.append(f"| {half} | {cells} |")
         if show_dev and half.startswith("dev"):
             shown.extend(f"  flagged, marked by neither: {word}  ({id_})" for id_, word in f["wrong"])
     a, b = sorted(marks)

@@ -126,3 +126,22 @@ def test_a_bad_import_spec_is_named_and_nothing_is_written(spec, message, tmp_pa
     )
     with pytest.raises(SystemExit, match="import needs LABEL=PATH"):
         gold_zh.import_words([])
+
+
+def test_every_adjudicated_flag_reads_back_a_word_of_its_sentence_and_the_table_counts_them():
+    verdicts = gold_zh.flag_verdicts()
+    assert verdicts and set(verdicts.values()) <= set(gold_zh.VERDICT_KINDS)
+    sentences = {id_: s for _, id_, s in gold_zh.sample()}
+    assert all(word and word in sentences[id_] for id_, word in verdicts)
+    wrong = [next(iter(verdicts)), ("no-such-id", "词")]
+    cell = gold_zh.adjudicated(wrong, verdicts)
+    assert f"1 {verdicts[wrong[0]]}" in cell and "1 not adjudicated" in cell
+    assert "ordinary" in gold_zh.table()  # the flags' table prints the ordinary words among the unmarked flags
+
+
+def test_a_verdict_on_a_changed_sentence_is_refused_with_the_line(tmp_path, monkeypatch):
+    copy = tmp_path / "verdicts.tsv"
+    copy.write_text("# header\nc3/dev#0\t0000000000\t0\t1\tordinary\n", encoding="utf-8")
+    monkeypatch.setattr(gold_zh, "VERDICTS", copy)
+    with pytest.raises(SystemExit, match=r"verdicts.tsv:2: not a verdict"):
+        gold_zh.flag_verdicts()
