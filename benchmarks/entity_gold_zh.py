@@ -68,10 +68,18 @@ SEED_5 = "34-entity-gold-5-2026-11-27"
 #: all of them a blind half (blind6) counted once, after those changes
 SEED_6 = "34-entity-gold-6-2026-11-27"
 SEEDS = (SEED, SEED_2, SEED_3, SEED_4, SEED_5, SEED_6)
+#: a seventh, on new text once every held-out candidate had been annotated: another middle sentence of each held-out
+#: document (`check_rule_data.candidates` with seed 1; ids end in `SECOND`), drawn before the changes its dev half
+#: drove, its blind half (blind7) counted after them
+SEED_7 = "34-entity-gold-7-2026-11-27"
+SECOND = "@2"
 SIZE = 400  # sentences per sample: the first half of a draw is its dev half, the second its blind half
 #: the sample that takes the rest of the candidates (fewer than `SIZE`), all of it blind
 LAST_SEED = SEED_6
-HALVES = ("dev", "blind", "dev2", "blind2", "dev3", "blind3", "dev4", "blind4", "dev5", "blind5", "blind6")
+HALVES = (
+    *("dev", "blind", "dev2", "blind2", "dev3", "blind3", "dev4", "blind4", "dev5", "blind5", "blind6"),
+    *("dev7", "blind7"),
+)
 KINDS = ("role", "being", "animal", "place", "name")
 ENTITY_KINDS = ("role", "being", "animal", "place")  # what the reader is meant to read
 
@@ -90,7 +98,18 @@ def sample() -> list[tuple[str, str, str]]:
         dev = 0 if seed == LAST_SEED else SIZE // 2
         suffix = str(n + 1) if n else ""
         out += [(("dev" if i < dev else "blind") + suffix, r["id"], r["candidate"]) for i, r in enumerate(drawn)]
+    drawn = random.Random(SEED_7).sample(second_sentences(), SIZE)
+    out += [("dev7" if i < SIZE // 2 else "blind7", r["id"], r["candidate"]) for i, r in enumerate(drawn)]
     return out
+
+
+@lru_cache(maxsize=1)
+def second_sentences() -> list[dict]:
+    """Another middle sentence of each held-out document (`check_rule_data.candidates` with seed 1), where it is not
+    the sentence the first six samples drew from that document; ids end in `SECOND`."""
+    first = {r["id"]: r["candidate"] for r in data.candidates("zh", "held-out")}
+    rows = sorted(data.candidates("zh", "held-out", seed=1), key=lambda r: r["id"])
+    return [{**r, "id": r["id"] + SECOND} for r in rows if r["candidate"] != first.get(r["id"])]
 
 
 def sentence_hash(sentence: str) -> str:
@@ -303,7 +322,7 @@ def score(
 @lru_cache(maxsize=1)
 def _givens() -> dict[str, str]:
     """id -> what the rule compares a sampled sentence with: its story's other sentences (`check_rule_data`)."""
-    rows = data.candidates("zh", "held-out")
+    rows = [*data.candidates("zh", "held-out"), *second_sentences()]
     return {r["id"]: " ".join([*(r.get("context") or []), str(r.get("original") or "")]) for r in rows}
 
 

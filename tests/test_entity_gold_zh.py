@@ -18,16 +18,22 @@ import entity_gold_zh as gold_zh  # noqa: E402
 pytestmark = pytest.mark.skipif(not check_rule_data.available(), reason="needs ../shared/data")
 
 
-def test_six_samples_of_held_out_candidates_the_last_all_blind():
+def test_six_samples_of_held_out_candidates_the_sixth_all_blind_then_a_seventh_of_other_sentences():
     drawn = gold_zh.sample()
     assert len(gold_zh.SEEDS) == 6
+    first = [d for d in drawn if not d[1].endswith(gold_zh.SECOND)]
     rest = len(check_rule_data.candidates("zh", "held-out")) - (len(gold_zh.SEEDS) - 1) * gold_zh.SIZE
-    assert len(drawn) == (len(gold_zh.SEEDS) - 1) * gold_zh.SIZE + rest == len({id_ for _, id_, _ in drawn})
+    assert len(first) == (len(gold_zh.SEEDS) - 1) * gold_zh.SIZE + rest == len({id_ for _, id_, _ in first})
     halves = [h for h, _, _ in drawn]
     assert all(halves.count(half) == gold_zh.SIZE // 2 for half in gold_zh.HALVES if half != "blind6")
-    assert halves.count("blind6") == rest > 0  # the last sample: every candidate left, all blind
+    assert halves.count("blind6") == rest > 0  # the sixth sample: every candidate left, all blind
     tuning = {r["id"] for r in check_rule_data.candidates("zh", "tuning")}
-    assert not tuning & {id_ for _, id_, _ in drawn}
+    assert not tuning & {id_.removesuffix(gold_zh.SECOND) for _, id_, _ in drawn}
+    # the seventh: 400 other sentences of held-out documents, none the sentence drawn from its document before
+    seventh = [d for d in drawn if d[1].endswith(gold_zh.SECOND)]
+    assert {h for h, _, _ in seventh} == {"dev7", "blind7"} and len(seventh) == gold_zh.SIZE
+    by_id = {id_: s for _, id_, s in first}
+    assert all(by_id[id_.removesuffix(gold_zh.SECOND)] != s for _, id_, s in seventh)
 
 
 def test_every_annotation_reads_back_a_word_of_its_sentence_for_both_annotators():
