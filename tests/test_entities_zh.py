@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from lotdata.annotate.checks import CheckOptions, get_check_rule
-from lotdata.text.entities_zh import new_entities_zh
+from lotdata.text.entities_zh import entity_words_in_zh, new_entities_zh
 from lotdata.text.entity_classes import (
     animal_char_zh,
     cedict_heads_zh,
@@ -527,3 +527,28 @@ def test_made_things_and_substances_are_still_places_where_a_place_stands():
 )
 def test_edges_found_in_the_second_review(candidate, given, expected):
     assert new_entities_zh(candidate, given) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("孔雀兴冲冲地回到家。", ["孔雀", "家"]),  # jieba's measure word 家 where nothing is counted
+        ("这家商店很大。", ["商店"]),  # a measure word after a demonstrative
+        ("北京有三百余家老字号。", ["北京", "老字号"]),  # and after a number
+        ("流行病学家调查证实了这一点。", ["流行病学家"]),  # a field's 学 + jieba's measure word 家
+        ("宽敞的操场上成了我们玩耍的地方。", ["操场"]),  # jieba's verb 操场上
+        ("山上的哈萨克族牧民住在蒙古包里。", ["哈萨克族", "牧民", "蒙古包", "山"]),  # an ethnic group is people
+        ("你是一个很努力的青年。", ["青年"]),  # jieba's time word where a noun stands
+        ("兔子从童年讲到青年。", ["兔子"]),  # the time of life
+        ("门下食客就有上千人。", ["食客"]),  # a number of people names nobody
+        ("一家人一起包饺子。", ["一家人"]),  # a family does
+        ("我们读了《尚书》和《小红帽》。", []),  # a work's title
+        ("小红帽走进了森林。", ["小红帽", "森林"]),  # the character outside a title
+        ("他们走山路回去。", ["山路"]),  # Cilin's road, CC-CEDICT's "mountain road"
+        ("旅途很长。", []),  # Cilin files journeys with roads too
+        ("从村西飞到村东。", ["村", "村东"]),  # a side of the village, jieba's bound 村 + 西 included
+        ("首尔市方面介绍了情况。", ["首尔"]),  # a city's name before 市, whatever jieba's tag
+    ],
+)
+def test_readings_driven_by_the_seventh_dev_half(text, expected):
+    assert entity_words_in_zh(text) == expected

@@ -359,11 +359,41 @@ _ODD_PLACE_TAGS = ("l", "m", "s")
 _POSITIONS = "上下里中内外边旁前后岸沿畔堍"
 
 
+def person_tagged_time_zh(word: str) -> bool:
+    """Whether a word jieba tags as a time is a person all the same: Cilin files one of its senses with people (A)
+    and CC-CEDICT's first gloss is a role's (青年 "youth"; not 老年 "old age", 童年)."""
+    from lotdata.text.entity_classes import kind_zh
+    from lotdata.text.thesaurus_zh import cilin_codes_zh
+
+    people = any(code.startswith("A") for code in cilin_codes_zh().get(word, ()))
+    return len(word) >= 2 and people and kind_zh(word) == "role"
+
+
+def _ethnic_group_zh(word: str) -> bool:
+    """Whether a word ending in 族 is an ethnic group, its people (Cilin's Di04B: 哈萨克族, 汉族; not 民族 and 中华民族,
+    people in general, nor 家族, 水族)."""
+    from lotdata.text.thesaurus_zh import cilin_only_in
+
+    return len(word) >= 2 and word[-1] == "族" and not word.endswith("民族") and cilin_only_in(word, ("Di04B",))
+
+
+def _counted_people_zh(word: str) -> bool:
+    """Whether a word is a number of people (上千人, 几百人): bare 人 counted, which names nobody (not 一家人)."""
+    from lotdata.text.postag import pos_words_nohmm
+
+    count = word[:-1]
+    return (
+        len(word) >= 3 and word[-1] == "人" and count[-1] in "十百千万亿" and pos_words_nohmm(count) == [(count, "m")]
+    )
+
+
 def _kind_by_ending_zh(word: str, stem: str) -> str | None:
-    """The role or the place a noun's last character makes it (猎人, 村庄), unless CC-CEDICT's gloss says it is no
-    noun (`_no_noun_gloss_zh`: 亮堂 "bright", 宜人 "nice", 春秋战国 "... periods") or it is a verb and its object
-    (`_verb_and_its_place_zh`: 裁员 "to lay off staff", 买房)."""
-    if _no_noun_gloss_zh(word):
+    """The role or the place a noun's last character makes it (猎人, 村庄; 族 of an ethnic group), unless CC-CEDICT's
+    gloss says it is no noun (`_no_noun_gloss_zh`: 亮堂 "bright", 宜人 "nice", 春秋战国 "... periods"), it counts
+    people (上千人) or it is a verb and its object (`_verb_and_its_place_zh`: 裁员 "to lay off staff", 买房)."""
+    if _ethnic_group_zh(word):
+        return "role"  # 哈萨克族, 蒙古族: the people
+    if _no_noun_gloss_zh(word) or _counted_people_zh(stem):
         return None
     if len(stem) >= 2 and stem[-1] in ROLE_ENDINGS_ZH and not _ends_in_none_zh(stem):
         return None if _verb_and_its_role_zh(stem) else "role"
@@ -557,7 +587,7 @@ def entity_words_zh(text: str) -> list[str]:
             skip = False
         elif entity_kind_zh(word, tag):
             found.append(word)
-        elif len(word) > 2 and word[-1] in LOCATIVES_ZH and tag[:1] in "nsl" and entity_kind_zh(word[:-1], "n"):
+        elif len(word) > 2 and word[-1] in LOCATIVES_ZH and _glued_tag(word, tag) and entity_kind_zh(word[:-1], "n"):
             found.append(word[:-1])
         elif len(word) == 2 and word[1] == "边" and word[0] in PLACE_ENDINGS_ZH and word not in NOT_ENTITIES_ZH:
             found.append(word)
@@ -565,6 +595,12 @@ def entity_words_zh(text: str) -> list[str]:
             found.append(merged)
             skip = True
     return found
+
+
+def _glued_tag(word: str, tag: str) -> bool:
+    """Whether jieba's tag of a word ending in a locative lets the word before it be read: a noun's, a place's or an
+    idiom's (车站里 s), or a verb's where the locative is 上 or 里 (jieba's 操场上 v: the playground)."""
+    return tag[:1] in "nsl" or tag == "v" and word[-1] in "上里"
 
 
 #: jieba's tags of function words, never the first part of a noun jieba split (在, 的, 和, 他, 一)

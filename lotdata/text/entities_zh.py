@@ -41,6 +41,7 @@ documents' real sentences watched for new flags at every step; see docs/explanat
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from lotdata.text import characters as ch
@@ -226,6 +227,8 @@ def word_kind_zh(
     only where a place stands (在礁石里), a made thing never (`_in_place_slot_zh`: 在刷子上)."""
     if ch.entity_kind_zh(word, tag):
         return None
+    if tag == "t" and ch.person_tagged_time_zh(word):
+        return "role" if before[0] in _BEFORE_NOUN or before[1][:1] in ("q", "m") else None  # 一个青年, 的青年
     if ch.made_thing_zh(word):
         return _in_place_slot_zh(word, tag, before, after)
     return (
@@ -381,7 +384,7 @@ def more_entity_words_zh(text: str) -> list[str]:
         before, after = tokens[i - 1] if i else ("", ""), tokens[i + 1] if i + 1 < len(tokens) else ("", "")
         if word_kind_zh(word, tag, before, after) or word in GENERAL_PEOPLE_ZH or general_animal_zh(word):
             found.append(word)
-        elif area := _named_area_zh(word, tag):
+        elif area := _named_area_zh(word, tag) or _named_city_zh(word, after):
             found.append(area)
         elif single := _single_place_zh(tokens, i):
             found.append(single)
@@ -437,8 +440,12 @@ def _single_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
         return _place_in_word_zh(word, tag)
     if word == "家" and tag in ("q", "n") and i and (tokens[i - 1][0] == "的" or _home_holder_zh(*tokens[i - 1])):
         return "家"  # 我爱我的家, 往小猪家打电话
+    if word == "家" and tag == "q" and _uncounted(tokens, i) and not _before_noun(tokens, i):
+        return "家"  # 回到 + 家。, 无 + 家 + 可回: jieba's measure word where nothing is counted
     if word in single_places_zh() and tag in _BOUND_TAGS and i and tokens[i - 1][0] in _PLACE_MODIFIERS:
         return word  # 老 + 村 (jieba's bound 村 zg): the old village
+    if word in _SETTLEMENTS and tag in _BOUND_TAGS and i + 1 < len(tokens) and tokens[i + 1][0] in _SIDES:
+        return word  # 村 + 西, 村 + 尾 (jieba's bound 村 zg): a side or an end of the village
     if len(word) != 1 or word not in single_places_zh() or tag[:1] not in "ns":
         return None
     after = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
@@ -450,6 +457,22 @@ def _single_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
         return word
     return word if before[0] in _BEFORE_PLACE or before[0] == "过" else None
 
+
+def _uncounted(tokens: list[tuple[str, str]], i: int) -> bool:
+    """Whether the word at `i` has no numeral, demonstrative, measure word or position before it (一家, 这家, 每家,
+    300余家, 上家 "the previous player")."""
+    return not i or tokens[i - 1][1][:1] not in "mrqf" and tokens[i - 1][0][-1:] not in "每各几哪余多"
+
+
+def _before_noun(tokens: list[tuple[str, str]], i: int) -> bool:
+    """Whether a noun follows the word at `i` (家 + 商店: a measure word)."""
+    return i + 1 < len(tokens) and tokens[i + 1][1][:1] == "n"
+
+
+#: places of one character that have sides and ends (村东, 城南, 村 + 尾), and those sides and ends
+_SETTLEMENTS = "村城"
+_DIRECTIONS = "东西南北"
+_SIDES = (*_DIRECTIONS, "头", "尾", "口")
 
 #: jieba's tags of a bound character (a morpheme)
 _BOUND_TAGS = ("zg", "g", "ng")
@@ -477,6 +500,8 @@ def _place_in_word_zh(word: str, tag: str) -> str | None:
         return word[0]  # 河里, 井边
     if noun and word[0] in places and word[1] in "头口尾" and word[0] != "家":
         return word  # 村头, 村口, 桥头 (not 家口 "family members")
+    if noun and word[0] in _SETTLEMENTS and word[1] in _DIRECTIONS:
+        return word  # 村东, 城南: a side of the village or the town
     if word[1] == "家" and word[0] in "我你他她咱" and tag == "r":
         return "家"  # 在她家吃饭: the home of a person the pronoun names
     if noun and word[1] in _GLUED_PLACES.get(word[0], ""):
@@ -500,6 +525,15 @@ def _named_area_zh(word: str, tag: str) -> str | None:
     suffix = next((end for end in _AREA_SUFFIXES if word.endswith(end) and len(word) > len(end)), None)
     name = word[: -len(suffix)] if suffix else ""
     return name if name and tag[:1] in "ns" and ch.entity_kind_zh(name, "ns") == "place" else None
+
+
+def _named_city_zh(word: str, after: tuple[str, str]) -> str | None:
+    """首尔 + 市: a place's name CC-CEDICT glosses as one before a division (市, 省, 县), whatever jieba's tag of the
+    name (首尔 d)."""
+    from lotdata.text.entity_classes import head_zh
+
+    named = len(word) >= 2 and after[0] in ("市", "省", "县") and (head_zh(word) or ("",))[0].startswith("=")
+    return word if named and head_zh(word)[1] == "place" else None
 
 
 #: jieba's tags that end a place's span: marks, prepositions, conjunctions, particles, pronouns, numerals and measure
@@ -663,6 +697,8 @@ def _split_noun_zh(stem: str, tag: str, head: str, head_tag: str) -> str | None:
 
     if head in _PERSONNEL:  # 医疗 + 人员, 服务 + 人员, 环保 + 人士: the personnel of a field (not 造成 + 人员伤亡)
         return stem + head if tag in _FIELD_TAGS and stem not in ch.NOT_ENTITIES_ZH else None
+    if head == "家" and len(stem) >= 3 and stem[-1] == "学" and tag[:1] == "n":
+        return stem + head  # 流行病学 + 家: a scientist of the field (jieba's measure word 家)
     if len(head) == 2 and head[1] in ch.LOCATIVES_ZH:
         head = head[0]
     if len(head) != 1 or head_tag[:1] in "vu" or head_tag in ch._FUNCTION_TAGS or tag in ch._FUNCTION_TAGS:
@@ -809,7 +845,15 @@ def entity_words_in_zh(text: str) -> list[str]:
     found = [*ch.entity_words_zh(text), *more_entity_words_zh(text)]
     places = single_places_zh()
     holders = [o for o in found if len(o) > 1 and _kind_of_zh(o) not in ("role", "animal")]
+    titles = [m.group() for m in _TITLE.finditer(text)]
+    found = [
+        w for w in found if not titles or not _always_held(text, w, titles)
+    ]  # 《尚书》, 《小红帽》: a work's title
     return [w for w in found if w not in places or not _always_held(text, w, holders)]
+
+
+#: the title of a book, a song or a film (《尚书》): what it names is no one and nowhere of the story
+_TITLE = re.compile(r"《[^《》]*》")
 
 
 def _always_held(text: str, word: str, holders: list[str]) -> bool:

@@ -16,6 +16,7 @@ lotdata. Its general place words (地区, 场所) are read as places only where 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -134,9 +135,25 @@ CONCRETE_PLACE_CLASSES = tuple(
 
 def cilin_concrete_place_zh(word: str) -> str | None:
     """ "place" for a word `cilin_kind_zh` reads as a place (CC-CEDICT agreeing) all of whose Cilin senses are
-    `CONCRETE_PLACE_CLASSES`: read as a place wherever it stands (房间, 坟墓, 人行道), unlike Cilin's general places."""
+    `CONCRETE_PLACE_CLASSES`: read as a place wherever it stands (房间, 坟墓, 人行道), unlike Cilin's general places;
+    or a road of Cilin's that CC-CEDICT's first gloss calls one (`cilin_road_zh`)."""
     concrete = cilin_only_in(word, CONCRETE_PLACE_CLASSES)
-    return "place" if concrete and cilin_kind_zh(word) == "place" else None
+    return "place" if concrete and cilin_kind_zh(word) == "place" or cilin_road_zh(word) else None
+
+
+#: Cilin's roads and ways (Cb27A), which hold journeys and ways of life too (旅途, 去路 "the way one is following",
+#: 后尘), and the English of a road's gloss
+ROAD_CLASSES = ("Cb27A",)
+_ROAD_GLOSS = re.compile(r"\b(road|street|avenue|alley|path|highway|expressway|thoroughfare)s?\b")
+
+
+def cilin_road_zh(word: str) -> bool:
+    """Whether a word of two characters or more is one of Cilin's roads only and CC-CEDICT's first gloss names a
+    road (山路 "mountain road", 小径 "alley", 大道 "main street"; not 旅途 "journey", 去路)."""
+    from lotdata.text.entity_classes import first_gloss_zh
+
+    road = len(word) >= 2 and cilin_only_in(word, ROAD_CLASSES)
+    return road and bool(_ROAD_GLOSS.search(first_gloss_zh(word)))
 
 
 #: Cilin's administrative divisions and cities (Di02: 广西, 广东, 县城; Cb25A: 苏州, 城市)
