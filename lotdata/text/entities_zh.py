@@ -388,6 +388,9 @@ def more_entity_words_zh(text: str) -> list[str]:
             found.append(area)
         elif single := _single_place_zh(tokens, i):
             found.append(single)
+        elif _cicada_zh(tokens, i):
+            found.append("知了")
+            i += 1
         elif i + 1 < len(tokens) and tokens[i + 1] == ("者", "k") and len(word) >= 2 and tag[:1] in "nvlab":
             found.append(word + "者")  # 游泳 + 者, 看门 + 者, 戒烟 + 者: one who does it (jieba's suffix k)
             i += 1
@@ -402,6 +405,14 @@ def more_entity_words_zh(text: str) -> list[str]:
             i += 1
         i += 1
     return list(dict.fromkeys(found))
+
+
+def _cicada_zh(tokens: list[tuple[str, str]], i: int) -> bool:
+    """知了 "cicada", which jieba cuts into 知 + 了 ("knew"): read where no one is the subject of knowing, at a
+    clause's start or after a place or a time (知了在树上叫, 夏天里知了最快乐; not 我知了)."""
+    if tokens[i : i + 2] != [("知", "v"), ("了", "ul")]:
+        return False
+    return not i or tokens[i - 1][1] in ("x", "f", "t", "s")
 
 
 @lru_cache(maxsize=1)
