@@ -552,3 +552,10 @@ def test_edges_found_in_the_second_review(candidate, given, expected):
 )
 def test_readings_driven_by_the_seventh_dev_half(text, expected):
     assert entity_words_in_zh(text) == expected
+
+
+def test_a_place_of_one_character_ending_a_clause_and_an_owner_at_a_clauses_start():
+    assert "山" in entity_words_in_zh("村子的后面是山，山坡上有羊。")  # 是 + 山 + a mark
+    assert entity_words_in_zh("白的树，白的屋，白的路。") == ["屋"]  # 的 + 屋 + a mark (路 alone is as often a way)
+    assert entity_words_in_zh("伤兵的处境很悲惨。") == ["伤兵"]  # Cilin's role as the owner of what follows 的
+    assert entity_words_in_zh("他是牛，我是马。") == ["牛", "马"]  # animals stay animals

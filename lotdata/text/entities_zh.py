@@ -157,9 +157,9 @@ def _noun_place(before: tuple[str, str], after: tuple[str, str]) -> bool:
 
 
 def _subject_slot(before: tuple[str, str], after: tuple[str, str]) -> bool:
-    """Whether a word between `before` and `after` stands as a clause's subject: after a mark (or at the start),
-    before a verb."""
-    return before[1] in ("", "x") and after[1][:1] == "v"
+    """Whether a word between `before` and `after` stands as a clause's subject or its owner: after a mark (or at
+    the start), before a verb or 的 (伤兵的处境)."""
+    return before[1] in ("", "x") and (after[1][:1] == "v" or after[0] == "的")
 
 
 def _place_slot(before: tuple[str, str], after: tuple[str, str]) -> bool:
@@ -466,6 +466,8 @@ def _single_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
     measure = measure or before[1][:1] == "m" and before[0][-1:] in _PLACE_MEASURES  # jieba's 一座 (m) + 山
     if after[1] == "f" or after[0] in ("里", "上", "中", "边") or measure:
         return word
+    if before[0] in ("是", "的") and after[1] == "x":
+        return word  # 后面是山，白的屋，: a place of one character alone where a noun ends a clause
     return word if before[0] in _BEFORE_PLACE or before[0] == "过" else None
 
 
