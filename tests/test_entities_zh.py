@@ -559,3 +559,8 @@ def test_a_place_of_one_character_ending_a_clause_and_an_owner_at_a_clauses_star
     assert entity_words_in_zh("白的树，白的屋，白的路。") == ["屋"]  # 的 + 屋 + a mark (路 alone is as often a way)
     assert entity_words_in_zh("伤兵的处境很悲惨。") == ["伤兵"]  # Cilin's role as the owner of what follows 的
     assert entity_words_in_zh("他是牛，我是马。") == ["牛", "马"]  # animals stay animals
+
+
+def test_personnel_are_people_in_general():
+    assert new_entities_zh("企业的人员进行了培训。", "狐狸饿了。") == ["人员"]  # a story of animals has no people
+    assert new_entities_zh("企业的人员进行了培训。", "老板很忙。") == []  # known where the story names people

@@ -794,7 +794,7 @@ def _has_building(given: str) -> bool:
 #: people in general, nouns all the same (LOT 2.2a: "all the things, roles, and places" of a candidate are in the
 #: story): new only to a story that names no people (`known_zh`); 大家, 别人, 有人 are pronouns (not_entities_zh.txt)
 GENERAL_PEOPLE_ZH = frozenset(
-    "人们 人类 百姓 老百姓 人民 群众 人群 民众 公众 世人 众人 民族 中华民族 少数民族 女性 男性".split()
+    "人们 人类 百姓 老百姓 人民 群众 人群 民众 公众 世人 众人 民族 中华民族 少数民族 女性 男性 人员".split()
 )
 #: animals in general: new only to a story that names no animal
 GENERAL_ANIMALS_ZH = frozenset({"动物", "冷血动物", "温血动物"})
