@@ -564,3 +564,9 @@ def test_a_place_of_one_character_ending_a_clause_and_an_owner_at_a_clauses_star
 def test_personnel_are_people_in_general():
     assert new_entities_zh("企业的人员进行了培训。", "狐狸饿了。") == ["人员"]  # a story of animals has no people
     assert new_entities_zh("企业的人员进行了培训。", "老板很忙。") == []  # known where the story names people
+
+
+def test_a_monk_jieba_cut_off_and_a_region_cedict_names():
+    assert entity_words_in_zh("少林武僧于是名扬天下。") == ["少林", "武僧"]  # 武 + 僧: 僧 heads roles
+    assert "西域" in entity_words_in_zh("唐太宗从西域引入葡萄。")  # ns, CC-CEDICT's "Western Regions (...)"
+    assert entity_words_in_zh("花都白白送人了。") == []  # 花 + 都: CC-CEDICT's district, jieba's ns, an adverb

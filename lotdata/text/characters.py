@@ -479,8 +479,10 @@ def _class_zh(word: str, stem: str, tag: str) -> str | None:
     kind = kind_zh(word) or (kind_zh(stem) if stem != word else None)
     if kind is None and tag in CILIN_TAGS_ZH and (found := cilin_role_or_animal_zh(stem)):
         return found  # 羊倌, 跳鼠: Cilin's general places are read only where a place stands (entities_zh)
-    if kind is None and tag == "ns" and cilin_division_zh(word):
-        return "place"  # 广西: a place's name Cilin files with provinces, counties and cities only
+    if kind is None and tag == "ns" and (cilin_division_zh(word) or _region_name_zh(word)):
+        return (
+            "place"  # 广西: a place's name Cilin files with provinces, counties and cities only; 西域 "Western Regions"
+        )
     cilin_tag = tag in CILIN_TAGS_ZH or _place_tagged_name_zh(word, tag)  # 麦田 nr
     if kind is None and cilin_tag and (found := cilin_concrete_place_zh(stem)):
         return found  # 房间, 坟墓, 人行道: a building, a land or a road of Cilin's
@@ -488,6 +490,28 @@ def _class_zh(word: str, stem: str, tag: str) -> str | None:
         field = stem[:-1]  # 陶艺 of 陶艺家: a thing CEDICT glosses, not a person (邻居家) nor a verb (带回家)
         return "role" if known_word_zh(field) and not kind_zh(field) and field not in ROLES_ZH else None
     return kind
+
+
+#: what CC-CEDICT's gloss of a place's name calls it (西域 "Western Regions (...)", 巴马 "Bama Yao autonomous county")
+_REGION_GLOSS = re.compile(
+    r"\b(regions?|county|province|prefecture|city|town|village|district|river|lake|mountains?|island|kingdom|state)\b",
+    re.IGNORECASE,
+)
+
+
+def _region_name_zh(word: str) -> bool:
+    """Whether a word jieba tags as a place's name is one by CC-CEDICT: a name's entry whose first gloss calls it a
+    region, a division, a river, a lake, a mountain or a state (西域 "Western Regions"); jieba's ns alone is not
+    enough (东西, 太阳, 刚跑)."""
+    from lotdata.text.entity_classes import cedict_name_zh, first_gloss_zh
+
+    if len(word) < 2 or word[-1] in _ADVERB_ENDS or not cedict_name_zh(word):
+        return False  # 花都 of 花都白白送人了: a noun and an adverb jieba's dictionary has as a district
+    return bool(_REGION_GLOSS.search(first_gloss_zh(word)))
+
+
+#: adverbs that jieba glues to the noun before them where its dictionary has the pair as a name (花 + 都)
+_ADVERB_ENDS = "都也就才还又却"
 
 
 def _place_tagged_name_zh(word: str, tag: str) -> bool:

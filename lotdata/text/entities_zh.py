@@ -66,7 +66,7 @@ STRONG_HEADS = frozenset("贩匠佬犬兽棚坊寨亭")
 #: role's head (人 only so: 赶车 + 人, never 欺负 + 人)
 SPLIT_HEADS = {
     **{head: kind for head, kind in HEADS.items() if head != "田"},  # 结果 + 田忌
-    **dict.fromkeys("师匠夫妇童郎翁娘婆女人", "role"),
+    **dict.fromkeys("师匠夫妇童郎翁娘婆女人僧", "role"),
     **dict.fromkeys("馆院屋厅厂店庙", "place"),
 }
 #: jieba's tags of a stem (nouns, verbs, adjectives and phrases): never a function word, a pronoun or a number
