@@ -72,8 +72,8 @@ SEEDS = (SEED, SEED_2, SEED_3, SEED_4, SEED_5, SEED_6)
 #: document (`check_rule_data.candidates` with seed 1; ids end in `SECOND`), drawn before the changes its dev half
 #: drove, its blind half (blind7) counted after them
 SEED_7 = "34-entity-gold-7-2026-11-27"
-#: an eighth, of the other sentences the seventh did not draw, drawn after the seventh's changes: all of it a blind
-#: half (blind8), counted once on the code of the session's end
+#: an eighth, of the other sentences the seventh did not draw, drawn after the seventh's first changes: all of it a
+#: blind half (blind8), counted once after the seventh's changes
 SEED_8 = "34-entity-gold-8-2026-11-27"
 SECOND = "@2"
 SIZE = 400  # sentences per sample: the first half of a draw is its dev half, the second its blind half
@@ -428,6 +428,8 @@ BLIND_NOTES = {
     "blind4": "sample 4, drawn before the fourth sample's changes, first counted after the third's",
     "blind5": "sample 5, drawn before the fifth sample's changes, first counted after the fourth's",
     "blind6": "sample 6, drawn after the fifth sample's changes; recounted after two small fixes, unchanged",
+    "blind7": "sample 7 (other sentences of the held-out documents), first counted before its dev half's changes",
+    "blind8": "sample 8 (other sentences of the held-out documents), counted once after the seventh's changes",
 }
 
 

@@ -570,3 +570,17 @@ def test_a_monk_jieba_cut_off_and_a_region_cedict_names():
     assert entity_words_in_zh("少林武僧于是名扬天下。") == ["少林", "武僧"]  # 武 + 僧: 僧 heads roles
     assert "西域" in entity_words_in_zh("唐太宗从西域引入葡萄。")  # ns, CC-CEDICT's "Western Regions (...)"
     assert entity_words_in_zh("花都白白送人了。") == []  # 花 + 都: CC-CEDICT's district, jieba's ns, an adverb
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("地球上最聪明的动物是人。", ["动物"]),  # on earth: the world in general
+        ("保护地球生态环境。", []),  # the earth describing a noun
+        ("火箭绕着地球飞。", ["地球"]),  # jieba's noun 飞 is no noun the earth describes
+        ("宇航员重返地球的过程。", ["宇航员", "地球"]),  # a place one goes to
+        ("国内18家省级电视台联合摄制。", ["电视台"]),  # jieba tags digits eng: 家 counts television stations
+    ],
+)
+def test_the_earth_in_general_and_a_counted_measure_word_found_by_the_adjudicated_flags(text, expected):
+    assert entity_words_in_zh(text) == expected

@@ -473,13 +473,14 @@ def _single_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
 
 def _uncounted(tokens: list[tuple[str, str]], i: int) -> bool:
     """Whether the word at `i` has no numeral, demonstrative, measure word or position before it (一家, 这家, 每家,
-    300余家, 上家 "the previous player")."""
-    return not i or tokens[i - 1][1][:1] not in "mrqf" and tokens[i - 1][0][-1:] not in "每各几哪余多"
+    300余家, 18家: jieba tags digits eng; 上家 "the previous player")."""
+    before = tokens[i - 1][0] if i else ""
+    return not i or tokens[i - 1][1][:1] not in "mrqf" and before[-1:] not in "每各几哪余多" and not before.isdigit()
 
 
 def _before_noun(tokens: list[tuple[str, str]], i: int) -> bool:
-    """Whether a noun follows the word at `i` (家 + 商店: a measure word)."""
-    return i + 1 < len(tokens) and tokens[i + 1][1][:1] == "n"
+    """Whether a noun or a noun's attribute follows the word at `i` (家 + 商店, 家 + 省级: a measure word)."""
+    return i + 1 < len(tokens) and tokens[i + 1][1][:1] in ("n", "b")
 
 
 #: places of one character that have sides and ends (村东, 城南, 村 + 尾), and those sides and ends
@@ -854,15 +855,30 @@ def known_zh(word: str, given: str, given_words: set[str]) -> bool:
 def entity_words_in_zh(text: str) -> list[str]:
     """The roles, animals and places the rule reads in a Chinese text: `characters.entity_words_zh` and
     `more_entity_words_zh`, a place of one character left out where places read with it hold it wherever it stands
-    (地洞 and 洞口, not 洞; but 家 beside the role 家长, 河 beside the animal 河马)."""
+    (地洞 and 洞口, not 洞; but 家 beside the role 家长, 河 beside the animal 河马), and none that stands only in a
+    work's title (《尚书》) or only as the world in general (地球上, `_WORLDS`)."""
     found = [*ch.entity_words_zh(text), *more_entity_words_zh(text)]
+    titles = [m.group() for m in _TITLE.finditer(text)]
+    found = [w for w in found if not (titles and _always_held(text, w, titles))]
+    found = [w for w in found if not (w in _WORLDS and _always_generic(text, w))]
     places = single_places_zh()
     holders = [o for o in found if len(o) > 1 and _kind_of_zh(o) not in ("role", "animal")]
-    titles = [m.group() for m in _TITLE.finditer(text)]
-    found = [
-        w for w in found if not titles or not _always_held(text, w, titles)
-    ]  # 《尚书》, 《小红帽》: a work's title
     return [w for w in found if w not in places or not _always_held(text, w, holders)]
+
+
+#: the earth, a place where one goes or looks at it (重返地球, 看地球), but the world in general on it or before a
+#: noun it describes (地球上最聪明的动物 "the cleverest animal on earth", 保护地球生态环境)
+_WORLDS = frozenset({"地球"})
+
+
+def _always_generic(text: str, word: str) -> bool:
+    """Whether every time `word` stands in `text` a locative 上 or a noun of two characters or more follows it (地球上,
+    地球生态环境; not jieba's noun 飞 of 绕着地球飞)."""
+    from lotdata.text.postag import pos_words_nohmm
+
+    tokens = pos_words_nohmm(text)
+    after = [tokens[i + 1] if i + 1 < len(tokens) else ("", "") for i, (w, _) in enumerate(tokens) if w == word]
+    return bool(after) and all(a[0] == "上" or a[1][:1] in ("n", "l") and len(a[0]) > 1 for a in after)
 
 
 #: the title of a book, a song or a film (《尚书》): what it names is no one and nowhere of the story
