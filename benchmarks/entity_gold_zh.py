@@ -75,13 +75,16 @@ SEED_7 = "34-entity-gold-7-2026-11-27"
 #: an eighth, of the other sentences the seventh did not draw, drawn after the seventh's first changes: all of it a
 #: blind half (blind8), counted once after the seventh's changes
 SEED_8 = "34-entity-gold-8-2026-11-27"
+#: a ninth, of the other sentences neither the seventh nor the eighth drew, drawn before the changes the adjudicated
+#: flags of halves 4-8 led to: all of it a blind half (blind9), counted once after them
+SEED_9 = "34-entity-gold-9-2026-11-27"
 SECOND = "@2"
 SIZE = 400  # sentences per sample: the first half of a draw is its dev half, the second its blind half
 #: the sample that takes the rest of the candidates (fewer than `SIZE`), all of it blind
 LAST_SEED = SEED_6
 HALVES = (
     *("dev", "blind", "dev2", "blind2", "dev3", "blind3", "dev4", "blind4", "dev5", "blind5", "blind6"),
-    *("dev7", "blind7", "blind8"),
+    *("dev7", "blind7", "blind8", "blind9"),
 )
 KINDS = ("role", "being", "animal", "place", "name")
 ENTITY_KINDS = ("role", "being", "animal", "place")  # what the reader is meant to read
@@ -103,9 +106,11 @@ def sample() -> list[tuple[str, str, str]]:
         out += [(("dev" if i < dev else "blind") + suffix, r["id"], r["candidate"]) for i, r in enumerate(drawn)]
     drawn = random.Random(SEED_7).sample(second_sentences(), SIZE)
     out += [("dev7" if i < SIZE // 2 else "blind7", r["id"], r["candidate"]) for i, r in enumerate(drawn)]
-    taken = {r["id"] for r in drawn}
-    drawn = random.Random(SEED_8).sample([r for r in second_sentences() if r["id"] not in taken], SIZE)
-    return out + [("blind8", r["id"], r["candidate"]) for r in drawn]
+    for half, seed in (("blind8", SEED_8), ("blind9", SEED_9)):
+        taken = {id_ for _, id_, _ in out} | {r["id"] for r in drawn}
+        drawn = random.Random(seed).sample([r for r in second_sentences() if r["id"] not in taken], SIZE)
+        out += [(half, r["id"], r["candidate"]) for r in drawn]
+    return out
 
 
 @lru_cache(maxsize=1)

@@ -25,16 +25,17 @@ def test_six_samples_of_held_out_candidates_then_two_of_other_sentences_of_their
     rest = len(check_rule_data.candidates("zh", "held-out")) - (len(gold_zh.SEEDS) - 1) * gold_zh.SIZE
     assert len(first) == (len(gold_zh.SEEDS) - 1) * gold_zh.SIZE + rest == len({id_ for _, id_, _ in first})
     halves = [h for h, _, _ in drawn]
-    whole = ("blind6", "blind8")  # the samples that are a blind half only
+    whole = ("blind6", "blind8", "blind9")  # the samples that are a blind half only
     assert all(halves.count(half) == gold_zh.SIZE // 2 for half in gold_zh.HALVES if half not in whole)
     assert halves.count("blind6") == rest > 0  # the sixth sample: every candidate left, all blind
     tuning = {r["id"] for r in check_rule_data.candidates("zh", "tuning")}
     assert not tuning & {id_.removesuffix(gold_zh.SECOND) for _, id_, _ in drawn}
-    # the seventh and the eighth: 400 other sentences of held-out documents each, none the sentence drawn from its
-    # document before; the eighth all blind
+    # the seventh, eighth and ninth: 400 other sentences of held-out documents each, none the sentence drawn from its
+    # document before; the eighth and the ninth all blind
     second = [d for d in drawn if d[1].endswith(gold_zh.SECOND)]
-    assert {h for h, _, _ in second} == {"dev7", "blind7", "blind8"} and len(second) == 2 * gold_zh.SIZE
-    assert halves.count("blind8") == gold_zh.SIZE and len({id_ for _, id_, _ in second}) == 2 * gold_zh.SIZE
+    assert {h for h, _, _ in second} == {"dev7", "blind7", "blind8", "blind9"} and len(second) == 3 * gold_zh.SIZE
+    assert halves.count("blind8") == halves.count("blind9") == gold_zh.SIZE
+    assert len({id_ for _, id_, _ in second}) == 3 * gold_zh.SIZE
     by_id = {id_: s for _, id_, s in first}
     assert all(by_id[id_.removesuffix(gold_zh.SECOND)] != s for _, id_, s in second)
 
