@@ -537,7 +537,7 @@ def test_edges_found_in_the_second_review(candidate, given, expected):
         ("北京有三百余家老字号。", ["北京", "老字号"]),  # and after a number
         ("流行病学家调查证实了这一点。", ["流行病学家"]),  # a field's 学 + jieba's measure word 家
         ("宽敞的操场上成了我们玩耍的地方。", ["操场"]),  # jieba's verb 操场上
-        ("山上的哈萨克族牧民住在蒙古包里。", ["哈萨克族", "牧民", "蒙古包", "山"]),  # an ethnic group is people
+        ("山上的哈萨克族牧民住在蒙古包里。", ["哈萨克族", "牧民", "山", "蒙古包"]),  # an ethnic group is people
         ("你是一个很努力的青年。", ["青年"]),  # jieba's time word where a noun stands
         ("兔子从童年讲到青年。", ["兔子"]),  # the time of life
         ("门下食客就有上千人。", ["食客"]),  # a number of people names nobody
@@ -583,4 +583,26 @@ def test_a_monk_jieba_cut_off_and_a_region_cedict_names():
     ],
 )
 def test_the_earth_in_general_and_a_counted_measure_word_found_by_the_adjudicated_flags(text, expected):
+    assert entity_words_in_zh(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("它的头部长得像蛇一样。", ["蛇"]),  # 头 + 部长 + 得: jieba cut across 头部 and 长得
+        ("这棵快乐树也会长大。", []),  # 也 + 会长 + 大: a modal and 长大
+        ("部长得到了奖励。", ["部长"]),  # 长得 is a verb, but nothing before makes 部 part of a word
+        ("会长说话了。", ["会长"]),
+        ("由于出生在羊年，父亲给他取名。", ["父亲"]),  # the zodiac's year
+        ("猴年里有一个月是马月。", []),  # and its month
+        ("为了世界上最牛的那几个国家。", []),  # 最牛: "awesome"
+        ("一头牛在吃草。", ["牛"]),
+        ("他们自带帐篷、厨具。", []),  # a tent carried is a thing
+        ("他们住在帐篷里。", ["帐篷"]),  # a tent one is in is a place
+        ("提升城市形象。", []),  # 形象 "image", not 象 "elephant"
+        ("一群亚洲象很大。", ["亚洲象"]),  # 象 after a noun
+        ("瘸腿的弟弟趴在岸边。", ["弟弟", "岸边"]),  # listed as describing people
+    ],
+)
+def test_other_senses_found_by_the_adjudicated_flags_of_halves_4_to_8(text, expected):
     assert entity_words_in_zh(text) == expected

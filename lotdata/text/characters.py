@@ -558,6 +558,8 @@ def _ends_in_rare_animal(word: str, tag: str) -> bool:
     if in_cedict_zh(word):  # read by its gloss where that names something (狼狈: no noun)
         return kind_zh(word) is None and not verb_word_zh(word) and animal_char_zh(stem[-1])
     if stem[-1] in AMBIGUOUS_ANIMAL_CHARS:  # 亚洲象, 猛犸象: after a noun of two characters, never 现象's 象
+        if in_cedict_zh(stem[-2:]):
+            return kind_zh(stem[-2:]) == "animal"  # 非洲大象, not 城市形象 (形象 "image")
         return len(stem) >= 3 and all(t[:1] == "n" for _, t in pos_words_nohmm(stem[:-1]))
     return animal_char_zh(stem[-1])
 
@@ -610,7 +612,8 @@ def entity_words_zh(text: str) -> list[str]:
         if skip:
             skip = False
         elif entity_kind_zh(word, tag):
-            found.append(word)
+            if not _other_sense_zh(tokens, i):
+                found.append(word)
         elif len(word) > 2 and word[-1] in LOCATIVES_ZH and _glued_tag(word, tag) and entity_kind_zh(word[:-1], "n"):
             found.append(word[:-1])
         elif len(word) == 2 and word[1] == "边" and word[0] in PLACE_ENDINGS_ZH and word not in NOT_ENTITIES_ZH:
@@ -619,6 +622,29 @@ def entity_words_zh(text: str) -> list[str]:
             found.append(merged)
             skip = True
     return found
+
+
+#: degree adverbs, before which 牛 is the slang "awesome" (最牛的, 很牛)
+_DEGREE_ZH = frozenset("最 很 太 真 超 挺 好 特别 非常 多么".split())
+#: modal verbs jieba glues to the next character as a role (也 + 会长 + 大: 会 + 长大)
+_MODALS_ZH = "会能要可"
+
+
+def _other_sense_zh(tokens: list[tuple[str, str]], i: int) -> bool:
+    """Whether jieba's word at `i`, read as a role or an animal, is used in another sense or cut across two words:
+    an animal of the zodiac's year or month (羊 + 年, 马 + 月), 牛 after a degree adverb (最牛的), a role whose second character
+    makes a verb with the next word's first (长得, 长大) where its first makes a word with the character before it or
+    is a modal (头 + 部长 + 得, 也 + 会长 + 大)."""
+    from lotdata.text.entity_classes import in_cedict_zh, verb_word_zh
+
+    word = tokens[i][0]
+    before = tokens[i - 1][0] if i else ""
+    after = tokens[i + 1][0] if i + 1 < len(tokens) else ""
+    if len(word) == 1:
+        return after in ("年", "月") or word == "牛" and before in _DEGREE_ZH
+    if len(word) != 2 or not after or not verb_word_zh(word[1] + after[0]):
+        return False
+    return word[0] in _MODALS_ZH or bool(before) and in_cedict_zh(before[-1] + word[0])
 
 
 def _glued_tag(word: str, tag: str) -> bool:
