@@ -435,6 +435,7 @@ BLIND_NOTES = {
     "blind6": "sample 6, drawn after the fifth sample's changes; recounted after two small fixes, unchanged",
     "blind7": "sample 7 (other sentences of the held-out documents), first counted before its dev half's changes",
     "blind8": "sample 8 (other sentences of the held-out documents), counted once after the seventh's changes",
+    "blind9": "sample 9 (other sentences of the held-out documents), counted once after the flags' changes",
 }
 
 
