@@ -606,3 +606,10 @@ def test_the_earth_in_general_and_a_counted_measure_word_found_by_the_adjudicate
 )
 def test_other_senses_found_by_the_adjudicated_flags_of_halves_4_to_8(text, expected):
     assert entity_words_in_zh(text) == expected
+
+
+def test_waters_and_islands_head_places_jieba_cut_off_or_end_a_name():
+    assert entity_words_in_zh("世界像是一片水晶湖。") == ["水晶湖"]  # 水晶 + 湖
+    assert entity_words_in_zh("他们开了人工湖。") == ["人工湖"]
+    assert "龙首渠" in entity_words_in_zh("在陕西一带开龙首渠，引水灌田。")  # jieba's name ending in 渠
+    assert "溪边" in entity_words_in_zh("小鹿在溪边喝水。")

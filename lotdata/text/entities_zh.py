@@ -67,7 +67,7 @@ STRONG_HEADS = frozenset("贩匠佬犬兽棚坊寨亭")
 SPLIT_HEADS = {
     **{head: kind for head, kind in HEADS.items() if head != "田"},  # 结果 + 田忌
     **dict.fromkeys("师匠夫妇童郎翁娘婆女人僧", "role"),
-    **dict.fromkeys("馆院屋厅厂店庙", "place"),
+    **dict.fromkeys("馆院屋厅厂店庙湖河渠岛湾港峡潭溪", "place"),
 }
 #: jieba's tags of a stem (nouns, verbs, adjectives and phrases): never a function word, a pronoun or a number
 STEM_TAGS = ("n", "v", "a", "l", "j", "b", "s", "z")
