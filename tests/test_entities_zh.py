@@ -613,3 +613,5 @@ def test_waters_and_islands_head_places_jieba_cut_off_or_end_a_name():
     assert entity_words_in_zh("他们开了人工湖。") == ["人工湖"]
     assert "龙首渠" in entity_words_in_zh("在陕西一带开龙首渠，引水灌田。")  # jieba's name ending in 渠
     assert "溪边" in entity_words_in_zh("小鹿在溪边喝水。")
+    assert "水沟" in entity_words_in_zh("村头的水沟涨满了水。") and "沟边" in entity_words_in_zh("他站在沟边等水牛。")
+    assert entity_words_in_zh("两代人之间有代沟。") == []  # a gap between generations
