@@ -78,13 +78,17 @@ SEED_8 = "34-entity-gold-8-2026-11-27"
 #: a ninth, of the other sentences neither the seventh nor the eighth drew, drawn before the changes the adjudicated
 #: flags of halves 4-8 led to: all of it a blind half (blind9), counted once after them
 SEED_9 = "34-entity-gold-9-2026-11-27"
+#: a tenth, of the other sentences no sample drew and a third middle sentence of each held-out document (seed 2; ids
+#: end in `THIRD`), drawn after the ninth's count and before the changes after it: all of it a blind half (blind10)
+SEED_10 = "34-entity-gold-10-2026-11-27"
+THIRD = "@3"
 SECOND = "@2"
 SIZE = 400  # sentences per sample: the first half of a draw is its dev half, the second its blind half
 #: the sample that takes the rest of the candidates (fewer than `SIZE`), all of it blind
 LAST_SEED = SEED_6
 HALVES = (
     *("dev", "blind", "dev2", "blind2", "dev3", "blind3", "dev4", "blind4", "dev5", "blind5", "blind6"),
-    *("dev7", "blind7", "blind8", "blind9"),
+    *("dev7", "blind7", "blind8", "blind9", "blind10"),
 )
 KINDS = ("role", "being", "animal", "place", "name")
 ENTITY_KINDS = ("role", "being", "animal", "place")  # what the reader is meant to read
@@ -106,9 +110,10 @@ def sample() -> list[tuple[str, str, str]]:
         out += [(("dev" if i < dev else "blind") + suffix, r["id"], r["candidate"]) for i, r in enumerate(drawn)]
     drawn = random.Random(SEED_7).sample(second_sentences(), SIZE)
     out += [("dev7" if i < SIZE // 2 else "blind7", r["id"], r["candidate"]) for i, r in enumerate(drawn)]
-    for half, seed in (("blind8", SEED_8), ("blind9", SEED_9)):
+    for half, seed in (("blind8", SEED_8), ("blind9", SEED_9), ("blind10", SEED_10)):
         taken = {id_ for _, id_, _ in out} | {r["id"] for r in drawn}
-        drawn = random.Random(seed).sample([r for r in second_sentences() if r["id"] not in taken], SIZE)
+        pool = [*second_sentences(), *third_sentences()] if seed == SEED_10 else second_sentences()
+        drawn = random.Random(seed).sample([r for r in pool if r["id"] not in taken], SIZE)
         out += [(half, r["id"], r["candidate"]) for r in drawn]
     return out
 
@@ -120,6 +125,18 @@ def second_sentences() -> list[dict]:
     first = {r["id"]: r["candidate"] for r in data.candidates("zh", "held-out")}
     rows = sorted(data.candidates("zh", "held-out", seed=1), key=lambda r: r["id"])
     return [{**r, "id": r["id"] + SECOND} for r in rows if r["candidate"] != first.get(r["id"])]
+
+
+@lru_cache(maxsize=1)
+def third_sentences() -> list[dict]:
+    """A third middle sentence of each held-out document (`check_rule_data.candidates` with seed 2), where it is
+    neither the first samples' sentence nor the second one; ids end in `THIRD`."""
+    drawn = {r["id"]: r["candidate"] for r in data.candidates("zh", "held-out")}
+    second = {r["id"].removesuffix(SECOND): r["candidate"] for r in second_sentences()}
+    rows = sorted(data.candidates("zh", "held-out", seed=2), key=lambda r: r["id"])
+    return [
+        {**r, "id": r["id"] + THIRD} for r in rows if r["candidate"] not in (drawn.get(r["id"]), second.get(r["id"]))
+    ]
 
 
 def sentence_hash(sentence: str) -> str:
@@ -332,7 +349,7 @@ def score(
 @lru_cache(maxsize=1)
 def _givens() -> dict[str, str]:
     """id -> what the rule compares a sampled sentence with: its story's other sentences (`check_rule_data`)."""
-    rows = [*data.candidates("zh", "held-out"), *second_sentences()]
+    rows = [*data.candidates("zh", "held-out"), *second_sentences(), *third_sentences()]
     return {r["id"]: " ".join([*(r.get("context") or []), str(r.get("original") or "")]) for r in rows}
 
 

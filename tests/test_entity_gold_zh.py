@@ -25,7 +25,7 @@ def test_six_samples_of_held_out_candidates_then_two_of_other_sentences_of_their
     rest = len(check_rule_data.candidates("zh", "held-out")) - (len(gold_zh.SEEDS) - 1) * gold_zh.SIZE
     assert len(first) == (len(gold_zh.SEEDS) - 1) * gold_zh.SIZE + rest == len({id_ for _, id_, _ in first})
     halves = [h for h, _, _ in drawn]
-    whole = ("blind6", "blind8", "blind9")  # the samples that are a blind half only
+    whole = ("blind6", "blind8", "blind9", "blind10")  # the samples that are a blind half only
     assert all(halves.count(half) == gold_zh.SIZE // 2 for half in gold_zh.HALVES if half not in whole)
     assert halves.count("blind6") == rest > 0  # the sixth sample: every candidate left, all blind
     tuning = {r["id"] for r in check_rule_data.candidates("zh", "tuning")}
@@ -36,6 +36,11 @@ def test_six_samples_of_held_out_candidates_then_two_of_other_sentences_of_their
     assert {h for h, _, _ in second} == {"dev7", "blind7", "blind8", "blind9"} and len(second) == 3 * gold_zh.SIZE
     assert halves.count("blind8") == halves.count("blind9") == gold_zh.SIZE
     assert len({id_ for _, id_, _ in second}) == 3 * gold_zh.SIZE
+    # the tenth: 400 of the other sentences left and the documents' third sentences, none drawn from its document before
+    tenth = [d for d in drawn if d[0] == "blind10"]
+    assert len(tenth) == gold_zh.SIZE and all(id_.endswith((gold_zh.SECOND, gold_zh.THIRD)) for _, id_, _ in tenth)
+    sentences = {(id_[:-2], s) for _, id_, s in drawn if id_.endswith(gold_zh.SECOND)} | {(i, s) for _, i, s in first}
+    assert not {(id_[:-2], s) for _, id_, s in tenth} & sentences - {(i[:-2], s) for _, i, s in tenth}
     by_id = {id_: s for _, id_, s in first}
     assert all(by_id[id_.removesuffix(gold_zh.SECOND)] != s for _, id_, s in second)
 
