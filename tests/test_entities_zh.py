@@ -615,3 +615,10 @@ def test_waters_and_islands_head_places_jieba_cut_off_or_end_a_name():
     assert "溪边" in entity_words_in_zh("小鹿在溪边喝水。")
     assert "水沟" in entity_words_in_zh("村头的水沟涨满了水。") and "沟边" in entity_words_in_zh("他站在沟边等水牛。")
     assert entity_words_in_zh("两代人之间有代沟。") == []  # a gap between generations
+
+
+def test_a_road_after_its_measure_word_and_a_team_jieba_cut_off():
+    assert entity_words_in_zh("在这条路应该延伸过去。") == ["路"]  # 这条 + 路: a road
+    assert entity_words_in_zh("人生的路很长。") == []  # a way of life
+    assert "捕鲸队" in entity_words_in_zh("科学考察人员和捕鲸队，无定居居民。")  # 捕鲸 + 队: a team of people
+    assert entity_words_in_zh("他们在排队。") == []

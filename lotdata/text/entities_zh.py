@@ -66,7 +66,7 @@ STRONG_HEADS = frozenset("贩匠佬犬兽棚坊寨亭")
 #: role's head (人 only so: 赶车 + 人, never 欺负 + 人)
 SPLIT_HEADS = {
     **{head: kind for head, kind in HEADS.items() if head != "田"},  # 结果 + 田忌
-    **dict.fromkeys("师匠夫妇童郎翁娘婆女人僧", "role"),
+    **dict.fromkeys("师匠夫妇童郎翁娘婆女人僧队", "role"),
     **dict.fromkeys("馆院屋厅厂店庙湖河渠岛湾港峡潭溪", "place"),
 }
 #: jieba's tags of a stem (nouns, verbs, adjectives and phrases): never a function word, a pronoun or a number
@@ -441,14 +441,20 @@ _PLACE_MEASURES = "座条间片所栋幢"
 
 def _single_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
     """A place of one character (`single_places_zh`) where a place stands: in one of jieba's words
-    (`_place_in_word_zh`: 河里, 村子, 上山, 她家), after 的 (我的家), alone before a locative (桥 + 上), after a
-    preposition or verb of place (在/到/过了 + 桥), or after a demonstrative or a numeral and a place's measure word
-    (这条 + 街)."""
+    (`_place_in_word_zh`: 河里, 村子, 上山, 她家), a home or a village read by the words around it
+    (`_home_or_village_zh`), or alone where a place stands (`_alone_place_zh`)."""
     word, tag = tokens[i]
     if ch.entity_kind_zh(word, tag):
         return None  # 上海, 河里 of a word read whole
     if len(word) == 2:
         return _place_in_word_zh(word, tag)
+    return _home_or_village_zh(tokens, i) or _alone_place_zh(tokens, i)
+
+
+def _home_or_village_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
+    """家 after 的 or its holder (我的家, 小猪 + 家) or jieba's measure word 家 where nothing is counted (回到 + 家。);
+    jieba's bound 村 after 老 or before a side (老 + 村, 村 + 西); 路 after a place's measure word (这条 + 路)."""
+    word, tag = tokens[i]
     if word == "家" and tag in ("q", "n") and i and (tokens[i - 1][0] == "的" or _home_holder_zh(*tokens[i - 1])):
         return "家"  # 我爱我的家, 往小猪家打电话
     if word == "家" and tag == "q" and _uncounted(tokens, i) and not _before_noun(tokens, i):
@@ -457,6 +463,16 @@ def _single_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
         return word  # 老 + 村 (jieba's bound 村 zg): the old village
     if word in _SETTLEMENTS and tag in _BOUND_TAGS and i + 1 < len(tokens) and tokens[i + 1][0] in _SIDES:
         return word  # 村 + 西, 村 + 尾 (jieba's bound 村 zg): a side or an end of the village
+    if word in _GLUED_PLACES and tag[:1] == "n" and _after_place_measure(tokens, i):
+        return word  # 这条 + 路, 一片 + 地: a road, a field (alone 路 is as often a way)
+    return None
+
+
+def _alone_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
+    """A place of one character alone before a locative (桥 + 上), after a preposition or verb of place (在/到/过了 +
+    桥), after a demonstrative or a numeral and a place's measure word (这条 + 街), or ending a clause after 是 or 的
+    (后面是山，)."""
+    word, tag = tokens[i]
     if len(word) != 1 or word not in single_places_zh() or tag[:1] not in "ns":
         return None
     after = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
@@ -487,6 +503,16 @@ def _before_noun(tokens: list[tuple[str, str]], i: int) -> bool:
 _SETTLEMENTS = "村城"
 _DIRECTIONS = "东西南北"
 _SIDES = (*_DIRECTIONS, "头", "尾", "口")
+
+
+def _after_place_measure(tokens: list[tuple[str, str]], i: int) -> bool:
+    """Whether a place's measure word stands right before the word at `i`, after a demonstrative or a numeral (这条,
+    jieba's 一座 m)."""
+    before = tokens[i - 1] if i else ("", "")
+    if before[1][:1] == "m":
+        return before[0][-1:] in _PLACE_MEASURES
+    return before[0] in _PLACE_MEASURES and i >= 2 and tokens[i - 2][1][:1] in ("r", "m")
+
 
 #: jieba's tags of a bound character (a morpheme)
 _BOUND_TAGS = ("zg", "g", "ng")
