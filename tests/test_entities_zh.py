@@ -622,3 +622,9 @@ def test_a_road_after_its_measure_word_and_a_team_jieba_cut_off():
     assert entity_words_in_zh("人生的路很长。") == []  # a way of life
     assert "捕鲸队" in entity_words_in_zh("科学考察人员和捕鲸队，无定居居民。")  # 捕鲸 + 队: a team of people
     assert entity_words_in_zh("他们在排队。") == []
+
+
+def test_ancient_states_named_by_one_character():
+    assert entity_words_in_zh("晋国和虞国是邻国。") == ["晋国", "虞国", "邻国"]  # jieba's ns 虞国: 虞 "to expect"
+    assert entity_words_in_zh("昏庸无能的虢国的国君。") == ["国君", "虢国"]  # 虢 (nr) + 国
+    assert entity_words_in_zh("他回国了。") == []  # a verb and its object

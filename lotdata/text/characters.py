@@ -350,7 +350,7 @@ def entity_kind_zh(word: str, tag: str) -> str | None:
     stem = word[:-1] if word.endswith("们") and len(word) > 2 else word
     if stem in ROLES_ZH:
         return "role"
-    return _kind_by_ending_zh(word, stem) or (_class_zh(word, stem, tag) if tag[:1] in "nj" else None)
+    return _kind_by_ending_zh(word, stem, tag) or (_class_zh(word, stem, tag) if tag[:1] in "nj" else None)
 
 
 #: jieba's tags of a word that is no noun's but may be a place's all the same (十字路口 l, 终点站 m)
@@ -387,7 +387,7 @@ def _counted_people_zh(word: str) -> bool:
     )
 
 
-def _kind_by_ending_zh(word: str, stem: str) -> str | None:
+def _kind_by_ending_zh(word: str, stem: str, tag: str = "n") -> str | None:
     """The role or the place a noun's last character makes it (猎人, 村庄; 族 of an ethnic group), unless CC-CEDICT's
     gloss says it is no noun (`_no_noun_gloss_zh`: 亮堂 "bright", 宜人 "nice", 春秋战国 "... periods"), it counts
     people (上千人) or it is a verb and its object (`_verb_and_its_place_zh`: 裁员 "to lay off staff", 买房)."""
@@ -397,8 +397,8 @@ def _kind_by_ending_zh(word: str, stem: str) -> str | None:
         return None
     if len(stem) >= 2 and stem[-1] in ROLE_ENDINGS_ZH and not _ends_in_none_zh(stem):
         return None if _verb_and_its_role_zh(stem) else "role"
-    if word[-1] in PLACE_ENDINGS_ZH and not _verb_and_its_place_zh(word):
-        return "place"
+    if word[-1] in PLACE_ENDINGS_ZH and (tag == "ns" or not _verb_and_its_place_zh(word)):
+        return "place"  # jieba's place name is none of a verb's objects (虞国: 虞 "to expect"; 回国 is its verb)
     return None
 
 

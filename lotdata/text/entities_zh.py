@@ -737,8 +737,8 @@ def _split_noun_zh(stem: str, tag: str, head: str, head_tag: str) -> str | None:
 
     if head in _PERSONNEL:  # 医疗 + 人员, 服务 + 人员, 环保 + 人士: the personnel of a field (not 造成 + 人员伤亡)
         return stem + head if tag in _FIELD_TAGS and stem not in ch.NOT_ENTITIES_ZH else None
-    if head == "家" and len(stem) >= 3 and stem[-1] == "学" and tag[:1] == "n":
-        return stem + head  # 流行病学 + 家: a scientist of the field (jieba's measure word 家)
+    if found := _scientist_or_state_zh(stem, tag, head):
+        return found
     if len(head) == 2 and head[1] in ch.LOCATIVES_ZH:
         head = head[0]
     if len(head) != 1 or head_tag[:1] in "vu" or head_tag in ch._FUNCTION_TAGS or tag in ch._FUNCTION_TAGS:
@@ -757,6 +757,16 @@ def _split_noun_zh(stem: str, tag: str, head: str, head_tag: str) -> str | None:
     if not (nominal or verbal) or ch.entity_kind_zh(stem, tag):
         return None
     return joined if head_kind_zh(joined, "n" if nominal else tag, SPLIT_HEADS) else None
+
+
+def _scientist_or_state_zh(stem: str, tag: str, head: str) -> str | None:
+    """流行病学 + 家: a scientist of a field (jieba's measure word 家); 虢 + 国: an ancient state named by one
+    character jieba reads as a name."""
+    if head == "家" and len(stem) >= 3 and stem[-1] == "学" and tag[:1] == "n":
+        return stem + head
+    if head == "国" and len(stem) == 1 and tag in ("nr", "ns", "j"):
+        return stem + head
+    return None
 
 
 #: jieba's tags of a character it cut off a word it does not know: a morpheme, a name's or a noun's (闺 + 蜜, 阿 + 嬷,
