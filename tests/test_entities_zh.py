@@ -628,3 +628,8 @@ def test_ancient_states_named_by_one_character():
     assert entity_words_in_zh("晋国和虞国是邻国。") == ["晋国", "虞国", "邻国"]  # jieba's ns 虞国: 虞 "to expect"
     assert entity_words_in_zh("昏庸无能的虢国的国君。") == ["国君", "虢国"]  # 虢 (nr) + 国
     assert entity_words_in_zh("他回国了。") == []  # a verb and its object
+
+
+def test_a_role_cilin_also_files_as_an_act_where_a_noun_stands():
+    assert entity_words_in_zh("他就升职为服务部的主管。") == ["主管"]  # Cilin: a manager, and "to be in charge"
+    assert entity_words_in_zh("这件事由他主管。") == []  # the act

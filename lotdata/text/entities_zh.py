@@ -330,13 +330,15 @@ def _in_noun_slot_zh(word: str, tag: str, before: tuple[str, str], after: tuple[
     where CC-CEDICT's first gloss names a person read leniently (`entity_classes.role_in_slot_zh`: "spy", "guide"),
     or the role or animal Cilin reads it as (`thesaurus_zh.cilin_role_or_animal_zh`), a name's tag included."""
     from lotdata.text.entity_classes import role_in_slot_zh, verb_word_zh
-    from lotdata.text.thesaurus_zh import cilin_role_or_animal_zh
+    from lotdata.text.thesaurus_zh import cilin_role_or_animal_zh, cilin_role_or_doer_zh
 
     if tag[:1] != "n" or len(word) < 2 or word in ch.NOT_ENTITIES_ZH or verb_word_zh(word):
         return None
     if not _noun_place(before, after):
         return None
-    return "role" if role_in_slot_zh(word) else cilin_role_or_animal_zh(word)
+    if role_in_slot_zh(word) or cilin_role_or_doer_zh(word):
+        return "role"  # 主管 where a noun stands: the manager
+    return cilin_role_or_animal_zh(word)
 
 
 def _compound_zh(word: str, tag: str) -> str | None:

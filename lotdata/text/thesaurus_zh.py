@@ -110,6 +110,15 @@ def cilin_kind_zh(word: str, slot: bool = False) -> str | None:
     return kinds.pop() if len(kinds) == 1 and (slot or cedict_may_name_zh(word)) else None
 
 
+def cilin_role_or_doer_zh(word: str) -> bool:
+    """Whether Cilin files a word of two characters or more with people (`KIND_CLASSES`' roles) and as acts (H), and
+    nothing else (主管 "a manager" and "to be in charge"): the person where a noun stands."""
+    codes = cilin_codes_zh().get(word, ()) if len(word) >= 2 else ()
+    roles = [code for code in codes if _code_kind(code) == "role"]
+    acts = [code for code in codes if code.startswith("H")]
+    return bool(roles) and bool(acts) and len(roles) + len(acts) == len(codes)
+
+
 def cilin_role_or_animal_zh(word: str) -> str | None:
     """`cilin_kind_zh` of a word read where no place's slot is: a role or an animal only (Cilin's places include
     general words: 地区, 场合)."""
