@@ -633,3 +633,8 @@ def test_ancient_states_named_by_one_character():
 def test_a_role_cilin_also_files_as_an_act_where_a_noun_stands():
     assert entity_words_in_zh("他就升职为服务部的主管。") == ["主管"]  # Cilin: a manager, and "to be in charge"
     assert entity_words_in_zh("这件事由他主管。") == []  # the act
+
+
+def test_a_family_or_a_move_is_no_home_one_is_at():
+    assert entity_words_in_zh("它们刚搬完家，雨点就落下来。") == []  # 搬 + 完 + 家: moving house
+    assert entity_words_in_zh("我已经有家了。") == []  # a family

@@ -459,7 +459,7 @@ def _home_or_village_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
     word, tag = tokens[i]
     if word == "家" and tag in ("q", "n") and i and (tokens[i - 1][0] == "的" or _home_holder_zh(*tokens[i - 1])):
         return "家"  # 我爱我的家, 往小猪家打电话
-    if word == "家" and tag == "q" and _uncounted(tokens, i) and not _before_noun(tokens, i):
+    if word == "家" and tag == "q" and _uncounted(tokens, i) and not _before_noun(tokens, i) and not _family(tokens, i):
         return "家"  # 回到 + 家。, 无 + 家 + 可回: jieba's measure word where nothing is counted
     if word in single_places_zh() and tag in _BOUND_TAGS and i and tokens[i - 1][0] in _PLACE_MODIFIERS:
         return word  # 老 + 村 (jieba's bound 村 zg): the old village
@@ -494,6 +494,15 @@ def _uncounted(tokens: list[tuple[str, str]], i: int) -> bool:
     300余家, 18家: jieba tags digits eng; 上家 "the previous player")."""
     before = tokens[i - 1][0] if i else ""
     return not i or tokens[i - 1][1][:1] not in "mrqf" and before[-1:] not in "每各几哪余多" and not before.isdigit()
+
+
+#: verbs before 家 that make it a family or a move, not a home one is at (有家了 "has a family", 搬 + 完 + 家)
+_NOT_AT_HOME = ("有", "完", "成")
+
+
+def _family(tokens: list[tuple[str, str]], i: int) -> bool:
+    """Whether 家 at `i` follows a verb that makes it a family or a move (`_NOT_AT_HOME`: 有 + 家, 搬完 + 家)."""
+    return bool(i) and tokens[i - 1][0] in _NOT_AT_HOME
 
 
 def _before_noun(tokens: list[tuple[str, str]], i: int) -> bool:
