@@ -453,6 +453,7 @@ BLIND_NOTES = {
     "blind7": "sample 7 (other sentences of the held-out documents), first counted before its dev half's changes",
     "blind8": "sample 8 (other sentences of the held-out documents), counted once after the seventh's changes",
     "blind9": "sample 9 (other sentences of the held-out documents), counted once after the flags' changes",
+    "blind10": "sample 10 (other and third sentences of the held-out documents), counted once at the session's end",
 }
 
 
