@@ -537,7 +537,7 @@ def test_edges_found_in_the_second_review(candidate, given, expected):
         ("北京有三百余家老字号。", ["北京", "老字号"]),  # and after a number
         ("流行病学家调查证实了这一点。", ["流行病学家"]),  # a field's 学 + jieba's measure word 家
         ("宽敞的操场上成了我们玩耍的地方。", ["操场"]),  # jieba's verb 操场上
-        ("山上的哈萨克族牧民住在蒙古包里。", ["哈萨克族", "牧民", "山", "蒙古包"]),  # an ethnic group is people
+        ("山上的哈萨克族牧民住在蒙古包里。", ["哈萨克族", "牧民", "蒙古包", "山"]),  # an ethnic group is people
         ("你是一个很努力的青年。", ["青年"]),  # jieba's time word where a noun stands
         ("兔子从童年讲到青年。", ["兔子"]),  # the time of life
         ("门下食客就有上千人。", ["食客"]),  # a number of people names nobody
@@ -625,7 +625,7 @@ def test_a_road_after_its_measure_word_and_a_team_jieba_cut_off():
 
 
 def test_ancient_states_named_by_one_character():
-    assert entity_words_in_zh("晋国和虞国是邻国。") == ["晋国", "虞国", "邻国"]  # jieba's ns 虞国: 虞 "to expect"
+    assert entity_words_in_zh("晋国和虞国是邻国。") == ["晋国", "邻国", "虞国"]  # jieba's ns 虞国: 虞 "to expect"
     assert entity_words_in_zh("昏庸无能的虢国的国君。") == ["国君", "虢国"]  # 虢 (nr) + 国
     assert entity_words_in_zh("他回国了。") == []  # a verb and its object
 
@@ -638,3 +638,38 @@ def test_a_role_cilin_also_files_as_an_act_where_a_noun_stands():
 def test_a_family_or_a_move_is_no_home_one_is_at():
     assert entity_words_in_zh("它们刚搬完家，雨点就落下来。") == []  # 搬 + 完 + 家: moving house
     assert entity_words_in_zh("我已经有家了。") == []  # a family
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("他找了家便宜的旅馆住下。", ["旅馆"]),  # 家 counts the hotel a describing phrase names
+        ("那是家很老的店。", ["店"]),
+        ("回到家的时候天黑了。", ["家"]),  # 家 owns what follows 的
+        ("几百人在广场上。", ["广场"]),  # a count of people, jieba's noun 几百人
+        ("郭国栋是医生。", ["医生"]),  # a person's name, no ancient state
+        ("许国强是我的同学。", ["同学"]),
+        ("车夫载着虢国国君逃走。", ["车夫", "国君", "虢国"]),
+        ("商人回国后就报告了。", ["商人"]),  # a verb CC-CEDICT has
+        ("同学们分好队。", ["同学"]),  # lining up
+        ("大家站成队。", []),
+        ("会长大声说话。", ["会长"]),  # the role opens its clause
+        ("我们的会长大声说话。", ["会长"]),
+        ("一只羊年年都来。", ["羊"]),  # counted, and 年年 "every year"
+        ("翻译的过程很难。", []),  # jieba's verb as the owner: the act
+        ("伤兵的处境很悲惨。", ["伤兵"]),
+        ("帐篷里很暖和。", ["帐篷"]),  # a tent one is in
+        ("他钻进帐篷。", ["帐篷"]),
+        ("森林支起帐篷，是我的家。", ["森林", "家"]),  # a tent put up is a thing
+        ("外星人来到了地球上。", ["外星人", "地球"]),  # arriving on the earth
+        ("它能在地球上更好地繁衍。", []),  # on earth in general
+        ("我的青年时期很快乐。", []),  # youth, the time of life
+        ("这些青年很勇敢。", ["青年"]),
+        ("青年们在唱歌。", ["青年"]),
+        ("回族的孩子在玩。", ["回族", "孩子"]),  # an ethnic group whose 回 heads verbs
+        ("树上的知了在叫。", ["知了"]),
+        ("我知了。", []),
+    ],
+)
+def test_edges_found_in_the_third_review(text, expected):
+    assert entity_words_in_zh(text) == expected

@@ -350,7 +350,7 @@ def entity_kind_zh(word: str, tag: str) -> str | None:
     stem = word[:-1] if word.endswith("们") and len(word) > 2 else word
     if stem in ROLES_ZH:
         return "role"
-    return _kind_by_ending_zh(word, stem, tag) or (_class_zh(word, stem, tag) if tag[:1] in "nj" else None)
+    return _kind_by_ending_zh(word, stem) or (_class_zh(word, stem, tag) if tag[:1] in "nj" else None)
 
 
 #: jieba's tags of a word that is no noun's but may be a place's all the same (十字路口 l, 终点站 m)
@@ -377,7 +377,7 @@ def _ethnic_group_zh(word: str) -> bool:
     return len(word) >= 2 and word[-1] == "族" and not word.endswith("民族") and cilin_only_in(word, ("Di04B",))
 
 
-def _counted_people_zh(word: str) -> bool:
+def counted_people_zh(word: str) -> bool:
     """Whether a word is a number of people (上千人, 几百人): bare 人 counted, which names nobody (not 一家人)."""
     from lotdata.text.postag import pos_words_nohmm
 
@@ -387,18 +387,18 @@ def _counted_people_zh(word: str) -> bool:
     )
 
 
-def _kind_by_ending_zh(word: str, stem: str, tag: str = "n") -> str | None:
+def _kind_by_ending_zh(word: str, stem: str) -> str | None:
     """The role or the place a noun's last character makes it (猎人, 村庄; 族 of an ethnic group), unless CC-CEDICT's
     gloss says it is no noun (`_no_noun_gloss_zh`: 亮堂 "bright", 宜人 "nice", 春秋战国 "... periods"), it counts
     people (上千人) or it is a verb and its object (`_verb_and_its_place_zh`: 裁员 "to lay off staff", 买房)."""
     if _ethnic_group_zh(word):
         return "role"  # 哈萨克族, 蒙古族: the people
-    if _no_noun_gloss_zh(word) or _counted_people_zh(stem):
+    if _no_noun_gloss_zh(word) or counted_people_zh(stem):
         return None
     if len(stem) >= 2 and stem[-1] in ROLE_ENDINGS_ZH and not _ends_in_none_zh(stem):
         return None if _verb_and_its_role_zh(stem) else "role"
-    if word[-1] in PLACE_ENDINGS_ZH and (tag == "ns" or not _verb_and_its_place_zh(word)):
-        return "place"  # jieba's place name is none of a verb's objects (虞国: 虞 "to expect"; 回国 is its verb)
+    if word[-1] in PLACE_ENDINGS_ZH and not _verb_and_its_place_zh(word):
+        return "place"
     return None
 
 
@@ -526,8 +526,10 @@ def _place_tagged_name_zh(word: str, tag: str) -> bool:
 
 
 def _verb_or_idiom_zh(word: str) -> bool:
-    """上山, 骗人, 住院 (a verb and its object: verb_heads_zh.txt), 马马虎虎, 人山人海 (an idiom repeating a character)."""
-    return (len(word) == 2 and word[0] in VERB_HEADS_ZH) or (len(word) == 4 and len(set(word)) < 4)
+    """上山, 骗人, 住院 (a verb and its object: verb_heads_zh.txt; not 回族, 满族, ethnic groups), 马马虎虎, 人山人海
+    (an idiom repeating a character)."""
+    verb_head = len(word) == 2 and word[0] in VERB_HEADS_ZH and not _ethnic_group_zh(word)
+    return verb_head or (len(word) == 4 and len(set(word)) < 4)
 
 
 def _animal_stem(word: str) -> str:
@@ -628,23 +630,34 @@ def entity_words_zh(text: str) -> list[str]:
 _DEGREE_ZH = frozenset("最 很 太 真 超 挺 好 特别 非常 多么".split())
 #: modal verbs jieba glues to the next character as a role (也 + 会长 + 大: 会 + 长大)
 _MODALS_ZH = "会能要可"
+#: tents, read as places (Cilin's tents: thesaurus_zh.TENT_CLASSES) but things after a verb of handling them
+_TENTS = frozenset("帐篷 营帐 蒙古包 毡房 帐幕".split())
+_HANDLING_ZH = frozenset("带 自带 带着 支 支起 起 搭 搭起 撑 撑起 扎 收 收起 买 卖 扛 背 拿 借 租".split())
 
 
 def _other_sense_zh(tokens: list[tuple[str, str]], i: int) -> bool:
     """Whether jieba's word at `i`, read as a role or an animal, is used in another sense or cut across two words:
-    an animal of the zodiac's year or month (羊 + 年, 马 + 月), 牛 after a degree adverb (最牛的), a role whose second character
-    makes a verb with the next word's first (长得, 长大) where its first makes a word with the character before it or
-    is a modal (头 + 部长 + 得, 也 + 会长 + 大)."""
+    a tent after a verb of handling it (自带帐篷), an animal of the zodiac's year or month not counted (羊 + 年, 马 +
+    月; not 一只羊年年), 牛 after a degree adverb (最牛的), a role whose second character makes a verb with the next
+    word's first (长得, 长大) where its first makes a word with the character before it or is a modal (头 + 部长 +
+    得, 也 + 会长 + 大), never at a clause's start or after 的."""
     from lotdata.text.entity_classes import in_cedict_zh, verb_word_zh
 
     word = tokens[i][0]
-    before = tokens[i - 1][0] if i else ""
+    before, before_tag = tokens[i - 1] if i else ("", "")
     after = tokens[i + 1][0] if i + 1 < len(tokens) else ""
+    following = tokens[i + 2][0] if i + 2 < len(tokens) else ""
+    if word in _TENTS and before in _HANDLING_ZH:
+        return True  # 自带 + 帐篷, 支起 + 帐篷: a tent carried or put up is a thing
     if len(word) == 1:
-        return after in ("年", "月") or word == "牛" and before in _DEGREE_ZH
+        counted = before_tag[:1] in ("m", "q") or before in ("只", "头", "匹")
+        zodiac = after in ("年", "月") and following != after and not counted  # not 羊年年 "every year", 一只羊
+        return zodiac or word == "牛" and before in _DEGREE_ZH
     if len(word) != 2 or not after or not verb_word_zh(word[1] + after[0]):
         return False
-    return word[0] in _MODALS_ZH or bool(before) and in_cedict_zh(before[-1] + word[0])
+    if not before or before_tag in ("x", "uj"):
+        return False  # 会长大声说话, 我们的会长: the role opens its clause or is owned
+    return word[0] in _MODALS_ZH or in_cedict_zh(before[-1] + word[0])
 
 
 def _glued_tag(word: str, tag: str) -> bool:

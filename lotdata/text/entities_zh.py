@@ -41,6 +41,7 @@ documents' real sentences watched for new flags at every step; see docs/explanat
 
 from __future__ import annotations
 
+import itertools
 import re
 from functools import lru_cache
 
@@ -121,7 +122,7 @@ def _cedict_noun_zh(word: str, tag: str, before: tuple[str, str], after: tuple[s
 
     if len(word) < 2 or word in ch.NOT_ENTITIES_ZH:
         return None
-    if verb_word_zh(word) and not (tag[:1] != "n" and _noun_place(before, after)):
+    if verb_word_zh(word) and not (tag[:1] != "n" and _verb_as_noun_place(before, after)):
         return None  # a verb sense as well (参谋 "staff officer; to give advice", 侍从): read only where a noun stands
     if tag[:1] == "n":
         if not ch._verb_or_idiom_zh(word):
@@ -129,7 +130,9 @@ def _cedict_noun_zh(word: str, tag: str, before: tuple[str, str], after: tuple[s
     elif len(word) >= 3:
         if not (tag in NOUN_TAGS_BY_CEDICT or tag == "i" and len(word) == 3):
             return None
-    elif not (tag in ("v", "vn", "a", "b") and _noun_place(before, after) or tag == "b" and before[1] in ("nr", "nrt")):
+    elif not (
+        tag in ("v", "vn", "a", "b") and _verb_as_noun_place(before, after) or tag == "b" and before[1] in ("nr", "nrt")
+    ):
         return None  # 主任 (b) after a person's name is a title: 刘小梅主任; not 鲁迅 + 翻译 (v) a book
     found = head_zh(word)
     if found is None and role_in_slot_zh(word):
@@ -156,10 +159,23 @@ def _noun_place(before: tuple[str, str], after: tuple[str, str]) -> bool:
     return _place_slot(before, after) or _subject_slot(before, after)
 
 
+def _person_not_time(before: tuple[str, str], after: tuple[str, str]) -> bool:
+    """Whether a word jieba tags as a time stands as a person (一个青年, 的青年, 这些青年, 好青年, 青年们): after a
+    measure word, a numeral, a demonstrative, 的 or an adjective, or before 们, and no noun after it (青年时期)."""
+    if after[1][:1] == "n" and ch.entity_kind_zh(*after) != "role" and after[0] not in GENERAL_PEOPLE_ZH:
+        return False  # 青年时期; but 青年女性
+    return after[0] == "们" or before[0] in _BEFORE_NOUN or before[0] in ("这些", "那些") or before[1][:1] in "qma"
+
+
 def _subject_slot(before: tuple[str, str], after: tuple[str, str]) -> bool:
     """Whether a word between `before` and `after` stands as a clause's subject or its owner: after a mark (or at
     the start), before a verb or 的 (伤兵的处境)."""
     return before[1] in ("", "x") and (after[1][:1] == "v" or after[0] == "的")
+
+
+def _verb_as_noun_place(before: tuple[str, str], after: tuple[str, str]) -> bool:
+    """`_noun_place` for a word jieba tags as a verb: not as the owner at a clause's start (翻译的过程: the act)."""
+    return _noun_place(before, after) and not (before[1] in ("", "x") and after[0] == "的")
 
 
 def _place_slot(before: tuple[str, str], after: tuple[str, str]) -> bool:
@@ -228,7 +244,7 @@ def word_kind_zh(
     if ch.entity_kind_zh(word, tag):
         return None
     if tag == "t" and ch.person_tagged_time_zh(word):
-        return "role" if before[0] in _BEFORE_NOUN or before[1][:1] in ("q", "m") else None  # 一个青年, 的青年
+        return "role" if _person_not_time(before, after) else None  # 一个青年, 这些青年, 青年们; not 青年时期
     if ch.made_thing_zh(word):
         return _in_place_slot_zh(word, tag, before, after)
     return (
@@ -350,8 +366,8 @@ def _compound_zh(word: str, tag: str) -> str | None:
 
     if len(word) < 3 or tag[:1] != "n" or tag in ("nr", "nrfg", "nrt") or known_word_zh(word):
         return None
-    if word in ch.NOT_ENTITIES_ZH or _reduplicated(word):
-        return None
+    if word in ch.NOT_ENTITIES_ZH or _reduplicated(word) or ch.counted_people_zh(word):
+        return None  # 几百 + 人: a count of people names nobody
     stem, last = word[:-2], word[-2:]
     if pos_words_nohmm(stem)[0][1][:1] == "v" or pos_words_nohmm(last)[0][1][:1] != "n":
         return None  # a verb and its object (走亲戚, 横行乡里), or a verb's noun (人员伤亡: 伤亡 "casualties")
@@ -386,8 +402,9 @@ def more_entity_words_zh(text: str) -> list[str]:
         before, after = tokens[i - 1] if i else ("", ""), tokens[i + 1] if i + 1 < len(tokens) else ("", "")
         if word_kind_zh(word, tag, before, after) or word in GENERAL_PEOPLE_ZH or general_animal_zh(word):
             found.append(word)
-        elif area := _named_area_zh(word, tag) or _named_city_zh(word, after):
-            found.append(area)
+        elif named := _named_place_zh(tokens, i):
+            found.append(named[0])
+            i += named[1] - 1
         elif single := _single_place_zh(tokens, i):
             found.append(single)
         elif _cicada_zh(tokens, i):
@@ -411,10 +428,11 @@ def more_entity_words_zh(text: str) -> list[str]:
 
 def _cicada_zh(tokens: list[tuple[str, str]], i: int) -> bool:
     """知了 "cicada", which jieba cuts into 知 + 了 ("knew"): read where no one is the subject of knowing, at a
-    clause's start or after a place or a time (知了在树上叫, 夏天里知了最快乐; not 我知了)."""
+    clause's start, after a place or a time, 的, a measure word or 了 (知了在树上叫, 夏天里知了最快乐, 树上的知了,
+    一只知了; not 我知了)."""
     if tokens[i : i + 2] != [("知", "v"), ("了", "ul")]:
         return False
-    return not i or tokens[i - 1][1] in ("x", "f", "t", "s")
+    return not i or tokens[i - 1][1] in ("x", "f", "t", "s", "uj", "q", "m", "ul")
 
 
 @lru_cache(maxsize=1)
@@ -463,7 +481,7 @@ def _home_or_village_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
         return "家"  # 回到 + 家。, 无 + 家 + 可回: jieba's measure word where nothing is counted
     if word in single_places_zh() and tag in _BOUND_TAGS and i and tokens[i - 1][0] in _PLACE_MODIFIERS:
         return word  # 老 + 村 (jieba's bound 村 zg): the old village
-    if word in _SETTLEMENTS and tag in _BOUND_TAGS and i + 1 < len(tokens) and tokens[i + 1][0] in _SIDES:
+    if word in _SETTLEMENTS and tag in _BOUND_TAGS and i + 1 < len(tokens) and tokens[i + 1][0][:1] in _SIDES:
         return word  # 村 + 西, 村 + 尾 (jieba's bound 村 zg): a side or an end of the village
     if word in _GLUED_PLACES and tag[:1] == "n" and _after_place_measure(tokens, i):
         return word  # 这条 + 路, 一片 + 地: a road, a field (alone 路 is as often a way)
@@ -506,8 +524,17 @@ def _family(tokens: list[tuple[str, str]], i: int) -> bool:
 
 
 def _before_noun(tokens: list[tuple[str, str]], i: int) -> bool:
-    """Whether a noun or a noun's attribute follows the word at `i` (家 + 商店, 家 + 省级: a measure word)."""
-    return i + 1 < len(tokens) and tokens[i + 1][1][:1] in ("n", "b")
+    """Whether a noun, a noun's attribute or a describing phrase and its noun follows the word at `i` (家 + 商店, 家 +
+    省级, 家 + 便宜的 + 旅馆: a measure word; not 家 + 的 + 时候, whose 家 owns what follows)."""
+    rest = tokens[i + 1 :]
+    if not rest or rest[0][0] == "的":
+        return False
+    if rest[0][1][:1] in ("n", "b"):
+        return True
+    if not i or tokens[i - 1][1][:1] != "v" and tokens[i - 1][0] != "了":
+        return False  # 把家搬到了农家小院的猪圈: only a verb's object counts a 家 (找了 + 家 + 便宜的旅馆)
+    clause = list(itertools.takewhile(lambda t: t[1] != "x", rest))
+    return any(w == "的" and nxt[1][:1] == "n" for (w, _), nxt in zip(clause, clause[1:]))
 
 
 #: places of one character that have sides and ends (村东, 城南, 村 + 尾), and those sides and ends
@@ -576,6 +603,15 @@ def _named_area_zh(word: str, tag: str) -> str | None:
     suffix = next((end for end in _AREA_SUFFIXES if word.endswith(end) and len(word) > len(end)), None)
     name = word[: -len(suffix)] if suffix else ""
     return name if name and tag[:1] in "ns" and ch.entity_kind_zh(name, "ns") == "place" else None
+
+
+def _named_place_zh(tokens: list[tuple[str, str]], i: int) -> tuple[str, int] | None:
+    """A place's name read with the words around it, and how many of jieba's words it takes: a named area
+    (`_named_area_zh`: 北京地区), a city's name before 市 (`_named_city_zh`), an ancient state (`_state_zh`)."""
+    word, tag = tokens[i]
+    after = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
+    area = _named_area_zh(word, tag) or _named_city_zh(word, after)
+    return (area, 1) if area else _state_zh(tokens, i)
 
 
 def _named_city_zh(word: str, after: tuple[str, str]) -> str | None:
@@ -761,8 +797,9 @@ def _split_noun_zh(stem: str, tag: str, head: str, head_tag: str) -> str | None:
         return joined if len(stem) == 1 and _bound_pair(tag, head_tag) and _bound_noun_zh(joined) else None
     if known_word_zh(joined) and tag not in ch._FUNCTION_TAGS:  # a word CC-CEDICT has (树 + 屋, 柴 + 犬)
         return joined if head_kind_zh(joined, tag, SPLIT_HEADS) else None
-    nominal = tag[:1] == "n" and tag not in ("nr", "nrfg", "nrt") or tag == "j"
+    nominal = (tag[:1] == "n" and tag not in ("nr", "nrfg", "nrt") or tag == "j") and _stem_fits(stem, head)
     verbal = tag[:1] == "v" and len(stem) >= 2 and SPLIT_HEADS[head] == "role" and not _whole_verb(stem)
+    verbal = verbal and head not in _NOUN_HEADS  # 分好 + 队: lining up
     if head == "人":  # only after a verb and its object (赶车 + 人, 养蜂 + 人), never after a verb (欺负 + 人)
         return joined if tag[:1] == "v" and _verb_object(stem) and not known_word_zh(joined) else None
     if not (nominal or verbal) or ch.entity_kind_zh(stem, tag):
@@ -771,13 +808,48 @@ def _split_noun_zh(stem: str, tag: str, head: str, head_tag: str) -> str | None:
 
 
 def _scientist_or_state_zh(stem: str, tag: str, head: str) -> str | None:
-    """流行病学 + 家: a scientist of a field (jieba's measure word 家); 虢 + 国: an ancient state named by one
-    character jieba reads as a name."""
-    if head == "家" and len(stem) >= 3 and stem[-1] == "学" and tag[:1] == "n":
-        return stem + head
-    if head == "国" and len(stem) == 1 and tag in ("nr", "ns", "j"):
+    """流行病学 + 家: a scientist of a field (jieba's measure word 家; not 北京大学 nt + 家)."""
+    if head == "家" and len(stem) >= 3 and stem[-1] == "学" and tag == "n":
         return stem + head
     return None
+
+
+def _state_zh(tokens: list[tuple[str, str]], i: int) -> tuple[str, int] | None:
+    """An ancient state named by one character, and how many of jieba's words it takes: jieba's place name X国 (虞国,
+    whose 虞 is also "to expect": not a verb and its object) or a name's character + 国 (虢 + 国); never where a
+    character follows that makes it a person's name (许国 + 强, 郭 + 国 + 栋); not a verb CC-CEDICT has (回国)."""
+    from lotdata.text.entity_classes import verb_word_zh
+
+    word, tag = tokens[i]
+    if (
+        len(word) == 2
+        and word[1] == "国"
+        and tag == "ns"
+        and not verb_word_zh(word)
+        and not ch.entity_kind_zh(word, tag)
+    ):
+        found = (word, 1)
+    elif len(word) == 1 and tag in ("nr", "ns", "j") and tokens[i + 1 : i + 2] == [("国", "n")]:
+        found = (word + "国", 2)
+    else:
+        return None
+    after = tokens[i + found[1]] if i + found[1] < len(tokens) else ("", "x")
+    named = after[1] in _STATE_ENDS or after[0] in ("是", "和", "与") or after[1][:1] == "n" and len(after[0]) > 1
+    return found if named else None
+
+
+#: what may follow a state's name and never a person's given name: marks, 的, prepositions, conjunctions, locatives
+#: (and a noun of two characters or more: 虢国 + 国君)
+_STATE_ENDS = ("x", "uj", "p", "c", "f", "ul", "y")
+
+
+#: role heads read only after a noun of two characters or more (捕鲸 + 队; not 分好 + 队, 站 + 成 + 队)
+_NOUN_HEADS = "队"
+
+
+def _stem_fits(stem: str, head: str) -> bool:
+    """Whether a stem is long enough for its head: two characters or more before `_NOUN_HEADS` (not 成 + 队)."""
+    return head not in _NOUN_HEADS or len(stem) >= 2
 
 
 #: jieba's tags of a character it cut off a word it does not know: a morpheme, a name's or a noun's (闺 + 蜜, 阿 + 嬷,
@@ -920,12 +992,26 @@ _WORLDS = frozenset({"地球"})
 
 def _always_generic(text: str, word: str) -> bool:
     """Whether every time `word` stands in `text` a locative 上 or a noun of two characters or more follows it (地球上,
-    地球生态环境; not jieba's noun 飞 of 绕着地球飞)."""
+    地球生态环境; not jieba's noun 飞 of 绕着地球飞), and no verb of place before it (来到了地球上)."""
     from lotdata.text.postag import pos_words_nohmm
 
     tokens = pos_words_nohmm(text)
-    after = [tokens[i + 1] if i + 1 < len(tokens) else ("", "") for i, (w, _) in enumerate(tokens) if w == word]
+    at = [i for i, (w, _) in enumerate(tokens) if w == word]
+    if any(_after_place_verb(tokens, i) for i in at):
+        return False  # 来到了地球上, 降落在地球上: where one goes
+    after = [tokens[i + 1] if i + 1 < len(tokens) else ("", "") for i in at]
     return bool(after) and all(a[0] == "上" or a[1][:1] in ("n", "l") and len(a[0]) > 1 for a in after)
+
+
+def _after_place_verb(tokens: list[tuple[str, str]], i: int) -> bool:
+    """Whether a verb of arriving stands before the word at `i`, a 了 or 在 between them allowed (来到了 + 地球, 降落 +
+    在 + 地球; not 在地球上 alone, "on earth")."""
+    j = i - 2 if i >= 2 and tokens[i - 1][0] in ("了", "在") else i - 1
+    return j >= 0 and tokens[j][0] in _ARRIVALS
+
+
+#: verbs of arriving somewhere
+_ARRIVALS = frozenset("来到 回到 到达 抵达 飞到 飞回 返回 重返 降落 落到 登陆".split())
 
 
 #: the title of a book, a song or a film (《尚书》): what it names is no one and nowhere of the story

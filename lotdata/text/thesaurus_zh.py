@@ -184,12 +184,10 @@ ARTEFACT_CLASSES = ("Bo", "Bp", "Bq", "Br")
 #: "thoracic cavity"), and shapes (Dc01: 五边形 "pentagon", which WordNet has first as the building); not Bb, whose
 #: holes include caves (洞窟)
 THING_CLASSES = (*ARTEFACT_CLASSES, *"Bf Bg Bj Bk Bl Bm Dc01".split())
-#: what those classes hold that is land wherever it stands: Cilin's sands among materials (Bm04D: 沙丘); its rocks
-#: (礁石) are read where a place stands, as its tents are (`TENT_CLASSES`)
-SHELTER_CLASSES = ("Bm04D",)
-#: Cilin's tents and canopies among its utensils (Bp29A, Bp29D: 营帐, 帐篷, 蒙古包): a place where one is in them
-#: (在帐篷里), a thing carried or put up elsewhere (自带帐篷、厨具)
-TENT_CLASSES = ("Bp29A", "Bp29D")
+#: what those classes hold that one can be in or on: Cilin's tents and canopies among its utensils (Bp29A, Bp29D: 营帐,
+#: 帐篷, 蒙古包; a thing after a verb of handling it: characters._other_sense_zh) and its sands among materials (Bm04D:
+#: 沙丘; its rocks, 礁石, are read where a place stands)
+SHELTER_CLASSES = ("Bp29A", "Bp29D", "Bm04D")
 
 
 def cilin_thing_zh(word: str) -> bool:
@@ -212,5 +210,5 @@ def cilin_no_noun_zh(word: str) -> bool:
 
 def cilin_artefact_zh(word: str) -> bool:
     """Whether Cilin files every sense of a word under made things (`ARTEFACT_CLASSES`): no place, wherever it
-    stands (刷子 "brush" is a tool; WordNet's first "brush" is a thicket); not its tents (`TENT_CLASSES`)."""
-    return cilin_only_in(word, ARTEFACT_CLASSES, but=TENT_CLASSES)
+    stands (刷子 "brush" is a tool; WordNet's first "brush" is a thicket)."""
+    return cilin_only_in(word, ARTEFACT_CLASSES)
