@@ -41,6 +41,7 @@ The shapes (`Row`: what `lotdata.annotate.checks` rules read):
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 import random
@@ -64,6 +65,12 @@ SET_NAMES = {
     ("zh", "tuning"): "CMRC 2017 valid (cloze+user) + C3-M train",
     ("zh", "held-out"): "CFT (human+auto) + C3-M dev+test + LOT OutGen dev",
 }
+
+
+def text_hash(text: str) -> str:
+    """The short hash a committed annotation keeps of the text it points into (sha1, 10 hex digits): a changed text
+    is found without the text entering the project."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
 
 
 def available() -> bool:

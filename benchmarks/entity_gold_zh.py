@@ -27,7 +27,6 @@ reported apart: the Chinese reader does not read new names (a person's name is a
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
 import sys
@@ -97,8 +96,10 @@ ENTITY_KINDS = ("role", "being", "animal", "place")  # what the reader is meant 
 @lru_cache(maxsize=1)
 def sample() -> list[tuple[str, str, str]]:
     """(half, id, sentence): a seeded draw of `SIZE` held-out candidates for each of `SEEDS`, each from the candidates
-    the earlier draws did not take; the first half of a draw is its dev half. The last (`LAST_SEED`) takes all the
-    candidates left, in its seed's order, as a blind half."""
+    the earlier draws did not take; the first half of a draw is its dev half, and the last (`LAST_SEED`) takes all
+    the candidates left as a blind half. Then the samples of other sentences of the same documents
+    (`other_sentences`): the seventh (dev7, blind7) of the second sentences, the eighth and the ninth (all blind) of
+    the second sentences no sample drew, the tenth (all blind) of those and the third sentences."""
     rows = sorted(data.candidates("zh", "held-out"), key=lambda r: r["id"])
     out: list[tuple[str, str, str]] = []
     for n, seed in enumerate(SEEDS):
@@ -108,39 +109,28 @@ def sample() -> list[tuple[str, str, str]]:
         dev = 0 if seed == LAST_SEED else SIZE // 2
         suffix = str(n + 1) if n else ""
         out += [(("dev" if i < dev else "blind") + suffix, r["id"], r["candidate"]) for i, r in enumerate(drawn)]
-    drawn = random.Random(SEED_7).sample(second_sentences(), SIZE)
+    drawn = random.Random(SEED_7).sample(other_sentences(1), SIZE)
     out += [("dev7" if i < SIZE // 2 else "blind7", r["id"], r["candidate"]) for i, r in enumerate(drawn)]
     for half, seed in (("blind8", SEED_8), ("blind9", SEED_9), ("blind10", SEED_10)):
-        taken = {id_ for _, id_, _ in out} | {r["id"] for r in drawn}
-        pool = [*second_sentences(), *third_sentences()] if seed == SEED_10 else second_sentences()
+        taken = {id_ for _, id_, _ in out}
+        pool = [*other_sentences(1), *other_sentences(2)] if seed == SEED_10 else other_sentences(1)
         drawn = random.Random(seed).sample([r for r in pool if r["id"] not in taken], SIZE)
         out += [(half, r["id"], r["candidate"]) for r in drawn]
     return out
 
 
-@lru_cache(maxsize=1)
-def second_sentences() -> list[dict]:
-    """Another middle sentence of each held-out document (`check_rule_data.candidates` with seed 1), where it is not
-    the sentence the first six samples drew from that document; ids end in `SECOND`."""
-    first = {r["id"]: r["candidate"] for r in data.candidates("zh", "held-out")}
-    rows = sorted(data.candidates("zh", "held-out", seed=1), key=lambda r: r["id"])
-    return [{**r, "id": r["id"] + SECOND} for r in rows if r["candidate"] != first.get(r["id"])]
+@lru_cache(maxsize=None)
+def other_sentences(seed: int) -> list[dict]:
+    """Another middle sentence of each held-out document (`check_rule_data.candidates` with `seed`: 1 the second, 2
+    the third), where it is none of the sentences the lower seeds drew from that document; ids end in `@{seed + 1}`
+    (`SECOND`, `THIRD`)."""
+    earlier = [{r["id"]: r["candidate"] for r in data.candidates("zh", "held-out", seed=s)} for s in range(seed)]
+    rows = sorted(data.candidates("zh", "held-out", seed=seed), key=lambda r: r["id"])
+    kept = [r for r in rows if all(r["candidate"] != drawn.get(r["id"]) for drawn in earlier)]
+    return [{**r, "id": f"{r['id']}@{seed + 1}"} for r in kept]
 
 
-@lru_cache(maxsize=1)
-def third_sentences() -> list[dict]:
-    """A third middle sentence of each held-out document (`check_rule_data.candidates` with seed 2), where it is
-    neither the first samples' sentence nor the second one; ids end in `THIRD`."""
-    drawn = {r["id"]: r["candidate"] for r in data.candidates("zh", "held-out")}
-    second = {r["id"].removesuffix(SECOND): r["candidate"] for r in second_sentences()}
-    rows = sorted(data.candidates("zh", "held-out", seed=2), key=lambda r: r["id"])
-    return [
-        {**r, "id": r["id"] + THIRD} for r in rows if r["candidate"] not in (drawn.get(r["id"]), second.get(r["id"]))
-    ]
-
-
-def sentence_hash(sentence: str) -> str:
-    return hashlib.sha1(sentence.encode("utf-8")).hexdigest()[:10]
+sentence_hash = data.text_hash
 
 
 def write_sample(out: Path) -> None:
@@ -349,7 +339,7 @@ def score(
 @lru_cache(maxsize=1)
 def _givens() -> dict[str, str]:
     """id -> what the rule compares a sampled sentence with: its story's other sentences (`check_rule_data`)."""
-    rows = [*data.candidates("zh", "held-out"), *second_sentences(), *third_sentences()]
+    rows = [*data.candidates("zh", "held-out"), *other_sentences(1), *other_sentences(2)]
     return {r["id"]: " ".join([*(r.get("context") or []), str(r.get("original") or "")]) for r in rows}
 
 

@@ -13,7 +13,6 @@ flag raised now that was never read is counted apart, and a changed text is an e
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from collections import Counter
 from pathlib import Path
@@ -26,10 +25,6 @@ for path in (str(HERE.parent), str(HERE)):
 import check_rule_data as data  # noqa: E402
 
 VERDICTS = HERE / "flag_verdicts_en.tsv"
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
 
 
 def _texts() -> dict[tuple[str, str], str]:
@@ -52,7 +47,7 @@ def verdicts() -> dict[tuple[str, str, str], str]:
             continue
         rule, key, digest, start, end, verdict = line.split("\t")
         text = texts.get((rule, key))
-        if text is None or text_hash(text) != digest:
+        if text is None or data.text_hash(text) != digest:
             sys.exit(f"{VERDICTS}:{n}: {rule} {key} is not the text adjudicated (the data or the draw changed)")
         out[(rule, key, text[int(start) : int(end)])] = verdict
     return out

@@ -132,8 +132,7 @@ def references_en(text: str) -> set[tuple[str, str]]:
     previous = ""
     for word in WORD_EN.findall(text):
         bare = _CONTRACTION.sub("", word.rstrip(".")).lower()
-        none = bare in PRONOUN_CLASS_EN or bare in INDEFINITE_PRONOUNS_EN
-        role = None if none else _role_in_text(word, bare, previous)
+        role = None if _pronoun_en(bare) else _role_in_text(word, bare, previous)
         if bare in PRONOUN_CLASS_EN:
             refs.add(("pronoun", PRONOUN_CLASS_EN[bare]))
         elif bare in ("it", "its", "itself"):
@@ -141,8 +140,7 @@ def references_en(text: str) -> set[tuple[str, str]]:
         elif role:
             refs.add(("role+" if role[1] else "role", role[0]))
         previous = word.lower()
-    names = [name for name in characters(text, "en") if name.lower() not in PRONOUN_CLASS_EN]
-    names = [name for name in names if name.lower() not in INDEFINITE_PRONOUNS_EN]  # Somebody: nobody in particular
+    names = [name for name in characters(text, "en") if not _pronoun_en(name.lower())]  # Somebody: nobody in particular
     refs |= {("name", (name.split("-")[0] if _hyphen_glued(name) else name).lower()) for name in names}
     refs |= {("pronoun", PHRASE_PRONOUNS_EN[p.lower()]) for p in _PHRASE_PRONOUN.findall(text)}
     return refs
@@ -480,9 +478,7 @@ def _class_zh(word: str, stem: str, tag: str) -> str | None:
     if kind is None and tag in CILIN_TAGS_ZH and (found := cilin_role_or_animal_zh(stem)):
         return found  # 羊倌, 跳鼠: Cilin's general places are read only where a place stands (entities_zh)
     if kind is None and tag == "ns" and (cilin_division_zh(word) or _region_name_zh(word)):
-        return (
-            "place"  # 广西: a place's name Cilin files with provinces, counties and cities only; 西域 "Western Regions"
-        )
+        return "place"  # 广西: Cilin files it with provinces, counties and cities only; 西域 "Western Regions"
     cilin_tag = tag in CILIN_TAGS_ZH or _place_tagged_name_zh(word, tag)  # 麦田 nr
     if kind is None and cilin_tag and (found := cilin_concrete_place_zh(stem)):
         return found  # 房间, 坟墓, 人行道: a building, a land or a road of Cilin's
@@ -492,7 +488,7 @@ def _class_zh(word: str, stem: str, tag: str) -> str | None:
     return kind
 
 
-#: what CC-CEDICT's gloss of a place's name calls it (西域 "Western Regions (...)", 巴马 "Bama Yao autonomous county")
+#: what CC-CEDICT's gloss of a place's name calls it (西域 "Western Regions (...)", 汶川 "Wenchuan County ...")
 _REGION_GLOSS = re.compile(
     r"\b(regions?|county|province|prefecture|city|town|village|district|river|lake|mountains?|island|kingdom|state)\b",
     re.IGNORECASE,
@@ -630,24 +626,24 @@ def entity_words_zh(text: str) -> list[str]:
 _DEGREE_ZH = frozenset("最 很 太 真 超 挺 好 特别 非常 多么".split())
 #: modal verbs jieba glues to the next character as a role (也 + 会长 + 大: 会 + 长大)
 _MODALS_ZH = "会能要可"
-#: tents, read as places (Cilin's tents: thesaurus_zh.TENT_CLASSES) but things after a verb of handling them
-_TENTS = frozenset("帐篷 营帐 蒙古包 毡房 帐幕".split())
+#: verbs of handling a tent, after which it is a thing (自带 + 帐篷, 支起 + 帐篷)
 _HANDLING_ZH = frozenset("带 自带 带着 支 支起 起 搭 搭起 撑 撑起 扎 收 收起 买 卖 扛 背 拿 借 租".split())
 
 
 def _other_sense_zh(tokens: list[tuple[str, str]], i: int) -> bool:
-    """Whether jieba's word at `i`, read as a role or an animal, is used in another sense or cut across two words:
-    a tent after a verb of handling it (自带帐篷), an animal of the zodiac's year or month not counted (羊 + 年, 马 +
-    月; not 一只羊年年), 牛 after a degree adverb (最牛的), a role whose second character makes a verb with the next
-    word's first (长得, 长大) where its first makes a word with the character before it or is a modal (头 + 部长 +
-    得, 也 + 会长 + 大), never at a clause's start or after 的."""
+    """Whether jieba's word at `i`, read as a role, an animal or a place, is used in another sense or cut across two
+    words: a tent (`thesaurus_zh.cilin_tent_zh`) after a verb of handling it (自带帐篷), an animal of the zodiac's
+    year or month not counted (羊 + 年, 马 + 月; not 一只羊年年), 牛 after a degree adverb (最牛的), a role whose
+    second character makes a verb with the next word's first (长得, 长大) where its first makes a word with the
+    character before it or is a modal (头 + 部长 + 得, 也 + 会长 + 大), never at a clause's start or after 的."""
     from lotdata.text.entity_classes import in_cedict_zh, verb_word_zh
+    from lotdata.text.thesaurus_zh import cilin_tent_zh
 
     word = tokens[i][0]
     before, before_tag = tokens[i - 1] if i else ("", "")
     after = tokens[i + 1][0] if i + 1 < len(tokens) else ""
     following = tokens[i + 2][0] if i + 2 < len(tokens) else ""
-    if word in _TENTS and before in _HANDLING_ZH:
+    if before in _HANDLING_ZH and cilin_tent_zh(word):
         return True  # 自带 + 帐篷, 支起 + 帐篷: a tent carried or put up is a thing
     if len(word) == 1:
         counted = before_tag[:1] in ("m", "q") or before in ("只", "头", "匹")
@@ -850,8 +846,7 @@ def names_en(text: str, known: frozenset[str] = frozenset()) -> list[str]:
     for word, after_title in _capitalised_en(text):
         bare = _CONTRACTION.sub("", word.rstrip(".")).rstrip("'’")
         low = bare.lower()
-        pronoun = low in PRONOUNS_EN or low in PRONOUN_CLASS_EN or low in INDEFINITE_PRONOUNS_EN
-        if len(bare) < 2 or low in OPENERS_EN or pronoun or low in NOT_NAMES_EN:
+        if len(bare) < 2 or low in OPENERS_EN or low in PRONOUNS_EN or _pronoun_en(low) or low in NOT_NAMES_EN:
             continue
         if low in FIRST_NAMES_EN or after_title or _name_by_place(bare, _POSSESSIVE.sub("", word) in known):
             found.append(_POSSESSIVE.sub("", word))
@@ -890,6 +885,12 @@ _POSSESSIVE = re.compile(r"(?:['’]s?|\.)$")
 INDEFINITE_PRONOUNS_EN = frozenset("someone somebody anyone anybody".split())
 
 
+def _pronoun_en(low: str) -> bool:
+    """Whether a lowercase English word is a personal pronoun (`PRONOUN_CLASS_EN`) or an indefinite one (someone:
+    nobody in particular), never a role or a name."""
+    return low in PRONOUN_CLASS_EN or low in INDEFINITE_PRONOUNS_EN
+
+
 def roles_in_en(text: str, strict: bool = False) -> list[tuple[str, str]]:
     """(word, role) for each word of an English text that names a role (`role_en`; the barbers -> barber);
     `strict`: people and animals only, not the groups nor words more often verbs or adjectives. LOT 2.2a's reading
@@ -898,8 +899,7 @@ def roles_in_en(text: str, strict: bool = False) -> list[tuple[str, str]]:
     found, previous = [], ""
     for (word, following), eaten in zip(_words_en(text), eaten_en(text)):
         bare = _CONTRACTION.sub("", word.rstrip(".")).lower()
-        pronoun = bare in PRONOUN_CLASS_EN or bare in INDEFINITE_PRONOUNS_EN  # someone: nobody in particular
-        role = None if pronoun or eaten else _role_in_candidate(word, bare, previous, following)
+        role = None if _pronoun_en(bare) or eaten else _role_in_candidate(word, bare, previous, following)
         kind = role and (role_sense_en(role[0]) or ("",))[0]
         if role and not (strict and kind not in ("person", "animal")):
             found.append((_CONTRACTION.sub("", word.rstrip(".")), role[0]))

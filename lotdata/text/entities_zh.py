@@ -498,9 +498,7 @@ def _alone_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
     after = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
     j = i - 1 if i and tokens[i - 1][0] != "了" else i - 2
     before = tokens[j] if j >= 0 else ("", "")
-    measure = before[0] in _PLACE_MEASURES and j >= 1 and tokens[j - 1][1][:1] in "rm"
-    measure = measure or before[1][:1] == "m" and before[0][-1:] in _PLACE_MEASURES  # jieba's 一座 (m) + 山
-    if after[1] == "f" or after[0] in ("里", "上", "中", "边") or measure:
+    if after[1] == "f" or after[0] in ("里", "上", "中", "边") or _after_place_measure(tokens, j + 1):
         return word
     if before[0] in ("是", "的") and after[1] == "x":
         return word  # 后面是山，白的屋，: a place of one character alone where a noun ends a clause
@@ -546,7 +544,7 @@ _SIDES = (*_DIRECTIONS, "头", "尾", "口")
 def _after_place_measure(tokens: list[tuple[str, str]], i: int) -> bool:
     """Whether a place's measure word stands right before the word at `i`, after a demonstrative or a numeral (这条,
     jieba's 一座 m)."""
-    before = tokens[i - 1] if i else ("", "")
+    before = tokens[i - 1] if i > 0 else ("", "")
     if before[1][:1] == "m":
         return before[0][-1:] in _PLACE_MEASURES
     return before[0] in _PLACE_MEASURES and i >= 2 and tokens[i - 2][1][:1] in ("r", "m")
@@ -784,7 +782,7 @@ def _split_noun_zh(stem: str, tag: str, head: str, head_tag: str) -> str | None:
 
     if head in _PERSONNEL:  # 医疗 + 人员, 服务 + 人员, 环保 + 人士: the personnel of a field (not 造成 + 人员伤亡)
         return stem + head if tag in _FIELD_TAGS and stem not in ch.NOT_ENTITIES_ZH else None
-    if found := _scientist_or_state_zh(stem, tag, head):
+    if found := _scientist_zh(stem, tag, head):
         return found
     if len(head) == 2 and head[1] in ch.LOCATIVES_ZH:
         head = head[0]
@@ -807,7 +805,7 @@ def _split_noun_zh(stem: str, tag: str, head: str, head_tag: str) -> str | None:
     return joined if head_kind_zh(joined, "n" if nominal else tag, SPLIT_HEADS) else None
 
 
-def _scientist_or_state_zh(stem: str, tag: str, head: str) -> str | None:
+def _scientist_zh(stem: str, tag: str, head: str) -> str | None:
     """流行病学 + 家: a scientist of a field (jieba's measure word 家; not 北京大学 nt + 家)."""
     if head == "家" and len(stem) >= 3 and stem[-1] == "学" and tag == "n":
         return stem + head

@@ -184,10 +184,17 @@ ARTEFACT_CLASSES = ("Bo", "Bp", "Bq", "Br")
 #: "thoracic cavity"), and shapes (Dc01: 五边形 "pentagon", which WordNet has first as the building); not Bb, whose
 #: holes include caves (洞窟)
 THING_CLASSES = (*ARTEFACT_CLASSES, *"Bf Bg Bj Bk Bl Bm Dc01".split())
-#: what those classes hold that one can be in or on: Cilin's tents and canopies among its utensils (Bp29A, Bp29D: 营帐,
-#: 帐篷, 蒙古包; a thing after a verb of handling it: characters._other_sense_zh) and its sands among materials (Bm04D:
-#: 沙丘; its rocks, 礁石, are read where a place stands)
-SHELTER_CLASSES = ("Bp29A", "Bp29D", "Bm04D")
+#: Cilin's tents and canopies among its utensils (营帐, 帐篷, 蒙古包): places, but things after a verb of handling them
+#: (characters._other_sense_zh: 自带帐篷)
+TENT_CLASSES = ("Bp29A", "Bp29D")
+#: what those classes hold that one can be in or on: the tents and Cilin's sands among materials (Bm04D: 沙丘; its
+#: rocks, 礁石, are read where a place stands)
+SHELTER_CLASSES = (*TENT_CLASSES, "Bm04D")
+
+
+def cilin_tent_zh(word: str) -> bool:
+    """Whether Cilin files every sense of a word with its tents and canopies (`TENT_CLASSES`: 帐篷, 营帐, 蒙古包)."""
+    return cilin_only_in(word, TENT_CLASSES)
 
 
 def cilin_thing_zh(word: str) -> bool:
