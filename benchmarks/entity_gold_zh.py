@@ -80,6 +80,11 @@ SEED_9 = "34-entity-gold-9-2026-11-27"
 #: a tenth, of the other sentences no sample drew and a third middle sentence of each held-out document (seed 2; ids
 #: end in `THIRD`), drawn after the ninth's count and before the changes after it: all of it a blind half (blind10)
 SEED_10 = "34-entity-gold-10-2026-11-27"
+#: an eleventh and a twelfth, of the second and third sentences no sample drew, both drawn before any change after the
+#: tenth's count: the eleventh (dev11) counted once on that code and then a dev half, the twelfth (blind12) counted once
+#: after the changes the eleventh drove
+SEED_11 = "34-entity-gold-11-2026-11-28"
+SEED_12 = "34-entity-gold-12-2026-11-28"
 THIRD = "@3"
 SECOND = "@2"
 SIZE = 400  # sentences per sample: the first half of a draw is its dev half, the second its blind half
@@ -87,7 +92,7 @@ SIZE = 400  # sentences per sample: the first half of a draw is its dev half, th
 LAST_SEED = SEED_6
 HALVES = (
     *("dev", "blind", "dev2", "blind2", "dev3", "blind3", "dev4", "blind4", "dev5", "blind5", "blind6"),
-    *("dev7", "blind7", "blind8", "blind9", "blind10"),
+    *("dev7", "blind7", "blind8", "blind9", "blind10", "dev11", "blind12"),
 )
 KINDS = ("role", "being", "animal", "place", "name")
 ENTITY_KINDS = ("role", "being", "animal", "place")  # what the reader is meant to read
@@ -99,7 +104,8 @@ def sample() -> list[tuple[str, str, str]]:
     the earlier draws did not take; the first half of a draw is its dev half, and the last (`LAST_SEED`) takes all
     the candidates left as a blind half. Then the samples of other sentences of the same documents
     (`other_sentences`): the seventh (dev7, blind7) of the second sentences, the eighth and the ninth (all blind) of
-    the second sentences no sample drew, the tenth (all blind) of those and the third sentences."""
+    the second sentences no sample drew, the tenth (all blind) of those and the third sentences, the eleventh (dev11)
+    and the twelfth (blind12) of the second and third sentences left."""
     rows = sorted(data.candidates("zh", "held-out"), key=lambda r: r["id"])
     out: list[tuple[str, str, str]] = []
     for n, seed in enumerate(SEEDS):
@@ -111,9 +117,10 @@ def sample() -> list[tuple[str, str, str]]:
         out += [(("dev" if i < dev else "blind") + suffix, r["id"], r["candidate"]) for i, r in enumerate(drawn)]
     drawn = random.Random(SEED_7).sample(other_sentences(1), SIZE)
     out += [("dev7" if i < SIZE // 2 else "blind7", r["id"], r["candidate"]) for i, r in enumerate(drawn)]
-    for half, seed in (("blind8", SEED_8), ("blind9", SEED_9), ("blind10", SEED_10)):
+    later = (("blind8", SEED_8), ("blind9", SEED_9), ("blind10", SEED_10), ("dev11", SEED_11), ("blind12", SEED_12))
+    for half, seed in later:
         taken = {id_ for _, id_, _ in out}
-        pool = [*other_sentences(1), *other_sentences(2)] if seed == SEED_10 else other_sentences(1)
+        pool = other_sentences(1) if seed in (SEED_8, SEED_9) else [*other_sentences(1), *other_sentences(2)]
         drawn = random.Random(seed).sample([r for r in pool if r["id"] not in taken], SIZE)
         out += [(half, r["id"], r["candidate"]) for r in drawn]
     return out

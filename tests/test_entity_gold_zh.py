@@ -25,24 +25,35 @@ def test_six_samples_of_held_out_candidates_then_two_of_other_sentences_of_their
     rest = len(check_rule_data.candidates("zh", "held-out")) - (len(gold_zh.SEEDS) - 1) * gold_zh.SIZE
     assert len(first) == (len(gold_zh.SEEDS) - 1) * gold_zh.SIZE + rest == len({id_ for _, id_, _ in first})
     halves = [h for h, _, _ in drawn]
-    whole = ("blind6", "blind8", "blind9", "blind10")  # the samples that are a blind half only
+    whole = ("blind6", "blind8", "blind9", "blind10", "dev11", "blind12")  # the samples that are one half only
     assert all(halves.count(half) == gold_zh.SIZE // 2 for half in gold_zh.HALVES if half not in whole)
     assert halves.count("blind6") == rest > 0  # the sixth sample: every candidate left, all blind
     tuning = {r["id"] for r in check_rule_data.candidates("zh", "tuning")}
     assert not tuning & {id_.removesuffix(gold_zh.SECOND) for _, id_, _ in drawn}
     # the seventh, eighth and ninth: 400 other sentences of held-out documents each, none the sentence drawn from its
     # document before; the eighth and the ninth all blind
-    second = [d for d in drawn if d[1].endswith(gold_zh.SECOND) and d[0] != "blind10"]
+    second = [d for d in drawn if d[1].endswith(gold_zh.SECOND) and d[0] in ("dev7", "blind7", "blind8", "blind9")]
     assert {h for h, _, _ in second} == {"dev7", "blind7", "blind8", "blind9"} and len(second) == 3 * gold_zh.SIZE
     assert halves.count("blind8") == halves.count("blind9") == gold_zh.SIZE
     assert len({id_ for _, id_, _ in second}) == 3 * gold_zh.SIZE
     # the tenth: 400 of the other sentences left and the documents' third sentences, none drawn from its document before
     tenth = [d for d in drawn if d[0] == "blind10"]
     assert len(tenth) == gold_zh.SIZE and all(id_.endswith((gold_zh.SECOND, gold_zh.THIRD)) for _, id_, _ in tenth)
-    earlier = {(id_.removesuffix(gold_zh.SECOND), s) for h, id_, s in drawn if h != "blind10"}
+    earlier = {(id_.removesuffix(gold_zh.SECOND), s) for h, id_, s in drawn if h not in ("blind10", "dev11", "blind12")}
     assert not {(id_[:-2], s) for _, id_, s in tenth} & earlier
     by_id = {id_: s for _, id_, s in first}
     assert all(by_id[id_.removesuffix(gold_zh.SECOND)] != s for _, id_, s in second)
+
+
+def test_the_eleventh_and_twelfth_samples_are_other_sentences_no_earlier_sample_drew():
+    drawn = gold_zh.sample()
+    before = [d for d in drawn if d[0] not in ("dev11", "blind12")]
+    for half in ("dev11", "blind12"):
+        later = [d for d in drawn if d[0] == half]
+        assert len(later) == gold_zh.SIZE and all(i.endswith((gold_zh.SECOND, gold_zh.THIRD)) for _, i, _ in later)
+        assert not {i for _, i, _ in later} & {i for _, i, _ in before}
+        assert not {(i[:-2], s) for _, i, s in later} & {(i.rsplit("@", 1)[0], s) for _, i, s in before}
+        before += later
 
 
 def test_every_annotation_reads_back_a_word_of_its_sentence_for_both_annotators():
