@@ -581,7 +581,7 @@ BLIND_WRITTEN = {"antonym_swap": "2026-11-26", "context_entities": "2026-11-26"}
 #: the rows' labels where a rule has several blind lists: all nine were re-run after the changes the seventh
 #: hand-annotated sample's dev half and the adjudicated flags led to (benchmarks/entity_gold_zh.py), the third session
 #: of 2026-11-27 (their misses never read, so still blind for the detector)
-_RERUN = "re-run after the seventh sample's and the flags' changes"
+_RERUN = "re-run after the eleventh sample's changes"
 BLIND_LABELS = {
     ("context_entities", "blind"): f"blind list 1 (written 2026-11-26), {_RERUN}",
     ("context_entities", "blind2"): f"blind list 2 (written 2026-11-26), {_RERUN}",

@@ -451,6 +451,7 @@ BLIND_NOTES = {
     "blind8": "sample 8 (other sentences of the held-out documents), counted once after the seventh's changes",
     "blind9": "sample 9 (other sentences of the held-out documents), counted once after the flags' changes",
     "blind10": "sample 10 (other and third sentences of the held-out documents), counted once at the session's end",
+    "blind12": "sample 12 (other and third sentences), counted once before and once after the eleventh's changes",
 }
 
 

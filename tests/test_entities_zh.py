@@ -137,7 +137,7 @@ def test_heads_read_from_the_dictionary():
     assert "州" not in heads  # the places ending in it are names (苏州): a name's class does not count
     assert new_entities_zh("一位年轻的书商迎了上来。", STORY) == ["书商"]  # a noun CC-CEDICT lacks, head 商
     assert new_entities_zh("他骑车回家了。", STORY) == ["家"]  # the home, not 回家 as a noun with the head 家
-    assert new_entities_zh("那天在朋友家，我们玩得很高兴。", STORY) == []
+    assert new_entities_zh("那天在朋友家，我们玩得很高兴。", STORY) == ["朋友", "家"]  # a role and its home (邻居家)
 
 
 def test_places_cut_into_pieces_in_a_place_slot():
@@ -672,4 +672,40 @@ def test_a_family_or_a_move_is_no_home_one_is_at():
     ],
 )
 def test_edges_found_in_the_third_review(text, expected):
+    assert entity_words_in_zh(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("我帮你带回家。", ["家"]),  # 家 inside jieba's word of a verb of going home
+        ("女儿一气之下离家出走了。", ["女儿", "家"]),
+        ("小白兔，你们家着火了！", ["小白兔", "家"]),  # a pronoun's home
+        ("他说完就向自己家跑去。", ["家"]),
+        ("他正在家玩儿游戏。", ["家"]),  # at home, whatever noun follows
+        ("费尔南多在自家住宿。", ["家"]),
+        ("企业有三家在北京。", ["北京"]),  # counted companies, no home
+        ("他站在邻居家的窗户外。", ["邻居", "家"]),  # a role's home, jieba's one word
+        ("小鱼漂到了小棕熊的家门口。", ["小鱼", "棕熊", "家门口"]),
+        ("他们有的擦池里的青苔。", ["池"]),  # 池 "pond", a place of one character
+        ("电池没电了。", []),
+        ("屋前有鸡。", ["鸡", "屋"]),  # jieba's place word of a place and a side of it
+        ("他朝山下喊。", ["山"]),
+        ("月儿倒映在河面上。", ["河面"]),  # the surface of a river
+        ("远处的塔、小山都看不见了。", ["小山", "塔"]),  # a place alone as jieba's abbreviation
+        ("海并不是想象的那样。", ["海"]),
+        ("田仲说：“好。”", []),  # a surname and a name jieba cut apart
+        ("只有河螺没有理会。", []),  # a snail jieba cut apart
+        ("我们村成了花园。", ["花园", "村"]),  # a verb after it is its predicate
+        ("江老师来了。", ["老师"]),  # a surname before a title
+        ("我上中学、上大学。", ["中学", "大学"]),  # schools one attends
+        ("他在读小学的时候很调皮。", ["小学"]),
+        ("这时，兄弟俩又吵了起来。", ["兄弟俩"]),  # a role with 俩
+        ("齐王问：“为什么？”", ["齐王"]),  # a ruler named by a state jieba cut apart
+        ("徐公怎么比得上您？", ["徐公"]),
+        ("就选它为王。", []),
+        ("他又去问王僧虔。", []),  # jieba's noun 问, the verb "to ask", before a name
+    ],
+)
+def test_readings_driven_by_the_eleventh_sample(text, expected):
     assert entity_words_in_zh(text) == expected

@@ -228,6 +228,13 @@ def _herd_zh(word: str, tag: str) -> str | None:
     return "animal" if _kind_of_zh(word[:-1]) == "animal" else None
 
 
+def _pair_zh(word: str, tag: str) -> str | None:
+    """兄弟俩, 姐妹俩: a role with 俩 ("the two of them"), a word jieba keeps whole and CC-CEDICT lacks."""
+    if len(word) < 3 or word[-1] != "俩" or not tag.startswith("n"):
+        return None
+    return "role" if ch.entity_kind_zh(word[:-1], "n") == "role" else None
+
+
 def _kind_of_zh(word: str) -> str | None:
     """What a word names read as a noun: by characters.py's lists and endings, else by its CC-CEDICT gloss."""
     from lotdata.text.entity_classes import kind_zh
@@ -253,6 +260,7 @@ def word_kind_zh(
         or _diminutive_zh(word, tag)
         or _erhua_zh(word, tag)
         or _herd_zh(word, tag)
+        or _pair_zh(word, tag)
         or (head_kind_zh(word, "n") if _head_tag(word, tag) and not _head_is_verb(word, after) else None)
         or _cedict_head_zh(word, tag, after)
         or _compound_zh(word, tag)
@@ -405,8 +413,9 @@ def more_entity_words_zh(text: str) -> list[str]:
         elif named := _named_place_zh(tokens, i):
             found.append(named[0])
             i += named[1] - 1
-        elif single := _single_place_zh(tokens, i):
-            found.append(single)
+        elif more := _place_home_school_or_ruler_zh(tokens, i):
+            found += more[0]
+            i += more[1] - 1
         elif _cicada_zh(tokens, i):
             found.append("知了")
             i += 1
@@ -441,12 +450,12 @@ def single_places_zh() -> frozenset[str]:
     places (place_endings_zh.txt, `HEADS`) that CC-CEDICT's first gloss names a place (河 "river", 桥 "bridge", 田
     "field") or that are a story's building (家, 屋, 院), and 村 and 城 (WordNet's first "village" is its people,
     CC-CEDICT's first 城 the city walls); not those more often a measure word, a sphere or a unit (场 一场, 国 国内,
-    局, 省, 州, 洲, 室, 区, 口)."""
+    局, 省, 州, 洲, 室, 区, 口); 池 "pond" too, which ends no place's word (电池 "battery")."""
     from lotdata.text.entity_classes import place_in_slot_zh
 
     places = {c for c in ch.PLACE_ENDINGS_ZH if len(c) == 1} | {h for h, kind in HEADS.items() if kind == "place"}
     found = {c for c in places if place_in_slot_zh(c)} | {b for b in ch.BUILDINGS_ZH if len(b) == 1}
-    return frozenset((found | set("村城")) - set("场国局省州洲室区口"))
+    return frozenset((found | set("村城池")) - set("场国局省州洲室区口"))
 
 
 #: verbs of motion (and 在) that take a place as their object in one of jieba's words (上山, 回家, 进城, 过河,
@@ -468,7 +477,25 @@ def _single_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
         return None  # 上海, 河里 of a word read whole
     if len(word) == 2:
         return _place_in_word_zh(word, tag)
+    if len(word) == 3 and word[1] in "面子" and word[-1] in ch.LOCATIVES_ZH and tag[:1] in "ns":
+        return _place_in_word_zh(word[:-1], tag)  # 河面上, 屋子里: a locative glued to jieba's word of two
+    if len(word) > 2:
+        return _home_in_word_zh(word, tag)
     return _home_or_village_zh(tokens, i) or _alone_place_zh(tokens, i)
+
+
+#: verbs of going to or leaving a home that jieba keeps in one word with 家 and more (带回家, 回家吧, 离家出走, 离家近)
+_HOME_MOVES = ("回家", "离家", "到家")
+
+
+def _home_in_word_zh(word: str, tag: str) -> str | None:
+    """家 inside one of jieba's words of three characters or more: after a verb of going home or leaving it (带回家,
+    离家出走), or before 门口 (家门口: the home's door). A role's home (邻居家) is `_holders_home_zh`."""
+    if tag in ("nr", "nrt", "nz") or "家" not in word:
+        return None
+    if any(move in word for move in _HOME_MOVES):
+        return "家"
+    return word if word.endswith("门口") and word[:-2] in single_places_zh() else None
 
 
 def _home_or_village_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
@@ -476,7 +503,9 @@ def _home_or_village_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
     jieba's bound 村 after 老 or before a side (老 + 村, 村 + 西); 路 after a place's measure word (这条 + 路)."""
     word, tag = tokens[i]
     if word == "家" and tag in ("q", "n") and i and (tokens[i - 1][0] == "的" or _home_holder_zh(*tokens[i - 1])):
-        return "家"  # 我爱我的家, 往小猪家打电话
+        return "家"  # 我爱我的家, 往小猪家打电话, 你们家着火了
+    if word == "家" and tag == "q" and i and tokens[i - 1][0][-1:] in _AT_HOME:
+        return "家"  # 正在 + 家 + 玩儿游戏: where one is, whatever noun follows (not a measure word: 在一家)
     if word == "家" and tag == "q" and _uncounted(tokens, i) and not _before_noun(tokens, i) and not _family(tokens, i):
         return "家"  # 回到 + 家。, 无 + 家 + 可回: jieba's measure word where nothing is counted
     if word in single_places_zh() and tag in _BOUND_TAGS and i and tokens[i - 1][0] in _PLACE_MODIFIERS:
@@ -493,9 +522,11 @@ def _alone_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
     桥), after a demonstrative or a numeral and a place's measure word (这条 + 街), or ending a clause after 是 or 的
     (后面是山，)."""
     word, tag = tokens[i]
+    after = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
+    if word in STANDALONE_PLACES_ZH and tag in _STANDALONE_TAGS and not _piece_of_a_name(tokens, i):
+        return word  # 远处的塔、, 海并不是, 村前: a place alone as jieba's noun, bound morpheme or name
     if len(word) != 1 or word not in single_places_zh() or tag[:1] not in "ns":
         return None
-    after = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
     j = i - 1 if i and tokens[i - 1][0] != "了" else i - 2
     before = tokens[j] if j >= 0 else ("", "")
     if after[1] == "f" or after[0] in ("里", "上", "中", "边") or _after_place_measure(tokens, j + 1):
@@ -503,6 +534,31 @@ def _alone_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
     if before[0] in ("是", "的") and after[1] == "x":
         return word  # 后面是山，白的屋，: a place of one character alone where a noun ends a clause
     return word if before[0] in _BEFORE_PLACE or before[0] == "过" else None
+
+
+#: places of one character that name a place wherever jieba leaves them alone as a noun, a bound morpheme or a
+#: name (塔 j, 村 zg, 海 n): not those as often a hole, a bridge in a figure, a nest or a verb (洞, 桥, 窝, 站, 铺)
+STANDALONE_PLACES_ZH = frozenset("塔村田江洋井巷屋店厅营湖海山河潭溪池岛")
+_STANDALONE_TAGS = ("n", "ns", "nr", "j", "zg", "ng", "g", "ag", "s")
+
+
+def _piece_of_a_name(tokens: list[tuple[str, str]], i: int) -> bool:
+    """Whether a character alone at `i` is a piece of a name or of a word jieba cut apart: a surname before a title, a
+    role or a name (江 + 老师), or beside one character that is a noun or a morpheme (田 + 仲, 江 + 森, 河 + 螺, 孙 +
+    山: names and words no dictionary has); a locative after it is no piece (塔 + 上, 村 + 前), nor a character
+    CC-CEDICT reads first as a verb (村 + 成了花园)."""
+    from lotdata.text.entity_classes import verb_first_zh
+
+    after = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
+    before = tokens[i - 1] if i else ("", "")
+    if after[0] in ch.TITLES_ZH or after[1] in ("nr", "nrt") or ch.entity_kind_zh(*after) == "role":
+        return True
+    piece = [before, after] if not verb_first_zh(after[0]) else [before]  # 村 + 成了花园: a verb is its predicate
+    return any(len(w) == 1 and t in _PIECE_TAGS and w not in _POSITIONS_AFTER for w, t in piece)
+
+
+#: characters of a position or a side after a place (村前, 山下, 屋外)
+_POSITIONS_AFTER = "上下里中内外边旁前后头口东西南北"
 
 
 def _uncounted(tokens: list[tuple[str, str]], i: int) -> bool:
@@ -556,9 +612,15 @@ _BOUND_TAGS = ("zg", "g", "ng")
 _PLACE_MODIFIERS = frozenset("老新古旧")
 
 
+#: the last character of a word right before jieba's measure word 家 that makes it the home one is at or goes to
+_AT_HOME = "在回到"
+
+
 def _home_holder_zh(word: str, tag: str) -> bool:
-    """Whether a word before 家 is whose home it is: a role or an animal (小猪 + 家, 农民 + 家) or a person's name of
-    two characters or more."""
+    """Whether a word before 家 is whose home it is: a role or an animal (小猪 + 家, 农民 + 家), a person's name of
+    two characters or more, or a pronoun of people (你们 + 家, 自己 + 家)."""
+    if word in ch.PRONOUNS_ZH or word == "自己":
+        return True
     return ch.entity_kind_zh(word, tag) in ("role", "animal") or tag in ("nr", "nrt") and len(word) >= 2
 
 
@@ -576,10 +638,10 @@ def _place_in_word_zh(word: str, tag: str) -> str | None:
         return word[0]  # 河里, 井边
     if noun and word[0] in places and word[1] in "头口尾" and word[0] != "家":
         return word  # 村头, 村口, 桥头 (not 家口 "family members")
-    if noun and word[0] in _SETTLEMENTS and word[1] in _DIRECTIONS:
-        return word  # 村东, 城南: a side of the village or the town
-    if word[1] == "家" and word[0] in "我你他她咱" and tag == "r":
-        return "家"  # 在她家吃饭: the home of a person the pronoun names
+    if word[1] == "家" and word[0] in "我你他她咱自" and tag == "r":
+        return "家"  # 在她家吃饭: the home of a person the pronoun names; 自家 "one's own home"
+    if side_or_surface := _side_or_surface_zh(word, tag):
+        return side_or_surface
     if noun and word[1] in _GLUED_PLACES.get(word[0], ""):
         return word[0]  # 路上, 路边, 地里: the road where one is, not the way of 无路, 出路, 人生的路
     if word[0] == "满" and word[1] in places and tag[:1] in "nsa":
@@ -589,6 +651,77 @@ def _place_in_word_zh(word: str, tag: str) -> str | None:
     if word[1] in places and word[0] in _MOTION_HEADS and word not in ("下海", "上家", "下家", "上铺", "下铺"):
         return word[1]  # not 下海 "go into business", 上家 "the previous player", 上铺 "the upper bunk"
     return None
+
+
+def _place_home_school_or_ruler_zh(tokens: list[tuple[str, str]], i: int) -> tuple[list[str], int] | None:
+    """The words read at `i`, and how many of jieba's words they take: a place of one character (`_single_place_zh`),
+    a role's home (`_holders_home_zh`: 邻居家), a school one attends (`_school_attended_zh`: 上 + 小学), a ruler jieba
+    cut apart (`_ruler_zh`: 齐 + 王)."""
+    word, tag = tokens[i]
+    if single := _single_place_zh(tokens, i):
+        return [single], 1
+    if home := _holders_home_zh(word, tag):
+        return list(home), 1
+    if _school_attended_zh(tokens, i):
+        return [word], 1
+    ruler = _ruler_zh(tokens, i)
+    return ([ruler], 2) if ruler else None
+
+
+def _holders_home_zh(word: str, tag: str) -> tuple[str, str] | None:
+    """邻居家, 外婆家: a word jieba keeps whole, CC-CEDICT lacks, of a role and 家: the role and its home (not 老人家
+    nor 姑娘家, words CC-CEDICT has for the person)."""
+    from lotdata.text.entity_classes import in_cedict_zh
+
+    if len(word) < 3 or not word.endswith("家") or tag[:1] != "n" or in_cedict_zh(word):
+        return None
+    stem = word[:-1]
+    return (stem, "家") if ch.entity_kind_zh(stem, "n") == "role" else None
+
+
+#: titles of a ruler or a lord after a state or a surname of one character (齐 + 王, 吴 + 王, 徐 + 公)
+_RULERS = ("王", "公")
+
+
+def _ruler_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
+    """齐王, 吴王, 徐公, which jieba cuts into two characters: a ruler or a lord named by a state or a surname, where
+    the first is jieba's name, adjective or noun, but no verb jieba tags a noun (问 + 王僧虔), and 老 + 王 and 小 + 王
+    are a person's names (老王, 小王)."""
+    from lotdata.text.entity_classes import verb_first_zh
+
+    word, tag = tokens[i]
+    after = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
+    if len(word) != 1 or word in "老小大" or tag not in ("nr", "a", "ns", "j", "n", "zg", "ng"):
+        return None
+    if tag == "n" and verb_first_zh(word):
+        return None  # 问 + 王僧虔: jieba's noun 问 is the verb "to ask" before a name
+    return word + after[0] if after[0] in _RULERS and after[1] in ("nr", "n") else None
+
+
+#: schools one attends (上小学, 在读小学, 考上大学), and the verbs of attending or going to them
+SCHOOLS_ZH = frozenset("小学 中学 大学 高中 初中 幼儿园 学校 中专 大专 技校".split())
+_ATTENDING = frozenset("上 读 在读 念 考上 考进 考入 进入 来到 回到 去 到 进".split())
+
+
+def _school_attended_zh(tokens: list[tuple[str, str]], i: int) -> bool:
+    """Whether the word at `i` is a school one attends or goes to, after a verb of it (上 + 小学, 读 + 大学): a place
+    there (the annotators mark it so); elsewhere a school is as often the institution (学校减少了)."""
+    word = tokens[i][0]
+    return word in SCHOOLS_ZH and i > 0 and tokens[i - 1][0] in _ATTENDING
+
+
+def _side_or_surface_zh(word: str, tag: str) -> str | None:
+    """山下, 屋外, 屋前 (jieba's place word of a place of one character and a side of it): the place; 村东, 城南 (a side
+    of the village or the town) and 河面, 湖面 (the surface of a water; 水面 is any water's): places of their own."""
+    if tag == "s" and word[0] in single_places_zh() and word[1] in "下外前后":
+        return word[0]
+    if tag[:1] in "nsf" and word[0] in _SETTLEMENTS and word[1] in _DIRECTIONS:
+        return word
+    return word if word[1] == "面" and word[0] in _WATERS else None
+
+
+#: waters whose surface (河面, 湖面, 海面, 江面) is a place
+_WATERS = "河湖海江"
 
 
 #: general words of an area jieba glues to a place's name (北京地区, 北京郊区, 长江一带)
