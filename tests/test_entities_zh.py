@@ -709,3 +709,32 @@ def test_edges_found_in_the_third_review(text, expected):
 )
 def test_readings_driven_by_the_eleventh_sample(text, expected):
     assert entity_words_in_zh(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("老江是个渔夫。", ["渔夫"]),  # a surname, never a river
+        ("小田跑得最快。", []),
+        ("江明是我的同学。", ["同学"]),
+        ("张海走进了教室。", ["教室"]),
+        ("何山在北京工作。", ["北京"]),
+        ("他姓江。", []),
+        ("江某被抓获。", []),
+        ("山很高。", ["山"]),  # an adverb after it is no piece of a name
+        ("他们营打了胜仗。", []),  # a battalion
+        ("我们家有三口人。", []),  # the family
+        ("我们家的规矩很多。", []),
+        ("这是自家的事。", []),
+        ("来到我们家玩。", ["家"]),
+        ("我们班王强考了第一名。", []),  # 王强 cut apart
+        ("李王两家是世交。", ["世交"]),  # two surnames
+        ("大户人家的小姐。", ["小姐"]),  # a household
+        ("女孩子家要学会保护自己。", []),  # "as a girl"
+        ("从小学到大学，他都是第一。", []),  # stages of schooling
+        ("他很多亲戚在海外。", ["亲戚"]),  # abroad
+        ("他离家已经十年了。", ["家"]),
+    ],
+)
+def test_edges_found_in_the_review_of_the_eleventh_samples_readings(text, expected):
+    assert entity_words_in_zh(text) == expected

@@ -476,7 +476,8 @@ def _single_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
     if ch.entity_kind_zh(word, tag):
         return None  # 上海, 河里 of a word read whole
     if len(word) == 2:
-        return _place_in_word_zh(word, tag)
+        own = word == "自家" and _home_one_is_at(tokens, i)  # 自家 "one's own home", not 自家兄弟
+        return _place_in_word_zh(word, tag) or _home_in_word_zh(word, tag) or ("家" if own else None)
     if len(word) == 3 and word[1] in "面子" and word[-1] in ch.LOCATIVES_ZH and tag[:1] in "ns":
         return _place_in_word_zh(word[:-1], tag)  # 河面上, 屋子里: a locative glued to jieba's word of two
     if len(word) > 2:
@@ -489,7 +490,7 @@ _HOME_MOVES = ("回家", "离家", "到家")
 
 
 def _home_in_word_zh(word: str, tag: str) -> str | None:
-    """家 inside one of jieba's words of three characters or more: after a verb of going home or leaving it (带回家,
+    """家 inside one of jieba's words of two characters or more: after a verb of going home or leaving it (带回家,
     离家出走), or before 门口 (家门口: the home's door). A role's home (邻居家) is `_holders_home_zh`."""
     if tag in ("nr", "nrt", "nz") or "家" not in word:
         return None
@@ -503,7 +504,9 @@ def _home_or_village_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
     jieba's bound 村 after 老 or before a side (老 + 村, 村 + 西); 路 after a place's measure word (这条 + 路)."""
     word, tag = tokens[i]
     if word == "家" and tag in ("q", "n") and i and (tokens[i - 1][0] == "的" or _home_holder_zh(*tokens[i - 1])):
-        return "家"  # 我爱我的家, 往小猪家打电话, 你们家着火了
+        return "家"  # 我爱我的家, 往小猪家打电话
+    if word == "家" and tag in ("q", "n") and i and _people_pronoun(tokens[i - 1][0]) and _home_one_is_at(tokens, i):
+        return "家"  # 你们家着火了, 向自己家跑去; not 我们家有三口人, 我们家的规矩 (the family)
     if word == "家" and tag == "q" and i and tokens[i - 1][0][-1:] in _AT_HOME:
         return "家"  # 正在 + 家 + 玩儿游戏: where one is, whatever noun follows (not a measure word: 在一家)
     if word == "家" and tag == "q" and _uncounted(tokens, i) and not _before_noun(tokens, i) and not _family(tokens, i):
@@ -538,23 +541,44 @@ def _alone_place_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
 
 #: places of one character that name a place wherever jieba leaves them alone as a noun, a bound morpheme or a
 #: name (塔 j, 村 zg, 海 n): not those as often a hole, a bridge in a figure, a nest or a verb (洞, 桥, 窝, 站, 铺)
-STANDALONE_PLACES_ZH = frozenset("塔村田江洋井巷屋店厅营湖海山河潭溪池岛")
-_STANDALONE_TAGS = ("n", "ns", "nr", "j", "zg", "ng", "g", "ag", "s")
+STANDALONE_PLACES_ZH = frozenset("塔村田江洋井巷屋店厅湖海山河潭溪池岛")
+#: jieba's tags of such a place alone (its name's tag nr is a surname's as often: 老江, 江明)
+_STANDALONE_TAGS = ("n", "ns", "j", "zg", "ng", "g", "ag", "s")
+#: common surnames of one character, before which or after which a place's character is a person's name (张 + 海, 何 + 山)
+SURNAMES_ZH = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟"
+    "谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+)
+#: characters before a surname or after it that make it a person's (老江, 小田, 姓江, 江某, 江家, 田氏)
+_NAME_BEFORE = frozenset("老小姓")
+_NAME_AFTER = frozenset("某家氏")
+#: adverbs jieba tags as a morpheme (山 + 很 + 高): never a piece of a name
+_ADVERBS_ZH = frozenset("很真太最挺好更也都就又还可不没却才")
 
 
 def _piece_of_a_name(tokens: list[tuple[str, str]], i: int) -> bool:
     """Whether a character alone at `i` is a piece of a name or of a word jieba cut apart: a surname before a title, a
     role or a name (江 + 老师), or beside one character that is a noun or a morpheme (田 + 仲, 江 + 森, 河 + 螺, 孙 +
-    山: names and words no dictionary has); a locative after it is no piece (塔 + 上, 村 + 前), nor a character
-    CC-CEDICT reads first as a verb (村 + 成了花园)."""
+    山: names and words no dictionary has), a surname's neighbour (`SURNAMES_ZH`: 张 + 海, 江 + 明, 老江, 江某); a
+    locative after it is no piece (塔 + 上, 村 + 前), nor an adverb (山 + 很 + 高), nor a character CC-CEDICT reads
+    first as a verb (村 + 成了花园)."""
     from lotdata.text.entity_classes import verb_first_zh
 
+    word = tokens[i][0]
     after = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
     before = tokens[i - 1] if i else ("", "")
     if after[0] in ch.TITLES_ZH or after[1] in ("nr", "nrt") or ch.entity_kind_zh(*after) == "role":
         return True
+    if before[0] in _NAME_BEFORE or after[0] in _NAME_AFTER or before[0] in SURNAMES_ZH and before[1] in _NAME_TAGS:
+        return True  # 老江, 姓江, 江某, 张 + 海, 何 + 山
+    if word in SURNAMES_ZH and len(after[0]) == 1 and after[1] in ("a", "nr", "n", "ng", "zg"):
+        return after[0] not in _ADVERBS_ZH and after[0] not in _POSITIONS_AFTER  # 江 + 明, 田 + 仲
     piece = [before, after] if not verb_first_zh(after[0]) else [before]  # 村 + 成了花园: a verb is its predicate
-    return any(len(w) == 1 and t in _PIECE_TAGS and w not in _POSITIONS_AFTER for w, t in piece)
+    return any(len(w) == 1 and t in _PIECE_TAGS and w not in _POSITIONS_AFTER + "".join(_ADVERBS_ZH) for w, t in piece)
+
+
+#: jieba's tags of a surname before a given name (张 nr, 何 r, 张 q)
+_NAME_TAGS = ("nr", "r", "q", "n")
 
 
 #: characters of a position or a side after a place (村前, 山下, 屋外)
@@ -612,16 +636,33 @@ _BOUND_TAGS = ("zg", "g", "ng")
 _PLACE_MODIFIERS = frozenset("老新古旧")
 
 
-#: the last character of a word right before jieba's measure word 家 that makes it the home one is at or goes to
-_AT_HOME = "在回到"
+#: the last character of a word right before jieba's measure word 家 that makes it the home one is at (正在 + 家)
+_AT_HOME = "在"
 
 
 def _home_holder_zh(word: str, tag: str) -> bool:
-    """Whether a word before 家 is whose home it is: a role or an animal (小猪 + 家, 农民 + 家), a person's name of
-    two characters or more, or a pronoun of people (你们 + 家, 自己 + 家)."""
-    if word in ch.PRONOUNS_ZH or word == "自己":
-        return True
+    """Whether a word before 家 is whose home it is: a role or an animal (小猪 + 家, 农民 + 家) or a person's name of
+    two characters or more."""
     return ch.entity_kind_zh(word, tag) in ("role", "animal") or tag in ("nr", "nrt") and len(word) >= 2
+
+
+def _people_pronoun(word: str) -> bool:
+    return word in ch.PRONOUNS_ZH or word == "自己"
+
+
+#: verbs after a pronoun's 家 that make it the family, not the home (我们家有三口人, 我们家是农民, 我们家姓王)
+_FAMILY_VERBS = frozenset("有 是 姓 没有 就是 都是".split())
+
+
+def _home_one_is_at(tokens: list[tuple[str, str]], i: int) -> bool:
+    """Whether 家 at `i`, after a pronoun, is a home something happens at or in: a preposition or verb of place before
+    it (在自家住宿), a verb after it (着火, 跑去) but none of having or being (`_FAMILY_VERBS`), a locative, or it ends a
+    clause."""
+    after = tokens[i + 1] if i + 1 < len(tokens) else ("", "x")
+    before = tokens[i - 2][0] if i >= 2 and _people_pronoun(tokens[i - 1][0]) else tokens[i - 1][0] if i else ""
+    if after[1] in ("x", "f") or after[0] in ch.LOCATIVES_ZH or before in _BEFORE_PLACE:
+        return True
+    return after[1][:1] == "v" and after[0] not in _FAMILY_VERBS
 
 
 def _place_in_word_zh(word: str, tag: str) -> str | None:
@@ -638,8 +679,8 @@ def _place_in_word_zh(word: str, tag: str) -> str | None:
         return word[0]  # 河里, 井边
     if noun and word[0] in places and word[1] in "头口尾" and word[0] != "家":
         return word  # 村头, 村口, 桥头 (not 家口 "family members")
-    if word[1] == "家" and word[0] in "我你他她咱自" and tag == "r":
-        return "家"  # 在她家吃饭: the home of a person the pronoun names; 自家 "one's own home"
+    if word[1] == "家" and word[0] in "我你他她咱" and tag == "r":
+        return "家"  # 在她家吃饭: the home of a person the pronoun names
     if side_or_surface := _side_or_surface_zh(word, tag):
         return side_or_surface
     if noun and word[1] in _GLUED_PLACES.get(word[0], ""):
@@ -676,6 +717,8 @@ def _holders_home_zh(word: str, tag: str) -> tuple[str, str] | None:
     if len(word) < 3 or not word.endswith("家") or tag[:1] != "n" or in_cedict_zh(word):
         return None
     stem = word[:-1]
+    if len(stem) >= 3 and stem.endswith("人") or stem.endswith("孩子"):
+        return None  # 大户人家, 普通人家 (a household), 女孩子家 ("as a girl")
     return (stem, "家") if ch.entity_kind_zh(stem, "n") == "role" else None
 
 
@@ -691,11 +734,17 @@ def _ruler_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
 
     word, tag = tokens[i]
     after = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
-    if len(word) != 1 or word in "老小大" or tag not in ("nr", "a", "ns", "j", "n", "zg", "ng"):
+    if len(word) != 1 or word in "老小大" or tag not in ("nr", "a", "ns", "j", "n", "ng"):
         return None
     if tag == "n" and verb_first_zh(word):
         return None  # 问 + 王僧虔: jieba's noun 问 is the verb "to ask" before a name
-    return word + after[0] if after[0] in _RULERS and after[1] in ("nr", "n") else None
+    if after[0] not in _RULERS or after[1] not in ("nr", "n"):
+        return None
+    rest = tokens[i + 2] if i + 2 < len(tokens) else ("", "x")
+    given = len(rest[0]) == 1 and rest[1] in ("a", "nr", "n", "ng", "zg") and not verb_first_zh(rest[0])
+    if rest[1][:1] == "m" or given:
+        return None  # 班 + 王 + 强 (王强 cut apart), 李 + 王 + 两家 (two surnames); not 齐王 + 问
+    return word + after[0]
 
 
 #: schools one attends (上小学, 在读小学, 考上大学), and the verbs of attending or going to them
@@ -707,14 +756,16 @@ def _school_attended_zh(tokens: list[tuple[str, str]], i: int) -> bool:
     """Whether the word at `i` is a school one attends or goes to, after a verb of it (上 + 小学, 读 + 大学): a place
     there (the annotators mark it so); elsewhere a school is as often the institution (学校减少了)."""
     word = tokens[i][0]
-    return word in SCHOOLS_ZH and i > 0 and tokens[i - 1][0] in _ATTENDING
+    if word not in SCHOOLS_ZH or not i or tokens[i - 1][0] not in _ATTENDING:
+        return False
+    return not (tokens[i - 1][0] == "到" and any(w == "从" for w, _ in tokens[max(0, i - 4) : i - 1]))  # 从小学到大学
 
 
 def _side_or_surface_zh(word: str, tag: str) -> str | None:
     """山下, 屋外, 屋前 (jieba's place word of a place of one character and a side of it): the place; 村东, 城南 (a side
     of the village or the town) and 河面, 湖面 (the surface of a water; 水面 is any water's): places of their own."""
-    if tag == "s" and word[0] in single_places_zh() and word[1] in "下外前后":
-        return word[0]
+    if tag == "s" and word[0] in single_places_zh() and word[1] in "下外前后" and word not in ch.NOT_ENTITIES_ZH:
+        return word[0]  # not 海外 "abroad"
     if tag[:1] in "nsf" and word[0] in _SETTLEMENTS and word[1] in _DIRECTIONS:
         return word
     return word if word[1] == "面" and word[0] in _WATERS else None
