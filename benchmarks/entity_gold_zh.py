@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/entity_gold_zh.py sample OUT_DIR     # write the sentences to annotate (not in the repo)
     .venv/bin/python benchmarks/entity_gold_zh.py import GOLD_TSV... # word annotations -> offsets (the committed file)
+    .venv/bin/python benchmarks/entity_gold_zh.py import-verdicts TSV # flag verdicts (id, word, verdict[, note]) -> offsets
     .venv/bin/python benchmarks/entity_gold_zh.py [--show-dev]       # precision and recall, per half and kind
 
 The planted blind lists (`context_entities_blind*_zh.txt`) measure recall on words a helper recalled, each list
@@ -218,6 +219,37 @@ def flag_verdicts() -> dict[tuple[str, str], str]:
             sys.exit(f"{VERDICTS}:{n}: not a verdict on a sampled sentence as it stands: {line!r}")
         out[(id_, sentence[int(start) : int(end)])] = verdict
     return out
+
+
+def import_verdicts(path: Path) -> None:
+    """An adjudicator's verdicts as words (a header, then id TAB word TAB verdict, a note after it allowed) -> offsets
+    in the committed verdicts file, beside the verdicts already there; a line whose id is not sampled, whose word is
+    not in its sentence, whose verdict is unknown or that contradicts a verdict already there stops the import, named
+    with its line, and nothing is written."""
+    by_id = {id_: s for _, id_, s in sample()}
+    head, kept = [], {}
+    for line in VERDICTS.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or not line.strip():
+            head.append(line)
+        else:
+            kept[tuple(line.split("\t")[:4])] = line
+    problems = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines()[1:], 2):
+        parts = line.split("\t")
+        if len(parts) < 3 or parts[0] not in by_id or parts[2] not in VERDICT_KINDS or parts[1] not in by_id[parts[0]]:
+            problems.append(f"{path}:{n}: {line!r}")
+            continue
+        sentence = by_id[parts[0]]
+        start = sentence.index(parts[1])
+        fields = [parts[0], sentence_hash(sentence), str(start), str(start + len(parts[1])), parts[2]]
+        key = tuple(fields[:4])
+        if key in kept and kept[key] != "\t".join(fields):
+            problems.append(f"{path}:{n}: {parts[1]!r} already has another verdict ({kept[key].split(chr(9))[-1]})")
+        kept[key] = "\t".join(fields)
+    if problems:
+        sys.exit("verdict lines not imported:\n" + "\n".join(problems))
+    _write(VERDICTS, "\n".join([*head, *sorted(kept.values())]) + "\n")
+    print(f"{VERDICTS}: {len(kept)} verdicts")
 
 
 def adjudicated(wrong: list[tuple[str, str]], verdicts: dict[tuple[str, str], str]) -> str:
@@ -478,7 +510,7 @@ def real_text_figures() -> dict[str, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", nargs="?", default="score", choices=("score", "sample", "import"))
+    parser.add_argument("command", nargs="?", default="score", choices=("score", "sample", "import", "import-verdicts"))
     parser.add_argument("paths", nargs="*", type=Path)
     parser.add_argument("--show-dev", action="store_true", help="print the dev half's misses and false readings")
     parser.add_argument("--only", nargs="+", choices=HALVES, default=HALVES, help="score these halves only")
@@ -491,6 +523,11 @@ def main() -> None:
         return
     if args.command == "import":
         import_words([str(p) for p in args.paths])
+        return
+    if args.command == "import-verdicts":
+        if len(args.paths) != 1:
+            sys.exit("import-verdicts needs one file of verdicts (id TAB word TAB verdict, after a header line)")
+        import_verdicts(args.paths[0])
         return
     text = table(show_dev=args.show_dev, only=tuple(args.only))
     print(text)

@@ -171,3 +171,31 @@ def test_a_verdict_on_a_changed_sentence_is_refused_with_the_line(tmp_path, monk
     monkeypatch.setattr(gold_zh, "VERDICTS", copy)
     with pytest.raises(SystemExit, match=r"verdicts.tsv:2: not a verdict"):
         gold_zh.flag_verdicts()
+
+
+def test_verdicts_are_imported_as_offsets_and_bad_lines_are_refused_with_nothing_written(tmp_path, monkeypatch):
+    copy = tmp_path / "verdicts.tsv"
+    copy.write_text(gold_zh.VERDICTS.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(gold_zh, "VERDICTS", copy)
+    before = gold_zh.flag_verdicts()
+    half, id_, sentence = next(row for row in gold_zh.sample() if row[0] == "dev" and "狼" in row[2])
+    word = sentence[sentence.index("狼") :][:1]
+    assert (id_, word) not in before
+    new = tmp_path / "new.tsv"
+    new.write_text(f"id\tword\tverdict\tnote\n{id_}\t{word}\tentity\ta wolf\n", encoding="utf-8")
+    gold_zh.import_verdicts(new)
+    after = gold_zh.flag_verdicts()
+    assert after == {**before, (id_, word): "entity"}
+    gold_zh.import_verdicts(new)  # the same verdict again changes nothing
+    assert gold_zh.flag_verdicts() == after
+    written = copy.read_text(encoding="utf-8")
+    bad = tmp_path / "bad.tsv"
+    bad.write_text(
+        f"id\tword\tverdict\n{id_}\t{word}\tordinary\nno-such-id\t狼\tentity\n{id_}\t{word}\tmaybe\n", encoding="utf-8"
+    )
+    with pytest.raises(SystemExit) as err:
+        gold_zh.import_verdicts(bad)
+    message = str(err.value)
+    assert "bad.tsv:2:" in message and "already has another verdict (entity)" in message
+    assert "bad.tsv:3: 'no-such-id" in message and "bad.tsv:4:" in message
+    assert copy.read_text(encoding="utf-8") == written  # nothing written

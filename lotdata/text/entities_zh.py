@@ -507,7 +507,7 @@ def _home_or_village_zh(tokens: list[tuple[str, str]], i: int) -> str | None:
         return "家"  # 我爱我的家, 往小猪家打电话
     if word == "家" and tag in ("q", "n") and i and _people_pronoun(tokens[i - 1][0]) and _home_one_is_at(tokens, i):
         return "家"  # 你们家着火了, 向自己家跑去; not 我们家有三口人, 我们家的规矩 (the family)
-    if word == "家" and tag == "q" and i and tokens[i - 1][0][-1:] in _AT_HOME:
+    if word == "家" and tag == "q" and i and tokens[i - 1][0].endswith("在"):
         return "家"  # 正在 + 家 + 玩儿游戏: where one is, whatever noun follows (not a measure word: 在一家)
     if word == "家" and tag == "q" and _uncounted(tokens, i) and not _before_noun(tokens, i) and not _family(tokens, i):
         return "家"  # 回到 + 家。, 无 + 家 + 可回: jieba's measure word where nothing is counted
@@ -572,17 +572,18 @@ def _piece_of_a_name(tokens: list[tuple[str, str]], i: int) -> bool:
     if before[0] in _NAME_BEFORE or after[0] in _NAME_AFTER or before[0] in SURNAMES_ZH and before[1] in _NAME_TAGS:
         return True  # 老江, 姓江, 江某, 张 + 海, 何 + 山
     if word in SURNAMES_ZH and len(after[0]) == 1 and after[1] in ("a", "nr", "n", "ng", "zg"):
-        return after[0] not in _ADVERBS_ZH and after[0] not in _POSITIONS_AFTER  # 江 + 明, 田 + 仲
+        return after[0] not in _NO_PIECES  # 江 + 明, 田 + 仲
     piece = [before, after] if not verb_first_zh(after[0]) else [before]  # 村 + 成了花园: a verb is its predicate
-    return any(len(w) == 1 and t in _PIECE_TAGS and w not in _POSITIONS_AFTER + "".join(_ADVERBS_ZH) for w, t in piece)
+    return any(len(w) == 1 and t in _PIECE_TAGS and w not in _NO_PIECES for w, t in piece)
 
 
 #: jieba's tags of a surname before a given name (张 nr, 何 r, 张 q)
 _NAME_TAGS = ("nr", "r", "q", "n")
 
 
-#: characters of a position or a side after a place (村前, 山下, 屋外)
-_POSITIONS_AFTER = "上下里中内外边旁前后头口东西南北"
+#: characters beside a place of one character that are no piece of a name: characters.py's positions after a place
+#: (村前, 山下, 屋外), its ends and sides (村头, 村东), and adverbs
+_NO_PIECES = frozenset(ch._POSITIONS + "头口尾东西南北") | _ADVERBS_ZH
 
 
 def _uncounted(tokens: list[tuple[str, str]], i: int) -> bool:
@@ -636,10 +637,6 @@ _BOUND_TAGS = ("zg", "g", "ng")
 _PLACE_MODIFIERS = frozenset("老新古旧")
 
 
-#: the last character of a word right before jieba's measure word 家 that makes it the home one is at (正在 + 家)
-_AT_HOME = "在"
-
-
 def _home_holder_zh(word: str, tag: str) -> bool:
     """Whether a word before 家 is whose home it is: a role or an animal (小猪 + 家, 农民 + 家) or a person's name of
     two characters or more."""
@@ -659,8 +656,10 @@ def _home_one_is_at(tokens: list[tuple[str, str]], i: int) -> bool:
     it (在自家住宿), a verb after it (着火, 跑去) but none of having or being (`_FAMILY_VERBS`), a locative, or it ends a
     clause."""
     after = tokens[i + 1] if i + 1 < len(tokens) else ("", "x")
-    before = tokens[i - 2][0] if i >= 2 and _people_pronoun(tokens[i - 1][0]) else tokens[i - 1][0] if i else ""
-    if after[1] in ("x", "f") or after[0] in ch.LOCATIVES_ZH or before in _BEFORE_PLACE:
+    j = i - 1
+    if j >= 0 and _people_pronoun(tokens[j][0]):
+        j -= 1  # the word before the pronoun: 来到 + 我们 + 家
+    if after[1] in ("x", "f") or after[0] in ch.LOCATIVES_ZH or j >= 0 and tokens[j][0] in _BEFORE_PLACE:
         return True
     return after[1][:1] == "v" and after[0] not in _FAMILY_VERBS
 
