@@ -86,6 +86,10 @@ SEED_10 = "34-entity-gold-10-2026-11-27"
 #: after the changes the eleventh drove
 SEED_11 = "34-entity-gold-11-2026-11-28"
 SEED_12 = "34-entity-gold-12-2026-11-28"
+#: a thirteenth, of the fourth middle sentence of each held-out document (seed 3; ids end in `FOURTH`), drawn and
+#: annotated before the changes after the twelfth's count: all of it a blind half (blind13)
+SEED_13 = "34-entity-gold-13-2026-11-27"
+FOURTH = "@4"
 THIRD = "@3"
 SECOND = "@2"
 SIZE = 400  # sentences per sample: the first half of a draw is its dev half, the second its blind half
@@ -93,7 +97,7 @@ SIZE = 400  # sentences per sample: the first half of a draw is its dev half, th
 LAST_SEED = SEED_6
 HALVES = (
     *("dev", "blind", "dev2", "blind2", "dev3", "blind3", "dev4", "blind4", "dev5", "blind5", "blind6"),
-    *("dev7", "blind7", "blind8", "blind9", "blind10", "dev11", "blind12"),
+    *("dev7", "blind7", "blind8", "blind9", "blind10", "dev11", "blind12", "blind13"),
 )
 KINDS = ("role", "being", "animal", "place", "name")
 ENTITY_KINDS = ("role", "being", "animal", "place")  # what the reader is meant to read
@@ -106,7 +110,7 @@ def sample() -> list[tuple[str, str, str]]:
     the candidates left as a blind half. Then the samples of other sentences of the same documents
     (`other_sentences`): the seventh (dev7, blind7) of the second sentences, the eighth and the ninth (all blind) of
     the second sentences no sample drew, the tenth (all blind) of those and the third sentences, the eleventh (dev11)
-    and the twelfth (blind12) of the second and third sentences left."""
+    and the twelfth (blind12) of the second and third sentences left, the thirteenth (blind13) of the fourth."""
     rows = sorted(data.candidates("zh", "held-out"), key=lambda r: r["id"])
     out: list[tuple[str, str, str]] = []
     for n, seed in enumerate(SEEDS):
@@ -119,9 +123,10 @@ def sample() -> list[tuple[str, str, str]]:
     drawn = random.Random(SEED_7).sample(other_sentences(1), SIZE)
     out += [("dev7" if i < SIZE // 2 else "blind7", r["id"], r["candidate"]) for i, r in enumerate(drawn)]
     later = (("blind8", SEED_8), ("blind9", SEED_9), ("blind10", SEED_10), ("dev11", SEED_11), ("blind12", SEED_12))
-    for half, seed in later:
+    for half, seed in (*later, ("blind13", SEED_13)):
         taken = {id_ for _, id_, _ in out}
         pool = other_sentences(1) if seed in (SEED_8, SEED_9) else [*other_sentences(1), *other_sentences(2)]
+        pool = other_sentences(3) if seed == SEED_13 else pool
         drawn = random.Random(seed).sample([r for r in pool if r["id"] not in taken], SIZE)
         out += [(half, r["id"], r["candidate"]) for r in drawn]
     return out
@@ -130,8 +135,8 @@ def sample() -> list[tuple[str, str, str]]:
 @lru_cache(maxsize=None)
 def other_sentences(seed: int) -> list[dict]:
     """Another middle sentence of each held-out document (`check_rule_data.candidates` with `seed`: 1 the second, 2
-    the third), where it is none of the sentences the lower seeds drew from that document; ids end in `@{seed + 1}`
-    (`SECOND`, `THIRD`)."""
+    the third, 3 the fourth), where it is none of the sentences the lower seeds drew from that document; ids end in
+    `@{seed + 1}` (`SECOND`, `THIRD`, `FOURTH`)."""
     earlier = [{r["id"]: r["candidate"] for r in data.candidates("zh", "held-out", seed=s)} for s in range(seed)]
     rows = sorted(data.candidates("zh", "held-out", seed=seed), key=lambda r: r["id"])
     kept = [r for r in rows if all(r["candidate"] != drawn.get(r["id"]) for drawn in earlier)]
@@ -378,7 +383,7 @@ def score(
 @lru_cache(maxsize=1)
 def _givens() -> dict[str, str]:
     """id -> what the rule compares a sampled sentence with: its story's other sentences (`check_rule_data`)."""
-    rows = [*data.candidates("zh", "held-out"), *other_sentences(1), *other_sentences(2)]
+    rows = [*data.candidates("zh", "held-out"), *(r for seed in (1, 2, 3) for r in other_sentences(seed))]
     return {r["id"]: " ".join([*(r.get("context") or []), str(r.get("original") or "")]) for r in rows}
 
 

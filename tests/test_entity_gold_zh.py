@@ -21,11 +21,12 @@ pytestmark = pytest.mark.skipif(not check_rule_data.available(), reason="needs .
 def test_six_samples_of_held_out_candidates_then_two_of_other_sentences_of_their_documents():
     drawn = gold_zh.sample()
     assert len(gold_zh.SEEDS) == 6
-    first = [d for d in drawn if not d[1].endswith((gold_zh.SECOND, gold_zh.THIRD))]
+    first = [d for d in drawn if not d[1].endswith((gold_zh.SECOND, gold_zh.THIRD, gold_zh.FOURTH))]
     rest = len(check_rule_data.candidates("zh", "held-out")) - (len(gold_zh.SEEDS) - 1) * gold_zh.SIZE
     assert len(first) == (len(gold_zh.SEEDS) - 1) * gold_zh.SIZE + rest == len({id_ for _, id_, _ in first})
     halves = [h for h, _, _ in drawn]
-    whole = ("blind6", "blind8", "blind9", "blind10", "dev11", "blind12")  # the samples that are one half only
+    later = ("blind10", "dev11", "blind12", "blind13")
+    whole = ("blind6", "blind8", "blind9", *later)  # the samples that are one half only
     assert all(halves.count(half) == gold_zh.SIZE // 2 for half in gold_zh.HALVES if half not in whole)
     assert halves.count("blind6") == rest > 0  # the sixth sample: every candidate left, all blind
     tuning = {r["id"] for r in check_rule_data.candidates("zh", "tuning")}
@@ -39,18 +40,19 @@ def test_six_samples_of_held_out_candidates_then_two_of_other_sentences_of_their
     # the tenth: 400 of the other sentences left and the documents' third sentences, none drawn from its document before
     tenth = [d for d in drawn if d[0] == "blind10"]
     assert len(tenth) == gold_zh.SIZE and all(id_.endswith((gold_zh.SECOND, gold_zh.THIRD)) for _, id_, _ in tenth)
-    earlier = {(id_.removesuffix(gold_zh.SECOND), s) for h, id_, s in drawn if h not in ("blind10", "dev11", "blind12")}
+    earlier = {(id_.removesuffix(gold_zh.SECOND), s) for h, id_, s in drawn if h not in later}
     assert not {(id_[:-2], s) for _, id_, s in tenth} & earlier
     by_id = {id_: s for _, id_, s in first}
     assert all(by_id[id_.removesuffix(gold_zh.SECOND)] != s for _, id_, s in second)
 
 
-def test_the_eleventh_and_twelfth_samples_are_other_sentences_no_earlier_sample_drew():
+def test_the_eleventh_to_thirteenth_samples_are_other_sentences_no_earlier_sample_drew():
     drawn = gold_zh.sample()
-    before = [d for d in drawn if d[0] not in ("dev11", "blind12")]
-    for half in ("dev11", "blind12"):
+    before = [d for d in drawn if d[0] not in ("dev11", "blind12", "blind13")]
+    ends = {"dev11": (gold_zh.SECOND, gold_zh.THIRD), "blind12": (gold_zh.SECOND, gold_zh.THIRD)}
+    for half in ("dev11", "blind12", "blind13"):
         later = [d for d in drawn if d[0] == half]
-        assert len(later) == gold_zh.SIZE and all(i.endswith((gold_zh.SECOND, gold_zh.THIRD)) for _, i, _ in later)
+        assert len(later) == gold_zh.SIZE and all(i.endswith(ends.get(half, (gold_zh.FOURTH,))) for _, i, _ in later)
         assert not {i for _, i, _ in later} & {i for _, i, _ in before}
         assert not {(i[:-2], s) for _, i, s in later} & {(i.rsplit("@", 1)[0], s) for _, i, s in before}
         before += later
