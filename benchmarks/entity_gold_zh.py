@@ -489,6 +489,7 @@ BLIND_NOTES = {
     "blind9": "sample 9 (other sentences of the held-out documents), counted once after the flags' changes",
     "blind10": "sample 10 (other and third sentences of the held-out documents), counted once at the session's end",
     "blind12": "sample 12 (other and third sentences), counted once before and once after the eleventh's changes",
+    "blind13": "sample 13 (fourth sentences of the held-out documents), counted once, before any change after it",
 }
 
 
