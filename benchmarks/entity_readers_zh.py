@@ -203,13 +203,44 @@ def _f1(half: str, read: dict[str, tuple[str, ...]]) -> float:
     return 2 * p * r / (p + r) if p + r else 0.0
 
 
+@lru_cache(maxsize=1)
+def fresh_scores() -> list[tuple[Candidate, float]]:
+    """The re-scorer's probability of each candidate of the fresh halves, trained on every other half."""
+    return _probabilities(set(gold_zh.HALVES) - set(FRESH), set(FRESH))
+
+
 def rescorer() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]], float]:
     """(the re-scorer's words, the reader edited by it, its threshold) on the fresh halves."""
     training = set(gold_zh.HALVES) - set(FRESH)
     picked = _probabilities(training - {PICK}, {PICK})
     threshold = max((0.2, 0.3, 0.4, 0.5, 0.6), key=lambda t: _f1(PICK, _above(picked, t)))
-    scored = _probabilities(training, set(FRESH))
-    return _above(scored, threshold), edited(scored), threshold
+    return _above(fresh_scores(), threshold), edited(fresh_scores()), threshold
+
+
+def flag_filter(thresholds: tuple[float, ...] = (0.1, 0.3, 0.5)) -> str:
+    """Whether the re-scorer could sort the rule's flags on the fresh halves: of the flagged words an annotator
+    marked, those a helper adjudicated an entity or a name, and those adjudicated ordinary, how many it rates under
+    each threshold (a flag's rating: the highest of the candidates at its spans)."""
+    sentences, marks, verdicts = _sentences(), gold_zh.either(gold_zh.gold()), gold_zh.flag_verdicts()
+    by_id: dict[str, list[tuple[Candidate, float]]] = {}
+    for c, p in fresh_scores():
+        by_id.setdefault(c[0], []).append((c, p))
+    rated: list[tuple[float, bool]] = []  # (rating, ordinary)
+    for id_, half in _halves().items():
+        if half not in FRESH:
+            continue
+        sentence = sentences[id_]
+        for word in gold_zh.flagged_words(id_, sentence):
+            spans = gold_zh._spans(sentence, word)
+            ps = [p for c, p in by_id.get(id_, []) if any(gold_zh._nested(c[1], s) for s in spans)]
+            ordinary = not gold_zh._marked(word, marks[id_], sentence) and verdicts.get((id_, word)) == "ordinary"
+            rated.append((max(ps, default=0.0), ordinary))
+    ordinary_n = sum(o for _, o in rated)
+    lines = ["| rated under | ordinary flags | the other flags |", "| --- | --- | --- |"]
+    for t in thresholds:
+        under = [o for p, o in rated if p < t]
+        lines.append(f"| {t} | {sum(under)} of {ordinary_n} | {len(under) - sum(under)} of {len(rated) - ordinary_n} |")
+    return "\n".join(lines)
 
 
 def edited(scored: list[tuple[Candidate, float]], drop: float = 0.05, add: float = 0.7) -> dict[str, tuple[str, ...]]:
@@ -279,7 +310,7 @@ def main() -> None:
     args = parser.parse_args()
     if not data.available():
         sys.exit(f"the shared data is not at {data.DATA}")
-    text = table()
+    text = table() + "\n\nThe re-scorer as a filter of the rule's flags on the fresh halves:\n\n" + flag_filter()
     print(text)
     if args.update:
         gold_zh._write(REPORT, HEAD + text + "\n")
