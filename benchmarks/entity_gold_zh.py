@@ -90,6 +90,16 @@ SEED_12 = "34-entity-gold-12-2026-11-28"
 #: annotated before the changes after the twelfth's count: all of it a blind half (blind13)
 SEED_13 = "34-entity-gold-13-2026-11-27"
 FOURTH = "@4"
+#: the samples of other sentences after the seventh, in the order drawn: (half, seed, the `other_sentences` seeds of
+#: its pool: 1 the second sentences, 2 the third, 3 the fourth)
+LATER = (
+    ("blind8", SEED_8, (1,)),
+    ("blind9", SEED_9, (1,)),
+    ("blind10", SEED_10, (1, 2)),
+    ("dev11", SEED_11, (1, 2)),
+    ("blind12", SEED_12, (1, 2)),
+    ("blind13", SEED_13, (3,)),
+)
 THIRD = "@3"
 SECOND = "@2"
 SIZE = 400  # sentences per sample: the first half of a draw is its dev half, the second its blind half
@@ -122,11 +132,9 @@ def sample() -> list[tuple[str, str, str]]:
         out += [(("dev" if i < dev else "blind") + suffix, r["id"], r["candidate"]) for i, r in enumerate(drawn)]
     drawn = random.Random(SEED_7).sample(other_sentences(1), SIZE)
     out += [("dev7" if i < SIZE // 2 else "blind7", r["id"], r["candidate"]) for i, r in enumerate(drawn)]
-    later = (("blind8", SEED_8), ("blind9", SEED_9), ("blind10", SEED_10), ("dev11", SEED_11), ("blind12", SEED_12))
-    for half, seed in (*later, ("blind13", SEED_13)):
+    for half, seed, pools in LATER:
         taken = {id_ for _, id_, _ in out}
-        pool = other_sentences(1) if seed in (SEED_8, SEED_9) else [*other_sentences(1), *other_sentences(2)]
-        pool = other_sentences(3) if seed == SEED_13 else pool
+        pool = [r for n in pools for r in other_sentences(n)]
         drawn = random.Random(seed).sample([r for r in pool if r["id"] not in taken], SIZE)
         out += [(half, r["id"], r["candidate"]) for r in drawn]
     return out
@@ -199,7 +207,8 @@ def import_words(specs: list[str]) -> None:
     out += [r for r in _gold_rows() if (r[0], halves.get(r[1])) not in imported]  # other annotators' and halves' lines
     order = {id_: i for i, (_, id_, _) in enumerate(sample())}
     out = sorted(set(out), key=lambda r: (r[0], order[r[1]], r[3], r[4]))
-    header = f"# {__doc__.splitlines()[0]}\n# seeds {', '.join(SEEDS)}; columns: annotator, id, sha1[:10], start, end, kind\n"
+    seeds = ", ".join([*SEEDS, SEED_7, *(seed for _, seed, _ in LATER)])
+    header = f"# {__doc__.splitlines()[0]}\n# seeds {seeds}; columns: annotator, id, sha1[:10], start, end, kind\n"
     header += "# every sentence of a sample was annotated by each of two annotators (A, B); a sentence with no entity has no line\n"
     _write(GOLD, header + "".join("\t".join(map(str, r)) + "\n" for r in out))
     print(f"{GOLD}: {Counter(r[0] for r in out)} annotations")

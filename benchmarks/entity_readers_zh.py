@@ -28,6 +28,7 @@ import sys
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -43,7 +44,19 @@ PICK = "dev11"
 REPORT = HERE.parent / "bench" / "entity_readers_zh.md"
 
 Span = tuple[int, int]
-Candidate = tuple[str, Span, str, str, str, str, str]  # id, span, word, tag, before, after, the tag before
+
+
+class Candidate(NamedTuple):
+    """A span of a sampled sentence the re-scorer rates: jieba's word (or the reader's, tag "READ") and its
+    neighbours."""
+
+    id: str
+    span: Span
+    word: str
+    tag: str
+    before: str
+    after: str
+    before_tag: str
 
 
 def _sentences() -> dict[str, str]:
@@ -114,10 +127,10 @@ def candidates(id_: str, sentence: str) -> list[Candidate]:
 
     for word, tag, span in tokens:
         if _candidate_tag(word, tag):
-            out[span] = (id_, span, word, tag, *around(span))
+            out[span] = Candidate(id_, span, word, tag, *around(span))
     for word in reader()[id_]:
         for span in gold_zh._spans(sentence, word):
-            out.setdefault(span, (id_, span, word, "READ", *around(span)))
+            out.setdefault(span, Candidate(id_, span, word, "READ", *around(span)))
     return list(out.values())
 
 
@@ -150,7 +163,7 @@ def features(c: Candidate, sentence: str) -> dict[str, float]:
 def label(c: Candidate, marks: gold_zh.Marks) -> int | None:
     """1 where an annotator marked a role, being, animal or place at a nested span, None where only a name (the
     reader is not meant to read names), else 0."""
-    hits = [m for m in marks[c[0]] if gold_zh._nested(c[1], m[2:])]
+    hits = [m for m in marks[c.id] if gold_zh._nested(c.span, m[2:])]
     if any(m[1] in gold_zh.ENTITY_KINDS for m in hits):
         return 1
     return None if hits else 0
@@ -161,7 +174,7 @@ def _table_of_candidates() -> tuple[list[Candidate], list[dict[str, float]], lis
     sentences = _sentences()
     marks = gold_zh.either(gold_zh.gold())
     rows = [c for id_, s in sentences.items() for c in candidates(id_, s)]
-    return rows, [features(c, sentences[c[0]]) for c in rows], [label(c, marks) for c in rows]
+    return rows, [features(c, sentences[c.id]) for c in rows], [label(c, marks) for c in rows]
 
 
 def _fit(train_halves: set[str]):
@@ -170,7 +183,7 @@ def _fit(train_halves: set[str]):
 
     rows, feats, labels = _table_of_candidates()
     halves = _halves()
-    train = [n for n, c in enumerate(rows) if halves[c[0]] in train_halves and labels[n] is not None]
+    train = [n for n, c in enumerate(rows) if halves[c.id] in train_halves and labels[n] is not None]
     vectorizer = DictVectorizer()
     model = LogisticRegression(max_iter=3000).fit(
         vectorizer.fit_transform([feats[n] for n in train]), [labels[n] for n in train]
@@ -182,7 +195,7 @@ def _probabilities(train_halves: set[str], on: set[str]) -> list[tuple[Candidate
     vectorizer, model = _fit(train_halves)
     rows, feats, _ = _table_of_candidates()
     halves = _halves()
-    test = [n for n, c in enumerate(rows) if halves[c[0]] in on]
+    test = [n for n, c in enumerate(rows) if halves[c.id] in on]
     p = model.predict_proba(vectorizer.transform([feats[n] for n in test]))[:, 1]
     return [(rows[n], float(q)) for n, q in zip(test, p)]
 
@@ -191,7 +204,7 @@ def _above(scored: list[tuple[Candidate, float]], threshold: float) -> dict[str,
     out: dict[str, list[str]] = {id_: [] for id_ in _sentences()}
     for c, p in scored:
         if p > threshold:
-            out[c[0]].append(c[2])
+            out[c.id].append(c.word)
     return {id_: tuple(dict.fromkeys(words)) for id_, words in out.items()}
 
 
@@ -222,19 +235,15 @@ def flag_filter(thresholds: tuple[float, ...] = (0.1, 0.3, 0.5)) -> str:
     marked, those a helper adjudicated an entity or a name, and those adjudicated ordinary, how many it rates under
     each threshold (a flag's rating: the highest of the candidates at its spans)."""
     sentences, marks, verdicts = _sentences(), gold_zh.either(gold_zh.gold()), gold_zh.flag_verdicts()
-    by_id: dict[str, list[tuple[Candidate, float]]] = {}
-    for c, p in fresh_scores():
-        by_id.setdefault(c[0], []).append((c, p))
+    by_id = _by_id(fresh_scores())
     rated: list[tuple[float, bool]] = []  # (rating, ordinary)
     for id_, half in _halves().items():
         if half not in FRESH:
             continue
         sentence = sentences[id_]
         for word in gold_zh.flagged_words(id_, sentence):
-            spans = gold_zh._spans(sentence, word)
-            ps = [p for c, p in by_id.get(id_, []) if any(gold_zh._nested(c[1], s) for s in spans)]
             ordinary = not gold_zh._marked(word, marks[id_], sentence) and verdicts.get((id_, word)) == "ordinary"
-            rated.append((max(ps, default=0.0), ordinary))
+            rated.append((max(_ratings(by_id.get(id_, []), sentence, word), default=0.0), ordinary))
     ordinary_n = sum(o for _, o in rated)
     lines = ["| rated under | ordinary flags | the other flags |", "| --- | --- | --- |"]
     for t in thresholds:
@@ -246,40 +255,53 @@ def flag_filter(thresholds: tuple[float, ...] = (0.1, 0.3, 0.5)) -> str:
 def edited(scored: list[tuple[Candidate, float]], drop: float = 0.05, add: float = 0.7) -> dict[str, tuple[str, ...]]:
     """The reader's words less those whose every span the re-scorer gives under `drop`, with the spans it gives over
     `add` that the reader does not read."""
-    sentences = _sentences()
-    by_id: dict[str, list[tuple[Candidate, float]]] = {}
-    for c, p in scored:
-        by_id.setdefault(c[0], []).append((c, p))
+    sentences, by_id = _sentences(), _by_id(scored)
     out = {}
     for id_, read in reader().items():
         items = by_id.get(id_, [])
-        low = {
-            w
-            for w in read
-            if (ps := [p for c, p in items if any(gold_zh._nested(c[1], s) for s in gold_zh._spans(sentences[id_], w))])
-            and max(ps) < drop
-        }
-        added = [c[2] for c, p in items if p > add and c[3] != "READ" and not any(w in c[2] or c[2] in w for w in read)]
+        low = {w for w in read if max(_ratings(items, sentences[id_], w), default=1.0) < drop}
+        added = [
+            c.word
+            for c, p in items
+            if p > add and c.tag != "READ" and not any(w in c.word or c.word in w for w in read)
+        ]
         out[id_] = tuple(dict.fromkeys([*(w for w in read if w not in low), *added]))
     return out
+
+
+def _by_id(scored: list[tuple[Candidate, float]]) -> dict[str, list[tuple[Candidate, float]]]:
+    out: dict[str, list[tuple[Candidate, float]]] = {}
+    for c, p in scored:
+        out.setdefault(c.id, []).append((c, p))
+    return out
+
+
+def _ratings(items: list[tuple[Candidate, float]], sentence: str, word: str) -> list[float]:
+    """The re-scorer's probabilities of a sentence's candidates that stand where `word` does, holding it or held."""
+    spans = gold_zh._spans(sentence, word)
+    return [p for c, p in items if any(gold_zh._nested(c.span, s) for s in spans)]
 
 
 def table() -> str:
     marks = gold_zh.gold()
     both, either = gold_zh.consensus(marks), gold_zh.either(marks)
     learned, edited_words, threshold = rescorer()
-    readers = [("the rule's reader", reader()), ("+ SnowNLP ns", snownlp_places())]
-    thu = thulac_places()
-    readers.append(("+ THULAC ns", thu) if thu is not None else ("+ THULAC ns (not installed)", None))
-    readers += [(f"re-scorer alone (threshold {threshold})", learned), ("reader edited by the re-scorer", edited_words)]
-    lines = ["| reader | " + " | ".join(FRESH) + " | the other halves |", "| --- |" + " --- |" * (len(FRESH) + 1)]
     others = [h for h in gold_zh.HALVES if h not in FRESH]
-    for name, read in readers:
+    trained_on = sum(1 for h, _, _ in gold_zh.sample() if h in others)
+    thu = thulac_places()
+    readers = [  # (name, words read, whether trained on the other halves)
+        ("the rule's reader", reader(), False),
+        ("+ SnowNLP ns", snownlp_places(), False),
+        ("+ THULAC ns" if thu is not None else "+ THULAC ns (not installed)", thu, False),
+        (f"re-scorer alone (threshold {threshold}; trained on {trained_on} sentences)", learned, True),
+        ("reader edited by the re-scorer", edited_words, True),
+    ]
+    lines = ["| reader | " + " | ".join(FRESH) + " | the other halves |", "| --- |" + " --- |" * (len(FRESH) + 1)]
+    for name, read, trained in readers:
         if read is None:
             lines.append(f"| {name} |" + " n/a |" * (len(FRESH) + 1))
             continue
         cells = [_cell([h], both, either, read) for h in FRESH]
-        trained = name.startswith(("re-scorer", "reader edited"))
         cells.append("trained on them" if trained else _cell(others, both, either, read))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.skipif(not check_rule_data.available(), reason="needs .
 
 
 def _candidate(span, word="猎人", tag="n"):
-    return ("s1", span, word, tag, "<s>", "</s>", "<s>")
+    return readers.Candidate("s1", span, word, tag, "<s>", "</s>", "<s>")
 
 
 def test_a_candidate_is_marked_where_an_annotator_marked_an_entity_and_unlabelled_where_only_a_name():
